@@ -1,0 +1,273 @@
+package storage
+
+import (
+	"fmt"
+	"strings"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// nameKey is the name index key for a character name: the name lower-cased,
+// so that names are unique case-insensitively ("lister" finds "Lister").
+func nameKey(name string) []byte {
+	return []byte(strings.ToLower(name))
+}
+
+// Character returns the character with the given id at the channel's table, or
+// an error wrapping ErrNotFound.
+func (tx *Tx) Character(channelID string, id uint64) (*Character, error) {
+	btx, err := tx.read()
+	if err != nil {
+		return nil, err
+	}
+	ch, err := channelBucket(btx, channelID)
+	if err != nil {
+		return nil, fmt.Errorf("get character: %w", err)
+	}
+	return getCharacter(nested(ch, bucketChars), channelID, id)
+}
+
+// getCharacter decodes character id from chars (which may be nil).
+func getCharacter(chars *bolt.Bucket, channelID string, id uint64) (*Character, error) {
+	var v []byte
+	if chars != nil {
+		v = chars.Get(itob(id))
+	}
+	if v == nil {
+		return nil, fmt.Errorf("character %d at table %s: %w", id, channelID, ErrNotFound)
+	}
+	c, err := decodeCharacter(v)
+	if err != nil {
+		return nil, fmt.Errorf("character %d at table %s: %w", id, channelID, err)
+	}
+	c.ChannelID, c.ID = channelID, id
+	return c, nil
+}
+
+// CharacterByName returns the character at the channel's table whose name
+// equals name case-insensitively, or an error wrapping ErrNotFound.
+func (tx *Tx) CharacterByName(channelID, name string) (*Character, error) {
+	btx, err := tx.read()
+	if err != nil {
+		return nil, err
+	}
+	ch, err := channelBucket(btx, channelID)
+	if err != nil {
+		return nil, fmt.Errorf("get character: %w", err)
+	}
+	var v []byte
+	if names := nested(ch, bucketNames); names != nil && name != "" {
+		v = names.Get(nameKey(name))
+	}
+	if v == nil {
+		return nil, fmt.Errorf("character %q at table %s: %w", name, channelID, ErrNotFound)
+	}
+	id, err := btoi(v)
+	if err != nil {
+		return nil, fmt.Errorf("name index %q at table %s: %w", name, channelID, err)
+	}
+	return getCharacter(nested(ch, bucketChars), channelID, id)
+}
+
+// Characters returns every character at the channel's table ordered by ID
+// (creation order); nil when there are none or the channel has no table.
+func (tx *Tx) Characters(channelID string) ([]*Character, error) {
+	btx, err := tx.read()
+	if err != nil {
+		return nil, err
+	}
+	ch, err := channelBucket(btx, channelID)
+	if err != nil {
+		return nil, fmt.Errorf("list characters: %w", err)
+	}
+	chars := nested(ch, bucketChars)
+	if chars == nil {
+		return nil, nil
+	}
+	var out []*Character
+	c := chars.Cursor()
+	for k, v := c.First(); k != nil; k, v = c.Next() {
+		id, err := btoi(k)
+		if err != nil {
+			return nil, fmt.Errorf("list characters at table %s: %w", channelID, err)
+		}
+		ch, err := decodeCharacter(v)
+		if err != nil {
+			return nil, fmt.Errorf("character %d at table %s: %w", id, channelID, err)
+		}
+		ch.ChannelID, ch.ID = channelID, id
+		out = append(out, ch)
+	}
+	return out, nil
+}
+
+// charBuckets returns the chars and names buckets of a channel for writing,
+// failing with ErrNotFound when the channel has no table.
+func (tx *Tx) charBuckets(op, channelID string) (chars, names *bolt.Bucket, err error) {
+	btx, err := tx.write()
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", op, err)
+	}
+	ch, err := channelBucket(btx, channelID)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", op, err)
+	}
+	if !hasTable(ch) {
+		return nil, nil, fmt.Errorf("%s: table %s: %w", op, channelID, ErrNotFound)
+	}
+	// PutTable creates the nested buckets with the table; create them here
+	// too in case a future migration leaves a table without them.
+	ch, err = createChannelBucket(btx, channelID)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", op, err)
+	}
+	return ch.Bucket(bucketChars), ch.Bucket(bucketNames), nil
+}
+
+// CreateCharacter adds c to the table in channel c.ChannelID and assigns c.ID
+// (the next id at that table: 1, 2, 3 …, never reused). c.ID's value on entry
+// is ignored; the other fields are stored as given (CreatedAt in UTC). It
+// fails with ErrNameTaken when another character there has the same name
+// case-insensitively, with ErrNotFound when the channel has no table, and when
+// the name is empty. Name rules (length, characters) are the caller's.
+func (tx *Tx) CreateCharacter(c *Character) error {
+	const op = "create character"
+	chars, names, err := tx.charBuckets(op, c.ChannelID)
+	if err != nil {
+		return err
+	}
+	if c.Name == "" {
+		return fmt.Errorf("%s: empty name", op)
+	}
+	key := nameKey(c.Name)
+	if names.Get(key) != nil {
+		return fmt.Errorf("%s: character %q: %w", op, c.Name, ErrNameTaken)
+	}
+	id, err := chars.NextSequence()
+	if err != nil {
+		return fmt.Errorf("%s %q: %w", op, c.Name, err)
+	}
+	n := *c
+	n.ID = id
+	if err := putCharacterRecord(chars, names, &n); err != nil {
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	c.ID = id
+	return nil
+}
+
+// putCharacterRecord writes c under its id and indexes its name. It does not
+// check for clashes or remove an old name.
+func putCharacterRecord(chars, names *bolt.Bucket, c *Character) error {
+	data, err := encodeCharacter(c)
+	if err != nil {
+		return err
+	}
+	if err := chars.Put(itob(c.ID), data); err != nil {
+		return fmt.Errorf("put character %d: %w", c.ID, err)
+	}
+	if err := names.Put(nameKey(c.Name), itob(c.ID)); err != nil {
+		return fmt.Errorf("index character name %q: %w", c.Name, err)
+	}
+	return nil
+}
+
+// PutCharacter replaces the existing character c.ID at the table in channel
+// c.ChannelID with c. A rename updates the name index; changing only the case
+// of the name is allowed. It fails with ErrNameTaken when another character
+// there has the new name, and with ErrNotFound when the character (or the
+// table) does not exist.
+func (tx *Tx) PutCharacter(c *Character) error {
+	const op = "put character"
+	chars, names, err := tx.charBuckets(op, c.ChannelID)
+	if err != nil {
+		return err
+	}
+	return replaceCharacter(op, chars, names, c)
+}
+
+// replaceCharacter replaces the stored character c.ID with c, moving its name
+// index entry when the name changed (case-insensitively).
+func replaceCharacter(op string, chars, names *bolt.Bucket, c *Character) error {
+	if c.Name == "" {
+		return fmt.Errorf("%s %d: empty name", op, c.ID)
+	}
+	old, err := getCharacter(chars, c.ChannelID, c.ID)
+	if err != nil {
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	oldKey, newKey := nameKey(old.Name), nameKey(c.Name)
+	if string(oldKey) != string(newKey) {
+		if v := names.Get(newKey); v != nil {
+			if other, err := btoi(v); err != nil || other != c.ID {
+				return fmt.Errorf("%s %d: character %q: %w", op, c.ID, c.Name, ErrNameTaken)
+			}
+		}
+		if err := names.Delete(oldKey); err != nil {
+			return fmt.Errorf("%s %d: unindex name %q: %w", op, c.ID, old.Name, err)
+		}
+	}
+	if err := putCharacterRecord(chars, names, c); err != nil {
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	return nil
+}
+
+// DeleteCharacter removes character id from the channel's table. Its id is
+// not reused. It fails with ErrNotFound when the character (or the table)
+// does not exist.
+func (tx *Tx) DeleteCharacter(channelID string, id uint64) error {
+	const op = "delete character"
+	chars, names, err := tx.charBuckets(op, channelID)
+	if err != nil {
+		return err
+	}
+	return deleteCharacter(op, chars, names, channelID, id)
+}
+
+// deleteCharacter removes character id and its name index entry.
+func deleteCharacter(op string, chars, names *bolt.Bucket, channelID string, id uint64) error {
+	old, err := getCharacter(chars, channelID, id)
+	if err != nil {
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	key := nameKey(old.Name)
+	// Remove the index entry only if it points at this character, so a
+	// damaged index cannot make us unindex someone else.
+	if v := names.Get(key); v != nil {
+		if other, err := btoi(v); err == nil && other == id {
+			if err := names.Delete(key); err != nil {
+				return fmt.Errorf("%s %d: unindex name %q: %w", op, id, old.Name, err)
+			}
+		}
+	}
+	if err := chars.Delete(itob(id)); err != nil {
+		return fmt.Errorf("%s %d: %w", op, id, err)
+	}
+	return nil
+}
+
+// restoreCharacter re-creates a deleted character c under its original id,
+// failing with ErrNameTaken when its name has been taken since.
+func restoreCharacter(op string, chars, names *bolt.Bucket, c *Character) error {
+	if c.Name == "" {
+		return fmt.Errorf("%s %d: empty name", op, c.ID)
+	}
+	if chars.Get(itob(c.ID)) != nil {
+		return fmt.Errorf("%s %d: character exists", op, c.ID)
+	}
+	if names.Get(nameKey(c.Name)) != nil {
+		return fmt.Errorf("%s %d: character %q: %w", op, c.ID, c.Name, ErrNameTaken)
+	}
+	// Keep ids unique even if the id was never handed out by this file's
+	// sequence (an event copied from elsewhere).
+	if c.ID > chars.Sequence() {
+		if err := chars.SetSequence(c.ID); err != nil {
+			return fmt.Errorf("%s %d: %w", op, c.ID, err)
+		}
+	}
+	if err := putCharacterRecord(chars, names, c); err != nil {
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	return nil
+}

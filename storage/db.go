@@ -1,0 +1,150 @@
+// Package storage keeps each table's state (the table, its characters and its
+// event history) in one embedded bbolt file.
+//
+// All access goes through transactions: DB.View for reads and DB.Update for
+// one atomic read-write change. Records are plain structs encoded as JSON
+// inside this package; every record a Tx returns is a decoded copy that stays
+// valid after the transaction ends. Bucket and key names are in schema.go.
+package storage
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
+)
+
+// DefaultTimeout is how long Open waits for the file lock when
+// Options.Timeout is 0.
+const DefaultTimeout = 2 * time.Second
+
+// Options configures Open.
+type Options struct {
+	// Timeout is how long Open waits for another process to release the file
+	// lock before failing with ErrLocked. 0 means DefaultTimeout; a negative
+	// value tries once and fails at once. Open never waits forever.
+	Timeout time.Duration
+}
+
+// DB is an open hpkeeper database file. It is safe for concurrent use: any
+// number of View transactions run alongside at most one Update at a time.
+type DB struct {
+	bolt *bolt.DB
+	path string
+}
+
+// Open opens the database file at path, creating it with mode 0600 if it does
+// not exist, and brings its schema up to SchemaVersion (creating every bucket)
+// in one transaction.
+//
+// When another process holds the file, Open waits up to opts.Timeout and then
+// returns an error wrapping ErrLocked whose message names the path, e.g.
+// "open /data/hpkeeper.db: database file is locked by another process (timed
+// out after 2s)". A file written by a newer schema gives an error wrapping
+// ErrSchemaTooNew, and the file is left untouched.
+func Open(path string, opts Options) (*DB, error) {
+	timeout := opts.Timeout
+	if timeout == 0 {
+		timeout = DefaultTimeout
+	}
+	bopts := *bolt.DefaultOptions
+	bopts.Timeout = timeout
+	if timeout < 0 {
+		// bbolt treats 0 as "wait forever"; a tiny positive timeout makes it
+		// try the lock once.
+		bopts.Timeout = time.Nanosecond
+	}
+	bdb, err := bolt.Open(path, 0o600, &bopts)
+	if err != nil {
+		if errors.Is(err, berrors.ErrTimeout) {
+			return nil, fmt.Errorf("open %s: %w (timed out after %s)", path, ErrLocked, max(timeout, 0))
+		}
+		var pathErr *fs.PathError
+		if errors.As(err, &pathErr) {
+			return nil, fmt.Errorf("open database: %w", err) // err names the path
+		}
+		return nil, fmt.Errorf("open database %s: %w", path, err)
+	}
+	if err := bdb.Update(migrate); err != nil {
+		_ = bdb.Close()
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	return &DB{bolt: bdb, path: path}, nil
+}
+
+// Close closes the file, waiting for running transactions to finish.
+func (db *DB) Close() error {
+	if err := db.bolt.Close(); err != nil {
+		return fmt.Errorf("close %s: %w", db.path, err)
+	}
+	return nil
+}
+
+// Path returns the path the database was opened with.
+func (db *DB) Path() string { return db.path }
+
+// View runs fn in a read-only transaction and returns fn's error. The write
+// methods of Tx fail inside View. Do not call Update from fn (or View from an
+// Update's fn): one goroutine must not hold a read and a write transaction.
+func (db *DB) View(fn func(*Tx) error) error {
+	return db.bolt.View(func(btx *bolt.Tx) error {
+		tx := &Tx{btx: btx}
+		defer tx.end()
+		return fn(tx)
+	})
+}
+
+// Update runs fn in one atomic read-write transaction. When fn returns nil the
+// transaction is committed (and synced to disk) before Update returns; when fn
+// returns an error or panics, nothing fn did is written and Update returns
+// fn's error unchanged. Updates are serialised: keep fn short.
+func (db *DB) Update(fn func(*Tx) error) error {
+	var fnErr error
+	err := db.bolt.Update(func(btx *bolt.Tx) error {
+		tx := &Tx{btx: btx}
+		defer tx.end()
+		fnErr = fn(tx)
+		return fnErr
+	})
+	if err != nil && fnErr == nil {
+		return fmt.Errorf("commit %s: %w", db.path, err)
+	}
+	return err
+}
+
+// Tx is a transaction started by DB.View or DB.Update. It is valid only inside
+// the function it was passed to and must not be shared between goroutines.
+// Every record it returns is a decoded copy, safe to keep and modify after the
+// transaction ends.
+type Tx struct {
+	btx *bolt.Tx
+}
+
+// errTxDone is returned by Tx methods called after the transaction ended.
+var errTxDone = errors.New("transaction already ended")
+
+// end marks tx as finished so later use fails instead of touching freed memory.
+func (tx *Tx) end() { tx.btx = nil }
+
+// read returns the bbolt transaction, or an error if tx has ended.
+func (tx *Tx) read() (*bolt.Tx, error) {
+	if tx.btx == nil {
+		return nil, errTxDone
+	}
+	return tx.btx, nil
+}
+
+// write returns the bbolt transaction if tx is a live read-write transaction.
+func (tx *Tx) write() (*bolt.Tx, error) {
+	btx, err := tx.read()
+	if err != nil {
+		return nil, err
+	}
+	if !btx.Writable() {
+		return nil, berrors.ErrTxNotWritable
+	}
+	return btx, nil
+}

@@ -1,0 +1,137 @@
+package storage
+
+import (
+	"fmt"
+)
+
+// AppendEvent appends e to the history of the table in channel e.ChannelID
+// and assigns e.Seq (the next number at that table: 1, 2, 3 …); e.Seq's value
+// on entry is ignored. Events are never rewritten. The channel need not have a
+// table, so the undo of a table's creation can still be recorded.
+func (tx *Tx) AppendEvent(e *Event) error {
+	btx, err := tx.write()
+	if err != nil {
+		return fmt.Errorf("append event: %w", err)
+	}
+	ch, err := createChannelBucket(btx, e.ChannelID)
+	if err != nil {
+		return fmt.Errorf("append event: %w", err)
+	}
+	events := ch.Bucket(bucketEvents)
+	seq, err := events.NextSequence()
+	if err != nil {
+		return fmt.Errorf("append event at table %s: %w", e.ChannelID, err)
+	}
+	n := *e
+	n.Seq = seq
+	data, err := encodeEvent(&n)
+	if err != nil {
+		return err
+	}
+	if err := events.Put(itob(seq), data); err != nil {
+		return fmt.Errorf("append event %d at table %s: %w", seq, e.ChannelID, err)
+	}
+	e.Seq = seq
+	return nil
+}
+
+// Event returns event seq of the channel's table, or an error wrapping
+// ErrNotFound.
+func (tx *Tx) Event(channelID string, seq uint64) (*Event, error) {
+	btx, err := tx.read()
+	if err != nil {
+		return nil, err
+	}
+	ch, err := channelBucket(btx, channelID)
+	if err != nil {
+		return nil, fmt.Errorf("get event: %w", err)
+	}
+	var v []byte
+	if events := nested(ch, bucketEvents); events != nil {
+		v = events.Get(itob(seq))
+	}
+	if v == nil {
+		return nil, fmt.Errorf("event %d at table %s: %w", seq, channelID, ErrNotFound)
+	}
+	return decodeEventAt(v, channelID, seq)
+}
+
+// decodeEventAt decodes a stored event, setting its channel and seq from the
+// key it was found under.
+func decodeEventAt(v []byte, channelID string, seq uint64) (*Event, error) {
+	e, err := decodeEvent(v)
+	if err != nil {
+		return nil, fmt.Errorf("event %d at table %s: %w", seq, channelID, err)
+	}
+	e.ChannelID, e.Seq = channelID, seq
+	return e, nil
+}
+
+// LastEventSeq returns the Seq of the newest event of the channel's table, 0
+// when it has none.
+func (tx *Tx) LastEventSeq(channelID string) (uint64, error) {
+	btx, err := tx.read()
+	if err != nil {
+		return 0, err
+	}
+	ch, err := channelBucket(btx, channelID)
+	if err != nil {
+		return 0, fmt.Errorf("last event: %w", err)
+	}
+	events := nested(ch, bucketEvents)
+	if events == nil {
+		return 0, nil
+	}
+	k, _ := events.Cursor().Last()
+	if k == nil {
+		return 0, nil
+	}
+	seq, err := btoi(k)
+	if err != nil {
+		return 0, fmt.Errorf("last event at table %s: %w", channelID, err)
+	}
+	return seq, nil
+}
+
+// EachEventBackward calls fn with each event of the channel's table, newest
+// first, until fn returns more == false or an error (which it returns). fn may
+// use tx, including appending events: those appended during the walk are not
+// visited.
+func (tx *Tx) EachEventBackward(channelID string, fn func(*Event) (more bool, err error)) error {
+	btx, err := tx.read()
+	if err != nil {
+		return err
+	}
+	ch, err := channelBucket(btx, channelID)
+	if err != nil {
+		return fmt.Errorf("walk events: %w", err)
+	}
+	events := nested(ch, bucketEvents)
+	if events == nil {
+		return nil
+	}
+	c := events.Cursor()
+	k, v := c.Last()
+	for k != nil {
+		seq, err := btoi(k)
+		if err != nil {
+			return fmt.Errorf("walk events at table %s: %w", channelID, err)
+		}
+		e, err := decodeEventAt(v, channelID, seq)
+		if err != nil {
+			return err
+		}
+		more, err := fn(e)
+		if err != nil || !more {
+			return err
+		}
+		if btx.Writable() {
+			// fn may have written to the bucket, which invalidates the
+			// cursor: position it again from the key just visited.
+			c = events.Cursor()
+			c.Seek(itob(seq))
+		}
+		k, v = c.Prev()
+	}
+	return nil
+}

@@ -1,0 +1,181 @@
+package storage
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"testing"
+	"time"
+)
+
+func appendEvents(tb testing.TB, db *DB, channelID string, n int) []*Event {
+	tb.Helper()
+	var out []*Event
+	mustUpdate(tb, db, func(tx *Tx) error {
+		for i := range n {
+			e := &Event{
+				ChannelID: channelID,
+				At:        t0.Add(time.Duration(i) * time.Second),
+				UserID:    "u1",
+				Command:   fmt.Sprintf("/roll dice:d20 #%d", i+1),
+				Summary:   fmt.Sprintf("%s event %d", channelID, i+1),
+				Dice:      []string{"d20 [7] = 7"},
+			}
+			if err := tx.AppendEvent(e); err != nil {
+				return err
+			}
+			out = append(out, e)
+		}
+		return nil
+	})
+	return out
+}
+
+// walk returns the seqs EachEventBackward visits, stopping after limit (0: all).
+func walk(tb testing.TB, tx *Tx, channelID string, limit int) []uint64 {
+	tb.Helper()
+	var seqs []uint64
+	err := tx.EachEventBackward(channelID, func(e *Event) (bool, error) {
+		seqs = append(seqs, e.Seq)
+		return limit == 0 || len(seqs) < limit, nil
+	})
+	if err != nil {
+		tb.Fatalf("EachEventBackward(%q) error: %v", channelID, err)
+	}
+	return seqs
+}
+
+func TestEvents(t *testing.T) {
+	db := mustOpen(t)
+	setupTable(t, db, "c1")
+	setupTable(t, db, "c2")
+
+	mustView(t, db, func(tx *Tx) error {
+		if seq, err := tx.LastEventSeq("c1"); err != nil || seq != 0 {
+			t.Errorf("LastEventSeq with no events = %d, %v; want 0, nil", seq, err)
+		}
+		if seq, err := tx.LastEventSeq("nope"); err != nil || seq != 0 {
+			t.Errorf("LastEventSeq at a missing table = %d, %v; want 0, nil", seq, err)
+		}
+		if seqs := walk(t, tx, "c1", 0); seqs != nil {
+			t.Errorf("EachEventBackward with no events visited %v", seqs)
+		}
+		return nil
+	})
+
+	e1 := appendEvents(t, db, "c1", 2)
+	e2 := appendEvents(t, db, "c2", 2)
+	e1 = append(e1, appendEvents(t, db, "c1", 1)...)
+	for i, e := range e1 {
+		if e.Seq != uint64(i+1) {
+			t.Errorf("c1 event %d: Seq = %d; want %d", i, e.Seq, i+1)
+		}
+	}
+	for i, e := range e2 {
+		if e.Seq != uint64(i+1) {
+			t.Errorf("c2 event %d: Seq = %d; want %d (seqs are per table)", i, e.Seq, i+1)
+		}
+	}
+
+	mustView(t, db, func(tx *Tx) error {
+		for _, e := range append(append([]*Event{}, e1...), e2...) {
+			got, err := tx.Event(e.ChannelID, e.Seq)
+			if err != nil {
+				t.Errorf("Event(%q, %d) error: %v", e.ChannelID, e.Seq, err)
+			} else if !reflect.DeepEqual(got, e) {
+				t.Errorf("Event(%q, %d) = %+v; want %+v", e.ChannelID, e.Seq, got, e)
+			}
+		}
+		if _, err := tx.Event("c1", 4); !errors.Is(err, ErrNotFound) {
+			t.Errorf("Event(c1, 4) error = %v; want ErrNotFound", err)
+		}
+		if _, err := tx.Event("nope", 1); !errors.Is(err, ErrNotFound) {
+			t.Errorf("Event at a missing table: error = %v; want ErrNotFound", err)
+		}
+		if seq, err := tx.LastEventSeq("c1"); err != nil || seq != 3 {
+			t.Errorf("LastEventSeq(c1) = %d, %v; want 3, nil", seq, err)
+		}
+		if seq, err := tx.LastEventSeq("c2"); err != nil || seq != 2 {
+			t.Errorf("LastEventSeq(c2) = %d, %v; want 2, nil", seq, err)
+		}
+
+		if got, want := walk(t, tx, "c1", 0), []uint64{3, 2, 1}; !reflect.DeepEqual(got, want) {
+			t.Errorf("EachEventBackward(c1) visited %v; want %v", got, want)
+		}
+		if got, want := walk(t, tx, "c2", 0), []uint64{2, 1}; !reflect.DeepEqual(got, want) {
+			t.Errorf("EachEventBackward(c2) visited %v; want %v", got, want)
+		}
+		if got, want := walk(t, tx, "c1", 2), []uint64{3, 2}; !reflect.DeepEqual(got, want) {
+			t.Errorf("EachEventBackward(c1) stopping after 2 visited %v; want %v", got, want)
+		}
+
+		var seen []string
+		err := tx.EachEventBackward("c1", func(e *Event) (bool, error) {
+			seen = append(seen, e.Summary)
+			return true, nil
+		})
+		if err != nil {
+			return err
+		}
+		if want := []string{"c1 event 1", "c1 event 2", "c1 event 1"}; !reflect.DeepEqual(seen, want) {
+			t.Errorf("EachEventBackward(c1) summaries = %q; want %q", seen, want)
+		}
+
+		errStop := errors.New("stop")
+		calls := 0
+		err = tx.EachEventBackward("c1", func(*Event) (bool, error) {
+			calls++
+			return true, errStop
+		})
+		if err != errStop || calls != 1 {
+			t.Errorf("EachEventBackward with fn failing: %v after %d calls; want fn's error after 1", err, calls)
+		}
+		return nil
+	})
+}
+
+func TestEachEventBackwardWhileAppending(t *testing.T) {
+	db := mustOpen(t)
+	setupTable(t, db, "c1")
+	appendEvents(t, db, "c1", 5)
+	mustUpdate(t, db, func(tx *Tx) error {
+		var seqs []uint64
+		err := tx.EachEventBackward("c1", func(e *Event) (bool, error) {
+			seqs = append(seqs, e.Seq)
+			// Writing to the events bucket mid-walk must not derail it.
+			return true, tx.AppendEvent(&Event{ChannelID: "c1", At: t0, UndoOf: e.Seq})
+		})
+		if err != nil {
+			return err
+		}
+		if want := []uint64{5, 4, 3, 2, 1}; !reflect.DeepEqual(seqs, want) {
+			t.Errorf("EachEventBackward while appending visited %v; want %v", seqs, want)
+		}
+		if last, err := tx.LastEventSeq("c1"); err != nil || last != 10 {
+			t.Errorf("LastEventSeq = %d, %v; want 10, nil", last, err)
+		}
+		return nil
+	})
+}
+
+func TestAppendEventWithoutTable(t *testing.T) {
+	db := mustOpen(t)
+	e := &Event{ChannelID: "c9", At: t0, Summary: "x"}
+	mustUpdate(t, db, func(tx *Tx) error { return tx.AppendEvent(e) })
+	mustView(t, db, func(tx *Tx) error {
+		if _, err := tx.Event("c9", e.Seq); err != nil {
+			t.Errorf("Event after AppendEvent without a table: %v", err)
+		}
+		if _, err := tx.Table("c9"); !errors.Is(err, ErrNotFound) {
+			t.Errorf("Table after AppendEvent: error = %v; want ErrNotFound", err)
+		}
+		tables, err := tx.Tables()
+		if err != nil || len(tables) != 0 {
+			t.Errorf("Tables() = %v, %v; want none (a history alone is not a table)", tables, err)
+		}
+		return nil
+	})
+	if err := db.Update(func(tx *Tx) error { return tx.AppendEvent(&Event{}) }); err == nil {
+		t.Error("AppendEvent without a channel id succeeded")
+	}
+}

@@ -1,0 +1,213 @@
+package storage
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// Records are stored as JSON. Encoding is exact for everything a caller can
+// observe, so a decoded record is reflect.DeepEqual to the one stored, with
+// three normalisations: times are stored in UTC (monotonic clock readings are
+// dropped), Character.Sheet is stored compacted (insignificant whitespace
+// removed), and an empty non-nil Sheet comes back nil. Nil and empty slices and
+// maps are kept apart (null versus [] or {}).
+
+// Table is one Discord channel's game table: its rule system, its GMs and its
+// game clock. The channel id is the key.
+type Table struct {
+	// ChannelID is the Discord channel id (a thread is a channel); the key.
+	ChannelID string `json:"channel_id"`
+	// GuildID is the Discord guild id; "" in DMs.
+	GuildID string `json:"guild_id,omitempty"`
+	// System is the rule system: "hit-protection", "hp-mp-wp" or "harm".
+	System string `json:"system"`
+	// SetupBy is the user id of who ran /table setup.
+	SetupBy string `json:"setup_by,omitempty"`
+	// GMs are the user ids with GM rights added at this table (SetupBy is
+	// included when the table is set up).
+	GMs []string `json:"gms"`
+	// Options are the table options by name, e.g. "catch-breath": "on".
+	Options map[string]string `json:"options"`
+	// Clock is the game clock in rounds since the table started; never negative.
+	Clock int64 `json:"clock"`
+	// CreatedAt is when the table was set up; stored in UTC.
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// Character is one character at a table. Its rule-system state is the opaque
+// JSON Sheet; storage only indexes its id and name.
+type Character struct {
+	// ChannelID is the table's Discord channel id.
+	ChannelID string `json:"channel_id"`
+	// ID is assigned by Tx.CreateCharacter: 1, 2, 3 … per table, never reused,
+	// even after the character is deleted.
+	ID uint64 `json:"id"`
+	// Name is the name as typed; unique per table case-insensitively.
+	Name string `json:"name"`
+	// OwnerID is the user id of the character's owner.
+	OwnerID string `json:"owner_id,omitempty"`
+	// OwnerName is the owner's display name at creation, for display.
+	OwnerName string `json:"owner_name,omitempty"`
+	// CreatedAt is when the character was created; stored in UTC.
+	CreatedAt time.Time `json:"created_at"`
+	// Sheet is the system-specific state as JSON, opaque to storage. It is
+	// stored compacted; nil and empty are both stored as absent.
+	Sheet json.RawMessage `json:"sheet,omitempty"`
+}
+
+// Event is one recorded change at a table: who did what, every die rolled and
+// the state before and after of everything it touched, so it can be shown in
+// the history and undone (RULES.md §0.5). Events are append-only.
+type Event struct {
+	// ChannelID is the table's Discord channel id.
+	ChannelID string `json:"channel_id"`
+	// Seq is assigned by Tx.AppendEvent: 1, 2, 3 … per table.
+	Seq uint64 `json:"seq"`
+	// At is when the event happened; stored in UTC.
+	At time.Time `json:"at"`
+	// UserID is the id of the user who issued the command.
+	UserID string `json:"user_id,omitempty"`
+	// UserName is that user's display name at the time.
+	UserName string `json:"user_name,omitempty"`
+	// Command is the command as typed, e.g. "/damage target:Lister amount:4".
+	Command string `json:"command,omitempty"`
+	// Summary is what happened, one or more lines of text.
+	Summary string `json:"summary,omitempty"`
+	// Dice lists every roll, rendered, e.g. "3d6dl1 [5, 2, ~~1~~] = 7".
+	Dice []string `json:"dice"`
+	// Changes holds the before and after state of each touched character, in
+	// the order the changes were made.
+	Changes []Change `json:"changes"`
+	// TableBefore is the table before the event; set (with TableAfter) when the
+	// event changed the table itself (clock, options, GMs, system). Nil with a
+	// non-nil TableAfter means the event created the table.
+	TableBefore *Table `json:"table_before,omitempty"`
+	// TableAfter is the table after the event. Nil with a non-nil TableBefore
+	// means the event removed the table.
+	TableAfter *Table `json:"table_after,omitempty"`
+	// UndoOf, when non-zero, is the Seq of the event this event undid.
+	UndoOf uint64 `json:"undo_of,omitempty"`
+}
+
+// Change is the before and after state of one character touched by an Event.
+type Change struct {
+	// CharacterID is the id of the character; Before.ID and After.ID, when
+	// set, must equal it.
+	CharacterID uint64 `json:"character_id"`
+	// Name is the character's name at the time, for history display.
+	Name string `json:"name"`
+	// Before is the character before the event; nil when the event created it.
+	Before *Character `json:"before,omitempty"`
+	// After is the character after the event; nil when the event deleted it.
+	After *Character `json:"after,omitempty"`
+}
+
+// encode marshals v as compact JSON without HTML escaping, so that strings such
+// as "Bob & Alice" and sheets built with json.Marshal round-trip byte for byte.
+func encode(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+// normTable returns a shallow copy of t with its time in UTC.
+func normTable(t *Table) *Table {
+	c := *t
+	c.CreatedAt = c.CreatedAt.UTC()
+	return &c
+}
+
+// normCharacter returns a shallow copy of c with its time in UTC and an empty
+// sheet made nil.
+func normCharacter(c *Character) *Character {
+	n := *c
+	n.CreatedAt = n.CreatedAt.UTC()
+	if len(n.Sheet) == 0 {
+		n.Sheet = nil
+	}
+	return &n
+}
+
+// normEvent returns a copy of e with every time in UTC; the records inside it
+// are copied only as far as needed to leave e untouched.
+func normEvent(e *Event) *Event {
+	n := *e
+	n.At = n.At.UTC()
+	if e.Changes != nil {
+		n.Changes = make([]Change, len(e.Changes))
+		for i, ch := range e.Changes {
+			if ch.Before != nil {
+				ch.Before = normCharacter(ch.Before)
+			}
+			if ch.After != nil {
+				ch.After = normCharacter(ch.After)
+			}
+			n.Changes[i] = ch
+		}
+	}
+	if n.TableBefore != nil {
+		n.TableBefore = normTable(n.TableBefore)
+	}
+	if n.TableAfter != nil {
+		n.TableAfter = normTable(n.TableAfter)
+	}
+	return &n
+}
+
+func encodeTable(t *Table) ([]byte, error) {
+	b, err := encode(normTable(t))
+	if err != nil {
+		return nil, fmt.Errorf("encode table %s: %w", t.ChannelID, err)
+	}
+	return b, nil
+}
+
+func encodeCharacter(c *Character) ([]byte, error) {
+	b, err := encode(normCharacter(c))
+	if err != nil {
+		return nil, fmt.Errorf("encode character %d at table %s: %w", c.ID, c.ChannelID, err)
+	}
+	return b, nil
+}
+
+func encodeEvent(e *Event) ([]byte, error) {
+	b, err := encode(normEvent(e))
+	if err != nil {
+		return nil, fmt.Errorf("encode event at table %s: %w", e.ChannelID, err)
+	}
+	return b, nil
+}
+
+// decodeTable decodes a stored table. data may be bbolt memory: the result
+// shares nothing with it.
+func decodeTable(data []byte) (*Table, error) {
+	var t Table
+	if err := json.Unmarshal(data, &t); err != nil {
+		return nil, fmt.Errorf("decode table: %w", err)
+	}
+	return &t, nil
+}
+
+// decodeCharacter decodes a stored character; the result shares nothing with data.
+func decodeCharacter(data []byte) (*Character, error) {
+	var c Character
+	if err := json.Unmarshal(data, &c); err != nil {
+		return nil, fmt.Errorf("decode character: %w", err)
+	}
+	return &c, nil
+}
+
+// decodeEvent decodes a stored event; the result shares nothing with data.
+func decodeEvent(data []byte) (*Event, error) {
+	var e Event
+	if err := json.Unmarshal(data, &e); err != nil {
+		return nil, fmt.Errorf("decode event: %w", err)
+	}
+	return &e, nil
+}

@@ -1,0 +1,221 @@
+package storage
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// RevertEvent restores the state recorded in e as it was before e (RULES.md
+// §0.5). For each Change, in reverse order: Before == nil (the event created
+// the character) deletes character CharacterID; After == nil (the event
+// deleted it) re-creates it with its original id and name, failing with
+// ErrNameTaken if the name has been taken since; otherwise Before is put back.
+// Then a non-nil TableBefore is put back, and TableBefore == nil with a
+// non-nil TableAfter (the event created the table) removes the table record,
+// keeping the channel's history and id sequences.
+//
+// Before changing anything it checks that every touched character (and the
+// table, if TableBefore or TableAfter is set) is exactly in the state the event
+// left, comparing encoded records: a character's After, or absent when After is
+// nil; the table's TableAfter, or absent when TableAfter is nil. Otherwise it
+// returns a *ConflictError (wrapping ErrConflict) naming the first character
+// that changed, or the table, and writes nothing. Undoing a table's creation
+// while the table still has characters is a conflict too.
+//
+// RevertEvent does not append the undo event; the caller does, in the same
+// Update. Any other error may leave the revert half done: return it from the
+// Update function so that nothing is written.
+func (tx *Tx) RevertEvent(e *Event) error {
+	op := fmt.Sprintf("revert event %d", e.Seq)
+	btx, err := tx.write()
+	if err != nil {
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	if err := validateEvent(e); err != nil {
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	ch, err := channelBucket(btx, e.ChannelID)
+	if err != nil {
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	if err := checkRevert(ch, e); err != nil {
+		return err
+	}
+	if len(e.Changes) > 0 {
+		if ch, err = createChannelBucket(btx, e.ChannelID); err != nil {
+			return fmt.Errorf("%s: %w", op, err)
+		}
+		chars, names := ch.Bucket(bucketChars), ch.Bucket(bucketNames)
+		for i := len(e.Changes) - 1; i >= 0; i-- {
+			c := e.Changes[i]
+			switch {
+			case c.Before == nil:
+				err = deleteCharacter(op, chars, names, e.ChannelID, c.CharacterID)
+			case c.After == nil:
+				err = restoreCharacter(op, chars, names, inChannel(c.Before, e.ChannelID))
+			default:
+				err = replaceCharacter(op, chars, names, inChannel(c.Before, e.ChannelID))
+			}
+			if err != nil {
+				return err
+			}
+		}
+	}
+	switch {
+	case e.TableBefore != nil:
+		if ch, err = createChannelBucket(btx, e.ChannelID); err != nil {
+			return fmt.Errorf("%s: %w", op, err)
+		}
+		t := *e.TableBefore
+		t.ChannelID = e.ChannelID
+		if err := putTable(ch, &t); err != nil {
+			return fmt.Errorf("%s: %w", op, err)
+		}
+	case e.TableAfter != nil:
+		if err := ch.Delete(keyTable); err != nil {
+			return fmt.Errorf("%s: remove table: %w", op, err)
+		}
+	}
+	return nil
+}
+
+// validateEvent rejects events whose changes cannot be reverted.
+func validateEvent(e *Event) error {
+	if e.ChannelID == "" {
+		return errNoChannel
+	}
+	for i, c := range e.Changes {
+		switch {
+		case c.CharacterID == 0:
+			return fmt.Errorf("change %d: character id 0", i)
+		case c.Before == nil && c.After == nil:
+			return fmt.Errorf("change %d (character %d): neither before nor after state", i, c.CharacterID)
+		case c.Before != nil && c.Before.ID != c.CharacterID:
+			return fmt.Errorf("change %d (character %d): before state has id %d", i, c.CharacterID, c.Before.ID)
+		case c.After != nil && c.After.ID != c.CharacterID:
+			return fmt.Errorf("change %d (character %d): after state has id %d", i, c.CharacterID, c.After.ID)
+		}
+	}
+	return nil
+}
+
+// checkRevert returns a *ConflictError when the state in channel bucket ch
+// (nil if the channel has none) is not the state e left.
+func checkRevert(ch *bolt.Bucket, e *Event) error {
+	chars := nested(ch, bucketChars)
+	// When a character appears in several changes, the current state must
+	// match its last change and the revert ends at its first change's Before.
+	last := make(map[uint64]int, len(e.Changes))
+	first := make(map[uint64]int, len(e.Changes))
+	for i, c := range e.Changes {
+		last[c.CharacterID] = i
+		if _, ok := first[c.CharacterID]; !ok {
+			first[c.CharacterID] = i
+		}
+	}
+	for i, c := range e.Changes {
+		if last[c.CharacterID] != i {
+			continue
+		}
+		cur, err := getCharacter(chars, e.ChannelID, c.CharacterID)
+		if err != nil && !errors.Is(err, ErrNotFound) {
+			return fmt.Errorf("revert event %d: %w", e.Seq, err)
+		}
+		same, err := sameCharacter(cur, c.After, e.ChannelID)
+		if err != nil {
+			return fmt.Errorf("revert event %d: %w", e.Seq, err)
+		}
+		if !same {
+			name := c.Name
+			if name == "" && c.After != nil {
+				name = c.After.Name
+			}
+			return &ConflictError{Seq: e.Seq, CharacterID: c.CharacterID, Name: name}
+		}
+	}
+	if e.TableBefore == nil && e.TableAfter == nil {
+		return nil
+	}
+	var cur *Table
+	if hasTable(ch) {
+		t, err := getTable(ch, e.ChannelID)
+		if err != nil {
+			return fmt.Errorf("revert event %d: %w", e.Seq, err)
+		}
+		cur = t
+	}
+	same, err := sameTable(cur, e.TableAfter, e.ChannelID)
+	if err != nil {
+		return fmt.Errorf("revert event %d: %w", e.Seq, err)
+	}
+	if !same {
+		return &ConflictError{Seq: e.Seq}
+	}
+	if e.TableBefore == nil && chars != nil {
+		// Undoing the table's creation: no character may be left behind.
+		remaining := make(map[uint64]bool)
+		c := chars.Cursor()
+		for k, _ := c.First(); k != nil; k, _ = c.Next() {
+			id, err := btoi(k)
+			if err != nil {
+				return fmt.Errorf("revert event %d: %w", e.Seq, err)
+			}
+			remaining[id] = true
+		}
+		for id, i := range first {
+			remaining[id] = e.Changes[i].Before != nil
+		}
+		for _, left := range remaining {
+			if left {
+				return &ConflictError{Seq: e.Seq}
+			}
+		}
+	}
+	return nil
+}
+
+// inChannel returns a copy of c placed in the channel.
+func inChannel(c *Character, channelID string) *Character {
+	n := *c
+	n.ChannelID = channelID
+	return &n
+}
+
+// sameCharacter reports whether a and b (either may be nil) encode the same,
+// ignoring their ChannelID fields.
+func sameCharacter(a, b *Character, channelID string) (bool, error) {
+	if a == nil || b == nil {
+		return a == nil && b == nil, nil
+	}
+	ea, err := encodeCharacter(inChannel(a, channelID))
+	if err != nil {
+		return false, err
+	}
+	eb, err := encodeCharacter(inChannel(b, channelID))
+	if err != nil {
+		return false, err
+	}
+	return bytes.Equal(ea, eb), nil
+}
+
+// sameTable reports whether a and b (either may be nil) encode the same,
+// ignoring their ChannelID fields.
+func sameTable(a, b *Table, channelID string) (bool, error) {
+	if a == nil || b == nil {
+		return a == nil && b == nil, nil
+	}
+	ta, tb := *a, *b
+	ta.ChannelID, tb.ChannelID = channelID, channelID
+	ea, err := encodeTable(&ta)
+	if err != nil {
+		return false, err
+	}
+	eb, err := encodeTable(&tb)
+	if err != nil {
+		return false, err
+	}
+	return bytes.Equal(ea, eb), nil
+}

@@ -1,0 +1,126 @@
+package storage
+
+import (
+	"encoding/binary"
+	"fmt"
+	"strconv"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// Every bucket and key name used in the file, in one place.
+//
+// Layout of the file:
+//
+//	meta/                       bucket
+//	  schema                    schema version, decimal ASCII ("1")
+//	tables/                     bucket
+//	  <channel id>/             one nested bucket per Discord channel (a "table")
+//	    table                   Table as JSON; absent until /table setup (or after its undo)
+//	    chars/                  nested bucket; its sequence assigns character ids
+//	      <8-byte BE id>        Character as JSON
+//	    names/                  nested bucket: the case-insensitive name index
+//	      <lower-cased name>    8-byte BE character id
+//	    events/                 nested bucket; its sequence assigns event seqs
+//	      <8-byte BE seq>       Event as JSON
+var (
+	bucketMeta   = []byte("meta")
+	keySchema    = []byte("schema")
+	bucketTables = []byte("tables")
+
+	keyTable     = []byte("table")
+	bucketChars  = []byte("chars")
+	bucketNames  = []byte("names")
+	bucketEvents = []byte("events")
+)
+
+// migration is one step of the schema: apply brings a file at version-1 to
+// version. Open runs each pending step and its version bump in one transaction.
+type migration struct {
+	version uint64
+	name    string
+	apply   func(tx *bolt.Tx) error
+}
+
+// migrations lists every schema step in order; the last version is the one this
+// code writes. Append new steps, never edit or reorder old ones.
+var migrations = []migration{
+	{
+		version: 1,
+		name:    "create tables bucket",
+		apply: func(tx *bolt.Tx) error {
+			_, err := tx.CreateBucketIfNotExists(bucketTables)
+			return err
+		},
+	},
+}
+
+// SchemaVersion is the schema version this code reads and writes: the version of
+// the last entry in migrations. Open migrates older files up to it and refuses
+// newer ones with ErrSchemaTooNew.
+const SchemaVersion uint64 = 1
+
+// migrate brings the file to SchemaVersion inside tx, creating the meta bucket
+// if needed. It fails with ErrSchemaTooNew when the file is newer than the code.
+func migrate(tx *bolt.Tx) error {
+	meta, err := tx.CreateBucketIfNotExists(bucketMeta)
+	if err != nil {
+		return fmt.Errorf("create meta bucket: %w", err)
+	}
+	current, err := readVersion(meta)
+	if err != nil {
+		return err
+	}
+	if current > SchemaVersion {
+		return fmt.Errorf("file has schema version %d, this program knows up to %d: %w",
+			current, SchemaVersion, ErrSchemaTooNew)
+	}
+	for _, m := range migrations {
+		if m.version <= current {
+			continue
+		}
+		if err := m.apply(tx); err != nil {
+			return fmt.Errorf("migrate to schema version %d (%s): %w", m.version, m.name, err)
+		}
+		if err := writeVersion(meta, m.version); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// readVersion returns the schema version stored in meta, 0 when none is stored.
+func readVersion(meta *bolt.Bucket) (uint64, error) {
+	v := meta.Get(keySchema)
+	if v == nil {
+		return 0, nil
+	}
+	n, err := strconv.ParseUint(string(v), 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("invalid schema version %q in meta bucket", v)
+	}
+	return n, nil
+}
+
+// writeVersion stores version in meta.
+func writeVersion(meta *bolt.Bucket, version uint64) error {
+	if err := meta.Put(keySchema, []byte(strconv.FormatUint(version, 10))); err != nil {
+		return fmt.Errorf("write schema version %d: %w", version, err)
+	}
+	return nil
+}
+
+// itob encodes an id or seq as an 8-byte big-endian key, so keys sort numerically.
+func itob(n uint64) []byte {
+	b := make([]byte, 8)
+	binary.BigEndian.PutUint64(b, n)
+	return b
+}
+
+// btoi decodes an 8-byte big-endian key or index value.
+func btoi(b []byte) (uint64, error) {
+	if len(b) != 8 {
+		return 0, fmt.Errorf("invalid 8-byte id %x", b)
+	}
+	return binary.BigEndian.Uint64(b), nil
+}

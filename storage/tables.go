@@ -1,0 +1,159 @@
+package storage
+
+import (
+	"errors"
+	"fmt"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+var errNoChannel = errors.New("empty channel id")
+
+// tablesBucket returns the top-level tables bucket, which Open always creates.
+func tablesBucket(btx *bolt.Tx) (*bolt.Bucket, error) {
+	b := btx.Bucket(bucketTables)
+	if b == nil {
+		return nil, fmt.Errorf("bucket %q missing", bucketTables)
+	}
+	return b, nil
+}
+
+// channelBucket returns the channel's bucket, or nil when the channel has
+// never been written to.
+func channelBucket(btx *bolt.Tx, channelID string) (*bolt.Bucket, error) {
+	if channelID == "" {
+		return nil, errNoChannel
+	}
+	tables, err := tablesBucket(btx)
+	if err != nil {
+		return nil, err
+	}
+	return tables.Bucket([]byte(channelID)), nil
+}
+
+// createChannelBucket returns the channel's bucket and its nested buckets,
+// creating whichever are missing.
+func createChannelBucket(btx *bolt.Tx, channelID string) (*bolt.Bucket, error) {
+	if channelID == "" {
+		return nil, errNoChannel
+	}
+	tables, err := tablesBucket(btx)
+	if err != nil {
+		return nil, err
+	}
+	ch, err := tables.CreateBucketIfNotExists([]byte(channelID))
+	if err != nil {
+		return nil, fmt.Errorf("create bucket for table %s: %w", channelID, err)
+	}
+	for _, name := range [][]byte{bucketChars, bucketNames, bucketEvents} {
+		if _, err := ch.CreateBucketIfNotExists(name); err != nil {
+			return nil, fmt.Errorf("create bucket %q for table %s: %w", name, channelID, err)
+		}
+	}
+	return ch, nil
+}
+
+// nested returns the named bucket inside the channel bucket ch, or nil when ch
+// is nil or lacks it.
+func nested(ch *bolt.Bucket, name []byte) *bolt.Bucket {
+	if ch == nil {
+		return nil
+	}
+	return ch.Bucket(name)
+}
+
+// hasTable reports whether the channel bucket ch holds a table record.
+func hasTable(ch *bolt.Bucket) bool {
+	return ch != nil && ch.Get(keyTable) != nil
+}
+
+// Table returns the table set up in the channel, or an error wrapping
+// ErrNotFound when there is none.
+func (tx *Tx) Table(channelID string) (*Table, error) {
+	btx, err := tx.read()
+	if err != nil {
+		return nil, err
+	}
+	ch, err := channelBucket(btx, channelID)
+	if err != nil {
+		return nil, fmt.Errorf("get table: %w", err)
+	}
+	return getTable(ch, channelID)
+}
+
+// getTable decodes the table in channel bucket ch (which may be nil).
+func getTable(ch *bolt.Bucket, channelID string) (*Table, error) {
+	if ch == nil {
+		return nil, fmt.Errorf("table %s: %w", channelID, ErrNotFound)
+	}
+	v := ch.Get(keyTable)
+	if v == nil {
+		return nil, fmt.Errorf("table %s: %w", channelID, ErrNotFound)
+	}
+	t, err := decodeTable(v)
+	if err != nil {
+		return nil, fmt.Errorf("table %s: %w", channelID, err)
+	}
+	t.ChannelID = channelID
+	return t, nil
+}
+
+// PutTable creates the table in channel t.ChannelID or replaces it. It does
+// not touch the table's characters or events. It fails when t.ChannelID is
+// empty or t.Clock is negative.
+func (tx *Tx) PutTable(t *Table) error {
+	btx, err := tx.write()
+	if err != nil {
+		return fmt.Errorf("put table: %w", err)
+	}
+	ch, err := createChannelBucket(btx, t.ChannelID)
+	if err != nil {
+		return fmt.Errorf("put table: %w", err)
+	}
+	return putTable(ch, t)
+}
+
+// putTable writes t into its channel bucket ch.
+func putTable(ch *bolt.Bucket, t *Table) error {
+	if t.Clock < 0 {
+		return fmt.Errorf("put table %s: negative clock %d", t.ChannelID, t.Clock)
+	}
+	data, err := encodeTable(t)
+	if err != nil {
+		return err
+	}
+	if err := ch.Put(keyTable, data); err != nil {
+		return fmt.Errorf("put table %s: %w", t.ChannelID, err)
+	}
+	return nil
+}
+
+// Tables returns every table, ordered by channel id (byte order). It reads
+// the whole file's tables and is meant for small admin use.
+func (tx *Tx) Tables() ([]*Table, error) {
+	btx, err := tx.read()
+	if err != nil {
+		return nil, err
+	}
+	tables, err := tablesBucket(btx)
+	if err != nil {
+		return nil, err
+	}
+	var out []*Table
+	c := tables.Cursor()
+	for k, v := c.First(); k != nil; k, v = c.Next() {
+		if v != nil {
+			continue // not a bucket
+		}
+		ch := tables.Bucket(k)
+		if !hasTable(ch) {
+			continue // history left after the table's creation was undone
+		}
+		t, err := getTable(ch, string(k))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
