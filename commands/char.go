@@ -1,0 +1,266 @@
+package commands
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/hpkeeper/hpkeeper/storage"
+)
+
+// charCreate creates a character owned by the caller, or by `owner` when a GM
+// creates it for someone (RULES.md §0.1).
+func charCreate(ctx context.Context, s *Service, r *Request) (*Response, error) {
+	name := strings.TrimSpace(r.Options["name"])
+	if err := checkName(name); err != nil {
+		return nil, err
+	}
+	stats, err := ParseStats(r.Options["stats"])
+	if err != nil {
+		return nil, err
+	}
+	return s.mutate(ctx, r, func(m *Mutation) (*Response, error) {
+		ownerID, ownerName := r.UserID, r.UserName
+		if o, ok := r.Options["owner"]; ok && o != r.UserID {
+			if err := m.RequireGM("create a character for another user"); err != nil {
+				return nil, err
+			}
+			ownerID, ownerName = o, r.Users[o]
+			if ownerName == "" {
+				ownerName = o
+			}
+		}
+		sheet, err := m.System.NewSheet(m, stats)
+		if err != nil {
+			return nil, err
+		}
+		c := &storage.Character{ChannelID: r.ChannelID, Name: name, OwnerID: ownerID, OwnerName: ownerName, CreatedAt: r.Now.UTC(), Sheet: sheet}
+		if err := m.Create(c); err != nil {
+			return nil, err
+		}
+		status, fields, err := m.System.Describe(c)
+		if err != nil {
+			return nil, err
+		}
+		m.Note("Created %s for %s: %s", c.Name, ownerName, status)
+		return &Response{
+			Content: fmt.Sprintf("Created **%s** for %s: %s%s", Escape(c.Name), Escape(ownerName), status, rollsLine(m)),
+			Embeds:  []Embed{characterEmbed(c, status, fields)},
+		}, nil
+	})
+}
+
+// rollsLine renders the dice rolled so far in a mutation, for replies.
+func rollsLine(m *Mutation) string {
+	if len(m.rolls) == 0 {
+		return ""
+	}
+	return "\nRolled " + strings.Join(m.rolls, "; ")
+}
+
+func characterEmbed(c *storage.Character, status string, fields []Field) Embed {
+	return Embed{
+		Title:       Escape(c.Name),
+		Description: status,
+		Fields:      fields,
+		Footer:      "owner: " + c.OwnerName,
+	}
+}
+
+func charSet(ctx context.Context, s *Service, r *Request) (*Response, error) {
+	stats, err := ParseStats(r.Options["stats"])
+	if err != nil {
+		return nil, err
+	}
+	if len(stats) == 0 {
+		return nil, Errorf(CodeInvalid, "Give at least one key=value pair in stats.")
+	}
+	return s.mutate(ctx, r, func(m *Mutation) (*Response, error) {
+		c, err := m.Character(r.Options["name"])
+		if err != nil {
+			return nil, err
+		}
+		if err := m.CanChange(c); err != nil {
+			return nil, err
+		}
+		before, _, err := m.System.Describe(c)
+		if err != nil {
+			return nil, err
+		}
+		sheet, err := m.System.SetSheet(m, c.Sheet, stats)
+		if err != nil {
+			return nil, err
+		}
+		c.Sheet = sheet
+		if err := m.Save(c); err != nil {
+			return nil, err
+		}
+		after, fields, err := m.System.Describe(c)
+		if err != nil {
+			return nil, err
+		}
+		m.Note("Set %s on %s: %s → %s", r.Options["stats"], c.Name, before, after)
+		return &Response{
+			Content: fmt.Sprintf("**%s**: %s → %s%s", Escape(c.Name), before, after, rollsLine(m)),
+			Embeds:  []Embed{characterEmbed(c, after, fields)},
+		}, nil
+	})
+}
+
+func charShow(ctx context.Context, s *Service, r *Request) (*Response, error) {
+	var resp *Response
+	err := s.view(r, func(tx *storage.Tx, t *storage.Table) error {
+		sys, err := s.system(t.System)
+		if err != nil {
+			return err
+		}
+		var c *storage.Character
+		if name, ok := r.Options["name"]; ok {
+			c, err = tx.CharacterByName(r.ChannelID, name)
+			if errors.Is(err, storage.ErrNotFound) {
+				return Errorf(CodeNotFound, "No character named %q at this table. /char list shows them.", clip(name, 40))
+			}
+			if err != nil {
+				return err
+			}
+		} else {
+			all, err := tx.Characters(r.ChannelID)
+			if err != nil {
+				return err
+			}
+			for _, ch := range all {
+				if ch.OwnerID == r.UserID {
+					c = ch
+					break
+				}
+			}
+			if c == nil {
+				return Errorf(CodeNotFound, "You have no character at this table; name one, or create yours with /char create.")
+			}
+		}
+		status, fields, err := sys.Describe(c)
+		if err != nil {
+			return err
+		}
+		resp = &Response{Embeds: []Embed{characterEmbed(c, status, fields)}}
+		return nil
+	})
+	return resp, err
+}
+
+func charList(ctx context.Context, s *Service, r *Request) (*Response, error) {
+	var resp *Response
+	err := s.view(r, func(tx *storage.Tx, t *storage.Table) error {
+		sys, err := s.system(t.System)
+		if err != nil {
+			return err
+		}
+		all, err := tx.Characters(r.ChannelID)
+		if err != nil {
+			return err
+		}
+		if len(all) == 0 {
+			resp = &Response{Content: "No characters at this table yet: /char create makes one."}
+			return nil
+		}
+		lines := []string{fmt.Sprintf("%s (%s):", count(len(all), "character"), t.System)}
+		for _, c := range all {
+			status, _, err := sys.Describe(c)
+			if err != nil {
+				return err
+			}
+			lines = append(lines, fmt.Sprintf("• **%s** (%s): %s", Escape(c.Name), Escape(c.OwnerName), status))
+		}
+		resp = &Response{Content: strings.Join(lines, "\n")}
+		return nil
+	})
+	return resp, err
+}
+
+// deletePrefix starts the custom_id of the Delete and Cancel buttons:
+// "del:<character id>:<state hash>:yes|no". The hash pins the character's
+// state when deletion was asked, so a press after it changed is refused.
+const deletePrefix = "del"
+
+// stateHash is a short digest of a character's stored state.
+func stateHash(c *storage.Character) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%d\x00%s\x00%s\x00", c.ID, c.Name, c.OwnerID)
+	h.Write(c.Sheet)
+	return hex.EncodeToString(h.Sum(nil))[:12]
+}
+
+func charDelete(ctx context.Context, s *Service, r *Request) (*Response, error) {
+	var resp *Response
+	err := s.view(r, func(tx *storage.Tx, t *storage.Table) error {
+		c, err := tx.CharacterByName(r.ChannelID, r.Options["name"])
+		if errors.Is(err, storage.ErrNotFound) {
+			return Errorf(CodeNotFound, "No character named %q at this table. /char list shows them.", clip(r.Options["name"], 40))
+		}
+		if err != nil {
+			return err
+		}
+		if c.OwnerID != r.UserID && !isGM(r, t) {
+			return Errorf(CodeForbidden, "%s belongs to %s: only its owner or a GM can delete it.", Escape(c.Name), Escape(c.OwnerName))
+		}
+		id := fmt.Sprintf("%s:%d:%s:", deletePrefix, c.ID, stateHash(c))
+		resp = &Response{
+			Content: fmt.Sprintf("Delete **%s** for good? Its sheet is removed (/undo can bring it back).", Escape(c.Name)),
+			Components: [][]Button{{
+				{Label: "Delete", CustomID: id + "yes", Style: StyleDanger},
+				{Label: "Cancel", CustomID: id + "no", Style: StyleSecondary},
+			}},
+		}
+		return nil
+	})
+	return resp, err
+}
+
+// deleteButton handles a press of Delete or Cancel.
+func deleteButton(ctx context.Context, s *Service, r *Request) (*Response, error) {
+	parts := strings.Split(r.CustomID, ":")
+	if len(parts) != 4 || (parts[3] != "yes" && parts[3] != "no") {
+		return nil, Errorf(CodeInvalid, "This button is not one of ours.")
+	}
+	id, err := strconv.ParseUint(parts[1], 10, 64)
+	if err != nil {
+		return nil, Errorf(CodeInvalid, "This button is not one of ours.")
+	}
+	r.Command, r.Subcommand, r.Options = "char", "delete", map[string]string{}
+	return s.mutate(ctx, r, func(m *Mutation) (*Response, error) {
+		c, err := m.Tx().Character(r.ChannelID, id)
+		if errors.Is(err, storage.ErrNotFound) {
+			return nil, Errorf(CodeConflict, "That character is already gone; nothing was changed.")
+		}
+		if err != nil {
+			return nil, err
+		}
+		c = m.track(c)
+		if err := m.CanChange(c); err != nil {
+			return nil, err
+		}
+		if stateHash(c) != parts[2] {
+			return nil, Errorf(CodeConflict, "%s has changed since deletion was asked; nothing was changed. Run /char delete again.", Escape(c.Name))
+		}
+		r.Options["name"] = c.Name
+		base := strings.Join(parts[:3], ":") + ":"
+		done := func(text string) *Response {
+			return &Response{Content: text, UpdateMessage: true, Components: [][]Button{{
+				{Label: "Delete", CustomID: base + "yes", Style: StyleDanger, Disabled: true},
+				{Label: "Cancel", CustomID: base + "no", Style: StyleSecondary, Disabled: true},
+			}}}
+		}
+		if parts[3] == "no" {
+			return done(fmt.Sprintf("Kept **%s**.", Escape(c.Name))), nil
+		}
+		if err := m.Delete(c); err != nil {
+			return nil, err
+		}
+		m.Note("Deleted %s.", c.Name)
+		return done(fmt.Sprintf("Deleted **%s** (%s pressed Delete).", Escape(c.Name), Escape(r.UserName))), nil
+	})
+}

@@ -1,0 +1,70 @@
+package commands
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Code classifies an error by what the user can do about it.
+type Code int
+
+// Error codes. Every code but CodeInternal is the user's to fix and is
+// answered with its message as an ephemeral reply; CodeInternal is logged and
+// answered with a short apology.
+const (
+	// CodeInvalid: a bad option value, dice expression, stats pair or number.
+	CodeInvalid Code = iota + 1
+	// CodeNotFound: no such character, table or event.
+	CodeNotFound
+	// CodeConflict: the state does not allow it now (a pending choice, a name
+	// taken, a stale button, a dead character).
+	CodeConflict
+	// CodeForbidden: the caller may not do this (not the owner, not a GM).
+	CodeForbidden
+	// CodeUnavailable: the command exists but the table's system does not
+	// implement it (yet).
+	CodeUnavailable
+	// CodeRateLimited: the caller asked for too much expensive work too quickly.
+	CodeRateLimited
+	// CodeInternal: a fault of ours (storage, encoding); never shown in detail.
+	CodeInternal
+)
+
+// Error is an error with a Code and a message a player can read.
+type Error struct {
+	Code    Code
+	Message string
+}
+
+// Error returns the message.
+func (e *Error) Error() string { return e.Message }
+
+// Errorf returns an *Error with the given code and a formatted message.
+func Errorf(code Code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// ErrorCode returns the Code of err: the code of the first *Error in its
+// chain, CodeInternal for any other non-nil error, 0 for nil.
+func ErrorCode(err error) Code {
+	if err == nil {
+		return 0
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return CodeInternal
+}
+
+// ErrorMessage returns the player-readable message of err: the message of the
+// first *Error in its chain, or a short apology for an internal error.
+func ErrorMessage(err error) string {
+	var e *Error
+	if errors.As(err, &e) && e.Code != CodeInternal {
+		return e.Message
+	}
+	return apology
+}
+
+const apology = "Sorry, something went wrong on our side. Nothing was changed; please try again."

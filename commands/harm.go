@@ -1,0 +1,259 @@
+package commands
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/hpkeeper/hpkeeper/rules/harm"
+	"github.com/hpkeeper/hpkeeper/storage"
+)
+
+// harmSystem adapts the harm system, SOY Hybrid Harm (RULES.md §3). For now
+// it keeps the character sheet (§3.1); checks, harm and healing come with
+// their own commands.
+type harmSystem struct{}
+
+// harmSheet is the stored form of a harm character (RULES.md §3.1, §3.2).
+type harmSheet struct {
+	Abilities map[string]harmAbility `json:"abilities"`
+	Pools     map[string]harmPool    `json:"pools"`
+	Condition string                 `json:"condition"`
+	Harm      int                    `json:"harm"`
+}
+
+// harmAbility is the stored form of a harm.Ability.
+type harmAbility struct {
+	Rank int    `json:"rank"`
+	Pool string `json:"pool"`
+}
+
+// harmPool is the stored form of a harm.Pool.
+type harmPool struct {
+	Current int `json:"current"`
+	Max     int `json:"max"`
+}
+
+func (s harmSheet) character() (harm.Character, error) {
+	cond, err := harm.ParseCondition(s.Condition)
+	if err != nil {
+		return harm.Character{}, fmt.Errorf("decode harm sheet: %w", err)
+	}
+	c := harm.Character{Abilities: make(map[string]harm.Ability, len(s.Abilities)), Condition: cond, HarmCounter: s.Harm}
+	for name, a := range s.Abilities {
+		c.Abilities[name] = harm.Ability{Rank: a.Rank, Pool: a.Pool}
+	}
+	for _, name := range harm.Pools {
+		p := s.Pools[name]
+		*c.PoolNamed(name) = harm.Pool{Current: p.Current, Max: p.Max}
+	}
+	return c, nil
+}
+
+func harmSheetOf(c harm.Character) harmSheet {
+	s := harmSheet{
+		Abilities: make(map[string]harmAbility, len(c.Abilities)),
+		Pools:     make(map[string]harmPool, len(harm.Pools)),
+		Condition: c.Condition.String(),
+		Harm:      c.HarmCounter,
+	}
+	for name, a := range c.Abilities {
+		s.Abilities[name] = harmAbility{Rank: a.Rank, Pool: a.Pool}
+	}
+	for _, name := range harm.Pools {
+		p := c.PoolNamed(name)
+		s.Pools[name] = harmPool{Current: p.Current, Max: p.Max}
+	}
+	return s
+}
+
+func (harmSystem) Name() string { return "harm" }
+
+func (harmSystem) Help() string {
+	return "SOY Hybrid Harm: checks are 3dF + rank (Unskilled 0 … Grand Master 4). Harm adds to a counter and calls for an Endure, React or Willpower check; failing it worsens the condition Healthy → Bloody → Broken. Pools (Vigor, Instinct, Reason) buy bonus dice. Create with e.g. stats:\"endure=2 react=1 climb=2:vigor vigor=5\"."
+}
+
+func (harmSystem) TableOptions() []TableOption {
+	return []TableOption{{Name: "fudge-dice", Help: "Fudge dice per check: 3dF or 4dF", Default: "3", Values: []string{"3", "4"}}}
+}
+
+func (harmSystem) StatKeys() []string {
+	return []string{harm.Endure, harm.React, harm.Willpower, harm.FirstAid, harm.Counsel, harm.Vigor, harm.Instinct, harm.Reason}
+}
+
+// NewSheet builds a Healthy character with harm counter 0 (RULES.md §3.1,
+// §3.2): the innate abilities at rank 0 unless given, every pool at
+// harm.DefaultPool unless given, each pool full.
+func (sys harmSystem) NewSheet(m *Mutation, stats []Stat) (json.RawMessage, error) {
+	c, err := sys.apply(harm.New(), stats, true)
+	if err != nil {
+		return nil, err
+	}
+	return encodeSheet(harmSheetOf(c))
+}
+
+// SetSheet applies stats to a stored character. A pool given as a maximum
+// caps its current points and never refills them; "current/max" sets both.
+func (sys harmSystem) SetSheet(m *Mutation, raw json.RawMessage, stats []Stat) (json.RawMessage, error) {
+	var s harmSheet
+	if err := decodeSheet(raw, &s); err != nil {
+		return nil, err
+	}
+	c, err := s.character()
+	if err != nil {
+		return nil, err
+	}
+	c, err = sys.apply(c, stats, false)
+	if err != nil {
+		return nil, err
+	}
+	return encodeSheet(harmSheetOf(c))
+}
+
+// harmUnknownStat is UnknownStat for harm, which also takes any ability name.
+func harmUnknownStat(sys System, key string) error {
+	keys := append([]string(nil), sys.StatKeys()...)
+	sort.Strings(keys)
+	return Errorf(CodeInvalid, "Unknown stat %q for harm. Valid keys: %s; or any other ability as name=rank or name=rank:pool, with a name of lower-case letters, digits and '-' (at most %d).",
+		clip(key, 40), strings.Join(keys, ", "), harm.MaxNameLen)
+}
+
+// apply sets stats on a copy of c (RULES.md §3.1):
+//   - vigor, instinct, reason: "max" or "current/max", 0..harm.MaxPool;
+//     a bare max fills the pool when creating and caps it otherwise;
+//   - an ability: "rank" (0..6) or "rank:pool"; the five abilities RULES.md
+//     names keep their pool, another keeps its pool when it exists, else
+//     draws on the pool given or Vigor; "none" removes a non-innate ability.
+func (sys harmSystem) apply(c harm.Character, stats []Stat, creating bool) (harm.Character, error) {
+	c = c.Clone()
+	for _, st := range stats {
+		if p := c.PoolNamed(st.Key); p != nil {
+			cur, mx, err := harmPoolValue(st)
+			if err != nil {
+				return c, err
+			}
+			switch {
+			case cur >= 0:
+				p.Current = cur
+			case creating:
+				p.Current = mx
+			default:
+				p.Current = min(p.Current, mx)
+			}
+			p.Max = mx
+			continue
+		}
+		if !harm.ValidName(st.Key) {
+			return c, harmUnknownStat(sys, st.Key)
+		}
+		if strings.EqualFold(st.Value, "none") {
+			if harm.IsInnate(st.Key) {
+				return c, BadStat(st.Key, st.Value, st.Key+" is innate and cannot be removed; its lowest rank is 0")
+			}
+			delete(c.Abilities, st.Key)
+			continue
+		}
+		a, err := harmAbilityValue(st, c.Abilities)
+		if err != nil {
+			return c, err
+		}
+		if _, ok := c.Abilities[st.Key]; !ok && len(c.Abilities) >= harm.MaxAbilities {
+			return c, Errorf(CodeInvalid, "A character has at most %d abilities; remove one with name=none first.", harm.MaxAbilities)
+		}
+		c.Abilities[st.Key] = a
+	}
+	if err := c.Validate(); err != nil {
+		return c, Errorf(CodeInvalid, "%v.", err)
+	}
+	return c, nil
+}
+
+// harmPoolValue reads "max" or "current/max"; cur is −1 when not given.
+func harmPoolValue(st Stat) (cur, mx int, err error) {
+	want := fmt.Sprintf("a maximum from 0 to %d, or current/max such as 2/5", harm.MaxPool)
+	curS, maxS, both := strings.Cut(st.Value, "/")
+	if !both {
+		maxS, curS = curS, ""
+	}
+	mx, err = strconv.Atoi(maxS)
+	if err != nil || mx < 0 || mx > harm.MaxPool {
+		return 0, 0, BadStat(st.Key, st.Value, want)
+	}
+	cur = -1
+	if both {
+		cur, err = strconv.Atoi(curS)
+		if err != nil || cur < 0 || cur > mx {
+			return 0, 0, BadStat(st.Key, st.Value, want+" (current at most max)")
+		}
+	}
+	return cur, mx, nil
+}
+
+// harmAbilityValue reads "rank" or "rank:pool" for the ability st.Key.
+func harmAbilityValue(st Stat, have map[string]harm.Ability) (harm.Ability, error) {
+	rankS, poolS, hasPool := strings.Cut(st.Value, ":")
+	rank, err := strconv.Atoi(rankS)
+	if err != nil || rank < 0 || rank > harm.MaxRank {
+		return harm.Ability{}, BadStat(st.Key, st.Value, fmt.Sprintf("a rank from 0 to %d, optionally with :vigor, :instinct or :reason", harm.MaxRank))
+	}
+	pool, fixed := harm.PoolOf(st.Key)
+	if old, ok := have[st.Key]; ok && !fixed {
+		pool = old.Pool
+	}
+	if hasPool {
+		p := strings.ToLower(poolS)
+		switch {
+		case !harm.IsPool(p):
+			return harm.Ability{}, BadStat(st.Key, st.Value, "the pool is vigor, instinct or reason")
+		case fixed && p != pool:
+			return harm.Ability{}, BadStat(st.Key, st.Value, fmt.Sprintf("%s always draws on %s", st.Key, pool))
+		}
+		pool = p
+	}
+	return harm.Ability{Rank: rank, Pool: pool}, nil
+}
+
+// harmAbilityLabel shows an ability name as a title: "first-aid" → "First Aid".
+func harmAbilityLabel(name string) string {
+	words := strings.Split(name, "-")
+	for i, w := range words {
+		if w != "" {
+			words[i] = strings.ToUpper(w[:1]) + w[1:]
+		}
+	}
+	return strings.Join(words, " ")
+}
+
+func (harmSystem) Describe(ch *storage.Character) (string, []Field, error) {
+	var s harmSheet
+	if err := decodeSheet(ch.Sheet, &s); err != nil {
+		return "", nil, err
+	}
+	c, err := s.character()
+	if err != nil {
+		return "", nil, err
+	}
+	status := fmt.Sprintf("%s · harm %d", c.Condition, c.HarmCounter)
+	byPool := map[string][]string{}
+	for _, name := range harm.Pools {
+		p := c.PoolNamed(name)
+		status += fmt.Sprintf(" · %s %d/%d", harmAbilityLabel(name), p.Current, p.Max)
+	}
+	for _, name := range c.AbilityNames() {
+		a := c.Abilities[name]
+		byPool[a.Pool] = append(byPool[a.Pool], fmt.Sprintf("%s %d (%s)", harmAbilityLabel(name), a.Rank, harm.RankLabel(a.Rank)))
+	}
+	var fields []Field
+	for _, name := range harm.Pools {
+		fields = append(fields, Field{Name: harmAbilityLabel(name) + " abilities", Value: strings.Join(byPool[name], "\n"), Inline: true})
+	}
+	return status, fields, nil
+}
+
+func (harmSystem) Action(name string) ActionFunc      { return nil }
+func (harmSystem) Roll() ActionFunc                   { return nil }
+func (harmSystem) Components() map[string]HandlerFunc { return nil }
+
+func (harmSystem) AdvanceClock(m *Mutation, from, to int64) ([]string, error) { return nil, nil }

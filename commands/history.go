@@ -1,0 +1,76 @@
+package commands
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/hpkeeper/hpkeeper/storage"
+)
+
+// historyLimit is how many events /history shows.
+const historyLimit = 10
+
+// history answers /history (RULES.md §0.5): the latest events at the table,
+// newest first, with who, what and every die; with `target`, only the events
+// that touched that character.
+func history(ctx context.Context, s *Service, r *Request) (*Response, error) {
+	var resp *Response
+	err := s.view(r, func(tx *storage.Tx, t *storage.Table) error {
+		var only uint64
+		if name, ok := r.Options["target"]; ok {
+			c, err := tx.CharacterByName(r.ChannelID, name)
+			if errors.Is(err, storage.ErrNotFound) {
+				return Errorf(CodeNotFound, "No character named %q at this table.", clip(name, 40))
+			}
+			if err != nil {
+				return err
+			}
+			only = c.ID
+		}
+		var lines []string
+		err := tx.EachEventBackward(r.ChannelID, func(e *storage.Event) (bool, error) {
+			if only != 0 && !touches(e, only) {
+				return true, nil
+			}
+			lines = append(lines, renderEvent(e))
+			return len(lines) < historyLimit, nil
+		})
+		if err != nil {
+			return err
+		}
+		if len(lines) == 0 {
+			resp = &Response{Content: "No events yet."}
+			return nil
+		}
+		resp = &Response{Content: "**History** (newest first)\n" + strings.Join(lines, "\n")}
+		return nil
+	})
+	return resp, err
+}
+
+func touches(e *storage.Event, id uint64) bool {
+	for _, c := range e.Changes {
+		if c.CharacterID == id {
+			return true
+		}
+	}
+	return false
+}
+
+// renderEvent renders one event for /history: number, time, who, the
+// command, the dice and the summary.
+func renderEvent(e *storage.Event) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "`#%d` %s · %s · %s", e.Seq, e.At.UTC().Format("Jan 2 15:04"), Escape(e.UserName), Escape(e.Command))
+	if len(e.Dice) > 0 {
+		b.WriteString("\n   dice: " + strings.Join(e.Dice, "; "))
+	}
+	if e.Summary != "" {
+		for _, line := range strings.Split(e.Summary, "\n") {
+			b.WriteString("\n   " + Escape(line))
+		}
+	}
+	return b.String()
+}

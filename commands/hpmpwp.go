@@ -1,0 +1,285 @@
+package commands
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/hpkeeper/hpkeeper/rules/hpmpwp"
+	"github.com/hpkeeper/hpkeeper/storage"
+)
+
+// hpMpWp adapts the hp-mp-wp system, the Universal HP/MP/WP system (RULES.md
+// §2). For now it keeps the character sheet (§2.1); damage, fatigue, dying
+// and recovery come with their own commands.
+type hpMpWp struct{}
+
+// hmwSheet is the stored form of an hp-mp-wp character (RULES.md §2.1).
+type hmwSheet struct {
+	Class     string `json:"class"`
+	Level     int    `json:"level"`
+	Str       int    `json:"str"`
+	Dex       int    `json:"dex"`
+	Con       int    `json:"con"`
+	Int       int    `json:"int"`
+	Wis       int    `json:"wis"`
+	Cha       int    `json:"cha"`
+	HPMax     int    `json:"hp_max"`
+	HP        int    `json:"hp"`
+	MPMax     int    `json:"mp_max"`
+	MP        int    `json:"mp"`
+	WP        int    `json:"wp"`
+	TempWP    int    `json:"temp_wp,omitempty"`
+	Fort      int    `json:"fort,omitempty"`
+	Will      int    `json:"will,omitempty"`
+	Endurance bool   `json:"endurance,omitempty"`
+	DieHard   bool   `json:"die_hard,omitempty"`
+}
+
+func (s hmwSheet) character() hpmpwp.Character {
+	return hpmpwp.Character{
+		Class: s.Class, Level: s.Level,
+		Str: s.Str, Dex: s.Dex, Con: s.Con, Int: s.Int, Wis: s.Wis, Cha: s.Cha,
+		HPMax: s.HPMax, HP: s.HP, MPMax: s.MPMax, MP: s.MP, WP: s.WP, TempWP: s.TempWP,
+		Fort: s.Fort, Will: s.Will, Endurance: s.Endurance, DieHard: s.DieHard,
+	}
+}
+
+func hmwSheetOf(c hpmpwp.Character) hmwSheet {
+	return hmwSheet{
+		Class: c.Class, Level: c.Level,
+		Str: c.Str, Dex: c.Dex, Con: c.Con, Int: c.Int, Wis: c.Wis, Cha: c.Cha,
+		HPMax: c.HPMax, HP: c.HP, MPMax: c.MPMax, MP: c.MP, WP: c.WP, TempWP: c.TempWP,
+		Fort: c.Fort, Will: c.Will, Endurance: c.Endurance, DieHard: c.DieHard,
+	}
+}
+
+func (hpMpWp) Name() string { return "hp-mp-wp" }
+
+func (hpMpWp) Help() string {
+	return "Universal HP/MP/WP (D&D 3.5): damage takes HP first, then wound points (WP = Con); critical hits also hit WP. MP are rolled on the class's mana die. Low HP, MP or WP make a character fatigued or exhausted; below 0 WP it saves to stay disabled rather than dying. Create with e.g. stats:\"class=wizard level=3 hp-max=14 con=12 wis=14\"."
+}
+
+func (hpMpWp) TableOptions() []TableOption { return []TableOption{} }
+
+func (hpMpWp) StatKeys() []string {
+	return []string{"class", "level", "hp-max", "hp", "mp-max", "mp", "wp", "temp-con",
+		"str", "dex", "con", "int", "wis", "cha", "fort", "will", "feats"}
+}
+
+// NewSheet builds a character (RULES.md §2.1): hp-max is required; every
+// ability defaults to 10, HP, MP and WP start full, and MP max, when not
+// given, is rolled on the class's mana die with m.Roll.
+func (sys hpMpWp) NewSheet(m *Mutation, stats []Stat) (json.RawMessage, error) {
+	c := hpmpwp.New(hpmpwp.DefaultClass, 1, 1)
+	c, err := sys.apply(m, c, stats, true)
+	if err != nil {
+		return nil, err
+	}
+	return encodeSheet(hmwSheetOf(c))
+}
+
+// SetSheet applies stats to a stored character (RULES.md §2.1). A lowered
+// maximum (hp-max, mp-max, con) caps the current value; a raised one restores
+// nothing. A level gained without mp-max rolls the new levels' mana dice.
+func (sys hpMpWp) SetSheet(m *Mutation, raw json.RawMessage, stats []Stat) (json.RawMessage, error) {
+	var s hmwSheet
+	if err := decodeSheet(raw, &s); err != nil {
+		return nil, err
+	}
+	c, err := sys.apply(m, s.character(), stats, false)
+	if err != nil {
+		return nil, err
+	}
+	return encodeSheet(hmwSheetOf(c))
+}
+
+// hmwClass checks a class value: 1 to 32 letters, digits and '-' (spaces are
+// impossible in stats; "psychic_warrior" becomes "psychic-warrior").
+func hmwClass(st Stat) (string, error) {
+	class := hpmpwp.NormalizeClass(st.Value)
+	ok := len(class) >= 1 && len(class) <= 32
+	for _, r := range class {
+		if (r < 'a' || r > 'z') && (r < '0' || r > '9') && r != '-' {
+			ok = false
+		}
+	}
+	if !ok {
+		return "", BadStat(st.Key, st.Value, "a class name of up to 32 letters, digits and '-', e.g. wizard or psychic-warrior")
+	}
+	return class, nil
+}
+
+// hmwFeats reads the feats value: a comma list of endurance and die-hard, or
+// "none" to clear them.
+func hmwFeats(st Stat) (endurance, dieHard bool, err error) {
+	if strings.EqualFold(st.Value, "none") {
+		return false, false, nil
+	}
+	for _, f := range strings.Split(strings.ToLower(st.Value), ",") {
+		switch strings.TrimSpace(f) {
+		case hpmpwp.Endurance:
+			endurance = true
+		case hpmpwp.DieHard:
+			dieHard = true
+		default:
+			return false, false, BadStat(st.Key, st.Value, "a comma list of endurance and die-hard, or none")
+		}
+	}
+	return endurance, dieHard, nil
+}
+
+// apply sets stats on c in two passes: first everything but the current HP,
+// MP and WP, then (after MP max is rolled when due) the current values,
+// checked against the new maxima. Creating, HP, MP and WP start full.
+func (sys hpMpWp) apply(m *Mutation, c hpmpwp.Character, stats []Stat, creating bool) (hpmpwp.Character, error) {
+	given := map[string]bool{}
+	for _, st := range stats {
+		given[st.Key] = true
+	}
+	if creating && !given["hp-max"] {
+		return c, Errorf(CodeInvalid, "hp-mp-wp characters need hp-max=N (as usual in 3.5), e.g. stats:\"hp-max=12 class=fighter\".")
+	}
+	oldLevel := c.Level
+	for _, st := range stats {
+		var err error
+		switch st.Key {
+		case "class":
+			c.Class, err = hmwClass(st)
+		case "level":
+			c.Level, err = StatInt(st, hpmpwp.MinLevel, hpmpwp.MaxLevel)
+		case "hp-max":
+			c.HPMax, err = StatInt(st, 1, hpmpwp.MaxPoints)
+		case "mp-max":
+			c.MPMax, err = StatInt(st, 0, hpmpwp.MaxPoints)
+		case "str":
+			c.Str, err = StatInt(st, hpmpwp.MinScore, hpmpwp.MaxScore)
+		case "dex":
+			c.Dex, err = StatInt(st, hpmpwp.MinScore, hpmpwp.MaxScore)
+		case "con":
+			c.Con, err = StatInt(st, hpmpwp.MinScore, hpmpwp.MaxScore)
+		case "int":
+			c.Int, err = StatInt(st, hpmpwp.MinScore, hpmpwp.MaxScore)
+		case "wis":
+			c.Wis, err = StatInt(st, hpmpwp.MinScore, hpmpwp.MaxScore)
+		case "cha":
+			c.Cha, err = StatInt(st, hpmpwp.MinScore, hpmpwp.MaxScore)
+		case "temp-con":
+			c.TempWP, err = StatInt(st, 0, hpmpwp.MaxScore)
+		case "fort":
+			c.Fort, err = StatInt(st, hpmpwp.MinSave, hpmpwp.MaxSave)
+		case "will":
+			c.Will, err = StatInt(st, hpmpwp.MinSave, hpmpwp.MaxSave)
+		case "feats":
+			c.Endurance, c.DieHard, err = hmwFeats(st)
+		case "hp", "mp", "wp":
+			// Set below, once the maxima are known.
+		default:
+			return c, UnknownStat(sys, st.Key)
+		}
+		if err != nil {
+			return c, err
+		}
+	}
+	if !given["mp-max"] {
+		if err := hmwRollMP(m, &c, oldLevel, creating); err != nil {
+			return c, err
+		}
+	}
+	if creating {
+		c.HP, c.MP, c.WP = c.HPMax, c.MPMax, c.WPMax()
+	} else {
+		c.HP, c.MP, c.WP = min(c.HP, c.HPMax), min(c.MP, c.MPMax), min(c.WP, c.WPMax())
+	}
+	for _, st := range stats {
+		var err error
+		switch st.Key {
+		case "hp":
+			c.HP, err = StatInt(st, 0, c.HPMax)
+		case "mp":
+			c.MP, err = StatInt(st, 0, c.MPMax)
+		case "wp":
+			c.WP, err = StatInt(st, hpmpwp.MinWP, c.WPMax())
+		}
+		if err != nil {
+			return c, err
+		}
+	}
+	if err := c.Validate(); err != nil {
+		return c, Errorf(CodeInvalid, "%v.", err)
+	}
+	return c, nil
+}
+
+// hmwRollMP rolls MP max when it is not given (RULES.md §2.1): at creation
+// the whole of it (level 1 takes the mana die's maximum, each further level
+// one roll), on /char set only the levels gained since oldLevel, added to the
+// maximum without raising current MP. Losing levels leaves MP max alone.
+// Dice go through m.Roll so that the reply and the event show them.
+func hmwRollMP(m *Mutation, c *hpmpwp.Character, oldLevel int, creating bool) error {
+	die, mod := hpmpwp.ManaDie(c.Class), hpmpwp.Modifier(c.Wis)
+	first := oldLevel + 1
+	if creating {
+		first = 2
+	}
+	n := c.Level - first + 1
+	var faces []int
+	rolled := ""
+	if n > 0 {
+		res, err := m.Roll(hpmpwp.ManaDice(c.Class, n))
+		if err != nil {
+			return err
+		}
+		faces = res.Kept(0)
+		rolled = fmt.Sprintf("; levels %d–%d rolled %s", first, c.Level, res.String())
+		if n == 1 {
+			rolled = fmt.Sprintf("; level %d rolled %s", first, res.String())
+		}
+	}
+	switch {
+	case creating:
+		c.MPMax = hpmpwp.MPMax(c.Class, c.Wis, faces)
+		m.Note("MP max %d: level 1 d%d maximum %d%s; Wis %+d per level, at least 1 per level.", c.MPMax, die, die, rolled, mod)
+	case n > 0:
+		gain := hpmpwp.MPGain(c.Wis, faces...)
+		c.MPMax = min(c.MPMax+gain, hpmpwp.MaxPoints)
+		m.Note("MP max +%d → %d: %s; Wis %+d per level, at least 1 per level.", gain, c.MPMax, rolled[2:], mod)
+	}
+	return nil
+}
+
+func (hpMpWp) Describe(ch *storage.Character) (string, []Field, error) {
+	var s hmwSheet
+	if err := decodeSheet(ch.Sheet, &s); err != nil {
+		return "", nil, err
+	}
+	c := s.character()
+	status := fmt.Sprintf("HP %d/%d · MP %d/%d · WP %d/%d", c.HP, c.HPMax, c.MP, c.MPMax, c.WP, c.WPMax())
+	if c.TempWP > 0 {
+		status += fmt.Sprintf(" (+%d temp)", c.TempWP)
+	}
+	var abilities []string
+	for _, a := range []struct {
+		name  string
+		score int
+	}{{"Str", c.Str}, {"Dex", c.Dex}, {"Con", c.Con}, {"Int", c.Int}, {"Wis", c.Wis}, {"Cha", c.Cha}} {
+		abilities = append(abilities, fmt.Sprintf("%s %d (%+d)", a.name, a.score, hpmpwp.Modifier(a.score)))
+	}
+	feats := "none"
+	if f := c.Feats(); len(f) > 0 {
+		feats = strings.Join(f, ", ")
+	}
+	return status, []Field{
+		{Name: "Class", Value: fmt.Sprintf("%s %d", Escape(c.Class), c.Level), Inline: true},
+		{Name: "Mana die", Value: fmt.Sprintf("d%d", hpmpwp.ManaDie(c.Class)), Inline: true},
+		{Name: "Saves", Value: fmt.Sprintf("Fort %+d · Will %+d", c.Fort, c.Will), Inline: true},
+		{Name: "Abilities", Value: strings.Join(abilities, " · ")},
+		{Name: "Feats", Value: feats, Inline: true},
+	}, nil
+}
+
+func (hpMpWp) Action(name string) ActionFunc      { return nil }
+func (hpMpWp) Roll() ActionFunc                   { return nil }
+func (hpMpWp) Components() map[string]HandlerFunc { return nil }
+
+func (hpMpWp) AdvanceClock(m *Mutation, from, to int64) ([]string, error) { return nil, nil }

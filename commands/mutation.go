@@ -1,0 +1,272 @@
+package commands
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+
+	"github.com/hpkeeper/hpkeeper/rules/dice"
+	"github.com/hpkeeper/hpkeeper/storage"
+)
+
+// Mutation is one command's change to a table, made inside a single bbolt
+// write transaction: either all of it is stored, with one event recording
+// every die and the before and after state of every touched character, or
+// none of it (RULES.md §0.5).
+type Mutation struct {
+	// Req is the request being answered.
+	Req *Request
+	// Table is the table being changed; changes to it are saved at commit.
+	Table *storage.Table
+	// System is the table's rule system.
+	System System
+
+	s           *Service
+	tx          *storage.Tx
+	tableBefore *storage.Table
+	touched     []uint64
+	seen        map[uint64]bool
+	cache       map[uint64]*storage.Character
+	before      map[uint64]*storage.Character
+	rolls       []string
+	notes       []string
+}
+
+// mutate runs fn on the request's table inside one write transaction and
+// records the event. When fn returns an error nothing is written.
+func (s *Service) mutate(ctx context.Context, r *Request, fn func(m *Mutation) (*Response, error)) (*Response, error) {
+	var resp *Response
+	err := s.db.Update(func(tx *storage.Tx) error {
+		t, err := loadTable(tx, r.ChannelID)
+		if err != nil {
+			return err
+		}
+		before, err := tx.Table(r.ChannelID)
+		if err != nil {
+			return err
+		}
+		sys, err := s.system(t.System)
+		if err != nil {
+			return err
+		}
+		m := &Mutation{Req: r, Table: t, System: sys, s: s, tx: tx, tableBefore: before,
+			seen: map[uint64]bool{}, cache: map[uint64]*storage.Character{}, before: map[uint64]*storage.Character{}}
+		resp, err = fn(m)
+		if err != nil {
+			return err
+		}
+		return m.commit(resp)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return resp, nil
+}
+
+// IsGM reports whether the caller is a GM at the table (RULES.md §0.1).
+func (m *Mutation) IsGM() bool { return isGM(m.Req, m.Table) }
+
+// RequireGM returns a CodeForbidden error unless the caller is a GM; what
+// completes "Only a GM can …".
+func (m *Mutation) RequireGM(what string) error { return requireGM(m.Req, m.Table, what) }
+
+// CanChange returns a CodeForbidden error unless the caller owns c or is a GM
+// (RULES.md §0.1).
+func (m *Mutation) CanChange(c *storage.Character) error {
+	if c.OwnerID == m.Req.UserID || m.IsGM() {
+		return nil
+	}
+	return Errorf(CodeForbidden, "%s belongs to %s: only its owner or a GM can do that.", Escape(c.Name), Escape(c.OwnerName))
+}
+
+// Tx returns the write transaction, for reads the helpers do not cover.
+func (m *Mutation) Tx() *storage.Tx { return m.tx }
+
+// Character returns the named character (case-insensitive), remembering its
+// state before the change. Several calls for one character return the same
+// value. A missing name is a CodeNotFound error.
+func (m *Mutation) Character(name string) (*storage.Character, error) {
+	c, err := m.tx.CharacterByName(m.Req.ChannelID, strings.TrimSpace(name))
+	if errors.Is(err, storage.ErrNotFound) {
+		return nil, Errorf(CodeNotFound, "No character named %q at this table. /char list shows them.", clip(strings.TrimSpace(name), 40))
+	}
+	if err != nil {
+		return nil, err
+	}
+	return m.track(c), nil
+}
+
+// Characters returns every character at the table in creation order,
+// remembering their state before the change.
+func (m *Mutation) Characters() ([]*storage.Character, error) {
+	cs, err := m.tx.Characters(m.Req.ChannelID)
+	if err != nil {
+		return nil, err
+	}
+	for i, c := range cs {
+		cs[i] = m.track(c)
+	}
+	return cs, nil
+}
+
+// Targets resolves a `target` option: one or more names separated by commas,
+// each once, in the order given. Any unknown name is a CodeNotFound error.
+func (m *Mutation) Targets(list string) ([]*storage.Character, error) {
+	var out []*storage.Character
+	got := map[uint64]bool{}
+	for _, name := range strings.Split(list, ",") {
+		if strings.TrimSpace(name) == "" {
+			continue
+		}
+		c, err := m.Character(name)
+		if err != nil {
+			return nil, err
+		}
+		if !got[c.ID] {
+			got[c.ID] = true
+			out = append(out, c)
+		}
+	}
+	if len(out) == 0 {
+		return nil, Errorf(CodeInvalid, "Name at least one character in target.")
+	}
+	return out, nil
+}
+
+func (m *Mutation) track(c *storage.Character) *storage.Character {
+	if cached := m.cache[c.ID]; cached != nil {
+		return cached
+	}
+	m.cache[c.ID] = c
+	if !m.seen[c.ID] {
+		m.seen[c.ID] = true
+		m.touched = append(m.touched, c.ID)
+		m.before[c.ID] = cloneCharacter(c)
+	}
+	return c
+}
+
+// cloneCharacter returns a deep copy of c.
+func cloneCharacter(c *storage.Character) *storage.Character {
+	cp := *c
+	cp.Sheet = append([]byte(nil), c.Sheet...)
+	return &cp
+}
+
+// Save stores c's new state.
+func (m *Mutation) Save(c *storage.Character) error {
+	m.track(c)
+	if err := m.tx.PutCharacter(c); err != nil {
+		if errors.Is(err, storage.ErrNameTaken) {
+			return Errorf(CodeConflict, "There is already a character named %s at this table.", Escape(c.Name))
+		}
+		return err
+	}
+	return nil
+}
+
+// Create stores a new character, assigning its ID.
+func (m *Mutation) Create(c *storage.Character) error {
+	if err := m.tx.CreateCharacter(c); err != nil {
+		if errors.Is(err, storage.ErrNameTaken) {
+			return Errorf(CodeConflict, "There is already a character named %s at this table.", Escape(c.Name))
+		}
+		return err
+	}
+	m.seen[c.ID] = true
+	m.touched = append(m.touched, c.ID)
+	m.cache[c.ID] = c
+	return nil
+}
+
+// Delete removes c.
+func (m *Mutation) Delete(c *storage.Character) error {
+	m.track(c)
+	delete(m.cache, c.ID)
+	return m.tx.DeleteCharacter(c.ChannelID, c.ID)
+}
+
+// Roll rolls expr with the service's dice and records the result for the
+// event. Running out of scripted dice is a CodeInvalid error.
+func (m *Mutation) Roll(expr dice.Expr) (dice.Result, error) {
+	res, err := expr.Roll(m.s.dice)
+	if err != nil {
+		return res, diceError(err)
+	}
+	m.rolls = append(m.rolls, res.String())
+	return res, nil
+}
+
+// RollString parses and rolls a dice expression (a CodeInvalid error when it
+// does not parse).
+func (m *Mutation) RollString(expr string) (dice.Result, error) {
+	e, err := dice.Parse(expr)
+	if err != nil {
+		return dice.Result{}, Errorf(CodeInvalid, "Bad dice expression: %v.", err)
+	}
+	return m.Roll(e)
+}
+
+// Note adds a line to the event's summary shown by /history.
+func (m *Mutation) Note(format string, args ...any) {
+	m.notes = append(m.notes, fmt.Sprintf(format, args...))
+}
+
+// commit saves the table and appends the event, when anything changed.
+func (m *Mutation) commit(resp *Response) error {
+	if !reflect.DeepEqual(m.Table, m.tableBefore) {
+		if err := m.tx.PutTable(m.Table); err != nil {
+			return err
+		}
+	}
+	ev := &storage.Event{
+		ChannelID: m.Req.ChannelID,
+		At:        m.Req.Now.UTC(),
+		UserID:    m.Req.UserID,
+		UserName:  m.Req.UserName,
+		Command:   m.Req.Line(),
+		Dice:      m.rolls,
+	}
+	for _, id := range m.touched {
+		after, err := m.tx.Character(m.Req.ChannelID, id)
+		if errors.Is(err, storage.ErrNotFound) {
+			after, err = nil, nil
+		}
+		if err != nil {
+			return err
+		}
+		before := m.before[id]
+		if sameCharacter(before, after) {
+			continue
+		}
+		name := ""
+		if after != nil {
+			name = after.Name
+		} else if before != nil {
+			name = before.Name
+		}
+		ev.Changes = append(ev.Changes, storage.Change{CharacterID: id, Name: name, Before: before, After: after})
+	}
+	if !reflect.DeepEqual(m.Table, m.tableBefore) {
+		ev.TableBefore, ev.TableAfter = m.tableBefore, m.Table
+	}
+	if len(ev.Changes) == 0 && ev.TableAfter == nil {
+		return nil
+	}
+	ev.Summary = strings.Join(m.notes, "\n")
+	if ev.Summary == "" && resp != nil {
+		ev.Summary = resp.Content
+	}
+	return m.tx.AppendEvent(ev)
+}
+
+// sameCharacter reports whether a and b hold the same state (nil: absent).
+func sameCharacter(a, b *storage.Character) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.Name == b.Name && a.OwnerID == b.OwnerID && a.OwnerName == b.OwnerName &&
+		a.CreatedAt.Equal(b.CreatedAt) && string(a.Sheet) == string(b.Sheet)
+}

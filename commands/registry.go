@@ -1,0 +1,268 @@
+package commands
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// OptionType is an application command option type, numbered as Discord numbers them.
+type OptionType int
+
+// Option types used by hpkeeper.
+const (
+	OptionString  OptionType = 3
+	OptionInteger OptionType = 4
+	OptionBoolean OptionType = 5
+	OptionUser    OptionType = 6
+)
+
+// String names the type for error messages.
+func (t OptionType) String() string {
+	switch t {
+	case OptionString:
+		return "text"
+	case OptionInteger:
+		return "a whole number"
+	case OptionBoolean:
+		return "true or false"
+	case OptionUser:
+		return "a user"
+	}
+	return fmt.Sprintf("option type %d", int(t))
+}
+
+// Option defines one option of a command or subcommand.
+type Option struct {
+	Name        string
+	Description string
+	Type        OptionType
+	Required    bool
+	// Choices, when set, are the only values accepted (shown as a list in Discord).
+	Choices []string
+	// Autocomplete makes Discord ask for suggestions while the option is typed
+	// (character names).
+	Autocomplete bool
+	// MinValue and MaxValue bound an OptionInteger (both zero: unbounded).
+	MinValue, MaxValue int64
+	// MaxLength bounds an OptionString in characters (0: Discord's 6,000).
+	MaxLength int
+}
+
+// HandlerFunc answers one request. A returned error becomes an ephemeral reply
+// (see Error); a nil error with a nil response is an internal error.
+type HandlerFunc func(ctx context.Context, s *Service, r *Request) (*Response, error)
+
+// Command is one top-level application command: either it has Subcommands, or
+// it has Options and its own handler.
+type Command struct {
+	Name        string
+	Description string
+	Options     []Option
+	Subcommands []*Subcommand
+	// Topic is the help text shown by /help for this command.
+	Topic  string
+	handle HandlerFunc
+}
+
+// Subcommand is one subcommand of a Command.
+type Subcommand struct {
+	Name        string
+	Description string
+	Options     []Option
+	handle      HandlerFunc
+}
+
+// Registry lists every application command and every component handler. It is
+// the single source for routing requests and for registering the commands
+// with Discord.
+type Registry struct {
+	commands   []*Command
+	byName     map[string]*Command
+	components map[string]HandlerFunc
+}
+
+// Commands returns the commands in registration order.
+func (g *Registry) Commands() []*Command { return g.commands }
+
+// Lookup returns the command with the given name, or nil.
+func (g *Registry) Lookup(name string) *Command { return g.byName[name] }
+
+// Sub returns the subcommand with the given name, or nil.
+func (c *Command) Sub(name string) *Subcommand {
+	for _, s := range c.Subcommands {
+		if s.Name == name {
+			return s
+		}
+	}
+	return nil
+}
+
+func (g *Registry) add(c *Command) {
+	if g.byName == nil {
+		g.byName = map[string]*Command{}
+	}
+	if _, dup := g.byName[c.Name]; dup {
+		panic("commands: duplicate command " + c.Name)
+	}
+	g.commands = append(g.commands, c)
+	g.byName[c.Name] = c
+}
+
+// component registers the handler of every custom_id that starts with prefix
+// followed by ':'.
+func (g *Registry) component(prefix string, h HandlerFunc) {
+	if g.components == nil {
+		g.components = map[string]HandlerFunc{}
+	}
+	if _, dup := g.components[prefix]; dup {
+		panic("commands: duplicate component prefix " + prefix)
+	}
+	g.components[prefix] = h
+}
+
+// route finds the handler and option definitions of a command request.
+func (g *Registry) route(r *Request) (HandlerFunc, []Option, error) {
+	c := g.Lookup(r.Command)
+	if c == nil {
+		return nil, nil, Errorf(CodeInvalid, "Unknown command /%s. Try /help.", r.Command)
+	}
+	if len(c.Subcommands) == 0 {
+		if r.Subcommand != "" {
+			return nil, nil, Errorf(CodeInvalid, "/%s has no subcommand %q.", c.Name, r.Subcommand)
+		}
+		return c.handle, c.Options, nil
+	}
+	s := c.Sub(r.Subcommand)
+	if s == nil {
+		names := make([]string, len(c.Subcommands))
+		for i, s := range c.Subcommands {
+			names[i] = s.Name
+		}
+		if r.Subcommand == "" {
+			return nil, nil, Errorf(CodeInvalid, "/%s needs a subcommand: %s.", c.Name, strings.Join(names, ", "))
+		}
+		return nil, nil, Errorf(CodeInvalid, "/%s has no subcommand %q; use one of %s.", c.Name, r.Subcommand, strings.Join(names, ", "))
+	}
+	return s.handle, s.Options, nil
+}
+
+// validate checks the request's options against their definitions: every
+// option known, required ones present, values of the right type, in range and
+// among the choices. It normalises booleans to "true"/"false" and integers to
+// decimal.
+func validate(r *Request, defs []Option) error {
+	known := map[string]*Option{}
+	for i := range defs {
+		known[defs[i].Name] = &defs[i]
+	}
+	names := make([]string, 0, len(r.Options))
+	for name := range r.Options {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		d := known[name]
+		if d == nil {
+			valid := make([]string, len(defs))
+			for i, d := range defs {
+				valid[i] = d.Name
+			}
+			if len(valid) == 0 {
+				return Errorf(CodeInvalid, "%s takes no options (got %q).", r.commandName(), name)
+			}
+			return Errorf(CodeInvalid, "%s has no option %q; its options are %s.", r.commandName(), name, strings.Join(valid, ", "))
+		}
+		v := r.Options[name]
+		switch d.Type {
+		case OptionInteger:
+			n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+			if err != nil {
+				return Errorf(CodeInvalid, "Option %s must be a whole number, not %q.", name, clip(v, 40))
+			}
+			if (d.MinValue != 0 || d.MaxValue != 0) && (n < d.MinValue || n > d.MaxValue) {
+				return Errorf(CodeInvalid, "Option %s must be from %d to %d (got %d).", name, d.MinValue, d.MaxValue, n)
+			}
+			v = strconv.FormatInt(n, 10)
+		case OptionBoolean:
+			switch strings.ToLower(strings.TrimSpace(v)) {
+			case "true", "yes", "on", "1":
+				v = "true"
+			case "false", "no", "off", "0":
+				v = "false"
+			default:
+				return Errorf(CodeInvalid, "Option %s must be true or false, not %q.", name, clip(v, 40))
+			}
+		case OptionString, OptionUser:
+			v = strings.TrimSpace(v)
+			max := d.MaxLength
+			if max == 0 {
+				max = 6000
+			}
+			if len([]rune(v)) > max {
+				return Errorf(CodeInvalid, "Option %s is %d characters long; at most %d.", name, len([]rune(v)), max)
+			}
+		}
+		if len(d.Choices) > 0 && r.Kind != KindAutocomplete {
+			ok := false
+			for _, c := range d.Choices {
+				if strings.EqualFold(c, v) {
+					v, ok = c, true
+					break
+				}
+			}
+			if !ok {
+				return Errorf(CodeInvalid, "Option %s must be one of %s (got %q).", name, strings.Join(d.Choices, ", "), clip(v, 40))
+			}
+		}
+		r.Options[name] = v
+	}
+	if r.Kind == KindAutocomplete {
+		return nil
+	}
+	for _, d := range defs {
+		if _, ok := r.Options[d.Name]; d.Required && !ok {
+			return Errorf(CodeInvalid, "%s needs the option %s.", r.commandName(), d.Name)
+		}
+	}
+	return nil
+}
+
+// commandName renders "/table setup".
+func (r *Request) commandName() string {
+	if r.Subcommand == "" {
+		return "/" + r.Command
+	}
+	return "/" + r.Command + " " + r.Subcommand
+}
+
+// Line renders the request as typed, e.g. `/damage target:Lister amount:4`,
+// options in name order, values with spaces quoted. It is what the history shows.
+func (r *Request) Line() string {
+	var b strings.Builder
+	b.WriteString(r.commandName())
+	names := make([]string, 0, len(r.Options))
+	for n := range r.Options {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		v := r.Options[n]
+		if strings.ContainsAny(v, " \t\"") || v == "" {
+			v = strconv.Quote(v)
+		}
+		fmt.Fprintf(&b, " %s:%s", n, v)
+	}
+	return b.String()
+}
+
+// clip shortens s to at most n runes for quoting in messages.
+func clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n]) + "…"
+}

@@ -1,0 +1,149 @@
+// Package commands turns Discord-shaped requests into rule calls and responses.
+//
+// It knows nothing of transports: the HTTP interactions endpoint, the gateway
+// (both in package bot) and the console (cmd/hpkeeper) each build a Request,
+// call Service.Handle and render the Response they get back. One Registry
+// lists every application command; it serves both routing and registration.
+package commands
+
+import "time"
+
+// Kind says what sort of interaction a Request is.
+type Kind int
+
+// The kinds of interaction, named as Discord names them.
+const (
+	// KindCommand is an application command (a slash command).
+	KindCommand Kind = iota + 1
+	// KindComponent is a message component interaction (a button press).
+	KindComponent
+	// KindModal is a modal submit.
+	KindModal
+	// KindAutocomplete is an application command autocomplete request.
+	KindAutocomplete
+)
+
+// ManageChannels is Discord's Manage Channels permission bit (1 << 4). A member
+// who has it in a channel is a GM at that channel's table (RULES.md §0.1).
+const ManageChannels int64 = 1 << 4
+
+// Request is one interaction as the handlers see it, whatever its transport.
+type Request struct {
+	// Kind is the interaction kind.
+	Kind Kind
+	// InteractionID is Discord's id of the interaction ("" in the console).
+	InteractionID string
+	// GuildID is the guild ("server") id, "" in a DM.
+	GuildID string
+	// ChannelID identifies the table: one table per channel (a thread is a channel).
+	ChannelID string
+	// UserID and UserName identify the caller; UserName is the name shown in replies
+	// (guild nickname, else global name, else user name).
+	UserID, UserName string
+	// Permissions is the caller's permission bitfield in the channel (0 in a DM).
+	Permissions int64
+	// Command is the top-level application command name, e.g. "table".
+	Command string
+	// Subcommand is the subcommand name, e.g. "setup"; "" for a command without one.
+	Subcommand string
+	// Options holds each given option by name, as text: integers in decimal,
+	// booleans as "true" or "false", users as their user id.
+	Options map[string]string
+	// Focused names the option being typed, for KindAutocomplete.
+	Focused string
+	// Users maps user ids given in user options to display names, when known.
+	Users map[string]string
+	// CustomID is the custom_id of the pressed button (KindComponent) or of the
+	// submitted modal (KindModal).
+	CustomID string
+	// Values holds a submitted modal's text inputs by their custom_id.
+	Values map[string]string
+	// Now is when the interaction arrived; the zero value means time.Now().
+	Now time.Time
+}
+
+// hasManageChannels reports whether the Manage Channels permission bit is in
+// the request's permissions. GMs added with /table gm and the table's set-up
+// user are GMs too; they are checked against the table.
+func (r *Request) hasManageChannels() bool { return r.Permissions&ManageChannels != 0 }
+
+// Response is what a handler answers: a message, a modal or autocomplete
+// choices. Text is Discord markdown; names given by users are escaped (see
+// Escape) so they show literally.
+type Response struct {
+	// Content is the message text (at most 2,000 characters).
+	Content string
+	// Embeds are rich blocks shown under the content.
+	Embeds []Embed
+	// Components are rows of buttons (at most 5 rows of 5).
+	Components [][]Button
+	// Modal, when set, opens a modal instead of posting a message.
+	Modal *Modal
+	// Choices answers a KindAutocomplete request (at most 25).
+	Choices []Choice
+	// Ephemeral makes the message visible only to the caller.
+	Ephemeral bool
+	// UpdateMessage, for a KindComponent or KindModal request, replaces the
+	// message that carried the component instead of posting a new one.
+	UpdateMessage bool
+}
+
+// Embed is a rich block of a message.
+type Embed struct {
+	Title       string
+	Description string
+	// Color is an RGB value, e.g. 0x57F287.
+	Color  int
+	Fields []Field
+	Footer string
+}
+
+// Field is one name/value pair of an Embed.
+type Field struct {
+	Name, Value string
+	Inline      bool
+}
+
+// ButtonStyle is Discord's button style.
+type ButtonStyle int
+
+// Button styles as Discord numbers them.
+const (
+	StylePrimary   ButtonStyle = 1
+	StyleSecondary ButtonStyle = 2
+	StyleSuccess   ButtonStyle = 3
+	StyleDanger    ButtonStyle = 4
+)
+
+// Button is a message button. CustomID carries everything needed to handle a
+// press after a restart (COMMANDS.md "Buttons and modals"); at most 100 characters.
+type Button struct {
+	Label    string
+	CustomID string
+	Style    ButtonStyle
+	Disabled bool
+}
+
+// Modal is a pop-up form with text inputs.
+type Modal struct {
+	CustomID string
+	Title    string
+	Inputs   []TextInput
+}
+
+// TextInput is one text field of a Modal.
+type TextInput struct {
+	CustomID    string
+	Label       string
+	Placeholder string
+	// Paragraph selects a multi-line input.
+	Paragraph bool
+	Required  bool
+	// MinLength and MaxLength bound the text in characters (0: Discord's default).
+	MinLength, MaxLength int
+}
+
+// Choice is one autocomplete suggestion.
+type Choice struct {
+	Name, Value string
+}

@@ -1,0 +1,71 @@
+package commands
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/hpkeeper/hpkeeper/rules/dice"
+)
+
+// diceError turns a dice error into a user error: a parse error or running
+// out of scripted dice is the user's to fix.
+func diceError(err error) error {
+	var pe *dice.ParseError
+	switch {
+	case errors.As(err, &pe):
+		return Errorf(CodeInvalid, "Bad dice expression: %v.", err)
+	case errors.Is(err, dice.ErrScriptExhausted):
+		return Errorf(CodeInvalid, "The scripted dice ran out; queue more faces (:dice) and try again. Nothing was changed.")
+	case errors.Is(err, dice.ErrFaceOutOfRange):
+		return Errorf(CodeInvalid, "Scripted die face refused: %v. Nothing was changed.", err)
+	}
+	return err
+}
+
+// roll answers /roll: a plain roll of `expr` (RULES.md §0.3), or, with `as`,
+// a roll for a character that the table's system may extend (hit dice on
+// rolls, ability checks).
+func roll(ctx context.Context, s *Service, r *Request) (*Response, error) {
+	if _, ok := r.Options["as"]; ok {
+		return s.mutate(ctx, r, func(m *Mutation) (*Response, error) {
+			if h := m.System.Roll(); h != nil {
+				return h(m)
+			}
+			c, err := m.Character(r.Options["as"])
+			if err != nil {
+				return nil, err
+			}
+			if err := m.CanChange(c); err != nil {
+				return nil, err
+			}
+			for _, opt := range []string{"hd", "ability", "pool"} {
+				if _, ok := r.Options[opt]; ok {
+					return nil, Errorf(CodeUnavailable, "/roll %s: is not available for the %s system yet.", opt, m.Table.System)
+				}
+			}
+			expr, ok := r.Options["expr"]
+			if !ok {
+				return nil, Errorf(CodeInvalid, "/roll needs expr, e.g. expr:1d20+3.")
+			}
+			res, err := m.RollString(expr)
+			if err != nil {
+				return nil, err
+			}
+			return &Response{Content: fmt.Sprintf("**%s** rolled %s", Escape(c.Name), res.String())}, nil
+		})
+	}
+	expr, ok := r.Options["expr"]
+	if !ok {
+		return nil, Errorf(CodeInvalid, "/roll needs expr, e.g. expr:3d6 or expr:1d20+3.")
+	}
+	e, err := dice.Parse(expr)
+	if err != nil {
+		return nil, Errorf(CodeInvalid, "Bad dice expression: %v.", err)
+	}
+	res, err := e.Roll(s.dice)
+	if err != nil {
+		return nil, diceError(err)
+	}
+	return &Response{Content: fmt.Sprintf("%s rolled %s", Escape(r.UserName), res.String())}, nil
+}

@@ -1,0 +1,173 @@
+package commands
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/hpkeeper/hpkeeper/rules/dice"
+	"github.com/hpkeeper/hpkeeper/storage"
+)
+
+// Service answers requests: it routes each one through the Registry to its
+// handler, runs the handler against the database, and turns errors into
+// replies. It is safe for concurrent use.
+type Service struct {
+	db       *storage.DB
+	dice     dice.Source
+	registry *Registry
+	systems  map[string]System
+	now      func() time.Time
+}
+
+// New returns a Service over db that rolls with src (dice.Random() in
+// production, a scripted source in tests).
+func New(db *storage.DB, src dice.Source) *Service {
+	s := &Service{db: db, dice: src, registry: NewRegistry(), systems: map[string]System{}, now: time.Now}
+	for _, sys := range builtinSystems() {
+		s.systems[sys.Name()] = sys
+		for prefix, h := range sys.Components() {
+			s.registry.component(prefix, h)
+		}
+	}
+	return s
+}
+
+// Registry returns the registry of commands the service answers.
+func (s *Service) Registry() *Registry { return s.registry }
+
+// SetClock replaces the wall clock used to time-stamp events (tests).
+func (s *Service) SetClock(now func() time.Time) { s.now = now }
+
+// Handle answers one request. It never returns nil and never panics: a user
+// error becomes an ephemeral message, an internal error or a panic is logged
+// (with the logger in ctx, see zerolog.Ctx) and answered with an ephemeral
+// apology.
+func (s *Service) Handle(ctx context.Context, r *Request) (resp *Response) {
+	defer func() {
+		if p := recover(); p != nil {
+			zerolog.Ctx(ctx).Error().
+				Str("interaction_id", r.InteractionID).
+				Str("panic", fmt.Sprint(p)).
+				Str("stack", string(debug.Stack())).
+				Msg("handler panicked")
+			resp = &Response{Content: apology, Ephemeral: true}
+		}
+	}()
+	if r.Options == nil {
+		r.Options = map[string]string{}
+	}
+	if r.Now.IsZero() {
+		r.Now = s.now()
+	}
+	var err error
+	switch r.Kind {
+	case KindCommand:
+		resp, err = s.command(ctx, r)
+	case KindAutocomplete:
+		resp, err = s.autocomplete(ctx, r)
+	case KindComponent, KindModal:
+		resp, err = s.component(ctx, r)
+	default:
+		err = Errorf(CodeInvalid, "This kind of interaction is not supported.")
+	}
+	if err == nil && resp == nil {
+		err = errors.New("handler returned no response")
+	}
+	if err != nil {
+		if r.Kind == KindAutocomplete {
+			// Autocomplete cannot show a message: offer nothing.
+			if ErrorCode(err) == CodeInternal {
+				zerolog.Ctx(ctx).Error().Err(err).Str("interaction_id", r.InteractionID).Msg("autocomplete failed")
+			}
+			return &Response{Choices: []Choice{}}
+		}
+		if ErrorCode(err) == CodeInternal {
+			zerolog.Ctx(ctx).Error().Err(err).Str("interaction_id", r.InteractionID).Str("command", r.Line()).Msg("internal error")
+		}
+		return &Response{Content: ErrorMessage(err), Ephemeral: true}
+	}
+	resp.Content = clip(resp.Content, 2000)
+	return resp
+}
+
+func (s *Service) command(ctx context.Context, r *Request) (*Response, error) {
+	h, defs, err := s.registry.route(r)
+	if err != nil {
+		return nil, err
+	}
+	if err := validate(r, defs); err != nil {
+		return nil, err
+	}
+	return h(ctx, s, r)
+}
+
+func (s *Service) component(ctx context.Context, r *Request) (*Response, error) {
+	prefix, _, _ := strings.Cut(r.CustomID, ":")
+	h := s.registry.components[prefix]
+	if h == nil {
+		return nil, Errorf(CodeConflict, "This button or form is no longer handled; nothing was changed.")
+	}
+	return h(ctx, s, r)
+}
+
+// system returns the adapter of a table's rule system.
+func (s *Service) system(name string) (System, error) {
+	sys := s.systems[name]
+	if sys == nil {
+		return nil, fmt.Errorf("table has unknown system %q", name)
+	}
+	return sys, nil
+}
+
+// view runs fn in a read-only transaction on the request's table.
+func (s *Service) view(r *Request, fn func(tx *storage.Tx, t *storage.Table) error) error {
+	return s.db.View(func(tx *storage.Tx) error {
+		t, err := loadTable(tx, r.ChannelID)
+		if err != nil {
+			return err
+		}
+		return fn(tx, t)
+	})
+}
+
+// loadTable returns the channel's table or a user error saying how to set one up.
+func loadTable(tx *storage.Tx, channelID string) (*storage.Table, error) {
+	t, err := tx.Table(channelID)
+	if errors.Is(err, storage.ErrNotFound) {
+		return nil, Errorf(CodeNotFound, "There is no table in this channel yet. A GM starts one with /table setup.")
+	}
+	return t, err
+}
+
+// isGM reports whether the user of r is a GM at table t (RULES.md §0.1): the
+// set-up user, an added GM, or a member with Manage Channels.
+func isGM(r *Request, t *storage.Table) bool {
+	if r.hasManageChannels() {
+		return true
+	}
+	if t == nil {
+		return false
+	}
+	if t.SetupBy == r.UserID {
+		return true
+	}
+	for _, id := range t.GMs {
+		if id == r.UserID {
+			return true
+		}
+	}
+	return false
+}
+
+func requireGM(r *Request, t *storage.Table, what string) error {
+	if !isGM(r, t) {
+		return Errorf(CodeForbidden, "Only a GM can %s.", what)
+	}
+	return nil
+}

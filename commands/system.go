@@ -1,0 +1,139 @@
+package commands
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"github.com/hpkeeper/hpkeeper/storage"
+)
+
+// System is the adapter of one rule system (RULES.md §1, §2, §3): its
+// character sheet, the actions it implements and what its timers do when the
+// clock moves. Sheets are stored as JSON in storage.Character.Sheet; only the
+// system reads them.
+type System interface {
+	// Name is the system's name as /table setup takes it, e.g. "hit-protection".
+	Name() string
+	// Help explains the system in a few lines for /help topic:<name>.
+	Help() string
+	// TableOptions lists the table options the system offers (/table option).
+	TableOptions() []TableOption
+	// StatKeys lists the keys /char create and /char set accept, for help and
+	// error messages.
+	StatKeys() []string
+	// NewSheet returns the encoded sheet of a new character built from stats,
+	// rolling what the system rolls at creation with m.Roll. Bad stats are a
+	// CodeInvalid *Error.
+	NewSheet(m *Mutation, stats []Stat) (json.RawMessage, error)
+	// SetSheet returns sheet with stats applied (/char set). Bad stats are a
+	// CodeInvalid *Error.
+	SetSheet(m *Mutation, sheet json.RawMessage, stats []Stat) (json.RawMessage, error)
+	// Describe renders a character for /char show: a one-line status (e.g.
+	// "HP 3/6 · HD 1/1") and the sheet as embed fields.
+	Describe(c *storage.Character) (status string, fields []Field, err error)
+	// Action returns the handler of a system command ("damage", "heal",
+	// "rest", "save", "attend", "treat", "strain", "spend", "activity"), or
+	// nil when the system does not implement it.
+	Action(name string) ActionFunc
+	// Roll handles /roll with `as` (hit dice on rolls, checks); nil when the
+	// system adds nothing to a plain roll.
+	Roll() ActionFunc
+	// Components returns the system's button and modal handlers by custom_id
+	// prefix.
+	Components() map[string]HandlerFunc
+	// AdvanceClock resolves every timed effect of the table's characters as
+	// the clock moves from the round `from` to the round `to` (RULES.md §0.2),
+	// saving changed characters through m, and returns one report line per
+	// effect that ended or fired.
+	AdvanceClock(m *Mutation, from, to int64) ([]string, error)
+}
+
+// ActionFunc carries out a system command inside one write transaction.
+type ActionFunc func(m *Mutation) (*Response, error)
+
+// Stat is one key=value pair of a `stats` option, key lower-cased.
+type Stat struct {
+	Key, Value string
+}
+
+// ParseStats splits a `stats` option ("class=fighter level=2") into pairs.
+// Keys are lower-cased; values keep their case. It returns a CodeInvalid
+// *Error for a pair without '=', an empty key or value, or a key given twice.
+func ParseStats(s string) ([]Stat, error) {
+	var out []Stat
+	seen := map[string]bool{}
+	for _, f := range strings.Fields(s) {
+		k, v, ok := strings.Cut(f, "=")
+		k = strings.ToLower(strings.TrimSpace(k))
+		if !ok || k == "" || v == "" {
+			return nil, Errorf(CodeInvalid, "Stats are key=value pairs separated by spaces; %q is not one.", clip(f, 40))
+		}
+		if seen[k] {
+			return nil, Errorf(CodeInvalid, "Stat %q is given twice.", clip(k, 40))
+		}
+		seen[k] = true
+		out = append(out, Stat{Key: k, Value: v})
+	}
+	return out, nil
+}
+
+// UnknownStat returns the CodeInvalid error for a stats key the system does
+// not know, listing the valid keys.
+func UnknownStat(sys System, key string) error {
+	keys := append([]string(nil), sys.StatKeys()...)
+	sort.Strings(keys)
+	return Errorf(CodeInvalid, "Unknown stat %q for %s. Valid keys: %s.", clip(key, 40), sys.Name(), strings.Join(keys, ", "))
+}
+
+// BadStat returns the CodeInvalid error for a stats value out of range.
+func BadStat(key, value, want string) error {
+	return Errorf(CodeInvalid, "Stat %s=%s is not valid: %s.", key, clip(value, 40), want)
+}
+
+// checkName enforces RULES.md §0.1: 1-32 printable characters, no line
+// breaks. Commas are refused too, because `target` lists names separated by
+// commas and such a name could never be targeted.
+func checkName(name string) error {
+	n := len([]rune(name))
+	if n < 1 || n > 32 {
+		return Errorf(CodeInvalid, "A character name has 1 to 32 characters (got %d).", n)
+	}
+	for _, r := range name {
+		if !unicode.IsPrint(r) {
+			return Errorf(CodeInvalid, "A character name cannot contain line breaks or control characters.")
+		}
+		if r == ',' {
+			return Errorf(CodeInvalid, "A character name cannot contain a comma: commas separate names in `target`.")
+		}
+	}
+	return nil
+}
+
+func decodeSheet(raw json.RawMessage, v any) error {
+	if err := json.Unmarshal(raw, v); err != nil {
+		return fmt.Errorf("decode sheet: %w", err)
+	}
+	return nil
+}
+
+func encodeSheet(v any) (json.RawMessage, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("encode sheet: %w", err)
+	}
+	return b, nil
+}
+
+// StatInt reads a whole-number stats value in lo..hi, or returns the
+// CodeInvalid error naming the key and the range.
+func StatInt(st Stat, lo, hi int) (int, error) {
+	n, err := strconv.Atoi(st.Value)
+	if err != nil || n < lo || n > hi {
+		return 0, BadStat(st.Key, st.Value, fmt.Sprintf("a whole number from %d to %d", lo, hi))
+	}
+	return n, nil
+}

@@ -1,0 +1,218 @@
+package commands
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/hpkeeper/hpkeeper/rules/clock"
+	"github.com/hpkeeper/hpkeeper/storage"
+)
+
+// TableOption is a table setting a system offers (/table option).
+type TableOption struct {
+	Name    string
+	Help    string
+	Default string
+	// Values are the accepted values, the first being the default.
+	Values []string
+}
+
+// tableSetup creates the channel's table or changes its system (RULES.md
+// §0.1): anyone may set up a new table and becomes its GM; changing the system
+// is GM-only and refused while characters exist.
+func tableSetup(ctx context.Context, s *Service, r *Request) (*Response, error) {
+	system := r.Options["system"]
+	sys, err := s.system(system)
+	if err != nil {
+		return nil, Errorf(CodeInvalid, "Unknown system %q; choose one of %s.", clip(system, 40), strings.Join(Systems, ", "))
+	}
+	var resp *Response
+	err = s.db.Update(func(tx *storage.Tx) error {
+		before, err := tx.Table(r.ChannelID)
+		switch {
+		case errors.Is(err, storage.ErrNotFound):
+			t := &storage.Table{
+				ChannelID: r.ChannelID, GuildID: r.GuildID, System: system,
+				SetupBy: r.UserID, GMs: []string{r.UserID}, Options: defaultOptions(sys),
+				CreatedAt: r.Now.UTC(),
+			}
+			if err := tx.PutTable(t); err != nil {
+				return err
+			}
+			resp = &Response{Content: fmt.Sprintf("This channel's table now plays **%s**. %s is its GM.\n%s", system, mention(r.UserID), sys.Help())}
+			return tx.AppendEvent(&storage.Event{
+				ChannelID: r.ChannelID, At: r.Now.UTC(), UserID: r.UserID, UserName: r.UserName,
+				Command: r.Line(), Summary: fmt.Sprintf("Set up the table for %s.", system), TableAfter: t,
+			})
+		case err != nil:
+			return err
+		}
+		if err := requireGM(r, before, "change the table's system"); err != nil {
+			return err
+		}
+		if before.System == system {
+			return Errorf(CodeConflict, "This table already plays %s.", system)
+		}
+		chars, err := tx.Characters(r.ChannelID)
+		if err != nil {
+			return err
+		}
+		if len(chars) > 0 {
+			return Errorf(CodeConflict, "This table has %d characters; delete them before changing the system from %s to %s.", len(chars), before.System, system)
+		}
+		after := *before
+		after.System = system
+		after.Options = defaultOptions(sys)
+		if err := tx.PutTable(&after); err != nil {
+			return err
+		}
+		resp = &Response{Content: fmt.Sprintf("This channel's table now plays **%s** (was %s).\n%s", system, before.System, sys.Help())}
+		return tx.AppendEvent(&storage.Event{
+			ChannelID: r.ChannelID, At: r.Now.UTC(), UserID: r.UserID, UserName: r.UserName,
+			Command: r.Line(), Summary: fmt.Sprintf("Changed the system from %s to %s.", before.System, system),
+			TableBefore: before, TableAfter: &after,
+		})
+	})
+	return resp, err
+}
+
+func defaultOptions(sys System) map[string]string {
+	opts := map[string]string{}
+	for _, o := range sys.TableOptions() {
+		opts[o.Name] = o.Values[0]
+	}
+	return opts
+}
+
+// mention renders a user id as a Discord user mention; replies never ping
+// (allowed_mentions parses nothing), so this only shows the name.
+func mention(userID string) string { return "<@" + userID + ">" }
+
+func tableShow(ctx context.Context, s *Service, r *Request) (*Response, error) {
+	var resp *Response
+	err := s.view(r, func(tx *storage.Tx, t *storage.Table) error {
+		sys, err := s.system(t.System)
+		if err != nil {
+			return err
+		}
+		chars, err := tx.Characters(r.ChannelID)
+		if err != nil {
+			return err
+		}
+		gms := make([]string, len(t.GMs))
+		for i, id := range t.GMs {
+			gms[i] = mention(id)
+		}
+		var opts []string
+		for _, o := range sys.TableOptions() {
+			opts = append(opts, fmt.Sprintf("%s=%s", o.Name, t.Options[o.Name]))
+		}
+		if len(opts) == 0 {
+			opts = []string{"none"}
+		}
+		lines := []string{}
+		for _, c := range chars {
+			status, _, err := sys.Describe(c)
+			if err != nil {
+				return err
+			}
+			lines = append(lines, fmt.Sprintf("**%s** (%s): %s", Escape(c.Name), Escape(c.OwnerName), status))
+		}
+		if len(lines) == 0 {
+			lines = []string{"none yet: /char create"}
+		}
+		resp = &Response{Embeds: []Embed{{
+			Title: "Table: " + t.System,
+			Fields: []Field{
+				{Name: "GMs", Value: strings.Join(gms, ", ") + " and anyone with Manage Channels"},
+				{Name: "Options", Value: strings.Join(opts, ", ")},
+				{Name: "Clock", Value: clock.Time(t.Clock).String()},
+				{Name: "Characters", Value: strings.Join(lines, "\n")},
+			},
+		}}}
+		return nil
+	})
+	return resp, err
+}
+
+func tableGM(ctx context.Context, s *Service, r *Request) (*Response, error) {
+	return s.mutate(ctx, r, func(m *Mutation) (*Response, error) {
+		if err := m.RequireGM("add or remove GMs"); err != nil {
+			return nil, err
+		}
+		user := r.Options["user"]
+		name := r.Users[user]
+		if name == "" {
+			name = user
+		}
+		idx := -1
+		for i, id := range m.Table.GMs {
+			if id == user {
+				idx = i
+			}
+		}
+		switch r.Options["action"] {
+		case "add":
+			if idx >= 0 {
+				return nil, Errorf(CodeConflict, "%s is already a GM here.", mention(user))
+			}
+			m.Table.GMs = append(append([]string(nil), m.Table.GMs...), user)
+			m.Note("Added %s as a GM.", name)
+			return &Response{Content: fmt.Sprintf("%s is now a GM at this table.", mention(user))}, nil
+		default:
+			if idx < 0 {
+				return nil, Errorf(CodeConflict, "%s is not an added GM here (Manage Channels members are GMs by permission).", mention(user))
+			}
+			gms := append([]string(nil), m.Table.GMs[:idx]...)
+			m.Table.GMs = append(gms, m.Table.GMs[idx+1:]...)
+			if len(m.Table.GMs) == 0 && !r.hasManageChannels() {
+				return nil, Errorf(CodeConflict, "That would leave the table without a GM; add another GM first.")
+			}
+			m.Note("Removed %s as a GM.", name)
+			return &Response{Content: fmt.Sprintf("%s is no longer a GM at this table.", mention(user))}, nil
+		}
+	})
+}
+
+func tableOption(ctx context.Context, s *Service, r *Request) (*Response, error) {
+	return s.mutate(ctx, r, func(m *Mutation) (*Response, error) {
+		if err := m.RequireGM("change table options"); err != nil {
+			return nil, err
+		}
+		name := strings.ToLower(r.Options["name"])
+		value := strings.ToLower(r.Options["value"])
+		opts := m.System.TableOptions()
+		var names []string
+		for _, o := range opts {
+			names = append(names, o.Name)
+			if o.Name != name {
+				continue
+			}
+			for _, v := range o.Values {
+				if v == value {
+					old := m.Table.Options[name]
+					if m.Table.Options == nil {
+						m.Table.Options = map[string]string{}
+					}
+					newOpts := map[string]string{}
+					for k, v := range m.Table.Options {
+						newOpts[k] = v
+					}
+					newOpts[name] = value
+					m.Table.Options = newOpts
+					m.Note("Set %s from %s to %s.", name, old, value)
+					return &Response{Content: fmt.Sprintf("Table option %s: %s → %s.", name, old, value)}, nil
+				}
+			}
+			return nil, Errorf(CodeInvalid, "Option %s takes %s (got %q).", name, strings.Join(o.Values, " or "), clip(value, 40))
+		}
+		sort.Strings(names)
+		if len(names) == 0 {
+			return nil, Errorf(CodeInvalid, "The %s system has no table options.", m.Table.System)
+		}
+		return nil, Errorf(CodeInvalid, "Unknown table option %q for %s; options: %s.", clip(name, 40), m.Table.System, strings.Join(names, ", "))
+	})
+}

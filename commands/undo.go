@@ -1,0 +1,99 @@
+package commands
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/hpkeeper/hpkeeper/storage"
+)
+
+// undo answers /undo (RULES.md §0.5): it reverts the most recent event at the
+// table that the caller may change (a GM: any; a player: one the player made
+// that touched only their own characters and not the table: a player cannot
+// undo the GM's damage to their character), restoring the exact prior
+// state of every character it touched, and records the undo as an event. It
+// never rerolls dice. An event whose characters have changed since is not
+// reverted over those changes: the caller is told to undo the later event
+// first.
+func undo(ctx context.Context, s *Service, r *Request) (*Response, error) {
+	var resp *Response
+	err := s.db.Update(func(tx *storage.Tx) error {
+		t, err := loadTable(tx, r.ChannelID)
+		if err != nil {
+			return err
+		}
+		gm := isGM(r, t)
+		undone := map[uint64]bool{}
+		var target *storage.Event
+		err = tx.EachEventBackward(r.ChannelID, func(e *storage.Event) (bool, error) {
+			if e.UndoOf != 0 {
+				undone[e.UndoOf] = true
+				return true, nil
+			}
+			if undone[e.Seq] || !undoable(e) {
+				return true, nil
+			}
+			if gm || (e.UserID == r.UserID && ownsAll(e, r.UserID)) {
+				target = e
+				return false, nil
+			}
+			return true, nil
+		})
+		if err != nil {
+			return err
+		}
+		if target == nil {
+			return Errorf(CodeNotFound, "There is nothing here that you can undo.")
+		}
+		if err := tx.RevertEvent(target); err != nil {
+			if errors.Is(err, storage.ErrConflict) {
+				return Errorf(CodeConflict, "Cannot undo #%d (%s): %v. Undo the later event first.", target.Seq, Escape(target.Command), err)
+			}
+			if errors.Is(err, storage.ErrNameTaken) {
+				return Errorf(CodeConflict, "Cannot undo #%d (%s): its character's name is taken by another character now.", target.Seq, Escape(target.Command))
+			}
+			return err
+		}
+		ev := &storage.Event{
+			ChannelID: r.ChannelID, At: r.Now.UTC(), UserID: r.UserID, UserName: r.UserName,
+			Command: r.Line(), UndoOf: target.Seq,
+			Summary:     fmt.Sprintf("Undid #%d by %s: %s", target.Seq, target.UserName, target.Command),
+			TableBefore: target.TableAfter, TableAfter: target.TableBefore,
+		}
+		for _, c := range target.Changes {
+			ev.Changes = append(ev.Changes, storage.Change{CharacterID: c.CharacterID, Name: c.Name, Before: c.After, After: c.Before})
+		}
+		if err := tx.AppendEvent(ev); err != nil {
+			return err
+		}
+		resp = &Response{Content: fmt.Sprintf("Undid `#%d` by %s: %s\nEvery character it touched is back as it was; no dice were rerolled.", target.Seq, Escape(target.UserName), Escape(target.Command))}
+		return nil
+	})
+	return resp, err
+}
+
+// undoable reports whether e changed something that an undo can put back: a
+// character, or the table's settings (not its creation).
+func undoable(e *storage.Event) bool {
+	if e.TableAfter != nil && e.TableBefore == nil {
+		return false
+	}
+	return len(e.Changes) > 0 || e.TableBefore != nil
+}
+
+// ownsAll reports whether every character e touched belonged to user, before
+// and after, and e left the table itself alone.
+func ownsAll(e *storage.Event, user string) bool {
+	if e.TableAfter != nil {
+		return false
+	}
+	for _, c := range e.Changes {
+		for _, st := range []*storage.Character{c.Before, c.After} {
+			if st != nil && st.OwnerID != user {
+				return false
+			}
+		}
+	}
+	return true
+}
