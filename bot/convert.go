@@ -1,0 +1,393 @@
+package bot
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"time"
+
+	"github.com/bwmarrin/discordgo"
+
+	"github.com/hpkeeper/hpkeeper/commands"
+)
+
+// ErrUnsupportedInteraction is wrapped by the error RequestFrom returns for an
+// interaction it cannot turn into a commands.Request: a PING (answered by the
+// transport itself), an interaction type Discord added after this code was
+// written, data that does not match the interaction type, or an interaction
+// without a user.
+var ErrUnsupportedInteraction = errors.New("unsupported interaction")
+
+// apologyText answers an interaction whose handling failed inside this package.
+const apologyText = "Sorry, something went wrong on our side. Nothing was changed; please try again."
+
+// RequestFrom translates a Discord interaction into the transport-agnostic
+// request of package commands. now becomes Request.Now.
+//
+// It checks i.Type before touching i.Data (discordgo's typed accessors panic on
+// the wrong type), takes the caller from i.Member in a guild and from i.User in
+// a DM, flattens a subcommand's nested options (a subcommand group becomes
+// "group sub"), renders every option value as text (integers in decimal,
+// booleans as "true"/"false", users as their id), names the focused option of
+// an autocomplete request and collects a modal's text inputs from its action
+// rows. It returns an error wrapping ErrUnsupportedInteraction when i is not a
+// command, autocomplete, component or modal interaction, or lacks a user.
+func RequestFrom(i *discordgo.Interaction, now time.Time) (*commands.Request, error) {
+	if i == nil {
+		return nil, fmt.Errorf("%w: no interaction", ErrUnsupportedInteraction)
+	}
+	r := &commands.Request{
+		InteractionID: i.ID,
+		GuildID:       i.GuildID,
+		ChannelID:     i.ChannelID,
+		Options:       map[string]string{},
+		Now:           now,
+	}
+	switch i.Type {
+	case discordgo.InteractionApplicationCommand, discordgo.InteractionApplicationCommandAutocomplete:
+		d, ok := i.Data.(discordgo.ApplicationCommandInteractionData)
+		if !ok {
+			return nil, fmt.Errorf("%w: %s interaction without command data", ErrUnsupportedInteraction, typeName(i.Type))
+		}
+		r.Kind = commands.KindCommand
+		if i.Type == discordgo.InteractionApplicationCommandAutocomplete {
+			r.Kind = commands.KindAutocomplete
+		}
+		commandRequest(r, d)
+	case discordgo.InteractionMessageComponent:
+		d, ok := i.Data.(discordgo.MessageComponentInteractionData)
+		if !ok {
+			return nil, fmt.Errorf("%w: component interaction without component data", ErrUnsupportedInteraction)
+		}
+		r.Kind = commands.KindComponent
+		r.CustomID = d.CustomID
+	case discordgo.InteractionModalSubmit:
+		d, ok := i.Data.(discordgo.ModalSubmitInteractionData)
+		if !ok {
+			return nil, fmt.Errorf("%w: modal interaction without modal data", ErrUnsupportedInteraction)
+		}
+		r.Kind = commands.KindModal
+		r.CustomID = d.CustomID
+		r.Values = map[string]string{}
+		collectInputs(r.Values, d.Components)
+	default:
+		return nil, fmt.Errorf("%w: %s", ErrUnsupportedInteraction, typeName(i.Type))
+	}
+	u := i.User
+	if i.Member != nil {
+		if i.Member.User != nil {
+			u = i.Member.User
+		}
+		r.UserName = i.Member.Nick
+		r.Permissions = i.Member.Permissions
+	}
+	if u == nil || u.ID == "" {
+		return nil, fmt.Errorf("%w: interaction %s has no user", ErrUnsupportedInteraction, i.ID)
+	}
+	r.UserID = u.ID
+	if r.UserName == "" {
+		r.UserName = displayName(u)
+	}
+	return r, nil
+}
+
+// typeName names an interaction type for errors; discordgo's String has no
+// name for autocomplete.
+func typeName(t discordgo.InteractionType) string {
+	if t == discordgo.InteractionApplicationCommandAutocomplete {
+		return "ApplicationCommandAutocomplete"
+	}
+	return t.String()
+}
+
+// displayName is a user's global display name, else their user name.
+func displayName(u *discordgo.User) string {
+	if u.GlobalName != "" {
+		return u.GlobalName
+	}
+	return u.Username
+}
+
+// commandRequest fills the command, subcommand, options, focused option and
+// resolved user names of r from an application command's data.
+func commandRequest(r *commands.Request, d discordgo.ApplicationCommandInteractionData) {
+	r.Command = d.Name
+	opts := d.Options
+	if len(opts) == 1 && opts[0] != nil {
+		switch opts[0].Type {
+		case discordgo.ApplicationCommandOptionSubCommandGroup:
+			g := opts[0]
+			r.Subcommand = g.Name
+			opts = nil
+			if len(g.Options) == 1 && g.Options[0] != nil {
+				r.Subcommand = g.Name + " " + g.Options[0].Name
+				opts = g.Options[0].Options
+			}
+		case discordgo.ApplicationCommandOptionSubCommand:
+			r.Subcommand = opts[0].Name
+			opts = opts[0].Options
+		}
+	}
+	for _, o := range opts {
+		if o == nil {
+			continue
+		}
+		r.Options[o.Name] = optionValue(o)
+		if o.Focused {
+			r.Focused = o.Name
+		}
+	}
+	if d.Resolved == nil || (len(d.Resolved.Users) == 0 && len(d.Resolved.Members) == 0) {
+		return
+	}
+	r.Users = map[string]string{}
+	for id, u := range d.Resolved.Users {
+		if u != nil {
+			r.Users[id] = displayName(u)
+		}
+	}
+	for id, m := range d.Resolved.Members {
+		if m != nil && m.Nick != "" {
+			r.Users[id] = m.Nick
+		}
+	}
+}
+
+// optionValue renders an option's value as text. Discord sends integers as
+// JSON numbers, which decode to float64; an autocomplete request sends the
+// focused option as the text typed so far, whatever its type.
+func optionValue(o *discordgo.ApplicationCommandInteractionDataOption) string {
+	switch v := o.Value.(type) {
+	case nil:
+		return ""
+	case string:
+		return v
+	case bool:
+		return strconv.FormatBool(v)
+	case float64:
+		if v == math.Trunc(v) && math.Abs(v) < 1<<63 {
+			return strconv.FormatInt(int64(v), 10)
+		}
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	case json.Number:
+		return v.String()
+	default:
+		return fmt.Sprint(v)
+	}
+}
+
+// collectInputs stores the value of every text input in components (nested in
+// action rows, as Discord sends a modal's fields) by its custom_id.
+func collectInputs(values map[string]string, components []discordgo.MessageComponent) {
+	for _, c := range components {
+		switch c := c.(type) {
+		case *discordgo.ActionsRow:
+			if c != nil {
+				collectInputs(values, c.Components)
+			}
+		case discordgo.ActionsRow:
+			collectInputs(values, c.Components)
+		case *discordgo.TextInput:
+			if c != nil {
+				values[c.CustomID] = c.Value
+			}
+		case discordgo.TextInput:
+			values[c.CustomID] = c.Value
+		}
+	}
+}
+
+// ResponseFrom translates a commands.Response to the request of kind into
+// Discord's interaction response:
+//   - an autocomplete request gets type 8 (its Choices, at most 25);
+//   - a Modal gets type 9, each text input in its own action row (style 1
+//     short, 2 paragraph);
+//   - UpdateMessage on a component or modal request gets type 7, replacing
+//     the message that carried the component;
+//   - anything else gets type 4, a new message.
+//
+// Messages carry the content, embeds, button rows, the ephemeral flag (64) when
+// asked, and allowed mentions that parse nothing, so no reply ever pings. A nil
+// resp becomes an ephemeral apology. A Modal answering a modal submit (which
+// Discord refuses) becomes an ephemeral apology as well. Encode the result
+// with EncodeResponse.
+func ResponseFrom(kind commands.Kind, resp *commands.Response) *discordgo.InteractionResponse {
+	if resp == nil {
+		return apology()
+	}
+	if kind == commands.KindAutocomplete {
+		choices := make([]*discordgo.ApplicationCommandOptionChoice, 0, min(len(resp.Choices), 25))
+		for _, c := range resp.Choices {
+			if len(choices) == 25 {
+				break
+			}
+			choices = append(choices, &discordgo.ApplicationCommandOptionChoice{Name: c.Name, Value: c.Value})
+		}
+		return &discordgo.InteractionResponse{
+			Type: discordgo.InteractionApplicationCommandAutocompleteResult,
+			Data: &discordgo.InteractionResponseData{Choices: choices},
+		}
+	}
+	if resp.Modal != nil {
+		if kind == commands.KindModal {
+			return apology()
+		}
+		return &discordgo.InteractionResponse{Type: discordgo.InteractionResponseModal, Data: modalData(resp.Modal)}
+	}
+	t := discordgo.InteractionResponseChannelMessageWithSource
+	if resp.UpdateMessage && (kind == commands.KindComponent || kind == commands.KindModal) {
+		t = discordgo.InteractionResponseUpdateMessage
+	}
+	data := &discordgo.InteractionResponseData{
+		Content:         resp.Content,
+		Embeds:          make([]*discordgo.MessageEmbed, 0, len(resp.Embeds)),
+		Components:      make([]discordgo.MessageComponent, 0, len(resp.Components)),
+		AllowedMentions: &discordgo.MessageAllowedMentions{Parse: []discordgo.AllowedMentionType{}},
+	}
+	for _, e := range resp.Embeds {
+		data.Embeds = append(data.Embeds, embed(e))
+	}
+	for _, row := range resp.Components {
+		if len(row) == 0 {
+			continue
+		}
+		buttons := make([]discordgo.MessageComponent, 0, len(row))
+		for _, b := range row {
+			style := discordgo.ButtonStyle(b.Style)
+			if style < discordgo.PrimaryButton || style > discordgo.DangerButton {
+				style = discordgo.SecondaryButton
+			}
+			buttons = append(buttons, discordgo.Button{Label: b.Label, CustomID: b.CustomID, Style: style, Disabled: b.Disabled})
+		}
+		data.Components = append(data.Components, discordgo.ActionsRow{Components: buttons})
+	}
+	if resp.Ephemeral {
+		data.Flags = discordgo.MessageFlagsEphemeral
+	}
+	return &discordgo.InteractionResponse{Type: t, Data: data}
+}
+
+// apology is the ephemeral message sent when an interaction could not be
+// handled.
+func apology() *discordgo.InteractionResponse {
+	return ResponseFrom(commands.KindCommand, &commands.Response{Content: apologyText, Ephemeral: true})
+}
+
+func embed(e commands.Embed) *discordgo.MessageEmbed {
+	m := &discordgo.MessageEmbed{
+		Type:        discordgo.EmbedTypeRich,
+		Title:       e.Title,
+		Description: e.Description,
+		Color:       e.Color,
+	}
+	if e.Footer != "" {
+		m.Footer = &discordgo.MessageEmbedFooter{Text: e.Footer}
+	}
+	for _, f := range e.Fields {
+		m.Fields = append(m.Fields, &discordgo.MessageEmbedField{Name: f.Name, Value: f.Value, Inline: f.Inline})
+	}
+	return m
+}
+
+func modalData(m *commands.Modal) *discordgo.InteractionResponseData {
+	rows := make([]discordgo.MessageComponent, 0, len(m.Inputs))
+	for _, in := range m.Inputs {
+		style := discordgo.TextInputShort
+		if in.Paragraph {
+			style = discordgo.TextInputParagraph
+		}
+		rows = append(rows, discordgo.ActionsRow{Components: []discordgo.MessageComponent{
+			discordgo.TextInput{
+				CustomID:    in.CustomID,
+				Label:       in.Label,
+				Style:       style,
+				Placeholder: in.Placeholder,
+				Required:    in.Required,
+				MinLength:   in.MinLength,
+				MaxLength:   in.MaxLength,
+			},
+		}})
+	}
+	return &discordgo.InteractionResponseData{CustomID: m.CustomID, Title: m.Title, Components: rows}
+}
+
+// Wire shapes of the responses, written by EncodeResponse.
+type (
+	// noMentions marshals as {"parse":[]}: discordgo's MessageAllowedMentions
+	// always adds "replied_user":false.
+	noMentions struct {
+		Parse []discordgo.AllowedMentionType `json:"parse"`
+	}
+	// messageData overrides discordgo's allowed_mentions (the shallower field
+	// wins in encoding/json) so every message parses no mentions.
+	messageData struct {
+		*discordgo.InteractionResponseData
+		AllowedMentions noMentions `json:"allowed_mentions"`
+	}
+	messageResponse struct {
+		Type discordgo.InteractionResponseType `json:"type"`
+		Data messageData                       `json:"data"`
+	}
+	choicesData struct {
+		Choices []*discordgo.ApplicationCommandOptionChoice `json:"choices"`
+	}
+	choicesResponse struct {
+		Type discordgo.InteractionResponseType `json:"type"`
+		Data choicesData                       `json:"data"`
+	}
+	modalWire struct {
+		CustomID   string                       `json:"custom_id"`
+		Title      string                       `json:"title"`
+		Components []discordgo.MessageComponent `json:"components"`
+	}
+	modalResponse struct {
+		Type discordgo.InteractionResponseType `json:"type"`
+		Data modalWire                         `json:"data"`
+	}
+)
+
+// EncodeResponse returns the JSON body Discord expects for resp, the same
+// bytes for the HTTP endpoint and the gateway's callback. A PONG (type 1) is
+// exactly {"type":1}. Every message response (types 4 and 7, and the deferred
+// types 5 and 6) carries "allowed_mentions":{"parse":[]} whatever resp says,
+// so no reply can ping anyone; an autocomplete result always has a "choices"
+// array, empty when there are none; a modal carries only its custom_id, title
+// and components. It returns an error only when encoding/json fails.
+func EncodeResponse(resp *discordgo.InteractionResponse) ([]byte, error) {
+	if resp == nil {
+		return nil, errors.New("encode interaction response: nil response")
+	}
+	data := resp.Data
+	if data == nil {
+		data = &discordgo.InteractionResponseData{}
+	}
+	var v any
+	switch resp.Type {
+	case discordgo.InteractionResponsePong:
+		return []byte(`{"type":1}`), nil
+	case discordgo.InteractionApplicationCommandAutocompleteResult:
+		choices := data.Choices
+		if choices == nil {
+			choices = []*discordgo.ApplicationCommandOptionChoice{}
+		}
+		v = choicesResponse{Type: resp.Type, Data: choicesData{Choices: choices}}
+	case discordgo.InteractionResponseModal:
+		v = modalResponse{Type: resp.Type, Data: modalWire{CustomID: data.CustomID, Title: data.Title, Components: data.Components}}
+	default:
+		d := *data
+		if d.Embeds == nil {
+			d.Embeds = []*discordgo.MessageEmbed{}
+		}
+		if d.Components == nil {
+			d.Components = []discordgo.MessageComponent{}
+		}
+		v = messageResponse{Type: resp.Type, Data: messageData{InteractionResponseData: &d, AllowedMentions: noMentions{Parse: []discordgo.AllowedMentionType{}}}}
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("encode interaction response: %w", err)
+	}
+	return b, nil
+}

@@ -1,0 +1,233 @@
+package bot
+
+import (
+	"bytes"
+	"context"
+	"crypto/ed25519"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/bwmarrin/discordgo"
+	"github.com/rs/zerolog"
+)
+
+// MaxBodyBytes is the largest request body the Endpoint reads (1 MiB); a
+// larger one is answered with 413.
+const MaxBodyBytes = 1 << 20
+
+// MaxClockSkew is how far X-Signature-Timestamp may be from the Endpoint's
+// clock, in the past or the future, before a request is refused with 401 as
+// a possible replay.
+const MaxClockSkew = 5 * time.Minute
+
+// ShutdownTimeout is how long Serve waits for in-flight requests after its
+// context is cancelled before closing their connections.
+const ShutdownTimeout = 10 * time.Second
+
+// Endpoint is the http.Handler for Discord's interactions endpoint URL. It
+// accepts only POST; reads at most MaxBodyBytes (413 beyond); answers 401 to a
+// request whose Ed25519 signature does not verify or whose timestamp is more
+// than MaxClockSkew away; 400 to a body that is not an interaction or an
+// interaction type it does not handle; {"type":1} to a PING; and any other
+// interaction with the Handler's reply, written inline as JSON. It is safe for
+// concurrent use.
+type Endpoint struct {
+	h   Handler
+	key ed25519.PublicKey
+	log zerolog.Logger
+	now func() time.Time
+}
+
+// EndpointOption configures an Endpoint.
+type EndpointOption func(*Endpoint)
+
+// WithClock makes the Endpoint read the time from now (tests); it checks
+// request timestamps against it and sets commands.Request.Now from it.
+func WithClock(now func() time.Time) EndpointOption {
+	return func(e *Endpoint) { e.now = now }
+}
+
+// NewEndpoint returns an Endpoint answering with h (a *commands.Service) and
+// checking signatures with key, the application's public key (see
+// ParsePublicKey). It logs to log, each interaction with its interaction_id,
+// guild_id, channel_id and user_id. It returns an error when key is not an
+// Ed25519 public key or h is nil.
+func NewEndpoint(h Handler, key ed25519.PublicKey, log zerolog.Logger, opts ...EndpointOption) (*Endpoint, error) {
+	if len(key) != ed25519.PublicKeySize {
+		return nil, fmt.Errorf("new endpoint: public key is %d bytes, want %d", len(key), ed25519.PublicKeySize)
+	}
+	if h == nil {
+		return nil, errors.New("new endpoint: nil handler")
+	}
+	e := &Endpoint{h: h, key: key, log: log, now: time.Now}
+	for _, o := range opts {
+		o(e)
+	}
+	return e, nil
+}
+
+// ParsePublicKey decodes the application public key shown in Discord's
+// developer portal (64 hexadecimal digits). It returns an error when s is not
+// hexadecimal or not 32 bytes long.
+func ParsePublicKey(s string) (ed25519.PublicKey, error) {
+	b, err := hex.DecodeString(strings.TrimSpace(s))
+	if err != nil {
+		return nil, fmt.Errorf("parse public key: %w", err)
+	}
+	if len(b) != ed25519.PublicKeySize {
+		return nil, fmt.Errorf("parse public key: %d bytes, want %d", len(b), ed25519.PublicKeySize)
+	}
+	return ed25519.PublicKey(b), nil
+}
+
+// ServeHTTP answers one request as the type's documentation says.
+func (e *Endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+		return
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			e.log.Warn().Str("remote", r.RemoteAddr).Int64("limit", tooBig.Limit).Msg("interaction request body too large")
+			http.Error(w, "request body too large", http.StatusRequestEntityTooLarge)
+			return
+		}
+		http.Error(w, "cannot read request body", http.StatusBadRequest)
+		return
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	if !discordgo.VerifyInteraction(r, e.key) {
+		e.log.Debug().Str("remote", r.RemoteAddr).Msg("interaction request with a bad signature")
+		http.Error(w, "invalid request signature", http.StatusUnauthorized)
+		return
+	}
+	if !e.fresh(r.Header.Get("X-Signature-Timestamp")) {
+		e.log.Warn().Str("remote", r.RemoteAddr).Str("timestamp", r.Header.Get("X-Signature-Timestamp")).Msg("interaction request with a stale timestamp")
+		http.Error(w, "request timestamp too far from now", http.StatusUnauthorized)
+		return
+	}
+	i, err := decodeInteraction(body)
+	if err != nil {
+		e.log.Warn().Err(err).Msg("undecodable interaction")
+		http.Error(w, "malformed interaction", http.StatusBadRequest)
+		return
+	}
+	var resp *discordgo.InteractionResponse
+	if i.Type == discordgo.InteractionPing {
+		resp = &discordgo.InteractionResponse{Type: discordgo.InteractionResponsePong}
+	} else {
+		resp, err = dispatch(r.Context(), e.h, e.log, i, e.now())
+		if err != nil {
+			ilog := interactionLogger(e.log, i)
+			ilog.Warn().Err(err).Msg("interaction not handled")
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+	}
+	out, err := EncodeResponse(resp)
+	if err != nil {
+		ilog := interactionLogger(e.log, i)
+		ilog.Error().Err(err).Msg("cannot encode interaction response")
+		if out, err = EncodeResponse(apology()); err != nil {
+			http.Error(w, "internal error", http.StatusInternalServerError)
+			return
+		}
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(out)))
+	w.WriteHeader(http.StatusOK)
+	if _, err := w.Write(out); err != nil {
+		ilog := interactionLogger(e.log, i)
+		ilog.Warn().Err(err).Msg("cannot write interaction response")
+	}
+}
+
+// decodeInteraction decodes an interaction as discordgo does. discordgo
+// refuses a whole interaction when the message that carried a component holds
+// a component type it does not know; that message is not used here, so the
+// interaction is decoded again without it.
+func decodeInteraction(body []byte) (*discordgo.Interaction, error) {
+	var i discordgo.Interaction
+	err := json.Unmarshal(body, &i)
+	if err == nil {
+		return &i, nil
+	}
+	var raw map[string]json.RawMessage
+	if json.Unmarshal(body, &raw) != nil || raw["message"] == nil {
+		return nil, fmt.Errorf("decode interaction: %w", err)
+	}
+	delete(raw, "message")
+	b, merr := json.Marshal(raw)
+	if merr != nil {
+		return nil, fmt.Errorf("decode interaction: %w", err)
+	}
+	i = discordgo.Interaction{}
+	if err := json.Unmarshal(b, &i); err != nil {
+		return nil, fmt.Errorf("decode interaction: %w", err)
+	}
+	return &i, nil
+}
+
+// fresh reports whether ts, Unix seconds, is within MaxClockSkew of now.
+func (e *Endpoint) fresh(ts string) bool {
+	sec, err := strconv.ParseInt(strings.TrimSpace(ts), 10, 64)
+	if err != nil {
+		return false
+	}
+	d := e.now().Sub(time.Unix(sec, 0))
+	return d <= MaxClockSkew && d >= -MaxClockSkew
+}
+
+// Serve listens on addr (e.g. ":8080") and serves h until ctx is cancelled,
+// then shuts down gracefully: it stops accepting connections and waits up to
+// ShutdownTimeout for in-flight requests to finish. It returns nil after a
+// clean shutdown, and an error when it cannot listen or the server fails.
+func Serve(ctx context.Context, addr string, h http.Handler) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", addr, err)
+	}
+	return ServeListener(ctx, ln, h)
+}
+
+// ServeListener is Serve on a listener the caller opened (tests listen on
+// 127.0.0.1:0). It closes ln.
+func ServeListener(ctx context.Context, ln net.Listener, h http.Handler) error {
+	srv := &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       10 * time.Second,
+		WriteTimeout:      30 * time.Second,
+		IdleTimeout:       90 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+	}
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	select {
+	case err := <-done:
+		return fmt.Errorf("serve http on %s: %w", ln.Addr(), err)
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), ShutdownTimeout)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		_ = srv.Close()
+		<-done
+		return fmt.Errorf("shut down http server: %w", err)
+	}
+	if err := <-done; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("serve http on %s: %w", ln.Addr(), err)
+	}
+	return nil
+}

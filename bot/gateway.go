@@ -1,0 +1,285 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"regexp"
+	"runtime"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/bwmarrin/discordgo"
+	"github.com/gorilla/websocket"
+	"github.com/rs/zerolog"
+)
+
+// callbackTimeout bounds one interaction callback request to Discord.
+const callbackTimeout = 10 * time.Second
+
+// SessionOption configures the discordgo session made by NewSession and
+// RunGateway.
+type SessionOption func(*discordgo.Session)
+
+// WithHTTPClient makes the session send every REST request, including the
+// gateway URL lookup (GET /gateway), with c. Tests pass a client whose
+// Transport sends everything to a loopback server.
+func WithHTTPClient(c *http.Client) SessionOption {
+	return func(s *discordgo.Session) {
+		if c != nil {
+			s.Client = c
+		}
+	}
+}
+
+// WithDialer makes the session dial the gateway websocket with d.
+func WithDialer(d *websocket.Dialer) SessionOption {
+	return func(s *discordgo.Session) {
+		if d != nil {
+			s.Dialer = d
+		}
+	}
+}
+
+// NewSession returns a discordgo session for the bot token (with or without
+// its "Bot " prefix) that asks for no privileged intents (IntentsGuilds only)
+// and whose logging goes to log, with the token and interaction tokens
+// redacted. It does not connect. It returns an error when token is empty.
+func NewSession(token string, log zerolog.Logger, opts ...SessionOption) (*discordgo.Session, error) {
+	token = strings.TrimSpace(token)
+	if rest, ok := strings.CutPrefix(token, "Bot "); ok {
+		token = strings.TrimSpace(rest)
+	} else if token == "Bot" {
+		token = ""
+	}
+	if token == "" {
+		return nil, errors.New("new session: empty bot token")
+	}
+	s, err := discordgo.New("Bot " + token)
+	if err != nil {
+		return nil, fmt.Errorf("new session: %w", err)
+	}
+	s.Identify.Intents = discordgo.IntentsGuilds
+	s.LogLevel = discordgoLevel(log.GetLevel())
+	routeDiscordgoLog(log, token)
+	for _, o := range opts {
+		o(s)
+	}
+	return s, nil
+}
+
+// RunGateway connects to Discord's gateway with the bot token and answers
+// every interaction it receives with h, through the interaction callback, until
+// ctx is cancelled; then it closes the session (which takes about a second)
+// and waits for the interactions in flight to be answered, so the caller may
+// close the database after it returns. Handler panics are recovered, logged
+// and answered with an ephemeral apology.
+//
+// It returns nil after ctx is cancelled, or an error when the session cannot
+// be created or opened (a bad token, Discord unreachable).
+func RunGateway(ctx context.Context, token string, h Handler, log zerolog.Logger, opts ...SessionOption) error {
+	if h == nil {
+		return errors.New("run gateway: nil handler")
+	}
+	s, err := NewSession(token, log, opts...)
+	if err != nil {
+		return fmt.Errorf("run gateway: %w", err)
+	}
+	g := &gateway{h: h, log: log, base: context.WithoutCancel(ctx)}
+	s.AddHandler(g.onInteraction)
+	s.AddHandler(func(_ *discordgo.Session, r *discordgo.Ready) {
+		ev := log.Info().Int("guilds", len(r.Guilds))
+		if r.User != nil {
+			ev = ev.Str("user", r.User.Username).Str("user_id", r.User.ID)
+		}
+		ev.Msg("gateway ready")
+	})
+	if err := s.Open(); err != nil {
+		return fmt.Errorf("run gateway: open session: %w", redactErr(err))
+	}
+	log.Info().Msg("gateway connected")
+	<-ctx.Done()
+	log.Info().Msg("gateway closing")
+	g.stop()
+	closeErr := s.Close()
+	g.wg.Wait()
+	if closeErr != nil {
+		log.Warn().Err(redactErr(closeErr)).Msg("closing gateway session")
+	}
+	return nil
+}
+
+// gateway answers INTERACTION_CREATE events of one session.
+type gateway struct {
+	h    Handler
+	log  zerolog.Logger
+	base context.Context
+
+	mu      sync.Mutex
+	stopped bool
+	wg      sync.WaitGroup
+}
+
+// enter counts one interaction in flight; false once stopping.
+func (g *gateway) enter() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.stopped {
+		return false
+	}
+	g.wg.Add(1)
+	return true
+}
+
+// stop refuses interactions that arrive from now on.
+func (g *gateway) stop() {
+	g.mu.Lock()
+	g.stopped = true
+	g.mu.Unlock()
+}
+
+// onInteraction answers one interaction. discordgo runs it on its own
+// goroutine and has no recover: a panic here must not escape.
+func (g *gateway) onInteraction(s *discordgo.Session, ic *discordgo.InteractionCreate) {
+	if ic == nil || ic.Interaction == nil {
+		return
+	}
+	if !g.enter() {
+		return
+	}
+	defer g.wg.Done()
+	i := ic.Interaction
+	ilog := interactionLogger(g.log, i)
+	defer func() {
+		if p := recover(); p != nil {
+			ilog.Error().Str("panic", fmt.Sprint(p)).Str("stack", string(debug.Stack())).Msg("gateway interaction panicked")
+		}
+	}()
+	resp, err := dispatch(g.base, g.h, g.log, i, time.Now())
+	if err != nil {
+		ilog.Warn().Err(err).Msg("interaction not handled")
+		return
+	}
+	if err := respond(g.base, s, i, resp); err != nil {
+		ilog.Error().Err(err).Msg("cannot answer interaction")
+	}
+}
+
+// respond posts resp to the interaction's callback URL. It sends the bytes
+// of EncodeResponse (not Session.InteractionRespond, whose encoding of
+// allowed_mentions differs from the HTTP endpoint's) in the same rate-limit
+// bucket InteractionRespond uses.
+func respond(ctx context.Context, s *discordgo.Session, i *discordgo.Interaction, resp *discordgo.InteractionResponse) error {
+	body, err := EncodeResponse(resp)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, callbackTimeout)
+	defer cancel()
+	endpoint := discordgo.EndpointInteractionResponse(i.ID, i.Token)
+	if _, err := s.RequestRaw(http.MethodPost, endpoint, "application/json", body, endpoint, 0, discordgo.WithContext(ctx)); err != nil {
+		return fmt.Errorf("interaction callback: %w", redactErr(err))
+	}
+	return nil
+}
+
+// redactErr drops the URL from a *url.Error: an interaction callback URL
+// carries the interaction token.
+func redactErr(err error) error {
+	var uerr *url.Error
+	if errors.As(err, &uerr) {
+		return fmt.Errorf("%s: %w", uerr.Op, uerr.Err)
+	}
+	return err
+}
+
+// discordgoLevel maps a zerolog level to the most verbose discordgo log level
+// worth producing at it.
+func discordgoLevel(l zerolog.Level) int {
+	switch {
+	case l <= zerolog.TraceLevel:
+		return discordgo.LogDebug
+	case l <= zerolog.DebugLevel:
+		return discordgo.LogInformational
+	default:
+		return discordgo.LogWarning
+	}
+}
+
+// discordgo's logger is one package variable: it is installed once and
+// forwards to the logger of the latest session, redacting the tokens of every
+// session made so far.
+var (
+	dgInstall sync.Once
+	dgLog     atomic.Pointer[zerolog.Logger]
+	dgSecrets sync.Map // bot token → struct{}
+)
+
+// routeDiscordgoLog sends discordgo's own log lines to log, without token.
+func routeDiscordgoLog(log zerolog.Logger, token string) {
+	dgSecrets.Store(token, struct{}{})
+	l := log.With().Str("component", "discordgo").Logger()
+	dgLog.Store(&l)
+	dgInstall.Do(func() { discordgo.Logger = discordgoLog })
+}
+
+// discordgoLog is installed as discordgo.Logger. caller counts frames from
+// discordgo's msglog, one frame above this function.
+func discordgoLog(level, caller int, format string, args ...any) {
+	l := dgLog.Load()
+	if l == nil {
+		return
+	}
+	var ev *zerolog.Event
+	switch level {
+	case discordgo.LogError:
+		ev = l.Error()
+	case discordgo.LogWarning:
+		ev = l.Warn()
+	case discordgo.LogInformational:
+		ev = l.Debug()
+	default:
+		ev = l.Trace()
+	}
+	if ev == nil { // level disabled
+		return
+	}
+	if pc, _, _, ok := runtime.Caller(caller + 1); ok {
+		if f := runtime.FuncForPC(pc); f != nil {
+			ev = ev.Str("func", strings.TrimPrefix(f.Name(), "github.com/bwmarrin/discordgo."))
+		}
+	}
+	ev.Msg(redact(fmt.Sprintf(format, args...)))
+}
+
+var (
+	// tokenField matches a token in JSON ("token":"…") or in Go's %#v
+	// (Token:"…").
+	tokenField = regexp.MustCompile(`("token"\s*:\s*|Token:\s*)"[^"]*"`)
+	// tokenPath matches the token in an interaction or webhook URL path.
+	tokenPath = regexp.MustCompile(`(/(?:interactions|webhooks)/[0-9]+/)[^/\s?"']+`)
+)
+
+// redact removes every bot token seen by NewSession and every interaction or
+// webhook token from a log message.
+func redact(msg string) string {
+	msg = tokenField.ReplaceAllString(msg, `$1"[redacted]"`)
+	msg = tokenPath.ReplaceAllString(msg, `${1}[redacted]`)
+	dgSecrets.Range(func(k, _ any) bool {
+		if t, ok := k.(string); ok && len(t) >= minSecretLen {
+			msg = strings.ReplaceAll(msg, t, "[redacted]")
+		}
+		return true
+	})
+	return msg
+}
+
+// minSecretLen is the shortest bot token redact replaces wherever it occurs;
+// real tokens are about 70 characters, and a short made-up one would mangle
+// ordinary words.
+const minSecretLen = 8

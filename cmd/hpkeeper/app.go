@@ -1,0 +1,155 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/hpkeeper/hpkeeper/bot"
+	"github.com/hpkeeper/hpkeeper/commands"
+	"github.com/hpkeeper/hpkeeper/rules/dice"
+	"github.com/hpkeeper/hpkeeper/storage"
+)
+
+// errUsage reports flags that did not parse (the flag package has already
+// printed why).
+var errUsage = errors.New("usage")
+
+// App is one run of a Discord-facing subcommand (run, serve or register):
+// its configuration and logger. Run opens what it needs and closes it again.
+type App struct {
+	// Mode is "run", "serve" or "register".
+	Mode string
+	// Config is the loaded configuration with flags applied.
+	Config Config
+	// Guild is register's --guild (default: the config's dev_guild).
+	Guild string
+	// Log is the process logger (JSON or console, per Config.Log).
+	Log zerolog.Logger
+}
+
+// NewApp parses the flags of a subcommand and loads the configuration. It
+// returns errUsage when the flags do not parse, or an error for a
+// configuration that does not load.
+func NewApp(mode string, args []string, stdout, stderr io.Writer, getenv func(string) string) (*App, error) {
+	fs := flag.NewFlagSet("hpkeeper "+mode, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	configPath := fs.String("config", getenv("HPKEEPER_CONFIG"), "TOML configuration file (see config.example.toml)")
+	db := fs.String("db", "", "database file (default: storage.path of the config, hpkeeper.db)")
+	var listen, guild *string
+	if mode == "serve" {
+		listen = fs.String("listen", "", "address to listen on (default: http.listen of the config, 127.0.0.1:8080)")
+	}
+	if mode == "register" {
+		guild = fs.String("guild", "", "register in this guild only (default: discord.dev_guild of the config; empty: global)")
+	}
+	if err := fs.Parse(args); err != nil {
+		return nil, errUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "hpkeeper %s: unexpected argument %q\n", mode, fs.Arg(0))
+		return nil, errUsage
+	}
+	cfg, err := LoadConfig(*configPath, getenv)
+	if err != nil {
+		return nil, err
+	}
+	if *db != "" {
+		cfg.Storage.Path = *db
+	}
+	if listen != nil && *listen != "" {
+		cfg.HTTP.Listen = *listen
+	}
+	app := &App{Mode: mode, Config: cfg, Guild: cfg.Discord.DevGuild}
+	if guild != nil && *guild != "" {
+		app.Guild = *guild
+	}
+	lvl, err := cfg.LogLevel()
+	if err != nil {
+		return nil, err
+	}
+	var out io.Writer = stdout
+	if cfg.Log.Format == "console" {
+		out = zerolog.ConsoleWriter{Out: stderr, TimeFormat: time.TimeOnly}
+	}
+	app.Log = zerolog.New(out).Level(lvl).With().Timestamp().Str("mode", mode).Logger()
+	zerolog.DefaultContextLogger = &app.Log
+	return app, nil
+}
+
+// Run does the subcommand's work until ctx is cancelled (run, serve) or the
+// work is done (register). It returns an error for missing secrets, a
+// database it cannot open (locked by another process, say) or a failure to
+// reach or answer Discord.
+func (a *App) Run(ctx context.Context) error {
+	switch a.Mode {
+	case "register":
+		return a.register(ctx)
+	case "serve":
+		key, err := a.Config.Key()
+		if err != nil {
+			return err
+		}
+		return a.withService(func(svc *commands.Service) error {
+			ep, err := bot.NewEndpoint(svc, key, a.Log)
+			if err != nil {
+				return err
+			}
+			a.Log.Info().Str("listen", a.Config.HTTP.Listen).Str("db", a.Config.Storage.Path).Msg("serving the interactions endpoint")
+			return bot.Serve(ctx, a.Config.HTTP.Listen, ep)
+		})
+	case "run":
+		if a.Config.Discord.Token == "" {
+			return errors.New("no bot token: set DISCORD_TOKEN (or discord.token in the config)")
+		}
+		return a.withService(func(svc *commands.Service) error {
+			a.Log.Info().Str("db", a.Config.Storage.Path).Msg("connecting to the Discord gateway")
+			return bot.RunGateway(ctx, a.Config.Discord.Token, svc, a.Log)
+		})
+	}
+	return fmt.Errorf("unknown mode %q", a.Mode)
+}
+
+// withService opens the database, runs fn with a service over it, and closes
+// the database when fn returns.
+func (a *App) withService(fn func(*commands.Service) error) error {
+	timeout, err := time.ParseDuration(a.Config.Storage.LockTimeout)
+	if err != nil || timeout <= 0 {
+		return fmt.Errorf("storage.lock_timeout %q is not a positive duration", a.Config.Storage.LockTimeout)
+	}
+	db, err := storage.Open(a.Config.Storage.Path, storage.Options{Timeout: timeout})
+	if err != nil {
+		return err
+	}
+	runErr := fn(commands.New(db, dice.Random()))
+	if err := db.Close(); err != nil && runErr == nil {
+		runErr = fmt.Errorf("close database: %w", err)
+	}
+	a.Log.Info().Msg("database closed")
+	return runErr
+}
+
+func (a *App) register(ctx context.Context) error {
+	if a.Config.Discord.Token == "" {
+		return errors.New("no bot token: set DISCORD_TOKEN (or discord.token in the config)")
+	}
+	s, err := bot.NewSession(a.Config.Discord.Token, a.Log)
+	if err != nil {
+		return err
+	}
+	cmds, err := bot.Register(ctx, s, a.Config.Discord.ApplicationID, a.Guild, commands.NewRegistry())
+	if err != nil {
+		return err
+	}
+	scope := "globally (may take up to an hour to show)"
+	if a.Guild != "" {
+		scope = "in guild " + a.Guild
+	}
+	a.Log.Info().Int("commands", len(cmds)).Str("scope", scope).Msg("registered the slash commands")
+	return nil
+}

@@ -1,0 +1,115 @@
+package console
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// runMain runs Main with args and stdin and returns the exit code, stdout and
+// stderr.
+func runMain(t *testing.T, stdin string, args ...string) (int, string, string) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	code := Main(context.Background(), args, strings.NewReader(stdin), &stdout, &stderr)
+	return code, stdout.String(), stderr.String()
+}
+
+func TestMainSession(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "test.db")
+	setup := "/table setup system:hit-protection\n"
+
+	code, out, errOut := runMain(t, setup+"/roll expr:3d6dl1\n", "--db", db, "--dice", "5,2,1")
+	if code != ExitOK || !strings.Contains(out, "3d6dl1 [5, 2, ~~1~~] = 7") {
+		t.Errorf("Main(--dice 5,2,1) = %d, stdout:\n%s\nstderr: %s\nwant 0 and the roll 3d6dl1 [5, 2, ~~1~~] = 7", code, out, errOut)
+	}
+	if _, err := os.Stat(db); err != nil {
+		t.Errorf("--db %s: %v", db, err)
+	}
+
+	// The table set up by the first run is still there: the file persists.
+	code, out, _ = runMain(t, "/table show\n", "--db", db)
+	if code != ExitOK || !strings.Contains(out, "hit-protection") {
+		t.Errorf("Main(/table show) on the same file = %d, stdout:\n%s\nwant the hit-protection table", code, out)
+	}
+
+	// --dice alone: running out of faces is an error the bot reports (RULES.md §0.3).
+	code, out, _ = runMain(t, "/roll expr:2d6\n", "--db", db, "--dice", "3")
+	if code != ExitOK || !strings.Contains(out, "ran out") {
+		t.Errorf("Main(--dice 3, /roll expr:2d6) = %d, stdout:\n%s\nwant 0 and a reply that the dice ran out", code, out)
+	}
+
+	// --seed makes random rolls repeatable, also after the --dice faces.
+	roll := func(args ...string) string {
+		t.Helper()
+		code, out, errOut := runMain(t, "/roll expr:10d20\n", append([]string{"--db", db}, args...)...)
+		if code != ExitOK {
+			t.Fatalf("Main(%v) = %d; stderr: %s", args, code, errOut)
+		}
+		return out
+	}
+	if a, b := roll("--seed", "42"), roll("--seed", "42"); a != b {
+		t.Errorf("two runs with --seed 42 rolled\n%s\nand\n%s\nwant the same", a, b)
+	}
+	if a, b := roll("--seed", "42"), roll("--seed", "43"); a == b {
+		t.Errorf("--seed 42 and --seed 43 both rolled\n%s", a)
+	}
+	if a := roll("--seed", "7", "--dice", "20"); !strings.Contains(a, "10d20 [20, ") {
+		t.Errorf("--seed 7 --dice 20 rolled\n%s\nwant the first die 20, then random ones", a)
+	}
+}
+
+func TestMainExitCodes(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "test.db")
+	tests := []struct {
+		name       string
+		stdin      string
+		args       []string
+		want       int
+		wantStderr string
+	}{
+		{"script understood", "# nothing\n/help\n", []string{"--db", db}, ExitOK, ""},
+		{"refused command is not an error", "/char list\n", []string{"--db", db}, ExitOK, ""},
+		{"line not understood", "/help\nhello\n/help\n", []string{"--db", db}, ExitFailure, "1 script line was not understood (line 2)"},
+		{"help flag", "", []string{"-h"}, ExitOK, "Usage: hpkeeper console"},
+		{"unknown flag", "", []string{"--nope"}, ExitUsage, "flag provided but not defined"},
+		{"bad seed", "", []string{"--seed", "x"}, ExitUsage, "not a whole number"},
+		{"bad dice", "", []string{"--dice", "1,9999"}, ExitUsage, "--dice: no die has the face 9999"},
+		{"argument", "", []string{"script.txt"}, ExitUsage, `unexpected argument "script.txt"`},
+		{"unopenable db", "", []string{"--db", filepath.Join(t.TempDir(), "missing", "x.db")}, ExitFailure, "open database"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errOut := runMain(t, tt.stdin, tt.args...)
+			if code != tt.want {
+				t.Errorf("Main(%v) = %d; want %d\nstdout:\n%s\nstderr:\n%s", tt.args, code, tt.want, out, errOut)
+			}
+			if tt.wantStderr != "" && !strings.Contains(errOut, tt.wantStderr) {
+				t.Errorf("Main(%v) stderr %q; want it to contain %q", tt.args, errOut, tt.wantStderr)
+			}
+			if tt.wantStderr == "" && errOut != "" {
+				t.Errorf("Main(%v) stderr %q; want nothing", tt.args, errOut)
+			}
+		})
+	}
+}
+
+func TestMainCancelled(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var stdout, stderr bytes.Buffer
+	db := filepath.Join(t.TempDir(), "test.db")
+	if code := Main(ctx, []string{"--db", db}, r, &stdout, &stderr); code != ExitInterrupted {
+		t.Errorf("Main with a cancelled context = %d; want %d (stderr %q)", code, ExitInterrupted, stderr.String())
+	}
+}
