@@ -43,23 +43,36 @@ func clockCommand(ctx context.Context, s *Service, r *Request) (*Response, error
 		if err := m.RequireGM("move the clock"); err != nil {
 			return nil, err
 		}
-		from := clock.Time(m.Table.Clock)
-		to := from.Add(n, unit)
-		report, err := m.System.AdvanceClock(m, int64(from), int64(to))
+		report, err := m.AdvanceClock(n, unit)
 		if err != nil {
 			return nil, err
 		}
-		m.Table.Clock = int64(to)
-		head := fmt.Sprintf("The clock moves %d %s: %s → %s.", n, strings.TrimSuffix(unit.String(), plural(n)), from, to)
-		m.Note("%s", head)
-		for _, line := range report {
-			m.Note("%s", line)
+		if len(report) == 1 {
+			report = append(report, "Nothing ended or fired.")
 		}
-		if len(report) == 0 {
-			report = []string{"Nothing ended or fired."}
-		}
-		return &Response{Content: head + "\n" + strings.Join(report, "\n") + rollsLine(m)}, nil
+		return &Response{Content: strings.Join(report, "\n") + rollsLine(m)}, nil
 	})
+}
+
+// AdvanceClock moves the table's clock n units forward, lets the table's
+// system resolve every timed effect on the way (System.AdvanceClock), and
+// returns the report: a first line saying how the clock moved, then one line
+// per effect that ended or fired. Each line is also noted for /history.
+// Systems call it for rests that pass time (a night's sleep).
+func (m *Mutation) AdvanceClock(n int64, unit clock.Unit) ([]string, error) {
+	from := clock.Time(m.Table.Clock)
+	to := from.Add(n, unit)
+	report, err := m.System.AdvanceClock(m, int64(from), int64(to))
+	if err != nil {
+		return nil, err
+	}
+	m.Table.Clock = int64(to)
+	head := fmt.Sprintf("The clock moves %d %s: %s → %s.", n, strings.TrimSuffix(unit.String(), plural(n)), from, to)
+	m.Note("%s", head)
+	for _, line := range report {
+		m.Note("%s", line)
+	}
+	return append([]string{head}, report...), nil
 }
 
 // plural returns the suffix to trim for n == 1 ("s"), else "".

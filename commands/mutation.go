@@ -209,6 +209,14 @@ func (m *Mutation) RollString(expr string) (dice.Result, error) {
 	return m.Roll(e)
 }
 
+// NextEventSeq is the sequence number the event of this mutation will get
+// (the write transaction holds the lock, so no other event can take it).
+// Buttons put it in their custom_id to name the event they answer.
+func (m *Mutation) NextEventSeq() (uint64, error) {
+	last, err := m.tx.LastEventSeq(m.Req.ChannelID)
+	return last + 1, err
+}
+
 // Note adds a line to the event's summary shown by /history.
 func (m *Mutation) Note(format string, args ...any) {
 	m.notes = append(m.notes, fmt.Sprintf(format, args...))
