@@ -132,7 +132,6 @@ func TestEndpointEndToEnd(t *testing.T) {
 		}
 	})
 	t.Run("zero HP choice with buttons and modal", func(t *testing.T) {
-		t.Skip("needs the hit-protection /damage of issue 3 (RULES.md §1.3)")
 		w := message(t, "damage", fixture(t, "damage.json"), 4)
 		ids := map[string]string{}
 		for _, row := range w.Data.Components {
@@ -157,6 +156,48 @@ func TestEndpointEndToEnd(t *testing.T) {
 		r := message(t, "modal_submit", submit, 4, 7)
 		if !strings.Contains(r.text(), "Lister") || !strings.Contains(r.text(), "Curry Monster") {
 			t.Errorf("modal reply %q; want Lister's heroic action", r.text())
+		}
+		// A press on the now stale message is refused, ephemerally.
+		stale := message(t, "component_button stale", bytes.ReplaceAll(press, []byte(heroic), []byte(ids["Stay Up"])), 4)
+		if stale.Data.Flags&64 == 0 || !strings.Contains(stale.text(), "already chosen") {
+			t.Errorf("stale press %q (flags %d); want an ephemeral already chosen", stale.text(), stale.Data.Flags)
+		}
+
+		// Stay Up, through the same payloads for a second character.
+		rename := func(b []byte) []byte { return bytes.ReplaceAll(b, []byte("Lister"), []byte("Kryten")) }
+		message(t, "char_create Kryten", rename(fixture(t, "char_create.json")), 4)
+		w = message(t, "damage Kryten", rename(fixture(t, "damage.json")), 4)
+		ids = map[string]string{}
+		for _, row := range w.Data.Components {
+			for _, b := range row.Components {
+				ids[b.Label] = b.CustomID
+			}
+		}
+		fill := func(id string) []byte {
+			p := fixture(t, "component_button.json")
+			p = bytes.ReplaceAll(p, []byte("{{custom_id}}"), []byte(id))
+			p = bytes.ReplaceAll(p, []byte("{{custom_id_1}}"), []byte(ids["Heroic Death"]))
+			p = bytes.ReplaceAll(p, []byte("{{custom_id_2}}"), []byte(ids["Stay Up"]))
+			return bytes.ReplaceAll(p, []byte("{{custom_id_3}}"), []byte(ids["Go Down"]))
+		}
+		src.Push(1, 2)
+		up := message(t, "component_button Stay Up", fill(ids["Stay Up"]), 7)
+		if !strings.Contains(up.text(), "Kryten") || !strings.Contains(up.text(), "2d6 [1, 2] = 3") || !strings.Contains(up.text(), "Flesh Wound") {
+			t.Errorf("Stay Up reply %q; want 2d6 [1, 2] = 3 → Flesh Wound", up.text())
+		}
+		for _, row := range up.Data.Components {
+			for _, b := range row.Components {
+				if !b.Disabled {
+					t.Errorf("after Stay Up, button %q is enabled", b.Label)
+				}
+			}
+		}
+		again := message(t, "component_button again", fill(ids["Go Down"]), 4)
+		if again.Data.Flags&64 == 0 || !strings.Contains(again.text(), "already chosen") {
+			t.Errorf("second press %q (flags %d); want an ephemeral already chosen", again.text(), again.Data.Flags)
+		}
+		if n := src.Remaining(); n != 0 {
+			t.Errorf("%d scripted dice left", n)
 		}
 	})
 

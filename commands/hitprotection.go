@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/hpkeeper/hpkeeper/rules/clock"
 	"github.com/hpkeeper/hpkeeper/rules/dice"
 	"github.com/hpkeeper/hpkeeper/rules/hitprot"
 	"github.com/hpkeeper/hpkeeper/storage"
@@ -13,22 +14,84 @@ import (
 // hitProtection adapts the hit-protection system (RULES.md §1).
 type hitProtection struct{}
 
-// hpSheet is the stored form of a hit-protection character.
+// hpSheet is the stored form of a hit-protection character (RULES.md §1.1,
+// with the 0-HP and injury state of §1.3 and §1.4). ChoiceSeq and Chose are
+// the adapter's own: the event whose 0-HP message carries the buttons, and
+// the choice made there.
 type hpSheet struct {
-	Class  string         `json:"class"`
-	Level  int            `json:"level"`
-	HitDie int            `json:"hit_die"`
-	HP     int            `json:"hp"`
-	HD     int            `json:"hd"`
-	Saves  map[string]int `json:"saves,omitempty"`
+	Class          string         `json:"class"`
+	Level          int            `json:"level"`
+	HitDie         int            `json:"hit_die"`
+	HP             int            `json:"hp"`
+	HD             int            `json:"hd"`
+	Saves          map[string]int `json:"saves,omitempty"`
+	Status         string         `json:"status,omitempty"`
+	ZeroType       string         `json:"zero_type,omitempty"`
+	FateRevealed   bool           `json:"fate_revealed,omitempty"`
+	Untreated      int            `json:"untreated,omitempty"`
+	Mobility       bool           `json:"mobility,omitempty"`
+	Scars          int            `json:"scars,omitempty"`
+	StunnedUntil   int64          `json:"stunned_until,omitempty"`
+	NoRestoreUntil int64          `json:"no_restore_until,omitempty"`
+	Bleeds         []hpBleed      `json:"bleeds,omitempty"`
+	Limbs          []hpLimb       `json:"limbs,omitempty"`
+	DownHits       int            `json:"down_hits,omitempty"`
+	DeathCause     string         `json:"death_cause,omitempty"`
+	HeroicAction   string         `json:"heroic_action,omitempty"`
+	ChoiceSeq      uint64         `json:"choice_seq,omitempty"`
+	Chose          string         `json:"chose,omitempty"`
+}
+
+// hpBleed is the stored form of a hitprot.Bleed.
+type hpBleed struct {
+	Wound  string `json:"wound"`
+	DiesAt int64  `json:"dies_at"`
+}
+
+// hpLimb is the stored form of a hitprot.Limb.
+type hpLimb struct {
+	Name  string `json:"name"`
+	Lost  bool   `json:"lost,omitempty"`
+	Until int64  `json:"until,omitempty"`
 }
 
 func (s hpSheet) character() hitprot.Character {
-	return hitprot.Character{Class: s.Class, Level: s.Level, HitDie: s.HitDie, HP: s.HP, HD: s.HD, Saves: s.Saves}
+	c := hitprot.Character{Class: s.Class, Level: s.Level, HitDie: s.HitDie, HP: s.HP, HD: s.HD, Saves: s.Saves,
+		Status: hitprot.ParseStatus(s.Status), ZeroType: s.ZeroType, FateRevealed: s.FateRevealed,
+		Untreated: s.Untreated, Mobility: s.Mobility, Scars: s.Scars,
+		StunnedUntil: clock.Time(s.StunnedUntil), NoRestoreUntil: clock.Time(s.NoRestoreUntil),
+		DownHits: s.DownHits, DeathCause: s.DeathCause, HeroicAction: s.HeroicAction}
+	for _, b := range s.Bleeds {
+		c.Bleeds = append(c.Bleeds, hitprot.Bleed{Wound: hitprot.ParseBand(b.Wound), DiesAt: clock.Time(b.DiesAt)})
+	}
+	for _, l := range s.Limbs {
+		c.Limbs = append(c.Limbs, hitprot.Limb{Name: l.Name, Lost: l.Lost, Until: clock.Time(l.Until)})
+	}
+	return c
+}
+
+// with returns s holding c, keeping the adapter's own fields.
+func (s hpSheet) with(c hitprot.Character) hpSheet {
+	n := fromCharacter(c)
+	n.ChoiceSeq, n.Chose = s.ChoiceSeq, s.Chose
+	return n
 }
 
 func fromCharacter(c hitprot.Character) hpSheet {
-	return hpSheet{Class: c.Class, Level: c.Level, HitDie: c.HitDie, HP: c.HP, HD: c.HD, Saves: c.Saves}
+	s := hpSheet{Class: c.Class, Level: c.Level, HitDie: c.HitDie, HP: c.HP, HD: c.HD, Saves: c.Saves,
+		ZeroType: c.ZeroType, FateRevealed: c.FateRevealed, Untreated: c.Untreated, Mobility: c.Mobility,
+		Scars: c.Scars, StunnedUntil: int64(c.StunnedUntil), NoRestoreUntil: int64(c.NoRestoreUntil),
+		DownHits: c.DownHits, DeathCause: c.DeathCause, HeroicAction: c.HeroicAction}
+	if c.Status != hitprot.Up {
+		s.Status = c.Status.String()
+	}
+	for _, b := range c.Bleeds {
+		s.Bleeds = append(s.Bleeds, hpBleed{Wound: b.Wound.String(), DiesAt: int64(b.DiesAt)})
+	}
+	for _, l := range c.Limbs {
+		s.Limbs = append(s.Limbs, hpLimb{Name: l.Name, Lost: l.Lost, Until: int64(l.Until)})
+	}
+	return s
 }
 
 func (hitProtection) Name() string { return "hit-protection" }
@@ -84,7 +147,7 @@ func (sys hitProtection) SetSheet(m *Mutation, raw json.RawMessage, stats []Stat
 	if err != nil {
 		return nil, err
 	}
-	return encodeSheet(fromCharacter(c))
+	return encodeSheet(s.with(c))
 }
 
 // apply sets stats on c. A new level brings its hit dice along (HD follow
@@ -189,6 +252,10 @@ func (hitProtection) Describe(ch *storage.Character) (string, []Field, error) {
 	}
 	c := s.character()
 	status := fmt.Sprintf("HP %d/%d · HD %d/%d", c.HP, c.HitDie, c.HD, c.Level)
+	conds := c.Conditions(0)
+	if len(conds) > 0 {
+		status += " · " + strings.Join(conds, ", ")
+	}
 	var saves []string
 	for _, cat := range hitprot.SaveCategories {
 		t, _ := c.SaveTarget(cat)
@@ -202,15 +269,13 @@ func (hitProtection) Describe(ch *storage.Character) (string, []Field, error) {
 	if len(c.Saves) > 0 {
 		note = " (* set on the sheet)"
 	}
-	return status, []Field{
+	fields := []Field{
 		{Name: "Class", Value: fmt.Sprintf("%s %d", Escape(c.Class), c.Level), Inline: true},
 		{Name: "Hit die", Value: fmt.Sprintf("d%d", c.HitDie), Inline: true},
 		{Name: "Saves (d20 ≥)", Value: strings.Join(saves, ", ") + note},
-	}, nil
+	}
+	if c.HeroicAction != "" {
+		fields = append(fields, Field{Name: "Heroic action", Value: Escape(c.HeroicAction)})
+	}
+	return status, fields, nil
 }
-
-func (hitProtection) Action(name string) ActionFunc      { return nil }
-func (hitProtection) Roll() ActionFunc                   { return nil }
-func (hitProtection) Components() map[string]HandlerFunc { return nil }
-
-func (hitProtection) AdvanceClock(m *Mutation, from, to int64) ([]string, error) { return nil, nil }

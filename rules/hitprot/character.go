@@ -3,7 +3,11 @@
 // which are spent to soak damage, rest and boost rolls.
 package hitprot
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/hpkeeper/hpkeeper/rules/clock"
+)
 
 // Classes with rules of their own (RULES.md §1.1, §1.6). Any other word is a
 // class too, treated as "other".
@@ -47,6 +51,132 @@ type Character struct {
 	// Saves overrides the class's save targets per category (d20 ≥ target);
 	// a category not in the map uses DefaultSaves.
 	Saves map[string]int
+
+	// Status is where the character stands in the 0-HP rules (RULES.md §1.3).
+	Status Status
+	// ZeroType is the type of the damage that brought the character to 0 HP
+	// (fire, acid, lightning or other); it picks the Critical Wound save of the
+	// first injury roll (RULES.md §1.4).
+	ZeroType string
+	// FateRevealed is set once a down character has been attended and its
+	// injury rolled (RULES.md §1.3 item 6).
+	FateRevealed bool
+	// Untreated is the number of untreated wounds; any blocks restoring HP
+	// (RULES.md §1.4).
+	Untreated int
+	// Mobility is the mobility handicap of a Nasty or Severe Wound, until
+	// treated (RULES.md §1.4).
+	Mobility bool
+	// Scars counts the permanent scars of Severe Wounds (RULES.md §1.4).
+	Scars int
+	// StunnedUntil is the clock round at which a stun ends (0: not stunned).
+	StunnedUntil clock.Time
+	// NoRestoreUntil is the clock round at which the no-restoring period ends
+	// (0: none); HP cannot be restored before it (RULES.md §1.4).
+	NoRestoreUntil clock.Time
+	// Bleeds are the running bleed-out countdowns (RULES.md §1.4).
+	Bleeds []Bleed
+	// Limbs are the limbs lost or out of use (RULES.md §1.4).
+	Limbs []Limb
+	// DownHits counts the non-lethal hits recorded against the character
+	// while down (RULES.md §1.3 item 6: recorded, no other effect).
+	DownHits int
+	// DeathCause says how a dead character died.
+	DeathCause string
+	// HeroicAction is the heroic action of a Heroic Death (RULES.md §1.3).
+	HeroicAction string
+}
+
+// Status is a character's standing in the 0-HP rules (RULES.md §1.3).
+type Status int
+
+// The statuses of RULES.md §1.3.
+const (
+	// Up is normal play (HP above 0, or never reduced to 0 since the last
+	// recovery).
+	Up Status = iota
+	// Choosing: the character has just reached 0 HP and its 0-HP choice is
+	// pending; damage is refused until it is made.
+	Choosing
+	// StayingUp: the player chose Stay Up; the character fights on at 0 HP and
+	// every hit is damage + 1d6 on the injury table.
+	StayingUp
+	// Down: the player chose Go Down; its fate is hidden until attended, and
+	// lethal damage kills it.
+	Down
+	// Dead: no further damage, rests or rolls (RULES.md §1.3 item 7).
+	Dead
+)
+
+// String names the status as replies show it.
+func (s Status) String() string {
+	switch s {
+	case Up:
+		return "up"
+	case Choosing:
+		return "0-HP choice pending"
+	case StayingUp:
+		return "staying up"
+	case Down:
+		return "down"
+	case Dead:
+		return "dead"
+	}
+	return fmt.Sprintf("Status(%d)", int(s))
+}
+
+// ParseStatus is the inverse of Status.String; unknown text is Up.
+func ParseStatus(s string) Status {
+	for st := Up; st <= Dead; st++ {
+		if st.String() == s {
+			return st
+		}
+	}
+	return Up
+}
+
+// Bleed is a bleed-out countdown (RULES.md §1.4): the character dies at the
+// clock round DiesAt unless attended as Wound allows.
+type Bleed struct {
+	// Wound is the band that started it: CriticalWound (any attend stops it),
+	// FatalWoundI (only a skilled healer or healing magic) or FatalWoundII
+	// (nothing stops it).
+	Wound Band
+	// DiesAt is the clock round of death.
+	DiesAt clock.Time
+}
+
+// Limb is a limb lost or out of use (RULES.md §1.4).
+type Limb struct {
+	// Name is "left arm", "right arm", "left leg" or "right leg".
+	Name string
+	// Lost is set when the limb is gone for good; otherwise only its use is
+	// lost until Until.
+	Lost bool
+	// Until is the clock round at which the use of the limb comes back (0 when
+	// Lost).
+	Until clock.Time
+}
+
+// clone returns c with its own copies of every map and slice, so that a rule
+// can change the copy without touching the caller's value.
+func (c Character) clone() Character {
+	if c.Saves != nil {
+		s := make(map[string]int, len(c.Saves))
+		for k, v := range c.Saves {
+			s[k] = v
+		}
+		c.Saves = s
+	}
+	c.Bleeds = append([]Bleed(nil), c.Bleeds...)
+	c.Limbs = append([]Limb(nil), c.Limbs...)
+	if len(c.Bleeds) == 0 {
+		c.Bleeds = nil
+	}
+	if len(c.Limbs) == 0 {
+		c.Limbs = nil
+	}
+	return c
 }
 
 // DefaultHitDie is the hit die of a class: fighter d8, cleric d6, magic-user

@@ -1,0 +1,474 @@
+package commands
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/big"
+	"strconv"
+	"strings"
+
+	"github.com/hpkeeper/hpkeeper/rules/clock"
+	"github.com/hpkeeper/hpkeeper/rules/dice"
+	"github.com/hpkeeper/hpkeeper/rules/hitprot"
+	"github.com/hpkeeper/hpkeeper/storage"
+)
+
+// maxDamage bounds a damage amount: more than any die's worth of HP many
+// times over, so anything larger is a typo.
+const maxDamage = 1000
+
+// Action returns the hit-protection handler of a system command (RULES.md
+// §1.3–§1.6), or nil for the commands the system does not have.
+func (hitProtection) Action(name string) ActionFunc {
+	switch name {
+	case "damage":
+		return hpDamage
+	case "attend":
+		return hpAttend
+	case "treat":
+		return hpTreat
+	case "rest":
+		return hpRest
+	case "save":
+		return hpSave
+	case "spend":
+		return hpSpend
+	}
+	return nil
+}
+
+// Roll handles /roll as: with hit dice (RULES.md §1.6).
+func (hitProtection) Roll() ActionFunc { return hpRoll }
+
+// hpChoicePrefix starts the custom_id of the 0-HP choice buttons and the
+// Heroic Death modal: "hp0:<character id>:<event seq>:<heroic|up|down|action>".
+const hpChoicePrefix = "hp0"
+
+// heroicInput is the custom_id of the Heroic Death modal's text input.
+const heroicInput = "heroic-action"
+
+// Components registers the 0-HP choice buttons and modal (RULES.md §1.3).
+func (hitProtection) Components() map[string]HandlerFunc {
+	return map[string]HandlerFunc{hpChoicePrefix: hpChoiceHandler}
+}
+
+// hpChar is one hit-protection character loaded in a mutation.
+type hpChar struct {
+	ch    *storage.Character
+	sheet hpSheet
+	c     hitprot.Character
+}
+
+func loadHP(ch *storage.Character) (*hpChar, error) {
+	var s hpSheet
+	if err := decodeSheet(ch.Sheet, &s); err != nil {
+		return nil, err
+	}
+	return &hpChar{ch: ch, sheet: s, c: s.character()}, nil
+}
+
+// store saves c as the character's new state.
+func (h *hpChar) store(m *Mutation, c hitprot.Character) error {
+	h.c = c
+	h.sheet = h.sheet.with(c)
+	raw, err := encodeSheet(h.sheet)
+	if err != nil {
+		return err
+	}
+	h.ch.Sheet = raw
+	return m.Save(h.ch)
+}
+
+func (h *hpChar) name() string { return "**" + Escape(h.ch.Name) + "**" }
+
+// conditions renders the character's conditions, or "" when none.
+func (h *hpChar) conditions(m *Mutation) string {
+	cs := h.c.Conditions(clock.Time(m.Table.Clock))
+	if len(cs) == 0 {
+		return ""
+	}
+	return "\n  Conditions: " + strings.Join(cs, ", ")
+}
+
+// hpTargets resolves `target` into loaded characters.
+func hpTargets(m *Mutation, list string, mustChange bool) ([]*hpChar, error) {
+	chs, err := m.Targets(list)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*hpChar, 0, len(chs))
+	for _, ch := range chs {
+		if mustChange {
+			if err := m.CanChange(ch); err != nil {
+				return nil, err
+			}
+		}
+		h, err := loadHP(ch)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, h)
+	}
+	return out, nil
+}
+
+// record adds the dice a rule rolled to the mutation's event.
+func record(m *Mutation, rolls ...dice.Result) {
+	for _, r := range rolls {
+		if len(r.Terms) > 0 {
+			m.rolls = append(m.rolls, r.String())
+		}
+	}
+}
+
+// hpError turns a rule error into a reply for the character named.
+func hpError(h *hpChar, err error) error {
+	if err == nil {
+		return nil
+	}
+	if e := diceError(err); e != err {
+		return e
+	}
+	var ue *Error
+	if errors.As(err, &ue) {
+		return err
+	}
+	name := h.name()
+	switch {
+	case errors.Is(err, hitprot.ErrDead):
+		return Errorf(CodeConflict, "%s is dead: no damage, rests or rolls.", name)
+	case errors.Is(err, hitprot.ErrChoicePending):
+		return Errorf(CodeConflict, "%s's 0-HP choice is pending: %s (its owner) or a GM must press Heroic Death, Stay Up or Go Down first. Nothing was changed.", name, Escape(h.ch.OwnerName))
+	case errors.Is(err, hitprot.ErrBadInput), errors.Is(err, hitprot.ErrTooManyHD):
+		return Errorf(CodeInvalid, "%s: %v.", name, err)
+	}
+	return Errorf(CodeConflict, "%s: %v. Nothing was changed.", name, err)
+}
+
+// hpRefuseOptions refuses options of other systems.
+func hpRefuseOptions(m *Mutation, opts ...string) error {
+	for _, o := range opts {
+		if _, ok := m.Req.Options[o]; ok {
+			return Errorf(CodeInvalid, "Option %s is not used by the hit-protection system.", o)
+		}
+	}
+	return nil
+}
+
+// hpAmount reads /damage's amount: a whole number 0..maxDamage or a dice
+// expression rolled with m (a negative roll counts as 0).
+func hpAmount(m *Mutation) (int, string, error) {
+	a := strings.TrimSpace(m.Req.Options["amount"])
+	if n, err := strconv.Atoi(a); err == nil {
+		if n < 0 || n > maxDamage {
+			return 0, "", Errorf(CodeInvalid, "Damage must be 0 to %d, not %d.", maxDamage, n)
+		}
+		return n, "", nil
+	}
+	res, err := m.RollString(a)
+	if err != nil {
+		return 0, "", err
+	}
+	return max(0, min(res.Total, maxDamage)), res.String(), nil
+}
+
+// hpDamage answers /damage (RULES.md §1.3): soak, HP loss, the 0-HP choice,
+// the injury table while staying up, and lethal damage to the down.
+func hpDamage(m *Mutation) (*Response, error) {
+	if err := hpRefuseOptions(m, "crit", "nonlethal", "kind"); err != nil {
+		return nil, err
+	}
+	targets, err := hpTargets(m, m.Req.Options["target"], true)
+	if err != nil {
+		return nil, err
+	}
+	amount, rolled, err := hpAmount(m)
+	if err != nil {
+		return nil, err
+	}
+	typ := m.Req.Options["type"]
+	hit := hitprot.Hit{Amount: amount, Soak: m.Req.Options["soak"] == "true", Type: typ,
+		NonLethal: m.Req.Options["lethal"] == "false", Now: clock.Time(m.Table.Clock)}
+	var lines []string
+	if rolled != "" {
+		lines = append(lines, "Damage "+rolled)
+	}
+	var zero []*hpChar
+	for _, h := range targets {
+		hpBefore, hdBefore := h.c.HP, h.c.HD
+		c, o, res, err := h.c.TakeDamage(m.s.dice, hit)
+		if err != nil {
+			return nil, hpError(h, err)
+		}
+		record(m, o.Rolls...)
+		if err := h.store(m, c); err != nil {
+			return nil, err
+		}
+		kind := ""
+		if typ != "" && typ != hitprot.Other {
+			kind = " " + typ
+		}
+		line := fmt.Sprintf("%s takes %d%s damage", h.name(), amount, kind)
+		if hit.Soak {
+			line += fmt.Sprintf(" (soaked %d → %d)", res.Soaked, res.Taken)
+		}
+		line += fmt.Sprintf(": HP %d → %d · HD %d → %d", hpBefore, c.HP, hdBefore, c.HD)
+		lines = append(lines, line)
+		for _, n := range o.Notes {
+			lines = append(lines, "  "+n)
+		}
+		lines = append(lines, injuryLines(o)...)
+		lines[len(lines)-1] += h.conditions(m)
+		m.Note("%s takes %d damage: HP %d → %d, HD %d → %d", h.ch.Name, amount, hpBefore, c.HP, hdBefore, c.HD)
+		if res.ReachedZero {
+			zero = append(zero, h)
+		}
+	}
+	resp := &Response{Content: strings.Join(lines, "\n")}
+	if len(zero) == 0 {
+		return resp, nil
+	}
+	if len(zero) > 5 {
+		return nil, Errorf(CodeInvalid, "%d characters would reach 0 HP at once; a message holds at most 5 choices. Split the targets.", len(zero))
+	}
+	seq, err := m.NextEventSeq()
+	if err != nil {
+		return nil, err
+	}
+	for _, h := range zero {
+		h.sheet.ChoiceSeq, h.sheet.Chose = seq, ""
+		if err := h.store(m, h.c); err != nil {
+			return nil, err
+		}
+	}
+	resp.Components = choiceRows(zero, seq)
+	resp.Embeds = []Embed{oddsEmbed(zero)}
+	return resp, nil
+}
+
+// injuryLines renders an outcome's injury roll and its effects.
+func injuryLines(o hitprot.Outcome) []string {
+	if o.Injury == nil {
+		return nil
+	}
+	inj := o.Injury
+	head := "  Injury table: " + inj.Roll.String()
+	if inj.Damage > 0 {
+		head += fmt.Sprintf(" + %d damage = %d", inj.Damage, inj.Total)
+	}
+	if inj.Total < 2 || inj.Total > 12 {
+		head += fmt.Sprintf(" (counts as %d)", max(2, min(inj.Total, 12)))
+	}
+	head += " → **" + inj.Band.String() + "**"
+	out := []string{head}
+	for _, e := range inj.Effects {
+		out = append(out, "  · "+e)
+	}
+	return out
+}
+
+// choiceRows builds one row of 0-HP buttons per character; with several
+// characters a disabled button naming each leads its row.
+func choiceRows(hs []*hpChar, seq uint64) [][]Button {
+	var rows [][]Button
+	for _, h := range hs {
+		base := fmt.Sprintf("%s:%d:%d:", hpChoicePrefix, h.ch.ID, seq)
+		done := h.sheet.Chose != "" || h.c.Status != hitprot.Choosing
+		row := []Button{
+			{Label: "Heroic Death", CustomID: base + "heroic", Style: StyleDanger, Disabled: done},
+			{Label: "Stay Up", CustomID: base + "up", Style: StylePrimary, Disabled: done},
+			{Label: "Go Down", CustomID: base + "down", Style: StyleSecondary, Disabled: done},
+		}
+		if len(hs) > 1 {
+			row = append([]Button{{Label: clip(h.ch.Name, 80), CustomID: base + "name", Style: StyleSecondary, Disabled: true}}, row...)
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+// percent renders an exact probability as a percentage with one decimal,
+// rounded to nearest (halves away from zero).
+func percent(p *big.Rat) string {
+	return new(big.Rat).Mul(p, big.NewRat(100, 1)).FloatString(1) + "%"
+}
+
+// oddsLine lists the chance of each injury band for a table roll.
+func oddsLine(expr string) string {
+	odds, err := hitprot.Odds(expr)
+	if err != nil {
+		return err.Error()
+	}
+	parts := make([]string, len(odds))
+	for i, o := range odds {
+		parts[i] = fmt.Sprintf("%s %s", o.Band, percent(o.P))
+	}
+	return strings.Join(parts, " · ")
+}
+
+// oddsEmbed is the 0-HP choice with its exact odds (RULES.md §1.3, §1.4).
+func oddsEmbed(hs []*hpChar) Embed {
+	names := make([]string, len(hs))
+	owners := map[string]bool{}
+	var who []string
+	for i, h := range hs {
+		names[i] = Escape(h.ch.Name)
+		if !owners[h.ch.OwnerName] {
+			owners[h.ch.OwnerName] = true
+			who = append(who, Escape(h.ch.OwnerName))
+		}
+	}
+	verb := "is"
+	if len(hs) > 1 {
+		verb = "are"
+	}
+	return Embed{
+		Title:       fmt.Sprintf("%s %s at 0 HP", strings.Join(names, ", "), verb),
+		Description: fmt.Sprintf("Choose what happens (%s or a GM): **Heroic Death** (one heroic action, then death), **Stay Up** (roll 2d6 on the injury table now; each later hit adds 1d6) or **Go Down** (fate hidden until attended: 3d6 keeping the two lowest).", strings.Join(who, ", ")),
+		Color:       0xED4245,
+		Fields: []Field{
+			{Name: "Stay Up: 2d6", Value: oddsLine(hitprot.StayUpRoll)},
+			{Name: "Go Down: 3d6 keep the two lowest (3d6dh1)", Value: oddsLine(hitprot.GoDownRoll)},
+		},
+	}
+}
+
+// hpChoiceHandler answers a press of Heroic Death, Stay Up or Go Down, and
+// the Heroic Death modal (RULES.md §1.3 items 3–6).
+func hpChoiceHandler(ctx context.Context, s *Service, r *Request) (*Response, error) {
+	parts := strings.Split(r.CustomID, ":")
+	bad := Errorf(CodeInvalid, "This button is not one of ours.")
+	if len(parts) != 4 {
+		return nil, bad
+	}
+	id, err1 := strconv.ParseUint(parts[1], 10, 64)
+	seq, err2 := strconv.ParseUint(parts[2], 10, 64)
+	choice := parts[3]
+	if err1 != nil || err2 != nil {
+		return nil, bad
+	}
+	label := map[string]string{"heroic": "Heroic Death", "action": "Heroic Death", "up": "Stay Up", "down": "Go Down"}[choice]
+	if label == "" || (choice == "action") != (r.Kind == KindModal) {
+		return nil, bad
+	}
+	r.Command, r.Subcommand = "choose", ""
+	r.Options = map[string]string{"choice": label}
+	return s.mutate(ctx, r, func(m *Mutation) (*Response, error) {
+		ch, err := m.Tx().Character(r.ChannelID, id)
+		if errors.Is(err, storage.ErrNotFound) {
+			return nil, Errorf(CodeConflict, "That character is gone; nothing was changed.")
+		}
+		if err != nil {
+			return nil, err
+		}
+		ch = m.track(ch)
+		r.Options["target"] = ch.Name
+		if err := m.CanChange(ch); err != nil {
+			return nil, err
+		}
+		h, err := loadHP(ch)
+		if err != nil {
+			return nil, err
+		}
+		if h.sheet.ChoiceSeq != seq || h.sheet.Chose != "" || h.c.Status != hitprot.Choosing {
+			what := "already chosen"
+			if h.sheet.Chose != "" && h.sheet.ChoiceSeq == seq {
+				what += ": " + h.sheet.Chose
+			} else {
+				what += "; this message is no longer pending"
+			}
+			return nil, Errorf(CodeConflict, "%s's 0-HP choice is %s. Nothing was changed.", h.name(), what)
+		}
+		now := clock.Time(m.Table.Clock)
+		var lines []string
+		switch choice {
+		case "heroic":
+			return &Response{Modal: &Modal{
+				CustomID: fmt.Sprintf("%s:%d:%d:action", hpChoicePrefix, id, seq),
+				Title:    "Heroic Death",
+				Inputs: []TextInput{{CustomID: heroicInput, Label: "The one heroic action", Paragraph: true, Required: true, MaxLength: 300,
+					Placeholder: "Strike a deadly blow, push an ally out of harm's way…"}},
+			}}, nil
+		case "action":
+			action := strings.TrimSpace(r.Values[heroicInput])
+			if action == "" {
+				return nil, Errorf(CodeInvalid, "Describe the heroic action.")
+			}
+			action = clip(action, 300)
+			c, err := h.c.HeroicDeath(action)
+			if err != nil {
+				return nil, hpError(h, err)
+			}
+			h.sheet.Chose = label
+			if err := h.store(m, c); err != nil {
+				return nil, err
+			}
+			lines = append(lines, fmt.Sprintf("%s chooses **Heroic Death**: %s\n%s is dead.", h.name(), Escape(action), h.name()))
+			m.Note("%s: Heroic Death (%s).", ch.Name, action)
+		case "up":
+			c, o, err := h.c.StayUp(m.s.dice, now)
+			if err != nil {
+				return nil, hpError(h, err)
+			}
+			record(m, o.Rolls...)
+			h.sheet.Chose = label
+			if err := h.store(m, c); err != nil {
+				return nil, err
+			}
+			lines = append(lines, fmt.Sprintf("%s chooses **Stay Up** at HP 0:", h.name()))
+			lines = append(lines, injuryLines(o)...)
+			if c.Status == hitprot.Dead {
+				lines = append(lines, h.name()+" is dead.")
+			} else {
+				lines = append(lines, h.name()+" fights on at 0 HP; each later hit is damage + 1d6 on the injury table.")
+			}
+			lines[len(lines)-1] += h.conditions(m)
+			m.Note("%s: Stay Up, %s → %s.", ch.Name, o.Injury.Roll, o.Injury.Band)
+		case "down":
+			c, err := h.c.GoDown()
+			if err != nil {
+				return nil, hpError(h, err)
+			}
+			h.sheet.Chose = label
+			if err := h.store(m, c); err != nil {
+				return nil, err
+			}
+			lines = append(lines, fmt.Sprintf("%s chooses **Go Down**: down at HP 0, fate hidden until someone attends (/attend: 3d6 keeping the two lowest). Lethal damage kills a down character.", h.name()))
+			m.Note("%s: Go Down.", ch.Name)
+		}
+		// Rebuild the whole message: every character this event offered
+		// a choice to, each row disabled once chosen.
+		all, err := m.Characters()
+		if err != nil {
+			return nil, err
+		}
+		var offered []*hpChar
+		pending := false
+		for _, o := range all {
+			oh, err := loadHP(o)
+			if err != nil {
+				return nil, err
+			}
+			if oh.sheet.ChoiceSeq != seq {
+				continue
+			}
+			offered = append(offered, oh)
+			if oh.sheet.Chose == "" && oh.c.Status == hitprot.Choosing {
+				pending = true
+				lines = append(lines, fmt.Sprintf("%s is at 0 HP: choice pending.", oh.name()))
+			}
+		}
+		resp := &Response{Content: strings.Join(lines, "\n"), UpdateMessage: true, Components: choiceRows(offered, seq)}
+		if pending {
+			var waiting []*hpChar
+			for _, oh := range offered {
+				if oh.sheet.Chose == "" {
+					waiting = append(waiting, oh)
+				}
+			}
+			resp.Embeds = []Embed{oddsEmbed(waiting)}
+		}
+		return resp, nil
+	})
+}

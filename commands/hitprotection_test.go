@@ -1,0 +1,323 @@
+package commands_test
+
+import (
+	"context"
+	"fmt"
+	"math/big"
+	"strings"
+	"testing"
+
+	"github.com/hpkeeper/hpkeeper/commands"
+)
+
+// hpTable sets up a hit-protection table run by ann (GM) with bob's Lister
+// (fighter, d6, 4 HP) and meg's Meghan (magic-user 3, 1 HP).
+func hpTable(t *testing.T) *table {
+	t.Helper()
+	tb := newTable(t)
+	tb.ok(tb.do("ann", "/table setup system:hit-protection"))
+	tb.ok(tb.do("bob", `/char create name:Lister stats:"class=fighter hit-die=d6 hp=4"`))
+	tb.ok(tb.do("meg", `/char create name:Meghan stats:"class=magic-user level=3 hp=1"`))
+	return tb
+}
+
+func wantIn(t *testing.T, what, got string, wants ...string) {
+	t.Helper()
+	for _, w := range wants {
+		if !strings.Contains(got, w) {
+			t.Errorf("%s = %q; want it to contain %q", what, got, w)
+		}
+	}
+}
+
+// buttons returns the labels of resp's buttons, disabled ones as [-Label-].
+func buttons(resp *commands.Response) string {
+	var out []string
+	for _, row := range resp.Components {
+		for _, b := range row {
+			if b.Disabled {
+				out = append(out, "[-"+b.Label+"-]")
+			} else {
+				out = append(out, "["+b.Label+"]")
+			}
+		}
+	}
+	return strings.Join(out, " ")
+}
+
+// pressRow presses the button labelled label in row i of resp.
+func (tb *table) pressRow(user string, resp *commands.Response, i int, label string) *commands.Response {
+	tb.t.Helper()
+	return tb.press(user, &commands.Response{Components: resp.Components[i : i+1]}, label)
+}
+
+func (tb *table) dicesLeft() {
+	tb.t.Helper()
+	if n := tb.dice.Remaining(); n != 0 {
+		tb.t.Errorf("%d scripted dice left unused", n)
+	}
+}
+
+// TestHitProtLister plays RULES.md §1.3's Lister example through the
+// commands: 0 HP, the choice buttons, Stay Up with 2d6 [1, 2] = 3 → Flesh
+// Wound, then 7 damage with 1d6 = 2 → 9 → Critical Wound.
+func TestHitProtLister(t *testing.T) {
+	tb := hpTable(t)
+	resp := tb.do("ann", "/damage target:Lister amount:4")
+	out := tb.ok(resp)
+	wantIn(t, "damage", out, "Lister", "takes 4 damage", "HP 4 → 0", "HD 1 → 1", "Lister is at 0 HP", "0-HP choice pending")
+	if got := buttons(resp); got != "[Heroic Death] [Stay Up] [Go Down]" {
+		t.Errorf("buttons = %q", got)
+	}
+	tb.refused(tb.do("ann", "/damage target:Lister amount:1"), "0-HP choice is pending: bob")
+	tb.refused(tb.press("meg", resp, "Stay Up"), "only its owner or a GM")
+
+	tb.dice.Push(1, 2)
+	up := tb.press("bob", resp, "Stay Up")
+	if !up.UpdateMessage || up.Ephemeral || buttons(up) != "[-Heroic Death-] [-Stay Up-] [-Go Down-]" {
+		t.Errorf("Stay Up reply: update %v, buttons %q", up.UpdateMessage, buttons(up))
+	}
+	wantIn(t, "Stay Up", text(up), "Stay Up", "2d6 [1, 2] = 3", "Flesh Wound", "untreated wound", "fights on at 0 HP")
+	tb.refused(tb.press("bob", resp, "Go Down"), "already chosen")
+	tb.refused(tb.press("ann", resp, "Stay Up"), "already chosen")
+
+	// 1d6 = 2, save vs death 15 passes (12), limb 1d4 = 3, stun 1d6 = 4,
+	// 2d6 = [2, 3] weeks.
+	tb.dice.Push(2, 15, 3, 4, 2, 3)
+	out = tb.ok(tb.do("ann", "/damage target:Lister amount:7"))
+	wantIn(t, "second hit", out, "HP 0 → 0", "1d6 [2] = 2 + 7 damage = 9", "Critical Wound", "save vs death 1d20 [15] = 15 vs 12: passed",
+		"left leg", "stunned 4 rounds (1d6 [4] = 4", "5 weeks (2d6 [2, 3] = 5", "staying up", "2 untreated wounds")
+	tb.dicesLeft()
+	// Every die is in the history.
+	h := tb.ok(tb.do("ann", "/history target:Lister"))
+	wantIn(t, "history", h, "Stay Up")
+}
+
+// TestHitProtOdds: the 0-HP message prints the exact chance of each injury
+// band for Stay Up (2d6) and Go Down (3d6 keeping the two lowest), equal to
+// fractions computed here by counting.
+func TestHitProtOdds(t *testing.T) {
+	tb := hpTable(t)
+	resp := tb.do("ann", "/damage target:Lister amount:9")
+	if len(resp.Embeds) != 1 || len(resp.Embeds[0].Fields) != 2 {
+		t.Fatalf("embeds = %+v", resp.Embeds)
+	}
+	bands := []string{"Unhurt", "Flesh Wound", "Nasty Wound", "Severe Wound", "Critical Wound", "Fatal Wound I", "Fatal Wound II"}
+	band := func(total int) int {
+		return []int{0, 0, 0, 1, 1, 2, 2, 3, 4, 4, 5, 5, 6}[total]
+	}
+	var two, three [7]int64
+	for a := 1; a <= 6; a++ {
+		for b := 1; b <= 6; b++ {
+			two[band(a+b)]++
+			for c := 1; c <= 6; c++ {
+				three[band(a+b+c-max(a, b, c))]++
+			}
+		}
+	}
+	if two != [7]int64{1, 5, 9, 6, 9, 5, 1} {
+		t.Fatalf("2d6 counts %v", two)
+	}
+	pct := func(n, d int64) string { return new(big.Rat).SetFrac64(100*n, d).FloatString(1) + "%" }
+	for i, f := range resp.Embeds[0].Fields {
+		counts, den := two, int64(36)
+		if i == 1 {
+			counts, den = three, 216
+		}
+		for b, name := range bands {
+			want := fmt.Sprintf("%s %s", name, pct(counts[b], den))
+			if !strings.Contains(f.Value+" ·", want+" ·") {
+				t.Errorf("%s = %q; want %q", f.Name, f.Value, want)
+			}
+		}
+	}
+	wantIn(t, "odds", resp.Embeds[0].Fields[0].Value, "Unhurt 2.8%", "Nasty Wound 25.0%")
+	wantIn(t, "odds", resp.Embeds[0].Fields[1].Value, "Unhurt 7.4%")
+}
+
+// TestHitProtHeroicDeath: the button opens a modal; submitting it posts
+// the heroic action and the character is dead.
+func TestHitProtHeroicDeath(t *testing.T) {
+	tb := hpTable(t)
+	resp := tb.do("ann", "/damage target:Lister amount:4")
+	m := tb.press("bob", resp, "Heroic Death")
+	if m.Modal == nil || m.Modal.Title != "Heroic Death" || len(m.Modal.Inputs) != 1 {
+		t.Fatalf("Heroic Death press = %+v; want the modal", m)
+	}
+	submit := func(user, action string) *commands.Response {
+		return tb.svc.Handle(context.Background(), &commands.Request{
+			Kind: commands.KindModal, ChannelID: tb.channel, UserID: user, UserName: user,
+			CustomID: m.Modal.CustomID, Values: map[string]string{m.Modal.Inputs[0].CustomID: action},
+		})
+	}
+	tb.refused(submit("meg", "steal the Macguffin"), "only its owner or a GM")
+	r := submit("bob", "Pulls the pin on the *Curry Monster*'s grenade.")
+	out := tb.ok(r)
+	wantIn(t, "heroic death", out, "Lister", "Heroic Death", "Pulls the pin on the *Curry Monster*'s grenade.", "is dead")
+	if !strings.Contains(r.Content, `\*Curry Monster\*`) || buttons(r) != "[-Heroic Death-] [-Stay Up-] [-Go Down-]" {
+		t.Errorf("modal reply %q buttons %q; want the action escaped and the buttons disabled", r.Content, buttons(r))
+	}
+	tb.refused(submit("bob", "again"), "already chosen")
+	tb.refused(tb.do("ann", "/damage target:Lister amount:1"), "is dead")
+	tb.refused(tb.do("bob", "/rest kind:turn"), "dead")
+	tb.refused(tb.do("bob", "/roll as:Lister expr:d20"), "is dead")
+	wantIn(t, "show", tb.ok(tb.do("bob", "/char show name:Lister")), "dead (Heroic Death)", "Heroic action: Pulls the pin")
+}
+
+// TestHitProtGoDown: fate hidden, non-lethal damage recorded, attend rolls
+// 3d6dh1, lethal damage kills the down.
+func TestHitProtGoDown(t *testing.T) {
+	tb := hpTable(t)
+	resp := tb.do("ann", "/damage target:Lister amount:5")
+	down := tb.press("ann", resp, "Go Down")
+	wantIn(t, "go down", tb.ok(down), "Go Down", "fate hidden")
+	out := tb.ok(tb.do("ann", "/damage target:Lister amount:3 lethal:false"))
+	wantIn(t, "non-lethal", out, "no other effect", "down (fate hidden")
+	wantIn(t, "history", tb.ok(tb.do("ann", "/history target:Lister")), "lethal:false")
+	tb.refused(tb.do("bob", "/rest kind:turn target:Lister"), "fate hidden")
+	// Meg attends: 3d6dh1 [6, 1, 2] keeps 1 and 2 = 3 → Flesh Wound.
+	tb.dice.Push(6, 1, 2)
+	out = tb.ok(tb.do("meg", "/attend target:Lister"))
+	wantIn(t, "attend", out, "meg attends **Lister**", "3d6dh1 [~~6~~, 1, 2] = 3", "Flesh Wound", "down (attended)")
+	tb.refused(tb.do("meg", "/attend target:Lister"), "nothing to attend")
+	out = tb.ok(tb.do("ann", "/damage target:Lister amount:1"))
+	wantIn(t, "lethal", out, "dies at once", "dead (killed while down)")
+	tb.dicesLeft()
+}
+
+// TestHitProtSoakAndMeghan plays RULES.md §1.5's Meghan (rest, then the
+// night) and §1.3's soak through the commands.
+func TestHitProtSoakAndMeghan(t *testing.T) {
+	tb := hpTable(t)
+	tb.dice.Push(3)
+	out := tb.ok(tb.do("meg", "/rest kind:turn"))
+	wantIn(t, "rest", out, "Meghan", "1d4 [3] = 3", "HP 1 → 3", "HD 3 → 2")
+	tb.dice.Push(3)
+	out = tb.ok(tb.do("ann", "/damage target:Meghan amount:4 soak:true"))
+	wantIn(t, "soak", out, "soaked 3 → 1", "HP 3 → 2", "HD 2 → 1")
+	tb.ok(tb.do("ann", "/char set name:Meghan stats:\"hp=3 hd=2\""))
+	tb.refused(tb.do("meg", "/rest kind:night"), "Only a GM")
+	tb.dice.Push(4, 2) // Lister re-rolls 4, then Meghan 2 (keeps 3)
+	out = tb.ok(tb.do("ann", "/rest kind:night"))
+	wantIn(t, "night", out, "The clock moves 1 day", "day 2", "**Meghan** sleeps the night: re-rolls 1d4 [2] = 2, keeps the higher: HP 3 → 3 · HD 2 → 3",
+		"**Lister** sleeps the night: re-rolls 1d6 [4] = 4, keeps the higher: HP 4 → 4 · HD 1 → 1")
+	tb.dicesLeft()
+	tb.refused(tb.do("ann", "/rest kind:day"), "turn, breath")
+	tb.ok(tb.do("ann", "/char set name:Meghan stats:hd=0"))
+	tb.refused(tb.do("meg", "/rest kind:turn"), "no hit dice left")
+}
+
+// TestHitProtWoundsAndClock: wounds block rests until treated, periods
+// until the clock passes them; /clock reports every stun, period and
+// bleed-out.
+func TestHitProtWoundsAndClock(t *testing.T) {
+	tb := hpTable(t)
+	tb.ok(tb.do("ann", `/char create name:Rook stats:"class=thief hp=2"`))
+	resp := tb.do("ann", "/damage target:Lister,Rook amount:4")
+	if got := buttons(resp); got != "[-Lister-] [Heroic Death] [Stay Up] [Go Down] [-Rook-] [Heroic Death] [Stay Up] [Go Down]" {
+		t.Fatalf("two choices: %q", got)
+	}
+	wantIn(t, "two", resp.Embeds[0].Title, "Lister, Rook are at 0 HP")
+	// Lister: 2d6 [3, 3] = 6 Nasty, paralysis 5 fails (14): stunned 1 round; 1d4 = 2 days.
+	tb.dice.Push(3, 3, 5, 2)
+	up := tb.press("bob", resp, "Stay Up")
+	if got := buttons(up); got != "[-Lister-] [-Heroic Death-] [-Stay Up-] [-Go Down-] [-Rook-] [Heroic Death] [Stay Up] [Go Down]" {
+		t.Errorf("after Lister's choice: %q", got)
+	}
+	wantIn(t, "nasty", text(up), "Nasty Wound", "stunned 1 round", "mobility handicap", "2 days (1d4 [2] = 2", "Rook** is at 0 HP: choice pending")
+	// Rook: 2d6 [6, 5] = 11 Fatal I, death 13 passes with 13; 1d8 = 3 rounds.
+	tb.dice.Push(6, 5, 13, 3)
+	// The console presses the latest message; here the updated one.
+	rook := tb.pressRow("ann", up, 1, "Stay Up")
+	wantIn(t, "fatal", text(rook), "Fatal Wound I", "dies in 3 rounds")
+	tb.refused(tb.do("bob", "/rest kind:turn"), "untreated wound")
+	wantIn(t, "treat", tb.ok(tb.do("meg", "/treat target:Lister")), "untreated wounds 1 → 0")
+	tb.refused(tb.do("meg", "/treat target:Lister"), "no untreated wound")
+	tb.refused(tb.do("bob", "/rest kind:turn"), "no HP restoring until day 3")
+	tb.refused(tb.do("meg", "/attend target:Rook"), "skilled healer")
+	out := tb.ok(tb.do("ann", "/clock action:next-round"))
+	wantIn(t, "round 1", out, "**Lister** no longer stunned")
+	out = tb.ok(tb.do("ann", "/clock action:advance amount:2 unit:days"))
+	wantIn(t, "2 days (1d4 [2] = 2", out, "**Rook** dies of the Fatal Wound I (day 1, 00:00, round 3)", "**Lister** the no-restoring period ends")
+	tb.dice.Push(5)
+	wantIn(t, "rest", tb.ok(tb.do("bob", "/rest kind:turn")), "HP 0 → 5", "HD 1 → 0")
+	wantIn(t, "show", tb.ok(tb.do("bob", "/char show name:Lister")), "HP 5/6 · HD 0/1")
+	tb.dicesLeft()
+}
+
+// TestHitProtRollsAndSaves: hit dice on rolls within §1.6's limits.
+func TestHitProtRollsAndSaves(t *testing.T) {
+	tb := hpTable(t)
+	tb.ok(tb.do("ann", `/char create name:Bruno stats:"class=fighter level=3 hp=5"`))
+	tb.dice.Push(12, 1, 2, 3)
+	out := tb.ok(tb.do("ann", "/roll as:Bruno expr:d20 hd:3 purpose:attack melee:true"))
+	wantIn(t, "melee", out, "1d20 [12] = 12 + hit dice 3d8 [1, 2, 3] = 6 → **18**", "melee attack", "HD 3 → 0")
+	tb.refused(tb.do("meg", "/roll as:Meghan expr:d20 hd:2 purpose:attack"), "one hit die per roll")
+	tb.dice.Push(9, 4, 4)
+	out = tb.ok(tb.do("meg", "/roll as:Meghan expr:d20 hd:2 purpose:spell"))
+	wantIn(t, "spell", out, "hit dice 2d4 [4, 4] = 8", "HD 3 → 1")
+	tb.refused(tb.do("meg", "/roll as:Meghan expr:d20 hd:2 purpose:spell"), "asked 2, has 1")
+	tb.dice.Push(10, 3)
+	out = tb.ok(tb.do("meg", "/save target:Meghan type:death hd:1"))
+	wantIn(t, "save", out, "save vs death 1d20 [10] = 10 + hit dice 1d4 [3] = 3 → 13 vs 13: passed", "HD 1 → 0")
+	tb.refused(tb.do("meg", "/save target:Meghan type:fort"), "hit-protection saves")
+	tb.refused(tb.do("bob", "/save target:Meghan type:death"), "only its owner or a GM")
+	wantIn(t, "spend", tb.ok(tb.do("bob", "/spend target:Lister resource:hd amount:1")), "HD 1 → 0")
+	tb.refused(tb.do("bob", "/spend target:Lister resource:hd amount:1"), "no hit dice left")
+	tb.refused(tb.do("bob", "/spend target:Lister resource:mp amount:1"), "only hd")
+	tb.dicesLeft()
+}
+
+func TestHitProtCatchBreathAndUndo(t *testing.T) {
+	tb := hpTable(t)
+	tb.ok(tb.do("ann", "/char set name:Lister stats:hp=1"))
+	tb.refused(tb.do("bob", "/rest kind:breath"), "Catching breath is off")
+	tb.ok(tb.do("ann", "/table option name:catch-breath value:on"))
+	tb.refused(tb.do("meg", "/rest kind:breath"), "only a fighter")
+	tb.dice.Push(6)
+	wantIn(t, "breath", tb.ok(tb.do("bob", "/rest kind:breath")), "catch its breath", "HP 1 → 6", "HD 1 → 0")
+	// /undo restores the sheet exactly, and a damage with its choice.
+	tb.ok(tb.do("bob", "/undo"))
+	wantIn(t, "undo", tb.ok(tb.do("bob", "/char show name:Lister")), "HP 1/6 · HD 1/1")
+	resp := tb.do("ann", "/damage target:Lister amount:1d4")
+	tb.refused(resp, "ran out")
+	tb.dice.Push(2)
+	resp = tb.do("ann", "/damage target:Lister amount:1d4")
+	wantIn(t, "dice damage", tb.ok(resp), "Damage 1d4 [2] = 2", "HP 1 → 0")
+	tb.ok(tb.do("ann", "/undo"))
+	tb.refused(tb.press("bob", resp, "Stay Up"), "no longer pending")
+	tb.refused(tb.do("ann", "/damage target:Lister amount:-2"), "0 to 1000")
+	tb.refused(tb.do("ann", "/damage target:Lister amount:5000"), "0 to 1000")
+	tb.refused(tb.do("ann", "/damage target:Lister amount:2 crit:2"), "not used by the hit-protection")
+	tb.refused(tb.do("meg", "/damage target:Lister amount:2"), "only its owner or a GM")
+}
+
+// TestHitProtBleedOutsThroughClock: a Critical Wound's and a Fatal Wound
+// II's countdowns kill through /clock, and a lost limb's use comes back
+// when its weeks end (RULES.md §0.2, §1.4).
+func TestHitProtBleedOutsThroughClock(t *testing.T) {
+	tb := hpTable(t)
+	tb.ok(tb.do("ann", `/char create name:Rook stats:"class=thief hp=2"`))
+	tb.ok(tb.do("ann", `/char create name:Bram stats:"class=fighter hp=2"`))
+	resp := tb.do("ann", "/damage target:Lister,Rook,Bram amount:4")
+	// Lister: 2d6 [4, 4] = 8 Critical, death save 3 fails, 1d4 = 1 (left
+	// arm lost), 2d4 [1, 1] = 2 rounds.
+	tb.dice.Push(4, 4, 3, 1, 1, 1)
+	wantIn(t, "Lister", text(tb.pressRow("bob", resp, 0, "Stay Up")), "loses the left arm", "dies in 2 rounds")
+	// Rook: 2d6 [6, 6] = 12 Fatal II, death save 13 passes (13), 1d4 = 3 rounds.
+	tb.dice.Push(6, 6, 13, 3)
+	wantIn(t, "Rook", text(tb.pressRow("ann", resp, 1, "Stay Up")), "Fatal Wound II", "dies in 3 rounds", "nothing can prevent it")
+	tb.refused(tb.do("ann", "/attend target:Rook healer:true"), "nothing can prevent the Fatal Wound II")
+	// Bram: 2d6 [5, 4] = 9 Critical, death save 12 passes, 1d4 = 4 (right
+	// leg), stunned 1d6 = 6 rounds, 2d6 [1, 1] = 2 weeks.
+	tb.dice.Push(5, 4, 12, 4, 6, 1, 1)
+	wantIn(t, "Bram", text(tb.pressRow("ann", resp, 2, "Stay Up")), "loses the use of the right leg", "stunned 6 rounds")
+	out := tb.ok(tb.do("ann", "/clock action:advance amount:2"))
+	wantIn(t, "round 2", out, "**Lister** dies of the Critical Wound (day 1, 00:00, round 2)")
+	tb.refused(tb.do("ann", "/clock action:advance amount:2 unit:weeks"), "unit")
+	out = tb.ok(tb.do("ann", "/clock action:advance amount:14 unit:days"))
+	wantIn(t, "2 weeks", out, "**Rook** dies of the Fatal Wound II (day 1, 00:00, round 3)", "**Bram** no longer stunned (day 1, 00:00, round 6)",
+		"**Bram** the use of the right leg is back (day 15, 00:00, round 0)", "**Bram** the no-restoring period ends (day 15, 00:00, round 0)")
+	wantIn(t, "list", tb.ok(tb.do("ann", "/char list")), "Lister** (bob): HP 0/6 · HD 1/1 · dead (bled out from a Critical Wound)")
+	tb.dicesLeft()
+}
