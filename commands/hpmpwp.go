@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/hpkeeper/hpkeeper/rules/hpmpwp"
-	"github.com/hpkeeper/hpkeeper/storage"
 )
 
 // hpMpWp adapts the hp-mp-wp system, the Universal HP/MP/WP system (RULES.md
@@ -34,24 +33,67 @@ type hmwSheet struct {
 	Will      int    `json:"will,omitempty"`
 	Endurance bool   `json:"endurance,omitempty"`
 	DieHard   bool   `json:"die_hard,omitempty"`
+	// State is the §2.4 state as its name; "" is fine.
+	State      string `json:"state,omitempty"`
+	DyingSince int64  `json:"dying_since,omitempty"`
+	// ChoiceSeq is the event seq of the pending Die Hard choice (0: none);
+	// its buttons carry it.
+	ChoiceSeq        uint64 `json:"choice_seq,omitempty"`
+	Effect           string `json:"effect,omitempty"`
+	Activity         string `json:"activity,omitempty"`
+	HoursWorked      int    `json:"hours_worked,omitempty"`
+	HoursAwake       int    `json:"hours_awake,omitempty"`
+	ExertionSaves    int    `json:"exertion_saves,omitempty"`
+	ExertionFailures int    `json:"exertion_failures,omitempty"`
 }
 
 func (s hmwSheet) character() hpmpwp.Character {
-	return hpmpwp.Character{
+	c := hpmpwp.Character{
 		Class: s.Class, Level: s.Level,
 		Str: s.Str, Dex: s.Dex, Con: s.Con, Int: s.Int, Wis: s.Wis, Cha: s.Cha,
 		HPMax: s.HPMax, HP: s.HP, MPMax: s.MPMax, MP: s.MP, WP: s.WP, TempWP: s.TempWP,
 		Fort: s.Fort, Will: s.Will, Endurance: s.Endurance, DieHard: s.DieHard,
+		DyingSince: s.DyingSince, ChoicePending: s.ChoiceSeq != 0,
+		HoursWorked: s.HoursWorked, HoursAwake: s.HoursAwake,
+		ExertionSaves: s.ExertionSaves, ExertionFailures: s.ExertionFailures,
 	}
+	if s.State != "" {
+		c.State, _ = hpmpwp.ParseState(s.State)
+	}
+	if s.Effect != "" {
+		c.Effect, _ = hpmpwp.ParseEffect(s.Effect)
+	}
+	if s.Activity != "" {
+		c.Activity, _ = hpmpwp.ParseActivity(s.Activity)
+	}
+	return c
 }
 
-func hmwSheetOf(c hpmpwp.Character) hmwSheet {
-	return hmwSheet{
+// hmwSheetOf returns the stored form of c; seq is the event seq of a
+// pending Die Hard choice (ignored when none is pending).
+func hmwSheetOf(c hpmpwp.Character, seq ...uint64) hmwSheet {
+	s := hmwSheet{
 		Class: c.Class, Level: c.Level,
 		Str: c.Str, Dex: c.Dex, Con: c.Con, Int: c.Int, Wis: c.Wis, Cha: c.Cha,
 		HPMax: c.HPMax, HP: c.HP, MPMax: c.MPMax, MP: c.MP, WP: c.WP, TempWP: c.TempWP,
 		Fort: c.Fort, Will: c.Will, Endurance: c.Endurance, DieHard: c.DieHard,
+		DyingSince:  c.DyingSince,
+		HoursWorked: c.HoursWorked, HoursAwake: c.HoursAwake,
+		ExertionSaves: c.ExertionSaves, ExertionFailures: c.ExertionFailures,
 	}
+	if c.State != hpmpwp.Fine {
+		s.State = c.State.String()
+	}
+	if c.Effect != hpmpwp.NoEffect {
+		s.Effect = c.Effect.String()
+	}
+	if c.Activity != hpmpwp.Awake {
+		s.Activity = c.Activity.String()
+	}
+	if c.ChoicePending && len(seq) > 0 {
+		s.ChoiceSeq = seq[0]
+	}
+	return s
 }
 
 func (hpMpWp) Name() string { return "hp-mp-wp" }
@@ -64,7 +106,7 @@ func (hpMpWp) TableOptions() []TableOption { return []TableOption{} }
 
 func (hpMpWp) StatKeys() []string {
 	return []string{"class", "level", "hp-max", "hp", "mp-max", "mp", "wp", "temp-con",
-		"str", "dex", "con", "int", "wis", "cha", "fort", "will", "feats"}
+		"str", "dex", "con", "int", "wis", "cha", "fort", "will", "feats", "effect", "state"}
 }
 
 // NewSheet builds a character (RULES.md §2.1): hp-max is required; every
@@ -91,7 +133,7 @@ func (sys hpMpWp) SetSheet(m *Mutation, raw json.RawMessage, stats []Stat) (json
 	if err != nil {
 		return nil, err
 	}
-	return encodeSheet(hmwSheetOf(c))
+	return encodeSheet(hmwSheetOf(c, s.ChoiceSeq))
 }
 
 // hmwClass checks a class value: 1 to 32 letters, digits and '-' (spaces are
@@ -172,6 +214,15 @@ func (sys hpMpWp) apply(m *Mutation, c hpmpwp.Character, stats []Stat, creating 
 			c.Will, err = StatInt(st, hpmpwp.MinSave, hpmpwp.MaxSave)
 		case "feats":
 			c.Endurance, c.DieHard, err = hmwFeats(st)
+		case "effect":
+			if c.Effect, err = hpmpwp.ParseEffect(st.Value); err != nil {
+				err = BadStat(st.Key, st.Value, "none, fatigued or exhausted (a spell or effect, until the GM clears it)")
+			}
+		case "state":
+			if c.State, err = hpmpwp.ParseState(st.Value); err != nil {
+				err = BadStat(st.Key, st.Value, "fine, disabled, dying, stable or dead (a GM correction; WP decide fine or not)")
+			}
+			c.ChoicePending = false
 		case "hp", "mp", "wp":
 			// Set below, once the maxima are known.
 		default:
@@ -205,6 +256,15 @@ func (sys hpMpWp) apply(m *Mutation, c hpmpwp.Character, stats []Stat, creating 
 			return c, err
 		}
 	}
+	// The state follows the WP sign (RULES.md §2.4); HP and MP are capped
+	// at maxima lowered by fatigue only by the next rule that runs
+	// (hpkeeper's reading: a sheet edit is the GM's word).
+	caps := [2]int{c.HP, c.MP}
+	if given["state"] && c.State == hpmpwp.Dying && c.DyingSince == 0 {
+		c.DyingSince = m.Table.Clock
+	}
+	c = c.Settle()
+	c.HP, c.MP = caps[0], caps[1]
 	if err := c.Validate(); err != nil {
 		return c, Errorf(CodeInvalid, "%v.", err)
 	}
@@ -247,39 +307,3 @@ func hmwRollMP(m *Mutation, c *hpmpwp.Character, oldLevel int, creating bool) er
 	}
 	return nil
 }
-
-func (hpMpWp) Describe(ch *storage.Character) (string, []Field, error) {
-	var s hmwSheet
-	if err := decodeSheet(ch.Sheet, &s); err != nil {
-		return "", nil, err
-	}
-	c := s.character()
-	status := fmt.Sprintf("HP %d/%d · MP %d/%d · WP %d/%d", c.HP, c.HPMax, c.MP, c.MPMax, c.WP, c.WPMax())
-	if c.TempWP > 0 {
-		status += fmt.Sprintf(" (+%d temp)", c.TempWP)
-	}
-	var abilities []string
-	for _, a := range []struct {
-		name  string
-		score int
-	}{{"Str", c.Str}, {"Dex", c.Dex}, {"Con", c.Con}, {"Int", c.Int}, {"Wis", c.Wis}, {"Cha", c.Cha}} {
-		abilities = append(abilities, fmt.Sprintf("%s %d (%+d)", a.name, a.score, hpmpwp.Modifier(a.score)))
-	}
-	feats := "none"
-	if f := c.Feats(); len(f) > 0 {
-		feats = strings.Join(f, ", ")
-	}
-	return status, []Field{
-		{Name: "Class", Value: fmt.Sprintf("%s %d", Escape(c.Class), c.Level), Inline: true},
-		{Name: "Mana die", Value: fmt.Sprintf("d%d", hpmpwp.ManaDie(c.Class)), Inline: true},
-		{Name: "Saves", Value: fmt.Sprintf("Fort %+d · Will %+d", c.Fort, c.Will), Inline: true},
-		{Name: "Abilities", Value: strings.Join(abilities, " · ")},
-		{Name: "Feats", Value: feats, Inline: true},
-	}, nil
-}
-
-func (hpMpWp) Action(name string) ActionFunc      { return nil }
-func (hpMpWp) Roll() ActionFunc                   { return nil }
-func (hpMpWp) Components() map[string]HandlerFunc { return nil }
-
-func (hpMpWp) AdvanceClock(m *Mutation, from, to int64) ([]string, error) { return nil, nil }

@@ -168,7 +168,7 @@ func TestHpMpWpCreateRefused(t *testing.T) {
 	create("", "hp-mp-wp characters need hp-max=N (as usual in 3.5)")
 	create("class=wizard str=12", "need hp-max=N")
 	create("hp-max=10 hit-die=d8", `Unknown stat "hit-die" for hp-mp-wp`,
-		"Valid keys: cha, class, con, dex, feats, fort, hp, hp-max, int, level, mp, mp-max, str, temp-con, will, wis, wp.")
+		"Valid keys: cha, class, con, dex, effect, feats, fort, hp, hp-max, int, level, mp, mp-max, state, str, temp-con, will, wis, wp.")
 	create("hp-max=0", "hp-max=0", "from 1 to 9999")
 	create("hp-max=10 level=41", "level=41", "from 1 to 40")
 	create("hp-max=10 str=51", "str=51", "from 1 to 50")
@@ -370,7 +370,8 @@ func TestSheetSystemsHelpAndStubs(t *testing.T) {
 	sheetWant(t, "help harm", sheetText(st.handle("help", "", map[string]string{"topic": "harm"})),
 		"SOY Hybrid Harm", "counsel, endure, first-aid, instinct, react, reason, vigor, willpower", "fudge-dice (3/4")
 	sheetWant(t, "help hp-mp-wp", sheetText(st.handle("help", "", map[string]string{"topic": "hp-mp-wp"})),
-		"Universal HP/MP/WP", "cha, class, con, dex, feats, fort, hp, hp-max, int, level, mp, mp-max, str, temp-con, will, wis, wp")
+		"Universal HP/MP/WP", "cha, class, con, dex, effect, feats, fort, hp, hp-max, int, level, mp, mp-max, state, str, temp-con, will, wis, wp")
 	st.create("Ada", "")
-	st.refused("damage", "", map[string]string{"target": "Ada", "amount": "2"}, "not available for the harm system yet")
+	// harm implements /damage, /heal, /rest and /spend (harm_test.go); /strain is not one of its commands.
+	st.refused("strain", "", map[string]string{"target": "Ada"}, "not available for the harm system")
 }

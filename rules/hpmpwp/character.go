@@ -76,6 +76,31 @@ type Character struct {
 	// Endurance and DieHard record the feats of the same names (RULES.md
 	// §2.4, §2.6).
 	Endurance, DieHard bool
+
+	// State is the negative-WP state (RULES.md §2.4): Fine while WP ≥ 0,
+	// else Disabled, Dying or Stable; Dead is final.
+	State State
+	// DyingSince is the clock value (in rounds) at which the character
+	// became dying; the per-round save's DC grows with the rounds since
+	// (RULES.md §2.4). Meaningful only while State is Dying.
+	DyingSince int64
+	// ChoicePending is set while a Die Hard character that failed its save
+	// on reaching negative WP has not yet chosen between acting disabled and
+	// falling unconscious (RULES.md §2.4); damage to it is refused meanwhile.
+	ChoicePending bool
+	// Effect is the fatigue or exhaustion a spell or effect imposes until
+	// the GM clears it (RULES.md §2.3).
+	Effect Effect
+
+	// Activity is what the character does as hours pass (RULES.md §2.6).
+	Activity Activity
+	// HoursWorked and HoursAwake count the hours (≥ 0) worked and spent
+	// awake since the character last slept them off (RULES.md §2.6).
+	HoursWorked, HoursAwake int
+	// ExertionSaves is the number of exertion saves made since the
+	// character last slept it off; ExertionFailures the failures among them
+	// not yet slept off, each −2 to all abilities (RULES.md §2.6).
+	ExertionSaves, ExertionFailures int
 }
 
 // New returns a character of the class and level with every ability at
@@ -234,6 +259,18 @@ func (c Character) Validate() error {
 	}
 	if c.Will < MinSave || c.Will > MaxSave {
 		return fmt.Errorf("Will must be %+d to %+d, not %+d", MinSave, MaxSave, c.Will)
+	}
+	if c.State < Fine || c.State > Dead {
+		return fmt.Errorf("state %d is not a state", int(c.State))
+	}
+	if c.Effect < NoEffect || c.Effect > EffectExhausted {
+		return fmt.Errorf("effect %d is not an effect", int(c.Effect))
+	}
+	if c.Activity < Awake || c.Activity > Sleep {
+		return fmt.Errorf("activity %d is not an activity", int(c.Activity))
+	}
+	if c.HoursWorked < 0 || c.HoursAwake < 0 || c.ExertionSaves < 0 || c.ExertionFailures < 0 || c.ExertionFailures > c.ExertionSaves {
+		return fmt.Errorf("hours and exertion counts must be ≥ 0, failures at most the saves made")
 	}
 	return nil
 }

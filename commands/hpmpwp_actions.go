@@ -1,0 +1,597 @@
+package commands
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/hpkeeper/hpkeeper/rules/clock"
+	"github.com/hpkeeper/hpkeeper/rules/dice"
+	"github.com/hpkeeper/hpkeeper/rules/hpmpwp"
+	"github.com/hpkeeper/hpkeeper/storage"
+)
+
+// hmwChoicePrefix starts the custom_id of the Die Hard buttons (RULES.md
+// §2.4): "hmw:<character id>:<event seq>:act|down".
+const hmwChoicePrefix = "hmw"
+
+// mutationDice is a dice.Source that rolls every die through m.Roll, so that
+// the rules' saves are recorded in the event like every other roll.
+type mutationDice struct{ m *Mutation }
+
+func (d mutationDice) Roll(die dice.Die) (int, error) {
+	res, err := d.m.Roll(dice.Expr{Terms: []dice.Term{{Sign: 1, Count: 1, Sides: die.Sides, Fudge: die.Fudge}}})
+	if err != nil {
+		return 0, err
+	}
+	return res.Total, nil
+}
+
+// hmwLoad decodes a stored character's sheet.
+func hmwLoad(ch *storage.Character) (hpmpwp.Character, hmwSheet, error) {
+	var s hmwSheet
+	if err := decodeSheet(ch.Sheet, &s); err != nil {
+		return hpmpwp.Character{}, s, err
+	}
+	return s.character(), s, nil
+}
+
+// hmwStore saves c into ch; seq names the event of a pending Die Hard
+// choice.
+func hmwStore(m *Mutation, ch *storage.Character, c hpmpwp.Character, seq uint64) error {
+	raw, err := encodeSheet(hmwSheetOf(c, seq))
+	if err != nil {
+		return err
+	}
+	ch.Sheet = raw
+	return m.Save(ch)
+}
+
+// hmwRuleError turns an error of the rules into a reply for ch.
+func hmwRuleError(ch *storage.Character, err error) error {
+	name := Escape(ch.Name)
+	switch {
+	case errors.Is(err, hpmpwp.ErrDead):
+		return Errorf(CodeConflict, "%s is dead; nothing was changed.", name)
+	case errors.Is(err, hpmpwp.ErrChoicePending):
+		return Errorf(CodeConflict, "%s must first choose (Die Hard): Act Disabled or Fall Unconscious. Nothing was changed.", name)
+	case errors.Is(err, hpmpwp.ErrNotDisabled):
+		return Errorf(CodeConflict, "%s is not disabled: /strain is for a strenuous action at negative WP while conscious.", name)
+	case errors.Is(err, hpmpwp.ErrNotDying):
+		return Errorf(CodeConflict, "%s is not dying; there is nothing to stabilize.", name)
+	case errors.Is(err, hpmpwp.ErrUnconscious):
+		return Errorf(CodeConflict, "%s is unconscious and cannot cast.", name)
+	case errors.Is(err, hpmpwp.ErrNotEnoughMP), errors.Is(err, hpmpwp.ErrBadAmount):
+		return Errorf(CodeInvalid, "%s: %v.", name, err)
+	}
+	return err
+}
+
+// hmwPoints renders "HP 20 → 12 · MP 4 · WP 15 → -1 (temp 2 → 0)".
+func hmwPoints(b, a hpmpwp.Character) string {
+	num := func(label string, x, y int) string {
+		if x == y {
+			return fmt.Sprintf("%s %d", label, y)
+		}
+		return fmt.Sprintf("%s %d → %d", label, x, y)
+	}
+	s := num("HP", b.HP, a.HP) + " · " + num("MP", b.MP, a.MP) + " · " + num("WP", b.WP, a.WP)
+	if b.TempWP != 0 || a.TempWP != 0 {
+		s += " (" + num("temp", b.TempWP, a.TempWP) + ")"
+	}
+	return s
+}
+
+// hmwStateText describes the state for a reply, e.g. "disabled (conscious)".
+func hmwStateText(c hpmpwp.Character) string {
+	s := c.State.String()
+	switch c.State {
+	case hpmpwp.Disabled:
+		s += " (conscious)"
+	case hpmpwp.Dying, hpmpwp.Stable:
+		s += " (unconscious)"
+	}
+	if c.ChoicePending {
+		s += ", Die Hard choice pending"
+	}
+	if c.Activity == hpmpwp.Sleep && c.State.Conscious() {
+		s += ", asleep"
+	}
+	return s
+}
+
+// hmwReport renders an outcome for one character: the points before and
+// after, every save and event, the state and fatigue (RULES.md §2).
+func hmwReport(name string, out hpmpwp.Outcome) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "**%s**: %s", Escape(name), hmwPoints(out.Before, out.After))
+	for _, l := range out.Lines {
+		b.WriteString("\n• " + l)
+	}
+	fmt.Fprintf(&b, "\nState: **%s**", hmwStateText(out.After))
+	if out.Before.State != out.After.State {
+		fmt.Fprintf(&b, " (was %s)", out.Before.State)
+	}
+	if f := out.After.FatigueSummary(); f != "" {
+		b.WriteString("\n" + f)
+	}
+	return b.String()
+}
+
+func (hpMpWp) Describe(ch *storage.Character) (string, []Field, error) {
+	c, _, err := hmwLoad(ch)
+	if err != nil {
+		return "", nil, err
+	}
+	status := fmt.Sprintf("HP %d/%d · MP %d/%d · WP %d/%d", c.HP, c.HPMax, c.MP, c.MPMax, c.WP, c.WPMax())
+	if c.TempWP > 0 {
+		status += fmt.Sprintf(" (+%d temp)", c.TempWP)
+	}
+	if c.State != hpmpwp.Fine || c.ChoicePending || c.Activity == hpmpwp.Sleep {
+		status += " · " + hmwStateText(c)
+	}
+	if cond := c.Condition(); cond != "" {
+		status += " · " + cond
+	}
+	var abilities []string
+	for i, score := range []int{c.Str, c.Dex, c.Con, c.Int, c.Wis, c.Cha} {
+		abilities = append(abilities, fmt.Sprintf("%s %d (%+d)", hpmpwp.AbilityNames[i], score, hpmpwp.Modifier(score)))
+	}
+	feats := "none"
+	if f := c.Feats(); len(f) > 0 {
+		feats = strings.Join(f, ", ")
+	}
+	fields := []Field{
+		{Name: "Class", Value: fmt.Sprintf("%s %d", Escape(c.Class), c.Level), Inline: true},
+		{Name: "Mana die", Value: fmt.Sprintf("d%d", hpmpwp.ManaDie(c.Class)), Inline: true},
+		{Name: "Saves", Value: fmt.Sprintf("Fort %+d · Will %+d", c.Fort, c.Will), Inline: true},
+		{Name: "Abilities", Value: strings.Join(abilities, " · ")},
+		{Name: "Feats", Value: feats, Inline: true},
+		{Name: "Activity", Value: fmt.Sprintf("%s · %d h worked · %d h awake · exertion saves %d, failures %d",
+			c.Activity, c.HoursWorked, c.HoursAwake, c.ExertionSaves, c.ExertionFailures), Inline: true},
+	}
+	if f := c.FatigueSummary(); f != "" {
+		fields = append(fields, Field{Name: "Fatigue", Value: f})
+	}
+	return status, fields, nil
+}
+
+func (hpMpWp) Action(name string) ActionFunc {
+	switch name {
+	case "damage":
+		return hmwDamage
+	case "heal":
+		return hmwHeal
+	case "strain":
+		return hmwStrain
+	case "attend":
+		return hmwAttend
+	case "spend":
+		return hmwSpend
+	case "activity":
+		return hmwActivity
+	case "rest":
+		return hmwRest
+	case "save":
+		return hmwSave
+	}
+	return nil
+}
+
+func (hpMpWp) Roll() ActionFunc { return nil }
+
+func (hpMpWp) Components() map[string]HandlerFunc {
+	return map[string]HandlerFunc{hmwChoicePrefix: hmwChoice}
+}
+
+// hmwAmount reads the amount option: a whole number or dice rolled with
+// m.RollString.
+func hmwAmount(m *Mutation, what string) (int, error) {
+	a := strings.TrimSpace(m.Req.Options["amount"])
+	if a == "" {
+		return 0, Errorf(CodeInvalid, "Give the amount %s, a number or dice.", what)
+	}
+	if n, err := strconv.Atoi(a); err == nil {
+		if n < 1 {
+			return 0, Errorf(CodeInvalid, "The amount %s must be at least 1.", what)
+		}
+		return n, nil
+	}
+	res, err := m.RollString(a)
+	if err != nil {
+		return 0, err
+	}
+	return max(0, res.Total), nil
+}
+
+// hmwEach runs fn on each target the caller may change, with the rules'
+// dice, and joins the reports. fn returns the new state and outcome.
+func hmwEach(m *Mutation, targets []*storage.Character, check func(*storage.Character) error,
+	fn func(c hpmpwp.Character, src dice.Source) (hpmpwp.Character, hpmpwp.Outcome, error)) ([]string, error) {
+	var reports []string
+	src := mutationDice{m}
+	for _, ch := range targets {
+		if err := check(ch); err != nil {
+			return nil, err
+		}
+		c, s, err := hmwLoad(ch)
+		if err != nil {
+			return nil, err
+		}
+		next, out, err := fn(c, src)
+		if err != nil {
+			return nil, hmwRuleError(ch, err)
+		}
+		if err := hmwStore(m, ch, next, s.ChoiceSeq); err != nil {
+			return nil, err
+		}
+		rep := hmwReport(ch.Name, out)
+		m.Note("%s", strings.ReplaceAll(rep, "**", ""))
+		reports = append(reports, rep)
+	}
+	return reports, nil
+}
+
+func hmwDone(m *Mutation, reports []string) *Response {
+	return &Response{Content: strings.Join(reports, "\n\n")}
+}
+
+// hmwDamage is /damage (RULES.md §2.2, §2.4).
+func hmwDamage(m *Mutation) (*Response, error) {
+	targets, err := m.Targets(m.Req.Options["target"])
+	if err != nil {
+		return nil, err
+	}
+	for _, ch := range targets {
+		if err := m.CanChange(ch); err != nil {
+			return nil, err
+		}
+	}
+	hit := hpmpwp.Hit{Nonlethal: m.Req.Options["nonlethal"] == "true"}
+	if c := m.Req.Options["crit"]; c != "" {
+		hit.Crit, _ = strconv.Atoi(c)
+	}
+	if hit.Amount, err = hmwAmount(m, "of damage"); err != nil {
+		return nil, err
+	}
+	if hit.Amount < 1 {
+		return &Response{Content: "No damage (the roll came to 0)." + rollsLine(m)}, nil
+	}
+	seq, err := m.NextEventSeq()
+	if err != nil {
+		return nil, err
+	}
+	head := fmt.Sprintf("%d damage", hit.Amount)
+	if hit.Crit > 0 {
+		head += fmt.Sprintf(", critical ×%d", hit.Crit)
+	}
+	if hit.Nonlethal {
+		head += ", non-lethal"
+	}
+	var rows [][]Button
+	var reports []string
+	src := mutationDice{m}
+	for _, ch := range targets {
+		c, s, err := hmwLoad(ch)
+		if err != nil {
+			return nil, err
+		}
+		next, out, err := c.TakeDamage(src, hit, m.Table.Clock)
+		if err != nil {
+			return nil, hmwRuleError(ch, err)
+		}
+		choiceSeq := s.ChoiceSeq
+		if next.ChoicePending && !c.ChoicePending {
+			choiceSeq = seq
+			rows = append(rows, hmwChoiceButtons(ch.ID, seq, false))
+		}
+		if err := hmwStore(m, ch, next, choiceSeq); err != nil {
+			return nil, err
+		}
+		rep := hmwReport(ch.Name, out)
+		m.Note("%s", strings.ReplaceAll(rep, "**", ""))
+		reports = append(reports, rep)
+	}
+	content := head + ".\n" + strings.Join(reports, "\n\n")
+	if len(rows) > 0 {
+		content += "\nDie Hard: the owner (or a GM) chooses now — **Act Disabled** or **Fall Unconscious** (stable). Damage to the character waits for the choice."
+	}
+	return &Response{Content: content + rollsLine(m), Components: rows}, nil
+}
+
+func hmwChoiceButtons(id, seq uint64, disabled bool) []Button {
+	base := fmt.Sprintf("%s:%d:%d:", hmwChoicePrefix, id, seq)
+	return []Button{
+		{Label: "Act Disabled", CustomID: base + "act", Style: StylePrimary, Disabled: disabled},
+		{Label: "Fall Unconscious", CustomID: base + "down", Style: StyleSecondary, Disabled: disabled},
+	}
+}
+
+// hmwChoice handles a press of Act Disabled or Fall Unconscious (RULES.md
+// §2.4): valid only while the character still has the choice of that event.
+func hmwChoice(ctx context.Context, s *Service, r *Request) (*Response, error) {
+	parts := strings.Split(r.CustomID, ":")
+	if len(parts) != 4 || (parts[3] != "act" && parts[3] != "down") {
+		return nil, Errorf(CodeInvalid, "This button is not one of ours.")
+	}
+	id, err1 := strconv.ParseUint(parts[1], 10, 64)
+	seq, err2 := strconv.ParseUint(parts[2], 10, 64)
+	if err1 != nil || err2 != nil {
+		return nil, Errorf(CodeInvalid, "This button is not one of ours.")
+	}
+	r.Command, r.Subcommand, r.Options = "damage", "", map[string]string{"choice": parts[3]}
+	return s.mutate(ctx, r, func(m *Mutation) (*Response, error) {
+		ch, err := m.Tx().Character(r.ChannelID, id)
+		if errors.Is(err, storage.ErrNotFound) {
+			return nil, Errorf(CodeConflict, "That character is gone; nothing was changed.")
+		}
+		if err != nil {
+			return nil, err
+		}
+		ch = m.track(ch)
+		if err := m.CanChange(ch); err != nil {
+			return nil, err
+		}
+		c, st, err := hmwLoad(ch)
+		if err != nil {
+			return nil, err
+		}
+		if !c.ChoicePending || st.ChoiceSeq != seq {
+			return nil, Errorf(CodeConflict, "%s's Die Hard choice is already made or no longer pending; nothing was changed.", Escape(ch.Name))
+		}
+		next, out, err := c.Choose(parts[3] == "act")
+		if err != nil {
+			return nil, hmwRuleError(ch, err)
+		}
+		if err := hmwStore(m, ch, next, 0); err != nil {
+			return nil, err
+		}
+		label := "Fall Unconscious"
+		if parts[3] == "act" {
+			label = "Act Disabled"
+		}
+		rep := hmwReport(ch.Name, out)
+		m.Note("Die Hard: %s (%s pressed %s)", strings.ReplaceAll(rep, "**", ""), r.UserName, label)
+		return &Response{
+			Content:       fmt.Sprintf("Die Hard: %s pressed **%s**.\n%s", Escape(r.UserName), label, rep),
+			Components:    [][]Button{hmwChoiceButtons(id, seq, true)},
+			UpdateMessage: true,
+		}, nil
+	})
+}
+
+// hmwHeal is /heal amount pool:hp|wp (RULES.md §2.5).
+func hmwHeal(m *Mutation) (*Response, error) {
+	targets, err := m.Targets(m.Req.Options["target"])
+	if err != nil {
+		return nil, err
+	}
+	pool := hpmpwp.PoolHP
+	if m.Req.Options["pool"] == "wp" {
+		pool = hpmpwp.PoolWP
+	}
+	n, err := hmwAmount(m, "healed")
+	if err != nil {
+		return nil, err
+	}
+	reports, err := hmwEach(m, targets, m.CanChange, func(c hpmpwp.Character, _ dice.Source) (hpmpwp.Character, hpmpwp.Outcome, error) {
+		return c.Heal(pool, max(1, n))
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &Response{Content: strings.Join(reports, "\n\n") + rollsLine(m)}, nil
+}
+
+// hmwStrain is /strain (RULES.md §2.4).
+func hmwStrain(m *Mutation) (*Response, error) {
+	targets, err := m.Targets(m.Req.Options["target"])
+	if err != nil {
+		return nil, err
+	}
+	reports, err := hmwEach(m, targets, m.CanChange, func(c hpmpwp.Character, src dice.Source) (hpmpwp.Character, hpmpwp.Outcome, error) {
+		return c.Strain(src, m.Table.Clock)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return hmwDone(m, reports), nil
+}
+
+// hmwAttend is /attend bonus:N, a DC 15 Heal check by anyone (RULES.md
+// §0.1, §2.4).
+func hmwAttend(m *Mutation) (*Response, error) {
+	targets, err := m.Targets(m.Req.Options["target"])
+	if err != nil {
+		return nil, err
+	}
+	bonus, _ := strconv.Atoi(m.Req.Options["bonus"])
+	anyone := func(*storage.Character) error { return nil }
+	reports, err := hmwEach(m, targets, anyone, func(c hpmpwp.Character, src dice.Source) (hpmpwp.Character, hpmpwp.Outcome, error) {
+		return c.Attend(src, bonus)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &Response{Content: fmt.Sprintf("%s attends.\n%s", Escape(m.Req.UserName), strings.Join(reports, "\n\n"))}, nil
+}
+
+// hmwSpend is /spend resource:mp (RULES.md §2.5).
+func hmwSpend(m *Mutation) (*Response, error) {
+	if r := m.Req.Options["resource"]; r != "mp" {
+		return nil, Errorf(CodeInvalid, "hp-mp-wp characters spend mp, not %s.", clip(r, 20))
+	}
+	targets, err := m.Targets(m.Req.Options["target"])
+	if err != nil {
+		return nil, err
+	}
+	n, err := strconv.Atoi(m.Req.Options["amount"])
+	if err != nil {
+		return nil, Errorf(CodeInvalid, "amount must be a whole number.")
+	}
+	reports, err := hmwEach(m, targets, m.CanChange, func(c hpmpwp.Character, _ dice.Source) (hpmpwp.Character, hpmpwp.Outcome, error) {
+		return c.SpendMP(n)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return hmwDone(m, reports), nil
+}
+
+// hmwActivity is /activity kind:awake|work|sleep (RULES.md §2.6); awake on a
+// sleeper is the Will save to wake early.
+func hmwActivity(m *Mutation) (*Response, error) {
+	a, err := hpmpwp.ParseActivity(m.Req.Options["kind"])
+	if err != nil {
+		return nil, Errorf(CodeInvalid, "%v.", err)
+	}
+	targets, err := m.Targets(m.Req.Options["target"])
+	if err != nil {
+		return nil, err
+	}
+	reports, err := hmwEach(m, targets, m.CanChange, func(c hpmpwp.Character, src dice.Source) (hpmpwp.Character, hpmpwp.Outcome, error) {
+		next, out, err := c.SetActivity(src, a)
+		if err == nil && len(out.Lines) == 0 {
+			out.Lines = append(out.Lines, fmt.Sprintf("activity: %s", next.Activity))
+		}
+		return next, out, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return hmwDone(m, reports), nil
+}
+
+// hmwRest is /rest kind:night (GM): the whole table (or target) goes to
+// sleep and the clock passes 8 hours (RULES.md §2.6).
+func hmwRest(m *Mutation) (*Response, error) {
+	if m.Req.Options["kind"] != "night" {
+		return nil, Errorf(CodeInvalid, "hp-mp-wp has only kind:night (8 hours of sleep on the clock); time heals through /clock advance.")
+	}
+	if err := m.RequireGM("call a night's rest"); err != nil {
+		return nil, err
+	}
+	var targets []*storage.Character
+	var err error
+	if t := m.Req.Options["target"]; strings.TrimSpace(t) != "" {
+		targets, err = m.Targets(t)
+	} else {
+		targets, err = m.Characters()
+	}
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, ch := range targets {
+		c, s, err := hmwLoad(ch)
+		if err != nil {
+			return nil, err
+		}
+		if !c.State.Conscious() || c.Activity == hpmpwp.Sleep {
+			continue // the dead and the unconscious do not go to bed
+		}
+		c.Activity = hpmpwp.Sleep
+		if err := hmwStore(m, ch, c, s.ChoiceSeq); err != nil {
+			return nil, err
+		}
+		names = append(names, Escape(ch.Name))
+	}
+	report, err := m.AdvanceClock(8, clock.Hour)
+	if err != nil {
+		return nil, err
+	}
+	head := "Night's rest: nobody new goes to sleep."
+	if len(names) > 0 {
+		head = "Night's rest, to sleep: " + strings.Join(names, ", ") + "."
+	}
+	return &Response{Content: head + "\n" + strings.Join(report, "\n") + rollsLine(m)}, nil
+}
+
+// hmwSave is /save type:fort|will bonus:N: d20 + the sheet's save + bonus,
+// shown for the GM to compare with a DC (RULES.md §0.4).
+func hmwSave(m *Mutation) (*Response, error) {
+	kind := m.Req.Options["type"]
+	if kind != "fort" && kind != "will" {
+		return nil, Errorf(CodeInvalid, "hp-mp-wp saves are fort or will, not %s.", clip(kind, 20))
+	}
+	targets, err := m.Targets(m.Req.Options["target"])
+	if err != nil {
+		return nil, err
+	}
+	extra, _ := strconv.Atoi(m.Req.Options["bonus"])
+	var lines []string
+	for _, ch := range targets {
+		if err := m.CanChange(ch); err != nil {
+			return nil, err
+		}
+		c, _, err := hmwLoad(ch)
+		if err != nil {
+			return nil, err
+		}
+		bonus, name := c.Fort, "Fort"
+		if kind == "will" {
+			bonus, name = c.Will, "Will"
+		}
+		res, err := m.Roll(dice.Expr{Terms: []dice.Term{{Sign: 1, Count: 1, Sides: 20}}})
+		if err != nil {
+			return nil, err
+		}
+		note := ""
+		switch res.Total {
+		case 1:
+			note = " (natural 1: fails)"
+		case 20:
+			note = " (natural 20: succeeds)"
+		}
+		lines = append(lines, fmt.Sprintf("**%s** %s save: %s %+d = %d%s", Escape(ch.Name), name, res, bonus+extra, res.Total+bonus+extra, note))
+	}
+	return &Response{Content: strings.Join(lines, "\n")}, nil
+}
+
+// AdvanceClock resolves every character's rounds, hours and days between
+// from and to (RULES.md §0.2, §2.4–§2.6).
+func (hpMpWp) AdvanceClock(m *Mutation, from, to int64) ([]string, error) {
+	chars, err := m.Characters()
+	if err != nil {
+		return nil, err
+	}
+	var report []string
+	src := mutationDice{m}
+	for _, ch := range chars {
+		c, s, err := hmwLoad(ch)
+		if err != nil {
+			return nil, err
+		}
+		next, out, err := c.Advance(src, from, to)
+		if err != nil {
+			return nil, hmwRuleError(ch, err)
+		}
+		if next == c && len(out.Lines) == 0 {
+			continue
+		}
+		if next != c {
+			if err := hmwStore(m, ch, next, s.ChoiceSeq); err != nil {
+				return nil, err
+			}
+		}
+		lines := out.Lines
+		if len(lines) > 12 {
+			lines = append(append([]string{}, lines[:5]...), fmt.Sprintf("… %d more …", len(lines)-10))
+			lines = append(lines, out.Lines[len(out.Lines)-5:]...)
+		}
+		rep := fmt.Sprintf("**%s**: %s", Escape(ch.Name), hmwPoints(c, next))
+		for _, l := range lines {
+			rep += "\n• " + l
+		}
+		if c.State != next.State || c.Activity != next.Activity {
+			rep += "\nState: **" + hmwStateText(next) + "**"
+		}
+		if f := next.FatigueSummary(); f != "" && f != c.FatigueSummary() {
+			rep += "\n" + f
+		}
+		report = append(report, rep)
+	}
+	return report, nil
+}

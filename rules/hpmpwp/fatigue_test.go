@@ -1,0 +1,126 @@
+package hpmpwp
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestFatigueCauses checks each cause of RULES.md §2.3 alone.
+func TestFatigueCauses(t *testing.T) {
+	base := fighter(20, 10) // MP 4/4
+	tests := []struct {
+		name      string
+		f         func(*Character)
+		cond      string
+		causeText string
+	}{
+		{"none", func(c *Character) {}, "", ""},
+		{"HP at 50%", func(c *Character) { c.HP = 10 }, "fatigued", "HP 10 ≤ 50% of 20"},
+		{"HP above 50%", func(c *Character) { c.HP = 11 }, "", ""},
+		{"HP 0", func(c *Character) { c.HP = 0 }, "exhausted", "HP 0"},
+		{"MP at 50%", func(c *Character) { c.MP = 2 }, "fatigued", "MP 2 ≤ 50% of 4"},
+		{"MP 0", func(c *Character) { c.MP = 0 }, "exhausted", "MP 0"},
+		{"MP max 0 is no cause", func(c *Character) { c.MPMax, c.MP = 0, 0 }, "", ""},
+		{"WP damage", func(c *Character) { c.WP = 9 }, "fatigued", "WP 9 < 10"},
+		{"WP 0", func(c *Character) { c.WP = 0 }, "exhausted", "WP 0 ≤ 0"},
+		{"WP negative", func(c *Character) { c.WP, c.State = -2, Disabled }, "exhausted", "WP -2 ≤ 0"},
+		{"temporary WP lost is no cause", func(c *Character) { c.TempWP = 0 }, "", ""},
+		{"one exertion failure", func(c *Character) { c.ExertionSaves, c.ExertionFailures = 1, 1 }, "fatigued", "1 exertion failure"},
+		{"two exertion failures", func(c *Character) { c.ExertionSaves, c.ExertionFailures = 2, 2 }, "fatigued", "2 exertion failures"},
+		{"three exertion failures", func(c *Character) { c.ExertionSaves, c.ExertionFailures = 3, 3 }, "exhausted", "3 exertion failures"},
+		{"GM fatigued", func(c *Character) { c.Effect = EffectFatigued }, "fatigued", "a spell or effect (GM)"},
+		{"GM exhausted", func(c *Character) { c.Effect = EffectExhausted }, "exhausted", "a spell or effect (GM)"},
+	}
+	for _, tt := range tests {
+		c := base
+		tt.f(&c)
+		if got := c.Condition(); got != tt.cond {
+			t.Errorf("%s: Condition() = %q; want %q", tt.name, got, tt.cond)
+		}
+		if tt.cond != "" && !strings.Contains(c.FatigueSummary(), tt.causeText) {
+			t.Errorf("%s: FatigueSummary() = %q; want cause %q", tt.name, c.FatigueSummary(), tt.causeText)
+		}
+		if tt.cond != "" && c.Exhausted() != (tt.cond == "exhausted") {
+			t.Errorf("%s: Exhausted() = %v", tt.name, c.Exhausted())
+		}
+	}
+}
+
+// TestFiftyPercentBoundary: 2 × HP ≤ max on odd and even maxima.
+func TestFiftyPercentBoundary(t *testing.T) {
+	for _, tt := range []struct {
+		max, hp int
+		want    bool
+	}{
+		{20, 10, true}, {20, 11, false}, {15, 7, true}, {15, 8, false}, {1, 1, false}, {3, 1, true}, {3, 2, false},
+	} {
+		c := fighter(tt.max, 10)
+		c.HP = tt.hp
+		if got := c.Fatigued(); got != tt.want {
+			t.Errorf("HP %d/%d: Fatigued() = %v; want %v", tt.hp, tt.max, got, tt.want)
+		}
+		c = fighter(10, 10)
+		c.MPMax, c.MP = tt.max, tt.hp
+		if got := c.Fatigued(); got != tt.want {
+			t.Errorf("MP %d/%d: Fatigued() = %v; want %v", tt.hp, tt.max, got, tt.want)
+		}
+	}
+}
+
+// TestFatigueReadingUsesUnpenalizedMaxima is RULES.md §2.3's Reading: the
+// 50% test uses the HP max without fatigue's own penalty. Level 4, HP max
+// 20, Con 10: fatigued, Con 8 lowers HP max by 4 to 16; HP 10 is 50% of 20
+// (fatigued) though above 50% of 16, so fatigue holds steady, and HP 11 is
+// not fatigued at all.
+func TestFatigueReadingUsesUnpenalizedMaxima(t *testing.T) {
+	c := fighter(20, 10)
+	c.Level, c.HP = 4, 10
+	if !c.Fatigued() || c.EffectiveHPMax() != 16 {
+		t.Errorf("HP 10/20 level 4: fatigued %v, HP max %d; want true, 16", c.Fatigued(), c.EffectiveHPMax())
+	}
+	c.HP = 11
+	if c.Fatigued() || c.EffectiveHPMax() != 20 {
+		t.Errorf("HP 11/20: fatigued %v, HP max %d; want false, 20", c.Fatigued(), c.EffectiveHPMax())
+	}
+}
+
+// TestPenaltyLowersMaxima: the Con and Wis penalties lower HP max and MP max
+// by level × the change of modifier; current HP and MP are capped and not
+// raised again (RULES.md §2.3).
+func TestPenaltyLowersMaxima(t *testing.T) {
+	c := fighter(30, 11) // Con 11: −2 → 9, modifier 0 → −1
+	c.Level, c.Wis, c.MPMax, c.MP = 3, 13, 20, 20
+	c.ExertionSaves, c.ExertionFailures = 1, 1 // Wis 13 → 11: +1 → 0
+	if c.EffectiveHPMax() != 27 || c.EffectiveMPMax() != 17 {
+		t.Errorf("HP max %d, MP max %d; want 27, 17", c.EffectiveHPMax(), c.EffectiveMPMax())
+	}
+	c = c.Settle()
+	if c.HP != 27 || c.MP != 17 {
+		t.Errorf("settled HP %d, MP %d; want capped at 27, 17", c.HP, c.MP)
+	}
+	c.ExertionSaves, c.ExertionFailures = 0, 0
+	c = c.Settle()
+	if c.HP != 27 || c.MP != 17 || c.EffectiveHPMax() != 30 {
+		t.Errorf("after the penalty ends: HP %d, MP %d, max %d; want 27, 17, 30 (not raised again)", c.HP, c.MP, c.EffectiveHPMax())
+	}
+	// Even Con 10 → 8 changes the modifier by 1 as well; three failures
+	// (−6): Con 4, modifier −3.
+	c = fighter(30, 10)
+	c.Level, c.ExertionSaves, c.ExertionFailures = 2, 3, 3
+	if got := c.EffectiveHPMax(); got != 24 {
+		t.Errorf("Con 10 −6 at level 2: HP max %d; want 24", got)
+	}
+	if !strings.Contains(c.FatigueSummary(), "HP max 30 → 24") || !strings.Contains(c.FatigueSummary(), "exhausted") {
+		t.Errorf("FatigueSummary() = %q", c.FatigueSummary())
+	}
+}
+
+// TestFatigueFromOtherCausesAddsNoSecondPenalty: an exertion failure and low
+// HP together are −2, not −4 (RULES.md §2.6).
+func TestFatigueFromOtherCausesAddsNoSecondPenalty(t *testing.T) {
+	c := fighter(20, 10)
+	c.HP, c.ExertionSaves, c.ExertionFailures = 5, 1, 1
+	if c.Penalty() != 2 {
+		t.Errorf("Penalty() = %d; want 2", c.Penalty())
+	}
+}

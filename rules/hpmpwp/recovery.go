@@ -1,0 +1,133 @@
+package hpmpwp
+
+import (
+	"fmt"
+
+	"github.com/hpkeeper/hpkeeper/rules/dice"
+)
+
+// Pool names the points /heal restores (RULES.md §2.5).
+type Pool int
+
+// The pools healing restores.
+const (
+	PoolHP Pool = iota
+	PoolWP
+)
+
+// String returns "HP" or "WP".
+func (p Pool) String() string {
+	if p == PoolWP {
+		return "WP"
+	}
+	return "HP"
+}
+
+// Heal restores amount HP or WP (RULES.md §2.5), capped at the current
+// maxima (HP at the lowered maximum of §2.3, WP at the Con score; temporary
+// WP are not restored). Any healing of WP makes a dying character stable,
+// and WP back at 0 or more end the negative-WP states (RULES.md §2.4).
+// Errors: ErrDead, ErrBadAmount for an amount below 1.
+func (c Character) Heal(pool Pool, amount int) (Character, Outcome, error) {
+	out := Outcome{Before: c}
+	switch {
+	case c.State == Dead:
+		return c, out, ErrDead
+	case amount < 1:
+		return c, out, fmt.Errorf("%w: healing must be at least 1, not %d", ErrBadAmount, amount)
+	}
+	if pool == PoolHP {
+		c.HP = max(c.HP, min(c.HP+amount, c.EffectiveHPMax()))
+		out.line("heals %d HP (max %d)", c.HP-out.Before.HP, c.EffectiveHPMax())
+	} else {
+		c.WP = max(c.WP, min(c.WP+amount, c.WPMax()))
+		out.line("heals %d WP (max %d)", c.WP-out.Before.WP, c.WPMax())
+		if c.State == Dying && c.WP < 0 {
+			c.State = Stable
+			out.line("WP healing stabilizes: stable, unconscious")
+		}
+	}
+	c = c.Settle()
+	if out.Before.State != Fine && out.Before.State != Dead && c.State == Fine {
+		out.line("WP back at %d: no longer %s", c.WP, out.Before.State)
+	}
+	out.After = c
+	return c, out, nil
+}
+
+// SpendMP pays n MP for a spell (RULES.md §2.5): refused with
+// ErrNotEnoughMP when the character has fewer than n MP (MP never go below 0
+// nor spill into WP), with ErrDead or ErrUnconscious when it cannot cast,
+// and ErrBadAmount for n below 1.
+func (c Character) SpendMP(n int) (Character, Outcome, error) {
+	out := Outcome{Before: c}
+	switch {
+	case c.State == Dead:
+		return c, out, ErrDead
+	case !c.State.Conscious():
+		return c, out, ErrUnconscious
+	case n < 1:
+		return c, out, fmt.Errorf("%w: spend at least 1 MP, not %d", ErrBadAmount, n)
+	case n > c.MP:
+		return c, out, fmt.Errorf("%w: %d MP needed, %d left", ErrNotEnoughMP, n, c.MP)
+	}
+	c.MP -= n
+	out.line("spends %d MP", n)
+	if c.State == Disabled {
+		out.line("casting while disabled is a strenuous action: /strain")
+	}
+	c = c.Settle()
+	out.After = c
+	return c, out, nil
+}
+
+// regenerating reports whether the character regains points with time
+// (RULES.md §2.5): not while dying or dead.
+func (c Character) regenerating() bool { return c.State != Dying && c.State != Dead }
+
+// PassHour applies one whole hour of the table's clock (RULES.md §2.5,
+// §2.6): first the character's activity (work, awake or sleep, with any
+// exertion save rolled with src), then +1 HP and +1 MP per level, capped at
+// the lowered maxima; nothing is regained while dying or dead. Unconscious
+// characters (dying, stable) neither work, stay awake nor sleep off work
+// (hpkeeper's reading: their hours are not spent on an activity). The error
+// is the source's.
+func (c Character) PassHour(src dice.Source) (Character, Outcome, error) {
+	out := Outcome{Before: c}
+	if c.State == Dead {
+		out.After = c
+		return c, out, nil
+	}
+	var err error
+	if c.State.Conscious() {
+		if c, err = c.activityHour(src, &out); err != nil {
+			return out.Before, out, err
+		}
+		c = c.Settle()
+	}
+	if c.regenerating() {
+		hp := max(c.HP, min(c.HP+c.Level, c.EffectiveHPMax()))
+		mp := max(c.MP, min(c.MP+c.Level, c.EffectiveMPMax()))
+		c.HP, c.MP = hp, mp
+		c = c.Settle()
+	}
+	out.After = c
+	return c, out, nil
+}
+
+// PassDay applies one whole day of the table's clock (RULES.md §2.5): +1 WP
+// per level, capped at the WP max (the Con score); nothing while dying or
+// dead. WP back at 0 or more end the disabled and stable states.
+func (c Character) PassDay() (Character, Outcome) {
+	out := Outcome{Before: c, After: c}
+	if !c.regenerating() || c.WP >= c.WPMax() {
+		return c, out
+	}
+	c.WP = min(c.WP+c.Level, c.WPMax())
+	c = c.Settle()
+	if out.Before.State != Fine && c.State == Fine {
+		out.line("WP back at %d: no longer %s", c.WP, out.Before.State)
+	}
+	out.After = c
+	return c, out
+}

@@ -1,0 +1,305 @@
+package hpmpwp
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/hpkeeper/hpkeeper/rules/dice"
+)
+
+// fighter returns a level-1 fighter with HP max hp and Con con, full.
+func fighter(hp, con int) Character {
+	c := New(DefaultClass, 1, hp)
+	c.Con, c.WP = con, con
+	c.MPMax, c.MP = 4, 4
+	return c
+}
+
+// TestExampleCritX3 is RULES.md §2.2's example: 8 damage, ×3 crit, HP 20 →
+// HP 12 and WP 15 → 15 − 16 = −1; the save at DC 10 follows.
+func TestExampleCritX3(t *testing.T) {
+	c := fighter(20, 15)
+	src := dice.NewScripted(12)
+	got, out, err := c.TakeDamage(src, Hit{Amount: 8, Crit: 3}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.HP != 12 || got.WP != -1 {
+		t.Errorf("TakeDamage(8, ×3) = HP %d, WP %d; want HP 12, WP -1", got.HP, got.WP)
+	}
+	if len(out.Saves) != 1 || out.Saves[0].DC != 10 || got.State != Disabled {
+		t.Errorf("TakeDamage(8, ×3) saves %+v, state %s; want one DC 10 save and disabled", out.Saves, got.State)
+	}
+	if src.Remaining() != 0 {
+		t.Errorf("%d dice unused", src.Remaining())
+	}
+}
+
+// TestExampleExertion is RULES.md §2.6's example: Fort +2, a 10th hour of
+// work after the 9th made a save at DC 10 and passed: DC 12; 9 + 2 = 11 →
+// one exertion failure → fatigued, −2.
+func TestExampleExertion(t *testing.T) {
+	c := fighter(10, 10)
+	c.Fort, c.Activity = 2, Work
+	src := dice.NewScripted(12, 9)
+	for range 8 {
+		var err error
+		if c, _, err = c.PassHour(src); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c, out, err := c.PassHour(src) // 9th hour: DC 10, 12 + 2 passes
+	if err != nil || len(out.Saves) != 1 || out.Saves[0].DC != 10 || !out.Saves[0].Success {
+		t.Fatalf("9th hour: %+v, %v; want a passed DC 10 save", out.Saves, err)
+	}
+	c, out, err = c.PassHour(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := out.Saves[0]
+	if s.DC != 12 || s.Total != 11 || s.Success {
+		t.Errorf("10th hour save = %s; want DC 12, 11, failed", s)
+	}
+	if c.ExertionFailures != 1 || !c.Fatigued() || c.Exhausted() || c.Penalty() != 2 || c.Abilities()[0] != 8 {
+		t.Errorf("after the failure: failures %d, %s, penalty %d; want 1, fatigued, 2", c.ExertionFailures, c.Condition(), c.Penalty())
+	}
+	if got := c.FatigueSummary(); !strings.Contains(got, "fatigued (1 exertion failure): −2 to all abilities: Str 8") {
+		t.Errorf("FatigueSummary() = %q", got)
+	}
+}
+
+// TestNegativeWPDC is the DC table of RULES.md §2.4.
+func TestNegativeWPDC(t *testing.T) {
+	for wp, want := range map[int]int{-1: 10, -4: 10, -5: 11, -9: 11, -10: 12, -14: 12, -15: 13, -100: 30} {
+		if got := NegativeWPDC(wp); got != want {
+			t.Errorf("NegativeWPDC(%d) = %d; want %d", wp, got, want)
+		}
+	}
+}
+
+// TestSaveNaturals checks RULES.md §0.4: natural 1 fails, natural 20
+// succeeds, and "by 10" uses the number.
+func TestSaveNaturals(t *testing.T) {
+	s, _ := roll(dice.NewScripted(1), "Fort", "x", 20, 10)
+	if s.Success || s.FailedBy10() {
+		t.Errorf("natural 1 +20 vs 10 = %s; want a failure, not by 10", s)
+	}
+	s, _ = roll(dice.NewScripted(20), "Fort", "x", -20, 10)
+	if !s.Success || s.FailedBy10() {
+		t.Errorf("natural 20 −20 vs 10 = %s; want a success", s)
+	}
+	s, _ = roll(dice.NewScripted(1), "Heal", "x", 20, 15)
+	if !s.Success {
+		t.Errorf("Heal check 1 + 20 vs 15 = %s; want a success (no natural rule)", s)
+	}
+}
+
+// transition is one row of the §2.4 transition table.
+type transition struct {
+	name      string
+	state     State
+	wp        int // WP before the hit (fine: 0 or more)
+	dieHard   bool
+	endurance bool
+	hit       Hit
+	face      int
+	want      State
+	pending   bool
+}
+
+// TestTransitions covers every transition of RULES.md §2.4 passed, failed
+// and failed by 10, with and without Endurance and Die Hard, lethal and
+// non-lethal. The character has HP 0, Fort −5; a 3-point hit takes WP from
+// wp to wp − 3.
+func TestTransitions(t *testing.T) {
+	nl := Hit{Amount: 3, Nonlethal: true}
+	nlCrit := Hit{Amount: 3, Nonlethal: true, Crit: 2} // WP −3 −3: DC 11 from 2
+	l := Hit{Amount: 3}
+	tests := []transition{
+		// Reaching negative WP: 2 → −1, DC 10 (Fort −5: failing by 10 is d20 ≤ 5).
+		{"reach passed", Fine, 2, false, false, l, 15, Disabled, false},
+		{"reach failed", Fine, 2, false, false, l, 14, Dying, false},
+		{"reach failed by 10", Fine, 2, false, false, l, 5, Dead, false},
+		{"reach Endurance passes", Fine, 2, false, true, l, 11, Disabled, false},
+		{"reach Endurance keeps failure by 10 off", Fine, 2, false, true, l, 5, Dying, false},
+		{"reach non-lethal passed", Fine, 2, false, false, nl, 15, Disabled, false},
+		{"reach non-lethal failed", Fine, 2, false, false, nl, 14, Stable, false},
+		{"reach non-lethal failed by 10", Fine, 2, false, false, nl, 1, Stable, false},
+		{"reach non-lethal crit is lethal", Fine, 2, false, false, nlCrit, 5, Dead, false},
+		{"reach Die Hard passed", Fine, 2, true, false, l, 15, Disabled, false},
+		{"reach Die Hard failed: choice", Fine, 2, true, false, l, 14, Stable, true},
+		{"reach Die Hard failed by 10 dies", Fine, 2, true, false, l, 5, Dead, false},
+		{"reach Die Hard non-lethal failed by 10: choice", Fine, 2, true, false, nl, 1, Stable, true},
+		// Disabled and hit: −2 → −5, DC 11 (by 10: d20 ≤ 6).
+		{"disabled hit passed", Disabled, -2, false, false, l, 16, Dying, false},
+		{"disabled hit failed", Disabled, -2, false, false, l, 10, Dying, false},
+		{"disabled hit failed by 10", Disabled, -2, false, false, l, 6, Dead, false},
+		{"disabled hit non-lethal counts as lethal", Disabled, -2, false, false, nl, 6, Dead, false},
+		{"disabled hit Endurance saves from death", Disabled, -2, false, true, l, 6, Dying, false},
+		{"disabled Die Hard passed stays disabled", Disabled, -2, true, false, l, 16, Disabled, false},
+		{"disabled Die Hard failed: stable", Disabled, -2, true, false, l, 10, Stable, false},
+		{"disabled Die Hard failed by 10 dies", Disabled, -2, true, false, l, 6, Dead, false},
+		{"disabled Die Hard Endurance failed: stable", Disabled, -2, true, true, l, 6, Stable, false},
+		// Dying and hit: −8 → −11, DC 12 (by 10: d20 ≤ 7).
+		{"dying hit passed", Dying, -8, false, false, l, 17, Dying, false},
+		{"dying hit failed", Dying, -8, false, false, l, 10, Dying, false},
+		{"dying hit failed by 10", Dying, -8, false, false, l, 7, Dead, false},
+		{"dying hit Endurance", Dying, -8, false, true, l, 7, Dying, false},
+		{"dying hit natural 20", Dying, -8, false, false, l, 20, Dying, false},
+		// Stable and hit (Reading: as disabled): −1 → −4, DC 10.
+		{"stable hit passed: dying again", Stable, -1, false, false, l, 20, Dying, false},
+		{"stable hit failed by 10", Stable, -1, false, false, l, 5, Dead, false},
+		{"stable Die Hard hit failed stays stable", Stable, -1, true, false, l, 10, Stable, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := fighter(10, 10)
+			c.HP, c.WP, c.State, c.DieHard, c.Endurance, c.Fort = 0, tt.wp, tt.state, tt.dieHard, tt.endurance, -5
+			got, out, err := c.TakeDamage(dice.NewScripted(tt.face), tt.hit, 7)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.State != tt.want || got.ChoicePending != tt.pending {
+				t.Errorf("TakeDamage(%+v) with d20 %d = %s (pending %v); want %s (pending %v)\n%s",
+					tt.hit, tt.face, got.State, got.ChoicePending, tt.want, tt.pending, strings.Join(out.Lines, "\n"))
+			}
+			if err := got.Validate(); err != nil {
+				t.Errorf("result does not validate: %v", err)
+			}
+		})
+	}
+}
+
+// TestDieHardChoice: damage waits for the choice; each button's result.
+func TestDieHardChoice(t *testing.T) {
+	c := fighter(1, 10)
+	c.DieHard, c.WP = true, 1
+	c, _, err := c.TakeDamage(dice.NewScripted(5), Hit{Amount: 4}, 0)
+	if err != nil || !c.ChoicePending {
+		t.Fatalf("Die Hard failed save: pending %v, %v", c.ChoicePending, err)
+	}
+	if _, _, err := c.TakeDamage(dice.NewScripted(5), Hit{Amount: 1}, 0); !errors.Is(err, ErrChoicePending) {
+		t.Errorf("damage while choosing: %v; want ErrChoicePending", err)
+	}
+	d, _, _ := c.Choose(true)
+	u, _, _ := c.Choose(false)
+	if d.State != Disabled || u.State != Stable || d.ChoicePending || u.ChoicePending {
+		t.Errorf("Choose = %s, %s; want disabled, stable", d.State, u.State)
+	}
+	if _, _, err := d.Choose(true); !errors.Is(err, ErrNoChoice) {
+		t.Errorf("second choice: %v; want ErrNoChoice", err)
+	}
+}
+
+// TestStrain: a strenuous action costs 1 WP and a save (RULES.md §2.4).
+func TestStrain(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		dieHard bool
+		face    int
+		want    State
+	}{
+		{"passed: dying", false, 15, Dying},
+		{"failed: dying", false, 5, Dying},
+		{"failed by 10: dead", false, 1, Dead},
+		{"Die Hard passed: disabled", true, 15, Disabled},
+		{"Die Hard failed: stable", true, 5, Stable},
+	} {
+		c := fighter(10, 10)
+		c.HP, c.WP, c.State, c.DieHard = 0, -4, Disabled, tt.dieHard
+		got, out, err := c.Strain(dice.NewScripted(tt.face), 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.WP != -5 || got.State != tt.want || out.Saves[0].DC != 11 {
+			t.Errorf("%s: Strain = WP %d, %s, DC %d; want WP -5, %s, DC 11", tt.name, got.WP, got.State, out.Saves[0].DC, tt.want)
+		}
+	}
+	if _, _, err := fighter(5, 10).Strain(dice.NewScripted(), 0); !errors.Is(err, ErrNotDisabled) {
+		t.Errorf("Strain while fine: %v; want ErrNotDisabled", err)
+	}
+}
+
+// TestDyingRounds: the per-round save's DC grows by 1 per round after the
+// first; success by 5 wakes disabled (RULES.md §2.4).
+func TestDyingRounds(t *testing.T) {
+	c := fighter(10, 10)
+	c.HP, c.WP, c.State, c.DyingSince = 0, -3, Dying, 100
+	for _, tt := range []struct {
+		now  int64
+		face int
+		dc   int
+		want State
+	}{
+		{101, 9, 10, Dying}, {102, 10, 11, Dying}, {103, 2, 12, Dead},
+	} {
+		got, out, err := c.NextRound(dice.NewScripted(tt.face), tt.now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out.Saves[0].DC != tt.dc || got.State != tt.want {
+			t.Errorf("NextRound(%d) d20 %d = DC %d, %s; want DC %d, %s", tt.now, tt.face, out.Saves[0].DC, got.State, tt.dc, tt.want)
+		}
+	}
+	for face, want := range map[int]State{10: Stable, 14: Stable, 15: Disabled, 1: Dying} {
+		if got, _, _ := c.NextRound(dice.NewScripted(face), 101); got.State != want {
+			t.Errorf("NextRound DC 10 with %d = %s; want %s", face, got.State, want)
+		}
+	}
+	c.Endurance = true
+	if got, _, _ := c.NextRound(dice.NewScripted(11), 101); got.State != Disabled {
+		t.Errorf("NextRound with Endurance, 11 + 4 = %s; want disabled (by 5)", got.State)
+	}
+}
+
+// TestAttendAndWPHealing: a DC 15 Heal check or any WP healing stabilizes;
+// WP back at 0 end the state (RULES.md §2.4).
+func TestAttendAndWPHealing(t *testing.T) {
+	c := fighter(10, 10)
+	c.HP, c.WP, c.State = 0, -6, Dying
+	if got, _, _ := c.Attend(dice.NewScripted(12), 3); got.State != Stable {
+		t.Errorf("Attend 12 + 3 = %s; want stable", got.State)
+	}
+	if got, _, _ := c.Attend(dice.NewScripted(11), 3); got.State != Dying {
+		t.Errorf("Attend 11 + 3 = %s; want dying", got.State)
+	}
+	if got, _, _ := c.Heal(PoolWP, 1); got.State != Stable || got.WP != -5 {
+		t.Errorf("Heal WP 1 = %s WP %d; want stable, -5", got.State, got.WP)
+	}
+	if got, _, _ := c.Heal(PoolHP, 5); got.State != Dying || got.HP != 5 {
+		t.Errorf("Heal HP 5 = %s HP %d; want still dying, HP 5", got.State, got.HP)
+	}
+	if got, _, _ := c.Heal(PoolWP, 20); got.State != Fine || got.WP != 10 {
+		t.Errorf("Heal WP 20 = %s WP %d; want fine, 10", got.State, got.WP)
+	}
+	if _, _, err := fighter(5, 5).Attend(dice.NewScripted(20), 0); !errors.Is(err, ErrNotDying) {
+		t.Errorf("Attend on a fine character: %v; want ErrNotDying", err)
+	}
+}
+
+// TestTempWP: temporary WP are lost first (RULES.md §2.2).
+func TestTempWP(t *testing.T) {
+	c := fighter(5, 10)
+	c.TempWP = 3
+	got, _, err := c.TakeDamage(dice.NewScripted(), Hit{Amount: 9}, 0)
+	if err != nil || got.HP != 0 || got.TempWP != 0 || got.WP != 9 {
+		t.Errorf("9 damage on HP 5, temp 3, WP 10 = HP %d temp %d WP %d, %v; want 0, 0, 9", got.HP, got.TempWP, got.WP, err)
+	}
+}
+
+// TestDeadNeverChange: the dead refuse damage, healing, strain and activity.
+func TestDeadNeverChange(t *testing.T) {
+	c := fighter(5, 10)
+	c.HP, c.WP, c.State = 0, -20, Dead
+	src := dice.NewScripted()
+	if _, _, err := c.TakeDamage(src, Hit{Amount: 1}, 0); !errors.Is(err, ErrDead) {
+		t.Errorf("TakeDamage on the dead: %v", err)
+	}
+	if _, _, err := c.Heal(PoolWP, 1); !errors.Is(err, ErrDead) {
+		t.Errorf("Heal on the dead: %v", err)
+	}
+	if got, _, _ := c.Advance(src, 0, 30*1440); got != c {
+		t.Errorf("Advance changed the dead: %+v", got)
+	}
+}

@@ -1,0 +1,249 @@
+package hpmpwp
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/hpkeeper/hpkeeper/rules/dice"
+)
+
+// State is a character's negative-wound-point state (RULES.md §2.4).
+type State int
+
+// The states of RULES.md §2.4. A character is Fine exactly while its WP are
+// 0 or more; below 0 it is Disabled (conscious), Dying (unconscious, saving
+// each round) or Stable (unconscious, not dying). Dead is final.
+const (
+	Fine State = iota
+	Disabled
+	Dying
+	Stable
+	Dead
+)
+
+var stateNames = [...]string{"fine", "disabled", "dying", "stable", "dead"}
+
+// String returns the state's name as RULES.md §2.4 writes it.
+func (s State) String() string {
+	if s < Fine || s > Dead {
+		return fmt.Sprintf("state(%d)", int(s))
+	}
+	return stateNames[s]
+}
+
+// ParseState reads a state name ("fine", "disabled", "dying", "stable",
+// "dead"; RULES.md §2.4).
+func ParseState(name string) (State, error) {
+	for i, n := range stateNames {
+		if strings.EqualFold(name, n) {
+			return State(i), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown state %q: use fine, disabled, dying, stable or dead", name)
+}
+
+// Conscious reports whether a character in state s is conscious: fine or
+// disabled (RULES.md §2.4). Sleep is separate (see Activity).
+func (s State) Conscious() bool { return s == Fine || s == Disabled }
+
+// Activity is what a character does as whole hours pass (RULES.md §2.6).
+type Activity int
+
+// The activities of RULES.md §2.6.
+const (
+	Awake Activity = iota
+	Work
+	Sleep
+)
+
+var activityNames = [...]string{"awake", "work", "sleep"}
+
+// String returns the activity's name as /activity takes it.
+func (a Activity) String() string {
+	if a < Awake || a > Sleep {
+		return fmt.Sprintf("activity(%d)", int(a))
+	}
+	return activityNames[a]
+}
+
+// ParseActivity reads an activity name: awake, work or sleep (RULES.md §2.6).
+func ParseActivity(name string) (Activity, error) {
+	for i, n := range activityNames {
+		if strings.EqualFold(name, n) {
+			return Activity(i), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown activity %q: use awake, work or sleep", name)
+}
+
+// Effect is fatigue or exhaustion imposed by a spell or effect until the GM
+// clears it (RULES.md §2.3).
+type Effect int
+
+// The GM-imposed effects of RULES.md §2.3.
+const (
+	NoEffect Effect = iota
+	EffectFatigued
+	EffectExhausted
+)
+
+var effectNames = [...]string{"none", "fatigued", "exhausted"}
+
+// String returns the effect's name as the stats key `effect` takes it.
+func (e Effect) String() string {
+	if e < NoEffect || e > EffectExhausted {
+		return fmt.Sprintf("effect(%d)", int(e))
+	}
+	return effectNames[e]
+}
+
+// ParseEffect reads an effect name: none, fatigued or exhausted (RULES.md
+// §2.3).
+func ParseEffect(name string) (Effect, error) {
+	for i, n := range effectNames {
+		if strings.EqualFold(name, n) {
+			return Effect(i), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown effect %q: use none, fatigued or exhausted", name)
+}
+
+// Errors the rules return when the character's state does not allow an
+// action (RULES.md §2.4–§2.6).
+var (
+	// ErrDead: the character is dead; nothing but a sheet edit changes it.
+	ErrDead = errors.New("dead")
+	// ErrChoicePending: a Die Hard choice is awaited; damage is refused
+	// until it is made (RULES.md §2.4 Reading).
+	ErrChoicePending = errors.New("a Die Hard choice is pending")
+	// ErrNoChoice: a Die Hard choice was made but none is pending.
+	ErrNoChoice = errors.New("no Die Hard choice is pending")
+	// ErrNotDisabled: /strain needs a disabled character.
+	ErrNotDisabled = errors.New("not disabled")
+	// ErrNotDying: /attend needs a dying character.
+	ErrNotDying = errors.New("not dying")
+	// ErrUnconscious: the action needs a conscious character.
+	ErrUnconscious = errors.New("unconscious")
+	// ErrNotEnoughMP: a spell cannot be paid with MP the character lacks
+	// (RULES.md §2.5).
+	ErrNotEnoughMP = errors.New("not enough MP")
+	// ErrBadAmount: an amount is below 1 or a multiplier is not 2, 3 or 4.
+	ErrBadAmount = errors.New("bad amount")
+)
+
+// Save is one d20 roll against a DC (RULES.md §0.4): a save (Fort, Will)
+// or a Heal check. For saves a natural 1 always fails and a natural 20
+// always succeeds; a Heal check is a skill check with no such rule.
+type Save struct {
+	// Kind is "Fort", "Will" or "Heal".
+	Kind string
+	// For says what the roll is for, e.g. "negative WP" or "stabilize".
+	For string
+	// DC is the difficulty class; Bonus the total bonus added to the d20.
+	DC, Bonus int
+	// Roll is the d20 as rolled.
+	Roll dice.Result
+	// Total is the d20 + Bonus.
+	Total int
+	// Success is whether the roll succeeded.
+	Success bool
+}
+
+// Natural returns the face of the d20.
+func (s Save) Natural() int { return s.Roll.Total }
+
+// Margin returns Total − DC: ≥ 0 meets the DC (RULES.md §0.4).
+func (s Save) Margin() int { return s.Total - s.DC }
+
+// FailedBy10 reports a failure by 10 or more: failed and d20 + bonus ≤
+// DC − 10 (RULES.md §0.4, §2.4).
+func (s Save) FailedBy10() bool { return !s.Success && s.Margin() <= -10 }
+
+// SucceededBy5 reports a success by 5 or more (RULES.md §2.4).
+func (s Save) SucceededBy5() bool { return s.Success && s.Margin() >= 5 }
+
+// String renders the save for a reply, e.g. "Fort DC 11 (negative WP):
+// 1d20 [9] = 9 +2 = 11, failed".
+func (s Save) String() string {
+	verdict := "succeeded"
+	switch {
+	case s.SucceededBy5():
+		verdict = "succeeded by 5 or more"
+	case s.FailedBy10():
+		verdict = "failed by 10 or more"
+	case !s.Success:
+		verdict = "failed"
+	}
+	if s.Kind != "Heal" {
+		if s.Natural() == 20 && s.Margin() < 0 {
+			verdict += " (natural 20)"
+		}
+		if s.Natural() == 1 && s.Margin() >= 0 {
+			verdict += " (natural 1)"
+		}
+	}
+	return fmt.Sprintf("%s DC %d (%s): %s %+d = %d, %s", s.Kind, s.DC, s.For, s.Roll.String(), s.Bonus, s.Total, verdict)
+}
+
+var d20 = dice.Expr{Terms: []dice.Term{{Sign: 1, Count: 1, Sides: 20}}}
+
+// roll makes a save (or, for kind "Heal", a check) with src (RULES.md §0.4).
+func roll(src dice.Source, kind, purpose string, bonus, dc int) (Save, error) {
+	res, err := d20.Roll(src)
+	if err != nil {
+		return Save{}, err
+	}
+	s := Save{Kind: kind, For: purpose, DC: dc, Bonus: bonus, Roll: res, Total: res.Total + bonus}
+	s.Success = s.Total >= dc
+	if kind != "Heal" {
+		switch res.Total {
+		case 1:
+			s.Success = false
+		case 20:
+			s.Success = true
+		}
+	}
+	return s, nil
+}
+
+// Outcome records what a rule did to a character: its state before and
+// after, every save rolled, and one line per thing that happened, in RULES.md
+// terms, in order.
+type Outcome struct {
+	// Before and After are the character before and after the rule.
+	Before, After Character
+	// Saves lists every save and check rolled, in order.
+	Saves []Save
+	// Lines says what happened, e.g. "becomes disabled", in order; saves are
+	// among them, rendered with Save.String.
+	Lines []string
+}
+
+func (o *Outcome) line(format string, args ...any) {
+	o.Lines = append(o.Lines, fmt.Sprintf(format, args...))
+}
+
+func (o *Outcome) save(s Save) {
+	o.Saves = append(o.Saves, s)
+	o.Lines = append(o.Lines, s.String())
+}
+
+// NegativeWPDC returns the Fort save DC for a WP total below 0 (RULES.md
+// §2.4): 10 + 1 per full 5 points below zero (−1…−4 → 10, −5…−9 → 11,
+// −10…−14 → 12). At 0 or more it returns 10.
+func NegativeWPDC(wp int) int {
+	if wp >= 0 {
+		return 10
+	}
+	return 10 + (-wp)/5
+}
+
+// fortBonus returns the Fort bonus for a save of §2.4 or §2.6: Fort, +4
+// with Endurance.
+func (c Character) fortBonus() int {
+	if c.Endurance {
+		return c.Fort + 4
+	}
+	return c.Fort
+}
