@@ -76,6 +76,7 @@ func NewRegistry() *Registry {
 			{Name: "trigger", Description: "What allows the healing (harm)", Type: OptionString, Choices: []string{"first-aid", "counsel", "rest", "pools"}},
 			{Name: "healer", Description: "The character giving first aid or counsel (harm)", Type: OptionString, Autocomplete: true, MaxLength: 32},
 			{Name: "ability", Description: "Ability for the healing check (harm)", Type: OptionString, Choices: []string{"endure", "react", "willpower"}},
+			{Name: "spend", Description: "trigger:pools: the 5 points, e.g. vigor=2,reason=3 (default: the fullest pools) (harm)", Type: OptionString, MaxLength: 64},
 		},
 	})
 	g.add(&Command{

@@ -7,13 +7,15 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hpkeeper/hpkeeper/rules/clock"
 	"github.com/hpkeeper/hpkeeper/rules/harm"
 	"github.com/hpkeeper/hpkeeper/storage"
 )
 
-// harmSystem adapts the harm system, SOY Hybrid Harm (RULES.md §3). For now
-// it keeps the character sheet (§3.1); checks, harm and healing come with
-// their own commands.
+// harmSystem adapts the harm system, SOY Hybrid Harm (RULES.md §3): the
+// character sheet (§3.1) here, checks (/roll as:… ability:…), harm
+// (/damage), healing (/heal), days of rest (/rest kind:day) and pool
+// spending (/spend) in harm_actions.go.
 type harmSystem struct{}
 
 // harmSheet is the stored form of a harm character (RULES.md §3.1, §3.2).
@@ -22,6 +24,9 @@ type harmSheet struct {
 	Pools     map[string]harmPool    `json:"pools"`
 	Condition string                 `json:"condition"`
 	Harm      int                    `json:"harm"`
+	TakenOut  bool                   `json:"taken_out,omitempty"`
+	// RestFrom is the clock (rounds) a day of rest counts from (§3.3).
+	RestFrom int64 `json:"rest_from,omitempty"`
 }
 
 // harmAbility is the stored form of a harm.Ability.
@@ -41,7 +46,8 @@ func (s harmSheet) character() (harm.Character, error) {
 	if err != nil {
 		return harm.Character{}, fmt.Errorf("decode harm sheet: %w", err)
 	}
-	c := harm.Character{Abilities: make(map[string]harm.Ability, len(s.Abilities)), Condition: cond, HarmCounter: s.Harm}
+	c := harm.Character{Abilities: make(map[string]harm.Ability, len(s.Abilities)), Condition: cond, HarmCounter: s.Harm,
+		TakenOut: s.TakenOut, RestFrom: clock.Time(s.RestFrom)}
 	for name, a := range s.Abilities {
 		c.Abilities[name] = harm.Ability{Rank: a.Rank, Pool: a.Pool}
 	}
@@ -58,6 +64,8 @@ func harmSheetOf(c harm.Character) harmSheet {
 		Pools:     make(map[string]harmPool, len(harm.Pools)),
 		Condition: c.Condition.String(),
 		Harm:      c.HarmCounter,
+		TakenOut:  c.TakenOut,
+		RestFrom:  int64(c.RestFrom),
 	}
 	for name, a := range c.Abilities {
 		s.Abilities[name] = harmAbility{Rank: a.Rank, Pool: a.Pool}
@@ -72,7 +80,7 @@ func harmSheetOf(c harm.Character) harmSheet {
 func (harmSystem) Name() string { return "harm" }
 
 func (harmSystem) Help() string {
-	return "SOY Hybrid Harm: checks are 3dF + rank (Unskilled 0 … Grand Master 4). Harm adds to a counter and calls for an Endure, React or Willpower check; failing it worsens the condition Healthy → Bloody → Broken. Pools (Vigor, Instinct, Reason) buy bonus dice. Create with e.g. stats:\"endure=2 react=1 climb=2:vigor vigor=5\"."
+	return "SOY Hybrid Harm: checks are 3dF + rank (Unskilled 0 … Grand Master 4): `/roll as:NAME ability:climb pool:vigor` (a pool point buys a bonus die). `/damage target:NAME amount:SL kind:physical|social|mental` adds harm to a counter and calls for an Endure, React or Willpower check; failing it worsens the condition Healthy → Bloody → Broken, and harm on a Broken character takes it out. `/heal trigger:first-aid|counsel healer:NAME`, `trigger:rest` or `trigger:pools` makes a healing check. `/rest kind:day` (GM) passes a day and refills the pools. Create with e.g. stats:\"endure=2 react=1 climb=2:vigor vigor=5\"."
 }
 
 func (harmSystem) TableOptions() []TableOption {
@@ -85,12 +93,14 @@ func (harmSystem) StatKeys() []string {
 
 // NewSheet builds a Healthy character with harm counter 0 (RULES.md §3.1,
 // §3.2): the innate abilities at rank 0 unless given, every pool at
-// harm.DefaultPool unless given, each pool full.
+// harm.DefaultPool unless given, each pool full. A day of rest counts from
+// the table's clock at creation (§3.3).
 func (sys harmSystem) NewSheet(m *Mutation, stats []Stat) (json.RawMessage, error) {
 	c, err := sys.apply(harm.New(), stats, true)
 	if err != nil {
 		return nil, err
 	}
+	c.RestFrom = clock.Time(m.Table.Clock)
 	return encodeSheet(harmSheetOf(c))
 }
 
@@ -235,12 +245,8 @@ func (harmSystem) Describe(ch *storage.Character) (string, []Field, error) {
 	if err != nil {
 		return "", nil, err
 	}
-	status := fmt.Sprintf("%s · harm %d", c.Condition, c.HarmCounter)
+	status := harmStatus(c)
 	byPool := map[string][]string{}
-	for _, name := range harm.Pools {
-		p := c.PoolNamed(name)
-		status += fmt.Sprintf(" · %s %d/%d", harmAbilityLabel(name), p.Current, p.Max)
-	}
 	for _, name := range c.AbilityNames() {
 		a := c.Abilities[name]
 		byPool[a.Pool] = append(byPool[a.Pool], fmt.Sprintf("%s %d (%s)", harmAbilityLabel(name), a.Rank, harm.RankLabel(a.Rank)))
@@ -251,9 +257,3 @@ func (harmSystem) Describe(ch *storage.Character) (string, []Field, error) {
 	}
 	return status, fields, nil
 }
-
-func (harmSystem) Action(name string) ActionFunc      { return nil }
-func (harmSystem) Roll() ActionFunc                   { return nil }
-func (harmSystem) Components() map[string]HandlerFunc { return nil }
-
-func (harmSystem) AdvanceClock(m *Mutation, from, to int64) ([]string, error) { return nil, nil }

@@ -3,14 +3,21 @@
 // character has ranked abilities, three pools (Vigor, Instinct, Reason) and
 // a condition (Healthy, Bloody, Broken) with a harm counter.
 //
-// This file holds the character sheet (RULES.md §3.1); checks, harm and
-// healing (§3.1–§3.3) build on it.
+// This file holds the character sheet (RULES.md §3.1); check.go has the
+// checks (§3.1), harm.go the harm track (§3.2) and heal.go the healing
+// (§3.3).
+//
+// The package is pure: every rule takes the character, its input and a
+// [Roller], and returns the new character and an outcome listing every check
+// rolled. Rules never change the character they are called on.
 package harm
 
 import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/hpkeeper/hpkeeper/rules/clock"
 )
 
 // The innate abilities every character has (RULES.md §3.1), and the two
@@ -115,6 +122,14 @@ type Character struct {
 	Condition Condition
 	// HarmCounter is the harm counter, ≥ 0 (RULES.md §3.2).
 	HarmCounter int
+	// TakenOut is set when harm reached the character while Broken: it is
+	// out of the current conflict until the GM ends it (RULES.md §3.2).
+	TakenOut bool
+	// RestFrom is the clock time (in rounds) from which a day of rest
+	// counts for the rest healing trigger (RULES.md §3.3): the creation of
+	// the character, its last rest healing, or the last harm it checked
+	// against, whichever is latest.
+	RestFrom clock.Time
 }
 
 // New returns a Healthy character with harm counter 0 (RULES.md §3.2), the

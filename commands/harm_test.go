@@ -1,0 +1,247 @@
+package commands_test
+
+import (
+	"strings"
+	"testing"
+)
+
+// harmTable sets up a harm table run by ann (GM) with Garrett (RULES.md
+// §3.2's example, owned by bob) and Ada (a healer, owned by cat).
+func harmTable(t *testing.T) *table {
+	t.Helper()
+	tb := newTable(t)
+	tb.ok(tb.do("ann", "/table setup system:harm"))
+	tb.ok(tb.do("bob", `/char create name:Garrett stats:"endure=2 react=1 climb=2:vigor"`))
+	tb.ok(tb.do("cat", `/char create name:Ada stats:"first-aid=2 counsel=1 willpower=1 reason=4"`))
+	return tb
+}
+
+// wantAll fails unless got contains every want, in order.
+func wantAll(t *testing.T, what, got string, want ...string) {
+	t.Helper()
+	got = strings.ReplaceAll(got, "**", "")
+	rest := got
+	for _, w := range want {
+		i := strings.Index(rest, w)
+		if i < 0 {
+			t.Fatalf("%s = %q;\nwant it to contain (in order) %q", what, got, w)
+		}
+		rest = rest[i+len(w):]
+	}
+}
+
+// TestHarmGarrettExample is RULES.md §3.2's example through /damage with
+// scripted Fudge faces (Reading: the post compares with 5; the counter is 4).
+func TestHarmGarrettExample(t *testing.T) {
+	tb := harmTable(t)
+	tb.dice.Push(1, 0, 0)
+	out := tb.ok(tb.do("ann", "/damage target:Garrett amount:3 kind:physical"))
+	wantAll(t, "sword", out, "Garrett takes 3 physical harm: counter 0 → 3.",
+		"Endure 2 (Journeyman): 3dF+2 [+, 0, 0] + 2 = 3 → SL 3 ≥ 3: stays Healthy, counter 3.")
+	tb.dice.Push(0, 0, 0)
+	out = tb.ok(tb.do("ann", "/damage target:Garrett amount:1 kind:social"))
+	wantAll(t, "insult", out, "Garrett takes 1 social harm: counter 3 → 4.",
+		"React 1 (Apprentice): 3dF+1 [0, 0, 0] + 1 = 1 → SL 1 < 4: Healthy → Bloody, counter 4 → 0.",
+		"Bloody: a penalty die on every check except Endure, React and Willpower")
+	wantAll(t, "show", tb.ok(tb.do("bob", "/char show name:Garrett")), "Bloody · harm 0 · Vigor 3/3")
+	if tb.dice.Remaining() != 0 {
+		t.Errorf("%d faces left; want all used", tb.dice.Remaining())
+	}
+	// Undo restores the state before the insult, exactly.
+	tb.ok(tb.do("ann", "/undo"))
+	wantAll(t, "show after undo", tb.ok(tb.do("bob", "/char show name:Garrett")), "Healthy · harm 3 · Vigor 3/3")
+}
+
+// TestHarmBrokenTakenOutUntilTheConflictEnds: harm on a Broken character
+// takes it out without a roll; /clock next-round keeps it out, /clock
+// advance ends the conflict (RULES.md §3.2). Reading: next-round is a round
+// of the conflict; any advance ends it.
+func TestHarmBrokenTakenOutUntilTheConflictEnds(t *testing.T) {
+	tb := harmTable(t)
+	tb.dice.Push(-1, -1, -1, -1, -1, -1)
+	tb.ok(tb.do("ann", "/damage target:Garrett amount:1"))
+	out := tb.ok(tb.do("ann", "/damage target:Garrett amount:1"))
+	wantAll(t, "to Broken", out, "Bloody → Broken", "Broken: a penalty die on every check; each action costs 1 point")
+	out = tb.ok(tb.do("ann", "/damage target:Garrett amount:2 kind:mental"))
+	wantAll(t, "taken out", out, "Garrett is Broken and takes 2 mental harm: taken out of the conflict", "Broken, counter 0.")
+	if strings.Contains(out, "dF") {
+		t.Errorf("taken out rolled dice: %q", out)
+	}
+	wantAll(t, "show", tb.ok(tb.do("ann", "/char show name:Garrett")), "Broken · harm 0 · Vigor 3/3 · Instinct 3/3 · Reason 3/3 · taken out")
+	out = tb.ok(tb.do("ann", "/clock action:next-round"))
+	if strings.Contains(out, "no longer taken out") {
+		t.Errorf("next-round ended the conflict: %q", out)
+	}
+	out = tb.ok(tb.do("ann", "/clock action:advance amount:1 unit:turns"))
+	wantAll(t, "advance", out, "Garrett is no longer taken out: the conflict is over (Broken).")
+	if show := tb.ok(tb.do("ann", "/char show name:Garrett")); strings.Contains(show, "taken out") {
+		t.Errorf("after /clock advance: %q; want taken out cleared", show)
+	}
+}
+
+// TestHarmRollChecks: /roll as:… ability:… with rank labels, the condition's
+// penalty die by ability kind, pool points for bonus dice and their
+// cancellation, the table option fudge-dice 4 (RULES.md §3.1, §3.2).
+func TestHarmRollChecks(t *testing.T) {
+	tb := harmTable(t)
+	tb.dice.Push(1, 0, -1)
+	out := tb.ok(tb.do("bob", "/roll as:Garrett ability:climb"))
+	wantAll(t, "climb", out, "Garrett checks Climb.", "Climb 2 (Journeyman): 3dF+2 [+, 0, −] + 2 = 2 → SL 2", "Healthy, counter 0.")
+
+	tb.dice.Push(-1, 1, -1, 0)
+	out = tb.ok(tb.do("bob", "/roll as:Garrett ability:climb pool:vigor"))
+	wantAll(t, "climb with a point", out, "1 bonus die (Vigor point): 4dFkh3+2 [~~−~~, +, −, 0] + 2 = 2 → SL 2", "Spent Vigor 3 → 2 (bonus die).")
+	tb.refused(tb.do("bob", "/roll as:Garrett ability:climb pool:reason"), "climb draws on vigor, not reason")
+	tb.refused(tb.do("bob", "/roll as:Garrett ability:swim"), `Garrett has no ability "swim"`)
+	tb.refused(tb.do("cat", "/roll as:Garrett ability:climb"), "only its owner or a GM")
+
+	// Bloody: a penalty die on Climb, none on Endure; a point cancels it.
+	tb.dice.Push(-1, -1, -1)
+	tb.ok(tb.do("ann", "/damage target:Garrett amount:1"))
+	tb.dice.Push(1, 1, 0, -1)
+	out = tb.ok(tb.do("bob", "/roll as:Garrett ability:climb"))
+	wantAll(t, "Bloody climb", out, "Climb 2 (Journeyman), 1 penalty die (Bloody): 4dFkl3+2 [~~+~~, +, 0, −] + 2 = 2 → SL 2", "Bloody, counter 0.")
+	tb.dice.Push(1, 1, 0)
+	out = tb.ok(tb.do("bob", "/roll as:Garrett ability:endure"))
+	wantAll(t, "Bloody endure", out, "Endure 2 (Journeyman): 3dF+2 [+, +, 0] + 2 = 4 → SL 4")
+	tb.dice.Push(0, 0, -1)
+	out = tb.ok(tb.do("bob", `/roll as:Garrett ability:Climb pool:vigor`))
+	wantAll(t, "Bloody climb with a point", out, "1 penalty die (Bloody), 1 bonus die (Vigor point), they cancel: 3dF+2 [0, 0, −] + 2 = 1 → SL 1", "Vigor 2 → 1")
+
+	// fudge-dice 4: the base is 4dF; SL floored at 0.
+	tb.ok(tb.do("ann", "/table option name:fudge-dice value:4"))
+	tb.dice.Push(-1, -1, -1, -1)
+	out = tb.ok(tb.do("bob", "/roll as:Garrett ability:react"))
+	wantAll(t, "4dF", out, "React 1 (Apprentice): 4dF+1 [−, −, −, −] + 1 = -3 → SL 0")
+}
+
+// TestHarmBrokenActionCost: a Broken character's action costs 1 point of
+// the ability's pool, spent by the bot; with none left it is refused and
+// nothing changes; harm and healing checks cost nothing (RULES.md §3.2).
+// Reading: COMMANDS.md calls pool "required while Broken"; RULES.md says the
+// bot spends the point, so pool is not needed and, given, buys a bonus die
+// as well (2 points).
+func TestHarmBrokenActionCost(t *testing.T) {
+	tb := harmTable(t)
+	tb.ok(tb.do("bob", "/char set name:Garrett stats:vigor=2/3"))
+	tb.dice.Push(-1, -1, -1, -1, -1, -1)
+	tb.ok(tb.do("ann", "/damage target:Garrett amount:1"))
+	tb.ok(tb.do("ann", "/damage target:Garrett amount:1"))
+	tb.dice.Push(1, 0, 0, 0)
+	out := tb.ok(tb.do("bob", "/roll as:Garrett ability:endure"))
+	wantAll(t, "Broken endure", out, "Endure 2 (Journeyman), 1 penalty die (Broken): 4dFkl3+2 [~~+~~, 0, 0, 0] + 2 = 2 → SL 2", "Spent Vigor 2 → 1 (Broken action).")
+	tb.refused(tb.do("bob", "/roll as:Garrett ability:climb pool:vigor"), "Broken action and bonus die needs 2 points (vigor) and has 1")
+	tb.dice.Push(0, 0, 0, 0)
+	out = tb.ok(tb.do("bob", "/roll as:Garrett ability:climb"))
+	wantAll(t, "Broken climb", out, "Spent Vigor 1 → 0 (Broken action).")
+	tb.refused(tb.do("bob", "/roll as:Garrett ability:climb"), "Broken action needs 1 point (vigor) and has 0")
+	if n := tb.dice.Remaining(); n != 0 {
+		t.Errorf("a refused action used dice: %d left", n)
+	}
+	// The healing check costs nothing though Vigor is 0.
+	tb.dice.Push(1, 1, 0, 0)
+	out = tb.ok(tb.do("bob", "/heal target:Garrett trigger:pools"))
+	wantAll(t, "Broken healing", out, "Garrett spends 5 pool points: Instinct 3 → 0 (healing), Reason 3 → 1 (healing).",
+		"Endure 2 (Journeyman), 1 penalty die (Broken): 4dFkl3+2 [~~+~~, +, 0, 0] + 2 = 3 → SL 3: Broken → Bloody, counter 0 → 0.")
+	wantAll(t, "show", tb.ok(tb.do("bob", "/char show name:Garrett")), "Bloody · harm 0 · Vigor 0/3 · Instinct 0/3 · Reason 1/3")
+}
+
+// TestHarmHealFirstAidAndCounsel: the healer's check SL becomes bonus dice;
+// the healer's owner may help another player's character; the healer cannot
+// be the patient (RULES.md §3.3).
+func TestHarmHealFirstAidAndCounsel(t *testing.T) {
+	tb := harmTable(t)
+	tb.dice.Push(-1, -1, -1)
+	tb.ok(tb.do("ann", "/damage target:Garrett amount:3"))
+	tb.refused(tb.do("cat", "/heal target:Garrett trigger:first-aid"), "needs healer")
+	tb.refused(tb.do("bob", "/heal target:Garrett trigger:first-aid healer:Ada"), "Ada belongs to cat")
+	tb.refused(tb.do("cat", "/heal target:Ada trigger:first-aid healer:Ada"), "nothing to heal")
+	tb.refused(tb.do("cat", "/heal target:Garrett trigger:counsel healer:Garrett"), "another character")
+
+	tb.dice.Push(0, 0, 0)        // Ada's First Aid: 0 + 2 = SL 2
+	tb.dice.Push(1, -1, 0, 1, 0) // Garrett's Endure with 2 bonus dice
+	out := tb.ok(tb.do("cat", "/heal target:Garrett trigger:first-aid healer:Ada"))
+	wantAll(t, "first aid", out,
+		"Ada gives Garrett first aid: First Aid 2 (Journeyman): 3dF+2 [0, 0, 0] + 2 = 2 → SL 2 = 2 bonus dice.",
+		"Healing check: Endure 2 (Journeyman), 2 bonus dice (First Aid SL 2): 5dFkh3+2 [+, ~~−~~, ~~0~~, +, 0] + 2 = 4 → SL 4: Bloody → Healthy, counter 0 → 0.")
+
+	// Counsel with SL 0 helps not at all; a healing check of SL 0 changes
+	// nothing, but the counsel is spent.
+	tb.dice.Push(1, 1, 1)
+	tb.ok(tb.do("ann", "/damage target:Garrett amount:5 kind:mental"))
+	tb.dice.Push(-1, -1, 0) // Counsel 1: -2+1 → SL 0
+	tb.dice.Push(-1, 0, -1) // Willpower 0: SL 0
+	out = tb.ok(tb.do("cat", "/heal target:Garrett trigger:counsel healer:Ada"))
+	wantAll(t, "counsel SL 0", out, "Counsel 1 (Apprentice): 3dF+1 [−, −, 0] + 1 = -1 → SL 0 = 0 bonus dice.",
+		"Healing check: Willpower 0 (Unskilled): 3dF [−, 0, −] = -2 → SL 0: nothing changes (the counsel is used up); Bloody, counter 0.")
+	tb.refused(tb.do("cat", "/heal target:Garrett trigger:first-aid healer:Ada ability:climb"), "must be one of endure, react, willpower")
+}
+
+// TestHarmHealRestNeedsADay: trigger:rest needs a day on the clock since the
+// character's last day of rest (from its creation or last harm); /rest
+// kind:day passes one and refreshes the pools (RULES.md §3.3).
+func TestHarmHealRestNeedsADay(t *testing.T) {
+	tb := harmTable(t)
+	tb.ok(tb.do("bob", "/char set name:Garrett stats:vigor=0/3"))
+	tb.dice.Push(-1, -1, -1)
+	tb.ok(tb.do("ann", "/damage target:Garrett amount:2"))
+	tb.refused(tb.do("bob", "/heal target:Garrett trigger:rest"), "a day of rest has not passed")
+	tb.refused(tb.do("bob", "/rest kind:day"), "Only a GM")
+	tb.refused(tb.do("ann", "/rest kind:night"), "rests by the day")
+	out := tb.ok(tb.do("ann", "/rest kind:day"))
+	wantAll(t, "rest day", out, "The clock moves 1 day", "Garrett: Vigor 0 → 3 (day of rest); Bloody, counter 0: may heal with /heal target:Garrett trigger:rest", "Ada: pools full.")
+	tb.dice.Push(1, 0, 0)
+	out = tb.ok(tb.do("bob", "/heal target:Garrett trigger:rest ability:endure"))
+	wantAll(t, "heal rest", out, "Garrett has rested a day (since day 1, 00:00, round 0).",
+		"Healing check: Endure 2 (Journeyman): 3dF+2 [+, 0, 0] + 2 = 3 → SL 3: Bloody → Healthy, counter 0 → 0.")
+	tb.dice.Push(-1, -1, -1)
+	tb.ok(tb.do("ann", "/damage target:Garrett amount:1"))
+	tb.refused(tb.do("bob", "/heal target:Garrett trigger:rest"), "a day of rest has not passed")
+}
+
+// TestHarmHealPools: trigger:pools spends 5 points, chosen with spend or from
+// the fullest pools, and is refused without 5 (RULES.md §3.3).
+func TestHarmHealPools(t *testing.T) {
+	tb := harmTable(t)
+	tb.dice.Push(-1, -1, -1)
+	tb.ok(tb.do("ann", "/damage target:Ada amount:1 kind:social"))
+	tb.refused(tb.do("cat", "/heal target:Ada trigger:pools spend:vigor=2,reason=2"), "spends 5 points in all, not 4")
+	tb.refused(tb.do("cat", "/heal target:Ada trigger:pools spend:vigor=4,reason=1"), "vigor has 3, not 4")
+	tb.refused(tb.do("cat", "/heal target:Ada trigger:pools spend:luck=5"), "spend takes pool=points pairs")
+	tb.refused(tb.do("cat", "/heal target:Ada trigger:rest spend:vigor=5"), "spend chooses the points of trigger:pools")
+	tb.dice.Push(0, 0, 0)
+	out := tb.ok(tb.do("cat", "/heal target:Ada trigger:pools spend:vigor=1,reason=4 ability:react"))
+	wantAll(t, "pools", out, "Ada spends 5 pool points: Vigor 3 → 2 (healing), Reason 4 → 0 (healing).",
+		"React 0 (Unskilled): 3dF [0, 0, 0] = 0 → SL 0: nothing changes (the pool points are spent); Bloody, counter 0.")
+	// Ada has Vigor 2, Instinct 3, Reason 0: the fullest pools give the 5.
+	tb.dice.Push(1, 0, 0)
+	out = tb.ok(tb.do("cat", "/heal target:Ada trigger:pools"))
+	wantAll(t, "pools from the fullest", out, "Ada spends 5 pool points: Vigor 2 → 0 (healing), Instinct 3 → 0 (healing).",
+		"Healing check: Endure 0 (Unskilled): 3dF [+, 0, 0] = 1 → SL 1: Bloody → Healthy, counter 0 → 0.")
+	tb.dice.Push(-1, -1, -1)
+	tb.ok(tb.do("ann", "/damage target:Ada amount:1"))
+	tb.refused(tb.do("cat", "/heal target:Ada trigger:pools"), "healing needs 5 pool points and there are 0")
+	tb.refused(tb.do("cat", "/heal target:Ada trigger:pools amount:3"), "amount: is not used")
+}
+
+// TestHarmSpendAndPermissions: /spend takes pool points; /damage is for the
+// owner or a GM; amount may be dice (the opponent's check).
+func TestHarmSpendAndPermissions(t *testing.T) {
+	tb := harmTable(t)
+	wantAll(t, "spend", tb.ok(tb.do("bob", "/spend target:Garrett resource:instinct amount:2")), "Garrett spends 2 Instinct: Instinct 3 → 1.")
+	tb.refused(tb.do("bob", "/spend target:Garrett resource:instinct amount:2"), "instinct has 1, not 2")
+	tb.refused(tb.do("bob", "/spend target:Garrett resource:hd amount:1"), "vigor, instinct or reason")
+	tb.refused(tb.do("cat", "/damage target:Garrett amount:1"), "only its owner or a GM")
+	tb.refused(tb.do("ann", "/damage target:Garrett amount:0"), "1 or more")
+	tb.refused(tb.do("ann", "/damage target:Garrett amount:1 soak:true"), "soak: is not used")
+	tb.dice.Push(1, 1, 0)
+	tb.dice.Push(0, 0, 0)
+	out := tb.ok(tb.do("ann", "/damage target:Garrett amount:3dF+1 kind:physical"))
+	wantAll(t, "dice amount", out, "Harm rolled: 3dF+1 [+, +, 0] + 1 = 3 → SL 3.", "Garrett takes 3 physical harm: counter 0 → 3.", "SL 2 < 3: Healthy → Bloody")
+	tb.dice.Push(-1, -1, 0)
+	out = tb.ok(tb.do("ann", "/damage target:Garrett amount:3dF"))
+	wantAll(t, "dice amount SL 0", out, "SL 0: no harm is dealt.")
+	tb.dice.Push(0, 0, 0, 0, 0, 0)
+	out = tb.ok(tb.do("ann", "/damage target:Garrett,Ada amount:1 kind:social"))
+	wantAll(t, "two targets", out, "Garrett takes 1 social harm", "Ada takes 1 social harm")
+}

@@ -1,0 +1,315 @@
+package harm
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/hpkeeper/hpkeeper/rules/dice"
+)
+
+// Roller rolls a dice expression, reporting every die. FromSource makes one
+// of a dice.Source; the commands package passes its mutation, which records
+// every roll for the table's history (RULES.md §0.5). Every rule of this
+// package rolls through a Roller and returns the results in its outcome.
+type Roller interface {
+	Roll(e dice.Expr) (dice.Result, error)
+}
+
+type sourceRoller struct{ src dice.Source }
+
+func (s sourceRoller) Roll(e dice.Expr) (dice.Result, error) { return e.Roll(s.src) }
+
+// FromSource returns a Roller that rolls with src (tests script faces with
+// dice.NewScripted, Fudge faces as -1, 0 and 1).
+func FromSource(src dice.Source) Roller { return sourceRoller{src} }
+
+// Fudge dice per check (RULES.md §3.1): 3dF, or 4dF with the table option.
+const (
+	// DefaultFudgeDice is the number of Fudge dice of a check.
+	DefaultFudgeDice = 3
+	// AltFudgeDice is the number with the table option fudge-dice 4.
+	AltFudgeDice = 4
+	// MaxModDice is the most bonus or penalty dice a check may carry after
+	// cancelling, so that an expression stays within RULES.md §0.3's 100
+	// dice.
+	MaxModDice = 20
+)
+
+// The errors of this package. Each is returned wrapped with details a
+// player can read; errors.Is finds the sentinel.
+var (
+	// ErrNoAbility: a check names an ability the character does not have.
+	ErrNoAbility = errors.New("no such ability")
+	// ErrWrongPool: a pool point is spent on a check from a pool other than
+	// the one the ability draws on (RULES.md §3.1).
+	ErrWrongPool = errors.New("wrong pool")
+	// ErrPoolEmpty: a pool lacks the points a spending needs (a bonus die,
+	// a Broken action, the pools healing trigger; RULES.md §3.1–§3.3).
+	ErrPoolEmpty = errors.New("not enough pool points")
+	// ErrBadFudgeDice: a check asks for other than 3 or 4 Fudge dice.
+	ErrBadFudgeDice = errors.New("fudge dice must be 3 or 4")
+	// ErrTooManyDice: a check would carry more than MaxModDice bonus or
+	// penalty dice.
+	ErrTooManyDice = errors.New("too many bonus or penalty dice")
+)
+
+// Mod is a number of bonus dice (Dice > 0) or penalty dice (Dice < 0) on a
+// check and why it applies, e.g. {-1, "Bloody"} or {2, "First Aid SL 2"}
+// (RULES.md §3.1).
+type Mod struct {
+	Dice int
+	Why  string
+}
+
+// Check is a check before it is rolled (RULES.md §3.1): FudgeDice (3 or 4)
+// Fudge dice plus the ability's Rank, with the bonus and penalty dice of
+// Mods.
+type Check struct {
+	// Ability names the ability checked, e.g. "endure".
+	Ability string
+	// Rank is the ability's rank, 0..MaxRank.
+	Rank int
+	// FudgeDice is 3 (3dF) or 4 (table option fudge-dice 4); 0 means 3.
+	FudgeDice int
+	// Mods are the bonus and penalty dice, with their reasons.
+	Mods []Mod
+}
+
+// Bonus returns the number of bonus dice of k before cancelling.
+func (k Check) Bonus() int {
+	n := 0
+	for _, m := range k.Mods {
+		n += max(m.Dice, 0)
+	}
+	return n
+}
+
+// Penalty returns the number of penalty dice of k before cancelling.
+func (k Check) Penalty() int {
+	n := 0
+	for _, m := range k.Mods {
+		n += max(-m.Dice, 0)
+	}
+	return n
+}
+
+// Net returns the bonus dice minus the penalty dice: bonus and penalty dice
+// cancel one for one (RULES.md §3.1), so a positive Net is that many bonus
+// dice and a negative one that many penalty dice.
+func (k Check) Net() int { return k.Bonus() - k.Penalty() }
+
+func (k Check) fudge() int {
+	if k.FudgeDice == 0 {
+		return DefaultFudgeDice
+	}
+	return k.FudgeDice
+}
+
+// Expr returns the dice expression of k (RULES.md §3.1): NdF + rank with N
+// the Fudge dice, and with n net bonus dice (N+n)dFkhN + rank (the highest N
+// count), with n net penalty dice (N+n)dFklN + rank; e.g. "3dF+2",
+// "4dFkh3+1", "4dFkl3". A rank of 0 adds no term. It fails with
+// ErrBadFudgeDice or ErrTooManyDice.
+func (k Check) Expr() (dice.Expr, error) {
+	n := k.fudge()
+	if n != DefaultFudgeDice && n != AltFudgeDice {
+		return dice.Expr{}, fmt.Errorf("%w, not %d", ErrBadFudgeDice, n)
+	}
+	net := k.Net()
+	if net > MaxModDice || net < -MaxModDice {
+		return dice.Expr{}, fmt.Errorf("%w: %d, at most %d", ErrTooManyDice, abs(net), MaxModDice)
+	}
+	t := dice.Term{Sign: 1, Count: n, Sides: 3, Fudge: true}
+	switch {
+	case net > 0:
+		t.Count, t.Keep, t.KeepN = n+net, dice.KeepHighest, n
+	case net < 0:
+		t.Count, t.Keep, t.KeepN = n-net, dice.KeepLowest, n
+	}
+	e := dice.Expr{Terms: []dice.Term{t}}
+	if k.Rank > 0 {
+		e.Terms = append(e.Terms, dice.Term{Sign: 1, Const: k.Rank})
+	} else if k.Rank < 0 {
+		e.Terms = append(e.Terms, dice.Term{Sign: -1, Const: -k.Rank})
+	}
+	return e, e.Validate()
+}
+
+// CheckResult is a rolled check (RULES.md §3.1): the check, the roll with
+// every Fudge die kept and dropped, the Total (dice plus rank, may be below
+// 0) and the success level SL = max(Total, 0).
+type CheckResult struct {
+	Check Check
+	Roll  dice.Result
+	Total int
+	SL    int
+}
+
+// Roll rolls k with r and returns its success level (RULES.md §3.1): below
+// 0 counts as 0. Errors are those of Expr and of r.
+func (k Check) Roll(r Roller) (CheckResult, error) {
+	e, err := k.Expr()
+	if err != nil {
+		return CheckResult{}, err
+	}
+	res, err := r.Roll(e)
+	if err != nil {
+		return CheckResult{}, err
+	}
+	return CheckResult{Check: k, Roll: res, Total: res.Total, SL: max(res.Total, 0)}, nil
+}
+
+// ConditionPenalty returns the penalty dice the character's condition puts
+// on a check of ability (RULES.md §3.2): Bloody, 1 except on the innate
+// abilities (Endure, React, Willpower); Broken, 1 on every check; Healthy, 0.
+func (c Character) ConditionPenalty(ability string) int {
+	switch c.Condition {
+	case Bloody:
+		if IsInnate(ability) {
+			return 0
+		}
+		return 1
+	case Broken:
+		return 1
+	}
+	return 0
+}
+
+// check returns the Check of ability for c with its condition's penalty die
+// (RULES.md §3.1, §3.2) and the extra mods, or ErrNoAbility.
+func (c Character) check(ability string, fudge int, mods ...Mod) (Check, error) {
+	a, ok := c.Abilities[ability]
+	if !ok {
+		return Check{}, fmt.Errorf("%w: %s", ErrNoAbility, ability)
+	}
+	k := Check{Ability: ability, Rank: a.Rank, FudgeDice: fudge}
+	if p := c.ConditionPenalty(ability); p > 0 {
+		k.Mods = append(k.Mods, Mod{Dice: -p, Why: c.Condition.String()})
+	}
+	for _, m := range mods {
+		if m.Dice != 0 {
+			k.Mods = append(k.Mods, m)
+		}
+	}
+	return k, nil
+}
+
+// PoolChange is a change of one pool's current points (RULES.md §3.1): its
+// name, the points before and after, and why (e.g. "bonus die", "Broken
+// action", "healing", "day of rest").
+type PoolChange struct {
+	Pool          string
+	Before, After int
+	Why           string
+}
+
+// Action is a check the character chooses to make (RULES.md §3.1, §3.2;
+// /roll as:… ability:…).
+type Action struct {
+	// Ability is the ability checked.
+	Ability string
+	// Pool, when not "", spends 1 point of that pool for 1 bonus die; it
+	// must be the pool the ability draws on.
+	Pool string
+	// FudgeDice is 3 or 4 (0 means 3).
+	FudgeDice int
+	// Mods are further bonus or penalty dice the GM grants.
+	Mods []Mod
+}
+
+// ActionOutcome is what an action did: the pool points spent (the Broken
+// action's cost first, then the bonus die's point) and the check.
+type ActionOutcome struct {
+	Spent []PoolChange
+	Check CheckResult
+}
+
+// Act makes a check the character chooses to make (RULES.md §3.1, §3.2):
+// 3dF + rank with the condition's penalty die. Spending a point of the
+// ability's pool (a.Pool) gives one bonus die. While Broken the action
+// itself costs 1 point of the ability's pool, which Act spends. It fails,
+// changing nothing, with ErrNoAbility, ErrWrongPool, ErrPoolEmpty (naming
+// the pool and the points needed) or an error of the check or of r.
+//
+// **Reading:** the point for a bonus die comes from the pool the ability
+// draws on ("each ability draws on one pool"), and a Broken character
+// spending one pays 2 points: the action's cost and the bonus die.
+func (c Character) Act(r Roller, a Action) (Character, ActionOutcome, error) {
+	ab, ok := c.Abilities[a.Ability]
+	if !ok {
+		return c, ActionOutcome{}, fmt.Errorf("%w: %s", ErrNoAbility, a.Ability)
+	}
+	if a.Pool != "" && a.Pool != ab.Pool {
+		return c, ActionOutcome{}, fmt.Errorf("%w: %s draws on %s, not %s", ErrWrongPool, a.Ability, ab.Pool, a.Pool)
+	}
+	var whys []string
+	if c.Condition == Broken {
+		whys = append(whys, "Broken action")
+	}
+	mods := append([]Mod(nil), a.Mods...)
+	if a.Pool != "" {
+		whys = append(whys, "bonus die")
+		mods = append(mods, Mod{Dice: 1, Why: title(ab.Pool) + " point"})
+	}
+	k, err := c.check(a.Ability, a.FudgeDice, mods...)
+	if err != nil {
+		return c, ActionOutcome{}, err
+	}
+	n, spent, err := c.spendFrom(ab.Pool, whys)
+	if err != nil {
+		return c, ActionOutcome{}, err
+	}
+	res, err := k.Roll(r)
+	if err != nil {
+		return c, ActionOutcome{}, err
+	}
+	return n, ActionOutcome{Spent: spent, Check: res}, nil
+}
+
+// spendFrom spends 1 point of pool per reason in whys, on a copy of c, or
+// fails with ErrPoolEmpty.
+func (c Character) spendFrom(pool string, whys []string) (Character, []PoolChange, error) {
+	if len(whys) == 0 {
+		return c, nil, nil
+	}
+	n := c.Clone()
+	p := n.PoolNamed(pool)
+	if p.Current < len(whys) {
+		return c, nil, fmt.Errorf("%w: %s needs %d %s (%s) and has %d", ErrPoolEmpty,
+			joinAnd(whys), len(whys), plural(len(whys), "point", "points"), pool, p.Current)
+	}
+	var out []PoolChange
+	for _, why := range whys {
+		out = append(out, PoolChange{Pool: pool, Before: p.Current, After: p.Current - 1, Why: why})
+		p.Current--
+	}
+	return n, out, nil
+}
+
+func joinAnd(s []string) string {
+	switch len(s) {
+	case 0:
+		return ""
+	case 1:
+		return s[0]
+	}
+	out := s[0]
+	for _, x := range s[1 : len(s)-1] {
+		out += ", " + x
+	}
+	return out + " and " + s[len(s)-1]
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
+}
