@@ -20,9 +20,6 @@ import (
 // without a user.
 var ErrUnsupportedInteraction = errors.New("unsupported interaction")
 
-// apologyText answers an interaction whose handling failed inside this package.
-const apologyText = "Sorry, something went wrong on our side. Nothing was changed; please try again."
-
 // RequestFrom translates a Discord interaction into the transport-agnostic
 // request of package commands. now becomes Request.Now.
 //
@@ -272,7 +269,7 @@ func ResponseFrom(kind commands.Kind, resp *commands.Response) *discordgo.Intera
 // apology is the ephemeral message sent when an interaction could not be
 // handled.
 func apology() *discordgo.InteractionResponse {
-	return ResponseFrom(commands.KindCommand, &commands.Response{Content: apologyText, Ephemeral: true})
+	return ResponseFrom(commands.KindCommand, &commands.Response{Content: commands.Apology, Ephemeral: true})
 }
 
 func embed(e commands.Embed) *discordgo.MessageEmbed {

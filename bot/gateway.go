@@ -1,9 +1,11 @@
 package bot
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -172,8 +174,12 @@ func (g *gateway) onInteraction(s *discordgo.Session, ic *discordgo.InteractionC
 
 // respond posts resp to the interaction's callback URL. It sends the bytes
 // of EncodeResponse (not Session.InteractionRespond, whose encoding of
-// allowed_mentions differs from the HTTP endpoint's) in the same rate-limit
-// bucket InteractionRespond uses.
+// allowed_mentions differs from the HTTP endpoint's) with the session's
+// HTTP client directly: interaction callbacks are outside the bot's rate
+// limits, and discordgo's rate limiter keeps a bucket per distinct key for
+// ever, which for callback URLs would keep every interaction token in memory.
+// The interaction token in the URL authorises the callback; the bot token is
+// not sent.
 func respond(ctx context.Context, s *discordgo.Session, i *discordgo.Interaction, resp *discordgo.InteractionResponse) error {
 	body, err := EncodeResponse(resp)
 	if err != nil {
@@ -181,9 +187,20 @@ func respond(ctx context.Context, s *discordgo.Session, i *discordgo.Interaction
 	}
 	ctx, cancel := context.WithTimeout(ctx, callbackTimeout)
 	defer cancel()
-	endpoint := discordgo.EndpointInteractionResponse(i.ID, i.Token)
-	if _, err := s.RequestRaw(http.MethodPost, endpoint, "application/json", body, endpoint, 0, discordgo.WithContext(ctx)); err != nil {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, discordgo.EndpointInteractionResponse(i.ID, i.Token), bytes.NewReader(body))
+	if err != nil {
 		return fmt.Errorf("interaction callback: %w", redactErr(err))
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", s.UserAgent)
+	res, err := s.Client.Do(req)
+	if err != nil {
+		return fmt.Errorf("interaction callback: %w", redactErr(err))
+	}
+	defer res.Body.Close()
+	if res.StatusCode >= 300 {
+		msg, _ := io.ReadAll(io.LimitReader(res.Body, 512))
+		return fmt.Errorf("interaction callback: HTTP %d: %s", res.StatusCode, bytes.TrimSpace(msg))
 	}
 	return nil
 }

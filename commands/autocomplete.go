@@ -27,6 +27,10 @@ func (s *Service) autocomplete(ctx context.Context, r *Request) (*Response, erro
 		}
 	}
 	needle := strings.ToLower(strings.TrimSpace(typed))
+	listed := map[string]bool{}
+	for _, n := range strings.Split(prefix, ",") {
+		listed[strings.ToLower(strings.TrimSpace(n))] = true
+	}
 	var starts, contains []Choice
 	err := s.db.View(func(tx *storage.Tx) error {
 		chars, err := tx.Characters(r.ChannelID)
@@ -35,6 +39,9 @@ func (s *Service) autocomplete(ctx context.Context, r *Request) (*Response, erro
 		}
 		for _, c := range chars {
 			name := strings.ToLower(c.Name)
+			if listed[name] {
+				continue
+			}
 			value := strings.TrimLeft(prefix, " ") + c.Name
 			if len([]rune(value)) > 100 {
 				continue

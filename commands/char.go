@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -52,6 +51,15 @@ func charCreate(ctx context.Context, s *Service, r *Request) (*Response, error) 
 			Embeds:  []Embed{characterEmbed(c, status, fields)},
 		}, nil
 	})
+}
+
+// changeLine renders a status change as "before → after", or the status
+// alone when it did not change.
+func changeLine(before, after string) string {
+	if before == after {
+		return after
+	}
+	return before + " → " + after
 }
 
 // rollsLine renders the dice rolled so far in a mutation, for replies.
@@ -105,7 +113,7 @@ func charSet(ctx context.Context, s *Service, r *Request) (*Response, error) {
 		}
 		m.Note("Set %s on %s: %s → %s", r.Options["stats"], c.Name, before, after)
 		return &Response{
-			Content: fmt.Sprintf("**%s**: %s → %s%s", Escape(c.Name), before, after, rollsLine(m)),
+			Content: fmt.Sprintf("**%s**: set %s. %s%s", Escape(c.Name), Escape(r.Options["stats"]), changeLine(before, after), rollsLine(m)),
 			Embeds:  []Embed{characterEmbed(c, after, fields)},
 		}, nil
 	})
@@ -120,11 +128,7 @@ func charShow(ctx context.Context, s *Service, r *Request) (*Response, error) {
 		}
 		var c *storage.Character
 		if name, ok := r.Options["name"]; ok {
-			c, err = tx.CharacterByName(r.ChannelID, name)
-			if errors.Is(err, storage.ErrNotFound) {
-				return Errorf(CodeNotFound, "No character named %q at this table. /char list shows them.", clip(name, 40))
-			}
-			if err != nil {
+			if c, err = characterByName(tx, r.ChannelID, name); err != nil {
 				return err
 			}
 		} else {
@@ -175,7 +179,7 @@ func charList(ctx context.Context, s *Service, r *Request) (*Response, error) {
 			}
 			lines = append(lines, fmt.Sprintf("• **%s** (%s): %s", Escape(c.Name), Escape(c.OwnerName), status))
 		}
-		resp = &Response{Content: strings.Join(lines, "\n")}
+		resp = &Response{Content: joinWithin(lines, maxContent, " (/char show name:…)")}
 		return nil
 	})
 	return resp, err
@@ -197,15 +201,12 @@ func stateHash(c *storage.Character) string {
 func charDelete(ctx context.Context, s *Service, r *Request) (*Response, error) {
 	var resp *Response
 	err := s.view(r, func(tx *storage.Tx, t *storage.Table) error {
-		c, err := tx.CharacterByName(r.ChannelID, r.Options["name"])
-		if errors.Is(err, storage.ErrNotFound) {
-			return Errorf(CodeNotFound, "No character named %q at this table. /char list shows them.", clip(r.Options["name"], 40))
-		}
+		c, err := characterByName(tx, r.ChannelID, r.Options["name"])
 		if err != nil {
 			return err
 		}
-		if c.OwnerID != r.UserID && !isGM(r, t) {
-			return Errorf(CodeForbidden, "%s belongs to %s: only its owner or a GM can delete it.", Escape(c.Name), Escape(c.OwnerName))
+		if err := canChange(r, t, c); err != nil {
+			return err
 		}
 		id := fmt.Sprintf("%s:%d:%s:", deletePrefix, c.ID, stateHash(c))
 		resp = &Response{
@@ -232,14 +233,10 @@ func deleteButton(ctx context.Context, s *Service, r *Request) (*Response, error
 	}
 	r.Command, r.Subcommand, r.Options = "char", "delete", map[string]string{}
 	return s.mutate(ctx, r, func(m *Mutation) (*Response, error) {
-		c, err := m.Tx().Character(r.ChannelID, id)
-		if errors.Is(err, storage.ErrNotFound) {
-			return nil, Errorf(CodeConflict, "That character is already gone; nothing was changed.")
-		}
+		c, err := m.CharacterByID(id)
 		if err != nil {
 			return nil, err
 		}
-		c = m.track(c)
 		if err := m.CanChange(c); err != nil {
 			return nil, err
 		}

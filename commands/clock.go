@@ -15,7 +15,7 @@ import (
 // the table's system resolves every timed effect on the way.
 func clockCommand(ctx context.Context, s *Service, r *Request) (*Response, error) {
 	action := r.Options["action"]
-	if action == "show" {
+	if action == "show" || action == "" {
 		var resp *Response
 		err := s.view(r, func(tx *storage.Tx, t *storage.Table) error {
 			resp = &Response{Content: "The clock reads " + clock.Time(t.Clock).String() + "."}

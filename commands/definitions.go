@@ -143,7 +143,7 @@ func NewRegistry() *Registry {
 		Name: "clock", Description: "Show or move the game clock", handle: clockCommand,
 		Topic: "`/clock action:show` shows the time. GMs move it with `/clock action:next-round` or `/clock action:advance amount:… unit:rounds|turns|hours|days`; everything that ends or fires is reported.",
 		Options: []Option{
-			{Name: "action", Description: "What to do", Type: OptionString, Required: true, Choices: []string{"next-round", "advance", "show"}},
+			{Name: "action", Description: "What to do (default show)", Type: OptionString, Choices: []string{"next-round", "advance", "show"}},
 			{Name: "amount", Description: "How many units (advance)", Type: OptionInteger, MinValue: 1, MaxValue: 10000},
 			{Name: "unit", Description: "Unit (advance; default rounds)", Type: OptionString, Choices: []string{"rounds", "turns", "hours", "days"}},
 		},

@@ -24,8 +24,6 @@ const (
 	// CodeUnavailable: the command exists but the table's system does not
 	// implement it (yet).
 	CodeUnavailable
-	// CodeRateLimited: the caller asked for too much expensive work too quickly.
-	CodeRateLimited
 	// CodeInternal: a fault of ours (storage, encoding); never shown in detail.
 	CodeInternal
 )
@@ -64,7 +62,9 @@ func ErrorMessage(err error) string {
 	if errors.As(err, &e) && e.Code != CodeInternal {
 		return e.Message
 	}
-	return apology
+	return Apology
 }
 
-const apology = "Sorry, something went wrong on our side. Nothing was changed; please try again."
+// Apology is the reply to an interaction that failed on our side (an
+// internal error or a panic): short, and never a detail of the fault.
+const Apology = "Sorry, something went wrong on our side. Nothing was changed; please try again."

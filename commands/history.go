@@ -2,15 +2,19 @@ package commands
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/hpkeeper/hpkeeper/storage"
 )
 
-// historyLimit is how many events /history shows.
-const historyLimit = 10
+// historyLimit is how many events /history shows; historyWindow is how many
+// of the latest events it looks through for a target's, so one read
+// transaction never walks a whole long log.
+const (
+	historyLimit  = 10
+	historyWindow = 1000
+)
 
 // history answers /history (RULES.md §0.5): the latest events at the table,
 // newest first, with who, what and every die; with `target`, only the events
@@ -20,22 +24,21 @@ func history(ctx context.Context, s *Service, r *Request) (*Response, error) {
 	err := s.view(r, func(tx *storage.Tx, t *storage.Table) error {
 		var only uint64
 		if name, ok := r.Options["target"]; ok {
-			c, err := tx.CharacterByName(r.ChannelID, name)
-			if errors.Is(err, storage.ErrNotFound) {
-				return Errorf(CodeNotFound, "No character named %q at this table.", clip(name, 40))
-			}
+			c, err := characterByName(tx, r.ChannelID, name)
 			if err != nil {
 				return err
 			}
 			only = c.ID
 		}
 		var lines []string
+		seen := 0
 		err := tx.EachEventBackward(r.ChannelID, func(e *storage.Event) (bool, error) {
+			seen++
 			if only != 0 && !touches(e, only) {
-				return true, nil
+				return seen < historyWindow, nil
 			}
 			lines = append(lines, renderEvent(e))
-			return len(lines) < historyLimit, nil
+			return len(lines) <= historyLimit, nil
 		})
 		if err != nil {
 			return err
@@ -44,7 +47,10 @@ func history(ctx context.Context, s *Service, r *Request) (*Response, error) {
 			resp = &Response{Content: "No events yet."}
 			return nil
 		}
-		resp = &Response{Content: "**History** (newest first)\n" + strings.Join(lines, "\n")}
+		if len(lines) > historyLimit {
+			lines = append(lines[:historyLimit], "… and more, older events not shown")
+		}
+		resp = &Response{Content: joinWithin(append([]string{"**History** (newest first)"}, lines...), maxContent, "")}
 		return nil
 	})
 	return resp, err

@@ -32,6 +32,9 @@ type Mutation struct {
 	before      map[uint64]*storage.Character
 	rolls       []string
 	notes       []string
+	// seqTaken: NextEventSeq was called, so the event must be written even
+	// if nothing changed, or a button would name a later, unrelated event.
+	seqTaken bool
 }
 
 // mutate runs fn on the request's table inside one write transaction and
@@ -74,28 +77,29 @@ func (m *Mutation) RequireGM(what string) error { return requireGM(m.Req, m.Tabl
 
 // CanChange returns a CodeForbidden error unless the caller owns c or is a GM
 // (RULES.md §0.1).
-func (m *Mutation) CanChange(c *storage.Character) error {
-	if c.OwnerID == m.Req.UserID || m.IsGM() {
+func (m *Mutation) CanChange(c *storage.Character) error { return canChange(m.Req, m.Table, c) }
+
+func canChange(r *Request, t *storage.Table, c *storage.Character) error {
+	if c.OwnerID == r.UserID || isGM(r, t) {
 		return nil
 	}
 	return Errorf(CodeForbidden, "%s belongs to %s: only its owner or a GM can do that.", Escape(c.Name), Escape(c.OwnerName))
 }
 
-// Tx returns the write transaction, for reads the helpers do not cover.
+// Tx returns the write transaction, for reads the helpers do not cover. Load
+// characters you will change through Character, CharacterByID or Characters,
+// so that their state before the change is recorded.
 func (m *Mutation) Tx() *storage.Tx { return m.tx }
 
 // Character returns the named character (case-insensitive), remembering its
 // state before the change. Several calls for one character return the same
 // value. A missing name is a CodeNotFound error.
 func (m *Mutation) Character(name string) (*storage.Character, error) {
-	c, err := m.tx.CharacterByName(m.Req.ChannelID, strings.TrimSpace(name))
-	if errors.Is(err, storage.ErrNotFound) {
-		return nil, Errorf(CodeNotFound, "No character named %q at this table. /char list shows them.", clip(strings.TrimSpace(name), 40))
-	}
+	c, err := characterByName(m.tx, m.Req.ChannelID, name)
 	if err != nil {
 		return nil, err
 	}
-	return m.track(c), nil
+	return m.track(c)
 }
 
 // Characters returns every character at the table in creation order,
@@ -106,7 +110,9 @@ func (m *Mutation) Characters() ([]*storage.Character, error) {
 		return nil, err
 	}
 	for i, c := range cs {
-		cs[i] = m.track(c)
+		if cs[i], err = m.track(c); err != nil {
+			return nil, err
+		}
 	}
 	return cs, nil
 }
@@ -135,29 +141,49 @@ func (m *Mutation) Targets(list string) ([]*storage.Character, error) {
 	return out, nil
 }
 
-func (m *Mutation) track(c *storage.Character) *storage.Character {
+// track remembers c as touched by this mutation, with its state before the
+// mutation read afresh from the transaction (so a value the caller already
+// changed cannot pass for the "before"). It returns the one value the
+// mutation uses for that character.
+func (m *Mutation) track(c *storage.Character) (*storage.Character, error) {
 	if cached := m.cache[c.ID]; cached != nil {
-		return cached
+		return cached, nil
 	}
 	m.cache[c.ID] = c
 	if !m.seen[c.ID] {
+		before, err := m.tx.Character(m.Req.ChannelID, c.ID)
+		if err != nil {
+			return nil, err
+		}
 		m.seen[c.ID] = true
 		m.touched = append(m.touched, c.ID)
-		m.before[c.ID] = cloneCharacter(c)
+		m.before[c.ID] = before
 	}
-	return c
+	return c, nil
 }
 
-// cloneCharacter returns a deep copy of c.
-func cloneCharacter(c *storage.Character) *storage.Character {
-	cp := *c
-	cp.Sheet = append([]byte(nil), c.Sheet...)
-	return &cp
+// CharacterByID returns the character with the id (a button's custom_id
+// names it), remembering its state before the change. A missing one is a
+// CodeConflict error: the button outlived the character.
+func (m *Mutation) CharacterByID(id uint64) (*storage.Character, error) {
+	if c := m.cache[id]; c != nil {
+		return c, nil
+	}
+	c, err := m.tx.Character(m.Req.ChannelID, id)
+	if errors.Is(err, storage.ErrNotFound) {
+		return nil, Errorf(CodeConflict, "That character is already gone; nothing was changed.")
+	}
+	if err != nil {
+		return nil, err
+	}
+	return m.track(c)
 }
 
 // Save stores c's new state.
 func (m *Mutation) Save(c *storage.Character) error {
-	m.track(c)
+	if _, err := m.track(c); err != nil {
+		return err
+	}
 	if err := m.tx.PutCharacter(c); err != nil {
 		if errors.Is(err, storage.ErrNameTaken) {
 			return Errorf(CodeConflict, "There is already a character named %s at this table.", Escape(c.Name))
@@ -183,7 +209,9 @@ func (m *Mutation) Create(c *storage.Character) error {
 
 // Delete removes c.
 func (m *Mutation) Delete(c *storage.Character) error {
-	m.track(c)
+	if _, err := m.track(c); err != nil {
+		return err
+	}
 	delete(m.cache, c.ID)
 	return m.tx.DeleteCharacter(c.ChannelID, c.ID)
 }
@@ -210,10 +238,12 @@ func (m *Mutation) RollString(expr string) (dice.Result, error) {
 }
 
 // NextEventSeq is the sequence number the event of this mutation will get
-// (the write transaction holds the lock, so no other event can take it).
+// (the write transaction holds the lock, so no other event can take it);
+// once it is called the event is written even if nothing changed.
 // Buttons put it in their custom_id to name the event they answer.
 func (m *Mutation) NextEventSeq() (uint64, error) {
 	last, err := m.tx.LastEventSeq(m.Req.ChannelID)
+	m.seqTaken = true
 	return last + 1, err
 }
 
@@ -246,7 +276,7 @@ func (m *Mutation) commit(resp *Response) error {
 			return err
 		}
 		before := m.before[id]
-		if sameCharacter(before, after) {
+		if sameState(before, after) {
 			continue
 		}
 		name := ""
@@ -260,18 +290,15 @@ func (m *Mutation) commit(resp *Response) error {
 	if !reflect.DeepEqual(m.Table, m.tableBefore) {
 		ev.TableBefore, ev.TableAfter = m.tableBefore, m.Table
 	}
-	if len(ev.Changes) == 0 && ev.TableAfter == nil {
+	if len(ev.Changes) == 0 && ev.TableAfter == nil && !m.seqTaken {
 		return nil
 	}
 	ev.Summary = strings.Join(m.notes, "\n")
-	if ev.Summary == "" && resp != nil {
-		ev.Summary = resp.Content
-	}
 	return m.tx.AppendEvent(ev)
 }
 
-// sameCharacter reports whether a and b hold the same state (nil: absent).
-func sameCharacter(a, b *storage.Character) bool {
+// sameState reports whether a and b hold the same state (nil: absent).
+func sameState(a, b *storage.Character) bool {
 	if a == nil || b == nil {
 		return a == b
 	}

@@ -41,7 +41,7 @@ func TestTableSetupAndPermissions(t *testing.T) {
 	tb.refused(tb.do("dave", "/char set name:Lister stats:hp=2"), "only its owner or a GM")
 
 	show := tb.ok(tb.do("bob", "/table show"))
-	for _, want := range []string{"hit-protection", "catch-breath=off", "day 1, 00:00, round 0", "Lister", "HP 3/8"} {
+	for _, want := range []string{"hit-protection", "catch-breath=off", "day 1, 00:00", "Lister", "HP 3/8"} {
 		if !strings.Contains(show, want) {
 			t.Errorf("/table show = %q; want it to contain %q", show, want)
 		}
@@ -167,7 +167,7 @@ func TestSystemSeam(t *testing.T) {
 		"/strain target:Lister",
 		"/activity target:Lister kind:work",
 	} {
-		tb.refused(tb.do("bob", line), "not available for the hit-protection system yet")
+		tb.refused(tb.do("bob", line), "not part of the hit-protection system")
 	}
 }
 
@@ -188,16 +188,16 @@ func TestClock(t *testing.T) {
 	tb := newTable(t)
 	tb.ok(tb.do("ann", "/table setup system:hit-protection"))
 	tb.refused(tb.do("bob", "/clock action:next-round"), "Only a GM")
-	if out := tb.ok(tb.do("bob", "/clock action:show")); !strings.Contains(out, "day 1, 00:00, round 0") {
+	if out := tb.ok(tb.do("bob", "/clock action:show")); !strings.Contains(out, "day 1, 00:00") {
 		t.Errorf("show = %q", out)
 	}
 	tb.ok(tb.do("ann", "/clock action:next-round"))
 	out := tb.ok(tb.do("ann", "/clock action:advance amount:25 unit:hours"))
-	if !strings.Contains(out, "25 hours") || !strings.Contains(out, "day 2, 01:00, round 1") {
+	if !strings.Contains(out, "25 hours") || !strings.Contains(out, "day 2, 01:01") {
 		t.Errorf("advance = %q", out)
 	}
 	tb.ok(tb.do("ann", "/undo"))
-	if out := tb.ok(tb.do("bob", "/clock action:show")); !strings.Contains(out, "round 1") || !strings.Contains(out, "day 1") {
+	if out := tb.ok(tb.do("bob", "/clock")); !strings.Contains(out, "day 1, 00:01") {
 		t.Errorf("after undo show = %q", out)
 	}
 }
@@ -336,5 +336,36 @@ func TestPanicContained(t *testing.T) {
 	resp = tb.svc.Handle(context.Background(), &commands.Request{Kind: commands.KindComponent, CustomID: "zzz:1"})
 	if !resp.Ephemeral || !strings.Contains(resp.Content, "no longer handled") {
 		t.Errorf("unknown component: %+v", resp)
+	}
+}
+
+// TestRemovedSetupUserIsNoGM: the set-up user is a GM only while in the GM
+// list (RULES.md §0.1); removing them takes effect.
+func TestRemovedSetupUserIsNoGM(t *testing.T) {
+	tb := newTable(t)
+	tb.ok(tb.do("ann", "/table setup system:hit-protection"))
+	tb.ok(tb.do("ann", "/table gm action:add user:bob"))
+	tb.ok(tb.do("bob", "/table gm action:remove user:ann"))
+	tb.refused(tb.do("ann", "/clock action:next-round"), "Only a GM")
+	tb.refused(tb.do("bob", "/table gm action:remove user:bob"), "without a GM")
+	if out := tb.ok(tb.do("ann", "/table show")); strings.Contains(out, "<@ann>") || !strings.Contains(out, "<@bob>") {
+		t.Errorf("/table show = %q; want bob as the only GM", out)
+	}
+}
+
+// TestUndoStopsAtSystemChange: characters of the old system can never come
+// back into a table that changed system.
+func TestUndoStopsAtSystemChange(t *testing.T) {
+	tb := newTable(t)
+	tb.ok(tb.do("ann", "/table setup system:hit-protection"))
+	tb.ok(tb.do("bob", "/char create name:Bobby stats:hp=3"))
+	tb.press("bob", tb.do("bob", "/char delete name:Bobby"), "Delete")
+	tb.ok(tb.do("ann", "/table setup system:harm"))
+	tb.ok(tb.do("ann", "/char create name:Gm1"))
+	tb.refused(tb.do("bob", "/undo"), "changed its system")
+	tb.ok(tb.do("ann", "/undo")) // the GM's own create
+	tb.refused(tb.do("ann", "/undo"), "changed its system")
+	if out := tb.ok(tb.do("bob", "/char list")); !strings.Contains(out, "No characters") {
+		t.Errorf("/char list = %q; want no characters", out)
 	}
 }

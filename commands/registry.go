@@ -258,11 +258,11 @@ func (r *Request) Line() string {
 	return b.String()
 }
 
-// clip shortens s to at most n runes for quoting in messages.
+// clip shortens s to at most n runes (n ≥ 1), ending it with "…" when cut.
 func clip(s string, n int) string {
 	r := []rune(s)
 	if len(r) <= n {
 		return s
 	}
-	return string(r[:n]) + "…"
+	return string(r[:n-1]) + "…"
 }

@@ -41,7 +41,7 @@ func roll(ctx context.Context, s *Service, r *Request) (*Response, error) {
 			}
 			for _, opt := range []string{"hd", "ability", "pool"} {
 				if _, ok := r.Options[opt]; ok {
-					return nil, Errorf(CodeUnavailable, "/roll %s: is not available for the %s system yet.", opt, m.Table.System)
+					return nil, Errorf(CodeUnavailable, "/roll %s: is not part of the %s system.", opt, m.Table.System)
 				}
 			}
 			expr, ok := r.Options["expr"]

@@ -56,7 +56,7 @@ func (s *Service) Handle(ctx context.Context, r *Request) (resp *Response) {
 				Str("panic", fmt.Sprint(p)).
 				Str("stack", string(debug.Stack())).
 				Msg("handler panicked")
-			resp = &Response{Content: apology, Ephemeral: true}
+			resp = &Response{Content: Apology, Ephemeral: true}
 		}
 	}()
 	if r.Options == nil {
@@ -92,7 +92,7 @@ func (s *Service) Handle(ctx context.Context, r *Request) (resp *Response) {
 		}
 		return &Response{Content: ErrorMessage(err), Ephemeral: true}
 	}
-	resp.Content = clip(resp.Content, 2000)
+	fitLimits(resp)
 	return resp
 }
 
@@ -145,17 +145,26 @@ func loadTable(tx *storage.Tx, channelID string) (*storage.Table, error) {
 	return t, err
 }
 
-// isGM reports whether the user of r is a GM at table t (RULES.md §0.1): the
-// set-up user, an added GM, or a member with Manage Channels.
+// characterByName finds a character at the channel's table by name
+// (case-insensitive), or returns the CodeNotFound error players see.
+func characterByName(tx *storage.Tx, channelID, name string) (*storage.Character, error) {
+	name = strings.TrimSpace(name)
+	c, err := tx.CharacterByName(channelID, name)
+	if errors.Is(err, storage.ErrNotFound) {
+		return nil, Errorf(CodeNotFound, "No character named %q at this table. /char list shows them.", clip(name, 40))
+	}
+	return c, err
+}
+
+// isGM reports whether the user of r is a GM at table t (RULES.md §0.1): one
+// of the table's GMs (the set-up user is the first, until removed) or a member
+// with Manage Channels. SetupBy only records who set the table up.
 func isGM(r *Request, t *storage.Table) bool {
 	if r.hasManageChannels() {
 		return true
 	}
 	if t == nil {
 		return false
-	}
-	if t.SetupBy == r.UserID {
-		return true
 	}
 	for _, id := range t.GMs {
 		if id == r.UserID {

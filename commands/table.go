@@ -130,7 +130,7 @@ func tableShow(ctx context.Context, s *Service, r *Request) (*Response, error) {
 				{Name: "GMs", Value: strings.Join(gms, ", ") + " and anyone with Manage Channels"},
 				{Name: "Options", Value: strings.Join(opts, ", ")},
 				{Name: "Clock", Value: clock.Time(t.Clock).String()},
-				{Name: "Characters", Value: strings.Join(lines, "\n")},
+				{Name: "Characters", Value: joinWithin(lines, maxFieldValue, " (/char list)")},
 			},
 		}}}
 		return nil

@@ -15,7 +15,9 @@ import (
 // state of every character it touched, and records the undo as an event. It
 // never rerolls dice. An event whose characters have changed since is not
 // reverted over those changes: the caller is told to undo the later event
-// first.
+// first. A change of the table's system is a barrier: nothing before it can
+// be undone (its characters belonged to another system). The walk looks at
+// the latest undoWindow events only, so a long log never stalls writers.
 func undo(ctx context.Context, s *Service, r *Request) (*Response, error) {
 	var resp *Response
 	err := s.db.Update(func(tx *storage.Tx) error {
@@ -25,30 +27,43 @@ func undo(ctx context.Context, s *Service, r *Request) (*Response, error) {
 		}
 		gm := isGM(r, t)
 		undone := map[uint64]bool{}
-		var target *storage.Event
+		var target, barrier *storage.Event
+		seen := 0
 		err = tx.EachEventBackward(r.ChannelID, func(e *storage.Event) (bool, error) {
+			seen++
 			if e.UndoOf != 0 {
 				undone[e.UndoOf] = true
-				return true, nil
+				return seen < undoWindow, nil
+			}
+			if changesSystem(e) && !undone[e.Seq] {
+				barrier = e
+				return false, nil
 			}
 			if undone[e.Seq] || !undoable(e) {
-				return true, nil
+				return seen < undoWindow, nil
 			}
 			if gm || (e.UserID == r.UserID && ownsAll(e, r.UserID)) {
 				target = e
 				return false, nil
 			}
-			return true, nil
+			return seen < undoWindow, nil
 		})
 		if err != nil {
 			return err
 		}
+		if target == nil && barrier != nil {
+			return Errorf(CodeConflict, "There is nothing you can undo since the table changed its system (#%d: %s).", barrier.Seq, Escape(barrier.Command))
+		}
 		if target == nil {
-			return Errorf(CodeNotFound, "There is nothing here that you can undo.")
+			return Errorf(CodeNotFound, "There is nothing here that you can undo (among the latest %d events).", undoWindow)
 		}
 		if err := tx.RevertEvent(target); err != nil {
+			var ce *storage.ConflictError
+			if errors.As(err, &ce) && ce.CharacterID != 0 {
+				return Errorf(CodeConflict, "Cannot undo #%d (%s): %s has changed since. Undo the later event first.", target.Seq, Escape(target.Command), Escape(ce.Name))
+			}
 			if errors.Is(err, storage.ErrConflict) {
-				return Errorf(CodeConflict, "Cannot undo #%d (%s): %v. Undo the later event first.", target.Seq, Escape(target.Command), err)
+				return Errorf(CodeConflict, "Cannot undo #%d (%s): the table has changed since. Undo the later event first.", target.Seq, Escape(target.Command))
 			}
 			if errors.Is(err, storage.ErrNameTaken) {
 				return Errorf(CodeConflict, "Cannot undo #%d (%s): its character's name is taken by another character now.", target.Seq, Escape(target.Command))
@@ -67,16 +82,24 @@ func undo(ctx context.Context, s *Service, r *Request) (*Response, error) {
 		if err := tx.AppendEvent(ev); err != nil {
 			return err
 		}
-		resp = &Response{Content: fmt.Sprintf("Undid `#%d` by %s: %s\nEvery character it touched is back as it was; no dice were rerolled.", target.Seq, Escape(target.UserName), Escape(target.Command))}
+		resp = &Response{Content: fmt.Sprintf("Undid `#%d` by %s: %s\nEverything it changed is back as it was; no dice were rerolled.", target.Seq, Escape(target.UserName), Escape(target.Command))}
 		return nil
 	})
 	return resp, err
 }
 
+// undoWindow is how many of the latest events /undo looks through.
+const undoWindow = 500
+
+// changesSystem reports whether e changed the table's rule system.
+func changesSystem(e *storage.Event) bool {
+	return e.TableBefore != nil && e.TableAfter != nil && e.TableBefore.System != e.TableAfter.System
+}
+
 // undoable reports whether e changed something that an undo can put back: a
 // character, or the table's settings (not its creation).
 func undoable(e *storage.Event) bool {
-	if e.TableAfter != nil && e.TableBefore == nil {
+	if e.TableAfter != nil && e.TableBefore == nil || changesSystem(e) {
 		return false
 	}
 	return len(e.Changes) > 0 || e.TableBefore != nil

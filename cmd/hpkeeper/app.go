@@ -34,14 +34,16 @@ type App struct {
 }
 
 // NewApp parses the flags of a subcommand and loads the configuration. It
-// returns errUsage when the flags do not parse, or an error for a
-// configuration that does not load.
+// returns flag.ErrHelp for -h, errUsage when the flags do not parse, or an
+// error for a configuration that does not load.
 func NewApp(mode string, args []string, stdout, stderr io.Writer, getenv func(string) string) (*App, error) {
 	fs := flag.NewFlagSet("hpkeeper "+mode, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	configPath := fs.String("config", getenv("HPKEEPER_CONFIG"), "TOML configuration file (see config.example.toml)")
-	db := fs.String("db", "", "database file (default: storage.path of the config, hpkeeper.db)")
-	var listen, guild *string
+	var db, listen, guild *string
+	if mode != "register" {
+		db = fs.String("db", "", "database file (default: storage.path of the config, hpkeeper.db)")
+	}
 	if mode == "serve" {
 		listen = fs.String("listen", "", "address to listen on (default: http.listen of the config, 127.0.0.1:8080)")
 	}
@@ -49,6 +51,9 @@ func NewApp(mode string, args []string, stdout, stderr io.Writer, getenv func(st
 		guild = fs.String("guild", "", "register in this guild only (default: discord.dev_guild of the config; empty: global)")
 	}
 	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, flag.ErrHelp
+		}
 		return nil, errUsage
 	}
 	if fs.NArg() > 0 {
@@ -59,7 +64,7 @@ func NewApp(mode string, args []string, stdout, stderr io.Writer, getenv func(st
 	if err != nil {
 		return nil, err
 	}
-	if *db != "" {
+	if db != nil && *db != "" {
 		cfg.Storage.Path = *db
 	}
 	if listen != nil && *listen != "" {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"crypto/ed25519"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +10,8 @@ import (
 
 	"github.com/BurntSushi/toml"
 	"github.com/rs/zerolog"
+
+	"github.com/hpkeeper/hpkeeper/bot"
 )
 
 // Config is hpkeeper's configuration, read from a TOML file (see
@@ -135,15 +136,11 @@ func (c Config) LogLevel() (zerolog.Level, error) {
 	return lvl, nil
 }
 
-// Key decodes Discord.PublicKey. It returns an error when it is missing or
-// not 32 bytes of hex.
+// Key decodes Discord.PublicKey (see bot.ParsePublicKey). It returns an
+// error when it is missing or not 64 hex digits.
 func (c Config) Key() (ed25519.PublicKey, error) {
 	if c.Discord.PublicKey == "" {
 		return nil, errors.New("no public key: set discord.public_key or DISCORD_PUBLIC_KEY (the application's \"Public Key\" in the Discord developer portal)")
 	}
-	b, err := hex.DecodeString(strings.TrimSpace(c.Discord.PublicKey))
-	if err != nil || len(b) != ed25519.PublicKeySize {
-		return nil, errors.New("public key must be 64 hex digits (the application's \"Public Key\")")
-	}
-	return ed25519.PublicKey(b), nil
+	return bot.ParsePublicKey(c.Discord.PublicKey)
 }

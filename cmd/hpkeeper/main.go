@@ -14,6 +14,8 @@ package main
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -42,7 +44,8 @@ func main() {
 }
 
 // run executes one subcommand and returns the process exit code: 0 on
-// success, 1 on failure, 2 on a usage error.
+// success (and for --help), 1 on failure (a configuration that does not load
+// included), 2 on a usage error.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
@@ -54,15 +57,16 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return console.Main(ctx, rest, stdin, stdout, stderr)
 	case "run", "serve", "register":
 		app, err := NewApp(sub, rest, stdout, stderr, getenv)
-		if err != nil {
-			if err == errUsage {
-				return 2
-			}
-			fmt.Fprintf(stderr, "hpkeeper %s: %v\n", sub, err)
+		switch {
+		case errors.Is(err, flag.ErrHelp):
+			return 0
+		case errors.Is(err, errUsage):
 			return 2
+		case err != nil:
+			fmt.Fprintf(stderr, "hpkeeper %s: %v\n", sub, err)
+			return 1
 		}
 		if err := app.Run(ctx); err != nil {
-			app.Log.Error().Err(err).Msg("stopped with an error")
 			fmt.Fprintf(stderr, "hpkeeper %s: %v\n", sub, err)
 			return 1
 		}

@@ -24,6 +24,9 @@ func TestRunUsage(t *testing.T) {
 		{[]string{"help"}, 0, "hpkeeper console"},
 		{[]string{"serve", "--bogus"}, 2, "flag provided but not defined"},
 		{[]string{"run", "extra"}, 2, `unexpected argument "extra"`},
+		{[]string{"serve", "-h"}, 0, "-listen"},
+		{[]string{"register", "--db", "x.db"}, 2, "flag provided but not defined: -db"},
+		{[]string{"run", "--config", "/nonexistent/hpkeeper.toml"}, 1, "no such file"},
 	}
 	for _, tt := range tests {
 		var stdout, stderr bytes.Buffer

@@ -85,14 +85,11 @@ func (t Time) Add(n int64, u Unit) Time { return t + Time(n*u.Rounds()) }
 // Day is the day number, starting at 1.
 func (t Time) Day() int64 { return int64(t)/RoundsPerDay + 1 }
 
-// String renders t as "day 1, 00:00, round 0": the day, the time of day to
-// the turn, and the round within the turn.
+// String renders t as "day 1, 00:25": the day and the time of day, a round
+// being one minute.
 func (t Time) String() string {
-	r := int64(t)
-	inDay := r % RoundsPerDay
-	hour := inDay / RoundsPerHour
-	minute := (inDay % RoundsPerHour) / RoundsPerTurn * 10
-	return fmt.Sprintf("day %d, %02d:%02d, round %d", t.Day(), hour, minute, inDay%RoundsPerTurn)
+	inDay := int64(t) % RoundsPerDay
+	return fmt.Sprintf("day %d, %02d:%02d", t.Day(), inDay/RoundsPerHour, inDay%RoundsPerHour)
 }
 
 // Passed counts the whole units u that end in the interval (from, to]: how

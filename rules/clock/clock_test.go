@@ -7,10 +7,10 @@ func TestString(t *testing.T) {
 		t    Time
 		want string
 	}{
-		{0, "day 1, 00:00, round 0"},
-		{3, "day 1, 00:00, round 3"},
-		{Time(0).Add(1, Turn), "day 1, 00:10, round 0"},
-		{Time(0).Add(25, Hour).Add(2, Turn).Add(4, Round), "day 2, 01:20, round 4"},
+		{0, "day 1, 00:00"},
+		{3, "day 1, 00:03"},
+		{Time(0).Add(1, Turn), "day 1, 00:10"},
+		{Time(0).Add(25, Hour).Add(2, Turn).Add(4, Round), "day 2, 01:24"},
 	}
 	for _, tt := range tests {
 		if got := tt.t.String(); got != tt.want {

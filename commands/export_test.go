@@ -1,0 +1,4 @@
+package commands
+
+// FitLimits exposes fitLimits to the external tests.
+var FitLimits = fitLimits
