@@ -192,7 +192,7 @@ func TestHarmHealRestNeedsADay(t *testing.T) {
 	wantAll(t, "rest day", out, "The clock moves 1 day", "Garrett: Vigor 0 → 3 (day of rest); Bloody, counter 0: may heal with /heal target:Garrett trigger:rest", "Ada: pools full.")
 	tb.dice.Push(1, 0, 0)
 	out = tb.ok(tb.do("bob", "/heal target:Garrett trigger:rest ability:endure"))
-	wantAll(t, "heal rest", out, "Garrett has rested a day (since day 1, 00:00, round 0).",
+	wantAll(t, "heal rest", out, "Garrett has rested a day (since day 1, 00:00).",
 		"Healing check: Endure 2 (Journeyman): 3dF+2 [+, 0, 0] + 2 = 3 → SL 3: Bloody → Healthy, counter 0 → 0.")
 	tb.dice.Push(-1, -1, -1)
 	tb.ok(tb.do("ann", "/damage target:Garrett amount:1"))

@@ -355,14 +355,10 @@ func hpChoiceHandler(ctx context.Context, s *Service, r *Request) (*Response, er
 	r.Command, r.Subcommand = "choose", ""
 	r.Options = map[string]string{"choice": label}
 	return s.mutate(ctx, r, func(m *Mutation) (*Response, error) {
-		ch, err := m.Tx().Character(r.ChannelID, id)
-		if errors.Is(err, storage.ErrNotFound) {
-			return nil, Errorf(CodeConflict, "That character is gone; nothing was changed.")
-		}
+		ch, err := m.CharacterByID(id)
 		if err != nil {
 			return nil, err
 		}
-		ch = m.track(ch)
 		r.Options["target"] = ch.Name
 		if err := m.CanChange(ch); err != nil {
 			return nil, err

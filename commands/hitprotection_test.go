@@ -238,7 +238,7 @@ func TestHitProtWoundsAndClock(t *testing.T) {
 	out := tb.ok(tb.do("ann", "/clock action:next-round"))
 	wantIn(t, "round 1", out, "**Lister** no longer stunned")
 	out = tb.ok(tb.do("ann", "/clock action:advance amount:2 unit:days"))
-	wantIn(t, "2 days (1d4 [2] = 2", out, "**Rook** dies of the Fatal Wound I (day 1, 00:00, round 3)", "**Lister** the no-restoring period ends")
+	wantIn(t, "2 days (1d4 [2] = 2", out, "**Rook** dies of the Fatal Wound I (day 1, 00:03)", "**Lister** the no-restoring period ends")
 	tb.dice.Push(5)
 	wantIn(t, "rest", tb.ok(tb.do("bob", "/rest kind:turn")), "HP 0 → 5", "HD 1 → 0")
 	wantIn(t, "show", tb.ok(tb.do("bob", "/char show name:Lister")), "HP 5/6 · HD 0/1")
@@ -313,11 +313,11 @@ func TestHitProtBleedOutsThroughClock(t *testing.T) {
 	tb.dice.Push(5, 4, 12, 4, 6, 1, 1)
 	wantIn(t, "Bram", text(tb.pressRow("ann", resp, 2, "Stay Up")), "loses the use of the right leg", "stunned 6 rounds")
 	out := tb.ok(tb.do("ann", "/clock action:advance amount:2"))
-	wantIn(t, "round 2", out, "**Lister** dies of the Critical Wound (day 1, 00:00, round 2)")
+	wantIn(t, "round 2", out, "**Lister** dies of the Critical Wound (day 1, 00:02)")
 	tb.refused(tb.do("ann", "/clock action:advance amount:2 unit:weeks"), "unit")
 	out = tb.ok(tb.do("ann", "/clock action:advance amount:14 unit:days"))
-	wantIn(t, "2 weeks", out, "**Rook** dies of the Fatal Wound II (day 1, 00:00, round 3)", "**Bram** no longer stunned (day 1, 00:00, round 6)",
-		"**Bram** the use of the right leg is back (day 15, 00:00, round 0)", "**Bram** the no-restoring period ends (day 15, 00:00, round 0)")
+	wantIn(t, "2 weeks", out, "**Rook** dies of the Fatal Wound II (day 1, 00:03)", "**Bram** no longer stunned (day 1, 00:06)",
+		"**Bram** the use of the right leg is back (day 15, 00:00)", "**Bram** the no-restoring period ends (day 15, 00:00)")
 	wantIn(t, "list", tb.ok(tb.do("ann", "/char list")), "Lister** (bob): HP 0/6 · HD 1/1 · dead (bled out from a Critical Wound)")
 	tb.dicesLeft()
 }

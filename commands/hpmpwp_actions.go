@@ -323,14 +323,10 @@ func hmwChoice(ctx context.Context, s *Service, r *Request) (*Response, error) {
 	}
 	r.Command, r.Subcommand, r.Options = "damage", "", map[string]string{"choice": parts[3]}
 	return s.mutate(ctx, r, func(m *Mutation) (*Response, error) {
-		ch, err := m.Tx().Character(r.ChannelID, id)
-		if errors.Is(err, storage.ErrNotFound) {
-			return nil, Errorf(CodeConflict, "That character is gone; nothing was changed.")
-		}
+		ch, err := m.CharacterByID(id)
 		if err != nil {
 			return nil, err
 		}
-		ch = m.track(ch)
 		if err := m.CanChange(ch); err != nil {
 			return nil, err
 		}

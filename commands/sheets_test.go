@@ -373,5 +373,5 @@ func TestSheetSystemsHelpAndStubs(t *testing.T) {
 		"Universal HP/MP/WP", "cha, class, con, dex, effect, feats, fort, hp, hp-max, int, level, mp, mp-max, state, str, temp-con, will, wis, wp")
 	st.create("Ada", "")
 	// harm implements /damage, /heal, /rest and /spend (harm_test.go); /strain is not one of its commands.
-	st.refused("strain", "", map[string]string{"target": "Ada"}, "not available for the harm system")
+	st.refused("strain", "", map[string]string{"target": "Ada"}, "not part of the harm system")
 }
