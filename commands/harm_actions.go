@@ -204,25 +204,6 @@ func harmPoolsText(changes []harm.PoolChange) string {
 	return strings.Join(parts, ", ")
 }
 
-// harmAmount reads /damage amount as a success level (RULES.md §3.2): a
-// whole number ≥ 1, or dice (the opponent's check, e.g. 3dF+2) whose total,
-// floored at 0, is the SL; text shows that roll.
-func harmAmount(m *Mutation) (sl int, text string, err error) {
-	amount := strings.TrimSpace(m.Req.Options["amount"])
-	if n, err := strconv.Atoi(amount); err == nil {
-		if n < 1 {
-			return 0, "", Errorf(CodeInvalid, "Harm is a success level of 1 or more, not %d.", n)
-		}
-		return n, "", nil
-	}
-	res, err := m.RollString(amount)
-	if err != nil {
-		return 0, "", err
-	}
-	sl = max(res.Total, 0)
-	return sl, fmt.Sprintf("Harm rolled: %s → SL %d.", res.String(), sl), nil
-}
-
 // damage answers /damage for harm (RULES.md §3.2): amount is the success
 // level of the harm, kind (default physical) picks Endure, React or
 // Willpower. Each target takes the harm in turn.
@@ -246,13 +227,15 @@ func (sys harmSystem) damage(m *Mutation) (*Response, error) {
 			return nil, err
 		}
 	}
-	sl, rolled, err := harmAmount(m)
+	// The amount is the harm's success level: a number ≥ 1, or dice (the
+	// opponent's check, e.g. 3dF+2) whose total, floored at 0, is the SL.
+	sl, rolled, err := m.Amount(1, MaxAmount, "of harm (its success level)")
 	if err != nil {
 		return nil, err
 	}
 	var lines []string
 	if rolled != "" {
-		lines = append(lines, rolled)
+		lines = append(lines, fmt.Sprintf("Harm rolled: %s → SL %d.", rolled, sl))
 	}
 	if sl < 1 {
 		lines = append(lines, "SL 0: no harm is dealt.")

@@ -232,7 +232,7 @@ func TestHarmSpendAndPermissions(t *testing.T) {
 	tb.refused(tb.do("bob", "/spend target:Garrett resource:instinct amount:2"), "instinct has 1, not 2")
 	tb.refused(tb.do("bob", "/spend target:Garrett resource:hd amount:1"), "vigor, instinct or reason")
 	tb.refused(tb.do("cat", "/damage target:Garrett amount:1"), "only its owner or a GM")
-	tb.refused(tb.do("ann", "/damage target:Garrett amount:0"), "1 or more")
+	tb.refused(tb.do("ann", "/damage target:Garrett amount:0"), "must be 1 to 1000")
 	tb.refused(tb.do("ann", "/damage target:Garrett amount:1 soak:true"), "soak: is not used")
 	tb.dice.Push(1, 1, 0)
 	tb.dice.Push(0, 0, 0)

@@ -14,10 +14,6 @@ import (
 	"github.com/hpkeeper/hpkeeper/storage"
 )
 
-// maxDamage bounds a damage amount: more than any die's worth of HP many
-// times over, so anything larger is a typo.
-const maxDamage = 1000
-
 // Action returns the hit-protection handler of a system command (RULES.md
 // §1.3–§1.6), or nil for the commands the system does not have.
 func (hitProtection) Action(name string) ActionFunc {
@@ -156,23 +152,6 @@ func hpRefuseOptions(m *Mutation, opts ...string) error {
 	return nil
 }
 
-// hpAmount reads /damage's amount: a whole number 0..maxDamage or a dice
-// expression rolled with m (a negative roll counts as 0).
-func hpAmount(m *Mutation) (int, string, error) {
-	a := strings.TrimSpace(m.Req.Options["amount"])
-	if n, err := strconv.Atoi(a); err == nil {
-		if n < 0 || n > maxDamage {
-			return 0, "", Errorf(CodeInvalid, "Damage must be 0 to %d, not %d.", maxDamage, n)
-		}
-		return n, "", nil
-	}
-	res, err := m.RollString(a)
-	if err != nil {
-		return 0, "", err
-	}
-	return max(0, min(res.Total, maxDamage)), res.String(), nil
-}
-
 // hpDamage answers /damage (RULES.md §1.3): soak, HP loss, the 0-HP choice,
 // the injury table while staying up, and lethal damage to the down.
 func hpDamage(m *Mutation) (*Response, error) {
@@ -183,7 +162,7 @@ func hpDamage(m *Mutation) (*Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	amount, rolled, err := hpAmount(m)
+	amount, rolled, err := m.Amount(0, MaxAmount, "of damage")
 	if err != nil {
 		return nil, err
 	}

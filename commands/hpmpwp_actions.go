@@ -186,26 +186,6 @@ func (hpMpWp) Components() map[string]HandlerFunc {
 	return map[string]HandlerFunc{hmwChoicePrefix: hmwChoice}
 }
 
-// hmwAmount reads the amount option: a whole number or dice rolled with
-// m.RollString.
-func hmwAmount(m *Mutation, what string) (int, error) {
-	a := strings.TrimSpace(m.Req.Options["amount"])
-	if a == "" {
-		return 0, Errorf(CodeInvalid, "Give the amount %s, a number or dice.", what)
-	}
-	if n, err := strconv.Atoi(a); err == nil {
-		if n < 1 {
-			return 0, Errorf(CodeInvalid, "The amount %s must be at least 1.", what)
-		}
-		return n, nil
-	}
-	res, err := m.RollString(a)
-	if err != nil {
-		return 0, err
-	}
-	return max(0, res.Total), nil
-}
-
 // hmwEach runs fn on each target the caller may change, with the rules'
 // dice, and joins the reports. fn returns the new state and outcome.
 func hmwEach(m *Mutation, targets []*storage.Character, check func(*storage.Character) error,
@@ -253,7 +233,7 @@ func hmwDamage(m *Mutation) (*Response, error) {
 	if c := m.Req.Options["crit"]; c != "" {
 		hit.Crit, _ = strconv.Atoi(c)
 	}
-	if hit.Amount, err = hmwAmount(m, "of damage"); err != nil {
+	if hit.Amount, _, err = m.Amount(1, MaxAmount, "of damage"); err != nil {
 		return nil, err
 	}
 	if hit.Amount < 1 {
@@ -368,7 +348,7 @@ func hmwHeal(m *Mutation) (*Response, error) {
 	if m.Req.Options["pool"] == "wp" {
 		pool = hpmpwp.PoolWP
 	}
-	n, err := hmwAmount(m, "healed")
+	n, _, err := m.Amount(1, MaxAmount, "healed")
 	if err != nil {
 		return nil, err
 	}

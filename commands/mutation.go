@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 
 	"github.com/hpkeeper/hpkeeper/rules/dice"
@@ -245,6 +246,33 @@ func (m *Mutation) NextEventSeq() (uint64, error) {
 	last, err := m.tx.LastEventSeq(m.Req.ChannelID)
 	m.seqTaken = true
 	return last + 1, err
+}
+
+// MaxAmount bounds an amount of damage, healing or harm given as a number;
+// a dice total is clamped to it.
+const MaxAmount = 1000
+
+// Amount reads the `amount` option (RULES.md §0.3): a whole number from lo
+// to hi, or a dice expression rolled through m whose total is clamped to
+// 0..hi. It returns the amount and, for dice, the rendered roll ("" for a
+// number). A number out of range or bad dice is a CodeInvalid error naming
+// what the amount is for (what, e.g. "of damage").
+func (m *Mutation) Amount(lo, hi int, what string) (int, string, error) {
+	a := strings.TrimSpace(m.Req.Options["amount"])
+	if a == "" {
+		return 0, "", Errorf(CodeInvalid, "Give the amount %s: a number or dice.", what)
+	}
+	if n, err := strconv.Atoi(a); err == nil {
+		if n < lo || n > hi {
+			return 0, "", Errorf(CodeInvalid, "The amount %s must be %d to %d, not %d.", what, lo, hi, n)
+		}
+		return n, "", nil
+	}
+	res, err := m.RollString(a)
+	if err != nil {
+		return 0, "", err
+	}
+	return max(0, min(res.Total, hi)), res.String(), nil
 }
 
 // Note adds a line to the event's summary shown by /history.
