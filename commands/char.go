@@ -151,6 +151,15 @@ func charShow(ctx context.Context, s *Service, r *Request) (*Response, error) {
 			return err
 		}
 		resp = &Response{Embeds: []Embed{characterEmbed(c, status, fields)}}
+		if ch, ok := sys.(Chooser); ok && canChange(r, t, c) == nil {
+			text, buttons, err := ch.PendingChoice(c)
+			if err != nil {
+				return err
+			}
+			if buttons != nil {
+				resp.Content, resp.Components = text, buttons
+			}
+		}
 		return nil
 	})
 	return resp, err

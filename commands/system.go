@@ -52,6 +52,17 @@ type System interface {
 	AdvanceClock(m *Mutation, from, to int64) ([]string, error)
 }
 
+// Chooser is implemented by a system whose characters can await a choice
+// made with buttons (the 0-HP choice of §1.3, the Die Hard choice of §2.4).
+// PendingChoice returns the text and the buttons of c's pending choice, with
+// the custom_ids the system's component handler accepts now, or nil buttons
+// when no choice is pending. /char show offers them again to the owner or a
+// GM, so a choice brought back by /undo (whose old message has its buttons
+// disabled) can still be made.
+type Chooser interface {
+	PendingChoice(c *storage.Character) (text string, buttons [][]Button, err error)
+}
+
 // ActionFunc carries out a system command inside one write transaction.
 type ActionFunc func(m *Mutation) (*Response, error)
 
