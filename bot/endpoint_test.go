@@ -157,6 +157,10 @@ func TestEndpointEndToEnd(t *testing.T) {
 		if !strings.Contains(r.text(), "Lister") || !strings.Contains(r.text(), "Curry Monster") {
 			t.Errorf("modal reply %q; want Lister's heroic action", r.text())
 		}
+		// Heroic Death: after the action, the character is dead.
+		if !strings.Contains(r.text(), "Lister** is dead") {
+			t.Errorf("modal reply %q; want Lister dead after the Heroic Death", r.text())
+		}
 		// A press on the now stale message is refused, ephemerally.
 		stale := message(t, "component_button stale", bytes.ReplaceAll(press, []byte(heroic), []byte(ids["Stay Up"])), 4)
 		if stale.Data.Flags&64 == 0 || !strings.Contains(stale.text(), "already chosen") {

@@ -65,6 +65,7 @@ func NewRegistry() *Registry {
 			{Name: "nonlethal", Description: "Non-lethal damage (hp-mp-wp)", Type: OptionBoolean},
 			{Name: "lethal", Description: "Lethal intent against a downed character (default true)", Type: OptionBoolean},
 			{Name: "kind", Description: "Kind of harm (harm)", Type: OptionString, Choices: []string{"physical", "social", "mental"}},
+			{Name: "pool", Description: "Pool point to spend for a bonus die on the harm check (harm)", Type: OptionString, Choices: []string{"vigor", "instinct", "reason"}},
 		},
 	})
 	g.add(&Command{
@@ -72,11 +73,12 @@ func NewRegistry() *Registry {
 		Options: []Option{
 			optTarget,
 			{Name: "amount", Description: "Points healed: a number or dice", Type: OptionString, MaxLength: 64},
-			{Name: "pool", Description: "Which points (hp-mp-wp)", Type: OptionString, Choices: []string{"hp", "wp"}},
+			{Name: "pool", Description: "Which points (hp-mp-wp); pool point for a bonus die on the healing check (harm)", Type: OptionString, Choices: []string{"hp", "wp", "vigor", "instinct", "reason"}},
 			{Name: "trigger", Description: "What allows the healing (harm)", Type: OptionString, Choices: []string{"first-aid", "counsel", "rest", "pools"}},
 			{Name: "healer", Description: "The character giving first aid or counsel (harm)", Type: OptionString, Autocomplete: true, MaxLength: 32},
 			{Name: "ability", Description: "Ability for the healing check (harm)", Type: OptionString, Choices: []string{"endure", "react", "willpower"}},
 			{Name: "spend", Description: "trigger:pools: the 5 points, e.g. vigor=2,reason=3 (default: the fullest pools) (harm)", Type: OptionString, MaxLength: 64},
+			{Name: "healer-pool", Description: "Pool point the healer spends for a bonus die on first aid or counsel (harm)", Type: OptionString, Choices: []string{"vigor", "instinct", "reason"}},
 		},
 	})
 	g.add(&Command{

@@ -27,6 +27,9 @@ type harmSheet struct {
 	TakenOut  bool                   `json:"taken_out,omitempty"`
 	// RestFrom is the clock (rounds) a day of rest counts from (§3.3).
 	RestFrom int64 `json:"rest_from,omitempty"`
+	// RestDays counts the days of rest taken alone (/rest kind:day
+	// target:…) not yet used by a rest healing (§3.3).
+	RestDays int `json:"rest_days,omitempty"`
 }
 
 // harmAbility is the stored form of a harm.Ability.
@@ -47,7 +50,7 @@ func (s harmSheet) character() (harm.Character, error) {
 		return harm.Character{}, fmt.Errorf("decode harm sheet: %w", err)
 	}
 	c := harm.Character{Abilities: make(map[string]harm.Ability, len(s.Abilities)), Condition: cond, HarmCounter: s.Harm,
-		TakenOut: s.TakenOut, RestFrom: clock.Time(s.RestFrom)}
+		TakenOut: s.TakenOut, RestFrom: clock.Time(s.RestFrom), RestDays: s.RestDays}
 	for name, a := range s.Abilities {
 		c.Abilities[name] = harm.Ability{Rank: a.Rank, Pool: a.Pool}
 	}
@@ -66,6 +69,7 @@ func harmSheetOf(c harm.Character) harmSheet {
 		Harm:      c.HarmCounter,
 		TakenOut:  c.TakenOut,
 		RestFrom:  int64(c.RestFrom),
+		RestDays:  c.RestDays,
 	}
 	for name, a := range c.Abilities {
 		s.Abilities[name] = harmAbility{Rank: a.Rank, Pool: a.Pool}
@@ -80,7 +84,13 @@ func harmSheetOf(c harm.Character) harmSheet {
 func (harmSystem) Name() string { return "harm" }
 
 func (harmSystem) Help() string {
-	return "SOY Hybrid Harm: checks are 3dF + rank (Unskilled 0 … Grand Master 4): `/roll as:NAME ability:climb pool:vigor` (a pool point buys a bonus die). `/damage target:NAME amount:SL kind:physical|social|mental` adds harm to a counter and calls for an Endure, React or Willpower check; failing it worsens the condition Healthy → Bloody → Broken, and harm on a Broken character takes it out. `/heal trigger:first-aid|counsel healer:NAME`, `trigger:rest` or `trigger:pools` makes a healing check. `/rest kind:day` (GM) passes a day and refills the pools. Create with e.g. stats:\"endure=2 react=1 climb=2:vigor vigor=5\"."
+	return "SOY Hybrid Harm: checks are 3dF + rank (Unskilled 0 … Grand Master 4): `/roll as:NAME ability:climb pool:vigor` (a point of the ability's pool buys a bonus die). " +
+		"`/damage target:NAME amount:SL kind:physical|social|mental` adds harm to a counter and calls for an Endure, React or Willpower check; failing it worsens the condition Healthy → Bloody → Broken, and harm on a Broken character takes it out. " +
+		"`/heal trigger:first-aid|counsel healer:NAME`, `trigger:rest` or `trigger:pools` makes a healing check. " +
+		"`pool:` on /damage and /heal and `healer-pool:` on /heal buy a bonus die on those checks too. " +
+		"`/rest kind:day` (GM) passes a day and refills the pools; with `target:` only that character rests and the clock stands. " +
+		"Conflicts: `/clock action:advance` by turns, hours or days (or `/rest kind:day` for the table) ends the conflict and clears taken out; `next-round` and advancing by rounds are time within it. " +
+		"Create with e.g. stats:\"endure=2 react=1 climb=2:vigor vigor=5\"."
 }
 
 func (harmSystem) TableOptions() []TableOption {

@@ -38,11 +38,14 @@ func (sys harmSystem) Roll() ActionFunc { return sys.roll }
 func (harmSystem) Components() map[string]HandlerFunc { return nil }
 
 // AdvanceClock ends the conflict when the GM moves the clock (RULES.md
-// §3.2.4): every taken-out character is back. /clock next-round is a round
-// of the conflict and ends nothing; /clock advance (any amount) and a day of
-// rest end it.
+// §3.2.4): every taken-out character is back.
+//
+// **Reading:** moving the clock by rounds only (/clock next-round, or
+// /clock advance with unit rounds, the default) is time within the
+// conflict and ends nothing; advancing by turns, hours or days, or a day of
+// rest for the whole table, ends it.
 func (harmSystem) AdvanceClock(m *Mutation, from, to int64) ([]string, error) {
-	if m.Req.Command == "clock" && m.Req.Options["action"] == "next-round" {
+	if harmWithinConflict(m.Req) {
 		return nil, nil
 	}
 	chars, err := m.Characters()
@@ -65,6 +68,26 @@ func (harmSystem) AdvanceClock(m *Mutation, from, to int64) ([]string, error) {
 		report = append(report, fmt.Sprintf("**%s** is no longer taken out: the conflict is over (%s).", Escape(ch.Name), n.Condition))
 	}
 	return report, nil
+}
+
+// harmWithinConflict reports whether r moves the clock by rounds only, which
+// is time within the conflict (the reading on AdvanceClock).
+func harmWithinConflict(r *Request) bool {
+	if r.Command != "clock" {
+		return false
+	}
+	switch r.Options["action"] {
+	case "next-round":
+		return true
+	case "advance":
+		u, ok := r.Options["unit"]
+		if !ok {
+			return true
+		}
+		unit, err := clock.ParseUnit(u)
+		return err == nil && unit == clock.Round
+	}
+	return false
 }
 
 func harmLoad(ch *storage.Character) (harm.Character, error) {
@@ -128,15 +151,19 @@ func harmErr(name string, err error) error {
 	return Errorf(code, "%s: %v. Nothing was changed.", Escape(name), err)
 }
 
-// harmUnused refuses options the harm system does not use, rather than
-// ignoring them.
-func harmUnused(m *Mutation, opts ...string) error {
-	for _, o := range opts {
-		if _, ok := m.Req.Options[o]; ok {
-			return Errorf(CodeInvalid, "/%s %s: is not used by the harm system.", m.Req.Command, o)
-		}
+// harmPoolOption reads the option opt naming a pool point to spend for a
+// bonus die on a check (RULES.md §3.1): "" when absent, else vigor,
+// instinct or reason.
+func harmPoolOption(m *Mutation, opt string) (string, error) {
+	v, ok := m.Req.Options[opt]
+	if !ok {
+		return "", nil
 	}
-	return nil
+	p := strings.ToLower(strings.TrimSpace(v))
+	if !harm.IsPool(p) {
+		return "", Errorf(CodeInvalid, "/%s %s: is vigor, instinct or reason in the harm system (a point of that pool buys a bonus die on the check), not %s.", m.Req.Command, opt, clip(v, 16))
+	}
+	return p, nil
 }
 
 // harmModsText lists a check's bonus and penalty dice with their reasons and,
@@ -206,9 +233,10 @@ func harmPoolsText(changes []harm.PoolChange) string {
 
 // damage answers /damage for harm (RULES.md §3.2): amount is the success
 // level of the harm, kind (default physical) picks Endure, React or
-// Willpower. Each target takes the harm in turn.
+// Willpower, pool spends a point of that ability's pool for a bonus die on
+// the check (§3.1). Each target takes the harm in turn.
 func (sys harmSystem) damage(m *Mutation) (*Response, error) {
-	if err := harmUnused(m, "soak", "type", "crit", "nonlethal", "lethal"); err != nil {
+	if err := m.RefuseOptions("soak", "type", "crit", "nonlethal", "lethal"); err != nil {
 		return nil, err
 	}
 	kind := harm.Physical
@@ -217,6 +245,10 @@ func (sys harmSystem) damage(m *Mutation) (*Response, error) {
 		if kind, err = harm.ParseKind(k); err != nil {
 			return nil, Errorf(CodeInvalid, "%v.", err)
 		}
+	}
+	pool, err := harmPoolOption(m, "pool")
+	if err != nil {
+		return nil, err
 	}
 	targets, err := m.Targets(m.Req.Options["target"])
 	if err != nil {
@@ -247,7 +279,7 @@ func (sys harmSystem) damage(m *Mutation) (*Response, error) {
 		if err != nil {
 			return nil, err
 		}
-		n, out, err := c.TakeHarm(m, harm.Harm{SL: sl, Kind: kind, FudgeDice: harmFudge(m), At: clock.Time(m.Table.Clock)})
+		n, out, err := c.TakeHarm(m, harm.Harm{SL: sl, Kind: kind, FudgeDice: harmFudge(m), At: clock.Time(m.Table.Clock), Pool: pool})
 		if err != nil {
 			return nil, harmErr(ch.Name, err)
 		}
@@ -266,14 +298,26 @@ func (sys harmSystem) damage(m *Mutation) (*Response, error) {
 func harmOutcomeText(name string, out harm.HarmOutcome) string {
 	who := "**" + Escape(name) + "**"
 	if out.TakenOut {
-		return fmt.Sprintf("%s is Broken and takes %d %s harm: **taken out** of the conflict; the opponent gets its goal. Nothing else changes: **Broken**, counter %d.",
+		s := fmt.Sprintf("%s is Broken and takes %d %s harm: **taken out** of the conflict; the opponent gets its goal. Nothing else changes: **Broken**, counter %d.",
 			who, out.Harm.SL, out.Harm.Kind, out.CounterAfter)
+		if out.Harm.Pool != "" {
+			s += fmt.Sprintf(" No check is made, so no %s point is spent.", harmAbilityLabel(out.Harm.Pool))
+		}
+		return s
 	}
 	s := fmt.Sprintf("%s takes %d %s harm: counter %d → %d.\n%s", who, out.Harm.SL, out.Harm.Kind, out.CounterBefore, out.Counter, harmCheckText(out.Check))
 	if !out.Worsened() {
-		return s + fmt.Sprintf(" ≥ %d: stays **%s**, counter %d.", out.Counter, out.After, out.CounterAfter)
+		s += fmt.Sprintf(" ≥ %d: stays **%s**, counter %d.", out.Counter, out.After, out.CounterAfter)
+	} else {
+		s += fmt.Sprintf(" < %d: **%s → %s**, counter %d → %d.", out.Counter, out.Before, out.After, out.Counter, out.CounterAfter)
 	}
-	return s + fmt.Sprintf(" < %d: **%s → %s**, counter %d → %d.\n%s", out.Counter, out.Before, out.After, out.Counter, out.CounterAfter, harmConditionText(out.After))
+	if len(out.Spent) > 0 {
+		s += " Spent " + harmPoolsText(out.Spent) + "."
+	}
+	if out.Worsened() {
+		s += "\n" + harmConditionText(out.After)
+	}
+	return s
 }
 
 // harmAbilityName turns an ability as typed ("First Aid", "climb") into its
@@ -305,7 +349,7 @@ func (sys harmSystem) roll(m *Mutation) (*Response, error) {
 	if err := m.CanChange(ch); err != nil {
 		return nil, err
 	}
-	if err := harmUnused(m, "hd", "melee"); err != nil {
+	if err := m.RefuseOptions("hd", "melee", "purpose"); err != nil {
 		return nil, err
 	}
 	ability, hasAbility := m.Req.Options["ability"]
@@ -377,12 +421,22 @@ func harmSpendMix(s string) (map[string]int, error) {
 
 // heal answers /heal for harm (RULES.md §3.3): trigger first-aid or counsel
 // (the healer's check, an action of the healer, gives its SL as bonus dice),
-// rest (a day on the clock since the last), or pools (5 points, chosen with
-// spend or from the fullest pools); then the healing check with ability.
-// With a healer, the caller must be able to act for the healer; otherwise
-// for the patient.
+// rest (a day of rest not yet used), or pools (5 points, chosen with spend or
+// from the fullest pools); then the healing check with ability. pool spends
+// a point of the healing ability's pool for a bonus die on the healing
+// check, healer-pool one of the healer's Reason on First Aid or Counsel
+// (§3.1). With a healer, the caller must be able to act for the healer;
+// otherwise for the patient.
 func (sys harmSystem) heal(m *Mutation) (*Response, error) {
-	if err := harmUnused(m, "amount", "pool"); err != nil {
+	if err := m.RefuseOptions("amount"); err != nil {
+		return nil, err
+	}
+	pool, err := harmPoolOption(m, "pool")
+	if err != nil {
+		return nil, err
+	}
+	healerPool, err := harmPoolOption(m, "healer-pool")
+	if err != nil {
 		return nil, err
 	}
 	trigS, ok := m.Req.Options["trigger"]
@@ -401,7 +455,7 @@ func (sys harmSystem) heal(m *Mutation) (*Response, error) {
 		return nil, Errorf(CodeInvalid, "Heal one character at a time.")
 	}
 	patient := targets[0]
-	h := harm.Healing{Trigger: trig, Ability: harmAbilityName(m.Req.Options["ability"]), FudgeDice: harmFudge(m), Now: clock.Time(m.Table.Clock)}
+	h := harm.Healing{Trigger: trig, Ability: harmAbilityName(m.Req.Options["ability"]), FudgeDice: harmFudge(m), Now: clock.Time(m.Table.Clock), Pool: pool}
 	if s, ok := m.Req.Options["spend"]; ok {
 		if trig != harm.PoolPoints {
 			return nil, Errorf(CodeInvalid, "spend chooses the points of trigger:pools.")
@@ -420,6 +474,8 @@ func (sys harmSystem) heal(m *Mutation) (*Response, error) {
 		return nil, Errorf(CodeInvalid, "trigger:%s needs healer: the character giving %s.", trig, strings.ToLower(harmAbilityLabel(helper)))
 	case helper == "" && hasHealer:
 		return nil, Errorf(CodeInvalid, "healer gives first aid or counsel: use trigger:first-aid or trigger:counsel.")
+	case helper == "" && healerPool != "":
+		return nil, Errorf(CodeInvalid, "healer-pool buys the healer a bonus die on first aid or counsel: use trigger:first-aid or trigger:counsel with healer; pool buys the patient one.")
 	}
 	c, err := harmLoad(patient)
 	if err != nil {
@@ -427,6 +483,13 @@ func (sys harmSystem) heal(m *Mutation) (*Response, error) {
 	}
 	if !c.NeedsHealing() {
 		return nil, Errorf(CodeConflict, "**%s** is Healthy with harm counter 0: there is nothing to heal.", Escape(patient.Name))
+	}
+	if helper == "" || h.Pool != "" {
+		// The patient's own trigger, or a point of its pool: the caller
+		// must be able to act for the patient.
+		if err := m.CanChange(patient); err != nil {
+			return nil, err
+		}
 	}
 	var lines []string
 	if helper != "" {
@@ -447,7 +510,7 @@ func (sys harmSystem) heal(m *Mutation) (*Response, error) {
 		if _, ok := hc.Abilities[helper]; !ok {
 			return nil, harmNoAbility(healer.Name, hc, helper)
 		}
-		hn, aid, err := hc.Help(m, trig, h.FudgeDice)
+		hn, aid, err := hc.Help(m, trig, h.FudgeDice, healerPool)
 		if err != nil {
 			return nil, harmErr(healer.Name, err)
 		}
@@ -461,8 +524,6 @@ func (sys harmSystem) heal(m *Mutation) (*Response, error) {
 		}
 		lines = append(lines, line)
 		h.HelpSL = aid.Check.SL
-	} else if err := m.CanChange(patient); err != nil {
-		return nil, err
 	}
 	n, out, err := c.Heal(m, h)
 	if err != nil {
@@ -471,11 +532,31 @@ func (sys harmSystem) heal(m *Mutation) (*Response, error) {
 	if err := harmStore(m, patient, n); err != nil {
 		return nil, err
 	}
+	var bonus, healing []harm.PoolChange
+	for _, ch := range out.Spent {
+		if ch.Why == "healing" {
+			healing = append(healing, ch)
+		} else {
+			bonus = append(bonus, ch)
+		}
+	}
 	switch trig {
 	case harm.DayOfRest:
-		lines = append(lines, fmt.Sprintf("**%s** has rested a day (since %s).", Escape(patient.Name), out.RestFrom))
+		if out.RestAlone {
+			lines = append(lines, fmt.Sprintf("**%s** has rested a day (taken alone, while the table's clock stood).", Escape(patient.Name)))
+			break
+		}
+		line := fmt.Sprintf("**%s** has rested a day (since %s", Escape(patient.Name), out.RestFrom)
+		if left := n.RestHealings(h.Now); left > 0 {
+			days := "days"
+			if left == 1 {
+				days = "day"
+			}
+			line += fmt.Sprintf("; %d more %s of rest left", left, days)
+		}
+		lines = append(lines, line+").")
 	case harm.PoolPoints:
-		lines = append(lines, fmt.Sprintf("**%s** spends %d pool points: %s.", Escape(patient.Name), harm.PoolCost, harmPoolsText(out.Spent)))
+		lines = append(lines, fmt.Sprintf("**%s** spends %d pool points: %s.", Escape(patient.Name), harm.PoolCost, harmPoolsText(healing)))
 	}
 	line := fmt.Sprintf("Healing check: %s", harmCheckText(out.Check))
 	if out.Check.SL == 0 {
@@ -484,6 +565,9 @@ func (sys harmSystem) heal(m *Mutation) (*Response, error) {
 		line += fmt.Sprintf(": **%s → %s**, counter %d → %d.", out.Before, out.After, out.CounterBefore, out.CounterAfter)
 	} else {
 		line += fmt.Sprintf(": stays **%s**, counter %d → %d.", out.After, out.CounterBefore, out.CounterAfter)
+	}
+	if len(bonus) > 0 {
+		line += " Spent " + harmPoolsText(bonus) + "."
 	}
 	lines = append(lines, line)
 	text := strings.Join(lines, "\n")
@@ -504,9 +588,11 @@ func harmTriggerUsed(t harm.Trigger) string {
 	return "the pool points are spent"
 }
 
-// rest answers /rest for harm: kind:day (GM) passes a day on the table's
-// clock (which ends any conflict) and refreshes the pools of every character,
-// or of the targets, to their maxima; it tells who may now heal with
+// rest answers /rest for harm (RULES.md §3.3): kind:day (GM). Without
+// target a day passes on the table's clock (which ends any conflict) and
+// every character's pools refill; with target only those characters rest:
+// their pools refill and each gains a day of rest for itself, while the
+// clock stands (harm.Character.RestDay). It tells who may now heal with
 // trigger:rest.
 func (sys harmSystem) rest(m *Mutation) (*Response, error) {
 	if m.Req.Options["kind"] != "day" {
@@ -516,18 +602,32 @@ func (sys harmSystem) rest(m *Mutation) (*Response, error) {
 		return nil, err
 	}
 	var chars []*storage.Character
-	var err error
-	if t, ok := m.Req.Options["target"]; ok {
-		chars, err = m.Targets(t)
+	var lines []string
+	t, alone := m.Req.Options["target"]
+	if alone {
+		var err error
+		if chars, err = m.Targets(t); err != nil {
+			return nil, err
+		}
+		names := make([]string, len(chars))
+		for i, ch := range chars {
+			names[i] = "**" + Escape(ch.Name) + "**"
+		}
+		verb := "rests"
+		if len(chars) > 1 {
+			verb = "rest"
+		}
+		head := fmt.Sprintf("%s %s a day; the table's clock does not move (%s).", strings.Join(names, ", "), verb, clock.Time(m.Table.Clock))
+		m.Note("%s", head)
+		lines = append(lines, head)
 	} else {
-		chars, err = m.Characters()
-	}
-	if err != nil {
-		return nil, err
-	}
-	lines, err := m.AdvanceClock(1, clock.Day)
-	if err != nil {
-		return nil, err
+		var err error
+		if chars, err = m.Characters(); err != nil {
+			return nil, err
+		}
+		if lines, err = m.AdvanceClock(1, clock.Day); err != nil {
+			return nil, err
+		}
 	}
 	now := clock.Time(m.Table.Clock)
 	for _, ch := range chars {
@@ -536,6 +636,9 @@ func (sys harmSystem) rest(m *Mutation) (*Response, error) {
 			return nil, err
 		}
 		n, changes := c.RefreshPools()
+		if alone {
+			n, changes = c.RestDay()
+		}
 		if err := harmStore(m, ch, n); err != nil {
 			return nil, err
 		}
@@ -544,7 +647,7 @@ func (sys harmSystem) rest(m *Mutation) (*Response, error) {
 			line = fmt.Sprintf("**%s**: %s", Escape(ch.Name), harmPoolsText(changes))
 			m.Note("%s: %s.", ch.Name, harmPoolsText(changes))
 		}
-		if n.NeedsHealing() && now >= n.RestFrom+clock.RoundsPerDay {
+		if n.NeedsHealing() && n.RestHealings(now) > 0 {
 			line += fmt.Sprintf("; **%s**, counter %d: may heal with /heal target:%s trigger:rest", n.Condition, n.HarmCounter, Escape(ch.Name))
 		}
 		lines = append(lines, line+".")

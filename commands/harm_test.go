@@ -1,6 +1,7 @@
 package commands_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -53,9 +54,11 @@ func TestHarmGarrettExample(t *testing.T) {
 }
 
 // TestHarmBrokenTakenOutUntilTheConflictEnds: harm on a Broken character
-// takes it out without a roll; /clock next-round keeps it out, /clock
-// advance ends the conflict (RULES.md §3.2). Reading: next-round is a round
-// of the conflict; any advance ends it.
+// takes it out without a roll; moving the clock by rounds keeps it out,
+// advancing by turns ends the conflict (RULES.md §3.2.4). Reading: moving
+// the clock by rounds only (/clock next-round, or advance with unit rounds,
+// the default) is time within the conflict; advancing by turns, hours or
+// days ends it.
 func TestHarmBrokenTakenOutUntilTheConflictEnds(t *testing.T) {
 	tb := harmTable(t)
 	tb.dice.Push(-1, -1, -1, -1, -1, -1)
@@ -68,14 +71,33 @@ func TestHarmBrokenTakenOutUntilTheConflictEnds(t *testing.T) {
 		t.Errorf("taken out rolled dice: %q", out)
 	}
 	wantAll(t, "show", tb.ok(tb.do("ann", "/char show name:Garrett")), "Broken · harm 0 · Vigor 3/3 · Instinct 3/3 · Reason 3/3 · taken out")
-	out = tb.ok(tb.do("ann", "/clock action:next-round"))
-	if strings.Contains(out, "no longer taken out") {
-		t.Errorf("next-round ended the conflict: %q", out)
+	for _, line := range []string{"/clock action:next-round", "/clock action:advance amount:1 unit:rounds", "/clock action:advance amount:30", "/clock action:advance amount:1 unit:rounds"} {
+		out = tb.ok(tb.do("ann", line))
+		if strings.Contains(out, "no longer taken out") {
+			t.Errorf("%s ended the conflict: %q", line, out)
+		}
+		wantAll(t, "show after "+line, tb.ok(tb.do("ann", "/char show name:Garrett")), "taken out")
 	}
 	out = tb.ok(tb.do("ann", "/clock action:advance amount:1 unit:turns"))
 	wantAll(t, "advance", out, "Garrett is no longer taken out: the conflict is over (Broken).")
 	if show := tb.ok(tb.do("ann", "/char show name:Garrett")); strings.Contains(show, "taken out") {
 		t.Errorf("after /clock advance: %q; want taken out cleared", show)
+	}
+	// The harm help tells a GM how to end a conflict.
+	help := tb.do("ann", "/help topic:harm").Content
+	wantAll(t, "help harm", help, "/clock action:advance", "by turns, hours or days", "ends the conflict", "rounds")
+}
+
+// TestHarmHoursAndDaysEndTheConflict: advancing by hours or days, and a day
+// of rest for the whole table, end the conflict too (RULES.md §3.2.4).
+func TestHarmHoursAndDaysEndTheConflict(t *testing.T) {
+	for _, line := range []string{"/clock action:advance amount:1 unit:hours", "/clock action:advance amount:2 unit:days", "/rest kind:day"} {
+		tb := harmTable(t)
+		tb.dice.Push(-1, -1, -1, -1, -1, -1)
+		tb.ok(tb.do("ann", "/damage target:Garrett amount:1"))
+		tb.ok(tb.do("ann", "/damage target:Garrett amount:1"))
+		tb.ok(tb.do("ann", "/damage target:Garrett amount:1"))
+		wantAll(t, line, tb.ok(tb.do("ann", line)), "Garrett is no longer taken out")
 	}
 }
 
@@ -244,4 +266,145 @@ func TestHarmSpendAndPermissions(t *testing.T) {
 	tb.dice.Push(0, 0, 0, 0, 0, 0)
 	out = tb.ok(tb.do("ann", "/damage target:Garrett,Ada amount:1 kind:social"))
 	wantAll(t, "two targets", out, "Garrett takes 1 social harm", "Ada takes 1 social harm")
+}
+
+// TestHarmRollRefusesUnusedOptions: /roll options of other systems are
+// refused, not ignored.
+func TestHarmRollRefusesUnusedOptions(t *testing.T) {
+	tb := harmTable(t)
+	tb.refused(tb.do("bob", "/roll as:Garrett ability:climb purpose:attack"), "/roll purpose: is not used by the harm system")
+	tb.refused(tb.do("bob", "/roll as:Garrett expr:1d6 purpose:damage"), "/roll purpose: is not used by the harm system")
+	tb.refused(tb.do("bob", "/roll as:Garrett ability:climb hd:1"), "/roll hd: is not used by the harm system")
+	tb.refused(tb.do("bob", "/roll as:Garrett ability:climb melee:true"), "/roll melee: is not used by the harm system")
+	if n := tb.dice.Remaining(); n != 0 {
+		t.Errorf("%d faces queued; want none used", n)
+	}
+}
+
+// TestHarmDamagePoolPoint: the harm check is a check, so /damage pool:…
+// spends a point of the checked ability's pool for a bonus die (RULES.md
+// §3.1): Endure draws on Vigor, React on Instinct, Willpower on Reason. A
+// wrong pool or an empty one is refused and nothing changes.
+func TestHarmDamagePoolPoint(t *testing.T) {
+	tb := harmTable(t)
+	tb.dice.Push(-1, 1, 0, 1)
+	out := tb.ok(tb.do("bob", "/damage target:Garrett amount:3 kind:physical pool:vigor"))
+	wantAll(t, "harm with a Vigor point", out, "Garrett takes 3 physical harm: counter 0 → 3.",
+		"Endure 2 (Journeyman), 1 bonus die (Vigor point): 4dFkh3+2 [~~−~~, +, 0, +] + 2 = 4 → SL 4 ≥ 3: stays Healthy, counter 3.",
+		"Spent Vigor 3 → 2 (bonus die).")
+	tb.refused(tb.do("bob", "/damage target:Garrett amount:1 kind:social pool:vigor"), "react draws on instinct, not vigor")
+	tb.refused(tb.do("bob", "/damage target:Garrett amount:1 kind:mental pool:instinct"), "willpower draws on reason, not instinct")
+	tb.ok(tb.do("bob", "/char set name:Garrett stats:vigor=0/3"))
+	tb.refused(tb.do("bob", "/damage target:Garrett amount:1 pool:vigor"), "Garrett: not enough pool points: bonus die needs 1 point (vigor) and has 0. Nothing was changed.")
+	wantAll(t, "show after refusal", tb.ok(tb.do("bob", "/char show name:Garrett")), "Healthy · harm 3 · Vigor 0/3 · Instinct 3/3 · Reason 3/3")
+	// Two targets: each pays from its own pool.
+	tb.dice.Push(0, 0, 0, 0, 0, 0, 0, 0)
+	out = tb.ok(tb.do("ann", "/damage target:Garrett,Ada amount:1 kind:mental pool:reason"))
+	wantAll(t, "two targets", out, "Garrett takes 1 mental harm", "1 bonus die (Reason point)", "Spent Reason 3 → 2 (bonus die).",
+		"Ada takes 1 mental harm", "1 bonus die (Reason point)", "Spent Reason 4 → 3 (bonus die).")
+}
+
+// TestHarmHealPoolPoints: the healing check and the healer's First Aid or
+// Counsel check are checks: pool:… buys the patient a bonus die from the
+// healing ability's pool, healer-pool:… the healer one from Reason (RULES.md
+// §3.1, §3.3).
+func TestHarmHealPoolPoints(t *testing.T) {
+	tb := harmTable(t)
+	tb.dice.Push(-1, -1, -1)
+	tb.ok(tb.do("ann", "/damage target:Garrett amount:3"))
+	tb.refused(tb.do("bob", "/heal target:Garrett trigger:pools pool:hp"), "pool: is vigor, instinct or reason")
+	tb.refused(tb.do("bob", "/heal target:Garrett trigger:pools pool:instinct"), "endure draws on vigor, not instinct")
+	tb.refused(tb.do("bob", "/heal target:Garrett trigger:pools healer-pool:reason"), "healer-pool buys the healer a bonus die")
+	tb.refused(tb.do("cat", "/heal target:Garrett trigger:first-aid healer:Ada healer-pool:vigor"), "first-aid draws on reason, not vigor")
+	// Ada's owner may give first aid but not spend Garrett's Vigor.
+	tb.refused(tb.do("cat", "/heal target:Garrett trigger:first-aid healer:Ada pool:vigor"), "Garrett belongs to bob")
+
+	tb.dice.Push(0, 0, -1, 1)        // Ada's First Aid 2 with a Reason point: SL 3
+	tb.dice.Push(-1, -1, 0, 0, 0, 1) // Garrett's Endure with 3 bonus dice
+	out := tb.ok(tb.do("cat", "/heal target:Garrett trigger:first-aid healer:Ada healer-pool:reason"))
+	wantAll(t, "first aid with a Reason point", out,
+		"Ada gives Garrett first aid: First Aid 2 (Journeyman), 1 bonus die (Reason point): 4dFkh3+2 [0, 0, ~~−~~, +] + 2 = 3 → SL 3 = 3 bonus dice. Spent Reason 4 → 3 (bonus die).",
+		"Healing check: Endure 2 (Journeyman), 3 bonus dice (First Aid SL 3): 6dFkh3+2 [~~−~~, ~~−~~, ~~0~~, 0, 0, +] + 2 = 3 → SL 3: Bloody → Healthy")
+	if strings.Contains(out, "Vigor") {
+		t.Errorf("no patient pool point was asked for: %q", out)
+	}
+
+	tb.dice.Push(-1, -1, -1)
+	tb.ok(tb.do("ann", "/damage target:Garrett amount:3"))
+	tb.dice.Push(-1, 1, 0, 0)
+	out = tb.ok(tb.do("bob", "/heal target:Garrett trigger:pools spend:instinct=3,reason=2 pool:vigor ability:endure"))
+	wantAll(t, "pools healing with a Vigor point", out,
+		"Garrett spends 5 pool points: Instinct 3 → 0 (healing), Reason 3 → 1 (healing).",
+		"Healing check: Endure 2 (Journeyman), 1 bonus die (Vigor point): 4dFkh3+2 [~~−~~, +, 0, 0] + 2 = 3 → SL 3: Bloody → Healthy, counter 0 → 0.",
+		"Spent Vigor 3 → 2 (bonus die).")
+
+	// No point left: refused before any die is rolled; nothing changes.
+	tb.ok(tb.do("cat", "/char set name:Ada stats:reason=0/4"))
+	tb.dice.Push(-1, -1, -1)
+	tb.ok(tb.do("ann", "/damage target:Garrett amount:3"))
+	tb.dice.Push(1, 1, 1, 1, 1, 1, 1)
+	tb.refused(tb.do("cat", "/heal target:Garrett trigger:first-aid healer:Ada healer-pool:reason"), "Ada: not enough pool points: bonus die needs 1 point (reason) and has 0")
+	tb.refused(tb.do("bob", "/heal target:Garrett trigger:rest pool:vigor ability:endure"), "a day of rest has not passed")
+	if n := tb.dice.Remaining(); n != 7 {
+		t.Errorf("a refused healing used dice: %d of 7 faces left", n)
+	}
+	wantAll(t, "show", tb.ok(tb.do("bob", "/char show name:Garrett")), "Bloody · harm 0 · Vigor 2/3")
+}
+
+// TestHarmEveryDayOfRestHeals: every day the clock passes is one day of rest,
+// so a 3-day advance allows three rest healings and a fourth is refused
+// (RULES.md §3.3).
+func TestHarmEveryDayOfRestHeals(t *testing.T) {
+	tb := harmTable(t)
+	tb.dice.Push(-1, -1, -1)
+	tb.ok(tb.do("ann", "/damage target:Garrett amount:3"))
+	tb.ok(tb.do("ann", "/clock action:advance amount:3 unit:days"))
+	for i, since := range []string{"day 1, 00:00; 2 more days of rest", "day 2, 00:00; 1 more day of rest", "day 3, 00:00)"} {
+		tb.dice.Push(-1, -1, -1) // Endure 2: -1 → SL 0, the day is used up
+		out := tb.ok(tb.do("bob", "/heal target:Garrett trigger:rest"))
+		wantAll(t, fmt.Sprintf("rest healing %d", i+1), out, "Garrett has rested a day (since "+since,
+			"SL 0: nothing changes (the day of rest is used up); Bloody, counter 0.")
+	}
+	tb.refused(tb.do("bob", "/heal target:Garrett trigger:rest"), "a day of rest has not passed: it started at day 4, 00:00 and ends at day 5, 00:00")
+}
+
+// TestHarmRestDayForOneCharacter: /rest kind:day target:… gives that
+// character alone a day of rest: its pools refill and it may heal with
+// trigger:rest, while the table's clock stands, so no conflict ends and no
+// one else gains a day (the reading named on harm.Character.RestDay).
+// Without target the whole table's day passes on the clock.
+func TestHarmRestDayForOneCharacter(t *testing.T) {
+	tb := harmTable(t)
+	tb.ok(tb.do("bob", "/char set name:Garrett stats:vigor=0/3"))
+	tb.ok(tb.do("cat", "/char set name:Ada stats:reason=1/4"))
+	tb.dice.Push(-1, -1, -1, -1, -1, -1, -1, -1, -1)
+	tb.ok(tb.do("ann", "/damage target:Ada amount:1 kind:social"))
+	tb.ok(tb.do("ann", "/damage target:Garrett amount:1"))
+	tb.ok(tb.do("ann", "/damage target:Garrett amount:1"))
+	tb.ok(tb.do("ann", "/damage target:Garrett amount:1")) // Broken: taken out
+
+	out := tb.ok(tb.do("ann", "/rest kind:day target:Garrett"))
+	wantAll(t, "rest Garrett", out, "Garrett rests a day; the table's clock does not move (day 1, 00:00).",
+		"Garrett: Vigor 0 → 3 (day of rest); Broken, counter 0: may heal with /heal target:Garrett trigger:rest")
+	if strings.Contains(out, "Ada") || strings.Contains(out, "no longer taken out") || strings.Contains(out, "clock moves") {
+		t.Errorf("a day of rest for Garrett touched more: %q", out)
+	}
+	if got := tb.ok(tb.do("ann", "/clock")); !strings.Contains(got, "day 1, 00:00") {
+		t.Errorf("clock after /rest kind:day target:Garrett = %q; want day 1, 00:00", got)
+	}
+	wantAll(t, "Garrett", tb.ok(tb.do("ann", "/char show name:Garrett")), "Broken · harm 0 · Vigor 3/3", "taken out")
+	wantAll(t, "Ada", tb.ok(tb.do("ann", "/char show name:Ada")), "Bloody · harm 0 · Vigor 3/3 · Instinct 3/3 · Reason 1/4")
+	tb.refused(tb.do("cat", "/heal target:Ada trigger:rest"), "a day of rest has not passed")
+	tb.dice.Push(1, 1, 0, 0) // Broken: a penalty die on Endure
+	out = tb.ok(tb.do("bob", "/heal target:Garrett trigger:rest"))
+	wantAll(t, "Garrett heals", out, "Garrett has rested a day (taken alone, while the table's clock stood).", "Broken → Bloody")
+	tb.refused(tb.do("bob", "/heal target:Garrett trigger:rest"), "a day of rest has not passed")
+
+	// Without target the table's day passes: the conflict ends, every pool
+	// refills and every character has a day of rest.
+	out = tb.ok(tb.do("ann", "/rest kind:day"))
+	wantAll(t, "rest table", out, "The clock moves 1 day: day 1, 00:00 → day 2, 00:00.", "Garrett is no longer taken out",
+		"Ada: Reason 1 → 4 (day of rest); Bloody, counter 0: may heal with /heal target:Ada trigger:rest")
+	tb.dice.Push(1, 1, 1)
+	wantAll(t, "Ada heals", tb.ok(tb.do("cat", "/heal target:Ada trigger:rest")), "Ada has rested a day (since day 1, 00:00).", "Bloody → Healthy")
 }

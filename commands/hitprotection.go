@@ -138,16 +138,37 @@ func (sys hitProtection) NewSheet(m *Mutation, stats []Stat) (json.RawMessage, e
 	return encodeSheet(fromCharacter(c))
 }
 
+// SetSheet sets stats on a character (/char set). A dead character's sheet
+// is the GM's only (RULES.md §1.3 item 7); so is raising HP while anything
+// blocks restoring them — an untreated wound, a no-restoring period, a
+// bleed-out, a pending choice or a hidden fate (§1.4, §1.5) — so a player
+// cannot skip a period by editing the sheet. HP above 0 bring a character
+// that stayed up, went down or had its choice pending back to normal play
+// (§1.5).
 func (sys hitProtection) SetSheet(m *Mutation, raw json.RawMessage, stats []Stat) (json.RawMessage, error) {
 	var s hpSheet
 	if err := decodeSheet(raw, &s); err != nil {
 		return nil, err
 	}
-	c, err := sys.apply(s.character(), stats, false)
+	old := s.character()
+	name := "**" + Escape(m.Req.Options["name"]) + "**"
+	if ch, err := m.Character(m.Req.Options["name"]); err == nil {
+		name = "**" + Escape(ch.Name) + "**"
+	}
+	gm := m.IsGM()
+	if old.Status == hitprot.Dead && !gm {
+		return nil, Errorf(CodeForbidden, "%s is dead; only a GM can change the sheet. Nothing was changed.", name)
+	}
+	c, err := sys.apply(old, stats, false)
 	if err != nil {
 		return nil, err
 	}
-	return encodeSheet(s.with(c))
+	if c.HP > old.HP && !gm {
+		if why := old.RestoreBlock(clock.Time(m.Table.Clock)); why != "" {
+			return nil, Errorf(CodeForbidden, "%s cannot have HP restored now (%s); only a GM can raise its hp. Nothing was changed.", name, why)
+		}
+	}
+	return encodeSheet(s.with(c.Recover()))
 }
 
 // apply sets stats on c. A new level brings its hit dice along (HD follow

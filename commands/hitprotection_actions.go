@@ -118,7 +118,8 @@ func record(m *Mutation, rolls ...dice.Result) {
 	}
 }
 
-// hpError turns a rule error into a reply for the character named.
+// hpError turns a rule error into a reply for the character named: a clean
+// sentence, without the rule package's error words (": bad input").
 func hpError(h *hpChar, err error) error {
 	if err == nil {
 		return nil
@@ -135,27 +136,62 @@ func hpError(h *hpChar, err error) error {
 	case errors.Is(err, hitprot.ErrDead):
 		return Errorf(CodeConflict, "%s is dead: no damage, rests or rolls.", name)
 	case errors.Is(err, hitprot.ErrChoicePending):
-		return Errorf(CodeConflict, "%s's 0-HP choice is pending: %s (its owner) or a GM must press Heroic Death, Stay Up or Go Down first. Nothing was changed.", name, Escape(h.ch.OwnerName))
-	case errors.Is(err, hitprot.ErrBadInput), errors.Is(err, hitprot.ErrTooManyHD):
-		return Errorf(CodeInvalid, "%s: %v.", name, err)
+		return Errorf(CodeConflict, "%s's 0-HP choice is pending: %s (its owner) or a GM must press Heroic Death, Stay Up or Go Down first; use /char show name:%s to get the buttons again. Nothing was changed.",
+			name, Escape(h.ch.OwnerName), Escape(h.ch.Name))
+	case errors.Is(err, hitprot.ErrNoChoice):
+		return Errorf(CodeConflict, "%s has no pending 0-HP choice. Nothing was changed.", name)
+	case errors.Is(err, hitprot.ErrBadInput):
+		return Errorf(CodeInvalid, "%s: %s. Nothing was changed.", name, hpReason(err, hitprot.ErrBadInput))
+	case errors.Is(err, hitprot.ErrTooManyHD):
+		return Errorf(CodeInvalid, "%s: %s. Nothing was changed.", name, hpReason(err, hitprot.ErrTooManyHD))
+	case errors.Is(err, hitprot.ErrNoHD):
+		switch why := hpReason(err, hitprot.ErrNoHD); {
+		case why == "cannot soak":
+			return Errorf(CodeConflict, "%s has no hit dice left to soak with. Nothing was changed.", name)
+		case why == "" || strings.HasSuffix(why, "has 0"):
+			return Errorf(CodeConflict, "%s has no hit dice left%s. Nothing was changed.", name, parenthesize(why))
+		default:
+			return Errorf(CodeConflict, "%s has too few hit dice left%s. Nothing was changed.", name, parenthesize(why))
+		}
+	case errors.Is(err, hitprot.ErrNothingToAttend):
+		return Errorf(CodeConflict, "%s has nothing to attend: not down with a hidden fate, and not bleeding out. Nothing was changed.", name)
+	case errors.Is(err, hitprot.ErrCannotStop):
+		return Errorf(CodeConflict, "%s: %s. Nothing was changed.", name, hpReason(err, hitprot.ErrCannotStop))
+	case errors.Is(err, hitprot.ErrNothingToTreat):
+		return Errorf(CodeConflict, "%s has no untreated wound to treat. Nothing was changed.", name)
 	}
-	return Errorf(CodeConflict, "%s: %v. Nothing was changed.", name, err)
+	return Errorf(CodeConflict, "%s: %s. Nothing was changed.", name, strings.TrimSuffix(err.Error(), "."))
 }
 
-// hpRefuseOptions refuses options of other systems.
-func hpRefuseOptions(m *Mutation, opts ...string) error {
-	for _, o := range opts {
-		if _, ok := m.Req.Options[o]; ok {
-			return Errorf(CodeInvalid, "Option %s is not used by the hit-protection system.", o)
-		}
+// parenthesize returns " (s)", or "" for an empty s.
+func parenthesize(s string) string {
+	if s == "" {
+		return ""
 	}
-	return nil
+	return " (" + s + ")"
+}
+
+// hpReason is the text of err without the words of the rule error sentinel
+// it wraps ("a down character cannot soak: bad input" → "a down character
+// cannot soak").
+func hpReason(err, sentinel error) string { return trimSentinel(err.Error(), sentinel) }
+
+// trimSentinel removes the words of sentinel from the front or the end of
+// s.
+func trimSentinel(s string, sentinel error) string {
+	word := sentinel.Error()
+	s = strings.TrimSuffix(s, ": "+word)
+	s = strings.TrimPrefix(s, word+": ")
+	if s == word {
+		return ""
+	}
+	return s
 }
 
 // hpDamage answers /damage (RULES.md §1.3): soak, HP loss, the 0-HP choice,
 // the injury table while staying up, and lethal damage to the down.
 func hpDamage(m *Mutation) (*Response, error) {
-	if err := hpRefuseOptions(m, "crit", "nonlethal", "kind"); err != nil {
+	if err := m.RefuseOptions("crit", "nonlethal", "kind", "pool"); err != nil {
 		return nil, err
 	}
 	targets, err := hpTargets(m, m.Req.Options["target"], true)
@@ -267,6 +303,28 @@ func choiceRows(hs []*hpChar, seq uint64) [][]Button {
 	return rows
 }
 
+// PendingChoice offers c's pending 0-HP choice again (RULES.md §1.3 item 3;
+// the Chooser interface): the choice with its exact odds, and the three
+// buttons enabled with the custom_ids the hp0 handler accepts now (the
+// sheet's ChoiceSeq). It returns nil buttons when no choice is pending. A
+// choice brought back by /undo, whose message has its buttons disabled, is
+// made from /char show this way.
+func (hitProtection) PendingChoice(ch *storage.Character) (string, [][]Button, error) {
+	h, err := loadHP(ch)
+	if err != nil {
+		return "", nil, err
+	}
+	if h.c.Status != hitprot.Choosing || h.sheet.Chose != "" || h.sheet.ChoiceSeq == 0 {
+		return "", nil, nil
+	}
+	e := oddsEmbed([]*hpChar{h})
+	lines := []string{"**" + e.Title + "**: the 0-HP choice is pending.", e.Description}
+	for _, f := range e.Fields {
+		lines = append(lines, f.Name+": "+f.Value)
+	}
+	return strings.Join(lines, "\n"), choiceRows([]*hpChar{h}, h.sheet.ChoiceSeq), nil
+}
+
 // percent renders an exact probability as a percentage with one decimal,
 // rounded to nearest (halves away from zero).
 func percent(p *big.Rat) string {
@@ -311,6 +369,35 @@ func oddsEmbed(hs []*hpChar) Embed {
 			{Name: "Go Down: 3d6 keep the two lowest (3d6dh1)", Value: oddsLine(hitprot.GoDownRoll)},
 		},
 	}
+}
+
+// stayUpLine is the last line of a Stay Up reply (RULES.md §1.3 item 5):
+// the character fights on at 0 HP only when the injury neither killed nor
+// incapacitated it; otherwise the line states the death, the bleed-out or
+// the stun.
+func stayUpLine(h *hpChar, c hitprot.Character, now clock.Time) string {
+	const later = "each later hit is damage + 1d6 on the injury table"
+	if c.Status == hitprot.Dead {
+		return h.name() + " is dead."
+	}
+	var out []string
+	for _, b := range c.Bleeds {
+		how := "unless attended (/attend)"
+		switch b.Wound {
+		case hitprot.FatalWoundI:
+			how = "unless a skilled healer or healing magic attends (/attend healer:true)"
+		case hitprot.FatalWoundII:
+			how = "and nothing can prevent it"
+		}
+		out = append(out, fmt.Sprintf("bleeding out from the %s: dies at %s %s", b.Wound, b.DiesAt, how))
+	}
+	if c.StunnedUntil > now {
+		out = append(out, fmt.Sprintf("stunned until %s", c.StunnedUntil))
+	}
+	if len(out) == 0 {
+		return h.name() + " fights on at 0 HP; " + later + "."
+	}
+	return fmt.Sprintf("%s is %s; %s.", h.name(), strings.Join(out, "; "), later)
 }
 
 // hpChoiceHandler answers a press of Heroic Death, Stay Up or Go Down, and
@@ -371,6 +458,7 @@ func hpChoiceHandler(ctx context.Context, s *Service, r *Request) (*Response, er
 				return nil, Errorf(CodeInvalid, "Describe the heroic action.")
 			}
 			action = clip(action, 300)
+			hpBefore, hdBefore := h.c.HP, h.c.HD
 			c, err := h.c.HeroicDeath(action)
 			if err != nil {
 				return nil, hpError(h, err)
@@ -379,9 +467,10 @@ func hpChoiceHandler(ctx context.Context, s *Service, r *Request) (*Response, er
 			if err := h.store(m, c); err != nil {
 				return nil, err
 			}
-			lines = append(lines, fmt.Sprintf("%s chooses **Heroic Death**: %s\n%s is dead.", h.name(), Escape(action), h.name()))
+			lines = append(lines, fmt.Sprintf("%s chooses **Heroic Death**: %s\n%s is dead: HP %d → %d · HD %d → %d.", h.name(), Escape(action), h.name(), hpBefore, c.HP, hdBefore, c.HD))
 			m.Note("%s: Heroic Death (%s).", ch.Name, action)
 		case "up":
+			hpBefore, hdBefore := h.c.HP, h.c.HD
 			c, o, err := h.c.StayUp(m.s.dice, now)
 			if err != nil {
 				return nil, hpError(h, err)
@@ -391,16 +480,13 @@ func hpChoiceHandler(ctx context.Context, s *Service, r *Request) (*Response, er
 			if err := h.store(m, c); err != nil {
 				return nil, err
 			}
-			lines = append(lines, fmt.Sprintf("%s chooses **Stay Up** at HP 0:", h.name()))
+			lines = append(lines, fmt.Sprintf("%s chooses **Stay Up**: HP %d → %d · HD %d → %d", h.name(), hpBefore, c.HP, hdBefore, c.HD))
 			lines = append(lines, injuryLines(o)...)
-			if c.Status == hitprot.Dead {
-				lines = append(lines, h.name()+" is dead.")
-			} else {
-				lines = append(lines, h.name()+" fights on at 0 HP; each later hit is damage + 1d6 on the injury table.")
-			}
+			lines = append(lines, stayUpLine(h, c, now))
 			lines[len(lines)-1] += h.conditions(m)
 			m.Note("%s: Stay Up, %s → %s.", ch.Name, o.Injury.Roll, o.Injury.Band)
 		case "down":
+			hpBefore, hdBefore := h.c.HP, h.c.HD
 			c, err := h.c.GoDown()
 			if err != nil {
 				return nil, hpError(h, err)
@@ -409,7 +495,7 @@ func hpChoiceHandler(ctx context.Context, s *Service, r *Request) (*Response, er
 			if err := h.store(m, c); err != nil {
 				return nil, err
 			}
-			lines = append(lines, fmt.Sprintf("%s chooses **Go Down**: down at HP 0, fate hidden until someone attends (/attend: 3d6 keeping the two lowest). Lethal damage kills a down character.", h.name()))
+			lines = append(lines, fmt.Sprintf("%s chooses **Go Down**: HP %d → %d · HD %d → %d; down at HP 0, fate hidden until another character's player or a GM attends (/attend: 3d6 keeping the two lowest). Lethal damage kills a down character.", h.name(), hpBefore, c.HP, hdBefore, c.HD))
 			m.Note("%s: Go Down.", ch.Name)
 		}
 		// Rebuild the whole message: every character this event offered

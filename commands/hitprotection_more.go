@@ -11,11 +11,13 @@ import (
 	"github.com/hpkeeper/hpkeeper/rules/hitprot"
 )
 
-// hpAttend answers /attend (RULES.md §1.3 item 6, §1.4): anyone may attend;
-// a down character's fate is rolled with 3d6dh1, and bleed-outs stop as the
-// wound allows (healer:true for a Fatal Wound I).
+// hpAttend answers /attend (RULES.md §1.3 item 6, §1.4): any other
+// character's player, or a GM, may attend — not the target's own player,
+// who could otherwise undo and re-roll its hidden fate; a down character's
+// fate is rolled with 3d6dh1, and bleed-outs stop as the wound allows
+// (healer:true for a Fatal Wound I).
 func hpAttend(m *Mutation) (*Response, error) {
-	if err := hpRefuseOptions(m, "bonus"); err != nil {
+	if err := m.RefuseOptions("bonus"); err != nil {
 		return nil, err
 	}
 	targets, err := hpTargets(m, m.Req.Options["target"], false)
@@ -25,6 +27,10 @@ func hpAttend(m *Mutation) (*Response, error) {
 	healer := m.Req.Options["healer"] == "true"
 	var lines []string
 	for _, h := range targets {
+		if h.ch.OwnerID == m.Req.UserID && !m.IsGM() {
+			return nil, Errorf(CodeForbidden, "%s is yours: another character's player or a GM attends %s (RULES.md §1.3). Nothing was changed.", h.name(), h.name())
+		}
+		hpBefore, hdBefore := h.c.HP, h.c.HD
 		c, o, err := h.c.Attend(m.s.dice, healer, clock.Time(m.Table.Clock))
 		if err != nil {
 			return nil, hpError(h, err)
@@ -37,7 +43,7 @@ func hpAttend(m *Mutation) (*Response, error) {
 		if healer {
 			who += " (a skilled healer)"
 		}
-		lines = append(lines, fmt.Sprintf("%s attends %s (a round):", who, h.name()))
+		lines = append(lines, fmt.Sprintf("%s attends %s (a round): HP %d → %d · HD %d → %d", who, h.name(), hpBefore, c.HP, hdBefore, c.HD))
 		if o.Injury != nil {
 			lines = append(lines, "  Fate revealed, with advantage:")
 		}
@@ -132,7 +138,10 @@ func hpRest(m *Mutation) (*Response, error) {
 				return nil, Errorf(CodeConflict, "%s is a %s: only a fighter may catch its breath.", h.name(), Escape(h.c.Class))
 			}
 			if errors.Is(err, hitprot.ErrCannotRestore) || errors.Is(err, hitprot.ErrNoHD) {
-				why := strings.TrimPrefix(err.Error(), hitprot.ErrCannotRestore.Error()+": ")
+				why := trimSentinel(hpReason(err, hitprot.ErrCannotRestore), hitprot.ErrNoHD)
+				if errors.Is(err, hitprot.ErrNoHD) {
+					why = "no hit dice left; " + why
+				}
 				return nil, Errorf(CodeConflict, "%s cannot rest to restore HP: %s. Nothing was changed.", h.name(), why)
 			}
 			if err != nil {

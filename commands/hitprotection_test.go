@@ -88,9 +88,10 @@ func TestHitProtLister(t *testing.T) {
 	wantIn(t, "second hit", out, "HP 0 → 0", "1d6 [2] = 2 + 7 damage = 9", "Critical Wound", "save vs death 1d20 [15] = 15 vs 12: passed",
 		"left leg", "stunned 4 rounds (1d6 [4] = 4", "5 weeks (2d6 [2, 3] = 5", "staying up", "2 untreated wounds")
 	tb.dicesLeft()
-	// Every die is in the history.
+	// Every die is in the history: the Stay Up roll, then the hit's 1d6,
+	// the save, the limb, the stun and the weeks.
 	h := tb.ok(tb.do("ann", "/history target:Lister"))
-	wantIn(t, "history", h, "Stay Up")
+	wantIn(t, "history", h, "Stay Up", "dice: 2d6 [1, 2] = 3", "1d6 [2] = 2", "1d20 [15] = 15", "1d4 [3] = 3", "1d6 [4] = 4", "2d6 [2, 3] = 5")
 }
 
 // TestHitProtOdds: the 0-HP message prints the exact chance of each injury
@@ -288,7 +289,7 @@ func TestHitProtCatchBreathAndUndo(t *testing.T) {
 	tb.refused(tb.press("bob", resp, "Stay Up"), "no longer pending")
 	tb.refused(tb.do("ann", "/damage target:Lister amount:-2"), "0 to 1000")
 	tb.refused(tb.do("ann", "/damage target:Lister amount:5000"), "0 to 1000")
-	tb.refused(tb.do("ann", "/damage target:Lister amount:2 crit:2"), "not used by the hit-protection")
+	tb.refused(tb.do("ann", "/damage target:Lister amount:2 crit:2"), "/damage crit: is not used by the hit-protection system")
 	tb.refused(tb.do("meg", "/damage target:Lister amount:2"), "only its owner or a GM")
 }
 
@@ -319,5 +320,226 @@ func TestHitProtBleedOutsThroughClock(t *testing.T) {
 	wantIn(t, "2 weeks", out, "**Rook** dies of the Fatal Wound II (day 1, 00:03)", "**Bram** no longer stunned (day 1, 00:06)",
 		"**Bram** the use of the right leg is back (day 15, 00:00)", "**Bram** the no-restoring period ends (day 15, 00:00)")
 	wantIn(t, "list", tb.ok(tb.do("ann", "/char list")), "Lister** (bob): HP 0/6 · HD 1/1 · dead (bled out from a Critical Wound)")
+	tb.dicesLeft()
+}
+
+// ids returns the custom_ids of resp's buttons by label.
+func ids(resp *commands.Response) map[string]string {
+	out := map[string]string{}
+	for _, row := range resp.Components {
+		for _, b := range row {
+			out[b.Label] = b.CustomID
+		}
+	}
+	return out
+}
+
+// TestHitProtUndoneChoiceFromCharShow: /undo of a 0-HP choice brings the
+// choice back with its old message disabled; /char show offers the owner
+// (or a GM) the buttons again, with the odds, and they work; the old
+// buttons are stale once the choice is made (RULES.md §1.3 item 3).
+func TestHitProtUndoneChoiceFromCharShow(t *testing.T) {
+	tb := hpTable(t)
+	resp := tb.do("ann", "/damage target:Lister amount:4")
+	tb.ok(resp)
+	tb.dice.Push(1, 2)
+	tb.ok(tb.press("bob", resp, "Stay Up"))
+	tb.ok(tb.do("bob", "/undo"))
+	tb.refused(tb.do("ann", "/damage target:Lister amount:1"), "use /char show name:Lister to get the buttons again")
+
+	show := tb.do("bob", "/char show name:Lister")
+	out := tb.ok(show)
+	wantIn(t, "show", out, "0-HP choice pending", "Lister is at 0 HP", "Stay Up: 2d6: Unhurt 2.8%", "3d6dh1): Unhurt 7.4%")
+	if got := buttons(show); got != "[Heroic Death] [Stay Up] [Go Down]" {
+		t.Fatalf("/char show buttons = %q; want the three enabled", got)
+	}
+	for label, id := range ids(show) {
+		if id != ids(resp)[label] {
+			t.Errorf("%s custom_id %q; want the pending choice's %q", label, id, ids(resp)[label])
+		}
+	}
+	if got := buttons(tb.do("meg", "/char show name:Lister")); got != "" {
+		t.Errorf("meg's /char show offers %q; only the owner or a GM gets the buttons", got)
+	}
+	if got := buttons(tb.do("ann", "/char show name:Lister")); got != "[Heroic Death] [Stay Up] [Go Down]" {
+		t.Errorf("the GM's /char show offers %q", got)
+	}
+	if got := buttons(tb.do("bob", "/char show name:Meghan")); got != "" {
+		t.Errorf("no choice pending for Meghan, yet %q", got)
+	}
+
+	down := tb.press("bob", show, "Go Down")
+	wantIn(t, "go down from /char show", tb.ok(down), "Go Down", "fate hidden")
+	if !down.UpdateMessage || buttons(down) != "[-Heroic Death-] [-Stay Up-] [-Go Down-]" {
+		t.Errorf("press from /char show: update %v buttons %q", down.UpdateMessage, buttons(down))
+	}
+	tb.refused(tb.press("bob", resp, "Stay Up"), "already chosen")
+	tb.refused(tb.press("bob", show, "Heroic Death"), "already chosen")
+	if got := buttons(tb.do("bob", "/char show name:Lister")); got != "" {
+		t.Errorf("/char show after the choice offers %q", got)
+	}
+	tb.dicesLeft()
+}
+
+// TestHitProtAttendNotByOwner: RULES.md §1.3 item 6, "any other
+// character's player (or a GM) may attend": the owner of the down character
+// may not roll its hidden fate (and so cannot undo and re-roll it).
+func TestHitProtAttendNotByOwner(t *testing.T) {
+	tb := hpTable(t)
+	tb.press("bob", tb.do("ann", "/damage target:Lister amount:4"), "Go Down")
+	tb.refused(tb.do("bob", "/attend target:Lister"), "another character's player or a GM attends")
+	tb.dice.Push(1, 1, 1)
+	wantIn(t, "GM attends", tb.ok(tb.do("ann", "/attend target:Lister")), "Unhurt")
+	// A GM's own character may be attended by the GM.
+	tb.ok(tb.do("ann", `/char create name:Rook stats:"class=thief hp=1"`))
+	tb.press("ann", tb.do("ann", "/damage target:Rook amount:1"), "Go Down")
+	tb.dice.Push(1, 2, 2)
+	wantIn(t, "GM attends own", tb.ok(tb.do("ann", "/attend target:Rook")), "Flesh Wound")
+	tb.dicesLeft()
+}
+
+// TestHitProtCharSetAndZeroHPRules: /char set hp above 0 on a character
+// that stayed up or went down is back to normal play (RULES.md §1.5), so
+// the next damage is plain HP loss; a dead sheet is the GM's only; a player
+// cannot raise HP while a no-restoring period (or any block) runs.
+func TestHitProtCharSetAndZeroHPRules(t *testing.T) {
+	tb := hpTable(t)
+	resp := tb.do("ann", "/damage target:Lister amount:4")
+	tb.dice.Push(1, 1) // 2d6 = 2 → Unhurt: nothing blocks restoring
+	wantIn(t, "unhurt", tb.ok(tb.press("bob", resp, "Stay Up")), "Unhurt", "fights on at 0 HP")
+	wantIn(t, "set", tb.ok(tb.do("bob", "/char set name:Lister stats:hp=3")), "HP 3/6")
+	if out := tb.ok(tb.do("bob", "/char show name:Lister")); strings.Contains(out, "staying up") {
+		t.Errorf("set hp=3 on a staying-up character: %q; want it back to normal play", out)
+	}
+	out := tb.ok(tb.do("ann", "/damage target:Lister amount:1"))
+	wantIn(t, "damage after set", out, "HP 3 → 2")
+	if strings.Contains(out, "Injury table") {
+		t.Errorf("damage after recovery rolled on the injury table: %q", out)
+	}
+
+	// Down (fate hidden): the player cannot raise HP; the GM can, and that
+	// ends the 0-HP rules for it too.
+	tb.press("bob", tb.do("ann", "/damage target:Lister amount:2"), "Go Down")
+	tb.refused(tb.do("bob", "/char set name:Lister stats:hp=2"), "only a GM can raise its hp")
+	wantIn(t, "GM set", tb.ok(tb.do("ann", "/char set name:Lister stats:hp=2")), "HP 2/6")
+	if got := tb.ok(tb.do("bob", "/char show name:Lister")); strings.Contains(got, "down") {
+		t.Errorf("after the GM's hp=2: %q; want normal play", got)
+	}
+
+	// A no-restoring period: the player may not skip it by editing the sheet.
+	// Rook: Stay Up 2d6 [3, 3] = 6 Nasty, paralysis 20 passes, 1d4 = 2 days.
+	tb.ok(tb.do("meg", `/char create name:Rook stats:"class=thief hp=1"`))
+	resp = tb.do("ann", "/damage target:Rook amount:1")
+	tb.dice.Push(3, 3, 20, 2)
+	tb.ok(tb.press("meg", resp, "Stay Up"))
+	tb.ok(tb.do("meg", "/treat target:Rook"))
+	tb.refused(tb.do("meg", "/char set name:Rook stats:hp=3"), "no HP restoring until day 3")
+	tb.ok(tb.do("meg", `/char set name:Rook stats:"hp=0 level=2"`)) // not a raise
+	wantIn(t, "GM raises", tb.ok(tb.do("ann", "/char set name:Rook stats:hp=3")), "HP 3/4")
+
+	// Dead: only a GM changes the sheet.
+	tb.ok(tb.do("ann", "/damage target:Rook amount:3"))
+	tb.press("meg", tb.do("ann", "/char show name:Rook"), "Go Down")
+	tb.ok(tb.do("ann", "/damage target:Rook amount:1"))
+	tb.refused(tb.do("meg", "/char set name:Rook stats:level=3"), "Rook** is dead; only a GM can change the sheet")
+	out = tb.ok(tb.do("ann", "/char set name:Rook stats:level=3"))
+	wantIn(t, "GM edits the dead", out, "dead")
+	tb.dicesLeft()
+}
+
+// TestHitProtZeroDamageOnTheDown: 0 damage is no attack on a down
+// character (the reading of TestZeroDamageIsNoAttackOnTheDown).
+func TestHitProtZeroDamageOnTheDown(t *testing.T) {
+	tb := hpTable(t)
+	tb.press("bob", tb.do("ann", "/damage target:Lister amount:4"), "Go Down")
+	out := tb.ok(tb.do("ann", "/damage target:Lister amount:0"))
+	wantIn(t, "0 damage", out, "no attack", "down (fate hidden until attended)")
+	if strings.Contains(out, "dies") {
+		t.Errorf("0 damage killed a down character: %q", out)
+	}
+}
+
+// TestHitProtDamageAtZeroInNormalPlay: a character created at 0 HP (normal
+// play) that takes damage gets the 0-HP choice — the reading named in
+// rules/hitprot TestDamageAtZeroInNormalPlay: it is at 0 and hit.
+func TestHitProtDamageAtZeroInNormalPlay(t *testing.T) {
+	tb := hpTable(t)
+	tb.ok(tb.do("ann", `/char create name:Rook stats:"class=thief hp=0"`))
+	resp := tb.do("ann", "/damage target:Rook amount:1")
+	wantIn(t, "damage at 0", tb.ok(resp), "HP 0 → 0", "Rook is at 0 HP")
+	if got := buttons(resp); got != "[Heroic Death] [Stay Up] [Go Down]" {
+		t.Errorf("buttons = %q", got)
+	}
+}
+
+// TestHitProtCleanErrors: refusals are sentences, without the rule
+// package's error words.
+func TestHitProtCleanErrors(t *testing.T) {
+	tb := hpTable(t)
+	tb.press("bob", tb.do("ann", "/damage target:Lister amount:4"), "Go Down")
+	soak := tb.do("ann", "/damage target:Lister amount:2 soak:true")
+	tb.refused(soak, "a down character cannot soak. Nothing was changed.")
+	tb.refused(tb.do("meg", "/roll as:Meghan expr:d20 hd:2 purpose:attack"), "one hit die per roll for a magic-user's attack roll (asked 2)")
+	tb.refused(tb.do("bob", "/treat target:Meghan"), "Meghan** has no untreated wound")
+	tb.ok(tb.do("ann", "/char set name:Meghan stats:hd=0"))
+	tb.refused(tb.do("meg", "/rest kind:turn"), "no hit dice left; only a night's sleep re-rolls HP")
+	tb.refused(tb.do("ann", "/damage target:Meghan amount:1 soak:true"), "has no hit dice left to soak with")
+	for _, r := range []*commands.Response{soak,
+		tb.do("meg", "/roll as:Meghan expr:d20 hd:2 purpose:attack"),
+		tb.do("meg", "/rest kind:turn"),
+		tb.do("ann", "/damage target:Meghan amount:1 soak:true"),
+		tb.do("ann", "/damage target:Lister amount:1 type:cold"),
+	} {
+		for _, bad := range []string{"bad input", "too many hit dice for this roll:", "no hit dice left:", "cannot restore HP:", "cannot be stopped"} {
+			if strings.Contains(r.Content, bad) {
+				t.Errorf("refusal %q contains %q", r.Content, bad)
+			}
+		}
+	}
+}
+
+// TestHitProtStayUpReplies: the Stay Up reply shows HP and HD before and
+// after, and says "fights on at 0 HP" only when the injury neither kills nor
+// incapacitates; a failed Critical Wound states the bleed-out instead.
+// /attend shows HP and HD too, and names the reading that the attend
+// revealing the fate also stops a Critical Wound's bleeding.
+func TestHitProtStayUpReplies(t *testing.T) {
+	tb := hpTable(t)
+	tb.ok(tb.do("ann", `/char create name:Rook stats:"class=thief hp=2"`))
+	resp := tb.do("ann", "/damage target:Lister,Rook amount:4")
+	// Lister: 2d6 [4, 4] = 8 Critical, death save 3 fails, 1d4 = 1 (left
+	// arm), 2d4 [1, 1] = 2 rounds.
+	tb.dice.Push(4, 4, 3, 1, 1, 1)
+	out := text(tb.pressRow("bob", resp, 0, "Stay Up"))
+	wantIn(t, "critical", out, "chooses **Stay Up**: HP 0 → 0 · HD 1 → 1", "loses the left arm",
+		"is bleeding out from the Critical Wound: dies at day 1, 00:02 unless attended (/attend)", "each later hit is damage + 1d6")
+	if strings.Contains(out, "fights on") {
+		t.Errorf("Stay Up reply after a failed Critical Wound: %q; must not say it fights on", out)
+	}
+	// Rook: Go Down; meg attends: 3d6dh1 [6, 4, 4] = 8 Critical, death save
+	// 2 fails, 1d4 = 2 (right arm), 2d4 [1, 2]; the attend stops it: 2d6
+	// [1, 1] weeks.
+	tb.pressRow("ann", resp, 1, "Go Down")
+	tb.dice.Push(6, 4, 4, 2, 2, 1, 2, 1, 1)
+	out = tb.ok(tb.do("bob", "/attend target:Rook"))
+	wantIn(t, "attend", out, "bob attends **Rook** (a round): HP 0 → 0 · HD 1 → 1", "loses the right arm",
+		"this attend, which revealed the fate, also attends the wound: the Critical Wound's bleeding stops")
+	// A stun (Nasty Wound, paralysis failed) is stated too.
+	tb.ok(tb.do("ann", `/char create name:Bram stats:"class=fighter hp=1"`))
+	resp = tb.do("ann", "/damage target:Bram amount:1")
+	tb.dice.Push(3, 3, 1, 1)
+	out = text(tb.press("ann", resp, "Stay Up"))
+	wantIn(t, "stun", out, "Nasty Wound", "**Bram** is stunned until day 1, 00:01; each later hit")
+	if strings.Contains(out, "fights on") {
+		t.Errorf("Stay Up reply with a stun: %q", out)
+	}
+	tb.dicesLeft()
+}
+
+// TestHitProtRollHDNeedsAs: /roll hd:N without as: is refused, not ignored
+// (RULES.md §1.6: hit dice are a character's).
+func TestHitProtRollHDNeedsAs(t *testing.T) {
+	tb := hpTable(t)
+	tb.refused(tb.do("bob", "/roll expr:d20 hd:1"), "hd needs as:<character>")
 	tb.dicesLeft()
 }

@@ -45,6 +45,8 @@ type hmwSheet struct {
 	HoursAwake       int    `json:"hours_awake,omitempty"`
 	ExertionSaves    int    `json:"exertion_saves,omitempty"`
 	ExertionFailures int    `json:"exertion_failures,omitempty"`
+	// SleepUntil is the clock value (rounds) a night's rest sleeps to.
+	SleepUntil int64 `json:"sleep_until,omitempty"`
 }
 
 func (s hmwSheet) character() hpmpwp.Character {
@@ -56,6 +58,7 @@ func (s hmwSheet) character() hpmpwp.Character {
 		DyingSince: s.DyingSince, ChoicePending: s.ChoiceSeq != 0,
 		HoursWorked: s.HoursWorked, HoursAwake: s.HoursAwake,
 		ExertionSaves: s.ExertionSaves, ExertionFailures: s.ExertionFailures,
+		SleepUntil: s.SleepUntil,
 	}
 	if s.State != "" {
 		c.State, _ = hpmpwp.ParseState(s.State)
@@ -80,6 +83,7 @@ func hmwSheetOf(c hpmpwp.Character, seq ...uint64) hmwSheet {
 		DyingSince:  c.DyingSince,
 		HoursWorked: c.HoursWorked, HoursAwake: c.HoursAwake,
 		ExertionSaves: c.ExertionSaves, ExertionFailures: c.ExertionFailures,
+		SleepUntil: c.SleepUntil,
 	}
 	if c.State != hpmpwp.Fine {
 		s.State = c.State.String()
@@ -256,19 +260,45 @@ func (sys hpMpWp) apply(m *Mutation, c hpmpwp.Character, stats []Stat, creating 
 			return c, err
 		}
 	}
-	// The state follows the WP sign (RULES.md §2.4); HP and MP are capped
-	// at maxima lowered by fatigue only by the next rule that runs
-	// (hpkeeper's reading: a sheet edit is the GM's word).
-	caps := [2]int{c.HP, c.MP}
+	// The state follows the WP sign (RULES.md §2.4), and HP and MP are
+	// capped at the maxima lowered by fatigue (RULES.md §2.3), whatever
+	// cause the edit brought (the GM's effect, a lower Con or Wis, wound
+	// damage). An hp or mp given above the lowered maximum is refused.
 	if given["state"] && c.State == hpmpwp.Dying && c.DyingSince == 0 {
 		c.DyingSince = m.Table.Clock
 	}
+	if err := hmwGivenWithinFatigue(c, stats); err != nil {
+		return c, err
+	}
+	unsettled := c
 	c = c.Settle()
-	c.HP, c.MP = caps[0], caps[1]
+	if c.HP < unsettled.HP {
+		m.Note("HP %d → %d (capped at the fatigued maximum).", unsettled.HP, c.HP)
+	}
+	if c.MP < unsettled.MP {
+		m.Note("MP %d → %d (capped at the fatigued maximum).", unsettled.MP, c.MP)
+	}
 	if err := c.Validate(); err != nil {
 		return c, Errorf(CodeInvalid, "%v.", err)
 	}
 	return c, nil
+}
+
+// hmwGivenWithinFatigue refuses an hp or mp in stats above the maximum
+// lowered by fatigue's penalty (RULES.md §2.3) on the edited character c.
+func hmwGivenWithinFatigue(c hpmpwp.Character, stats []Stat) error {
+	cond := c.Condition()
+	for _, st := range stats {
+		switch {
+		case st.Key == "hp" && c.HP > c.EffectiveHPMax():
+			return Errorf(CodeInvalid, "%s: HP must be 0 to %d, the HP max %d lowered by the %s penalty (RULES.md §2.3), not %d.",
+				Escape(st.Key+"="+st.Value), c.EffectiveHPMax(), c.HPMax, cond, c.HP)
+		case st.Key == "mp" && c.MP > c.EffectiveMPMax():
+			return Errorf(CodeInvalid, "%s: MP must be 0 to %d, the MP max %d lowered by the %s penalty (RULES.md §2.3), not %d.",
+				Escape(st.Key+"="+st.Value), c.EffectiveMPMax(), c.MPMax, cond, c.MP)
+		}
+	}
+	return nil
 }
 
 // hmwRollMP rolls MP max when it is not given (RULES.md §2.1): at creation

@@ -56,7 +56,7 @@ func hmwRuleError(ch *storage.Character, err error) error {
 	case errors.Is(err, hpmpwp.ErrDead):
 		return Errorf(CodeConflict, "%s is dead; nothing was changed.", name)
 	case errors.Is(err, hpmpwp.ErrChoicePending):
-		return Errorf(CodeConflict, "%s must first choose (Die Hard): Act Disabled or Fall Unconscious. Nothing was changed.", name)
+		return Errorf(CodeConflict, "%s must first choose (Die Hard): Act Disabled or Fall Unconscious (/char show offers the buttons again). Nothing was changed.", name)
 	case errors.Is(err, hpmpwp.ErrNotDisabled):
 		return Errorf(CodeConflict, "%s is not disabled: /strain is for a strenuous action at negative WP while conscious.", name)
 	case errors.Is(err, hpmpwp.ErrNotDying):
@@ -69,15 +69,29 @@ func hmwRuleError(ch *storage.Character, err error) error {
 	return err
 }
 
-// hmwPoints renders "HP 20 → 12 · MP 4 · WP 15 → -1 (temp 2 → 0)".
-func hmwPoints(b, a hpmpwp.Character) string {
+// hmwCapped is the note on HP or MP lowered to the maxima lowered by
+// fatigue (RULES.md §2.3).
+const hmwCapped = " (capped at the fatigued maximum)"
+
+// hmwPoints renders "HP 20 → 12 · MP 4 → 3 (capped at the fatigued maximum)
+// · WP 15 → -1 (temp 2 → 0)" from an outcome: HP or MP that went down and
+// were capped at fatigue's lowered maxima say so (RULES.md §2.3).
+func hmwPoints(out hpmpwp.Outcome) string {
+	b, a := out.Before, out.After
 	num := func(label string, x, y int) string {
 		if x == y {
 			return fmt.Sprintf("%s %d", label, y)
 		}
 		return fmt.Sprintf("%s %d → %d", label, x, y)
 	}
-	s := num("HP", b.HP, a.HP) + " · " + num("MP", b.MP, a.MP) + " · " + num("WP", b.WP, a.WP)
+	hp, mp := num("HP", b.HP, a.HP), num("MP", b.MP, a.MP)
+	if out.CappedHP && a.HP < b.HP {
+		hp += hmwCapped
+	}
+	if out.CappedMP && a.MP < b.MP {
+		mp += hmwCapped
+	}
+	s := hp + " · " + mp + " · " + num("WP", b.WP, a.WP)
 	if b.TempWP != 0 || a.TempWP != 0 {
 		s += " (" + num("temp", b.TempWP, a.TempWP) + ")"
 	}
@@ -106,7 +120,7 @@ func hmwStateText(c hpmpwp.Character) string {
 // after, every save and event, the state and fatigue (RULES.md §2).
 func hmwReport(name string, out hpmpwp.Outcome) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "**%s**: %s", Escape(name), hmwPoints(out.Before, out.After))
+	fmt.Fprintf(&b, "**%s**: %s", Escape(name), hmwPoints(out))
 	for _, l := range out.Lines {
 		b.WriteString("\n• " + l)
 	}
@@ -149,13 +163,22 @@ func (hpMpWp) Describe(ch *storage.Character) (string, []Field, error) {
 		{Name: "Saves", Value: fmt.Sprintf("Fort %+d · Will %+d", c.Fort, c.Will), Inline: true},
 		{Name: "Abilities", Value: strings.Join(abilities, " · ")},
 		{Name: "Feats", Value: feats, Inline: true},
-		{Name: "Activity", Value: fmt.Sprintf("%s · %d h worked · %d h awake · exertion saves %d, failures %d",
-			c.Activity, c.HoursWorked, c.HoursAwake, c.ExertionSaves, c.ExertionFailures), Inline: true},
+		{Name: "Activity", Value: fmt.Sprintf("%s%s · %d h worked · %d h awake · exertion saves %d, failures %d",
+			c.Activity, hmwSleepUntil(c), c.HoursWorked, c.HoursAwake, c.ExertionSaves, c.ExertionFailures), Inline: true},
 	}
 	if f := c.FatigueSummary(); f != "" {
 		fields = append(fields, Field{Name: "Fatigue", Value: f})
 	}
 	return status, fields, nil
+}
+
+// hmwSleepUntil renders the end of a night's rest (RULES.md §2.6), e.g.
+// " (night's rest until day 1, 08:00)", or "".
+func hmwSleepUntil(c hpmpwp.Character) string {
+	if c.Activity != hpmpwp.Sleep || c.SleepUntil == 0 {
+		return ""
+	}
+	return " (night's rest until " + clock.Time(c.SleepUntil).String() + ")"
 }
 
 func (hpMpWp) Action(name string) ActionFunc {
@@ -220,6 +243,9 @@ func hmwDone(m *Mutation, reports []string) *Response {
 
 // hmwDamage is /damage (RULES.md §2.2, §2.4).
 func hmwDamage(m *Mutation) (*Response, error) {
+	if err := m.RefuseOptions("soak", "type", "lethal", "kind", "pool"); err != nil {
+		return nil, err
+	}
 	targets, err := m.Targets(m.Req.Options["target"])
 	if err != nil {
 		return nil, err
@@ -251,6 +277,7 @@ func hmwDamage(m *Mutation) (*Response, error) {
 		head += ", non-lethal"
 	}
 	var rows [][]Button
+	var names []string
 	var reports []string
 	src := mutationDice{m}
 	for _, ch := range targets {
@@ -266,6 +293,7 @@ func hmwDamage(m *Mutation) (*Response, error) {
 		if next.ChoicePending && !c.ChoicePending {
 			choiceSeq = seq
 			rows = append(rows, hmwChoiceButtons(ch.ID, seq, false))
+			names = append(names, ch.Name)
 		}
 		if err := hmwStore(m, ch, next, choiceSeq); err != nil {
 			return nil, err
@@ -275,11 +303,27 @@ func hmwDamage(m *Mutation) (*Response, error) {
 		reports = append(reports, rep)
 	}
 	content := head + ".\n" + strings.Join(reports, "\n\n")
-	if len(rows) > 0 {
+	switch {
+	case len(rows) == 1:
 		content += "\nDie Hard: the owner (or a GM) chooses now — **Act Disabled** or **Fall Unconscious** (stable). Damage to the character waits for the choice."
+	case len(rows) > 1:
+		var bold []string
+		for _, n := range names {
+			bold = append(bold, "**"+Escape(n)+"**")
+		}
+		content += fmt.Sprintf("\nDie Hard: each owner (or a GM) chooses now on the row with the character's name — **Act Disabled** or **Fall Unconscious** (stable): %s. Damage to them waits for the choice.",
+			strings.Join(bold, ", "))
+		rows = hmwNameRows(rows, names)
+	}
+	if len(rows) > hmwMaxRows {
+		rows = rows[:hmwMaxRows]
+		content += "\nMore choices than a message holds: /char show offers each character's buttons."
 	}
 	return &Response{Content: content + rollsLine(m), Components: rows}, nil
 }
+
+// hmwMaxRows is Discord's limit on button rows in a message.
+const hmwMaxRows = 5
 
 func hmwChoiceButtons(id, seq uint64, disabled bool) []Button {
 	base := fmt.Sprintf("%s:%d:%d:", hmwChoicePrefix, id, seq)
@@ -287,6 +331,33 @@ func hmwChoiceButtons(id, seq uint64, disabled bool) []Button {
 		{Label: "Act Disabled", CustomID: base + "act", Style: StylePrimary, Disabled: disabled},
 		{Label: "Fall Unconscious", CustomID: base + "down", Style: StyleSecondary, Disabled: disabled},
 	}
+}
+
+// hmwNameRows leads each row of Die Hard buttons with a disabled button
+// naming its character (a label is plain text, not markdown).
+func hmwNameRows(rows [][]Button, names []string) [][]Button {
+	for i, row := range rows {
+		id := strings.TrimSuffix(row[0].CustomID, "act") + "name"
+		rows[i] = append([]Button{{Label: clip(names[i], maxButtonLabel), CustomID: id, Style: StyleSecondary, Disabled: true}}, row...)
+	}
+	return rows
+}
+
+// PendingChoice offers a pending Die Hard choice again (RULES.md §2.4;
+// Chooser): the text and the enabled Act Disabled / Fall Unconscious
+// buttons with the custom_ids of the event that created the choice, or nil
+// buttons when no choice is pending.
+func (hpMpWp) PendingChoice(ch *storage.Character) (string, [][]Button, error) {
+	c, s, err := hmwLoad(ch)
+	if err != nil {
+		return "", nil, err
+	}
+	if !c.ChoicePending || s.ChoiceSeq == 0 {
+		return "", nil, nil
+	}
+	text := fmt.Sprintf("Die Hard: **%s** must choose — **Act Disabled** or **Fall Unconscious** (stable). Damage to %s waits for the choice.",
+		Escape(ch.Name), Escape(ch.Name))
+	return text, [][]Button{hmwChoiceButtons(ch.ID, s.ChoiceSeq, false)}, nil
 }
 
 // hmwChoice handles a press of Act Disabled or Fall Unconscious (RULES.md
@@ -330,30 +401,69 @@ func hmwChoice(ctx context.Context, s *Service, r *Request) (*Response, error) {
 		}
 		rep := hmwReport(ch.Name, out)
 		m.Note("Die Hard: %s (%s pressed %s)", strings.ReplaceAll(rep, "**", ""), r.UserName, label)
-		return &Response{
-			Content:       fmt.Sprintf("Die Hard: %s pressed **%s**.\n%s", Escape(r.UserName), label, rep),
-			Components:    [][]Button{hmwChoiceButtons(id, seq, true)},
-			UpdateMessage: true,
-		}, nil
+		content := fmt.Sprintf("Die Hard: %s pressed **%s** for **%s**.\n%s", Escape(r.UserName), label, Escape(ch.Name), rep)
+		// Rebuild the whole message: the pressed row disabled, and the rows
+		// of the other characters of the same event still choosing.
+		rows, names := [][]Button{hmwChoiceButtons(id, seq, true)}, []string{ch.Name}
+		all, err := m.Characters()
+		if err != nil {
+			return nil, err
+		}
+		for _, o := range all {
+			if o.ID == id {
+				continue
+			}
+			oc, os, err := hmwLoad(o)
+			if err != nil {
+				return nil, err
+			}
+			if oc.ChoicePending && os.ChoiceSeq == seq {
+				rows = append(rows, hmwChoiceButtons(o.ID, seq, false))
+				names = append(names, o.Name)
+				content += fmt.Sprintf("\n**%s**: Die Hard choice pending.", Escape(o.Name))
+			}
+		}
+		if len(rows) > 1 {
+			rows = hmwNameRows(rows, names)
+		}
+		if len(rows) > hmwMaxRows {
+			rows = rows[:hmwMaxRows]
+		}
+		return &Response{Content: content, Components: rows, UpdateMessage: true}, nil
 	})
 }
 
 // hmwHeal is /heal amount pool:hp|wp (RULES.md §2.5).
 func hmwHeal(m *Mutation) (*Response, error) {
+	if err := m.RefuseOptions("trigger", "healer", "ability", "spend", "healer-pool"); err != nil {
+		return nil, err
+	}
 	targets, err := m.Targets(m.Req.Options["target"])
 	if err != nil {
 		return nil, err
 	}
 	pool := hpmpwp.PoolHP
-	if m.Req.Options["pool"] == "wp" {
+	switch m.Req.Options["pool"] {
+	case "", "hp":
+	case "wp":
 		pool = hpmpwp.PoolWP
+	default:
+		return nil, Errorf(CodeInvalid, "In hp-mp-wp, /heal pool is hp or wp (got %s).", m.Req.Options["pool"])
 	}
 	n, _, err := m.Amount(1, MaxAmount, "healed")
 	if err != nil {
 		return nil, err
 	}
+	if n < 1 {
+		for _, ch := range targets {
+			if err := m.CanChange(ch); err != nil {
+				return nil, err
+			}
+		}
+		return &Response{Content: "No healing (the roll came to 0)." + rollsLine(m)}, nil
+	}
 	reports, err := hmwEach(m, targets, m.CanChange, func(c hpmpwp.Character, _ dice.Source) (hpmpwp.Character, hpmpwp.Outcome, error) {
-		return c.Heal(pool, max(1, n))
+		return c.Heal(pool, n)
 	})
 	if err != nil {
 		return nil, err
@@ -379,6 +489,9 @@ func hmwStrain(m *Mutation) (*Response, error) {
 // hmwAttend is /attend bonus:N, a DC 15 Heal check by anyone (RULES.md
 // §0.1, §2.4).
 func hmwAttend(m *Mutation) (*Response, error) {
+	if err := m.RefuseOptions("healer"); err != nil {
+		return nil, err
+	}
 	targets, err := m.Targets(m.Req.Options["target"])
 	if err != nil {
 		return nil, err
@@ -441,7 +554,9 @@ func hmwActivity(m *Mutation) (*Response, error) {
 }
 
 // hmwRest is /rest kind:night (GM): the whole table (or target) goes to
-// sleep and the clock passes 8 hours (RULES.md §2.6).
+// sleep for 8 hours on the clock, and the clock passes them (RULES.md §2.6).
+// Nobody put to bed wakes on their own before the 8 hours are over
+// (hpkeeper's reading); the unconscious and the dead are not put to bed.
 func hmwRest(m *Mutation) (*Response, error) {
 	if m.Req.Options["kind"] != "night" {
 		return nil, Errorf(CodeInvalid, "hp-mp-wp has only kind:night (8 hours of sleep on the clock); time heals through /clock advance.")
@@ -459,28 +574,34 @@ func hmwRest(m *Mutation) (*Response, error) {
 	if err != nil {
 		return nil, err
 	}
+	until := int64(clock.Time(m.Table.Clock).Add(8, clock.Hour))
 	var names []string
 	for _, ch := range targets {
 		c, s, err := hmwLoad(ch)
 		if err != nil {
 			return nil, err
 		}
-		if !c.State.Conscious() || c.Activity == hpmpwp.Sleep {
+		next, _, err := c.NightRest(until)
+		if err != nil {
 			continue // the dead and the unconscious do not go to bed
 		}
-		c.Activity = hpmpwp.Sleep
-		if err := hmwStore(m, ch, c, s.ChoiceSeq); err != nil {
+		until = next.SleepUntil // rounded down to a whole hour
+		if err := hmwStore(m, ch, next, s.ChoiceSeq); err != nil {
 			return nil, err
 		}
-		names = append(names, Escape(ch.Name))
+		name := Escape(ch.Name)
+		if c.Activity == hpmpwp.Sleep {
+			name += " (already asleep)"
+		}
+		names = append(names, name)
 	}
 	report, err := m.AdvanceClock(8, clock.Hour)
 	if err != nil {
 		return nil, err
 	}
-	head := "Night's rest: nobody new goes to sleep."
+	head := "Night's rest: nobody goes to sleep."
 	if len(names) > 0 {
-		head = "Night's rest, to sleep: " + strings.Join(names, ", ") + "."
+		head = "Night's rest, to sleep until " + clock.Time(until).String() + ": " + strings.Join(names, ", ") + "."
 	}
 	return &Response{Content: head + "\n" + strings.Join(report, "\n") + rollsLine(m)}, nil
 }
@@ -552,13 +673,10 @@ func (hpMpWp) AdvanceClock(m *Mutation, from, to int64) ([]string, error) {
 				return nil, err
 			}
 		}
-		lines := out.Lines
-		if len(lines) > 12 {
-			lines = append(append([]string{}, lines[:5]...), fmt.Sprintf("… %d more …", len(lines)-10))
-			lines = append(lines, out.Lines[len(out.Lines)-5:]...)
-		}
-		rep := fmt.Sprintf("**%s**: %s", Escape(ch.Name), hmwPoints(c, next))
-		for _, l := range lines {
+		// Every line, every save with its DC: the reply is fitted to
+		// Discord's limits by the platform, the /history summary keeps all.
+		rep := fmt.Sprintf("**%s**: %s", Escape(ch.Name), hmwPoints(out))
+		for _, l := range out.Lines {
 			rep += "\n• " + l
 		}
 		if c.State != next.State || c.Activity != next.Activity {

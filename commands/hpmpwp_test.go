@@ -1,8 +1,19 @@
 package commands_test
 
 import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/hpkeeper/hpkeeper/commands"
+	"github.com/hpkeeper/hpkeeper/rules/dice"
+	"github.com/hpkeeper/hpkeeper/rules/hpmpwp"
+	"github.com/hpkeeper/hpkeeper/storage"
 )
 
 // hmwWant fails unless got contains every want.
@@ -23,7 +34,7 @@ func TestHpMpWpFight(t *testing.T) {
 	tb.ok(tb.do("ann", `/char create name:Vala stats:"hp-max=20 con=15 fort=2"`))
 	tb.dice.Push(12)
 	out := tb.ok(tb.do("ann", "/damage target:Vala amount:8 crit:3"))
-	hmwWant(t, "crit", out, "8 damage, critical ×3", "HP 20 → 12 · MP 4 → 3 · WP 15 → -1",
+	hmwWant(t, "crit", out, "8 damage, critical ×3", "HP 20 → 12 · MP 4 → 3 (capped at the fatigued maximum) · WP 15 → -1",
 		"critical ×3: 8 × 2 = 16 more to WP", "Fort DC 10 (reaching negative WP): 1d20 [12] = 12 +2 = 14, succeeded",
 		"State: **disabled (conscious)** (was fine)", "exhausted (WP -1 ≤ 0*)", "MP max 4 → 3", "Rolled 1d20 [12] = 12")
 	tb.refused(tb.do("bob", "/damage target:Vala amount:1"), "only its owner or a GM")
@@ -86,6 +97,302 @@ func TestHpMpWpSpendActivityAndNight(t *testing.T) {
 	tb.ok(tb.do("ann", "/activity target:Mira kind:work"))
 	tb.refused(tb.do("bob", "/rest kind:night"), "Only a GM")
 	out = tb.ok(tb.do("!gm", "/rest kind:night"))
-	hmwWant(t, "night", out, "Night's rest, to sleep: Mira.", "The clock moves 8 hours", "MP 5 → 12", "has slept it all off and wakes")
+	hmwWant(t, "night", out, "Night's rest, to sleep until day 1, 08:00: Mira.", "The clock moves 8 hours", "MP 5 → 12",
+		"day 1, 02:00: no longer fatigued", "day 1, 08:00: wakes: the night's rest is over", "slept 8 h")
 	hmwWant(t, "clock", tb.ok(tb.do("!gm", "/clock action:show")), "day 1, 08:00")
+}
+
+// TestHpMpWpNightKeepsEveryoneAsleep: /rest kind:night puts a fresh
+// character to sleep for the whole 8 hours on the clock; it does not wake
+// after the first hour with 7 hours awake (RULES.md §2.6, review finding 1).
+func TestHpMpWpNightKeepsEveryoneAsleep(t *testing.T) {
+	tb := newTable(t)
+	tb.ok(tb.do("ann", "/table setup system:hp-mp-wp"))
+	tb.ok(tb.do("bob", `/char create name:Bob stats:"hp-max=10"`))
+	tb.ok(tb.do("ann", "/clock action:advance amount:2 unit:rounds"))
+	out := tb.ok(tb.do("ann", "/rest kind:night target:Bob"))
+	hmwWant(t, "night", out, "to sleep until day 1, 08:00: Bob.", "day 1, 08:00: wakes: the night's rest is over", "slept 8 h")
+	if strings.Contains(out, "01:00") {
+		t.Errorf("night = %q; want nobody waking at 01:00", out)
+	}
+	hmwWant(t, "show", tb.ok(tb.do("bob", "/char show name:Bob")), "awake · 0 h worked · 0 h awake")
+}
+
+// TestHpMpWpWorkOnASleeperIsAWakeSave: /activity kind:work on a sleeper is
+// the wake-early attempt (RULES.md §2.6, review finding 2): Ann, asleep with
+// 11 hours worked and 2 exertion failures, saves at DC 10 + 11 + 2 × 2 = 25.
+func TestHpMpWpWorkOnASleeperIsAWakeSave(t *testing.T) {
+	tb := newTable(t)
+	tb.ok(tb.do("ann", "/table setup system:hp-mp-wp"))
+	tb.ok(tb.do("ann", `/char create name:Ann stats:"hp-max=10 will=2"`))
+	tb.ok(tb.do("ann", "/activity target:Ann kind:work"))
+	tb.dice.Push(1, 1, 20) // hours 9–11: DC 10, 12 failed on 1s, DC 14 passed on a 20
+	tb.ok(tb.do("ann", "/clock action:advance amount:11 unit:hours"))
+	tb.ok(tb.do("ann", "/activity target:Ann kind:sleep"))
+	hmwWant(t, "show", tb.ok(tb.do("ann", "/char show name:Ann")), "sleep · 11 h worked", "failures 2")
+	tb.dice.Push(19)
+	out := tb.ok(tb.do("ann", "/activity target:Ann kind:work"))
+	hmwWant(t, "work on a sleeper", out, "Will DC 25 (wake early): 1d20 [19] = 19 +2 = 21, failed", "sleeps on")
+	tb.dice.Push(20)
+	out = tb.ok(tb.do("ann", "/activity target:Ann kind:work"))
+	hmwWant(t, "natural 20", out, "wakes early")
+	hmwWant(t, "show", tb.ok(tb.do("ann", "/char show name:Ann")), "Activity: work")
+	if n := tb.dice.Remaining(); n != 0 {
+		t.Errorf("%d dice unused", n)
+	}
+}
+
+// TestHpMpWpSetCapsAtFatiguedMaximum: the GM's effect is set with /char set
+// and caps HP and MP at once (RULES.md §2.3, review finding 3): level 5, HP
+// 40, MP 20; fatigued: Con and Wis −2 lower both maxima by 5.
+func TestHpMpWpSetCapsAtFatiguedMaximum(t *testing.T) {
+	tb := newTable(t)
+	tb.ok(tb.do("ann", "/table setup system:hp-mp-wp"))
+	tb.ok(tb.do("ann", `/char create name:Lia stats:"level=5 hp-max=40 mp-max=20"`))
+	out := tb.ok(tb.do("ann", `/char set name:Lia stats:"effect=fatigued"`))
+	hmwWant(t, "effect", out, "HP 35/40 · MP 15/20 · WP 10/10 · fatigued", "HP max 40 → 35; MP max 20 → 15")
+	hmwWant(t, "history", tb.ok(tb.do("ann", "/history target:Lia")), "HP 40 → 35 (capped at the fatigued maximum)", "MP 20 → 15 (capped at the fatigued maximum)")
+	tb.refused(tb.do("ann", "/spend target:Lia resource:mp amount:20"), "20 MP needed, 15 left")
+	tb.refused(tb.do("ann", `/char set name:Lia stats:"hp=40"`), "HP must be 0 to 35, the HP max 40 lowered by the fatigued penalty")
+	tb.refused(tb.do("ann", `/char set name:Lia stats:"mp=16"`), "MP must be 0 to 15")
+	hmwWant(t, "lifted", tb.ok(tb.do("ann", `/char set name:Lia stats:"effect=none hp=40 mp=20"`)), "HP 40/40 · MP 20/20")
+}
+
+// TestHpMpWpDieHardNonlethal: a Die Hard character failing against
+// non-lethal damage is unconscious and stable, with no choice offered
+// (RULES.md §2.4, hpkeeper's reading: non-lethal wins; review finding 5).
+func TestHpMpWpDieHardNonlethal(t *testing.T) {
+	tb := newTable(t)
+	tb.ok(tb.do("ann", "/table setup system:hp-mp-wp"))
+	tb.ok(tb.do("bob", `/char create name:Dur stats:"hp-max=5 feats=die-hard"`))
+	tb.dice.Push(4)
+	resp := tb.do("ann", "/damage target:Dur amount:17 nonlethal:true")
+	hmwWant(t, "damage", tb.ok(resp), "failed", "non-lethal damage: unconscious and stable, no further saves", "State: **stable (unconscious)**")
+	if len(resp.Components) != 0 || strings.Contains(resp.Content, "Act Disabled") {
+		t.Errorf("non-lethal failure offered a choice: %+v", resp)
+	}
+}
+
+// TestHpMpWpAdvanceReportsEverySave: a long advance reports every save with
+// its DC, in the reply and in /history (RULES.md §0.2, review finding 6c):
+// 21 hours of work make 13 exertion saves, DC 10 to 34.
+func TestHpMpWpAdvanceReportsEverySave(t *testing.T) {
+	tb := newTable(t)
+	tb.ok(tb.do("ann", "/table setup system:hp-mp-wp"))
+	tb.ok(tb.do("ann", `/char create name:Ox stats:"hp-max=10"`))
+	tb.ok(tb.do("ann", "/activity target:Ox kind:work"))
+	for range 13 {
+		tb.dice.Push(20)
+	}
+	out := tb.ok(tb.do("ann", "/clock action:advance amount:21 unit:hours"))
+	hist := tb.ok(tb.do("ann", "/history target:Ox"))
+	for dc := 10; dc <= 34; dc += 2 {
+		want := fmt.Sprintf("Fort DC %d (exertion", dc)
+		hmwWant(t, "advance", out, want)
+		hmwWant(t, "history", hist, want)
+	}
+	if strings.Contains(out, "more …") {
+		t.Errorf("advance = %q; want no lines left out", out)
+	}
+}
+
+// TestHpMpWpHealRollOfZero: a healing roll of 0 or less heals nothing
+// (review finding 7), like damage.
+func TestHpMpWpHealRollOfZero(t *testing.T) {
+	tb := newTable(t)
+	tb.ok(tb.do("ann", "/table setup system:hp-mp-wp"))
+	tb.ok(tb.do("ann", `/char create name:Pel stats:"hp-max=10 hp=4"`))
+	tb.dice.Push(2)
+	out := tb.ok(tb.do("ann", "/heal target:Pel amount:1d4-5"))
+	hmwWant(t, "heal", out, "No healing (the roll came to 0).")
+	hmwWant(t, "show", tb.ok(tb.do("ann", "/char show name:Pel")), "HP 4/10")
+}
+
+// TestHpMpWpDieHardSeveralTargets: each row of Die Hard buttons names its
+// character, and a press keeps the rows of the others still choosing
+// (RULES.md §2.4, review finding 9).
+func TestHpMpWpDieHardSeveralTargets(t *testing.T) {
+	tb := newTable(t)
+	tb.ok(tb.do("ann", "/table setup system:hp-mp-wp"))
+	tb.ok(tb.do("bob", `/char create name:Dur stats:"hp-max=5 feats=die-hard"`))
+	tb.ok(tb.do("carl", `/char create name:Kor stats:"hp-max=5 feats=die-hard"`))
+	tb.dice.Push(4, 4)
+	resp := tb.do("ann", "/damage target:Dur,Kor amount:17")
+	hmwWant(t, "damage", tb.ok(resp), "chooses now on the row with the character's name", "**Dur**, **Kor**")
+	if len(resp.Components) != 2 || resp.Components[0][0].Label != "Dur" || !resp.Components[0][0].Disabled || resp.Components[1][0].Label != "Kor" {
+		t.Fatalf("rows = %+v; want a row led by a disabled Dur, then Kor", resp.Components)
+	}
+	pressed := tb.pressRow("carl", resp, 1, "Fall Unconscious")
+	hmwWant(t, "press", tb.ok(pressed), "carl pressed **Fall Unconscious** for **Kor**", "**Dur**: Die Hard choice pending.")
+	rows := pressed.Components
+	if len(rows) != 2 || rows[0][0].Label != "Kor" || !rows[0][1].Disabled || rows[1][0].Label != "Dur" || rows[1][1].Disabled {
+		t.Fatalf("rows after Kor's press = %+v; want Kor's row disabled, Dur's still enabled", rows)
+	}
+	hmwWant(t, "second press", tb.ok(tb.pressRow("bob", pressed, 1, "Act Disabled")), "bob pressed **Act Disabled** for **Dur**")
+}
+
+// TestHpMpWpPendingChoiceOnShow: /char show offers a pending Die Hard
+// choice's buttons again to the owner or a GM (Chooser), e.g. after /undo
+// brought the choice back; the damage refusal says so.
+func TestHpMpWpPendingChoiceOnShow(t *testing.T) {
+	tb := newTable(t)
+	tb.ok(tb.do("ann", "/table setup system:hp-mp-wp"))
+	tb.ok(tb.do("bob", `/char create name:Dur stats:"hp-max=5 feats=die-hard"`))
+	tb.dice.Push(4)
+	resp := tb.do("ann", "/damage target:Dur amount:17")
+	tb.ok(tb.press("bob", resp, "Act Disabled"))
+	hmwWant(t, "show after the choice", tb.ok(tb.do("bob", "/char show name:Dur")), "disabled (conscious)")
+	tb.ok(tb.do("bob", "/undo"))
+	tb.refused(tb.do("ann", "/damage target:Dur amount:1"), "/char show offers the buttons again")
+	if show := tb.do("carl", "/char show name:Dur"); len(show.Components) != 0 {
+		t.Errorf("show to a stranger = %+v; want no buttons", show.Components)
+	}
+	show := tb.do("bob", "/char show name:Dur")
+	hmwWant(t, "show", tb.ok(show), "Die Hard: **Dur** must choose", "Die Hard choice pending")
+	if len(show.Components) != 1 || show.Components[0][0].Disabled {
+		t.Fatalf("show buttons = %+v; want one enabled row", show.Components)
+	}
+	hmwWant(t, "press from show", tb.ok(tb.press("bob", show, "Fall Unconscious")), "bob pressed **Fall Unconscious**", "stable (unconscious)")
+	tb.refused(tb.press("bob", resp, "Act Disabled"), "already made or no longer pending")
+	if show := tb.do("bob", "/char show name:Dur"); len(show.Components) != 0 {
+		t.Errorf("show after the choice = %+v; want no buttons", show.Components)
+	}
+}
+
+// TestHpMpWpUnconsciousHoursCountAsSleep: hpkeeper's reading of RULES.md
+// §2.6 (review finding 4): a worker knocked out sleeps off its work while
+// unconscious, without waking, and does not come to with the full debt.
+func TestHpMpWpUnconsciousHoursCountAsSleep(t *testing.T) {
+	tb := newTable(t)
+	tb.ok(tb.do("ann", "/table setup system:hp-mp-wp"))
+	tb.ok(tb.do("ann", `/char create name:Wen stats:"hp-max=5"`))
+	tb.ok(tb.do("ann", "/activity target:Wen kind:work"))
+	tb.ok(tb.do("ann", "/clock action:advance amount:5 unit:hours"))
+	tb.dice.Push(2)
+	hmwWant(t, "knocked out", tb.ok(tb.do("ann", "/damage target:Wen amount:16 nonlethal:true")), "unconscious and stable")
+	out := tb.ok(tb.do("ann", "/clock action:advance amount:6 unit:hours"))
+	hmwWant(t, "advance", out, "unconscious 6 h (counts as sleep): 5 h worked slept off")
+	hmwWant(t, "show", tb.ok(tb.do("ann", "/char show name:Wen")), "stable (unconscious)", "work · 0 h worked · 0 h awake")
+}
+
+// TestHpMpWpRandomCommands runs random command sequences, /char set among
+// them, through the command layer and checks the sheet after each: HP and
+// MP within 0 and the maxima lowered by fatigue (RULES.md §2.3), the state
+// consistent with WP (§2.4), and only a sleeper keeps a sleep-until time.
+func TestHpMpWpRandomCommands(t *testing.T) {
+	seed := uint64(time.Now().UnixNano())
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewPCG(seed, 1))
+	db, err := storage.Open(filepath.Join(t.TempDir(), "r.db"), storage.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	svc := commands.New(db, dice.NewRandom(seed))
+	do := func(user, line string) *commands.Response {
+		tb := &table{t: t, svc: svc, db: db, channel: "rand"}
+		return tb.do(user, line)
+	}
+	do("!gm", "/table setup system:hp-mp-wp")
+	do("!gm", `/char create name:A stats:"level=5 hp-max=40 mp-max=20 feats=die-hard"`)
+	do("!gm", `/char create name:B stats:"level=3 class=wizard hp-max=15 con=12 wis=14 feats=endurance fort=2"`)
+	pick := func(xs ...string) string { return xs[rng.IntN(len(xs))] }
+	var last *commands.Response
+	for step := range 400 {
+		who := pick("A", "B", "A,B")
+		one := pick("A", "B")
+		var line string
+		switch rng.IntN(12) {
+		case 0, 1:
+			line = fmt.Sprintf("/damage target:%s amount:%d", who, 1+rng.IntN(25))
+			if rng.IntN(3) == 0 {
+				line += fmt.Sprintf(" crit:%d", 2+rng.IntN(3))
+			}
+			if rng.IntN(3) == 0 {
+				line += " nonlethal:true"
+			}
+		case 2:
+			line = fmt.Sprintf("/heal target:%s amount:%d pool:%s", who, 1+rng.IntN(10), pick("hp", "wp"))
+		case 3:
+			line = fmt.Sprintf("/spend target:%s resource:mp amount:%d", one, 1+rng.IntN(8))
+		case 4:
+			line = fmt.Sprintf("/activity target:%s kind:%s", who, pick("awake", "work", "sleep"))
+		case 5:
+			line = fmt.Sprintf("/clock action:advance amount:%d unit:%s", 1+rng.IntN(12), pick("rounds", "hours", "hours"))
+		case 6:
+			line = "/rest kind:night"
+		case 7, 8:
+			stats := []string{
+				"effect=" + pick("none", "fatigued", "exhausted"),
+				fmt.Sprintf("hp=%d", rng.IntN(41)), fmt.Sprintf("mp=%d", rng.IntN(21)),
+				fmt.Sprintf("wp=%d", rng.IntN(20)-8), fmt.Sprintf("con=%d", 3+rng.IntN(14)),
+				fmt.Sprintf("wis=%d", 3+rng.IntN(14)), fmt.Sprintf("level=%d", 1+rng.IntN(8)),
+				"state=" + pick("fine", "disabled", "dying", "stable"),
+			}
+			rng.Shuffle(len(stats), func(i, j int) { stats[i], stats[j] = stats[j], stats[i] })
+			line = fmt.Sprintf(`/char set name:%s stats:"%s"`, one, strings.Join(stats[:1+rng.IntN(3)], " "))
+		case 9:
+			line = fmt.Sprintf("/strain target:%s", one)
+		case 10:
+			if last != nil && len(last.Components) > 0 {
+				row := last.Components[rng.IntN(len(last.Components))]
+				b := row[len(row)-1-rng.IntN(2)]
+				last = svc.Handle(context.Background(), &commands.Request{Kind: commands.KindComponent, ChannelID: "rand",
+					GuildID: "g1", UserID: "gm", UserName: "gm", Permissions: commands.ManageChannels, CustomID: b.CustomID})
+			}
+		default:
+			line = pick("/undo", fmt.Sprintf("/attend target:%s bonus:%d", one, rng.IntN(10)), fmt.Sprintf("/char show name:%s", one))
+		}
+		if line != "" {
+			last = do("!gm", line)
+		}
+		err := db.View(func(tx *storage.Tx) error {
+			for _, name := range []string{"A", "B"} {
+				ch, err := tx.CharacterByName("rand", name)
+				if err != nil {
+					return err
+				}
+				var s struct {
+					Level, Con, Wis, HP, MP, WP int
+					HPMax                       int `json:"hp_max"`
+					MPMax                       int `json:"mp_max"`
+					State, Effect, Activity     string
+					ExertionFailures            int   `json:"exertion_failures"`
+					SleepUntil                  int64 `json:"sleep_until"`
+				}
+				if err := json.Unmarshal(ch.Sheet, &s); err != nil {
+					return err
+				}
+				c := hpmpwp.New("fighter", s.Level, s.HPMax)
+				c.Con, c.Wis, c.HP, c.MPMax, c.MP, c.WP, c.ExertionFailures = s.Con, s.Wis, s.HP, s.MPMax, s.MP, s.WP, s.ExertionFailures
+				if s.Effect != "" {
+					c.Effect, _ = hpmpwp.ParseEffect(s.Effect)
+				}
+				switch {
+				case c.HP < 0 || c.HP > c.EffectiveHPMax() || c.MP < 0 || c.MP > c.EffectiveMPMax():
+					return fmt.Errorf("%s out of range: HP %d/%d (lowered %d), MP %d/%d (lowered %d)", name, c.HP, c.HPMax, c.EffectiveHPMax(), c.MP, c.MPMax, c.EffectiveMPMax())
+				case s.State != "dead" && (c.WP < 0) == (s.State == ""):
+					return fmt.Errorf("%s: state %q with WP %d", name, s.State, c.WP)
+				case s.SleepUntil != 0 && s.Activity != "sleep":
+					return fmt.Errorf("%s: %q with a sleep-until time", name, s.Activity)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatalf("seed %d step %d after %q: %v", seed, step, line, err)
+		}
+	}
+}
+
+// TestHpMpWpRefusesOtherSystemsOptions: options of shared commands that
+// hp-mp-wp does not use are refused, never silently ignored.
+func TestHpMpWpRefusesOtherSystemsOptions(t *testing.T) {
+	tb := newTable(t)
+	tb.ok(tb.do("ann", "/table setup system:hp-mp-wp"))
+	tb.ok(tb.do("ann", "/char create name:Vala stats:hp-max=20"))
+	tb.refused(tb.do("ann", "/heal target:Vala amount:2 pool:vigor"), "pool is hp or wp")
+	tb.refused(tb.do("ann", "/heal target:Vala amount:2 trigger:rest"), "/heal trigger: is not used by the hp-mp-wp system")
+	tb.refused(tb.do("ann", "/damage target:Vala amount:2 soak:true"), "/damage soak: is not used by the hp-mp-wp system")
+	tb.refused(tb.do("ann", "/attend target:Vala healer:true"), "/attend healer: is not used")
 }

@@ -248,6 +248,18 @@ func (m *Mutation) NextEventSeq() (uint64, error) {
 	return last + 1, err
 }
 
+// RefuseOptions returns a CodeInvalid error naming the first of opts that
+// the request gives: options of a shared command that the table's system does
+// not use are refused, never silently ignored.
+func (m *Mutation) RefuseOptions(opts ...string) error {
+	for _, o := range opts {
+		if _, ok := m.Req.Options[o]; ok {
+			return Errorf(CodeInvalid, "/%s %s: is not used by the %s system.", m.Req.Command, o, m.Table.System)
+		}
+	}
+	return nil
+}
+
 // MaxAmount bounds an amount of damage, healing or harm given as a number;
 // a dice total is clamped to it.
 const MaxAmount = 1000

@@ -55,6 +55,9 @@ func roll(ctx context.Context, s *Service, r *Request) (*Response, error) {
 			return &Response{Content: fmt.Sprintf("**%s** rolled %s", Escape(c.Name), res.String())}, nil
 		})
 	}
+	if _, ok := r.Options["hd"]; ok {
+		return nil, Errorf(CodeInvalid, "/roll hd needs as:<character>, whose hit dice are spent (e.g. as:Lister).")
+	}
 	expr, ok := r.Options["expr"]
 	if !ok {
 		return nil, Errorf(CodeInvalid, "/roll needs expr, e.g. expr:3d6 or expr:1d20+3.")

@@ -195,7 +195,9 @@ func TestHpMpWpCreateRefused(t *testing.T) {
 }
 
 // TestHpMpWpSet: a lowered maximum caps the current value, a raised one
-// restores nothing; Con is the WP maximum.
+// restores nothing; Con is the WP maximum. Raising Con above WP makes Tor
+// fatigued (wound damage), and HP and MP are capped at the maxima fatigue
+// lowers (RULES.md §2.3).
 func TestHpMpWpSet(t *testing.T) {
 	st := sheetTestService(t, "hp-mp-wp")
 	st.create("Tor", "hp-max=20 con=15 mp-max=6")
@@ -204,11 +206,11 @@ func TestHpMpWpSet(t *testing.T) {
 	out := st.set("Tor", "con=12")
 	sheetWant(t, "set con=12", out, "HP 20/20 · MP 6/6 · WP 15/15 → HP 20/20 · MP 6/6 · WP 12/12", "Con 12 (+1)")
 	out = st.set("Tor", "con=16")
-	sheetWant(t, "set con=16", out, "WP 12/16")
+	sheetWant(t, "set con=16", out, "HP 19/20 · MP 5/6 · WP 12/16 · fatigued", "HP max 20 → 19; MP max 6 → 5")
 	out = st.set("Tor", "hp-max=15 mp-max=4")
-	sheetWant(t, "set maxima down", out, "HP 15/15 · MP 4/4 · WP 12/16")
+	sheetWant(t, "set maxima down", out, "HP 14/15 · MP 3/4 · WP 12/16")
 	out = st.set("Tor", "hp-max=25 hp=20 wp=16 temp-con=3")
-	sheetWant(t, "set currents", out, "HP 20/25 · MP 4/4 · WP 16/16 (+3 temp)")
+	sheetWant(t, "set currents", out, "HP 20/25 · MP 3/4 · WP 16/16 (+3 temp)")
 	out = st.set("Tor", "temp-con=0 feats=die-hard str=18 class=cleric fort=5")
 	sheetWant(t, "set misc", out, "WP 16/16", "cleric 1", "Mana die: d10", "Str 18 (+4)", "Fort +5", "Feats: die-hard")
 	if _, after, _ := strings.Cut(out, "→"); strings.Contains(after, "temp") {
@@ -220,18 +222,20 @@ func TestHpMpWpSet(t *testing.T) {
 	st.refused("char", "set", map[string]string{"name": "Tor", "stats": "hp=26"}, "hp=26", "from 0 to 25")
 	st.refused("char", "set", map[string]string{"name": "Tor", "stats": "wp=17"}, "wp=17", "from -100 to 16")
 	st.refused("char", "set", map[string]string{"name": "Tor", "stats": "vigor=3"}, `Unknown stat "vigor"`, "Valid keys:")
-	sheetWant(t, "show after refusals", st.show("Tor"), "HP 20/25 · MP 4/4 · WP 16/16")
+	sheetWant(t, "show after refusals", st.show("Tor"), "HP 20/25 · MP 3/4 · WP 16/16")
 }
 
 // TestHpMpWpSetLevelRollsMP: gaining levels without mp-max rolls the new
-// levels' mana dice and adds them to MP max, not to current MP.
+// levels' mana dice and adds them to MP max, not to current MP. MP 13 of 32
+// is ≤ 50%: Sel is fatigued, and HP are capped at the lowered HP max 6 +
+// 3 × (−1) = 3 (RULES.md §2.3).
 func TestHpMpWpSetLevelRollsMP(t *testing.T) {
 	st := sheetTestService(t, "hp-mp-wp")
 	st.create("Sel", "class=sorcerer hp-max=6 wis=12")
 	sheetWant(t, "create", st.show("Sel"), "MP 13/13")
 	st.dice.Push(5, 12)
 	out := st.set("Sel", "level=3")
-	sheetWant(t, "set level=3", out, "MP 13/13 · WP 10/10 → HP 6/6 · MP 13/32", "Rolled 2d12 [5, 12] = 17", "sorcerer 3")
+	sheetWant(t, "set level=3", out, "MP 13/13 · WP 10/10 → HP 3/6 · MP 13/32 · WP 10/10 · fatigued", "Rolled 2d12 [5, 12] = 17", "sorcerer 3")
 	sheetWant(t, "history", sheetText(st.handle("history", "", nil)), "MP max +19 → 32: levels 2–3 rolled 2d12 [5, 12] = 17; Wis +1 per level")
 	out = st.set("Sel", "level=2")
 	sheetWant(t, "set level=2", out, "MP 13/32", "sorcerer 2")
@@ -268,8 +272,8 @@ func TestHarmCreateWithStats(t *testing.T) {
 	sheetWant(t, "create", out,
 		"Healthy · harm 0 · Vigor 5/5 · Instinct 2/4 · Reason 0/0",
 		"Vigor abilities: Endure 2 (Journeyman)\nClimb 2 (Journeyman)",
-		"Instinct abilities: React 1 (Apprentice)\nSneak 6 (Mythic)",
-		"Reason abilities: Willpower 4 (Grand Master)\nFirst Aid 3 (Master)\nCounsel 5 (Legendary)")
+		"Instinct abilities: React 1 (Apprentice)\nSneak 6 (rank 6)",
+		"Reason abilities: Willpower 4 (Grand Master)\nFirst Aid 3 (Master)\nCounsel 5 (rank 5)")
 }
 
 func TestHarmCreateRefused(t *testing.T) {
@@ -286,7 +290,8 @@ func TestHarmCreateRefused(t *testing.T) {
 	create("vigor=21", "vigor=21", "0 to 20")
 	create("vigor=4/3", "vigor=4/3", "current at most max")
 	create("reason=x", "reason=x")
-	create("climb_wall=2", `Unknown stat "climb_wall" for harm`,
+	// The reply is Discord markdown: the quoted key's '_' is escaped.
+	create("climb_wall=2", `Unknown stat "climb\_wall" for harm`,
 		"Valid keys: counsel, endure, first-aid, instinct, react, reason, vigor, willpower", "name=rank:pool")
 	create("2climb=1", `Unknown stat "2climb"`)
 	create("willpower=none", "willpower is innate")

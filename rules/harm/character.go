@@ -128,8 +128,12 @@ type Character struct {
 	// RestFrom is the clock time (in rounds) from which a day of rest
 	// counts for the rest healing trigger (RULES.md §3.3): the creation of
 	// the character, its last rest healing, or the last harm it checked
-	// against, whichever is latest.
+	// against, whichever is latest; each rest healing moves it a day on.
 	RestFrom clock.Time
+	// RestDays counts the days of rest the character took alone, while the
+	// table's clock stood (RestDay), not yet used by a rest healing; harm
+	// clears it (RULES.md §3.3).
+	RestDays int
 }
 
 // New returns a Healthy character with harm counter 0 (RULES.md §3.2), the
@@ -218,8 +222,7 @@ func ValidName(name string) bool {
 
 // RankLabel returns the name of a rank (RULES.md §3.1): 0 Unskilled, 1
 // Apprentice, 2 Journeyman, 3 Master, 4 Grand Master. RULES.md names no
-// higher rank; hpkeeper calls 5 Legendary and 6 Mythic, and any other number
-// "rank N".
+// higher rank, so 5 and 6 (allowed) and any other number show as "rank N".
 func RankLabel(rank int) string {
 	switch rank {
 	case 0:
@@ -232,10 +235,6 @@ func RankLabel(rank int) string {
 		return "Master"
 	case 4:
 		return "Grand Master"
-	case 5:
-		return "Legendary"
-	case 6:
-		return "Mythic"
 	}
 	return fmt.Sprintf("rank %d", rank)
 }
@@ -315,6 +314,9 @@ func (c Character) Validate() error {
 	}
 	if c.HarmCounter < 0 {
 		return fmt.Errorf("harm counter must be 0 or more, not %d", c.HarmCounter)
+	}
+	if c.RestDays < 0 {
+		return fmt.Errorf("days of rest must be 0 or more, not %d", c.RestDays)
 	}
 	return nil
 }

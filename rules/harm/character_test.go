@@ -48,10 +48,10 @@ func TestPoolOf(t *testing.T) {
 	}
 }
 
-// TestRankLabel checks the labels of RULES.md §3.1 and the ones chosen for
-// 5 and 6.
+// TestRankLabel checks the labels of RULES.md §3.1; it names ranks 0–4 only,
+// so 5 and 6 (allowed) show as "rank 5" and "rank 6", not a made-up name.
 func TestRankLabel(t *testing.T) {
-	want := []string{"Unskilled", "Apprentice", "Journeyman", "Master", "Grand Master", "Legendary", "Mythic"}
+	want := []string{"Unskilled", "Apprentice", "Journeyman", "Master", "Grand Master", "rank 5", "rank 6"}
 	for rank, w := range want {
 		if got := RankLabel(rank); got != w {
 			t.Errorf("RankLabel(%d) = %q; want %q", rank, got, w)

@@ -235,44 +235,79 @@ type ActionOutcome struct {
 // draws on ("each ability draws on one pool"), and a Broken character
 // spending one pays 2 points: the action's cost and the bonus die.
 func (c Character) Act(r Roller, a Action) (Character, ActionOutcome, error) {
-	ab, ok := c.Abilities[a.Ability]
-	if !ok {
-		return c, ActionOutcome{}, fmt.Errorf("%w: %s", ErrNoAbility, a.Ability)
-	}
-	if a.Pool != "" && a.Pool != ab.Pool {
-		return c, ActionOutcome{}, fmt.Errorf("%w: %s draws on %s, not %s", ErrWrongPool, a.Ability, ab.Pool, a.Pool)
-	}
-	var whys []string
-	if c.Condition == Broken {
-		whys = append(whys, "Broken action")
-	}
-	mods := append([]Mod(nil), a.Mods...)
-	if a.Pool != "" {
-		whys = append(whys, "bonus die")
-		mods = append(mods, Mod{Dice: 1, Why: title(ab.Pool) + " point"})
-	}
-	k, err := c.check(a.Ability, a.FudgeDice, mods...)
-	if err != nil {
-		return c, ActionOutcome{}, err
-	}
-	n, spent, err := c.spendFrom(ab.Pool, whys)
-	if err != nil {
-		return c, ActionOutcome{}, err
-	}
-	res, err := k.Roll(r)
+	n, spent, res, err := c.rollCheck(r, a.Ability, a.Pool, a.FudgeDice, true, a.Mods...)
 	if err != nil {
 		return c, ActionOutcome{}, err
 	}
 	return n, ActionOutcome{Spent: spent, Check: res}, nil
 }
 
+// rollCheck makes a check of ability for c (RULES.md §3.1, §3.2), the one
+// way every rule rolls a check: the condition's penalty die, the extra
+// mods, and, when pool is not "", 1 point of pool for 1 bonus die (at most
+// once a check); pool must be the pool the ability draws on. An action
+// (a check the character chooses to make) of a Broken character also costs
+// 1 point of that pool; harm and healing checks are not actions. It returns
+// a copy of c with the points spent, the changes (the Broken action's cost
+// first, then the bonus die's point) and the rolled check, or fails,
+// changing nothing, with ErrNoAbility, ErrWrongPool, ErrPoolEmpty or an
+// error of the check or of r.
+func (c Character) rollCheck(r Roller, ability, pool string, fudge int, action bool, mods ...Mod) (Character, []PoolChange, CheckResult, error) {
+	ab, ok := c.Abilities[ability]
+	if !ok {
+		return c, nil, CheckResult{}, fmt.Errorf("%w: %s", ErrNoAbility, ability)
+	}
+	if err := c.checkPool(ability, pool); err != nil {
+		return c, nil, CheckResult{}, err
+	}
+	var whys []string
+	if action && c.Condition == Broken {
+		whys = append(whys, "Broken action")
+	}
+	mods = append([]Mod(nil), mods...)
+	if pool != "" {
+		whys = append(whys, "bonus die")
+		mods = append(mods, Mod{Dice: 1, Why: title(ab.Pool) + " point"})
+	}
+	k, err := c.check(ability, fudge, mods...)
+	if err != nil {
+		return c, nil, CheckResult{}, err
+	}
+	n, spent, err := c.spendFrom(ab.Pool, whys)
+	if err != nil {
+		return c, nil, CheckResult{}, err
+	}
+	res, err := k.Roll(r)
+	if err != nil {
+		return c, nil, CheckResult{}, err
+	}
+	return n, spent, res, nil
+}
+
+// checkPool checks that a point of pool may buy a bonus die on a check of
+// ability (RULES.md §3.1): pool is "" (no point) or the pool the ability
+// draws on; otherwise ErrWrongPool (or ErrNoAbility).
+func (c Character) checkPool(ability, pool string) error {
+	if pool == "" {
+		return nil
+	}
+	ab, ok := c.Abilities[ability]
+	if !ok {
+		return fmt.Errorf("%w: %s", ErrNoAbility, ability)
+	}
+	if pool != ab.Pool {
+		return fmt.Errorf("%w: %s draws on %s, not %s", ErrWrongPool, ability, ab.Pool, pool)
+	}
+	return nil
+}
+
 // spendFrom spends 1 point of pool per reason in whys, on a copy of c, or
 // fails with ErrPoolEmpty.
 func (c Character) spendFrom(pool string, whys []string) (Character, []PoolChange, error) {
-	if len(whys) == 0 {
-		return c, nil, nil
-	}
 	n := c.Clone()
+	if len(whys) == 0 {
+		return n, nil, nil
+	}
 	p := n.PoolNamed(pool)
 	if p.Current < len(whys) {
 		return c, nil, fmt.Errorf("%w: %s needs %d %s (%s) and has %d", ErrPoolEmpty,

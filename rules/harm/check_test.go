@@ -3,6 +3,7 @@ package harm
 import (
 	"errors"
 	"math/big"
+	"reflect"
 	"testing"
 
 	"github.com/hpkeeper/hpkeeper/rules/dice"
@@ -312,5 +313,59 @@ func TestActScriptExhaustedChangesNothing(t *testing.T) {
 	n, _, err := c.Act(scripted(0), Action{Ability: Endure, Pool: Vigor})
 	if !errors.Is(err, dice.ErrScriptExhausted) || n.Vigor.Current != 3 {
 		t.Errorf("Act with 1 face: err %v, Vigor %d; want ErrScriptExhausted, 3", err, n.Vigor.Current)
+	}
+}
+
+// TestCheckRollMatchesBruteForce runs every sequence of Fudge faces through
+// Check.Roll (the roller the rules use, not the dice package's
+// Distribution) and compares the success levels counted with an
+// enumeration of the kept dice (RULES.md §3.1): 3dF, 4dF, one bonus die,
+// one penalty die, and a bonus and a penalty die cancelling; with rank 1 so
+// that the floor at SL 0 is exercised.
+func TestCheckRollMatchesBruteForce(t *testing.T) {
+	tests := []struct {
+		name    string
+		k       Check
+		n, keep int
+	}{
+		{"3dF", Check{Rank: 1}, 3, 0},
+		{"4dF", Check{Rank: 1, FudgeDice: 4}, 4, 0},
+		{"one bonus die", Check{Rank: 1, Mods: []Mod{{1, "Vigor point"}}}, 4, 3},
+		{"one penalty die", Check{Rank: 1, Mods: []Mod{{-1, "Bloody"}}}, 4, -3},
+		{"bonus and penalty cancel", Check{Rank: 1, Mods: []Mod{{-1, "Broken"}, {1, "Vigor point"}}}, 3, 0},
+	}
+	for _, tt := range tests {
+		want := map[int]int64{}
+		for sum, c := range bruteForce(tt.n, tt.keep) {
+			want[max(sum+tt.k.Rank, 0)] += c
+		}
+		got := map[int]int64{}
+		faces := make([]int, tt.n)
+		var rec func(i int)
+		rec = func(i int) {
+			if i == tt.n {
+				src := dice.NewScripted(faces...)
+				res, err := tt.k.Roll(FromSource(src))
+				if err != nil {
+					t.Fatalf("%s: Roll(%v) = %v", tt.name, faces, err)
+				}
+				if src.Remaining() != 0 {
+					t.Fatalf("%s: Roll(%v) left %d faces; want %d dice rolled", tt.name, faces, src.Remaining(), tt.n)
+				}
+				if res.SL != max(res.Total, 0) {
+					t.Fatalf("%s: Roll(%v) total %d, SL %d", tt.name, faces, res.Total, res.SL)
+				}
+				got[res.SL]++
+				return
+			}
+			for f := -1; f <= 1; f++ {
+				faces[i] = f
+				rec(i + 1)
+			}
+		}
+		rec(0)
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: SL counts over every roll = %v; want %v", tt.name, got, want)
+		}
 	}
 }

@@ -69,6 +69,11 @@ type Harm struct {
 	// At is the clock time (rounds) of the harm; a day of rest counts from
 	// it (RULES.md §3.3).
 	At clock.Time
+	// Pool, when not "", spends 1 point of that pool for 1 bonus die on the
+	// check (RULES.md §3.1); it must be the pool of the ability checked:
+	// Vigor (Endure, physical), Instinct (React, social) or Reason
+	// (Willpower, mental).
+	Pool string
 }
 
 // HarmOutcome is what a harm did (RULES.md §3.2).
@@ -86,6 +91,9 @@ type HarmOutcome struct {
 	Before, After Condition
 	// Check is the Endure, React or Willpower check (zero when TakenOut).
 	Check CheckResult
+	// Spent is the pool point Harm.Pool spent for a bonus die (none when
+	// TakenOut: no check is made).
+	Spent []PoolChange
 }
 
 // Worsened reports whether the harm worsened the condition.
@@ -94,31 +102,36 @@ func (o HarmOutcome) Worsened() bool { return o.After != o.Before }
 // TakeHarm deals harm h to the character (RULES.md §3.2). If it is Broken,
 // it is taken out of the conflict and nothing else changes. Otherwise the
 // SL is added to the harm counter and the character checks the innate
-// ability of h's kind, with its condition's penalty dice: a total ≥ the
-// counter leaves condition and counter as they are; a total below worsens the
-// condition one step (Healthy → Bloody → Broken) and resets the counter to 0.
-// The harm also restarts the day of rest (RestFrom = h.At). It fails with
-// ErrNoHarm for an SL below 1, or with an error of the check or of r.
+// ability of h's kind, with its condition's penalty dice and, with h.Pool,
+// a bonus die for a point of that pool (§3.1; the harm check is not an
+// action, so Broken costs nothing more): a total ≥ the counter leaves
+// condition and counter as they are; a total below worsens the condition
+// one step (Healthy → Bloody → Broken) and resets the counter to 0. The
+// harm also restarts the day of rest (RestFrom = h.At, and the days of rest
+// taken alone, RestDays, no longer count). It fails, changing nothing,
+// with ErrNoHarm for an SL below 1, ErrWrongPool, ErrPoolEmpty, or an error
+// of the check or of r.
 func (c Character) TakeHarm(r Roller, h Harm) (Character, HarmOutcome, error) {
 	if h.SL < 1 {
 		return c, HarmOutcome{}, fmt.Errorf("%w, not %d", ErrNoHarm, h.SL)
 	}
+	if err := c.checkPool(h.Kind.Ability(), h.Pool); err != nil {
+		return c, HarmOutcome{}, err
+	}
 	out := HarmOutcome{Harm: h, Before: c.Condition, After: c.Condition,
 		CounterBefore: c.HarmCounter, Counter: c.HarmCounter, CounterAfter: c.HarmCounter}
-	n := c.Clone()
 	if c.Condition == Broken {
+		n := c.Clone()
 		n.TakenOut, out.TakenOut = true, true
 		return n, out, nil
 	}
 	out.Counter = c.HarmCounter + h.SL
-	k, err := c.check(h.Kind.Ability(), h.FudgeDice)
+	n, spent, res, err := c.rollCheck(r, h.Kind.Ability(), h.Pool, h.FudgeDice, false)
 	if err != nil {
 		return c, HarmOutcome{}, err
 	}
-	if out.Check, err = k.Roll(r); err != nil {
-		return c, HarmOutcome{}, err
-	}
-	n.HarmCounter, n.RestFrom = out.Counter, h.At
+	out.Check, out.Spent = res, spent
+	n.HarmCounter, n.RestFrom, n.RestDays = out.Counter, h.At, 0
 	if out.Check.Total < out.Counter {
 		n.Condition, n.HarmCounter = c.Condition+1, 0
 	}

@@ -97,17 +97,19 @@ func (c Character) NeedsHealing() bool { return c.Condition != Healthy || c.Harm
 // Help makes the helper's First Aid or Counsel check for the trigger t
 // (RULES.md §3.3); its SL becomes the patient's bonus dice. It is an action
 // of the helper (Act), with the helper's condition penalty and, while the
-// helper is Broken, the cost of 1 Reason point.
+// helper is Broken, the cost of 1 Reason point. pool, when not "", spends 1
+// point of it for 1 bonus die (§3.1): it must be Reason, the pool First Aid
+// and Counsel draw on.
 //
 // **Reading:** RULES.md §3.2 calls an action "a check the character chooses
 // to make"; giving First Aid or Counsel is one, so it costs a Broken helper
 // a point like any other.
-func (c Character) Help(r Roller, t Trigger, fudge int) (Character, ActionOutcome, error) {
+func (c Character) Help(r Roller, t Trigger, fudge int, pool string) (Character, ActionOutcome, error) {
 	ability := t.HelperAbility()
 	if ability == "" {
 		return c, ActionOutcome{}, fmt.Errorf("%v is not First Aid or Counsel", t)
 	}
-	return c.Act(r, Action{Ability: ability, FudgeDice: fudge})
+	return c.Act(r, Action{Ability: ability, Pool: pool, FudgeDice: fudge})
 }
 
 // Healing is a healing check and its trigger (RULES.md §3.3).
@@ -127,12 +129,18 @@ type Healing struct {
 	Now clock.Time
 	// FudgeDice is 3 or 4 (0 means 3).
 	FudgeDice int
+	// Pool, when not "", spends 1 point of that pool for 1 bonus die on the
+	// healing check (RULES.md §3.1); it must be the pool of Ability:
+	// Vigor (Endure), Instinct (React) or Reason (Willpower).
+	Pool string
 }
 
 // HealOutcome is what a healing did (RULES.md §3.3).
 type HealOutcome struct {
 	Healing Healing
-	// Spent lists the pool points PoolPoints spent, one entry per pool.
+	// Spent lists the pool points spent: first the point Healing.Pool
+	// spent for a bonus die ("bonus die"), then those PoolPoints spent,
+	// one entry per pool ("healing").
 	Spent []PoolChange
 	// Check is the healing check.
 	Check CheckResult
@@ -140,21 +148,32 @@ type HealOutcome struct {
 	// the harm counters.
 	Before, After               Condition
 	CounterBefore, CounterAfter int
-	// RestFrom is the character's RestFrom before the healing (DayOfRest).
+	// RestFrom is the character's RestFrom before the healing (DayOfRest):
+	// the day of rest used up is the one from RestFrom, unless RestAlone.
 	RestFrom clock.Time
+	// RestAlone: DayOfRest used up a day of rest the character took alone
+	// (Character.RestDays) rather than a day on the clock.
+	RestAlone bool
 }
 
 // Heal uses trigger h.Trigger and makes the healing check (RULES.md §3.3):
-// h.Ability (innate) with the condition's penalty die and, after First Aid
-// or Counsel, h.HelpSL bonus dice. With SL ≥ 1 the condition improves one
-// step (Broken → Bloody → Healthy) and the harm counter drops by the SL,
-// not below 0; with SL 0 nothing changes, but the trigger is used up all
-// the same (the points are spent, the day of rest starts again at h.Now).
-// A healing check is not an action: it costs nothing while Broken.
+// h.Ability (innate) with the condition's penalty die, after First Aid or
+// Counsel h.HelpSL bonus dice, and with h.Pool a bonus die for a point of
+// the ability's pool (§3.1; spent before the PoolPoints trigger's 5). With
+// SL ≥ 1 the condition improves one step (Broken → Bloody → Healthy) and
+// the harm counter drops by the SL, not below 0; with SL 0 nothing changes,
+// but the trigger is used up all the same (the points are spent, the day of
+// rest is gone). A healing check is not an action: it costs nothing while
+// Broken.
+//
+// Every whole day on the clock since RestFrom is one DayOfRest (§3.3:
+// three days of rest are three triggers): using one moves RestFrom a day
+// on. When none is left, a day of rest taken alone (RestDays, see RestDay)
+// is used instead.
 //
 // It fails, changing nothing, with ErrNothingToHeal, ErrNotInnate,
 // ErrRestTooSoon (naming when the day of rest ends), ErrBadSpend,
-// ErrPoolEmpty, or an error of the check or of r.
+// ErrWrongPool, ErrPoolEmpty, or an error of the check or of r.
 func (c Character) Heal(r Roller, h Healing) (Character, HealOutcome, error) {
 	if h.Ability == "" {
 		h.Ability = h.Trigger.DefaultAbility()
@@ -167,7 +186,18 @@ func (c Character) Heal(r Roller, h Healing) (Character, HealOutcome, error) {
 	if !IsInnate(h.Ability) {
 		return c, out, fmt.Errorf("%w (endure, react or willpower), not %s", ErrNotInnate, h.Ability)
 	}
+	if err := c.checkPool(h.Ability, h.Pool); err != nil {
+		return c, out, err
+	}
 	n := c.Clone()
+	if h.Pool != "" {
+		// The bonus die's point first, so that the PoolPoints trigger takes
+		// its 5 from what is left.
+		var err error
+		if n, out.Spent, err = n.spendFrom(h.Pool, []string{"bonus die"}); err != nil {
+			return c, out, err
+		}
+	}
 	var mods []Mod
 	switch h.Trigger {
 	case FirstAidHelp, CounselHelp:
@@ -176,18 +206,26 @@ func (c Character) Heal(r Roller, h Healing) (Character, HealOutcome, error) {
 		}
 		mods = append(mods, Mod{Dice: h.HelpSL, Why: fmt.Sprintf("%s SL %d", title(h.Trigger.HelperAbility()), h.HelpSL)})
 	case DayOfRest:
-		if ends := c.RestFrom + clock.RoundsPerDay; h.Now < ends {
+		switch ends := c.RestFrom + clock.RoundsPerDay; {
+		case h.Now >= ends:
+			n.RestFrom = ends
+		case c.RestDays > 0:
+			n.RestDays--
+			out.RestAlone = true
+		default:
 			return c, out, fmt.Errorf("%w: it started at %v and ends at %v", ErrRestTooSoon, c.RestFrom, ends)
 		}
-		n.RestFrom = h.Now
 	case PoolPoints:
 		spent, err := n.spendPools(h.Spend)
 		if err != nil {
 			return c, out, err
 		}
-		out.Spent = spent
+		out.Spent = append(out.Spent, spent...)
 	default:
 		return c, out, fmt.Errorf("unknown healing trigger %d", int(h.Trigger))
+	}
+	if h.Pool != "" {
+		mods = append(mods, Mod{Dice: 1, Why: title(h.Pool) + " point"})
 	}
 	k, err := c.check(h.Ability, h.FudgeDice, mods...)
 	if err != nil {
@@ -275,6 +313,32 @@ func (c Character) RefreshPools() (Character, []PoolChange) {
 		}
 	}
 	return n, out
+}
+
+// RestDay is a day of rest the character takes alone while the table's
+// clock stands (/rest kind:day target:…; RULES.md §3.3): its pools refill as
+// RefreshPools does and it counts as one DayOfRest for this character only
+// (RestDays + 1). It returns the pools that changed.
+//
+// **Reading:** RULES.md §3.3's day of rest is "the clock passes a day"; a
+// GM resting one character would otherwise move the whole table's clock,
+// ending every conflict and giving every character a day of rest. As with
+// hit-protection's night for a target, the clock does not move.
+func (c Character) RestDay() (Character, []PoolChange) {
+	n, changes := c.RefreshPools()
+	n.RestDays++
+	return n, changes
+}
+
+// RestHealings returns how many DayOfRest healings the character may make at
+// clock time now (RULES.md §3.3): the whole days since RestFrom plus the
+// days of rest taken alone (RestDays).
+func (c Character) RestHealings(now clock.Time) int {
+	days := 0
+	if now > c.RestFrom {
+		days = int(int64(now-c.RestFrom) / clock.RoundsPerDay)
+	}
+	return days + c.RestDays
 }
 
 // Spend spends n ≥ 1 points of pool (RULES.md §3.1; /spend), or fails with

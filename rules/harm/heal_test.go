@@ -12,7 +12,7 @@ import (
 // the SL (RULES.md §3.3).
 func TestHealFirstAidSLBecomesBonusDice(t *testing.T) {
 	healer := garrett() // First Aid 1
-	_, aid, err := healer.Help(scripted(1, 0, 0), FirstAidHelp, 0)
+	_, aid, err := healer.Help(scripted(1, 0, 0), FirstAidHelp, 0, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,14 +188,14 @@ func TestHealRestNeedsADay(t *testing.T) {
 func TestHelpIsAnAction(t *testing.T) {
 	h := garrett()
 	h.Condition = Broken
-	n, out, err := h.Help(scripted(0, 0, 0, 0), FirstAidHelp, 0)
+	n, out, err := h.Help(scripted(0, 0, 0, 0), FirstAidHelp, 0, "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if out.Check.Roll.Expr.String() != "4dFkl3+1" || n.Reason.Current != 2 {
 		t.Errorf("Broken Help rolled %s, Reason %d; want 4dFkl3+1, 2", out.Check.Roll.Expr, n.Reason.Current)
 	}
-	if _, _, err := New().Help(scripted(0, 0, 0), CounselHelp, 0); !errors.Is(err, ErrNoAbility) {
+	if _, _, err := New().Help(scripted(0, 0, 0), CounselHelp, 0, ""); !errors.Is(err, ErrNoAbility) {
 		t.Errorf("Help(counsel) without Counsel: err = %v; want ErrNoAbility", err)
 	}
 }

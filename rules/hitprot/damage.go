@@ -77,8 +77,13 @@ type DamageResult struct {
 // It returns ErrDead, ErrChoicePending, ErrNoHD (soak with 0 HD) or
 // ErrBadInput, wrapped.
 //
-// Reading: a hit fully soaked to 0 damage is not "further damage" and rolls
-// nothing on the injury table for a character staying up.
+// Reading: a hit whose damage after soak is 0 is no hit at all: it rolls
+// nothing on the injury table for a character staying up, and it is not an
+// attack on a down character (no death, nothing recorded).
+//
+// Reading: a character at 0 HP in normal play (created or set at 0 HP) that
+// takes damage of 1 or more reaches 0 HP as RULES.md §1.3 item 3 means it:
+// it is at 0 and hit, so the 0-HP choice becomes pending.
 func (c Character) TakeDamage(src dice.Source, hit Hit) (Character, Outcome, DamageResult, error) {
 	var o Outcome
 	var res DamageResult
@@ -87,7 +92,7 @@ func (c Character) TakeDamage(src dice.Source, hit Hit) (Character, Outcome, Dam
 		hit.Type = Other
 	case Fire, Acid, Lightning, Other:
 	default:
-		return c, o, res, fmt.Errorf("damage type %q: %w", hit.Type, ErrBadInput)
+		return c, o, res, fmt.Errorf("damage type %q is not fire, acid, lightning or other: %w", hit.Type, ErrBadInput)
 	}
 	if hit.Amount < 0 {
 		return c, o, res, fmt.Errorf("damage %d is negative: %w", hit.Amount, ErrBadInput)
@@ -119,6 +124,11 @@ func (c Character) TakeDamage(src dice.Source, hit Hit) (Character, Outcome, Dam
 	res.Taken = dmg
 	switch c.Status {
 	case Down:
+		if dmg == 0 {
+			res.NoEffect = true
+			o.note("down: no damage gets through, so this is no attack: no effect")
+			return c, o, res, nil
+		}
 		if hit.NonLethal {
 			res.NoEffect = true
 			c.DownHits++
@@ -239,6 +249,10 @@ func (c Character) Attend(src dice.Source, healer bool, now clock.Time) (Charact
 	var refused []string
 	stopped := 0
 	for _, b := range c.Bleeds {
+		also := ""
+		if revealed {
+			also = "this attend, which revealed the fate, also attends the wound: "
+		}
 		switch {
 		case b.Wound == CriticalWound:
 			w, err := o.roll(src, "2d6")
@@ -246,10 +260,10 @@ func (c Character) Attend(src dice.Source, healer bool, now clock.Time) (Charact
 				return c, o, err
 			}
 			until := c.noRestore(now, int64(w.Total)*roundsPerWeek)
-			o.note("the Critical Wound's bleeding stops; no HP restoring for %s (%s; until %s)", plural(w.Total, "week"), w, until)
+			o.note("%sthe Critical Wound's bleeding stops; no HP restoring for %s (%s; until %s)", also, plural(w.Total, "week"), w, until)
 			stopped++
 		case b.Wound == FatalWoundI && healer:
-			o.note("a skilled healer stops the Fatal Wound I")
+			o.note("%sa skilled healer stops the Fatal Wound I", also)
 			stopped++
 		case b.Wound == FatalWoundI:
 			kept = append(kept, b)

@@ -176,6 +176,70 @@ func TestAttendRevealingCriticalCountsAsAttending(t *testing.T) {
 	if !c.Limbs[0].Lost || c.Limbs[0].Name != "left arm" || c.NoRestoreUntil != 50+2*7*clock.RoundsPerDay {
 		t.Errorf("limbs %+v, no restoring until %d", c.Limbs, c.NoRestoreUntil)
 	}
+	// The reading is named in the outcome, so the reply says it.
+	if !strings.Contains(strings.Join(o.Notes, "\n"), "this attend, which revealed the fate, also attends the wound: the Critical Wound's bleeding stops") {
+		t.Errorf("notes %q; want the reading named", o.Notes)
+	}
+}
+
+// TestZeroDamageIsNoAttackOnTheDown names the reading of RULES.md §1.3 item
+// 6: a hit whose damage (after soak) is 0 is not an attack, so it does not
+// kill a down character, lethal or not, and nothing is recorded.
+func TestZeroDamageIsNoAttackOnTheDown(t *testing.T) {
+	c := lister()
+	c.HP, c.Status = 0, Down
+	for _, nonLethal := range []bool{false, true} {
+		got, o, res, err := c.TakeDamage(nil, Hit{Amount: 0, NonLethal: nonLethal})
+		if err != nil || got.Status != Down || res.Killed || !res.NoEffect || got.DownHits != 0 || len(o.Rolls) != 0 {
+			t.Errorf("0 damage (non-lethal %v) on a down character: %v %+v %v; want no effect", nonLethal, got.Status, res, err)
+		}
+		if !strings.Contains(strings.Join(o.Notes, "\n"), "no attack") {
+			t.Errorf("notes %q; want the reading named", o.Notes)
+		}
+	}
+	// 1 damage still kills.
+	if got, _, _, _ := c.TakeDamage(nil, Hit{Amount: 1}); got.Status != Dead {
+		t.Errorf("1 lethal damage on the down: %v", got.Status)
+	}
+}
+
+// TestDamageAtZeroInNormalPlay names the reading of RULES.md §1.3 item 3
+// for a character at 0 HP in normal play (created or set at 0 HP): it is at
+// 0 and hit, so damage of 1 or more brings the 0-HP choice; 0 damage does
+// not.
+func TestDamageAtZeroInNormalPlay(t *testing.T) {
+	c := lister()
+	c.HP = 0
+	if got, _, res, err := c.TakeDamage(nil, Hit{Amount: 0}); err != nil || got.Status != Up || res.ReachedZero {
+		t.Errorf("0 damage at 0 HP: %v %+v %v; want nothing", got.Status, res, err)
+	}
+	got, _, res, err := c.TakeDamage(nil, Hit{Amount: 2, Type: Acid})
+	if err != nil || got.Status != Choosing || !res.ReachedZero || got.ZeroType != Acid || got.HP != 0 {
+		t.Errorf("2 damage at 0 HP in normal play: %v %+v %v; want the 0-HP choice", got.Status, res, err)
+	}
+}
+
+// TestRecover: HP above 0 after staying up, going down or with the choice
+// still pending (a sheet edit) is back to normal play (RULES.md §1.5); at
+// 0 HP, or dead, nothing changes.
+func TestRecover(t *testing.T) {
+	for _, st := range []Status{StayingUp, Down, Choosing} {
+		c := lister()
+		c.HP, c.Status, c.ZeroType, c.FateRevealed, c.Untreated = 3, st, Fire, true, 1
+		got := c.Recover()
+		if got.Status != Up || got.ZeroType != "" || got.FateRevealed || got.Untreated != 1 {
+			t.Errorf("Recover from %v at 3 HP = %+v", st, got)
+		}
+		c.HP = 0
+		if got := c.Recover(); got.Status != st {
+			t.Errorf("Recover from %v at 0 HP = %v", st, got.Status)
+		}
+	}
+	d := lister()
+	d.Status = Dead
+	if got := d.Recover(); got.Status != Dead {
+		t.Errorf("Recover of the dead = %v", got.Status)
+	}
 }
 
 func TestAttendBleeds(t *testing.T) {

@@ -109,10 +109,21 @@ func (c Character) Night(src dice.Source, now clock.Time) (Character, RestResult
 	return c, res, nil
 }
 
-// recover returns a character with HP above 0 to normal play (RULES.md
-// §1.5: "back to normal play once its HP is above 0 again").
+// Recover returns the character back in normal play when its HP are above 0
+// and it stayed up, went down or still had its 0-HP choice pending (RULES.md
+// §1.5: "back to normal play once its HP is above 0 again"); otherwise c
+// unchanged. Wounds, bleed-outs, periods and limbs stay. A sheet edit that
+// sets HP uses it, as rests and the night's sleep do.
+func (c Character) Recover() Character {
+	c = c.clone()
+	c.recover()
+	return c
+}
+
+// recover is Recover in place. A pending choice can only meet HP above 0
+// through a sheet edit: rests are blocked while it is pending.
 func (c *Character) recover() {
-	if c.HP > 0 && (c.Status == StayingUp || c.Status == Down) {
+	if c.HP > 0 && (c.Status == StayingUp || c.Status == Down || c.Status == Choosing) {
 		c.Status = Up
 		c.FateRevealed = false
 		c.ZeroType = ""

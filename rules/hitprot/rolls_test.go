@@ -81,16 +81,16 @@ func TestSave(t *testing.T) {
 	if _, _, err := th.Save(nil, SaveDeath, 2, 0); !errors.Is(err, ErrTooManyHD) {
 		t.Errorf("thief 2 HD on a save: %v", err)
 	}
-	// A natural 20 is not special: below the target fails.
-	hi := New(Fighter, 1)
-	hi.Saves = map[string]int{SaveSpells: 20}
-	_, s, _ = hi.Save(dice.NewScripted(19), SaveSpells, 0, 0)
-	if s.Passed {
-		t.Errorf("19 vs 20 passed")
+	// A natural 20 is not special: 20 - 5 = 15 vs 16 fails.
+	hi := New(Fighter, 1) // spells 16
+	_, s, err = hi.Save(dice.NewScripted(20), SaveSpells, 0, -5)
+	if err != nil || s.Passed || s.Total != 15 || s.Target != 16 {
+		t.Errorf("natural 20 - 5 vs 16 = %+v, %v; want 15: failed", s, err)
 	}
-	_, s, _ = hi.Save(dice.NewScripted(1), SaveSpells, 0, 19)
-	if !s.Passed {
-		t.Errorf("natural 1 + 19 vs 20 failed; a natural 1 is not special")
+	// Nor is a natural 1: 1 + 15 = 16 vs 16 passes.
+	_, s, err = hi.Save(dice.NewScripted(1), SaveSpells, 0, 15)
+	if err != nil || !s.Passed || s.Total != 16 {
+		t.Errorf("natural 1 + 15 vs 16 = %+v, %v; want 16: passed", s, err)
 	}
 	if _, _, err := hi.Save(nil, "fort", 0, 0); err == nil {
 		t.Errorf("save vs fort succeeded")

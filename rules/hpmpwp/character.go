@@ -101,6 +101,11 @@ type Character struct {
 	// character last slept it off; ExertionFailures the failures among them
 	// not yet slept off, each −2 to all abilities (RULES.md §2.6).
 	ExertionSaves, ExertionFailures int
+	// SleepUntil is the clock value (in rounds) before which a sleeper does
+	// not wake on its own even with nothing left to sleep off: a night's
+	// rest puts the table to sleep for 8 hours (RULES.md §2.6; see
+	// NightRest). 0: no such time. Meaningful only while Activity is Sleep.
+	SleepUntil int64
 }
 
 // New returns a character of the class and level with every ability at

@@ -71,7 +71,7 @@ func (c Character) TakeDamage(src dice.Source, hit Hit, now int64) (Character, O
 			return out.Before, out, err
 		}
 	}
-	c = c.Settle()
+	c = c.settle(&out)
 	out.After = c
 	return c, out, nil
 }
@@ -93,11 +93,12 @@ func (c Character) loseWP(n int, out *Outcome) Character {
 // reachNegative resolves the save of a character whose WP just went from 0
 // or more to below 0 (RULES.md §2.4): success → disabled, failure → dying,
 // failure by 10 or more → dead. Non-lethal damage turns any failure into
-// unconscious and stable. Die Hard turns a failure that does not kill into
-// a pending choice between acting disabled and falling unconscious (stable
+// unconscious and stable with no further saves, even for a Die Hard
+// character (hpkeeper's reading: the non-lethal clause wins, so no choice is
+// offered). Die Hard turns a lethal failure that does not kill into a
+// pending choice between acting disabled and falling unconscious (stable
 // until chosen); failure by 10 or more still kills a Die Hard character
-// with lethal damage (RULES.md §2.4 Reading: the feat removes dying, not
-// death).
+// (hpkeeper's reading: the feat removes dying, not death).
 func (c Character) reachNegative(src dice.Source, now int64, lethal bool, kind string, out *Outcome) (Character, error) {
 	s, err := roll(src, "Fort", "reaching negative WP", c.fortBonus(), NegativeWPDC(c.WP))
 	if err != nil {
@@ -108,15 +109,15 @@ func (c Character) reachNegative(src dice.Source, now int64, lethal bool, kind s
 	case s.Success:
 		c.State = Disabled
 		out.line("becomes disabled: conscious and exhausted; a strenuous action (/strain) costs 1 WP and a save")
-	case c.DieHard && (!lethal || !s.FailedBy10()):
-		c.State, c.ChoicePending = Stable, true
-		out.line("Die Hard: must choose at once to act disabled or fall unconscious (stable); damage waits for the choice")
 	case !lethal:
 		c.State = Stable
 		out.line("%s damage: unconscious and stable, no further saves", kind)
 	case s.FailedBy10():
 		c.State = Dead
 		out.line("dies")
+	case c.DieHard:
+		c.State, c.ChoicePending = Stable, true
+		out.line("Die Hard: must choose at once to act disabled or fall unconscious (stable); damage waits for the choice")
 	default:
 		c = c.becomeDying(now, out)
 	}
@@ -187,7 +188,7 @@ func (c Character) Choose(actDisabled bool) (Character, Outcome, error) {
 		c.State = Stable
 		out.line("falls unconscious, stable")
 	}
-	c = c.Settle()
+	c = c.settle(&out)
 	out.After = c
 	return c, out, nil
 }

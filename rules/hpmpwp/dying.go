@@ -43,7 +43,7 @@ func (c Character) Strain(src dice.Source, now int64) (Character, Outcome, error
 	default:
 		c = c.becomeDying(now, &out)
 	}
-	c = c.Settle()
+	c = c.settle(&out)
 	out.After = c
 	return c, out, nil
 }
@@ -82,7 +82,7 @@ func (c Character) NextRound(src dice.Source, now int64) (Character, Outcome, er
 	default:
 		out.line("is still dying")
 	}
-	c = c.Settle()
+	c = c.settle(&out)
 	out.After = c
 	return c, out, nil
 }
@@ -110,7 +110,7 @@ func (c Character) Attend(src dice.Source, bonus int) (Character, Outcome, error
 	} else {
 		out.line("is still dying")
 	}
-	c = c.Settle()
+	c = c.settle(&out)
 	out.After = c
 	return c, out, nil
 }

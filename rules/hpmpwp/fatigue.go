@@ -127,7 +127,8 @@ func (c Character) EffectiveMPMax() int {
 // Settle applies what follows from the state without a roll: current HP and
 // MP are capped at the lowered maxima (and not raised again when they
 // recover; RULES.md §2.3), and WP at 0 or more end the disabled, dying and
-// stable states (RULES.md §2.4). Every rule here returns a settled
+// stable states (RULES.md §2.4); only a sleeper keeps a SleepUntil
+// (RULES.md §2.6). Every rule here returns a settled
 // character; sheet edits should settle too.
 func (c Character) Settle() Character {
 	if c.State != Dead {
@@ -138,6 +139,9 @@ func (c Character) Settle() Character {
 			// disabled, the mildest negative state.
 			c.State = Disabled
 		}
+	}
+	if c.Activity != Sleep {
+		c.SleepUntil = 0
 	}
 	// Capping can add a cause (HP 0) but not change the penalty: the
 	// penalty is already ≥ 2 whenever a maximum is lowered.

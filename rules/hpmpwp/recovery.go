@@ -47,9 +47,12 @@ func (c Character) Heal(pool Pool, amount int) (Character, Outcome, error) {
 			out.line("WP healing stabilizes: stable, unconscious")
 		}
 	}
-	c = c.Settle()
+	c = c.settle(&out)
 	if out.Before.State != Fine && out.Before.State != Dead && c.State == Fine {
 		out.line("WP back at %d: no longer %s", c.WP, out.Before.State)
+	}
+	if l := conditionEnded(out.Before, c); l != "" {
+		out.line("%s", l)
 	}
 	out.After = c
 	return c, out, nil
@@ -76,7 +79,7 @@ func (c Character) SpendMP(n int) (Character, Outcome, error) {
 	if c.State == Disabled {
 		out.line("casting while disabled is a strenuous action: /strain")
 	}
-	c = c.Settle()
+	c = c.settle(&out)
 	out.After = c
 	return c, out, nil
 }
@@ -85,31 +88,34 @@ func (c Character) SpendMP(n int) (Character, Outcome, error) {
 // (RULES.md §2.5): not while dying or dead.
 func (c Character) regenerating() bool { return c.State != Dying && c.State != Dead }
 
-// PassHour applies one whole hour of the table's clock (RULES.md §2.5,
-// §2.6): first the character's activity (work, awake or sleep, with any
-// exertion save rolled with src), then +1 HP and +1 MP per level, capped at
-// the lowered maxima; nothing is regained while dying or dead. Unconscious
-// characters (dying, stable) neither work, stay awake nor sleep off work
-// (hpkeeper's reading: their hours are not spent on an activity). The error
-// is the source's.
-func (c Character) PassHour(src dice.Source) (Character, Outcome, error) {
+// PassHour applies one whole hour of the table's clock, ending at clock
+// time now in rounds (RULES.md §2.5, §2.6): first the character's activity
+// (work, awake or sleep, with any exertion save rolled with src), then +1 HP
+// and +1 MP per level, capped at the lowered maxima; nothing is regained
+// while dying or dead. An unconscious character (dying or stable) neither
+// works nor stays awake: its hours count as sleep (hours awake reset, work
+// and exertion failures slept off) but it does not wake while unconscious
+// (hpkeeper's reading). The error is the source's.
+func (c Character) PassHour(src dice.Source, now int64) (Character, Outcome, error) {
 	out := Outcome{Before: c}
 	if c.State == Dead {
 		out.After = c
 		return c, out, nil
 	}
-	var err error
 	if c.State.Conscious() {
-		if c, err = c.activityHour(src, &out); err != nil {
+		var err error
+		if c, err = c.activityHour(src, now, &out); err != nil {
 			return out.Before, out, err
 		}
-		c = c.Settle()
+	} else {
+		c = c.sleepHour(now, false, &out)
 	}
+	c = c.settle(&out)
 	if c.regenerating() {
 		hp := max(c.HP, min(c.HP+c.Level, c.EffectiveHPMax()))
 		mp := max(c.MP, min(c.MP+c.Level, c.EffectiveMPMax()))
 		c.HP, c.MP = hp, mp
-		c = c.Settle()
+		c = c.settle(&out)
 	}
 	out.After = c
 	return c, out, nil
@@ -124,7 +130,7 @@ func (c Character) PassDay() (Character, Outcome) {
 		return c, out
 	}
 	c.WP = min(c.WP+c.Level, c.WPMax())
-	c = c.Settle()
+	c = c.settle(&out)
 	if out.Before.State != Fine && c.State == Fine {
 		out.line("WP back at %d: no longer %s", c.WP, out.Before.State)
 	}

@@ -31,6 +31,9 @@ func TestExampleCritX3(t *testing.T) {
 	if len(out.Saves) != 1 || out.Saves[0].DC != 10 || got.State != Disabled {
 		t.Errorf("TakeDamage(8, ×3) saves %+v, state %s; want one DC 10 save and disabled", out.Saves, got.State)
 	}
+	if !out.CappedMP || out.CappedHP {
+		t.Errorf("TakeDamage(8, ×3) capped HP %v, MP %v; want MP 4 → 3 capped at the fatigued maximum, HP not", out.CappedHP, out.CappedMP)
+	}
 	if src.Remaining() != 0 {
 		t.Errorf("%d dice unused", src.Remaining())
 	}
@@ -45,15 +48,15 @@ func TestExampleExertion(t *testing.T) {
 	src := dice.NewScripted(12, 9)
 	for range 8 {
 		var err error
-		if c, _, err = c.PassHour(src); err != nil {
+		if c, _, err = c.PassHour(src, 0); err != nil {
 			t.Fatal(err)
 		}
 	}
-	c, out, err := c.PassHour(src) // 9th hour: DC 10, 12 + 2 passes
+	c, out, err := c.PassHour(src, 0) // 9th hour: DC 10, 12 + 2 passes
 	if err != nil || len(out.Saves) != 1 || out.Saves[0].DC != 10 || !out.Saves[0].Success {
 		t.Fatalf("9th hour: %+v, %v; want a passed DC 10 save", out.Saves, err)
 	}
-	c, out, err = c.PassHour(src)
+	c, out, err = c.PassHour(src, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +133,11 @@ func TestTransitions(t *testing.T) {
 		{"reach Die Hard passed", Fine, 2, true, false, l, 15, Disabled, false},
 		{"reach Die Hard failed: choice", Fine, 2, true, false, l, 14, Stable, true},
 		{"reach Die Hard failed by 10 dies", Fine, 2, true, false, l, 5, Dead, false},
-		{"reach Die Hard non-lethal failed by 10: choice", Fine, 2, true, false, nl, 1, Stable, true},
+		// hpkeeper's reading: the non-lethal clause wins over Die Hard, so
+		// a non-lethal failure offers no choice.
+		{"reach Die Hard non-lethal failed: stable, no choice", Fine, 2, true, false, nl, 14, Stable, false},
+		{"reach Die Hard non-lethal failed by 10: stable, no choice", Fine, 2, true, false, nl, 1, Stable, false},
+		{"reach Die Hard non-lethal crit failed: choice", Fine, 2, true, false, nlCrit, 14, Stable, true},
 		// Disabled and hit: −2 → −5, DC 11 (by 10: d20 ≤ 6).
 		{"disabled hit passed", Disabled, -2, false, false, l, 16, Dying, false},
 		{"disabled hit failed", Disabled, -2, false, false, l, 10, Dying, false},

@@ -218,6 +218,41 @@ type Outcome struct {
 	// Lines says what happened, e.g. "becomes disabled", in order; saves are
 	// among them, rendered with Save.String.
 	Lines []string
+	// CappedHP and CappedMP are set when current HP or MP were lowered to
+	// the maxima lowered by fatigue's penalty (RULES.md §2.3).
+	CappedHP, CappedMP bool
+}
+
+// settle is Settle recording in out whether HP or MP were capped at the
+// lowered maxima (RULES.md §2.3).
+func (c Character) settle(out *Outcome) Character {
+	s := c.Settle()
+	if s.HP < c.HP {
+		out.CappedHP = true
+	}
+	if s.MP < c.MP {
+		out.CappedMP = true
+	}
+	return s
+}
+
+// conditionEnded returns the line reporting that fatigue or exhaustion
+// ended between before and after (RULES.md §0.2, §2.3): "no longer
+// exhausted (still fatigued)", "no longer exhausted or fatigued", "no longer
+// fatigued", or "" when nothing ended.
+func conditionEnded(before, after Character) string {
+	b, a := before.Condition(), after.Condition()
+	switch {
+	case b == a || b == "":
+		return ""
+	case b == "exhausted" && a == "fatigued":
+		return "no longer exhausted (still fatigued)"
+	case b == "exhausted":
+		return "no longer exhausted or fatigued"
+	case a == "":
+		return "no longer fatigued"
+	}
+	return ""
 }
 
 func (o *Outcome) line(format string, args ...any) {

@@ -93,11 +93,11 @@ func TestFortyEightHourWalk(t *testing.T) {
 func TestSleepWakesWhenPaidOff(t *testing.T) {
 	c := fighter(10, 10)
 	c.Activity, c.HoursAwake, c.ExertionSaves, c.HoursWorked = Sleep, 14, 2, 2
-	c, _, _ = c.PassHour(dice.NewScripted())
+	c, _, _ = c.PassHour(dice.NewScripted(), 0)
 	if c.Activity != Sleep || c.HoursWorked != 1 || c.HoursAwake != 0 {
 		t.Fatalf("first hour: %+v", c)
 	}
-	c, _, _ = c.PassHour(dice.NewScripted())
+	c, _, _ = c.PassHour(dice.NewScripted(), 0)
 	if c.Activity != Awake || c.ExertionSaves != 0 {
 		t.Errorf("second hour: %s, %d saves; want awake, 0", c.Activity, c.ExertionSaves)
 	}
@@ -148,7 +148,7 @@ func TestRandomSequences(t *testing.T) {
 			before := c
 			var next Character
 			var err error
-			switch rng.IntN(10) {
+			switch rng.IntN(11) {
 			case 0, 1, 2:
 				hit := Hit{Amount: 1 + rng.IntN(15), Nonlethal: rng.IntN(4) == 0}
 				if rng.IntN(4) == 0 {
@@ -167,6 +167,8 @@ func TestRandomSequences(t *testing.T) {
 				next, _, err = c.SetActivity(src, Activity(rng.IntN(3)))
 			case 8:
 				next, _, err = c.Choose(rng.IntN(2) == 0)
+			case 9:
+				next, _, err = c.NightRest(now + 8*clock.RoundsPerHour)
 			default:
 				d := int64(1 + rng.IntN(3*clock.RoundsPerHour))
 				next, _, err = c.Advance(src, now, now+d)
@@ -190,6 +192,12 @@ func TestRandomSequences(t *testing.T) {
 			}
 			if c.State == Dying && c.DieHard && before.State != Dying {
 				t.Fatalf("seed %d run %d step %d: a Die Hard character became dying", s, run, step)
+			}
+			if c.Activity != Sleep && c.SleepUntil != 0 {
+				t.Fatalf("seed %d run %d step %d: awake with a sleep-until time: %+v", s, run, step, c)
+			}
+			if before.Activity == Sleep && c.Activity == Sleep && c.HoursAwake > before.HoursAwake {
+				t.Fatalf("seed %d run %d step %d: a sleeper gained hours awake: %+v", s, run, step, c)
 			}
 			if err := c.Validate(); err != nil {
 				t.Fatalf("seed %d run %d step %d: %v: %+v", s, run, step, err, c)

@@ -1,6 +1,7 @@
 package hpmpwp
 
 import (
+	"github.com/hpkeeper/hpkeeper/rules/clock"
 	"github.com/hpkeeper/hpkeeper/rules/dice"
 )
 
@@ -21,15 +22,16 @@ func (c Character) ExertionDC() int { return 10 + 2*c.ExertionSaves }
 func (c Character) WakeDC() int { return 10 + c.HoursWorked + 2*c.ExertionFailures }
 
 // SetActivity sets what the character does as hours pass (RULES.md §2.6).
-// Setting awake on a sleeping character is an attempt to wake early: a Will
-// save against WakeDC rolled with src; on a failure it sleeps on. Errors:
+// Any activity other than sleep set on a sleeping character is an attempt to
+// wake early: a Will save against WakeDC rolled with src; on a failure it
+// sleeps on, on a success it wakes and takes up the new activity. Errors:
 // ErrDead, or the source's error.
 func (c Character) SetActivity(src dice.Source, a Activity) (Character, Outcome, error) {
 	out := Outcome{Before: c}
 	if c.State == Dead {
 		return c, out, ErrDead
 	}
-	if a == Awake && c.Activity == Sleep {
+	if a != Sleep && c.Activity == Sleep {
 		s, err := roll(src, "Will", "wake early", c.Will, c.WakeDC())
 		if err != nil {
 			return c, out, err
@@ -41,41 +43,85 @@ func (c Character) SetActivity(src dice.Source, a Activity) (Character, Outcome,
 			return c, out, nil
 		}
 		out.line("wakes early")
+		c.SleepUntil = 0
 	}
 	c.Activity = a
 	if a == Sleep && out.Before.Activity != Sleep {
 		out.line("goes to sleep")
 	}
-	c = c.Settle()
+	c = c.settle(&out)
 	out.After = c
 	return c, out, nil
 }
 
-// activityHour applies one hour of the activity (RULES.md §2.6). Work adds
-// an hour worked and an hour awake, awake an hour awake; then, past 8 hours
-// worked or 16 awake, an exertion save (Fort, +4 with Endurance) against
-// ExertionDC, a failure adding an exertion failure. A penalty that brings an
-// ability to 0 or below puts the character to sleep. Sleep resets the hours
-// awake and removes one hour worked, or, when none is left, one exertion
-// failure; when both are gone the save count resets and the character
-// wakes.
-func (c Character) activityHour(src dice.Source, out *Outcome) (Character, error) {
+// NightRest puts the character to sleep until the clock value until (in
+// rounds; RULES.md §2.6): the GM puts the whole table to sleep for 8 hours,
+// and the character does not wake on its own before until, even with
+// nothing left to sleep off (hpkeeper's reading). Hours apply on whole
+// hours of the clock, so until is rounded down to a whole hour: a night
+// from 00:02 to 08:02 crosses 8 whole hours and ends at 08:00. A character
+// already asleep sleeps at least until then. Errors: ErrDead, ErrUnconscious (the
+// unconscious do not go to bed; their hours count as sleep anyway).
+func (c Character) NightRest(until int64) (Character, Outcome, error) {
+	out := Outcome{Before: c}
+	switch {
+	case c.State == Dead:
+		return c, out, ErrDead
+	case !c.State.Conscious():
+		return c, out, ErrUnconscious
+	}
+	if c.Activity != Sleep {
+		out.line("goes to sleep")
+	}
+	until = floorDiv(until, clock.RoundsPerHour) * clock.RoundsPerHour
+	c.Activity, c.SleepUntil = Sleep, max(c.SleepUntil, until)
+	out.After = c
+	return c, out, nil
+}
+
+// sleepHour applies one hour of sleep at clock time now (RULES.md §2.6):
+// hours awake reset to 0, then one hour worked is slept off, or, when none
+// is left, one exertion failure; when both are gone the save count resets
+// and, if wake is set and now has reached SleepUntil, the character wakes.
+// An unconscious character's hours count as sleep but it does not wake
+// (wake false; hpkeeper's reading).
+func (c Character) sleepHour(now int64, wake bool, out *Outcome) Character {
+	c.HoursAwake = 0
+	owed := c.HoursWorked > 0 || c.ExertionFailures > 0
+	switch {
+	case c.HoursWorked > 0:
+		c.HoursWorked--
+	case c.ExertionFailures > 0:
+		c.ExertionFailures--
+	}
+	if c.HoursWorked > 0 || c.ExertionFailures > 0 {
+		return c
+	}
+	c.ExertionSaves = 0
+	if !wake || c.Activity != Sleep || now < c.SleepUntil {
+		return c
+	}
+	if owed {
+		out.line("has slept it all off and wakes")
+	} else if c.SleepUntil != 0 {
+		out.line("wakes: the night's rest is over")
+	} else {
+		out.line("wakes")
+	}
+	c.Activity, c.SleepUntil = Awake, 0
+	return c
+}
+
+// activityHour applies one hour of the activity at clock time now (RULES.md
+// §2.6). Work adds an hour worked and an hour awake, awake an hour awake;
+// then, past 8 hours worked or 16 awake, an exertion save (Fort, +4 with
+// Endurance) against ExertionDC, a failure adding an exertion failure. A
+// penalty that brings an ability to 0 or below puts the character to sleep.
+// Sleep is sleepHour.
+func (c Character) activityHour(src dice.Source, now int64, out *Outcome) (Character, error) {
 	switch c.Activity {
 	case Sleep:
-		c.HoursAwake = 0
-		switch {
-		case c.HoursWorked > 0:
-			c.HoursWorked--
-		case c.ExertionFailures > 0:
-			c.ExertionFailures--
-			out.line("sleep removes an exertion failure (%d left)", c.ExertionFailures)
-		}
-		if c.HoursWorked == 0 && c.ExertionFailures == 0 {
-			c.ExertionSaves = 0
-			c.Activity = Awake
-			out.line("has slept it all off and wakes")
-		}
-		return c, nil
+		return c.sleepHour(now, true, out), nil
 	case Work:
 		c.HoursWorked++
 		c.HoursAwake++
