@@ -117,7 +117,7 @@ func (tx *Tx) charBuckets(op, channelID string) (chars, names *bolt.Bucket, err 
 	}
 	// PutTable creates the nested buckets with the table; create them here
 	// too in case a future migration leaves a table without them.
-	ch, err = createChannelBucket(btx, channelID)
+	ch, err = tx.j.channelBucket(btx, channelID)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", op, err)
 	}
@@ -143,13 +143,13 @@ func (tx *Tx) CreateCharacter(c *Character) error {
 	if names.Get(key) != nil {
 		return fmt.Errorf("%s: character %q: %w", op, c.Name, ErrNameTaken)
 	}
-	id, err := chars.NextSequence()
+	id, err := tx.j.nextSeq(chars)
 	if err != nil {
 		return fmt.Errorf("%s %q: %w", op, c.Name, err)
 	}
 	n := *c
 	n.ID = id
-	if err := putCharacterRecord(chars, names, &n); err != nil {
+	if err := putCharacterRecord(tx.j, chars, names, &n); err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
 	c.ID = id
@@ -158,15 +158,15 @@ func (tx *Tx) CreateCharacter(c *Character) error {
 
 // putCharacterRecord writes c under its id and indexes its name. It does not
 // check for clashes or remove an old name.
-func putCharacterRecord(chars, names *bolt.Bucket, c *Character) error {
+func putCharacterRecord(j *journal, chars, names *bolt.Bucket, c *Character) error {
 	data, err := encodeCharacter(c)
 	if err != nil {
 		return err
 	}
-	if err := chars.Put(itob(c.ID), data); err != nil {
+	if err := j.put(chars, itob(c.ID), data); err != nil {
 		return fmt.Errorf("put character %d: %w", c.ID, err)
 	}
-	if err := names.Put(nameKey(c.Name), itob(c.ID)); err != nil {
+	if err := j.put(names, nameKey(c.Name), itob(c.ID)); err != nil {
 		return fmt.Errorf("index character name %q: %w", c.Name, err)
 	}
 	return nil
@@ -183,12 +183,12 @@ func (tx *Tx) PutCharacter(c *Character) error {
 	if err != nil {
 		return err
 	}
-	return replaceCharacter(op, chars, names, c)
+	return replaceCharacter(tx.j, op, chars, names, c)
 }
 
 // replaceCharacter replaces the stored character c.ID with c, moving its name
 // index entry when the name changed (case-insensitively).
-func replaceCharacter(op string, chars, names *bolt.Bucket, c *Character) error {
+func replaceCharacter(j *journal, op string, chars, names *bolt.Bucket, c *Character) error {
 	if c.Name == "" {
 		return fmt.Errorf("%s %d: empty name", op, c.ID)
 	}
@@ -203,11 +203,11 @@ func replaceCharacter(op string, chars, names *bolt.Bucket, c *Character) error 
 				return fmt.Errorf("%s %d: character %q: %w", op, c.ID, c.Name, ErrNameTaken)
 			}
 		}
-		if err := names.Delete(oldKey); err != nil {
+		if err := j.del(names, oldKey); err != nil {
 			return fmt.Errorf("%s %d: unindex name %q: %w", op, c.ID, old.Name, err)
 		}
 	}
-	if err := putCharacterRecord(chars, names, c); err != nil {
+	if err := putCharacterRecord(j, chars, names, c); err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
 	return nil
@@ -222,11 +222,11 @@ func (tx *Tx) DeleteCharacter(channelID string, id uint64) error {
 	if err != nil {
 		return err
 	}
-	return deleteCharacter(op, chars, names, channelID, id)
+	return deleteCharacter(tx.j, op, chars, names, channelID, id)
 }
 
 // deleteCharacter removes character id and its name index entry.
-func deleteCharacter(op string, chars, names *bolt.Bucket, channelID string, id uint64) error {
+func deleteCharacter(j *journal, op string, chars, names *bolt.Bucket, channelID string, id uint64) error {
 	old, err := getCharacter(chars, channelID, id)
 	if err != nil {
 		return fmt.Errorf("%s: %w", op, err)
@@ -236,12 +236,12 @@ func deleteCharacter(op string, chars, names *bolt.Bucket, channelID string, id 
 	// damaged index cannot make us unindex someone else.
 	if v := names.Get(key); v != nil {
 		if other, err := btoi(v); err == nil && other == id {
-			if err := names.Delete(key); err != nil {
+			if err := j.del(names, key); err != nil {
 				return fmt.Errorf("%s %d: unindex name %q: %w", op, id, old.Name, err)
 			}
 		}
 	}
-	if err := chars.Delete(itob(id)); err != nil {
+	if err := j.del(chars, itob(id)); err != nil {
 		return fmt.Errorf("%s %d: %w", op, id, err)
 	}
 	return nil
@@ -249,7 +249,7 @@ func deleteCharacter(op string, chars, names *bolt.Bucket, channelID string, id 
 
 // restoreCharacter re-creates a deleted character c under its original id,
 // failing with ErrNameTaken when its name has been taken since.
-func restoreCharacter(op string, chars, names *bolt.Bucket, c *Character) error {
+func restoreCharacter(j *journal, op string, chars, names *bolt.Bucket, c *Character) error {
 	if c.Name == "" {
 		return fmt.Errorf("%s %d: empty name", op, c.ID)
 	}
@@ -262,11 +262,11 @@ func restoreCharacter(op string, chars, names *bolt.Bucket, c *Character) error 
 	// Keep ids unique even if the id was never handed out by this file's
 	// sequence (an event copied from elsewhere).
 	if c.ID > chars.Sequence() {
-		if err := chars.SetSequence(c.ID); err != nil {
+		if err := j.setSeq(chars, c.ID); err != nil {
 			return fmt.Errorf("%s %d: %w", op, c.ID, err)
 		}
 	}
-	if err := putCharacterRecord(chars, names, c); err != nil {
+	if err := putCharacterRecord(j, chars, names, c); err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
 	return nil

@@ -30,10 +30,12 @@ type Options struct {
 }
 
 // DB is an open hpkeeper database file. It is safe for concurrent use: any
-// number of View transactions run alongside at most one Update at a time.
+// number of View transactions run alongside the writer, which commits the
+// queued Updates in groups (see Update).
 type DB struct {
 	bolt *bolt.DB
 	path string
+	w    *writer
 }
 
 // Open opens the database file at path, creating it with mode 0600 if it does
@@ -52,6 +54,7 @@ func Open(path string, opts Options) (*DB, error) {
 	}
 	bopts := *bolt.DefaultOptions
 	bopts.Timeout = timeout
+	tuneOptions(&bopts)
 	if timeout < 0 {
 		// bbolt treats 0 as "wait forever"; a tiny positive timeout makes it
 		// try the lock once.
@@ -72,11 +75,15 @@ func Open(path string, opts Options) (*DB, error) {
 		_ = bdb.Close()
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	return &DB{bolt: bdb, path: path}, nil
+	db := &DB{bolt: bdb, path: path}
+	db.w = startWriter(db)
+	return db, nil
 }
 
-// Close closes the file, waiting for running transactions to finish.
+// Close closes the file, waiting for running transactions (and every Update
+// already queued) to finish. Update after Close fails.
 func (db *DB) Close() error {
+	db.w.stop()
 	if err := db.bolt.Close(); err != nil {
 		return fmt.Errorf("close %s: %w", db.path, err)
 	}
@@ -100,19 +107,17 @@ func (db *DB) View(fn func(*Tx) error) error {
 // Update runs fn in one atomic read-write transaction. When fn returns nil the
 // transaction is committed (and synced to disk) before Update returns; when fn
 // returns an error or panics, nothing fn did is written and Update returns
-// fn's error unchanged. Updates are serialised: keep fn short.
+// fn's error unchanged (or panics again with the same value). fn runs exactly
+// once, never retried.
+//
+// Concurrent Updates are committed together (group commit, see group.go): fn
+// runs on the writer goroutine, after the functions queued before it and
+// seeing what they wrote, and the whole group is synced to disk with one
+// commit; each Update returns only after the commit that holds its changes.
+// Updates are serialised: keep fn short, and do not call Update or View from
+// fn.
 func (db *DB) Update(fn func(*Tx) error) error {
-	var fnErr error
-	err := db.bolt.Update(func(btx *bolt.Tx) error {
-		tx := &Tx{btx: btx}
-		defer tx.end()
-		fnErr = fn(tx)
-		return fnErr
-	})
-	if err != nil && fnErr == nil {
-		return fmt.Errorf("commit %s: %w", db.path, err)
-	}
-	return err
+	return db.w.update(fn)
 }
 
 // Tx is a transaction started by DB.View or DB.Update. It is valid only inside
@@ -121,6 +126,9 @@ func (db *DB) Update(fn func(*Tx) error) error {
 // transaction ends.
 type Tx struct {
 	btx *bolt.Tx
+	// j records this Update function's writes so they can be undone alone
+	// (group commit); nil in View.
+	j *journal
 }
 
 // errTxDone is returned by Tx methods called after the transaction ended.

@@ -13,12 +13,12 @@ func (tx *Tx) AppendEvent(e *Event) error {
 	if err != nil {
 		return fmt.Errorf("append event: %w", err)
 	}
-	ch, err := createChannelBucket(btx, e.ChannelID)
+	ch, err := tx.j.channelBucket(btx, e.ChannelID)
 	if err != nil {
 		return fmt.Errorf("append event: %w", err)
 	}
 	events := ch.Bucket(bucketEvents)
-	seq, err := events.NextSequence()
+	seq, err := tx.j.nextSeq(events)
 	if err != nil {
 		return fmt.Errorf("append event at table %s: %w", e.ChannelID, err)
 	}
@@ -28,7 +28,7 @@ func (tx *Tx) AppendEvent(e *Event) error {
 	if err != nil {
 		return err
 	}
-	if err := events.Put(itob(seq), data); err != nil {
+	if err := tx.j.put(events, itob(seq), data); err != nil {
 		return fmt.Errorf("append event %d at table %s: %w", seq, e.ChannelID, err)
 	}
 	e.Seq = seq

@@ -45,7 +45,7 @@ func (tx *Tx) RevertEvent(e *Event) error {
 		return err
 	}
 	if len(e.Changes) > 0 {
-		if ch, err = createChannelBucket(btx, e.ChannelID); err != nil {
+		if ch, err = tx.j.channelBucket(btx, e.ChannelID); err != nil {
 			return fmt.Errorf("%s: %w", op, err)
 		}
 		chars, names := ch.Bucket(bucketChars), ch.Bucket(bucketNames)
@@ -53,11 +53,11 @@ func (tx *Tx) RevertEvent(e *Event) error {
 			c := e.Changes[i]
 			switch {
 			case c.Before == nil:
-				err = deleteCharacter(op, chars, names, e.ChannelID, c.CharacterID)
+				err = deleteCharacter(tx.j, op, chars, names, e.ChannelID, c.CharacterID)
 			case c.After == nil:
-				err = restoreCharacter(op, chars, names, inChannel(c.Before, e.ChannelID))
+				err = restoreCharacter(tx.j, op, chars, names, inChannel(c.Before, e.ChannelID))
 			default:
-				err = replaceCharacter(op, chars, names, inChannel(c.Before, e.ChannelID))
+				err = replaceCharacter(tx.j, op, chars, names, inChannel(c.Before, e.ChannelID))
 			}
 			if err != nil {
 				return err
@@ -66,16 +66,16 @@ func (tx *Tx) RevertEvent(e *Event) error {
 	}
 	switch {
 	case e.TableBefore != nil:
-		if ch, err = createChannelBucket(btx, e.ChannelID); err != nil {
+		if ch, err = tx.j.channelBucket(btx, e.ChannelID); err != nil {
 			return fmt.Errorf("%s: %w", op, err)
 		}
 		t := *e.TableBefore
 		t.ChannelID = e.ChannelID
-		if err := putTable(ch, &t); err != nil {
+		if err := putTable(tx.j, ch, &t); err != nil {
 			return fmt.Errorf("%s: %w", op, err)
 		}
 	case e.TableAfter != nil:
-		if err := ch.Delete(keyTable); err != nil {
+		if err := tx.j.del(ch, keyTable); err != nil {
 			return fmt.Errorf("%s: remove table: %w", op, err)
 		}
 	}

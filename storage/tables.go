@@ -31,9 +31,9 @@ func channelBucket(btx *bolt.Tx, channelID string) (*bolt.Bucket, error) {
 	return tables.Bucket([]byte(channelID)), nil
 }
 
-// createChannelBucket returns the channel's bucket and its nested buckets,
-// creating whichever are missing.
-func createChannelBucket(btx *bolt.Tx, channelID string) (*bolt.Bucket, error) {
+// channelBucket returns the channel's bucket and its nested buckets,
+// creating (and journaling) whichever are missing.
+func (j *journal) channelBucket(btx *bolt.Tx, channelID string) (*bolt.Bucket, error) {
 	if channelID == "" {
 		return nil, errNoChannel
 	}
@@ -41,12 +41,12 @@ func createChannelBucket(btx *bolt.Tx, channelID string) (*bolt.Bucket, error) {
 	if err != nil {
 		return nil, err
 	}
-	ch, err := tables.CreateBucketIfNotExists([]byte(channelID))
+	ch, err := j.bucket(tables, []byte(channelID))
 	if err != nil {
 		return nil, fmt.Errorf("create bucket for table %s: %w", channelID, err)
 	}
 	for _, name := range [][]byte{bucketChars, bucketNames, bucketEvents} {
-		if _, err := ch.CreateBucketIfNotExists(name); err != nil {
+		if _, err := j.bucket(ch, name); err != nil {
 			return nil, fmt.Errorf("create bucket %q for table %s: %w", name, channelID, err)
 		}
 	}
@@ -106,15 +106,15 @@ func (tx *Tx) PutTable(t *Table) error {
 	if err != nil {
 		return fmt.Errorf("put table: %w", err)
 	}
-	ch, err := createChannelBucket(btx, t.ChannelID)
+	ch, err := tx.j.channelBucket(btx, t.ChannelID)
 	if err != nil {
 		return fmt.Errorf("put table: %w", err)
 	}
-	return putTable(ch, t)
+	return putTable(tx.j, ch, t)
 }
 
 // putTable writes t into its channel bucket ch.
-func putTable(ch *bolt.Bucket, t *Table) error {
+func putTable(j *journal, ch *bolt.Bucket, t *Table) error {
 	if t.Clock < 0 {
 		return fmt.Errorf("put table %s: negative clock %d", t.ChannelID, t.Clock)
 	}
@@ -122,7 +122,7 @@ func putTable(ch *bolt.Bucket, t *Table) error {
 	if err != nil {
 		return err
 	}
-	if err := ch.Put(keyTable, data); err != nil {
+	if err := j.put(ch, keyTable, data); err != nil {
 		return fmt.Errorf("put table %s: %w", t.ChannelID, err)
 	}
 	return nil

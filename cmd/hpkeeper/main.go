@@ -32,6 +32,7 @@ Usage:
   hpkeeper run      [--config FILE] [--db FILE]                connect to Discord's gateway (needs DISCORD_TOKEN)
   hpkeeper serve    [--config FILE] [--db FILE] [--listen ADDR]  serve the HTTP interactions endpoint (needs DISCORD_PUBLIC_KEY)
   hpkeeper register [--config FILE] [--guild ID]               register the slash commands (needs DISCORD_TOKEN)
+  hpkeeper bench    [--tables N] [--concurrency N] [--duration D]  load-test serve on loopback (see hpkeeper bench -h)
 
 Configuration: config.example.toml documents every key; DISCORD_TOKEN,
 DISCORD_PUBLIC_KEY, HPKEEPER_DB and HPKEEPER_LISTEN override the file.
@@ -55,6 +56,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	switch sub {
 	case "console":
 		return console.Main(ctx, rest, stdin, stdout, stderr)
+	case "bench":
+		return benchMain(ctx, rest, stdout, stderr)
 	case "run", "serve", "register":
 		app, err := NewApp(sub, rest, stdout, stderr, getenv)
 		switch {

@@ -1,0 +1,170 @@
+package bot
+
+import (
+	"bytes"
+	"context"
+	"crypto/ed25519"
+	"encoding/hex"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strconv"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/bwmarrin/discordgo"
+	"github.com/rs/zerolog"
+
+	"github.com/hpkeeper/hpkeeper/commands"
+	"github.com/hpkeeper/hpkeeper/rules/dice"
+	"github.com/hpkeeper/hpkeeper/storage"
+)
+
+// benchWithData returns the fixture body with its "data" replaced by data.
+func benchWithData(b *testing.B, body []byte, data string) []byte {
+	b.Helper()
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(body, &m); err != nil {
+		b.Fatal(err)
+	}
+	m["data"] = json.RawMessage(data)
+	out, err := json.Marshal(m)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return out
+}
+
+// benchSigned is a request body with its signature headers.
+type benchSigned struct {
+	body       []byte
+	sig, stamp string
+}
+
+func benchSign(kp keyPair, body []byte, at time.Time) benchSigned {
+	stamp := strconv.FormatInt(at.Unix(), 10)
+	return benchSigned{body: body, stamp: stamp, sig: hex.EncodeToString(ed25519.Sign(kp.priv, append([]byte(stamp), body...)))}
+}
+
+func (s benchSigned) request() *http.Request {
+	req := httptest.NewRequest(http.MethodPost, "/", bytes.NewReader(s.body))
+	req.Header.Set("X-Signature-Ed25519", s.sig)
+	req.Header.Set("X-Signature-Timestamp", s.stamp)
+	req.Header.Set("Content-Type", "application/json")
+	return req
+}
+
+// BenchmarkVerifyInteraction is the Ed25519 check of one benchSigned request.
+func BenchmarkVerifyInteraction(b *testing.B) {
+	kp := newKeyPair(b)
+	s := benchSign(kp, fixture(b, "damage.json"), time.Now())
+	b.ReportAllocs()
+	for b.Loop() {
+		if !discordgo.VerifyInteraction(s.request(), kp.pub) {
+			b.Fatal("does not verify")
+		}
+	}
+}
+
+// BenchmarkDecodeInteraction decodes Discord's JSON (a /damage command and a
+// button press carrying its message) into a commands.Request.
+func BenchmarkDecodeInteraction(b *testing.B) {
+	for _, name := range []string{"damage.json", "component_button.json"} {
+		body := fixture(b, name)
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(body)))
+			b.ReportAllocs()
+			for b.Loop() {
+				i, err := decodeInteraction(body)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := RequestFrom(i, time.Now()); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkEncodeResponse converts and encodes a typical reply.
+func BenchmarkEncodeResponse(b *testing.B) {
+	resp := &commands.Response{
+		Content: "Damage 1d4 [3] = 3\n**Lister** takes 3 damage: HP 12 → 9 · WP 14 → 14",
+		Components: [][]commands.Button{{{Label: "Delete", CustomID: "del:3:17:yes"},
+			{Label: "Cancel", CustomID: "del:3:17:no"}}},
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := EncodeResponse(ResponseFrom(commands.KindCommand, resp)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkEndpoint is one whole request through Endpoint.ServeHTTP without
+// the network: signature, decoding, the service (a durable bbolt commit for
+// the writes) and the encoded reply.
+func BenchmarkEndpoint(b *testing.B) {
+	db, err := storage.Open(filepath.Join(b.TempDir(), "hpkeeper.db"), storage.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { db.Close() })
+	svc := commands.New(db, dice.NewRandom(1))
+	ctx := context.Background()
+	for _, r := range []*commands.Request{
+		{Command: "table", Subcommand: "setup", Options: map[string]string{"system": "hp-mp-wp"}},
+		{Command: "char", Subcommand: "create", Options: map[string]string{"name": "Lister", "stats": "hp-max=40 con=14"}},
+	} {
+		r.Kind, r.ChannelID, r.UserID, r.Permissions = commands.KindCommand, fixtureChannel, "gm", commands.ManageChannels
+		if resp := svc.Handle(ctx, r); resp.Ephemeral {
+			b.Fatal(resp.Content)
+		}
+	}
+	kp := newKeyPair(b)
+	ep, err := NewEndpoint(svc, kp.pub, zerolog.Nop())
+	if err != nil {
+		b.Fatal(err)
+	}
+	damage := fixture(b, "damage.json")
+	now := time.Now()
+	show := benchWithData(b, damage, `{"id":"1","name":"char","type":1,"options":[{"name":"show","type":1,"options":[{"name":"name","type":3,"value":"Lister"}]}]}`)
+	undo := benchWithData(b, damage, `{"id":"1","name":"undo","type":1}`)
+	// The Endpoint refuses a replayed signature, so every request gets its
+	// own interaction id and signature, made with the timer stopped.
+	var seq atomic.Int64
+	seq.Store(1311000000000010004)
+	sign := func(body []byte) benchSigned {
+		id := []byte(strconv.FormatInt(seq.Add(1), 10))
+		return benchSign(kp, bytes.Replace(body, []byte(`"1311000000000010004"`), append(append([]byte{'"'}, id...), '"'), 1), now)
+	}
+	serve := func(b *testing.B, s benchSigned) {
+		w := httptest.NewRecorder()
+		ep.ServeHTTP(w, s.request())
+		if w.Code != http.StatusOK || bytes.Contains(w.Body.Bytes(), []byte(`"flags":64`)) {
+			b.Fatalf("status %d: %s", w.Code, w.Body)
+		}
+	}
+	b.Run("char-show", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			b.StopTimer()
+			s := sign(show)
+			b.StartTimer()
+			serve(b, s)
+		}
+	})
+	b.Run("damage+undo", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			b.StopTimer()
+			hit, un := sign(damage), sign(undo)
+			b.StartTimer()
+			serve(b, hit)
+			serve(b, un)
+		}
+	})
+}

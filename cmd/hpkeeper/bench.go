@@ -1,0 +1,580 @@
+package main
+
+import (
+	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"runtime/pprof"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/hpkeeper/hpkeeper/bot"
+	"github.com/hpkeeper/hpkeeper/commands"
+	"github.com/hpkeeper/hpkeeper/rules/dice"
+	"github.com/hpkeeper/hpkeeper/storage"
+)
+
+const benchUsage = `hpkeeper bench measures hpkeeper serve on loopback with signed interactions.
+
+Usage:
+  hpkeeper bench [flags]
+
+It generates its own Ed25519 key pair, starts "hpkeeper serve" as a child
+process on 127.0.0.1 over a fresh database (or serves in-process with
+--inprocess, or targets a running serve on loopback with --target), creates
+--tables tables of --chars characters each, then runs each phase of --phases
+--runs times for --duration after --warmup, with --concurrency clients each
+sending one request at a time:
+
+  mixed  damage (then /undo), heal, roll, rest, /char show, /table show,
+         /char list, /history and a button flow (/char delete, press Cancel)
+  write  only state-changing commands (damage, /undo, heal, roll, rest)
+  read   only read-only commands (/char show, /table show, /char list, /history)
+
+Before the server starts it measures the disk's own limit in the same
+directory: a plain fdatasync loop and one bbolt Update per write. It prints
+latency percentiles (client-side: signed request sent to reply read),
+throughput, refusals and errors per phase, the median over the runs, the
+ratios to the raw baselines, and the server's memory.
+
+Flags:
+`
+
+// benchConfig is the parsed command line of bench.
+type benchConfig struct {
+	dir          string
+	tables       int
+	chars        int
+	concurrency  int
+	duration     time.Duration
+	warmup       time.Duration
+	runs         int
+	phases       []string
+	baseline     time.Duration
+	inProcess    bool
+	target       string
+	keySeed      string
+	printKey     bool
+	cpuProfile   string
+	memProfile   string
+	verbose      bool
+	setupClients int
+}
+
+func parseBenchFlags(args []string, stderr io.Writer) (*benchConfig, error) {
+	c := &benchConfig{}
+	fs := flag.NewFlagSet("hpkeeper bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, benchUsage)
+		fs.PrintDefaults()
+	}
+	fs.StringVar(&c.dir, "dir", "", "directory for the database and the baseline files (default: a new temporary directory, removed afterwards)")
+	fs.IntVar(&c.tables, "tables", 1000, "tables (Discord channels) to create")
+	fs.IntVar(&c.chars, "chars", 5, "characters per table")
+	fs.IntVar(&c.concurrency, "concurrency", 50, "concurrent clients, each with one request in flight")
+	fs.DurationVar(&c.duration, "duration", 10*time.Second, "measured time of each phase run")
+	fs.DurationVar(&c.warmup, "warmup", 2*time.Second, "unmeasured time before each phase run")
+	fs.IntVar(&c.runs, "runs", 3, "runs of each phase (the report gives each run and the median)")
+	phases := fs.String("phases", "mixed,write,read", "comma-separated phases: mixed, write, read")
+	fs.DurationVar(&c.baseline, "baseline", 3*time.Second, "time of each raw disk baseline (0 skips them)")
+	fs.BoolVar(&c.inProcess, "inprocess", false, "serve in this process instead of a child process (needed for --cpuprofile)")
+	fs.StringVar(&c.target, "target", "", "URL of a running hpkeeper serve on loopback (needs --key-seed)")
+	fs.StringVar(&c.keySeed, "key-seed", "", "hex Ed25519 seed to sign with (default: a new random key)")
+	fs.BoolVar(&c.printKey, "print-key", false, "print a new key seed and its public key (for --target) and exit")
+	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the measured phases to this file (with --inprocess)")
+	fs.StringVar(&c.memProfile, "memprofile", "", "write a heap profile at the end to this file (with --inprocess)")
+	fs.BoolVar(&c.verbose, "v", false, "show the server's log and a sample refusal of each run")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, flag.ErrHelp
+		}
+		return nil, errUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "hpkeeper bench: unexpected argument %q\n", fs.Arg(0))
+		return nil, errUsage
+	}
+	for _, p := range strings.Split(*phases, ",") {
+		p = strings.TrimSpace(p)
+		if p == "" {
+			continue
+		}
+		if _, ok := benchPhases[p]; !ok {
+			fmt.Fprintf(stderr, "hpkeeper bench: unknown phase %q (mixed, write, read)\n", p)
+			return nil, errUsage
+		}
+		c.phases = append(c.phases, p)
+	}
+	switch {
+	case c.tables < 1 || c.chars < 2 || c.concurrency < 1 || c.runs < 1 || c.duration <= 0 || c.warmup < 0:
+		fmt.Fprintln(stderr, "hpkeeper bench: --tables, --concurrency, --runs and --duration must be positive, --chars at least 2")
+		return nil, errUsage
+	case c.target != "" && c.keySeed == "":
+		fmt.Fprintln(stderr, "hpkeeper bench: --target needs --key-seed (the server must run with its public key; see --print-key)")
+		return nil, errUsage
+	case (c.cpuProfile != "" || c.memProfile != "") && !c.inProcess:
+		fmt.Fprintln(stderr, "hpkeeper bench: --cpuprofile and --memprofile need --inprocess")
+		return nil, errUsage
+	}
+	c.setupClients = 50 // setup is not measured: always 50 clients
+	return c, nil
+}
+
+// benchMain runs the bench subcommand and returns the exit code.
+func benchMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	cfg, err := parseBenchFlags(args, stderr)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		return 0
+	case err != nil:
+		return 2
+	}
+	if err := runBench(ctx, cfg, stdout, stderr); err != nil {
+		fmt.Fprintf(stderr, "hpkeeper bench: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// benchKey returns the signing key: from the hex seed, or a new one.
+func benchKey(seed string) (ed25519.PrivateKey, error) {
+	if seed == "" {
+		_, priv, err := ed25519.GenerateKey(rand.Reader)
+		return priv, err
+	}
+	b, err := hex.DecodeString(strings.TrimSpace(seed))
+	if err != nil || len(b) != ed25519.SeedSize {
+		return nil, fmt.Errorf("--key-seed: want %d bytes of hex", ed25519.SeedSize)
+	}
+	return ed25519.NewKeyFromSeed(b), nil
+}
+
+// checkLoopback refuses any URL whose host is not a loopback address (a
+// name must resolve to loopback addresses only).
+func checkLoopback(ctx context.Context, raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return fmt.Errorf("target %q: %w", raw, err)
+	}
+	if u.Scheme != "http" {
+		return fmt.Errorf("target %q: only http:// on loopback is allowed", raw)
+	}
+	host := u.Hostname()
+	if ip := net.ParseIP(host); ip != nil {
+		if !ip.IsLoopback() {
+			return fmt.Errorf("target %q is not a loopback address: the load generator only targets loopback", raw)
+		}
+		return nil
+	}
+	addrs, err := net.DefaultResolver.LookupIPAddr(ctx, host)
+	if err != nil {
+		return fmt.Errorf("target %q: %w", raw, err)
+	}
+	if len(addrs) == 0 {
+		return fmt.Errorf("target %q: no address", raw)
+	}
+	for _, a := range addrs {
+		if !a.IP.IsLoopback() {
+			return fmt.Errorf("target %q resolves to %s, not loopback: the load generator only targets loopback", raw, a.IP)
+		}
+	}
+	return nil
+}
+
+// loopbackDialer dials only loopback addresses, whatever the URL says.
+func loopbackDialer() func(ctx context.Context, network, addr string) (net.Conn, error) {
+	d := &net.Dialer{Timeout: 5 * time.Second}
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		host, _, err := net.SplitHostPort(addr)
+		if err != nil {
+			return nil, err
+		}
+		if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
+			return nil, fmt.Errorf("refusing to dial %s: not a loopback address", addr)
+		}
+		return d.DialContext(ctx, network, addr)
+	}
+}
+
+// server is the hpkeeper serve under test.
+type server struct {
+	url  string
+	pid  int // 0 when not a child we started
+	stop func() error
+}
+
+func runBench(ctx context.Context, cfg *benchConfig, stdout, stderr io.Writer) error {
+	priv, err := benchKey(cfg.keySeed)
+	if err != nil {
+		return err
+	}
+	pub := priv.Public().(ed25519.PublicKey)
+	if cfg.printKey {
+		fmt.Fprintf(stdout, "key seed (hpkeeper bench --key-seed): %x\npublic key (DISCORD_PUBLIC_KEY of serve): %x\n", priv.Seed(), pub)
+		return nil
+	}
+	if cfg.target != "" {
+		if err := checkLoopback(ctx, cfg.target); err != nil {
+			return err
+		}
+	}
+	dir := cfg.dir
+	if dir == "" {
+		dir, err = os.MkdirTemp("", "hpkeeper-bench-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+	} else if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	out := &reporter{w: stdout}
+	out.header(cfg, dir)
+
+	var base baselines
+	if cfg.baseline > 0 {
+		if base, err = measureBaselines(dir, cfg.baseline); err != nil {
+			return fmt.Errorf("baseline: %w", err)
+		}
+		out.baselines(base)
+	}
+
+	srv, err := startServer(ctx, cfg, dir, pub, stderr)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = srv.stop() }()
+
+	cl := newClient(srv.url, priv, cfg.concurrency)
+	start := time.Now()
+	if err := cl.setup(ctx, cfg); err != nil {
+		return fmt.Errorf("setup: %w", err)
+	}
+	out.printf("setup: %d tables × %d characters (%d requests) in %.1fs\n\n",
+		cfg.tables, cfg.chars, cfg.tables*(cfg.chars+1), time.Since(start).Seconds())
+
+	if cfg.cpuProfile != "" {
+		f, err := os.Create(cfg.cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
+	var results []phaseResult
+	for _, phase := range cfg.phases {
+		var runs []runResult
+		for r := range cfg.runs {
+			res, err := cl.run(ctx, cfg, benchPhases[phase], srv.pid)
+			if err != nil {
+				return fmt.Errorf("phase %s run %d: %w", phase, r+1, err)
+			}
+			res.verbose = cfg.verbose
+			runs = append(runs, res)
+			out.run(phase, r+1, res)
+		}
+		pr := summarize(phase, runs)
+		results = append(results, pr)
+		out.printf("\n")
+	}
+	out.summary(results, base)
+	out.memory(srv.pid)
+	if cfg.memProfile != "" {
+		f, err := os.Create(cfg.memProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		runtime.GC()
+		if err := pprof.WriteHeapProfile(f); err != nil {
+			return err
+		}
+	}
+	if fi, err := os.Stat(filepath.Join(dir, "hpkeeper.db")); err == nil {
+		out.printf("database file: %.1f MB\n", float64(fi.Size())/1e6)
+	}
+	return nil
+}
+
+// startServer starts (or targets) the server and waits until it answers a
+// signed PING.
+func startServer(ctx context.Context, cfg *benchConfig, dir string, pub ed25519.PublicKey, stderr io.Writer) (*server, error) {
+	if cfg.target != "" {
+		return &server{url: cfg.target, stop: func() error { return nil }}, nil
+	}
+	dbPath := filepath.Join(dir, "hpkeeper.db")
+	_ = os.Remove(dbPath)
+	if cfg.inProcess {
+		db, err := storage.Open(dbPath, storage.Options{})
+		if err != nil {
+			return nil, err
+		}
+		log := zerolog.Nop()
+		if cfg.verbose {
+			log = zerolog.New(stderr).Level(zerolog.InfoLevel)
+		}
+		ep, err := bot.NewEndpoint(commands.New(db, dice.Random()), pub, log)
+		if err != nil {
+			db.Close()
+			return nil, err
+		}
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			db.Close()
+			return nil, err
+		}
+		sctx, cancel := context.WithCancel(ctx)
+		done := make(chan error, 1)
+		go func() { done <- bot.ServeListener(sctx, ln, ep) }()
+		return &server{url: "http://" + ln.Addr().String(), pid: os.Getpid(), stop: func() error {
+			cancel()
+			err := <-done
+			return errors.Join(err, db.Close())
+		}}, nil
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	// A free loopback port: listen, note it, close (serve binds it again).
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	cmd := exec.Command(exe, "serve", "--db", dbPath, "--listen", addr)
+	cmd.Env = []string{"DISCORD_PUBLIC_KEY=" + hex.EncodeToString(pub), "PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}
+	if v := os.Getenv("GOMAXPROCS"); v != "" {
+		cmd.Env = append(cmd.Env, "GOMAXPROCS="+v)
+	}
+	if v := os.Getenv("GOGC"); v != "" {
+		cmd.Env = append(cmd.Env, "GOGC="+v)
+	}
+	if v := os.Getenv("GOMEMLIMIT"); v != "" {
+		cmd.Env = append(cmd.Env, "GOMEMLIMIT="+v)
+	}
+	if cfg.verbose {
+		cmd.Stdout, cmd.Stderr = stderr, stderr
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start serve: %w", err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	srv := &server{url: "http://" + addr, pid: cmd.Process.Pid, stop: func() error {
+		_ = cmd.Process.Signal(os.Interrupt)
+		select {
+		case err := <-exited:
+			return err
+		case <-time.After(15 * time.Second):
+			_ = cmd.Process.Kill()
+			return errors.New("serve did not stop")
+		}
+	}}
+	// Wait for it to answer.
+	probe := newClient(srv.url, nil, 1)
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		select {
+		case err := <-exited:
+			return nil, fmt.Errorf("serve exited early: %v (run with -v to see its log)", err)
+		default:
+		}
+		if probe.up(ctx) {
+			return srv, nil
+		}
+		if time.Now().After(deadline) {
+			_ = srv.stop()
+			return nil, errors.New("serve did not come up within 15s")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// runResult is one measured run of a phase.
+type runResult struct {
+	requests int
+	writes   int // state-changing requests
+	refused  int // ephemeral replies (nothing changed)
+	errors   int // transport errors, non-200 statuses, apologies
+	firstErr string
+	// firstRefusal is the text of one refusal, to see what was refused.
+	firstRefusal string
+	elapsed      time.Duration
+	latencies    []time.Duration // sorted
+	verbose      bool
+	serverCPU    time.Duration // CPU time of the server process in the window
+	selfCPU      time.Duration // CPU time of the load generator (includes the server in-process)
+}
+
+// cpuPerRequest is the server's CPU time per request.
+func (r runResult) cpuPerRequest() time.Duration {
+	if r.requests == 0 {
+		return 0
+	}
+	return r.serverCPU / time.Duration(r.requests)
+}
+
+func (r runResult) rate() float64 { return float64(r.requests) / r.elapsed.Seconds() }
+
+func (r runResult) writeRate() float64 { return float64(r.writes) / r.elapsed.Seconds() }
+
+func (r runResult) pct(p float64) time.Duration {
+	if len(r.latencies) == 0 {
+		return 0
+	}
+	i := int(p / 100 * float64(len(r.latencies)-1))
+	return r.latencies[i]
+}
+
+// phaseResult is the median over the runs of a phase.
+type phaseResult struct {
+	name                          string
+	runs                          int
+	rate, writeRate               float64
+	p50, p95, p99, max            time.Duration
+	requests, refused, errorCount int
+	cpuPerRequest                 time.Duration
+}
+
+func summarize(name string, runs []runResult) phaseResult {
+	med := func(f func(runResult) float64) float64 {
+		v := make([]float64, len(runs))
+		for i, r := range runs {
+			v[i] = f(r)
+		}
+		slices.Sort(v)
+		return v[len(v)/2]
+	}
+	d := func(f func(runResult) time.Duration) time.Duration {
+		return time.Duration(med(func(r runResult) float64 { return float64(f(r)) }))
+	}
+	pr := phaseResult{name: name, runs: len(runs),
+		rate:          med(runResult.rate),
+		writeRate:     med(runResult.writeRate),
+		p50:           d(func(r runResult) time.Duration { return r.pct(50) }),
+		p95:           d(func(r runResult) time.Duration { return r.pct(95) }),
+		p99:           d(func(r runResult) time.Duration { return r.pct(99) }),
+		max:           d(func(r runResult) time.Duration { return r.pct(100) }),
+		cpuPerRequest: d(runResult.cpuPerRequest),
+	}
+	for _, r := range runs {
+		pr.requests += r.requests
+		pr.refused += r.refused
+		pr.errorCount += r.errors
+	}
+	return pr
+}
+
+// reporter prints the report.
+type reporter struct{ w io.Writer }
+
+func (o *reporter) printf(format string, a ...any) { fmt.Fprintf(o.w, format, a...) }
+
+func (o *reporter) header(cfg *benchConfig, dir string) {
+	mode := "child process (hpkeeper serve)"
+	switch {
+	case cfg.target != "":
+		mode = "target " + cfg.target
+	case cfg.inProcess:
+		mode = "in-process"
+	}
+	o.printf("hpkeeper bench: %s, GOMAXPROCS=%d, %d CPUs, %s/%s, %s\n", mode, runtime.GOMAXPROCS(0), runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, runtime.Version())
+	o.printf("directory %s; %d tables × %d characters; %d clients; %d run(s) of %s after %s warm-up\n\n",
+		dir, cfg.tables, cfg.chars, cfg.concurrency, cfg.runs, cfg.duration, cfg.warmup)
+}
+
+func (o *reporter) baselines(b baselines) {
+	o.printf("raw disk baseline (same directory):\n")
+	o.printf("  fdatasync loop (4 KiB overwrite + fdatasync): %8.0f /s  mean %s\n", b.fsyncRate, fmtDur(b.fsyncMean))
+	o.printf("  bbolt, one Update per write (1 KiB put):      %8.0f /s  mean %s\n\n", b.boltRate, fmtDur(b.boltMean))
+}
+
+func (o *reporter) run(phase string, n int, r runResult) {
+	o.printf("%-5s run %d: %7.0f req/s (%6.0f writes/s)  p50 %-8s p95 %-8s p99 %-8s max %-8s  %d requests, %d refused, %d errors\n",
+		phase, n, r.rate(), r.writeRate(), fmtDur(r.pct(50)), fmtDur(r.pct(95)), fmtDur(r.pct(99)), fmtDur(r.pct(100)),
+		r.requests, r.refused, r.errors)
+	if r.serverCPU > 0 {
+		o.printf("           CPU: server %.2f cores (%s/request), load generator %.2f cores\n",
+			r.serverCPU.Seconds()/r.elapsed.Seconds(), fmtDur(r.cpuPerRequest()), r.selfCPU.Seconds()/r.elapsed.Seconds())
+	}
+	if r.firstErr != "" {
+		o.printf("           first error: %s\n", r.firstErr)
+	}
+	if r.verbose && r.firstRefusal != "" {
+		o.printf("           a refusal: %.160s\n", r.firstRefusal)
+	}
+}
+
+func (o *reporter) summary(rs []phaseResult, b baselines) {
+	o.printf("median of the runs:\n")
+	o.printf("  phase     req/s  writes/s      p50      p95      p99      max  refused  errors  server CPU/req\n")
+	for _, r := range rs {
+		o.printf("  %-5s  %8.0f  %8.0f  %7s  %7s  %7s  %7s  %7d  %6d  %s\n", r.name, r.rate, r.writeRate,
+			fmtDur(r.p50), fmtDur(r.p95), fmtDur(r.p99), fmtDur(r.max), r.refused, r.errorCount, fmtDur(r.cpuPerRequest))
+	}
+	if b.boltRate > 0 {
+		o.printf("\nratio to the raw baselines:\n")
+		for _, r := range rs {
+			if r.writeRate == 0 {
+				continue
+			}
+			o.printf("  %-5s  writes/s ÷ bbolt Update/s = %.2f×   writes/s ÷ fdatasync/s = %.2f×\n",
+				r.name, r.writeRate/b.boltRate, r.writeRate/b.fsyncRate)
+		}
+	}
+}
+
+func (o *reporter) memory(pid int) {
+	if pid == 0 {
+		return
+	}
+	st, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		return
+	}
+	who := "server (pid " + strconv.Itoa(pid) + ")"
+	if pid == os.Getpid() {
+		who = "this process (server and load generator together)"
+	}
+	o.printf("\nmemory of the %s:\n ", who)
+	for _, line := range strings.Split(string(st), "\n") {
+		k, v, _ := strings.Cut(line, ":")
+		switch k {
+		case "VmHWM", "VmRSS", "RssAnon", "RssFile":
+			o.printf(" %s %s", k, strings.Join(strings.Fields(v), " "))
+		}
+	}
+	o.printf("\n")
+}
+
+func fmtDur(d time.Duration) string {
+	switch {
+	case d >= time.Second:
+		return fmt.Sprintf("%.2fs", d.Seconds())
+	case d >= time.Millisecond:
+		return fmt.Sprintf("%.2fms", float64(d)/1e6)
+	default:
+		return fmt.Sprintf("%dµs", d.Microseconds())
+	}
+}

@@ -1,0 +1,427 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/ed25519"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hpkeeper/hpkeeper/commands"
+)
+
+// benchSystem is how the workload plays one rule system.
+type benchSystem struct {
+	name  string
+	stats string
+	// damage, heal and rest build the system's commands for character c
+	// (other is another character at the table, e.g. a healer).
+	damage func(c string) benchCommand
+	heal   func(c, other string) benchCommand
+	rest   func(c string) benchCommand
+}
+
+// benchSystems are the three systems; table n plays benchSystems[n%3].
+var benchSystems = []benchSystem{
+	{
+		name:   "hit-protection",
+		stats:  "level=3 hit-die=d10",
+		damage: func(c string) benchCommand { return cmd("damage", "", "target", c, "amount", "1d4") },
+		heal:   func(c, _ string) benchCommand { return cmd("rest", "", "kind", "turn", "target", c) },
+		rest:   func(string) benchCommand { return cmd("rest", "", "kind", "night") },
+	},
+	{
+		name:   "hp-mp-wp",
+		stats:  "hp-max=30 class=fighter con=14",
+		damage: func(c string) benchCommand { return cmd("damage", "", "target", c, "amount", "1d4") },
+		heal:   func(c, _ string) benchCommand { return cmd("heal", "", "target", c, "amount", "1d4") },
+		rest:   func(string) benchCommand { return cmd("rest", "", "kind", "night") },
+	},
+	{
+		name:   "harm",
+		stats:  "endure=2 react=1 first-aid=2 vigor=4",
+		damage: func(c string) benchCommand { return cmd("damage", "", "target", c, "amount", "1", "kind", "physical") },
+		heal: func(c, other string) benchCommand {
+			return cmd("heal", "", "target", c, "trigger", "first-aid", "healer", other)
+		},
+		rest: func(string) benchCommand { return cmd("rest", "", "kind", "day") },
+	},
+}
+
+// cmd builds a command from name, subcommand and option name/value pairs.
+func cmd(name, sub string, kv ...string) benchCommand {
+	c := benchCommand{name: name, sub: sub}
+	for i := 0; i+1 < len(kv); i += 2 {
+		c.opts = append(c.opts, [2]string{kv[i], kv[i+1]})
+	}
+	return c
+}
+
+var benchNames = []string{"Ann", "Bob", "Cid", "Dee", "Eve", "Fay", "Gus", "Hal", "Ivy", "Jo"}
+
+// charName is the name of character i at every table.
+func charName(i int) string {
+	if i < len(benchNames) {
+		return benchNames[i]
+	}
+	return "PC" + strconv.Itoa(i+1)
+}
+
+// benchOp is one kind of user action: one request, or two for the pairs.
+type benchOp int
+
+const (
+	opDamageUndo benchOp = iota // /damage, then /undo of it (two writes)
+	opHeal                      // the system's healing (a write)
+	opRoll                      // /roll expr:1d20+3 (a write: the roll is recorded)
+	opRest                      // the system's table-wide rest (a write)
+	opCharShow                  // /char show (read-only)
+	opTableShow                 // /table show (read-only)
+	opCharList                  // /char list (read-only)
+	opHistory                   // /history (read-only)
+	opButton                    // /char delete, then press Cancel
+)
+
+type weighted struct {
+	op     benchOp
+	weight int
+}
+
+// benchPhases are the workloads, by name.
+var benchPhases = map[string][]weighted{
+	"mixed": {{opDamageUndo, 25}, {opHeal, 10}, {opRoll, 10}, {opRest, 5}, {opCharShow, 15}, {opTableShow, 10},
+		{opCharList, 5}, {opHistory, 5}, {opButton, 10}},
+	"write": {{opDamageUndo, 50}, {opHeal, 20}, {opRoll, 20}, {opRest, 10}},
+	"read":  {{opCharShow, 40}, {opTableShow, 30}, {opCharList, 15}, {opHistory, 15}},
+}
+
+// client sends signed interactions to one server.
+type client struct {
+	url  string
+	priv ed25519.PrivateKey
+	hc   *http.Client
+}
+
+func newClient(url string, priv ed25519.PrivateKey, conns int) *client {
+	tr := &http.Transport{
+		DialContext:         loopbackDialer(),
+		MaxIdleConns:        conns,
+		MaxIdleConnsPerHost: conns,
+		MaxConnsPerHost:     conns,
+		IdleConnTimeout:     90 * time.Second,
+		DisableCompression:  true,
+		Proxy:               nil, // never through a proxy: loopback only
+	}
+	return &client{url: url, priv: priv, hc: &http.Client{Transport: tr, Timeout: 30 * time.Second}}
+}
+
+// up reports whether the server answers HTTP at all.
+func (c *client) up(ctx context.Context) bool {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader([]byte(`{"type":1}`)))
+	if err != nil {
+		return false
+	}
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		return false
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return true
+}
+
+// send posts body signed now and returns the decoded reply and the latency
+// from sending the request to having read the whole reply. A transport
+// error, a status other than 200 or an apology is an error.
+func (c *client) send(ctx context.Context, body []byte) (wireReply, time.Duration, error) {
+	var reply wireReply
+	stamp := strconv.FormatInt(time.Now().Unix(), 10)
+	sig := sign(c.priv, stamp, body)
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(body))
+	if err != nil {
+		return reply, 0, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", "DiscordBot (hpkeeper-bench)")
+	req.Header.Set("X-Signature-Ed25519", sig)
+	req.Header.Set("X-Signature-Timestamp", stamp)
+	start := time.Now()
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		return reply, time.Since(start), err
+	}
+	out, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	lat := time.Since(start)
+	if err != nil {
+		return reply, lat, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return reply, lat, fmt.Errorf("status %d: %.200s", resp.StatusCode, out)
+	}
+	if err := json.Unmarshal(out, &reply); err != nil {
+		return reply, lat, fmt.Errorf("reply: %w", err)
+	}
+	if reply.Data.Content == commands.Apology {
+		return reply, lat, fmt.Errorf("apology (an internal error; see the server log)")
+	}
+	return reply, lat, nil
+}
+
+// setup creates the tables and characters, spreading them over clients.
+func (c *client) setup(ctx context.Context, cfg *benchConfig) error {
+	var wg sync.WaitGroup
+	errs := make(chan error, cfg.setupClients)
+	for w := range cfg.setupClients {
+		wg.Go(func() {
+			for n := w; n < cfg.tables; n += cfg.setupClients {
+				sys := benchSystems[n%len(benchSystems)]
+				reqs := []benchCommand{cmd("table", "setup", "system", sys.name)}
+				users := []benchUser{gmOf(n)}
+				for i := range cfg.chars {
+					// Each player creates (and so owns) their character.
+					reqs = append(reqs, cmd("char", "create", "name", charName(i), "stats", sys.stats))
+					users = append(users, playerOf(n, i))
+				}
+				for i, bc := range reqs {
+					body, err := bc.body(users[i], n)
+					if err != nil {
+						errs <- err
+						return
+					}
+					if _, _, err := c.send(ctx, body); err != nil {
+						errs <- fmt.Errorf("table %d: /%s %s: %w", n, bc.name, bc.sub, err)
+						return
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	return <-errs
+}
+
+// worker is one client's state during a run.
+type worker struct {
+	c       *client
+	id      int
+	tables  []int
+	rng     *rand.Rand
+	chars   int
+	res     runResult
+	measure bool
+}
+
+// run runs one phase for cfg.warmup and then measures it for cfg.duration.
+func (c *client) run(ctx context.Context, cfg *benchConfig, mix []weighted, pid int) (runResult, error) {
+	total := 0
+	for _, w := range mix {
+		total += w.weight
+	}
+	workers := make([]*worker, cfg.concurrency)
+	for w := range workers {
+		wk := &worker{c: c, id: w, rng: rand.New(rand.NewPCG(uint64(w), uint64(time.Now().UnixNano()))), chars: cfg.chars}
+		for n := w; n < cfg.tables; n += cfg.concurrency {
+			wk.tables = append(wk.tables, n)
+		}
+		if len(wk.tables) == 0 {
+			wk.tables = []int{w % cfg.tables}
+		}
+		wk.res.latencies = make([]time.Duration, 0, 4096)
+		workers[w] = wk
+	}
+	measureAt := time.Now().Add(cfg.warmup)
+	end := measureAt.Add(cfg.duration)
+	var wg sync.WaitGroup
+	// CPU time of the server (and of this process) over the measured window.
+	cpuDone := make(chan [2]time.Duration, 1)
+	go func() {
+		time.Sleep(time.Until(measureAt))
+		s0, g0 := processCPU(pid), processCPU(os.Getpid())
+		time.Sleep(time.Until(end))
+		cpuDone <- [2]time.Duration{processCPU(pid) - s0, processCPU(os.Getpid()) - g0}
+	}()
+	for _, wk := range workers {
+		wg.Go(func() {
+			for {
+				now := time.Now()
+				if now.After(end) || ctx.Err() != nil {
+					return
+				}
+				wk.measure = !now.Before(measureAt)
+				x := wk.rng.IntN(total)
+				for _, w := range mix {
+					if x < w.weight {
+						wk.do(ctx, w.op)
+						break
+					}
+					x -= w.weight
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return runResult{}, err
+	}
+	var r runResult
+	for _, wk := range workers {
+		r.requests += wk.res.requests
+		r.writes += wk.res.writes
+		r.refused += wk.res.refused
+		r.errors += wk.res.errors
+		if r.firstErr == "" {
+			r.firstErr = wk.res.firstErr
+		}
+		if r.firstRefusal == "" {
+			r.firstRefusal = wk.res.firstRefusal
+		}
+		r.latencies = append(r.latencies, wk.res.latencies...)
+	}
+	slices.Sort(r.latencies)
+	r.elapsed = cfg.duration
+	cpu := <-cpuDone
+	r.serverCPU, r.selfCPU = cpu[0], cpu[1]
+	return r, nil
+}
+
+// processCPU returns the user+system CPU time process pid has used so far,
+// from /proc (0 when it cannot be read, or pid is 0).
+func processCPU(pid int) time.Duration {
+	if pid == 0 {
+		return 0
+	}
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0
+	}
+	// Fields after the parenthesised command name; utime and stime are the
+	// 14th and 15th fields of the line, in clock ticks (USER_HZ = 100).
+	s := string(b)
+	if i := strings.LastIndexByte(s, ')'); i >= 0 {
+		s = s[i+1:]
+	}
+	f := strings.Fields(s)
+	if len(f) < 13 {
+		return 0
+	}
+	ut, _ := strconv.ParseInt(f[11], 10, 64)
+	st, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(ut+st) * 10 * time.Millisecond
+}
+
+// do performs one op at a random table of the worker with a random character.
+func (wk *worker) do(ctx context.Context, op benchOp) {
+	n := wk.tables[wk.rng.IntN(len(wk.tables))]
+	sys := benchSystems[n%len(benchSystems)]
+	ci := wk.rng.IntN(wk.chars)
+	ch, other := charName(ci), charName((ci+1)%wk.chars)
+	// The GM deals damage, heals and rests the table; players roll, look
+	// and act on their own characters.
+	gm, player := gmOf(n), playerOf(n, ci)
+	switch op {
+	case opDamageUndo:
+		if _, ok := wk.req(ctx, gm, n, sys.damage(ch), true); ok {
+			wk.req(ctx, gm, n, cmd("undo", ""), true)
+		}
+	case opHeal:
+		wk.req(ctx, gm, n, sys.heal(ch, other), true)
+	case opRoll:
+		wk.req(ctx, player, n, cmd("roll", "", "expr", "1d20+3"), true)
+	case opRest:
+		wk.req(ctx, gm, n, sys.rest(ch), true)
+	case opCharShow:
+		wk.req(ctx, player, n, cmd("char", "show", "name", ch), false)
+	case opTableShow:
+		wk.req(ctx, player, n, cmd("table", "show"), false)
+	case opCharList:
+		wk.req(ctx, player, n, cmd("char", "list"), false)
+	case opHistory:
+		wk.req(ctx, player, n, cmd("history", ""), false)
+	case opButton:
+		reply, ok := wk.req(ctx, player, n, cmd("char", "delete", "name", ch), false)
+		if !ok || reply.ephemeral() {
+			return
+		}
+		id, err := reply.button("Cancel")
+		if err != nil {
+			wk.fail(err)
+			return
+		}
+		body, err := pressBody(player, n, id)
+		if err != nil {
+			wk.fail(err)
+			return
+		}
+		wk.record(wk.c.send(ctx, body))
+	}
+}
+
+// req sends bc at table n and records it; write marks a state-changing
+// command (counted as a write unless refused). ok is false on an error or a
+// refusal.
+func (wk *worker) req(ctx context.Context, u benchUser, n int, bc benchCommand, write bool) (wireReply, bool) {
+	body, err := bc.body(u, n)
+	if err != nil {
+		wk.fail(err)
+		return wireReply{}, false
+	}
+	reply, lat, err := wk.c.send(ctx, body)
+	ok := wk.record(reply, lat, err)
+	if ok && write && wk.measure {
+		wk.res.writes++
+	}
+	return reply, ok
+}
+
+// record counts one request (when measuring) and reports whether it
+// succeeded without a refusal.
+func (wk *worker) record(reply wireReply, lat time.Duration, err error) bool {
+	if err != nil && ctx0Err(err) {
+		return false
+	}
+	if wk.measure {
+		wk.res.requests++
+		wk.res.latencies = append(wk.res.latencies, lat)
+	}
+	if err != nil {
+		wk.fail(err)
+		return false
+	}
+	if reply.ephemeral() {
+		if wk.measure {
+			wk.res.refused++
+			if wk.res.firstRefusal == "" {
+				wk.res.firstRefusal = reply.Data.Content
+			}
+		}
+		return false
+	}
+	return true
+}
+
+func (wk *worker) fail(err error) {
+	if !wk.measure {
+		return
+	}
+	wk.res.errors++
+	if wk.res.firstErr == "" {
+		wk.res.firstErr = err.Error()
+	}
+}
+
+// ctx0Err reports whether err is the run being cancelled (not counted).
+func ctx0Err(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+}
