@@ -70,6 +70,7 @@ func dispatch(ctx context.Context, h Handler, log zerolog.Logger, i *discordgo.I
 	if err != nil {
 		return nil, err
 	}
+	fetchAttachments(ctx, filesClient(ctx), ilog, req) // files.go
 	start := time.Now()
 	answer := h.Handle(ctx, req)
 	if answer == nil {

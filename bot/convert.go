@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/bwmarrin/discordgo"
@@ -132,6 +133,7 @@ func commandRequest(r *commands.Request, d discordgo.ApplicationCommandInteracti
 			continue
 		}
 		r.Options[o.Name] = optionValue(o)
+		attachmentOption(r, o, d.Resolved) // files.go
 		if o.Focused {
 			r.Focused = o.Name
 		}
@@ -260,6 +262,7 @@ func ResponseFrom(kind commands.Kind, resp *commands.Response) *discordgo.Intera
 		}
 		data.Components = append(data.Components, discordgo.ActionsRow{Components: buttons})
 	}
+	data.Files = discordFiles(resp.Files) // not JSON: sent by callbackBody or as a follow-up (files.go)
 	if resp.Ephemeral {
 		data.Flags = discordgo.MessageFlagsEphemeral
 	}
@@ -280,12 +283,23 @@ func embed(e commands.Embed) *discordgo.MessageEmbed {
 		Color:       e.Color,
 	}
 	if e.Footer != "" {
-		m.Footer = &discordgo.MessageEmbedFooter{Text: e.Footer}
+		// A footer shows text as is (no markdown), so it is not escaped
+		// upstream; only an '@' could still read as a mention there.
+		m.Footer = &discordgo.MessageEmbedFooter{Text: noAt(e.Footer)}
 	}
 	for _, f := range e.Fields {
 		m.Fields = append(m.Fields, &discordgo.MessageEmbedField{Name: f.Name, Value: f.Value, Inline: f.Inline})
 	}
 	return m
+}
+
+// noAt puts a zero-width space after every '@' not already followed by one,
+// so that no text reads as @everyone, @here or a <@id> mention.
+func noAt(s string) string {
+	if !strings.Contains(s, "@") {
+		return s
+	}
+	return strings.ReplaceAll(strings.ReplaceAll(s, "@\u200b", "@"), "@", "@\u200b")
 }
 
 func modalData(m *commands.Modal) *discordgo.InteractionResponseData {

@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/bwmarrin/discordgo"
@@ -34,16 +35,20 @@ const ShutdownTimeout = 10 * time.Second
 
 // Endpoint is the http.Handler for Discord's interactions endpoint URL. It
 // accepts only POST; reads at most MaxBodyBytes (413 beyond); answers 401 to a
-// request whose Ed25519 signature does not verify or whose timestamp is more
-// than MaxClockSkew away; 400 to a body that is not an interaction or an
+// request whose Ed25519 signature does not verify, whose timestamp is more
+// than MaxClockSkew away, or that repeats a request already accepted (the
+// same signature); 400 to a body that is not an interaction or an
 // interaction type it does not handle; {"type":1} to a PING; and any other
 // interaction with the Handler's reply, written inline as JSON. It is safe for
 // concurrent use.
 type Endpoint struct {
-	h   Handler
-	key ed25519.PublicKey
-	log zerolog.Logger
-	now func() time.Time
+	h       Handler
+	key     ed25519.PublicKey
+	log     zerolog.Logger
+	now     func() time.Time
+	replays replayGuard
+	// followUps sends the files of answers (files.go).
+	followUps followUps
 }
 
 // EndpointOption configures an Endpoint.
@@ -117,6 +122,11 @@ func (e *Endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "request timestamp too far from now", http.StatusUnauthorized)
 		return
 	}
+	if !e.replays.first(r.Header.Get("X-Signature-Ed25519"), r.Header.Get("X-Signature-Timestamp"), e.now()) {
+		e.log.Warn().Str("remote", r.RemoteAddr).Msg("interaction request replayed")
+		http.Error(w, "request already received", http.StatusUnauthorized)
+		return
+	}
 	i, err := decodeInteraction(body)
 	if err != nil {
 		e.log.Warn().Err(err).Msg("undecodable interaction")
@@ -127,7 +137,7 @@ func (e *Endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if i.Type == discordgo.InteractionPing {
 		resp = &discordgo.InteractionResponse{Type: discordgo.InteractionResponsePong}
 	} else {
-		resp, err = dispatch(r.Context(), e.h, e.log, i, e.now())
+		resp, err = dispatch(withFilesClient(r.Context(), e.followUps.httpClient()), e.h, e.log, i, e.now())
 		if err != nil {
 			ilog := interactionLogger(e.log, i)
 			ilog.Warn().Err(err).Msg("interaction not handled")
@@ -150,7 +160,9 @@ func (e *Endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if _, err := w.Write(out); err != nil {
 		ilog := interactionLogger(e.log, i)
 		ilog.Warn().Err(err).Msg("cannot write interaction response")
+		return
 	}
+	e.followUps.sendLater(interactionLogger(e.log, i), i, resp) // files, after the inline answer (files.go)
 }
 
 // decodeInteraction decodes an interaction as discordgo does. discordgo
@@ -177,6 +189,58 @@ func decodeInteraction(body []byte) (*discordgo.Interaction, error) {
 		return nil, fmt.Errorf("decode interaction: %w", err)
 	}
 	return &i, nil
+}
+
+// replayGuard remembers the requests accepted while they are fresh, so the
+// same signed request is accepted once. A request is keyed by the first 16
+// bytes of its Ed25519 signature (unforgeable, so distinct requests never
+// share a key) and forgotten once its own timestamp is more than MaxClockSkew
+// old, when the freshness check refuses it anyway. At most maxReplayEntries
+// are kept (about 6 MB); past that the oldest are forgotten first, which only
+// narrows replay protection under a flood far beyond Discord's traffic. It is
+// safe for concurrent use.
+type replayGuard struct {
+	mu    sync.Mutex
+	seen  map[[16]byte]struct{}
+	order []seenSignature // in arrival order
+}
+
+// maxReplayEntries bounds the memory of replayGuard.
+const maxReplayEntries = 100_000
+
+type seenSignature struct {
+	key     [16]byte
+	expires time.Time
+}
+
+// first records the request signed sig (hex) with timestamp ts (Unix
+// seconds) as accepted at now, and reports whether it was not seen before.
+func (g *replayGuard) first(sig, ts string, now time.Time) bool {
+	raw, err := hex.DecodeString(strings.TrimSpace(sig))
+	if err != nil || len(raw) < 16 {
+		return false
+	}
+	var key [16]byte
+	copy(key[:], raw)
+	sec, _ := strconv.ParseInt(strings.TrimSpace(ts), 10, 64)
+	expires := time.Unix(sec, 0).Add(MaxClockSkew)
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.seen == nil {
+		g.seen = map[[16]byte]struct{}{}
+	}
+	n := 0
+	for n < len(g.order) && (now.After(g.order[n].expires) || len(g.order)-n >= maxReplayEntries) {
+		delete(g.seen, g.order[n].key)
+		n++
+	}
+	g.order = g.order[n:] // append reallocates, dropping the forgotten prefix
+	if _, dup := g.seen[key]; dup {
+		return false
+	}
+	g.seen[key] = struct{}{}
+	g.order = append(g.order, seenSignature{key, expires})
+	return true
 }
 
 // fresh reports whether ts, Unix seconds, is within MaxClockSkew of now.

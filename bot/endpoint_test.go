@@ -6,11 +6,13 @@ import (
 	"crypto/ed25519"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -491,3 +493,25 @@ func TestServeBadAddress(t *testing.T) {
 // Compile-time check that the conversion helpers stay usable by other
 // transports.
 var _ = []any{RequestFrom, ResponseFrom, EncodeResponse, discordgo.InteractionPing}
+
+// TestReplayGuardBounded: the guard forgets a request once its timestamp is
+// stale and never keeps more than maxReplayEntries, so a flood cannot grow
+// memory without bound.
+func TestReplayGuardBounded(t *testing.T) {
+	var g replayGuard
+	now := time.Unix(1_800_000_000, 0)
+	ts := strconv.FormatInt(now.Unix(), 10)
+	sig := func(i int) string { return fmt.Sprintf("%032x", i) + strings.Repeat("00", 48) }
+	if !g.first(sig(1), ts, now) || g.first(sig(1), ts, now) {
+		t.Fatal("a signature must be accepted once, then refused")
+	}
+	if !g.first(sig(1), ts, now.Add(MaxClockSkew+time.Second)) {
+		t.Error("a signature whose timestamp went stale is forgotten (the freshness check refuses it anyway)")
+	}
+	for i := 0; i < maxReplayEntries+500; i++ {
+		g.first(sig(i+10), ts, now)
+	}
+	if n := len(g.seen); n > maxReplayEntries {
+		t.Errorf("guard holds %d entries; want at most %d", n, maxReplayEntries)
+	}
+}

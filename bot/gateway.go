@@ -162,7 +162,7 @@ func (g *gateway) onInteraction(s *discordgo.Session, ic *discordgo.InteractionC
 			ilog.Error().Str("panic", fmt.Sprint(p)).Str("stack", string(debug.Stack())).Msg("gateway interaction panicked")
 		}
 	}()
-	resp, err := dispatch(g.base, g.h, g.log, i, time.Now())
+	resp, err := dispatch(withFilesClient(g.base, s.Client), g.h, g.log, i, time.Now())
 	if err != nil {
 		ilog.Warn().Err(err).Msg("interaction not handled")
 		return
@@ -181,7 +181,7 @@ func (g *gateway) onInteraction(s *discordgo.Session, ic *discordgo.InteractionC
 // The interaction token in the URL authorises the callback; the bot token is
 // not sent.
 func respond(ctx context.Context, s *discordgo.Session, i *discordgo.Interaction, resp *discordgo.InteractionResponse) error {
-	body, err := EncodeResponse(resp)
+	contentType, body, err := callbackBody(resp) // JSON, or multipart with files (files.go)
 	if err != nil {
 		return err
 	}
@@ -191,7 +191,7 @@ func respond(ctx context.Context, s *discordgo.Session, i *discordgo.Interaction
 	if err != nil {
 		return fmt.Errorf("interaction callback: %w", redactErr(err))
 	}
-	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Content-Type", contentType)
 	req.Header.Set("User-Agent", s.UserAgent)
 	res, err := s.Client.Do(req)
 	if err != nil {

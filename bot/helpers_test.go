@@ -31,7 +31,7 @@ var fixtureDir = filepath.Join("..", "..", "shared", "interactions")
 
 // fixture returns the bytes of a shared interaction fixture; a missing file
 // fails the test.
-func fixture(t *testing.T, name string) []byte {
+func fixture(t testing.TB, name string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(fixtureDir, name))
 	if err != nil {
@@ -75,7 +75,7 @@ type keyPair struct {
 	priv ed25519.PrivateKey
 }
 
-func newKeyPair(t *testing.T) keyPair {
+func newKeyPair(t testing.TB) keyPair {
 	t.Helper()
 	pub, priv, err := ed25519.GenerateKey(rand.Reader)
 	if err != nil {

@@ -33,22 +33,33 @@ func charCreate(ctx context.Context, s *Service, r *Request) (*Response, error) 
 				ownerName = o
 			}
 		}
+		stats, hidden, err := takeHidden(m, stats)
+		if err != nil {
+			return nil, err
+		}
 		sheet, err := m.System.NewSheet(m, stats)
 		if err != nil {
 			return nil, err
 		}
 		c := &storage.Character{ChannelID: r.ChannelID, Name: name, OwnerID: ownerID, OwnerName: ownerName, CreatedAt: r.Now.UTC(), Sheet: sheet}
+		if hidden != nil {
+			c.Hidden = *hidden
+		}
 		if err := m.Create(c); err != nil {
 			return nil, err
 		}
-		status, fields, err := m.System.Describe(c)
+		status, _, err := m.System.Describe(c)
+		if err != nil {
+			return nil, err
+		}
+		embed, err := displayEmbed(r, m.Table, m.System, c)
 		if err != nil {
 			return nil, err
 		}
 		m.Note("Created %s for %s: %s", c.Name, ownerName, status)
 		return &Response{
 			Content: fmt.Sprintf("Created **%s** for %s: %s%s", Escape(c.Name), Escape(ownerName), status, rollsLine(m)),
-			Embeds:  []Embed{characterEmbed(c, status, fields)},
+			Embeds:  []Embed{embed},
 		}, nil
 	})
 }
@@ -68,15 +79,6 @@ func rollsLine(m *Mutation) string {
 		return ""
 	}
 	return "\nRolled " + strings.Join(m.rolls, "; ")
-}
-
-func characterEmbed(c *storage.Character, status string, fields []Field) Embed {
-	return Embed{
-		Title:       Escape(c.Name),
-		Description: status,
-		Fields:      fields,
-		Footer:      "owner: " + c.OwnerName,
-	}
 }
 
 func charSet(ctx context.Context, s *Service, r *Request) (*Response, error) {
@@ -99,22 +101,35 @@ func charSet(ctx context.Context, s *Service, r *Request) (*Response, error) {
 		if err != nil {
 			return nil, err
 		}
-		sheet, err := m.System.SetSheet(m, c.Sheet, stats)
+		stats, hidden, err := takeHidden(m, stats)
 		if err != nil {
 			return nil, err
 		}
-		c.Sheet = sheet
+		if hidden != nil {
+			c.Hidden = *hidden
+		}
+		if len(stats) > 0 {
+			sheet, err := m.System.SetSheet(m, c.Sheet, stats)
+			if err != nil {
+				return nil, err
+			}
+			c.Sheet = sheet
+		}
 		if err := m.Save(c); err != nil {
 			return nil, err
 		}
-		after, fields, err := m.System.Describe(c)
+		after, _, err := m.System.Describe(c)
+		if err != nil {
+			return nil, err
+		}
+		embed, err := displayEmbed(r, m.Table, m.System, c)
 		if err != nil {
 			return nil, err
 		}
 		m.Note("Set %s on %s: %s → %s", r.Options["stats"], c.Name, before, after)
 		return &Response{
 			Content: fmt.Sprintf("**%s**: set %s. %s%s", Escape(c.Name), Escape(r.Options["stats"]), changeLine(before, after), rollsLine(m)),
-			Embeds:  []Embed{characterEmbed(c, after, fields)},
+			Embeds:  []Embed{embed},
 		}, nil
 	})
 }
@@ -146,12 +161,12 @@ func charShow(ctx context.Context, s *Service, r *Request) (*Response, error) {
 				return Errorf(CodeNotFound, "You have no character at this table; name one, or create yours with /char create.")
 			}
 		}
-		status, fields, err := sys.Describe(c)
+		embed, err := displayEmbed(r, t, sys, c)
 		if err != nil {
 			return err
 		}
-		resp = &Response{Embeds: []Embed{characterEmbed(c, status, fields)}}
-		if ch, ok := sys.(Chooser); ok && canChange(r, t, c) == nil {
+		resp = &Response{Embeds: []Embed{embed}}
+		if ch, ok := sys.(Chooser); ok && canChange(r, t, c) == nil && seesAll(r, t, c) {
 			text, buttons, err := ch.PendingChoice(c)
 			if err != nil {
 				return err
@@ -182,7 +197,7 @@ func charList(ctx context.Context, s *Service, r *Request) (*Response, error) {
 		}
 		lines := []string{fmt.Sprintf("%s (%s):", count(len(all), "character"), t.System)}
 		for _, c := range all {
-			status, _, err := sys.Describe(c)
+			status, err := displayStatus(r, t, sys, c)
 			if err != nil {
 				return err
 			}

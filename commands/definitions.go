@@ -22,11 +22,15 @@ func NewRegistry() *Registry {
 			{Name: "setup", Description: "Choose the rule system for this channel", handle: tableSetup,
 				Options: []Option{{Name: "system", Description: "Rule system", Type: OptionString, Required: true, Choices: Systems}}},
 			{Name: "show", Description: "Show the system, GMs, options, clock and characters", handle: tableShow},
+			{Name: "tracker", Description: "Post a message the bot keeps up to date with every character and the clock", handle: tableTracker},
 			{Name: "gm", Description: "Add or remove a GM (GM only)", handle: tableGM,
 				Options: []Option{
 					{Name: "action", Description: "add or remove", Type: OptionString, Required: true, Choices: []string{"add", "remove"}},
 					{Name: "user", Description: "The user", Type: OptionUser, Required: true},
 				}},
+			{Name: "export", Description: "Download the table as a JSON file (GM only)", handle: tableExport},
+			{Name: "import", Description: "Restore an exported table into this channel, which has none (GM)", handle: tableImport,
+				Options: []Option{{Name: "file", Description: "The JSON file /table export gave", Type: OptionAttachment, Required: true}}},
 			{Name: "option", Description: "Change a table option (GM only)", handle: tableOption,
 				Options: []Option{
 					{Name: "name", Description: "Option name, e.g. catch-breath or fudge-dice", Type: OptionString, Required: true, MaxLength: 32},
@@ -159,9 +163,15 @@ func NewRegistry() *Registry {
 		Topic: "`/undo` reverts the most recent event at the table that you may change (a GM: any), restoring every touched character exactly; dice are never rerolled.",
 	})
 	g.add(&Command{
+		Name: "odds", Description: "Chart the exact odds of the 0-HP choice or of any roll", handle: odds,
+		Topic:   "`/odds` charts the injury-band chances of Stay Up and Go Down (hit-protection) or the check dice with a bonus or penalty die (harm); `/odds expr:2d10` charts any roll's totals. The chart comes as a PNG.",
+		Options: []Option{{Name: "expr", Description: "Dice expression to chart, e.g. 2d6 or 4dF", Type: OptionString, MaxLength: 64}},
+	})
+	g.add(&Command{
 		Name: "help", Description: "How to use hpkeeper", handle: help,
 		Options: []Option{{Name: "topic", Description: "A command or a system", Type: OptionString, MaxLength: 32}},
 	})
 	g.component(deletePrefix, deleteButton)
+	g.component(facesPrefix, facesButton)
 	return g
 }

@@ -3,6 +3,8 @@ package commands
 import (
 	"errors"
 	"fmt"
+	"regexp"
+	"strings"
 )
 
 // Code classifies an error by what the user can do about it.
@@ -26,6 +28,10 @@ const (
 	CodeUnavailable
 	// CodeInternal: a fault of ours (storage, encoding); never shown in detail.
 	CodeInternal
+	// CodeRateLimited: the caller asked for too much expensive work (large
+	// dice pools, history pages) in a short time (HTTP 429 in spirit); the
+	// message says when to try again.
+	CodeRateLimited
 )
 
 // Error is an error with a Code and a message a player can read.
@@ -63,6 +69,20 @@ func ErrorMessage(err error) string {
 		return e.Message
 	}
 	return Apology
+}
+
+// quotedText matches a "double-quoted" Go string literal, as %q writes one.
+var quotedText = regexp.MustCompile(`"(?:[^"\\]|\\.)*"`)
+
+// literalText makes the user text an error message quotes show literally:
+// inside "double quotes" markdown and mentions are escaped (see Escape), and
+// anywhere else every '@' gets a zero-width space after it, so no refusal
+// ever renders a mention or formatting a user typed.
+func literalText(msg string) string {
+	msg = quotedText.ReplaceAllStringFunc(msg, func(q string) string {
+		return `"` + Escape(q[1:len(q)-1]) + `"`
+	})
+	return strings.ReplaceAll(strings.ReplaceAll(msg, "@\u200b", "@"), "@", "@\u200b")
 }
 
 // Apology is the reply to an interaction that failed on our side (an

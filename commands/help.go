@@ -45,6 +45,7 @@ func help(ctx context.Context, s *Service, r *Request) (*Response, error) {
 			}
 			text += "\nTable options: " + strings.Join(names, ", ")
 		}
+		text += "\n" + systemCommands(s, sys)
 		return &Response{Content: text, Ephemeral: true}, nil
 	}
 	if c := s.registry.Lookup(topic); c != nil {
@@ -78,4 +79,51 @@ func optionSummary(opts []Option) string {
 		}
 	}
 	return b.String()
+}
+
+// systemActions are the commands whose meaning belongs to the table's system
+// (System.Action); the command name is the action name.
+var systemActions = []string{"damage", "heal", "rest", "save", "attend", "treat", "strain", "spend", "activity"}
+
+// systemCommands lists, from the registry, the commands sys implements, one
+// line each with the options it uses (options marked for another system are
+// left out).
+func systemCommands(s *Service, sys System) string {
+	var b strings.Builder
+	b.WriteString("Commands:")
+	for _, c := range s.registry.Commands() {
+		isAction := false
+		for _, a := range systemActions {
+			if a == c.Name {
+				isAction = true
+			}
+		}
+		switch {
+		case isAction && sys.Action(c.Name) == nil:
+			continue
+		case !isAction && !(c.Name == "roll" && sys.Roll() != nil):
+			continue
+		}
+		var opts []Option
+		for _, o := range c.Options {
+			if forOtherSystem(o.Description, sys.Name()) {
+				continue
+			}
+			opts = append(opts, o)
+		}
+		fmt.Fprintf(&b, "\n`/%s%s` %s", c.Name, optionSummary(opts), c.Description)
+	}
+	b.WriteString("\nAlso: /char, /table, /clock, /history, /undo, /help.")
+	return b.String()
+}
+
+// forOtherSystem reports whether an option's description ends with a system
+// tag, e.g. "(hp-mp-wp)", naming a system other than name.
+func forOtherSystem(desc, name string) bool {
+	for _, sys := range Systems {
+		if strings.HasSuffix(desc, "("+sys+")") {
+			return sys != name
+		}
+	}
+	return false
 }

@@ -22,6 +22,10 @@ const (
 func history(ctx context.Context, s *Service, r *Request) (*Response, error) {
 	var resp *Response
 	err := s.view(r, func(tx *storage.Tx, t *storage.Table) error {
+		sys, err := s.system(t.System)
+		if err != nil {
+			return err
+		}
 		var only uint64
 		if name, ok := r.Options["target"]; ok {
 			c, err := characterByName(tx, r.ChannelID, name)
@@ -32,12 +36,16 @@ func history(ctx context.Context, s *Service, r *Request) (*Response, error) {
 		}
 		var lines []string
 		seen := 0
-		err := tx.EachEventBackward(r.ChannelID, func(e *storage.Event) (bool, error) {
+		err = tx.EachEventBackward(r.ChannelID, func(e *storage.Event) (bool, error) {
 			seen++
 			if only != 0 && !touches(e, only) {
 				return seen < historyWindow, nil
 			}
-			lines = append(lines, renderEvent(e))
+			if eventHidden(e) && !isGM(r, t) {
+				lines = append(lines, renderHiddenEvent(e, sys, t.Clock))
+			} else {
+				lines = append(lines, renderEvent(e))
+			}
 			return len(lines) <= historyLimit, nil
 		})
 		if err != nil {

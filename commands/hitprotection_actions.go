@@ -259,6 +259,7 @@ func hpDamage(m *Mutation) (*Response, error) {
 	}
 	resp.Components = choiceRows(zero, seq)
 	resp.Embeds = []Embed{oddsEmbed(zero)}
+	resp.Files = []File{injuryOddsPlaceholder()} // the odds chart, drawn after the transaction (odds.go)
 	return resp, nil
 }
 

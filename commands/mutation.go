@@ -41,6 +41,7 @@ type Mutation struct {
 // mutate runs fn on the request's table inside one write transaction and
 // records the event. When fn returns an error nothing is written.
 func (s *Service) mutate(ctx context.Context, r *Request, fn func(m *Mutation) (*Response, error)) (*Response, error) {
+	fn = s.tableDice(ctx, fn) // physical dice at a dice=manual table (manualdice.go)
 	var resp *Response
 	err := s.db.Update(func(tx *storage.Tx) error {
 		t, err := loadTable(tx, r.ChannelID)
@@ -61,11 +62,13 @@ func (s *Service) mutate(ctx context.Context, r *Request, fn func(m *Mutation) (
 		if err != nil {
 			return err
 		}
+		resp = m.present(resp)
 		return m.commit(resp)
 	})
 	if err != nil {
 		return nil, err
 	}
+	drawCharts(resp) // charts are drawn outside the write transaction (odds.go)
 	return resp, nil
 }
 
@@ -343,5 +346,5 @@ func sameState(a, b *storage.Character) bool {
 		return a == b
 	}
 	return a.Name == b.Name && a.OwnerID == b.OwnerID && a.OwnerName == b.OwnerName &&
-		a.CreatedAt.Equal(b.CreatedAt) && string(a.Sheet) == string(b.Sheet)
+		a.CreatedAt.Equal(b.CreatedAt) && string(a.Sheet) == string(b.Sheet) && a.Hidden == b.Hidden
 }

@@ -17,6 +17,8 @@ const (
 	OptionInteger OptionType = 4
 	OptionBoolean OptionType = 5
 	OptionUser    OptionType = 6
+	// OptionAttachment is a file upload; Request.Attachments holds it.
+	OptionAttachment OptionType = 11
 )
 
 // String names the type for error messages.
@@ -30,6 +32,8 @@ func (t OptionType) String() string {
 		return "true or false"
 	case OptionUser:
 		return "a user"
+	case OptionAttachment:
+		return "a file"
 	}
 	return fmt.Sprintf("option type %d", int(t))
 }

@@ -6,7 +6,10 @@
 // lists every application command; it serves both routing and registration.
 package commands
 
-import "time"
+import (
+	"context"
+	"time"
+)
 
 // Kind says what sort of interaction a Request is.
 type Kind int
@@ -58,6 +61,11 @@ type Request struct {
 	CustomID string
 	// Values holds a submitted modal's text inputs by their custom_id.
 	Values map[string]string
+	// Attachments holds the files given in attachment options, by option
+	// name (the option's text in Options is the file name). The console fills
+	// Data from a local file; the bot sets Fetch, which downloads it from
+	// Discord's CDN.
+	Attachments map[string]*Attachment
 	// Now is when the interaction arrived; the zero value means time.Now().
 	Now time.Time
 }
@@ -86,6 +94,34 @@ type Response struct {
 	// UpdateMessage, for a KindComponent or KindModal request, replaces the
 	// message that carried the component instead of posting a new one.
 	UpdateMessage bool
+	// Files are attachments sent with the message (a PNG chart, a JSON
+	// export). The gateway sends them with the reply, the HTTP endpoint as a
+	// follow-up message, the console writes them to a directory.
+	Files []File
+}
+
+// Attachment is a file a user gave in an attachment option.
+type Attachment struct {
+	// Filename is the file's name as uploaded.
+	Filename string
+	// URL is where Discord serves it ("" in the console).
+	URL string
+	// Size is its size in bytes as Discord reports it.
+	Size int
+	// Data is its content when the transport has it (the console).
+	Data []byte
+	// Fetch, when set, downloads the content (the bot: from Discord's CDN);
+	// handlers call it only once the caller may use the file.
+	Fetch func(ctx context.Context) ([]byte, error)
+}
+
+// File is one attachment of a Response.
+type File struct {
+	// Name is the file name shown in Discord, e.g. "odds.png".
+	Name string
+	// ContentType is the MIME type, e.g. "image/png".
+	ContentType string
+	Data        []byte
 }
 
 // Embed is a rich block of a message.

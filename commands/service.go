@@ -23,12 +23,19 @@ type Service struct {
 	registry *Registry
 	systems  map[string]System
 	now      func() time.Time
+	// limiter bounds each user's expensive work (ratelimit.go).
+	limiter *workLimiter
+	// tracking holds the tracker poster and change listeners (tracker.go).
+	tracking trackerHooks
+	// pendingFaces holds the requests waiting for physical dice (manualdice.go).
+	pendingFaces pendingRolls
 }
 
 // New returns a Service over db that rolls with src (dice.Random() in
 // production, a scripted source in tests).
 func New(db *storage.DB, src dice.Source) *Service {
-	s := &Service{db: db, dice: src, registry: NewRegistry(), systems: map[string]System{}, now: time.Now}
+	s := &Service{db: db, dice: src, registry: NewRegistry(), systems: map[string]System{}, now: time.Now,
+		limiter: newWorkLimiter(WorkBurst, WorkPerMinute)}
 	for _, sys := range builtinSystems() {
 		s.systems[sys.Name()] = sys
 		for prefix, h := range sys.Components() {
@@ -79,6 +86,12 @@ func (s *Service) Handle(ctx context.Context, r *Request) (resp *Response) {
 	if err == nil && resp == nil {
 		err = errors.New("handler returned no response")
 	}
+	if err != nil && r.Kind != KindAutocomplete {
+		// A dice=manual table asks for physical dice (manualdice.go).
+		if prompt, perr := s.askForFaces(r, err); perr == nil {
+			resp, err = prompt, nil
+		}
+	}
 	if err != nil {
 		if r.Kind == KindAutocomplete {
 			// Autocomplete cannot show a message: offer nothing.
@@ -90,9 +103,12 @@ func (s *Service) Handle(ctx context.Context, r *Request) (resp *Response) {
 		if ErrorCode(err) == CodeInternal {
 			zerolog.Ctx(ctx).Error().Err(err).Str("interaction_id", r.InteractionID).Str("command", r.Line()).Msg("internal error")
 		}
-		return &Response{Content: ErrorMessage(err), Ephemeral: true}
+		resp = &Response{Content: literalText(ErrorMessage(err)), Ephemeral: true}
+		fitLimits(resp) // a refusal may quote a long input
+		return resp
 	}
 	fitLimits(resp)
+	s.changed(r)
 	return resp
 }
 
@@ -104,6 +120,9 @@ func (s *Service) command(ctx context.Context, r *Request) (*Response, error) {
 	if err := validate(r, defs); err != nil {
 		return nil, err
 	}
+	if err := s.limitWork(r); err != nil {
+		return nil, err
+	}
 	return h(ctx, s, r)
 }
 
@@ -112,6 +131,9 @@ func (s *Service) component(ctx context.Context, r *Request) (*Response, error) 
 	h := s.registry.components[prefix]
 	if h == nil {
 		return nil, Errorf(CodeConflict, "This button or form is no longer handled; nothing was changed.")
+	}
+	if err := checkModalValues(r); err != nil {
+		return nil, err
 	}
 	return h(ctx, s, r)
 }

@@ -110,12 +110,15 @@ func tableShow(ctx context.Context, s *Service, r *Request) (*Response, error) {
 		for _, o := range sys.TableOptions() {
 			opts = append(opts, fmt.Sprintf("%s=%s", o.Name, t.Options[o.Name]))
 		}
+		if t.Options[DiceOption] == DiceManual {
+			opts = append(opts, "dice=manual") // physical dice (manualdice.go)
+		}
 		if len(opts) == 0 {
 			opts = []string{"none"}
 		}
 		lines := []string{}
 		for _, c := range chars {
-			status, _, err := sys.Describe(c)
+			status, err := displayStatus(r, t, sys, c)
 			if err != nil {
 				return err
 			}
@@ -184,6 +187,9 @@ func tableOption(ctx context.Context, s *Service, r *Request) (*Response, error)
 		}
 		name := strings.ToLower(r.Options["name"])
 		value := strings.ToLower(r.Options["value"])
+		if name == DiceOption {
+			return setDiceOption(m, value) // every system's option (manualdice.go)
+		}
 		opts := m.System.TableOptions()
 		var names []string
 		for _, o := range opts {

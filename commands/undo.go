@@ -83,6 +83,9 @@ func undo(ctx context.Context, s *Service, r *Request) (*Response, error) {
 			return err
 		}
 		resp = &Response{Content: fmt.Sprintf("Undid `#%d` by %s: %s\nEverything it changed is back as it was; no dice were rerolled.", target.Seq, Escape(target.UserName), Escape(target.Command))}
+		if eventHidden(target) {
+			resp.Ephemeral = true // the command shows a hidden character's numbers
+		}
 		return nil
 	})
 	return resp, err

@@ -19,7 +19,7 @@ import (
 
 // DefaultTimeout is how long Open waits for the file lock when
 // Options.Timeout is 0.
-const DefaultTimeout = 2 * time.Second
+const DefaultTimeout = time.Second
 
 // Options configures Open.
 type Options struct {
@@ -45,7 +45,7 @@ type DB struct {
 // When another process holds the file, Open waits up to opts.Timeout and then
 // returns an error wrapping ErrLocked whose message names the path, e.g.
 // "open /data/hpkeeper.db: database file is locked by another process (timed
-// out after 2s)". A file written by a newer schema gives an error wrapping
+// out after 1s)". A file written by a newer schema gives an error wrapping
 // ErrSchemaTooNew, and the file is left untouched.
 func Open(path string, opts Options) (*DB, error) {
 	timeout := opts.Timeout

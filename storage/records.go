@@ -34,6 +34,9 @@ type Table struct {
 	Clock int64 `json:"clock"`
 	// CreatedAt is when the table was set up; stored in UTC.
 	CreatedAt time.Time `json:"created_at"`
+	// TrackerMessageID is the id of the tracker message the bot posted with
+	// /table tracker and edits after every change; "" when there is none.
+	TrackerMessageID string `json:"tracker_message_id,omitempty"`
 }
 
 // Character is one character at a table. Its rule-system state is the opaque
@@ -55,6 +58,9 @@ type Character struct {
 	// Sheet is the system-specific state as JSON, opaque to storage. It is
 	// stored compacted; nil and empty are both stored as absent.
 	Sheet json.RawMessage `json:"sheet,omitempty"`
+	// Hidden is set by a GM (stats hidden=true): players see only a word
+	// (Unhurt, Wounded, Down, Dead) of the character, never its numbers.
+	Hidden bool `json:"hidden,omitempty"`
 }
 
 // Event is one recorded change at a table: who did what, every die rolled and

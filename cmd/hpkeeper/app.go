@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -105,8 +106,14 @@ func (a *App) Run(ctx context.Context) error {
 			if err != nil {
 				return err
 			}
-			a.Log.Info().Str("listen", a.Config.HTTP.Listen).Str("db", a.Config.Storage.Path).Msg("serving the interactions endpoint")
-			return bot.Serve(ctx, a.Config.HTTP.Listen, ep)
+			// Listen here so the log names the real address (with port 0,
+			// the one the kernel chose: the end-to-end tests read it).
+			ln, err := net.Listen("tcp", a.Config.HTTP.Listen)
+			if err != nil {
+				return fmt.Errorf("listen on %s: %w", a.Config.HTTP.Listen, err)
+			}
+			a.Log.Info().Str("listen", ln.Addr().String()).Str("db", a.Config.Storage.Path).Msg("serving the interactions endpoint")
+			return bot.ServeListener(ctx, ln, ep)
 		})
 	case "run":
 		if a.Config.Discord.Token == "" {
@@ -131,7 +138,12 @@ func (a *App) withService(fn func(*commands.Service) error) error {
 	if err != nil {
 		return err
 	}
-	runErr := fn(commands.New(db, dice.Random()))
+	svc := commands.New(db, dice.Random())
+	trk := a.wireTracker(svc)
+	runErr := fn(svc)
+	if trk != nil {
+		trk.Wait()
+	}
 	if err := db.Close(); err != nil && runErr == nil {
 		runErr = fmt.Errorf("close database: %w", err)
 	}

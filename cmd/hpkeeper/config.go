@@ -64,7 +64,7 @@ type LogConfig struct {
 // DefaultConfig returns the configuration used for keys a file leaves out.
 func DefaultConfig() Config {
 	return Config{
-		Storage: StorageConfig{Path: "hpkeeper.db", LockTimeout: "2s"},
+		Storage: StorageConfig{Path: "hpkeeper.db", LockTimeout: "1s"},
 		HTTP:    HTTPConfig{Listen: "127.0.0.1:8080"},
 		Log:     LogConfig{Level: "info", Format: "json"},
 	}

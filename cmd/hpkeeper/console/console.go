@@ -74,6 +74,9 @@ type Options struct {
 	// (a script read from a pipe or file). In an interactive session lines
 	// that are not understood do not make Run fail.
 	Interactive bool
+	// FilesDir is the directory where the files the bot attaches (odds
+	// charts, table exports) are written; "" lists them without writing.
+	FilesDir string
 }
 
 // Console is one console session: the fake Discord's state (current user and
@@ -94,6 +97,10 @@ type Console struct {
 	// modals holds each user's open modal.
 	modals       map[string]*openModal
 	interactions int
+	// filesDir is Options.FilesDir (files.go).
+	filesDir string
+	// trackers holds the tracker last printed for each channel (tracker.go).
+	trackers map[string]string
 }
 
 // message is one posted message as the fake Discord keeps it.
@@ -122,6 +129,7 @@ func New(svc Service, queue *dice.Scripted, out io.Writer, opts Options) *Consol
 		queue:       queue,
 		out:         &errWriter{w: out},
 		interactive: opts.Interactive,
+		filesDir:    opts.FilesDir,
 		user:        opts.User,
 		channel:     opts.Channel,
 		gms:         map[string]map[string]bool{},
@@ -133,6 +141,7 @@ func New(svc Service, queue *dice.Scripted, out io.Writer, opts Options) *Consol
 	if c.channel == "" {
 		c.channel = DefaultChannel
 	}
+	c.setupTracker()
 	return c
 }
 
@@ -284,6 +293,7 @@ func (c *Console) command(ctx context.Context, user string, l line) {
 	r := c.request(kind, user, c.channel)
 	r.Command, r.Subcommand = l.command, l.subcommand
 	r.Options, r.Users, r.Focused = l.options, l.users, l.focused
+	c.attach(r) // attachment options name local files (files.go)
 	resp := c.svc.Handle(ctx, r)
 	if kind == commands.KindAutocomplete {
 		c.print(renderChoices(resp.Choices))
@@ -408,7 +418,9 @@ func (c *Console) answer(user, channel string, resp *commands.Response, from *me
 		}
 		renderMessage(&b, resp, m.ephemeralFor)
 	}
+	c.writeFiles(&b, resp) // attached files (files.go)
 	c.print(b.String())
+	c.printTracker(channel)
 }
 
 // directive carries out a :name arg line.

@@ -35,7 +35,8 @@ const (
 
 // Main runs `hpkeeper console [flags]` with args (the flags, without the
 // program and subcommand names) and returns the exit code. It opens the
-// database (--db, default DefaultDB), builds the dice (--seed N for
+// database (--db, default DefaultDB), writes attached files into --files
+// (default the working directory), builds the dice (--seed N for
 // repeatable random rolls, else truly random; --dice 1,2,6 faces to roll
 // first), and runs a Console on stdin and stdout: interactively with a
 // prompt when stdin is a terminal, else as a script whose lines are echoed
@@ -50,6 +51,7 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 	fs := flag.NewFlagSet("hpkeeper console", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	dbPath := fs.String("db", DefaultDB, "the bbolt database `file`")
+	filesDir := fs.String("files", ".", "the `directory` where attached files (odds charts, table exports) are written")
 	diceFlag := fs.String("dice", "", "die `faces` to roll first, e.g. 1,2,6 (Fudge dice: -1,0,1); running out is an error unless --seed is given")
 	var seed uint64
 	seeded := false
@@ -113,7 +115,7 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 		ctx = log.WithContext(ctx)
 	}
 
-	c := New(commands.New(db, queue), queue, stdout, Options{Interactive: isTerminal(stdin)})
+	c := New(commands.New(db, queue), queue, stdout, Options{Interactive: isTerminal(stdin), FilesDir: *filesDir})
 	switch err := c.Run(ctx, stdin); {
 	case err == nil:
 		return ExitOK

@@ -208,7 +208,7 @@ func parseCommand(reg *commands.Registry, s string, focus bool) (line, error) {
 		}
 		rest = strings.TrimLeftFunc(rest, unicode.IsSpace)
 		if def.Type == commands.OptionUser {
-			v = strings.TrimPrefix(v, "@")
+			v = strings.TrimLeft(v, "@") // "@bob" and "@@bob" both name bob
 		}
 		if v == "" && !(focus && rest == "") {
 			return line{}, notUnderstood("%s: option %s has no value", where, opt)

@@ -1,0 +1,326 @@
+package bot
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime/multipart"
+	"net/http"
+	"net/textproto"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/bwmarrin/discordgo"
+	"github.com/rs/zerolog"
+
+	"github.com/hpkeeper/hpkeeper/commands"
+)
+
+// Files (commands.Response.Files) travel differently by transport. The
+// gateway sends them with the interaction callback as a multipart body. The
+// HTTP endpoint answers inline with JSON, which cannot carry files, and
+// then posts them as a follow-up message through the interaction's webhook
+// (POST /webhooks/{application id}/{interaction token}: the token
+// authorises it, no bot token is sent).
+//
+// Attachments users give (commands.Request.Attachments) are downloaded from
+// Discord's CDN before the handler runs; no other host is ever fetched.
+
+// Limits of files.
+const (
+	// MaxAttachmentBytes is the largest attachment downloaded.
+	MaxAttachmentBytes = commands.MaxImportSize
+	// followUpTimeout bounds the whole follow-up, retries included.
+	followUpTimeout = 30 * time.Second
+	// followUpAttempts is how often a follow-up is tried: Discord may not
+	// know the interaction until it has read the inline answer.
+	followUpAttempts = 4
+)
+
+// attachmentHosts are the hosts attachments are downloaded from.
+var attachmentHosts = map[string]bool{"cdn.discordapp.com": true, "media.discordapp.net": true}
+
+// discordFiles converts a response's files for discordgo.
+func discordFiles(fs []commands.File) []*discordgo.File {
+	if len(fs) == 0 {
+		return nil
+	}
+	out := make([]*discordgo.File, len(fs))
+	for i, f := range fs {
+		out[i] = &discordgo.File{Name: f.Name, ContentType: f.ContentType, Reader: bytes.NewReader(f.Data)}
+	}
+	return out
+}
+
+// fileData is a file read into memory, for bodies built more than once.
+type fileData struct {
+	name, contentType string
+	data              []byte
+}
+
+// readFiles reads the files of resp (discordgo.InteractionResponseData.Files
+// is not encoded to JSON: see ResponseFrom).
+func readFiles(resp *discordgo.InteractionResponse) ([]fileData, error) {
+	if resp == nil || resp.Data == nil {
+		return nil, nil
+	}
+	var out []fileData
+	for _, f := range resp.Data.Files {
+		if f == nil || f.Reader == nil {
+			continue
+		}
+		b, err := io.ReadAll(f.Reader)
+		if err != nil {
+			return nil, fmt.Errorf("read file %s: %w", f.Name, err)
+		}
+		out = append(out, fileData{name: f.Name, contentType: f.ContentType, data: b})
+	}
+	return out, nil
+}
+
+var quoteEscaper = strings.NewReplacer("\\", "\\\\", `"`, "\\\"")
+
+// multipartBody is Discord's multipart form: payload_json, then files[n].
+func multipartBody(payload []byte, files []fileData) (contentType string, body []byte, err error) {
+	var buf bytes.Buffer
+	w := multipart.NewWriter(&buf)
+	h := make(textproto.MIMEHeader)
+	h.Set("Content-Disposition", `form-data; name="payload_json"`)
+	h.Set("Content-Type", "application/json")
+	p, err := w.CreatePart(h)
+	if err != nil {
+		return "", nil, err
+	}
+	if _, err := p.Write(payload); err != nil {
+		return "", nil, err
+	}
+	for i, f := range files {
+		h := make(textproto.MIMEHeader)
+		h.Set("Content-Disposition", fmt.Sprintf(`form-data; name="files[%d]"; filename="%s"`, i, quoteEscaper.Replace(f.name)))
+		ct := f.contentType
+		if ct == "" {
+			ct = "application/octet-stream"
+		}
+		h.Set("Content-Type", ct)
+		p, err := w.CreatePart(h)
+		if err != nil {
+			return "", nil, err
+		}
+		if _, err := p.Write(f.data); err != nil {
+			return "", nil, err
+		}
+	}
+	if err := w.Close(); err != nil {
+		return "", nil, err
+	}
+	return w.FormDataContentType(), buf.Bytes(), nil
+}
+
+// callbackBody encodes an interaction callback: JSON (EncodeResponse), or a
+// multipart body with the JSON as payload_json when resp carries files.
+func callbackBody(resp *discordgo.InteractionResponse) (contentType string, body []byte, err error) {
+	body, err = EncodeResponse(resp)
+	if err != nil {
+		return "", nil, err
+	}
+	files, err := readFiles(resp)
+	if err != nil || len(files) == 0 {
+		return "application/json", body, err
+	}
+	return multipartBody(body, files)
+}
+
+// followUps sends files as follow-up messages for the HTTP endpoint.
+type followUps struct {
+	client *http.Client
+	wg     sync.WaitGroup
+}
+
+// WithFilesClient makes the Endpoint post follow-up messages and download
+// attachments with c (tests point it at a fake Discord).
+func WithFilesClient(c *http.Client) EndpointOption {
+	return func(e *Endpoint) { e.followUps.client = c }
+}
+
+// Wait waits for the follow-ups in flight.
+func (e *Endpoint) Wait() { e.followUps.wg.Wait() }
+
+func (f *followUps) httpClient() *http.Client {
+	if f.client != nil {
+		return f.client
+	}
+	return http.DefaultClient
+}
+
+// sendLater posts the files of resp, the inline answer to i, as a
+// follow-up message from a goroutine, so that it follows the inline answer.
+func (f *followUps) sendLater(log zerolog.Logger, i *discordgo.Interaction, resp *discordgo.InteractionResponse) {
+	files, err := readFiles(resp)
+	if err != nil {
+		log.Error().Err(err).Msg("cannot read files of the answer")
+		return
+	}
+	if len(files) == 0 {
+		return
+	}
+	ephemeral := resp.Data.Flags&discordgo.MessageFlagsEphemeral != 0
+	f.wg.Add(1)
+	go func() {
+		defer f.wg.Done()
+		ctx, cancel := context.WithTimeout(context.Background(), followUpTimeout)
+		defer cancel()
+		if err := sendFollowUp(ctx, f.httpClient(), i, files, ephemeral); err != nil {
+			log.Error().Err(err).Int("files", len(files)).Msg("cannot send files as a follow-up message")
+		}
+	}()
+}
+
+// sendFollowUp posts files as a follow-up message of interaction i through
+// its webhook, retrying while Discord does not know the interaction yet (404)
+// or fails (5xx, network).
+func sendFollowUp(ctx context.Context, c *http.Client, i *discordgo.Interaction, files []fileData, ephemeral bool) error {
+	msg := map[string]any{"content": "", "allowed_mentions": map[string]any{"parse": []string{}}}
+	if ephemeral {
+		msg["flags"] = discordgo.MessageFlagsEphemeral
+	}
+	payload, err := json.Marshal(msg)
+	if err != nil {
+		return err
+	}
+	ct, body, err := multipartBody(payload, files)
+	if err != nil {
+		return err
+	}
+	endpoint := discordgo.EndpointWebhookToken(i.AppID, i.Token)
+	wait := 250 * time.Millisecond
+	for attempt := 1; ; attempt++ {
+		retry, err := postOnce(ctx, c, endpoint, ct, body)
+		if err == nil || !retry || attempt == followUpAttempts {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("follow-up: %w", ctx.Err())
+		case <-time.After(wait):
+		}
+		wait *= 2
+	}
+}
+
+func postOnce(ctx context.Context, c *http.Client, endpoint, ct string, body []byte) (retry bool, err error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, bytes.NewReader(body))
+	if err != nil {
+		return false, fmt.Errorf("follow-up: %w", redactErr(err))
+	}
+	req.Header.Set("Content-Type", ct)
+	res, err := c.Do(req)
+	if err != nil {
+		return true, fmt.Errorf("follow-up: %w", redactErr(err))
+	}
+	defer res.Body.Close()
+	if res.StatusCode >= 300 {
+		msg, _ := io.ReadAll(io.LimitReader(res.Body, 512))
+		return res.StatusCode == http.StatusNotFound || res.StatusCode >= 500,
+			fmt.Errorf("follow-up: HTTP %d: %s", res.StatusCode, bytes.TrimSpace(msg))
+	}
+	return false, nil
+}
+
+// attachmentOption records the attachment an attachment option names (its
+// value is the attachment's id in the resolved data), and puts the file's
+// name in the option's text.
+func attachmentOption(r *commands.Request, o *discordgo.ApplicationCommandInteractionDataOption, res *discordgo.ApplicationCommandInteractionDataResolved) {
+	if o.Type != discordgo.ApplicationCommandOptionAttachment {
+		return
+	}
+	id := r.Options[o.Name]
+	if res == nil || res.Attachments[id] == nil {
+		return
+	}
+	a := res.Attachments[id]
+	if r.Attachments == nil {
+		r.Attachments = map[string]*commands.Attachment{}
+	}
+	r.Attachments[o.Name] = &commands.Attachment{Filename: a.Filename, URL: a.URL, Size: a.Size}
+	r.Options[o.Name] = a.Filename
+}
+
+// errAttachmentHost is the error for an attachment URL not on Discord's CDN.
+var errAttachmentHost = errors.New("attachment is not on Discord's CDN")
+
+// fetchAttachments gives each attachment of r a Fetch that downloads it
+// (at most MaxAttachmentBytes, from Discord's CDN only) when the handler
+// needs it, after its permission checks.
+func fetchAttachments(_ context.Context, c *http.Client, log zerolog.Logger, r *commands.Request) {
+	for name, a := range r.Attachments {
+		if a == nil || a.Data != nil || a.URL == "" {
+			continue
+		}
+		url := a.URL
+		a.Fetch = func(ctx context.Context) ([]byte, error) {
+			data, err := download(ctx, c, url)
+			if err != nil {
+				log.Warn().Err(err).Str("option", name).Msg("cannot download attachment")
+			}
+			return data, err
+		}
+	}
+}
+
+func download(ctx context.Context, c *http.Client, raw string) ([]byte, error) {
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme != "https" || !attachmentHosts[u.Hostname()] || u.Port() != "" || u.User != nil {
+		return nil, errAttachmentHost
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+	// Never follow a redirect off the CDN.
+	cc := *c
+	cc.CheckRedirect = func(r *http.Request, _ []*http.Request) error {
+		if r.URL.Scheme != "https" || !attachmentHosts[r.URL.Hostname()] {
+			return errAttachmentHost
+		}
+		return nil
+	}
+	res, err := cc.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("download attachment: %w", err)
+	}
+	defer res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("download attachment: HTTP %d", res.StatusCode)
+	}
+	b, err := io.ReadAll(io.LimitReader(res.Body, MaxAttachmentBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("download attachment: %w", err)
+	}
+	if len(b) > MaxAttachmentBytes {
+		return nil, fmt.Errorf("download attachment: more than %d bytes", MaxAttachmentBytes)
+	}
+	return b, nil
+}
+
+// filesClientKey carries the HTTP client for attachments in a context.
+type filesClientKey struct{}
+
+// withFilesClient returns ctx carrying c, the client dispatch downloads
+// attachments with.
+func withFilesClient(ctx context.Context, c *http.Client) context.Context {
+	return context.WithValue(ctx, filesClientKey{}, c)
+}
+
+func filesClient(ctx context.Context) *http.Client {
+	if c, ok := ctx.Value(filesClientKey{}).(*http.Client); ok && c != nil {
+		return c
+	}
+	return http.DefaultClient
+}

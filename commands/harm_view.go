@@ -1,0 +1,40 @@
+package commands
+
+import (
+	"fmt"
+
+	"github.com/hpkeeper/hpkeeper/rules/harm"
+	"github.com/hpkeeper/hpkeeper/storage"
+)
+
+// View shows a harm character (RULES.md §3): its condition (Healthy, Bloody,
+// Broken) with the harm counter, and its pool bars; Broken is at 0, taken
+// out is dying (the system has no death).
+func (harmSystem) View(ch *storage.Character, now int64) (CharacterView, error) {
+	var s harmSheet
+	if err := decodeSheet(ch.Sheet, &s); err != nil {
+		return CharacterView{}, err
+	}
+	c, err := s.character()
+	if err != nil {
+		return CharacterView{}, err
+	}
+	v := CharacterView{State: c.Condition.String()}
+	for _, name := range harm.Pools {
+		p := c.PoolNamed(name)
+		v.Bars = append(v.Bars, Bar{harmAbilityLabel(name)[:3], p.Current, p.Max})
+	}
+	v.Conditions = append(v.Conditions, fmt.Sprintf("%s (harm %d)", c.Condition, c.HarmCounter))
+	if c.TakenOut {
+		v.Conditions = append(v.Conditions, "taken out")
+	}
+	switch {
+	case c.TakenOut:
+		v.Level = LevelDying
+	case c.Condition == harm.Broken:
+		v.Level = LevelZero
+	case c.Condition == harm.Bloody || c.HarmCounter > 0:
+		v.Level = LevelWounded
+	}
+	return v, nil
+}

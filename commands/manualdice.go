@@ -1,0 +1,389 @@
+package commands
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hpkeeper/hpkeeper/rules/dice"
+	"github.com/hpkeeper/hpkeeper/storage"
+)
+
+// Physical dice (table option dice=manual). When a command at such a table
+// needs dice, the bot does not roll: the run is abandoned (its transaction
+// rolls back, nothing is applied), the dice it asked for are remembered with
+// the request, and the character's owner is asked for the faces with an
+// [Enter dice] button that opens a modal. A valid answer re-runs the request
+// with the faces given so far; a run that needs more dice (a roll that
+// depends on an earlier one) asks again for the next ones.
+const (
+	// DiceOption is the platform table option that every system offers.
+	DiceOption = "dice"
+	// DiceBot (the default) lets the bot roll.
+	DiceBot = "bot"
+	// DiceManual asks the players for their physical dice.
+	DiceManual = "manual"
+
+	facesPrefix = "faces"
+	facesInput  = "faces"
+	// maxAskDice bounds how many dice one prompt asks for.
+	maxAskDice = 30
+	// maxPendingRolls bounds the remembered prompts; the oldest go first.
+	maxPendingRolls = 1000
+	// pendingRollTTL is how long a prompt can be answered.
+	pendingRollTTL = 24 * time.Hour
+)
+
+// PlatformOptions are the table options of every system, in addition to the
+// system's own TableOptions.
+func PlatformOptions() []TableOption {
+	return []TableOption{{Name: DiceOption, Help: "who rolls: the bot, or the players with physical dice (manual)", Default: DiceBot, Values: []string{DiceBot, DiceManual}}}
+}
+
+// setDiceOption carries out /table option name:dice (GM only; the caller checked).
+func setDiceOption(m *Mutation, value string) (*Response, error) {
+	if value != DiceBot && value != DiceManual {
+		return nil, Errorf(CodeInvalid, "Option dice takes bot or manual (got %q).", clip(value, 40))
+	}
+	old := m.Table.Options[DiceOption]
+	if old == "" {
+		old = DiceBot
+	}
+	newOpts := map[string]string{}
+	for k, v := range m.Table.Options {
+		newOpts[k] = v
+	}
+	newOpts[DiceOption] = value
+	m.Table.Options = newOpts
+	m.Note("Set dice from %s to %s.", old, value)
+	what := "the bot rolls every die."
+	if value == DiceManual {
+		what = "when a character needs dice, its owner is asked for the faces of their physical dice."
+	}
+	return &Response{Content: fmt.Sprintf("Table option dice: %s → %s: %s", old, value, what)}, nil
+}
+
+// needFaces is the error of a run at a dice=manual table that needs dice
+// nobody has entered yet.
+type needFaces struct {
+	// given are the faces entered so far, all used by the run.
+	given []int
+	// want are the dice asked for now.
+	want []dice.Die
+	// who is the character the dice are for (nil when none was involved).
+	who *storage.Character
+}
+
+func (e *needFaces) Error() string { return fmt.Sprintf("physical dice needed: %s", diceList(e.want)) }
+
+// manualSource hands out the faces entered so far; once they run out it
+// notes each further die asked for (a run of one kind of die: the next roll)
+// and, so that the rule can run on, rolls it with a throw-away generator.
+// The run is then abandoned, so those rolls are never applied.
+type manualSource struct {
+	faces []int
+	next  int
+	want  []dice.Die
+	probe dice.Source
+}
+
+var errStopProbe = errors.New("manual dice: stop probing")
+
+func (s *manualSource) Roll(d dice.Die) (int, error) {
+	if len(s.want) == 0 && s.next < len(s.faces) {
+		f := s.faces[s.next]
+		s.next++
+		if lo, hi := faceRange(d); f < lo || f > hi {
+			return 0, Errorf(CodeConflict, "The table changed while the dice were entered: a %d does not fit a %s. Run the command again.", f, d)
+		}
+		return f, nil
+	}
+	if len(s.want) >= maxAskDice || len(s.want) > 0 && s.want[len(s.want)-1] != d {
+		return 0, errStopProbe
+	}
+	s.want = append(s.want, d)
+	return s.probe.Roll(d)
+}
+
+func faceRange(d dice.Die) (lo, hi int) {
+	if d.Fudge {
+		return -1, 1
+	}
+	return 1, d.Sides
+}
+
+// facesKey carries the faces entered for a re-run in its context.
+type facesKey struct{}
+
+// tableDice wraps a mutation's fn so that, at a dice=manual table, every
+// die rolled during fn (through m.Roll or m.s.dice) comes from the faces
+// entered, and a run that needs more fails with *needFaces.
+func (s *Service) tableDice(ctx context.Context, fn func(m *Mutation) (*Response, error)) func(m *Mutation) (*Response, error) {
+	return func(m *Mutation) (*Response, error) {
+		if m.Table == nil || m.Table.Options[DiceOption] != DiceManual {
+			return fn(m)
+		}
+		faces, _ := ctx.Value(facesKey{}).([]int)
+		src := &manualSource{faces: faces, probe: dice.NewRandom(uint64(len(faces)) + 1)}
+		orig := m.s
+		// A service that rolls with src for this run only; what fn uses of
+		// the service besides its dice is shared.
+		m.s = &Service{db: orig.db, dice: src, registry: orig.registry, systems: orig.systems, now: orig.now, limiter: orig.limiter}
+		resp, err := fn(m)
+		m.s = orig
+		if len(src.want) > 0 {
+			return nil, &needFaces{given: append([]int(nil), faces[:src.next]...), want: src.want, who: m.lastTracked()}
+		}
+		return resp, err
+	}
+}
+
+// lastTracked is the character the mutation loaded last: the one whose
+// roll is being made.
+func (m *Mutation) lastTracked() *storage.Character {
+	for i := len(m.touched) - 1; i >= 0; i-- {
+		if c := m.cache[m.touched[i]]; c != nil {
+			return c
+		}
+		if c := m.before[m.touched[i]]; c != nil {
+			return c
+		}
+	}
+	return nil
+}
+
+// pendingRoll is a request waiting for physical dice.
+type pendingRoll struct {
+	req      Request
+	given    []int
+	want     []dice.Die
+	ownerID  string
+	charName string
+	at       time.Time
+}
+
+// pendingRolls holds the requests waiting for dice, by id. The zero value
+// is ready; it is safe for concurrent use. Prompts live in memory: after a
+// restart their buttons answer "no longer pending" and the command is run
+// again.
+type pendingRolls struct {
+	mu    sync.Mutex
+	byID  map[string]*pendingRoll
+	order []string
+}
+
+func (p *pendingRolls) put(pr *pendingRoll) string {
+	b := make([]byte, 8)
+	_, _ = rand.Read(b)
+	id := hex.EncodeToString(b)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.byID == nil {
+		p.byID = map[string]*pendingRoll{}
+	}
+	for len(p.order) > 0 && (len(p.order) >= maxPendingRolls || p.byID[p.order[0]] == nil || pr.at.Sub(p.byID[p.order[0]].at) > pendingRollTTL) {
+		delete(p.byID, p.order[0])
+		p.order = p.order[1:]
+	}
+	p.byID[id] = pr
+	p.order = append(p.order, id)
+	return id
+}
+
+func (p *pendingRolls) get(id string, now time.Time) *pendingRoll {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	pr := p.byID[id]
+	if pr == nil || now.Sub(pr.at) > pendingRollTTL {
+		return nil
+	}
+	return pr
+}
+
+// take removes and returns the pending roll id (nil when gone), so that
+// one answer is used once.
+func (p *pendingRolls) take(id string) *pendingRoll {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	pr := p.byID[id]
+	delete(p.byID, id)
+	return pr
+}
+
+// askForFaces turns a *needFaces error of request r into the prompt for
+// physical dice; other errors pass through.
+func (s *Service) askForFaces(r *Request, err error) (*Response, error) {
+	var nf *needFaces
+	if !errors.As(err, &nf) {
+		return nil, err
+	}
+	return s.prompt(r, nf, false), nil
+}
+
+// prompt remembers r as waiting for nf's dice and asks for them.
+func (s *Service) prompt(r *Request, nf *needFaces, update bool) *Response {
+	pr := &pendingRoll{req: *r, given: nf.given, want: nf.want, ownerID: r.UserID, at: r.Now}
+	pr.req.Options = copyMap(r.Options)
+	pr.req.Values = copyMap(r.Values)
+	who := mention(r.UserID)
+	if nf.who != nil {
+		pr.ownerID, pr.charName = nf.who.OwnerID, nf.who.Name
+		who = fmt.Sprintf("**%s**: %s", Escape(nf.who.Name), mention(nf.who.OwnerID))
+	}
+	id := s.pendingFaces.put(pr)
+	text := fmt.Sprintf("🎲 %s, roll **%s** (physical dice, table option dice=manual) and press **Enter dice**; a GM may enter them too. Nothing has happened yet.", who, diceList(nf.want))
+	if len(nf.given) > 0 {
+		text += fmt.Sprintf("\nFaces entered so far: %s.", faceList(nf.given))
+	}
+	return &Response{
+		Content:       text,
+		Components:    [][]Button{{{Label: "Enter dice", CustomID: facesPrefix + ":" + id, Style: StylePrimary}}},
+		UpdateMessage: update,
+	}
+}
+
+func copyMap(m map[string]string) map[string]string {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+// diceList renders dice as "3d6 and 1d8".
+func diceList(ds []dice.Die) string {
+	var parts []string
+	for i := 0; i < len(ds); {
+		j := i
+		for j < len(ds) && ds[j] == ds[i] {
+			j++
+		}
+		parts = append(parts, fmt.Sprintf("%d%s", j-i, ds[i]))
+		i = j
+	}
+	return strings.Join(parts, " and ")
+}
+
+func faceList(fs []int) string {
+	s := make([]string, len(fs))
+	for i, f := range fs {
+		s[i] = strconv.Itoa(f)
+	}
+	return strings.Join(s, " ")
+}
+
+// facesButton answers the [Enter dice] button (a modal asking for the
+// faces) and the modal's submit (check the faces, re-run the request).
+func facesButton(ctx context.Context, s *Service, r *Request) (*Response, error) {
+	id := strings.TrimPrefix(r.CustomID, facesPrefix+":")
+	pr := s.pendingFaces.get(id, r.Now)
+	if pr == nil || pr.req.ChannelID != r.ChannelID {
+		return nil, Errorf(CodeConflict, "These dice are no longer pending (already entered, or the bot restarted); run the command again.")
+	}
+	if r.UserID != pr.ownerID && r.UserID != pr.req.UserID {
+		var gm bool
+		err := s.view(r, func(_ *storage.Tx, t *storage.Table) error {
+			gm = isGM(r, t)
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		if !gm {
+			return nil, Errorf(CodeForbidden, "Only %s (or a GM) enters these dice.", mention(pr.ownerID))
+		}
+	}
+	if r.Kind == KindComponent {
+		title := "Dice"
+		if pr.charName != "" {
+			title = clip("Dice for "+pr.charName, 45)
+		}
+		return &Response{Modal: &Modal{
+			CustomID: r.CustomID, Title: title,
+			Inputs: []TextInput{{
+				CustomID: facesInput, Label: clip("Faces of "+diceList(pr.want)+", separated by spaces", 45),
+				Placeholder: examplePlaceholder(pr.want), Required: true, MaxLength: 200,
+			}},
+		}}, nil
+	}
+	faces, err := ParseFacesFor(r.Values[facesInput], pr.want)
+	if err != nil {
+		return nil, err
+	}
+	if s.pendingFaces.take(id) == nil {
+		return nil, Errorf(CodeConflict, "These dice were just entered by someone else.")
+	}
+	all := append(append([]int(nil), pr.given...), faces...)
+	req := pr.req
+	req.Options, req.Values = copyMap(pr.req.Options), copyMap(pr.req.Values)
+	req.Now = r.Now
+	rctx := context.WithValue(ctx, facesKey{}, all)
+	var resp *Response
+	switch req.Kind {
+	case KindCommand:
+		resp, err = s.command(rctx, &req)
+	default:
+		resp, err = s.component(rctx, &req)
+	}
+	var nf *needFaces
+	if errors.As(err, &nf) {
+		return s.prompt(&req, nf, true), nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if resp.Modal == nil && !resp.Ephemeral {
+		resp.UpdateMessage = true
+	}
+	return resp, nil
+}
+
+func examplePlaceholder(ds []dice.Die) string {
+	ex := make([]string, 0, min(len(ds), 6))
+	for i, d := range ds {
+		if i == 6 {
+			break
+		}
+		lo, hi := faceRange(d)
+		ex = append(ex, strconv.Itoa(lo+(i*7)%(hi-lo+1)))
+	}
+	return "e.g. " + strings.Join(ex, " ")
+}
+
+// ParseFacesFor reads the faces of the dice want from text ("5 2 6",
+// commas allowed; a Fudge die takes -1, 0, 1, - or +) and checks their
+// count and range, or returns a CodeInvalid error saying what is wrong.
+func ParseFacesFor(text string, want []dice.Die) ([]int, error) {
+	fields := strings.FieldsFunc(text, func(r rune) bool { return r == ' ' || r == ',' || r == '\t' || r == '\n' })
+	if len(fields) != len(want) {
+		return nil, Errorf(CodeInvalid, "Enter %d faces for %s; you entered %d. Press Enter dice again.", len(want), diceList(want), len(fields))
+	}
+	out := make([]int, len(fields))
+	for i, f := range fields {
+		d := want[i]
+		n, err := strconv.Atoi(f)
+		if d.Fudge {
+			switch f {
+			case "+":
+				n, err = 1, nil
+			case "-", "−":
+				n, err = -1, nil
+			}
+		}
+		lo, hi := faceRange(d)
+		if err != nil || n < lo || n > hi {
+			return nil, Errorf(CodeInvalid, "Face %d (%q) cannot come up on a %s: %d to %d. Press Enter dice again.", i+1, clip(f, 12), d, lo, hi)
+		}
+		out[i] = n
+	}
+	return out, nil
+}

@@ -1,0 +1,67 @@
+package commands
+
+import (
+	"fmt"
+	"testing"
+	"time"
+)
+
+// TestWorkLimiter checks the token bucket: the burst, the refill rate, a cost
+// larger than the burst, a clock going backwards, and that full buckets are
+// forgotten once maxTrackedUsers users are tracked.
+func TestWorkLimiter(t *testing.T) {
+	l := newWorkLimiter(100, 60) // 1 unit a second
+	at := time.Unix(1_800_000_000, 0)
+	if ok, _ := l.take("u", 100, at); !ok {
+		t.Fatal("take(100) of a full 100-unit bucket refused")
+	}
+	if ok, wait := l.take("u", 10, at); ok || wait != 10*time.Second {
+		t.Errorf("take(10) of an empty bucket = %v, wait %v; want refused, 10s", ok, wait)
+	}
+	if ok, _ := l.take("u", 10, at.Add(-time.Hour)); ok {
+		t.Error("a clock going backwards refilled the bucket")
+	}
+	if ok, _ := l.take("u", 10, at.Add(10*time.Second)); !ok {
+		t.Error("take(10) after 10 s refused")
+	}
+	if ok, wait := l.take("v", 101, at); ok || wait != 100*time.Second {
+		t.Errorf("take(101) over the burst = %v, wait %v; want refused, 100s", ok, wait)
+	}
+	if ok, _ := l.take("w", 0, at); !ok {
+		t.Error("a free request was refused")
+	}
+	// Users active in the same minute are all tracked (their buckets are
+	// not full); once maxTrackedUsers are tracked, a new user sweeps away
+	// every bucket that has refilled.
+	for i := 0; i < maxTrackedUsers+10; i++ {
+		l.take(fmt.Sprintf("user-%d", i), 1, at)
+	}
+	l.take("late", 1, at.Add(time.Hour))
+	if n := len(l.users); n != 1 {
+		t.Errorf("%d buckets left after an hour; want the full ones forgotten", n)
+	}
+}
+
+// TestWorkCost checks what counts as expensive work.
+func TestWorkCost(t *testing.T) {
+	for _, tc := range []struct {
+		command string
+		opts    map[string]string
+		want    int
+	}{
+		{"roll", map[string]string{"expr": "10d6"}, 0},
+		{"roll", map[string]string{"expr": "11d6"}, 11},
+		{"roll", map[string]string{"expr": "60d6+40d8"}, 100},
+		{"roll", map[string]string{"expr": "bad"}, 0},
+		{"damage", map[string]string{"amount": "50d6"}, 50},
+		{"damage", map[string]string{"amount": "7"}, 0},
+		{"roll", map[string]string{"expr": "5d6", "hd": "20"}, 25},
+		{"history", nil, HistoryCost},
+		{"char", map[string]string{"name": "100d6"}, 0},
+	} {
+		r := &Request{Command: tc.command, Options: tc.opts}
+		if got := workCost(r); got != tc.want {
+			t.Errorf("workCost(/%s %v) = %d; want %d", tc.command, tc.opts, got, tc.want)
+		}
+	}
+}

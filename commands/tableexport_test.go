@@ -1,0 +1,136 @@
+package commands_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/hpkeeper/hpkeeper/commands"
+)
+
+// exportFile runs /table export as user and returns the JSON file.
+func exportFile(t *testing.T, tb *table, user string) []byte {
+	t.Helper()
+	resp := tb.do(user, "/table export")
+	if !resp.Ephemeral || len(resp.Files) != 1 || resp.Files[0].ContentType != "application/json" {
+		t.Fatalf("export reply %q, files %d; want an ephemeral reply with one JSON file", resp.Content, len(resp.Files))
+	}
+	return resp.Files[0].Data
+}
+
+// importFile runs /table import with data attached as user.
+func importFile(tb *table, user string, data []byte) *commands.Response {
+	req := tb.request(user, "/table import file:table.json")
+	req.Attachments = map[string]*commands.Attachment{"file": {Filename: "table.json", Data: data}}
+	return tb.svc.Handle(context.Background(), req)
+}
+
+func TestExportImportRoundTrip(t *testing.T) {
+	tb := newTable(t)
+	tb.ok(tb.do("!carol", "/table setup system:hit-protection"))
+	tb.ok(tb.do("!carol", "/table option name:catch-breath value:off"))
+	tb.ok(tb.do("ann", `/char create name:Lister stats:"class=fighter level=1 hp=8"`))
+	tb.ok(tb.do("bob", `/char create name:"Bob & <Temp>" stats:"class=fighter level=1 hp=6"`))
+	tb.ok(tb.do("ann", `/char create name:Rimmer stats:"class=fighter level=1 hp=6"`))
+	del := tb.do("bob", `/char delete name:"Bob & <Temp>"`)
+	tb.ok(tb.press("bob", del, "Delete"))
+	tb.dice.Push(2)
+	tb.ok(tb.do("ann", "/damage target:Lister amount:1d6"))
+	tb.ok(tb.do("!carol", "/clock action:advance amount:3 unit:turns"))
+
+	tb.refused(tb.do("ann", "/table export"), "Only a GM")
+	data := exportFile(t, tb, "!carol")
+	var ex commands.Export
+	if err := json.Unmarshal(data, &ex); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), `"name": "Bob & <Temp>"`) {
+		t.Errorf("export escapes HTML characters")
+	}
+	if ex.Format != "hpkeeper-table" || ex.Version != 1 || len(ex.Characters) != 2 || ex.LastCharacterID != 3 || ex.Table.Clock != 30 {
+		t.Fatalf("export: format %q v%d, %d characters, last id %d, clock %d", ex.Format, ex.Version, len(ex.Characters), ex.LastCharacterID, ex.Table.Clock)
+	}
+
+	// Into a new channel.
+	tb.channel = "chan-2"
+	tb.refused(importFile(tb, "ann", data), "Only a GM")
+	out := tb.ok(importFile(tb, "!carol", data))
+	if !strings.Contains(out, "2 characters") {
+		t.Errorf("import reply %q", out)
+	}
+	tb.refused(importFile(tb, "!carol", data), "already has a table")
+
+	// Identical state: exporting the copy gives the same file, channel aside.
+	again := exportFile(t, tb, "!carol")
+	var ex2 commands.Export
+	if err := json.Unmarshal(again, &ex2); err != nil {
+		t.Fatal(err)
+	}
+	ex.ExportedAt = ex2.ExportedAt
+	a, _ := json.Marshal(ex)
+	b, _ := json.Marshal(ex2)
+	if want := strings.ReplaceAll(string(a), `"chan-1"`, `"chan-2"`); want != string(b) {
+		t.Fatalf("round trip differs:\nwant %s\n got %s", want, b)
+	}
+
+	// The copy plays on: history, undo, and ids are never reused.
+	if h := tb.ok(tb.do("ann", "/history")); !strings.Contains(h, "Lister") {
+		t.Errorf("history: %s", h)
+	}
+	tb.ok(tb.do("ann", `/char create name:Kryten stats:"class=fighter level=1 hp=6"`))
+	tb.ok(tb.do("ann", "/undo"))
+	tb.ok(tb.do("ann", `/char create name:Kryten stats:"class=fighter level=1 hp=6"`))
+	var ex3 commands.Export
+	if err := json.Unmarshal(exportFile(t, tb, "!carol"), &ex3); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(ex3.Characters); n != 3 || ex3.Characters[2].ID != 5 {
+		t.Errorf("after import, Kryten has id %d; want 5 (ids 3 and 4 are used)", ex3.Characters[n-1].ID)
+	}
+}
+
+func TestImportRefusesBadFiles(t *testing.T) {
+	tb := newTable(t)
+	for _, c := range []struct{ file, want string }{
+		{`not json`, "not an hpkeeper export"},
+		{`{"format":"other","version":1}`, "not an hpkeeper table export"},
+		{`{"format":"hpkeeper-table","version":2}`, "version 2"},
+		{`{"format":"hpkeeper-table","version":1}`, "no table"},
+		{`{"format":"hpkeeper-table","version":1,"table":{"system":"chess"}}`, "does not know"},
+		{`{"format":"hpkeeper-table","version":1,"table":{"system":"harm"},"last_character_id":1,"characters":[{"id":1,"name":"A,B"}]}`, "comma"},
+		{`{"format":"hpkeeper-table","version":1,"table":{"system":"harm"},"events":[{"seq":2}]}`, "out of sequence"},
+		{`{"format":"hpkeeper-table","version":1,"table":{"system":"harm"},"surprise":1}`, "unknown field"},
+	} {
+		tb.refused(importFile(tb, "!carol", []byte(c.file)), c.want)
+	}
+	tb.refused(tb.do("!carol", "/table import file:x.json"), "Attach the JSON file")
+
+	// The file is downloaded only for a GM, and a failed download says so.
+	fetched := 0
+	req := tb.request("ann", "/table import file:x.json")
+	req.Attachments = map[string]*commands.Attachment{"file": {Filename: "x.json", Fetch: func(context.Context) ([]byte, error) {
+		fetched++
+		return nil, errors.New("HTTP 404")
+	}}}
+	tb.refused(tb.svc.Handle(context.Background(), req), "Only a GM")
+	if fetched != 0 {
+		t.Errorf("fetched the file %d times for a player", fetched)
+	}
+	req = tb.request("!carol", "/table import file:x.json")
+	req.Attachments = map[string]*commands.Attachment{"file": {Filename: "x.json", Size: 9 << 20, Fetch: func(context.Context) ([]byte, error) {
+		fetched++
+		return nil, nil
+	}}}
+	tb.refused(tb.svc.Handle(context.Background(), req), "at most")
+	if fetched != 0 {
+		t.Errorf("fetched a file too big to import")
+	}
+	req = tb.request("!carol", "/table import file:x.json")
+	req.Attachments = map[string]*commands.Attachment{"file": {Filename: "x.json", Fetch: func(context.Context) ([]byte, error) {
+		fetched++
+		return nil, errors.New("HTTP 404")
+	}}}
+	tb.refused(tb.svc.Handle(context.Background(), req), "Could not download the file from Discord (HTTP 404)")
+}

@@ -1,0 +1,203 @@
+package commands
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/hpkeeper/hpkeeper/storage"
+)
+
+// Level is how hurt a character is, the same scale for every system: it sets
+// the colour of the character's embed and the word a hidden character shows
+// to players (Unhurt, Wounded, Down, Dead).
+type Level int
+
+// The levels, from unhurt to dead.
+const (
+	// LevelFine: no damage taken (full HP, Healthy…).
+	LevelFine Level = iota
+	// LevelWounded: hurt but up (HP below max, Bloody…).
+	LevelWounded
+	// LevelZero: at 0 (0 HP, disabled or stable at negative WP, Broken…).
+	LevelZero
+	// LevelDying: dying (bleeding out, dying at negative WP, taken out).
+	LevelDying
+	// LevelDead: dead.
+	LevelDead
+)
+
+// The embed colours of the levels (RGB).
+const (
+	ColorFine    = 0x57F287
+	ColorWounded = 0xFEE75C
+	ColorZero    = 0xE67E22
+	ColorDying   = 0xED4245
+	ColorDead    = 0x2C2F33
+)
+
+// Color is the embed colour of the level.
+func (l Level) Color() int {
+	switch l {
+	case LevelWounded:
+		return ColorWounded
+	case LevelZero:
+		return ColorZero
+	case LevelDying:
+		return ColorDying
+	case LevelDead:
+		return ColorDead
+	}
+	return ColorFine
+}
+
+// Word is what players see of a hidden character at this level.
+func (l Level) Word() string {
+	switch l {
+	case LevelWounded:
+		return "Wounded"
+	case LevelZero, LevelDying:
+		return "Down"
+	case LevelDead:
+		return "Dead"
+	}
+	return "Unhurt"
+}
+
+// String names the level: fine, wounded, zero, dying or dead.
+func (l Level) String() string {
+	switch l {
+	case LevelWounded:
+		return "wounded"
+	case LevelZero:
+		return "zero"
+	case LevelDying:
+		return "dying"
+	case LevelDead:
+		return "dead"
+	}
+	return "fine"
+}
+
+// Bar is one gauge of a character, e.g. HP 6 of 10.
+type Bar struct {
+	Label        string
+	Current, Max int
+}
+
+// barWidth is the number of cells of a text bar.
+const barWidth = 10
+
+// Text renders the bar as "HP ██████░░░░ 6/10". Current is clamped to
+// 0..Max for the cells (negative WP show an empty bar, the number stays).
+func (b Bar) Text() string {
+	full := 0
+	if b.Max > 0 {
+		cur := max(0, min(b.Current, b.Max))
+		full = (cur*barWidth + b.Max/2) / b.Max
+		if cur > 0 && full == 0 {
+			full = 1
+		}
+		if cur < b.Max && full == barWidth {
+			full = barWidth - 1
+		}
+	}
+	return fmt.Sprintf("%s %s%s %d/%d", b.Label, strings.Repeat("█", full), strings.Repeat("░", barWidth-full), b.Current, b.Max)
+}
+
+// CharacterView is a character as every display shows it, whatever the
+// system: its level, its gauges, its conditions and its running timers.
+type CharacterView struct {
+	Level Level
+	// Bars are the gauges in the system's order (HP, HD; HP, MP, WP; pools).
+	Bars []Bar
+	// State is the system's one-word state when it has one (e.g. "Bloody",
+	// "disabled"); "" otherwise.
+	State string
+	// Conditions are the conditions in rule terms, without timers.
+	Conditions []string
+	// Timers are the running timed effects ("stunned until day 1, 08:03").
+	Timers []string
+}
+
+// Word is what players see of the character when it is hidden.
+func (v CharacterView) Word() string { return v.Level.Word() }
+
+// Viewer is implemented by a system that can show its characters in the
+// uniform view. now is the table clock in rounds.
+type Viewer interface {
+	View(c *storage.Character, now int64) (CharacterView, error)
+}
+
+// viewOf returns c's view under sys, or a plain view when sys has none.
+func viewOf(sys System, c *storage.Character, now int64) (CharacterView, error) {
+	if v, ok := sys.(Viewer); ok {
+		return v.View(c, now)
+	}
+	return CharacterView{}, nil
+}
+
+// splitTimers moves the conditions that name a time ("… until …", "dies
+// at …") to the timers.
+func splitTimers(all []string) (conds, timers []string) {
+	for _, s := range all {
+		if strings.Contains(s, " until ") || strings.Contains(s, "dies at") {
+			timers = append(timers, s)
+		} else {
+			conds = append(conds, s)
+		}
+	}
+	return conds, timers
+}
+
+// barLines renders the bars one per line, in code spans so they line up.
+func barLines(bars []Bar) string {
+	w := 0
+	for _, b := range bars {
+		w = max(w, len([]rune(b.Label)))
+	}
+	var lines []string
+	for _, b := range bars {
+		pad := strings.Repeat(" ", w-len([]rune(b.Label)))
+		lines = append(lines, "`"+Bar{Label: b.Label + pad, Current: b.Current, Max: b.Max}.Text()+"`")
+	}
+	return strings.Join(lines, "\n")
+}
+
+// viewEmbed is the embed of a character: the name, the status line and the
+// bars, the colour of its level, its conditions and timers, then the
+// system's fields, and the owner. Every system's character replies use it.
+func viewEmbed(c *storage.Character, v CharacterView, status string, fields []Field) Embed {
+	desc := status
+	if len(v.Bars) > 0 {
+		if desc != "" {
+			desc += "\n"
+		}
+		desc += barLines(v.Bars)
+	}
+	var fs []Field
+	if len(v.Conditions) > 0 {
+		fs = append(fs, Field{Name: "Conditions", Value: Escape(strings.Join(v.Conditions, ", "))})
+	}
+	if len(v.Timers) > 0 {
+		fs = append(fs, Field{Name: "Timers", Value: Escape(strings.Join(v.Timers, "\n"))})
+	}
+	fs = append(fs, fields...)
+	return Embed{
+		Title:       Escape(c.Name),
+		Description: desc,
+		Color:       v.Level.Color(),
+		Fields:      fs,
+		Footer:      "owner: " + c.OwnerName,
+	}
+}
+
+// hiddenEmbed is the embed players see of a hidden character: its name and
+// its word only.
+func hiddenEmbed(c *storage.Character, v CharacterView) Embed {
+	return Embed{
+		Title:       Escape(c.Name),
+		Description: "**" + v.Word() + "**",
+		Color:       v.Level.Color(),
+		Footer:      "hidden by the GM",
+	}
+}
