@@ -47,23 +47,7 @@ func FuzzInteraction(f *testing.F) {
 	f.Add([]byte(`null`), true)
 	f.Add([]byte(``), true)
 
-	dir := f.TempDir()
-	db, err := storage.Open(filepath.Join(dir, "fuzz.db"), storage.Options{Timeout: time.Second})
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Cleanup(func() { db.Close() })
-	svc := commands.New(db, dice.NewRandom(1))
-	kp := newKeyPair(f)
-	// The clock moves a second per input, so no two signatures repeat (a
-	// repeated one is refused as a replay).
-	var clock atomic.Int64
-	clock.Store(1_800_000_000)
-	var logs syncBuffer
-	ep, err := NewEndpoint(svc, kp.pub, zerolog.New(&logs).Level(zerolog.ErrorLevel), WithClock(func() time.Time { return time.Unix(clock.Load(), 0) }))
-	if err != nil {
-		f.Fatal(err)
-	}
+	ep, kp, clock, logs := fuzzEndpoint(f, 1)
 	// A table with a character, so commands reach the rules.
 	for _, name := range []string{"table_setup.json", "char_create.json"} {
 		rec := httptest.NewRecorder()
@@ -130,6 +114,28 @@ func FuzzInteraction(f *testing.F) {
 	})
 }
 
+// fuzzEndpoint returns an Endpoint in front of a real Service over a new
+// bbolt file, rolling with seed, with a generated key pair, a clock the
+// fuzz function moves a second per input (so no two signatures repeat: a
+// repeated one is refused as a replay) and the buffer its error log goes to.
+func fuzzEndpoint(f *testing.F, seed uint64) (*Endpoint, keyPair, *atomic.Int64, *syncBuffer) {
+	db, err := storage.Open(filepath.Join(f.TempDir(), "fuzz.db"), storage.Options{Timeout: time.Second})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Cleanup(func() { db.Close() })
+	kp := newKeyPair(f)
+	clock := new(atomic.Int64)
+	clock.Store(1_800_000_000)
+	logs := new(syncBuffer)
+	ep, err := NewEndpoint(commands.New(db, dice.NewRandom(seed)), kp.pub, zerolog.New(logs).Level(zerolog.ErrorLevel),
+		WithClock(func() time.Time { return time.Unix(clock.Load(), 0) }))
+	if err != nil {
+		f.Fatal(err)
+	}
+	return ep, kp, clock, logs
+}
+
 // signed returns a POST of body signed by kp at ts, for ServeHTTP.
 func signed(kp keyPair, body []byte, ts time.Time) *http.Request {
 	req := httptest.NewRequest(http.MethodPost, "/", bytes.NewReader(body))
@@ -179,20 +185,7 @@ func FuzzRoute(f *testing.F) {
 	} {
 		f.Add(s.kind, s.command, s.sub, s.opts, s.customID, s.text, s.user)
 	}
-	db, err := storage.Open(filepath.Join(f.TempDir(), "route.db"), storage.Options{Timeout: time.Second})
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Cleanup(func() { db.Close() })
-	svc := commands.New(db, dice.NewRandom(3))
-	kp := newKeyPair(f)
-	var clock atomic.Int64
-	clock.Store(1_800_000_000)
-	var logs syncBuffer
-	ep, err := NewEndpoint(svc, kp.pub, zerolog.New(&logs).Level(zerolog.ErrorLevel), WithClock(func() time.Time { return time.Unix(clock.Load(), 0) }))
-	if err != nil {
-		f.Fatal(err)
-	}
+	ep, kp, clock, logs := fuzzEndpoint(f, 3)
 	users := []map[string]any{
 		{"member": map[string]any{"user": map[string]any{"id": "1311000000000001002", "username": "dave"}, "permissions": "0"}},
 		{"member": map[string]any{"user": map[string]any{"id": "1311000000000001003", "username": "kat"}, "permissions": "0"}},

@@ -13,7 +13,8 @@ import (
 // Discord's upload limit would).
 const maxAttachment = commands.MaxImportSize
 
-// writeFiles writes the files attached to resp into the files directory and
+// writeFiles writes the files attached to resp into the files directory
+// (created when missing) and
 // adds a line naming each one's path to b ("" directory: the files are only
 // named).
 func (c *Console) writeFiles(b *strings.Builder, resp *commands.Response) {
@@ -24,7 +25,11 @@ func (c *Console) writeFiles(b *strings.Builder, resp *commands.Response) {
 			continue
 		}
 		path := filepath.Join(c.filesDir, name)
-		if err := os.WriteFile(path, f.Data, 0o644); err != nil {
+		err := os.MkdirAll(c.filesDir, 0o755)
+		if err == nil {
+			err = os.WriteFile(path, f.Data, 0o644)
+		}
+		if err != nil {
 			fmt.Fprintf(b, "(attached %s, %s; could not save it: %v)\n", name, f.ContentType, err)
 			continue
 		}
