@@ -36,7 +36,7 @@ func TestHpMpWpFight(t *testing.T) {
 	out := tb.ok(tb.do("ann", "/damage target:Vala amount:8 crit:3"))
 	hmwWant(t, "crit", out, "8 damage, critical ×3", "HP 20 → 12 · MP 4 → 3 (capped at the fatigued maximum) · WP 15 → -1",
 		"critical ×3: 8 × 2 = 16 more to WP", "Fort DC 10 (reaching negative WP): 1d20 [12] = 12 +2 = 14, succeeded",
-		"State: **disabled (conscious)** (was fine)", "exhausted (WP -1 ≤ 0*)", "MP max 4 → 3", "Rolled 1d20 [12] = 12")
+		"State: **disabled (conscious)** (was fine)", "exhausted (WP -1 ≤ 0 (exhausting))", "MP max 4 → 3", "Rolled 1d20 [12] = 12")
 	tb.refused(tb.do("bob", "/damage target:Vala amount:1"), "only its owner or a GM")
 	tb.dice.Push(3)
 	out = tb.ok(tb.do("ann", "/damage target:Vala amount:4 nonlethal:true"))

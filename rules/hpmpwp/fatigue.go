@@ -163,7 +163,7 @@ func (c Character) FatigueSummary() string {
 	for _, k := range causes {
 		t := k.Text
 		if k.Exhausting {
-			t += "*"
+			t += " (exhausting)"
 		}
 		texts = append(texts, t)
 	}
