@@ -48,10 +48,7 @@ func (s *Service) mutate(ctx context.Context, r *Request, fn func(m *Mutation) (
 		if err != nil {
 			return err
 		}
-		before, err := tx.Table(r.ChannelID)
-		if err != nil {
-			return err
-		}
+		before := cloneTable(t)
 		sys, err := s.system(t.System)
 		if err != nil {
 			return err
@@ -70,6 +67,22 @@ func (s *Service) mutate(ctx context.Context, r *Request, fn func(m *Mutation) (
 	}
 	drawCharts(resp) // charts are drawn outside the write transaction (odds.go)
 	return resp, nil
+}
+
+// cloneTable returns a deep copy of t (nil slices and maps stay nil, so a
+// table left alone compares equal to its copy).
+func cloneTable(t *storage.Table) *storage.Table {
+	cp := *t
+	if t.GMs != nil {
+		cp.GMs = append([]string{}, t.GMs...)
+	}
+	if t.Options != nil {
+		cp.Options = make(map[string]string, len(t.Options))
+		for k, v := range t.Options {
+			cp.Options[k] = v
+		}
+	}
+	return &cp
 }
 
 // IsGM reports whether the caller is a GM at the table (RULES.md §0.1).
