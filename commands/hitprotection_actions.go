@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/hpkeeper/hpkeeper/rules/clock"
-	"github.com/hpkeeper/hpkeeper/rules/dice"
 	"github.com/hpkeeper/hpkeeper/rules/hitprot"
 	"github.com/hpkeeper/hpkeeper/storage"
 )
@@ -107,15 +106,6 @@ func hpTargets(m *Mutation, list string, mustChange bool) ([]*hpChar, error) {
 		out = append(out, h)
 	}
 	return out, nil
-}
-
-// record adds the dice a rule rolled to the mutation's event.
-func record(m *Mutation, rolls ...dice.Result) {
-	for _, r := range rolls {
-		if len(r.Terms) > 0 {
-			m.rolls = append(m.rolls, r.String())
-		}
-	}
 }
 
 // hpError turns a rule error into a reply for the character named: a clean
@@ -216,7 +206,7 @@ func hpDamage(m *Mutation) (*Response, error) {
 		if err != nil {
 			return nil, hpError(h, err)
 		}
-		record(m, o.Rolls...)
+		m.Record(o.Rolls...)
 		if err := h.store(m, c); err != nil {
 			return nil, err
 		}
@@ -476,7 +466,7 @@ func hpChoiceHandler(ctx context.Context, s *Service, r *Request) (*Response, er
 			if err != nil {
 				return nil, hpError(h, err)
 			}
-			record(m, o.Rolls...)
+			m.Record(o.Rolls...)
 			h.sheet.Chose = label
 			if err := h.store(m, c); err != nil {
 				return nil, err

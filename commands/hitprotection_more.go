@@ -35,7 +35,7 @@ func hpAttend(m *Mutation) (*Response, error) {
 		if err != nil {
 			return nil, hpError(h, err)
 		}
-		record(m, o.Rolls...)
+		m.Record(o.Rolls...)
 		if err := h.store(m, c); err != nil {
 			return nil, err
 		}
@@ -147,7 +147,7 @@ func hpRest(m *Mutation) (*Response, error) {
 			if err != nil {
 				return nil, hpError(h, err)
 			}
-			record(m, res.Roll)
+			m.Record(res.Roll)
 			if err := h.store(m, c); err != nil {
 				return nil, err
 			}
@@ -202,7 +202,7 @@ func hpRest(m *Mutation) (*Response, error) {
 			if err != nil {
 				return nil, hpError(h, err)
 			}
-			record(m, res.Roll)
+			m.Record(res.Roll)
 			if err := h.store(m, c); err != nil {
 				return nil, err
 			}
@@ -242,7 +242,7 @@ func hpSave(m *Mutation) (*Response, error) {
 		if err != nil {
 			return nil, hpError(h, err)
 		}
-		record(m, s.Roll, s.HD)
+		m.Record(s.Roll, s.HD)
 		if err := h.store(m, c); err != nil {
 			return nil, err
 		}
@@ -338,7 +338,7 @@ func hpRoll(m *Mutation) (*Response, error) {
 	if err != nil {
 		return nil, hpError(h, err)
 	}
-	record(m, hdRoll)
+	m.Record(hdRoll)
 	if hd > 0 {
 		if err := h.store(m, c); err != nil {
 			return nil, err

@@ -17,18 +17,6 @@ import (
 // §2.4): "hmw:<character id>:<event seq>:act|down".
 const hmwChoicePrefix = "hmw"
 
-// mutationDice is a dice.Source that rolls every die through m.Roll, so that
-// the rules' saves are recorded in the event like every other roll.
-type mutationDice struct{ m *Mutation }
-
-func (d mutationDice) Roll(die dice.Die) (int, error) {
-	res, err := d.m.Roll(dice.Expr{Terms: []dice.Term{{Sign: 1, Count: 1, Sides: die.Sides, Fudge: die.Fudge}}})
-	if err != nil {
-		return 0, err
-	}
-	return res.Total, nil
-}
-
 // hmwLoad decodes a stored character's sheet.
 func hmwLoad(ch *storage.Character) (hpmpwp.Character, hmwSheet, error) {
 	var s hmwSheet
@@ -214,7 +202,7 @@ func (hpMpWp) Components() map[string]HandlerFunc {
 func hmwEach(m *Mutation, targets []*storage.Character, check func(*storage.Character) error,
 	fn func(c hpmpwp.Character, src dice.Source) (hpmpwp.Character, hpmpwp.Outcome, error)) ([]string, error) {
 	var reports []string
-	src := mutationDice{m}
+	src := m.RecordingDice()
 	for _, ch := range targets {
 		if err := check(ch); err != nil {
 			return nil, err
@@ -279,7 +267,7 @@ func hmwDamage(m *Mutation) (*Response, error) {
 	var rows [][]Button
 	var names []string
 	var reports []string
-	src := mutationDice{m}
+	src := m.RecordingDice()
 	for _, ch := range targets {
 		c, s, err := hmwLoad(ch)
 		if err != nil {
@@ -655,7 +643,7 @@ func (hpMpWp) AdvanceClock(m *Mutation, from, to int64) ([]string, error) {
 		return nil, err
 	}
 	var report []string
-	src := mutationDice{m}
+	src := m.RecordingDice()
 	for _, ch := range chars {
 		c, s, err := hmwLoad(ch)
 		if err != nil {

@@ -240,8 +240,34 @@ func (m *Mutation) Roll(expr dice.Expr) (dice.Result, error) {
 	if err != nil {
 		return res, diceError(err)
 	}
-	m.rolls = append(m.rolls, res.String())
+	m.Record(res)
 	return res, nil
+}
+
+// Record adds rolls a rules engine made with the service's dice to the
+// event, so /history shows every die whichever way it was rolled. Empty
+// results (no dice) are skipped.
+func (m *Mutation) Record(rolls ...dice.Result) {
+	for _, r := range rolls {
+		if len(r.Terms) > 0 {
+			m.rolls = append(m.rolls, r.String())
+		}
+	}
+}
+
+// RecordingDice returns a dice.Source for rules engines that take one: each
+// die is rolled through m.Roll, so it is recorded in the event like every
+// other roll.
+func (m *Mutation) RecordingDice() dice.Source { return recordingDice{m} }
+
+type recordingDice struct{ m *Mutation }
+
+func (d recordingDice) Roll(die dice.Die) (int, error) {
+	res, err := d.m.Roll(dice.Expr{Terms: []dice.Term{{Sign: 1, Count: 1, Sides: die.Sides, Fudge: die.Fudge}}})
+	if err != nil {
+		return 0, err
+	}
+	return res.Total, nil
 }
 
 // RollString parses and rolls a dice expression (a CodeInvalid error when it
