@@ -250,14 +250,9 @@ func (sys harmSystem) damage(m *Mutation) (*Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	targets, err := m.Targets(m.Req.Options["target"])
+	targets, err := m.TargetsToChange(m.Req.Options["target"])
 	if err != nil {
 		return nil, err
-	}
-	for _, ch := range targets {
-		if err := m.CanChange(ch); err != nil {
-			return nil, err
-		}
 	}
 	// The amount is the harm's success level: a number ≥ 1, or dice (the
 	// opponent's check, e.g. 3dF+2) whose total, floored at 0, is the SL.
@@ -666,15 +661,12 @@ func (sys harmSystem) spend(m *Mutation) (*Response, error) {
 	if err != nil || n < 1 {
 		return nil, Errorf(CodeInvalid, "amount is a whole number of 1 or more.")
 	}
-	targets, err := m.Targets(m.Req.Options["target"])
+	targets, err := m.TargetsToChange(m.Req.Options["target"])
 	if err != nil {
 		return nil, err
 	}
 	var lines []string
 	for _, ch := range targets {
-		if err := m.CanChange(ch); err != nil {
-			return nil, err
-		}
 		c, err := harmLoad(ch)
 		if err != nil {
 			return nil, err

@@ -88,17 +88,16 @@ func (h *hpChar) conditions(m *Mutation) string {
 
 // hpTargets resolves `target` into loaded characters.
 func hpTargets(m *Mutation, list string, mustChange bool) ([]*hpChar, error) {
-	chs, err := m.Targets(list)
+	resolve := m.Targets
+	if mustChange {
+		resolve = m.TargetsToChange
+	}
+	chs, err := resolve(list)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]*hpChar, 0, len(chs))
 	for _, ch := range chs {
-		if mustChange {
-			if err := m.CanChange(ch); err != nil {
-				return nil, err
-			}
-		}
 		h, err := loadHP(ch)
 		if err != nil {
 			return nil, err

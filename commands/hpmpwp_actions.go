@@ -234,14 +234,9 @@ func hmwDamage(m *Mutation) (*Response, error) {
 	if err := m.RefuseOptions("soak", "type", "lethal", "kind", "pool"); err != nil {
 		return nil, err
 	}
-	targets, err := m.Targets(m.Req.Options["target"])
+	targets, err := m.TargetsToChange(m.Req.Options["target"])
 	if err != nil {
 		return nil, err
-	}
-	for _, ch := range targets {
-		if err := m.CanChange(ch); err != nil {
-			return nil, err
-		}
 	}
 	hit := hpmpwp.Hit{Nonlethal: m.Req.Options["nonlethal"] == "true"}
 	if c := m.Req.Options["crit"]; c != "" {
@@ -601,16 +596,13 @@ func hmwSave(m *Mutation) (*Response, error) {
 	if kind != "fort" && kind != "will" {
 		return nil, Errorf(CodeInvalid, "hp-mp-wp saves are fort or will, not %s.", clip(kind, 20))
 	}
-	targets, err := m.Targets(m.Req.Options["target"])
+	targets, err := m.TargetsToChange(m.Req.Options["target"])
 	if err != nil {
 		return nil, err
 	}
 	extra, _ := strconv.Atoi(m.Req.Options["bonus"])
 	var lines []string
 	for _, ch := range targets {
-		if err := m.CanChange(ch); err != nil {
-			return nil, err
-		}
 		c, _, err := hmwLoad(ch)
 		if err != nil {
 			return nil, err

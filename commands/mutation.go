@@ -196,6 +196,22 @@ func (m *Mutation) CharacterByID(id uint64) (*storage.Character, error) {
 	return m.track(c)
 }
 
+// TargetsToChange resolves a `target` list as Targets does and returns a
+// CodeForbidden error unless the caller may change every one of them
+// (owner or GM, RULES.md §0.1).
+func (m *Mutation) TargetsToChange(list string) ([]*storage.Character, error) {
+	chs, err := m.Targets(list)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range chs {
+		if err := m.CanChange(c); err != nil {
+			return nil, err
+		}
+	}
+	return chs, nil
+}
+
 // Save stores c's new state.
 func (m *Mutation) Save(c *storage.Character) error {
 	if _, err := m.track(c); err != nil {
