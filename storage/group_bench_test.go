@@ -45,7 +45,7 @@ func BenchmarkUpdateParallel(b *testing.B) {
 		setupTable(b, db, fmt.Sprintf("t%d", n), "Lister", "Rimmer", "Kryten", "Cat", "Holly")
 	}
 	var seq atomic.Int64
-	groups0 := db.w.groups.Load()
+	groups0, pages0 := db.w.groups.Load(), pagesWritten(db)
 	b.SetParallelism(25)
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -60,6 +60,7 @@ func BenchmarkUpdateParallel(b *testing.B) {
 	})
 	b.StopTimer()
 	b.ReportMetric(float64(db.w.groups.Load()-groups0)/float64(b.N), "commits/op")
+	b.ReportMetric(float64(pagesWritten(db)-pages0)/float64(b.N), "pages/op")
 }
 
 // BenchmarkUpdateSerial is the same command from one goroutine: one commit
@@ -71,6 +72,7 @@ func BenchmarkUpdateSerial(b *testing.B) {
 		setupTable(b, db, fmt.Sprintf("t%d", n), "Lister", "Rimmer", "Kryten", "Cat", "Holly")
 	}
 	b.ReportAllocs()
+	pages0 := pagesWritten(db)
 	i := 0
 	for b.Loop() {
 		i++
@@ -78,6 +80,7 @@ func BenchmarkUpdateSerial(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+	b.ReportMetric(float64(pagesWritten(db)-pages0)/float64(b.N), "pages/op")
 }
 
 // BenchmarkScale measures one typical read (a character by name) and one
@@ -139,4 +142,10 @@ func BenchmarkScale(b *testing.B) {
 			}
 		})
 	}
+}
+
+// pagesWritten is how many pages db's commits have written so far.
+func pagesWritten(db *DB) int64 {
+	st := db.bolt.Stats()
+	return st.TxStats.GetWrite()
 }

@@ -39,7 +39,12 @@ process on 127.0.0.1 over a fresh database (or serves in-process with
 --inprocess, or targets a running serve on loopback with --target), creates
 --tables tables of --chars characters each, then runs each phase of --phases
 --runs times for --duration after --warmup, with --concurrency clients each
-sending one request at a time:
+sending one request at a time (a closed loop: a client sends its next
+request when the reply to the last one arrives). With --rate the clients run
+an open loop instead: together they start --rate user actions a second at
+fixed intervals, whatever the replies' speed, and an action that starts late
+because the client was still waiting counts its delay in its latency (so a
+slow server cannot hide its queue by slowing the load down):
 
   mixed  damage (then /undo), heal, roll, rest, /char show, /table show,
          /char list, /history and a button flow (/char delete, press Cancel)
@@ -74,6 +79,7 @@ type benchConfig struct {
 	memProfile   string
 	verbose      bool
 	setupClients int
+	rate         float64
 }
 
 func parseBenchFlags(args []string, stderr io.Writer) (*benchConfig, error) {
@@ -99,6 +105,7 @@ func parseBenchFlags(args []string, stderr io.Writer) (*benchConfig, error) {
 	fs.BoolVar(&c.printKey, "print-key", false, "print a new key seed and its public key (for --target) and exit")
 	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the measured phases to this file (with --inprocess)")
 	fs.StringVar(&c.memProfile, "memprofile", "", "write a heap profile at the end to this file (with --inprocess)")
+	fs.Float64Var(&c.rate, "rate", 0, "open loop: user actions a second across all clients, at fixed intervals (0: closed loop, as fast as replies come)")
 	fs.BoolVar(&c.verbose, "v", false, "show the server's log and a sample refusal of each run")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -122,8 +129,8 @@ func parseBenchFlags(args []string, stderr io.Writer) (*benchConfig, error) {
 		c.phases = append(c.phases, p)
 	}
 	switch {
-	case c.tables < 1 || c.chars < 2 || c.concurrency < 1 || c.runs < 1 || c.duration <= 0 || c.warmup < 0:
-		fmt.Fprintln(stderr, "hpkeeper bench: --tables, --concurrency, --runs and --duration must be positive, --chars at least 2")
+	case c.tables < 1 || c.chars < 2 || c.concurrency < 1 || c.runs < 1 || c.duration <= 0 || c.warmup < 0 || c.rate < 0:
+		fmt.Fprintln(stderr, "hpkeeper bench: --tables, --concurrency, --runs and --duration must be positive, --chars at least 2, --rate not negative")
 		return nil, errUsage
 	case c.target != "" && c.keySeed == "":
 		fmt.Fprintln(stderr, "hpkeeper bench: --target needs --key-seed (the server must run with its public key; see --print-key)")
@@ -500,8 +507,12 @@ func (o *reporter) header(cfg *benchConfig, dir string) {
 		mode = "in-process"
 	}
 	o.printf("hpkeeper bench: %s, GOMAXPROCS=%d, %d CPUs, %s/%s, %s\n", mode, runtime.GOMAXPROCS(0), runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, runtime.Version())
-	o.printf("directory %s; %d tables × %d characters; %d clients; %d run(s) of %s after %s warm-up\n\n",
-		dir, cfg.tables, cfg.chars, cfg.concurrency, cfg.runs, cfg.duration, cfg.warmup)
+	load := "closed loop"
+	if cfg.rate > 0 {
+		load = fmt.Sprintf("open loop at %.0f actions/s", cfg.rate)
+	}
+	o.printf("directory %s; %d tables × %d characters; %d clients, %s; %d run(s) of %s after %s warm-up\n\n",
+		dir, cfg.tables, cfg.chars, cfg.concurrency, load, cfg.runs, cfg.duration, cfg.warmup)
 }
 
 func (o *reporter) baselines(b baselines) {

@@ -221,6 +221,10 @@ type worker struct {
 	chars   int
 	res     runResult
 	measure bool
+	// late is how long the current action started after its scheduled
+	// time (open loop only); it is added to the latency of the action's
+	// first request.
+	late time.Duration
 }
 
 // run runs one phase for cfg.warmup and then measures it for cfg.duration.
@@ -252,9 +256,31 @@ func (c *client) run(ctx context.Context, cfg *benchConfig, mix []weighted, pid 
 		time.Sleep(time.Until(end))
 		cpuDone <- [2]time.Duration{processCPU(pid) - s0, processCPU(os.Getpid()) - g0}
 	}()
+	// Open loop: each client starts an action every interval, from a random
+	// phase, whatever the replies' speed.
+	var interval time.Duration
+	if cfg.rate > 0 {
+		interval = time.Duration(float64(cfg.concurrency) / cfg.rate * float64(time.Second))
+	}
+	start := time.Now()
 	for _, wk := range workers {
 		wg.Go(func() {
+			var next time.Time
+			if interval > 0 {
+				next = start.Add(time.Duration(wk.rng.Int64N(int64(interval))))
+			}
 			for {
+				if interval > 0 {
+					if d := time.Until(next); d > 0 {
+						select {
+						case <-time.After(d):
+						case <-ctx.Done():
+							return
+						}
+					}
+					wk.late = max(0, time.Since(next))
+					next = next.Add(interval)
+				}
 				now := time.Now()
 				if now.After(end) || ctx.Err() != nil {
 					return
@@ -391,6 +417,8 @@ func (wk *worker) record(reply wireReply, lat time.Duration, err error) bool {
 	if err != nil && ctx0Err(err) {
 		return false
 	}
+	lat += wk.late // only the action's first request waited for its start
+	wk.late = 0
 	if wk.measure {
 		wk.res.requests++
 		wk.res.latencies = append(wk.res.latencies, lat)

@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"context"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestBenchRefusesNonLoopbackTargets(t *testing.T) {
@@ -66,5 +69,42 @@ func TestBenchRunsInProcess(t *testing.T) {
 		if phase == "write" && m[2] == "0" {
 			t.Errorf("write phase: 0 writes/s")
 		}
+	}
+}
+
+// In the open loop, an action that started late counts its delay once: in
+// the latency of its first request, not of the follow-up (the /undo after a
+// /damage, the press after /char delete).
+func TestBenchOpenLoopCountsLateStart(t *testing.T) {
+	wk := &worker{measure: true, late: 5 * time.Millisecond}
+	wk.record(wireReply{}, time.Millisecond, nil)
+	wk.record(wireReply{}, 2*time.Millisecond, nil)
+	if want := []time.Duration{6 * time.Millisecond, 2 * time.Millisecond}; !slices.Equal(wk.res.latencies, want) {
+		t.Errorf("latencies = %v, want %v", wk.res.latencies, want)
+	}
+}
+
+func TestBenchOpenLoopKeepsItsRate(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a server")
+	}
+	var out, errb bytes.Buffer
+	args := []string{"bench", "--inprocess", "--dir", t.TempDir(), "--tables", "4", "--chars", "3", "--concurrency", "4",
+		"--rate", "100", "--phases", "read", "--duration", "1s", "--warmup", "200ms", "--runs", "1", "--baseline", "0"}
+	if code := run(context.Background(), args, nil, &out, &errb, func(string) string { return "" }); code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, &out, &errb)
+	}
+	report := out.String()
+	if !strings.Contains(report, "open loop at 100 actions/s") {
+		t.Errorf("report does not name the open loop:\n%s", report)
+	}
+	m := regexp.MustCompile(`(?m)^  read\s+(\d+)\s`).FindStringSubmatch(report)
+	if m == nil {
+		t.Fatalf("no summary line for read:\n%s", report)
+	}
+	// A read action is one request: about 100 of them a second, not as many
+	// as the server can answer (thousands).
+	if n, _ := strconv.Atoi(m[1]); n < 50 || n > 150 {
+		t.Errorf("open loop at 100 actions/s ran %d req/s:\n%s", n, report)
 	}
 }
