@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"context"
 	"crypto/ed25519"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
-	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -501,15 +501,18 @@ func TestReplayGuardBounded(t *testing.T) {
 	var g replayGuard
 	now := time.Unix(1_800_000_000, 0)
 	ts := strconv.FormatInt(now.Unix(), 10)
-	sig := func(i int) string { return fmt.Sprintf("%032x", i) + strings.Repeat("00", 48) }
-	if !g.first(sig(1), ts, now) || g.first(sig(1), ts, now) {
+	sig := func(i int) (key [16]byte) {
+		binary.BigEndian.PutUint64(key[8:], uint64(i))
+		return key
+	}
+	if !g.record(sig(1), ts, now) || g.record(sig(1), ts, now) {
 		t.Fatal("a signature must be accepted once, then refused")
 	}
-	if !g.first(sig(1), ts, now.Add(MaxClockSkew+time.Second)) {
+	if !g.record(sig(1), ts, now.Add(MaxClockSkew+time.Second)) {
 		t.Error("a signature whose timestamp went stale is forgotten (the freshness check refuses it anyway)")
 	}
 	for i := 0; i < maxReplayEntries+500; i++ {
-		g.first(sig(i+10), ts, now)
+		g.record(sig(i+10), ts, now)
 	}
 	if n := len(g.seen); n > maxReplayEntries {
 		t.Errorf("guard holds %d entries; want at most %d", n, maxReplayEntries)

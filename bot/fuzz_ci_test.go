@@ -19,6 +19,7 @@ var fuzzTargets = []struct{ pkg, name string }{
 	{"./cmd/hpkeeper/console", "FuzzParseLine"},
 	{"./bot", "FuzzInteraction"},
 	{"./bot", "FuzzRoute"},
+	{"./bot", "FuzzDecodeInteraction"},
 }
 
 // TestFuzzBriefly runs each fuzz target for HPKEEPER_FUZZTIME (default 3s)

@@ -293,3 +293,30 @@ func FuzzRoute(f *testing.F) {
 		}
 	})
 }
+
+// FuzzDecodeInteraction compares decodeInteraction with discordgo's own
+// decoding on arbitrary bodies: whenever discordgo decodes a body,
+// decodeInteraction must decode it too, with the same identifying fields,
+// logged user and RequestFrom result (see decodeDiff). It is seeded with the
+// shared fixtures and the cases of decode_test.go.
+func FuzzDecodeInteraction(f *testing.F) {
+	for _, b := range fixtureBodies(f) {
+		f.Add(b)
+	}
+	for _, c := range decodeCases {
+		f.Add([]byte(c.body))
+	}
+	f.Add([]byte(messageWithUnknownComponent))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		want, err := oracleDecode(body)
+		if err != nil {
+			if _, err := decodeInteraction(body); err != nil && !strings.HasPrefix(err.Error(), "decode interaction") {
+				t.Fatalf("decodeInteraction error %q lacks its prefix", err)
+			}
+			return
+		}
+		if d := decodeDiff(body, want); d != "" {
+			t.Fatalf("%s\nbody: %q", d, body)
+		}
+	})
+}
