@@ -268,7 +268,7 @@ func runBench(ctx context.Context, cfg *benchConfig, stdout, stderr io.Writer) e
 	}
 	defer func() { _ = srv.stop() }()
 
-	cl := newClient(srv.url, priv, cfg.concurrency)
+	cl := newClient(srv.url, priv, max(cfg.concurrency, cfg.setupClients)) // setup runs 50 clients whatever --concurrency says
 	start := time.Now()
 	if err := cl.setup(ctx, cfg); err != nil {
 		return fmt.Errorf("setup: %w", err)
@@ -429,9 +429,13 @@ type runResult struct {
 	firstRefusal string
 	elapsed      time.Duration
 	latencies    []time.Duration // sorted
-	verbose      bool
-	serverCPU    time.Duration // CPU time of the server process in the window
-	selfCPU      time.Duration // CPU time of the load generator (includes the server in-process)
+	// writeLatencies are the latencies of the state-changing requests
+	// (refused or not), sorted; the rest of latencies are read-only ones.
+	writeLatencies []time.Duration
+	readLatencies  []time.Duration // sorted
+	verbose        bool
+	serverCPU      time.Duration // CPU time of the server process in the window
+	selfCPU        time.Duration // CPU time of the load generator (includes the server in-process)
 }
 
 // cpuPerRequest is the server's CPU time per request.
@@ -446,12 +450,14 @@ func (r runResult) rate() float64 { return float64(r.requests) / r.elapsed.Secon
 
 func (r runResult) writeRate() float64 { return float64(r.writes) / r.elapsed.Seconds() }
 
-func (r runResult) pct(p float64) time.Duration {
-	if len(r.latencies) == 0 {
+func (r runResult) pct(p float64) time.Duration { return percentile(r.latencies, p) }
+
+// percentile returns the p-th percentile (0–100) of sorted, 0 when it is empty.
+func percentile(sorted []time.Duration, p float64) time.Duration {
+	if len(sorted) == 0 {
 		return 0
 	}
-	i := int(p / 100 * float64(len(r.latencies)-1))
-	return r.latencies[i]
+	return sorted[int(p/100*float64(len(sorted)-1))]
 }
 
 // phaseResult is the median over the runs of a phase.
@@ -460,6 +466,8 @@ type phaseResult struct {
 	runs                          int
 	rate, writeRate               float64
 	p50, p95, p99, max            time.Duration
+	readP50, readP99              time.Duration
+	writeP50, writeP99            time.Duration
 	requests, refused, errorCount int
 	cpuPerRequest                 time.Duration
 }
@@ -483,6 +491,10 @@ func summarize(name string, runs []runResult) phaseResult {
 		p95:           d(func(r runResult) time.Duration { return r.pct(95) }),
 		p99:           d(func(r runResult) time.Duration { return r.pct(99) }),
 		max:           d(func(r runResult) time.Duration { return r.pct(100) }),
+		readP50:       d(func(r runResult) time.Duration { return percentile(r.readLatencies, 50) }),
+		readP99:       d(func(r runResult) time.Duration { return percentile(r.readLatencies, 99) }),
+		writeP50:      d(func(r runResult) time.Duration { return percentile(r.writeLatencies, 50) }),
+		writeP99:      d(func(r runResult) time.Duration { return percentile(r.writeLatencies, 99) }),
 		cpuPerRequest: d(runResult.cpuPerRequest),
 	}
 	for _, r := range runs {
@@ -529,6 +541,9 @@ func (o *reporter) run(phase string, n int, r runResult) {
 		o.printf("           CPU: server %.2f cores (%s/request), load generator %.2f cores\n",
 			r.serverCPU.Seconds()/r.elapsed.Seconds(), fmtDur(r.cpuPerRequest()), r.selfCPU.Seconds()/r.elapsed.Seconds())
 	}
+	o.printf("           read-only requests p50 %s p99 %s; state-changing p50 %s p99 %s\n",
+		fmtDur(percentile(r.readLatencies, 50)), fmtDur(percentile(r.readLatencies, 99)),
+		fmtDur(percentile(r.writeLatencies, 50)), fmtDur(percentile(r.writeLatencies, 99)))
 	if r.firstErr != "" {
 		o.printf("           first error: %s\n", r.firstErr)
 	}
@@ -543,6 +558,11 @@ func (o *reporter) summary(rs []phaseResult, b baselines) {
 	for _, r := range rs {
 		o.printf("  %-5s  %8.0f  %8.0f  %7s  %7s  %7s  %7s  %7d  %6d  %s\n", r.name, r.rate, r.writeRate,
 			fmtDur(r.p50), fmtDur(r.p95), fmtDur(r.p99), fmtDur(r.max), r.refused, r.errorCount, fmtDur(r.cpuPerRequest))
+	}
+	o.printf("\nlatency by kind of request (median of the runs):\n")
+	o.printf("  phase  read-only p50      p99  state-changing p50      p99\n")
+	for _, r := range rs {
+		o.printf("  %-5s  %13s  %7s  %18s  %7s\n", r.name, fmtDur(r.readP50), fmtDur(r.readP99), fmtDur(r.writeP50), fmtDur(r.writeP99))
 	}
 	if b.boltRate > 0 {
 		o.printf("\nratio to the raw baselines:\n")
@@ -564,11 +584,11 @@ func (o *reporter) memory(pid int) {
 	if err != nil {
 		return
 	}
-	who := "server (pid " + strconv.Itoa(pid) + ")"
+	who := "the server (pid " + strconv.Itoa(pid) + ")"
 	if pid == os.Getpid() {
 		who = "this process (server and load generator together)"
 	}
-	o.printf("\nmemory of the %s:\n ", who)
+	o.printf("\nmemory of %s:\n ", who)
 	for _, line := range strings.Split(string(st), "\n") {
 		k, v, _ := strings.Cut(line, ":")
 		switch k {

@@ -271,14 +271,20 @@ func (c *client) run(ctx context.Context, cfg *benchConfig, mix []weighted, pid 
 			}
 			for {
 				if interval > 0 {
+					// An action is late only when the client was still busy
+					// with the previous one at its scheduled time; the timer
+					// waking a little after it is the generator's delay, not
+					// the server's, and is not counted.
 					if d := time.Until(next); d > 0 {
 						select {
 						case <-time.After(d):
 						case <-ctx.Done():
 							return
 						}
+						wk.late = 0
+					} else {
+						wk.late = -d
 					}
-					wk.late = max(0, time.Since(next))
 					next = next.Add(interval)
 				}
 				now := time.Now()
@@ -314,8 +320,12 @@ func (c *client) run(ctx context.Context, cfg *benchConfig, mix []weighted, pid 
 			r.firstRefusal = wk.res.firstRefusal
 		}
 		r.latencies = append(r.latencies, wk.res.latencies...)
+		r.readLatencies = append(r.readLatencies, wk.res.readLatencies...)
+		r.writeLatencies = append(r.writeLatencies, wk.res.writeLatencies...)
 	}
 	slices.Sort(r.latencies)
+	slices.Sort(r.readLatencies)
+	slices.Sort(r.writeLatencies)
 	r.elapsed = cfg.duration
 	cpu := <-cpuDone
 	r.serverCPU, r.selfCPU = cpu[0], cpu[1]
@@ -390,7 +400,8 @@ func (wk *worker) do(ctx context.Context, op benchOp) {
 			wk.fail(err)
 			return
 		}
-		wk.record(wk.c.send(ctx, body))
+		reply, lat, err := wk.c.send(ctx, body)
+		wk.record(reply, lat, err, false)
 	}
 }
 
@@ -404,16 +415,16 @@ func (wk *worker) req(ctx context.Context, u benchUser, n int, bc benchCommand, 
 		return wireReply{}, false
 	}
 	reply, lat, err := wk.c.send(ctx, body)
-	ok := wk.record(reply, lat, err)
+	ok := wk.record(reply, lat, err, write)
 	if ok && write && wk.measure {
 		wk.res.writes++
 	}
 	return reply, ok
 }
 
-// record counts one request (when measuring) and reports whether it
-// succeeded without a refusal.
-func (wk *worker) record(reply wireReply, lat time.Duration, err error) bool {
+// record counts one request (when measuring), a state-changing one when
+// write, and reports whether it succeeded without a refusal.
+func (wk *worker) record(reply wireReply, lat time.Duration, err error, write bool) bool {
 	if err != nil && ctx0Err(err) {
 		return false
 	}
@@ -422,6 +433,11 @@ func (wk *worker) record(reply wireReply, lat time.Duration, err error) bool {
 	if wk.measure {
 		wk.res.requests++
 		wk.res.latencies = append(wk.res.latencies, lat)
+		if write {
+			wk.res.writeLatencies = append(wk.res.writeLatencies, lat)
+		} else {
+			wk.res.readLatencies = append(wk.res.readLatencies, lat)
+		}
 	}
 	if err != nil {
 		wk.fail(err)
