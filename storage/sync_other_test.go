@@ -1,0 +1,8 @@
+//go:build !linux
+
+package storage
+
+import "os"
+
+// fdatasync flushes f (fsync where fdatasync is not available).
+func fdatasync(f *os.File) error { return f.Sync() }
