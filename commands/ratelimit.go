@@ -40,6 +40,12 @@ type workLimiter struct {
 	burst     float64 // units
 	perSecond float64 // units a second
 	users     map[string]*workBucket
+	// swept is when full buckets were last swept away. Past maxTrackedUsers
+	// a new user sweeps at most once a second, so a crowd of active users
+	// (whose buckets are not full, so a sweep frees nothing) costs one scan
+	// a second instead of one per newcomer.
+	swept  time.Time
+	sweeps int // sweeps so far (for tests)
 }
 
 type workBucket struct {
@@ -62,8 +68,10 @@ func (l *workLimiter) take(user string, cost int, now time.Time) (bool, time.Dur
 	defer l.mu.Unlock()
 	b := l.users[user]
 	if b == nil {
-		if len(l.users) >= maxTrackedUsers {
+		if len(l.users) >= maxTrackedUsers && (now.Sub(l.swept) >= time.Second || now.Before(l.swept)) {
 			l.forgetFull(now)
+			l.sweeps++
+			l.swept = now
 		}
 		b = &workBucket{units: l.burst, at: now}
 		l.users[user] = b

@@ -42,6 +42,30 @@ func TestWorkLimiter(t *testing.T) {
 	}
 }
 
+// TestWorkLimiterSweepsRarelyWhenAllAreActive: when every tracked user is
+// active (no bucket is full), a sweep frees nothing; the next one waits a
+// second, so a crowd of users arriving at once does not make every newcomer
+// scan them all.
+func TestWorkLimiterSweepsRarelyWhenAllAreActive(t *testing.T) {
+	l := newWorkLimiter(100, 60)
+	at := time.Unix(1_800_000_000, 0)
+	n := 3*maxTrackedUsers + 1
+	for i := range n {
+		l.take(fmt.Sprintf("user-%d", i), 1, at)
+	}
+	if len(l.users) != n {
+		t.Fatalf("%d users tracked; want all %d (none is full)", len(l.users), n)
+	}
+	// One sweep at maxTrackedUsers, not one per new user after it.
+	if l.sweeps != 1 {
+		t.Errorf("%d sweeps for %d users arriving in the same second; want 1", l.sweeps, n)
+	}
+	l.take("next-second", 1, at.Add(time.Second))
+	if l.sweeps != 2 {
+		t.Errorf("%d sweeps after a second more; want 2", l.sweeps)
+	}
+}
+
 // TestWorkCost checks what counts as expensive work.
 func TestWorkCost(t *testing.T) {
 	for _, tc := range []struct {
