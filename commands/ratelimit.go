@@ -41,7 +41,8 @@ type workLimiter struct {
 	perSecond float64 // units a second
 	users     map[string]*workBucket
 	// swept is when full buckets were last swept away. Past maxTrackedUsers
-	// a new user sweeps at most once a second, so a crowd of active users
+	// a new user sweeps only a second or more away from it (either way:
+	// concurrent requests' clocks interleave), so a crowd of active users
 	// (whose buckets are not full, so a sweep frees nothing) costs one scan
 	// a second instead of one per newcomer.
 	swept  time.Time
@@ -68,7 +69,7 @@ func (l *workLimiter) take(user string, cost int, now time.Time) (bool, time.Dur
 	defer l.mu.Unlock()
 	b := l.users[user]
 	if b == nil {
-		if len(l.users) >= maxTrackedUsers && (now.Sub(l.swept) >= time.Second || now.Before(l.swept)) {
+		if since := now.Sub(l.swept); len(l.users) >= maxTrackedUsers && (since >= time.Second || since <= -time.Second) {
 			l.forgetFull(now)
 			l.sweeps++
 			l.swept = now

@@ -9,6 +9,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/url"
 	"os"
@@ -129,8 +130,13 @@ func parseBenchFlags(args []string, stderr io.Writer) (*benchConfig, error) {
 		c.phases = append(c.phases, p)
 	}
 	switch {
-	case c.tables < 1 || c.chars < 2 || c.concurrency < 1 || c.runs < 1 || c.duration <= 0 || c.warmup < 0 || c.rate < 0:
-		fmt.Fprintln(stderr, "hpkeeper bench: --tables, --concurrency, --runs and --duration must be positive, --chars at least 2, --rate not negative")
+	case c.tables < 1 || c.chars < 2 || c.concurrency < 1 || c.runs < 1 || c.duration <= 0 || c.warmup < 0:
+		fmt.Fprintln(stderr, "hpkeeper bench: --tables, --concurrency, --runs and --duration must be positive, --chars at least 2")
+		return nil, errUsage
+	case math.IsNaN(c.rate) || c.rate < 0 || c.rate > 0 && (c.rate > 1e6 || float64(c.concurrency)/c.rate > 3600):
+		// Each client starts an action every concurrency/rate seconds: keep
+		// that interval between a microsecond and an hour.
+		fmt.Fprintln(stderr, "hpkeeper bench: --rate must be 0 (closed loop) or between concurrency/3600 and 1,000,000 actions/s")
 		return nil, errUsage
 	case c.target != "" && c.keySeed == "":
 		fmt.Fprintln(stderr, "hpkeeper bench: --target needs --key-seed (the server must run with its public key; see --print-key)")
@@ -433,9 +439,14 @@ type runResult struct {
 	// (refused or not), sorted; the rest of latencies are read-only ones.
 	writeLatencies []time.Duration
 	readLatencies  []time.Duration // sorted
-	verbose        bool
-	serverCPU      time.Duration // CPU time of the server process in the window
-	selfCPU        time.Duration // CPU time of the load generator (includes the server in-process)
+	// actions is how many user actions (one request, or two for the
+	// pairs) started in the measured window; targetRate is --rate, the
+	// actions a second the open loop was asked for (0: closed loop).
+	actions    int
+	targetRate float64
+	verbose    bool
+	serverCPU  time.Duration // CPU time of the server process in the window
+	selfCPU    time.Duration // CPU time of the load generator (includes the server in-process)
 }
 
 // cpuPerRequest is the server's CPU time per request.
@@ -521,7 +532,7 @@ func (o *reporter) header(cfg *benchConfig, dir string) {
 	o.printf("hpkeeper bench: %s, GOMAXPROCS=%d, %d CPUs, %s/%s, %s\n", mode, runtime.GOMAXPROCS(0), runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, runtime.Version())
 	load := "closed loop"
 	if cfg.rate > 0 {
-		load = fmt.Sprintf("open loop at %.0f actions/s", cfg.rate)
+		load = fmt.Sprintf("open loop at %g actions/s", cfg.rate)
 	}
 	o.printf("directory %s; %d tables × %d characters; %d clients, %s; %d run(s) of %s after %s warm-up\n\n",
 		dir, cfg.tables, cfg.chars, cfg.concurrency, load, cfg.runs, cfg.duration, cfg.warmup)
@@ -542,8 +553,16 @@ func (o *reporter) run(phase string, n int, r runResult) {
 			r.serverCPU.Seconds()/r.elapsed.Seconds(), fmtDur(r.cpuPerRequest()), r.selfCPU.Seconds()/r.elapsed.Seconds())
 	}
 	o.printf("           read-only requests p50 %s p99 %s; state-changing p50 %s p99 %s\n",
-		fmtDur(percentile(r.readLatencies, 50)), fmtDur(percentile(r.readLatencies, 99)),
-		fmtDur(percentile(r.writeLatencies, 50)), fmtDur(percentile(r.writeLatencies, 99)))
+		fmtLat(percentile(r.readLatencies, 50)), fmtLat(percentile(r.readLatencies, 99)),
+		fmtLat(percentile(r.writeLatencies, 50)), fmtLat(percentile(r.writeLatencies, 99)))
+	if r.targetRate > 0 {
+		got := float64(r.actions) / r.elapsed.Seconds()
+		o.printf("           open loop: started %.0f of %g actions/s (%.0f %%)", got, r.targetRate, 100*got/r.targetRate)
+		if got < 0.95*r.targetRate {
+			o.printf(": FELL BEHIND, the clients could not keep the rate (latencies include the backlog, up to the end of the run)")
+		}
+		o.printf("\n")
+	}
 	if r.firstErr != "" {
 		o.printf("           first error: %s\n", r.firstErr)
 	}
@@ -562,7 +581,7 @@ func (o *reporter) summary(rs []phaseResult, b baselines) {
 	o.printf("\nlatency by kind of request (median of the runs):\n")
 	o.printf("  phase  read-only p50      p99  state-changing p50      p99\n")
 	for _, r := range rs {
-		o.printf("  %-5s  %13s  %7s  %18s  %7s\n", r.name, fmtDur(r.readP50), fmtDur(r.readP99), fmtDur(r.writeP50), fmtDur(r.writeP99))
+		o.printf("  %-5s  %13s  %7s  %18s  %7s\n", r.name, fmtLat(r.readP50), fmtLat(r.readP99), fmtLat(r.writeP50), fmtLat(r.writeP99))
 	}
 	if b.boltRate > 0 {
 		o.printf("\nratio to the raw baselines:\n")
@@ -597,6 +616,15 @@ func (o *reporter) memory(pid int) {
 		}
 	}
 	o.printf("\n")
+}
+
+// fmtLat is fmtDur for a latency percentile, "–" when there were no such
+// requests (the read-only share of the write phase, say).
+func fmtLat(d time.Duration) string {
+	if d == 0 {
+		return "–"
+	}
+	return fmtDur(d)
 }
 
 func fmtDur(d time.Duration) string {

@@ -292,6 +292,9 @@ func (c *client) run(ctx context.Context, cfg *benchConfig, mix []weighted, pid 
 					return
 				}
 				wk.measure = !now.Before(measureAt)
+				if wk.measure {
+					wk.res.actions++
+				}
 				x := wk.rng.IntN(total)
 				for _, w := range mix {
 					if x < w.weight {
@@ -310,6 +313,7 @@ func (c *client) run(ctx context.Context, cfg *benchConfig, mix []weighted, pid 
 	var r runResult
 	for _, wk := range workers {
 		r.requests += wk.res.requests
+		r.actions += wk.res.actions
 		r.writes += wk.res.writes
 		r.refused += wk.res.refused
 		r.errors += wk.res.errors
@@ -327,6 +331,7 @@ func (c *client) run(ctx context.Context, cfg *benchConfig, mix []weighted, pid 
 	slices.Sort(r.readLatencies)
 	slices.Sort(r.writeLatencies)
 	r.elapsed = cfg.duration
+	r.targetRate = cfg.rate
 	cpu := <-cpuDone
 	r.serverCPU, r.selfCPU = cpu[0], cpu[1]
 	return r, nil
