@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	bolt "go.etcd.io/bbolt"
 	berrors "go.etcd.io/bbolt/errors"
@@ -53,6 +54,28 @@ type writer struct {
 	stopped chan struct{}
 	j       journal      // reused between functions (the writer is the only user)
 	groups  atomic.Int64 // write transactions run, for tests
+	// For WriterStats: functions run, and nanoseconds spent running them
+	// and committing (bbolt's spill, page writes and fdatasyncs).
+	calls, fnNanos, commitNanos atomic.Int64
+}
+
+// WriterStats is what the writer goroutine has done since Open: Groups write
+// transactions (each one durable commit, or a rollback when every function
+// of the group failed) holding Updates functions in all; Functions is the
+// time spent running the functions and Commits the time spent committing
+// (page writes and the two fdatasyncs). Functions+Commits over a wall-clock
+// interval is how busy the writer was.
+type WriterStats struct {
+	Groups, Updates    int64
+	Functions, Commits time.Duration
+}
+
+// WriterStats returns the writer's counters so far; callers subtract two
+// readings to measure an interval. It is safe for concurrent use.
+func (db *DB) WriterStats() WriterStats {
+	w := db.w
+	return WriterStats{Groups: w.groups.Load(), Updates: w.calls.Load(),
+		Functions: time.Duration(w.fnNanos.Load()), Commits: time.Duration(w.commitNanos.Load())}
 }
 
 // startWriter starts db's writer goroutine.
@@ -153,7 +176,18 @@ var errNoneSucceeded = errors.New("no function of the group succeeded")
 func (w *writer) commit(group []*call) {
 	succeeded := 0
 	w.groups.Add(1)
+	w.calls.Add(int64(len(group)))
+	start := time.Now()
+	var ran time.Time // when the functions were done; commit follows
+	defer func() {
+		if ran.IsZero() { // bbolt failed before running the group
+			ran = start
+		}
+		w.fnNanos.Add(int64(ran.Sub(start)))
+		w.commitNanos.Add(int64(time.Since(ran)))
+	}()
 	err := w.db.bolt.Update(func(btx *bolt.Tx) error {
+		defer func() { ran = time.Now() }()
 		for _, c := range group {
 			tx := &Tx{btx: btx, j: &w.j}
 			c.err, c.panicked, c.panicVal = runFn(tx, c.fn)

@@ -151,7 +151,7 @@ func TestGroupCommitSharesOneCommit(t *testing.T) {
 			return tx.CreateCharacter(newCharacter("c1", fmt.Sprintf("pc%d", i), 1))
 		}))
 	}
-	before := writeTxs(db)
+	before, stats0 := writeTxs(db), db.WriterStats()
 	if err := release(); err != nil {
 		t.Fatal(err)
 	}
@@ -163,6 +163,14 @@ func TestGroupCommitSharesOneCommit(t *testing.T) {
 	// The held Update's transaction, then one more for all ten queued ones.
 	if got := writeTxs(db) - before; got != 1 {
 		t.Errorf("%d write transactions after release; want 1 (ten Updates, one commit)", got)
+	}
+	// WriterStats saw the same: the held group of one, then the ten.
+	st := db.WriterStats()
+	if g, u := st.Groups-stats0.Groups, st.Updates-stats0.Updates; g != 1 || u != 10 {
+		t.Errorf("WriterStats: %d groups, %d updates since release; want 1 and 10", g, u)
+	}
+	if st.Functions <= stats0.Functions || st.Commits <= stats0.Commits {
+		t.Errorf("WriterStats times did not grow: %+v then %+v", stats0, st)
 	}
 	if got := len(readState(t, db, "c1").Characters); got != 10 {
 		t.Errorf("%d characters; want 10", got)

@@ -230,6 +230,9 @@ type server struct {
 	url  string
 	pid  int // 0 when not a child we started
 	stop func() error
+	// writerStats reads the storage writer's counters of an in-process
+	// server; nil otherwise.
+	writerStats func() storage.WriterStats
 }
 
 func runBench(ctx context.Context, cfg *benchConfig, stdout, stderr io.Writer) error {
@@ -297,7 +300,7 @@ func runBench(ctx context.Context, cfg *benchConfig, stdout, stderr io.Writer) e
 	for _, phase := range cfg.phases {
 		var runs []runResult
 		for r := range cfg.runs {
-			res, err := cl.run(ctx, cfg, benchPhases[phase], srv.pid)
+			res, err := cl.run(ctx, cfg, benchPhases[phase], srv.pid, srv.writerStats)
 			if err != nil {
 				return fmt.Errorf("phase %s run %d: %w", phase, r+1, err)
 			}
@@ -362,7 +365,7 @@ func startServer(ctx context.Context, cfg *benchConfig, dir string, pub ed25519.
 			cancel()
 			err := <-done
 			return errors.Join(err, db.Close())
-		}}, nil
+		}, writerStats: db.WriterStats}, nil
 	}
 	exe, err := os.Executable()
 	if err != nil {
@@ -444,9 +447,12 @@ type runResult struct {
 	// actions a second the open loop was asked for (0: closed loop).
 	actions    int
 	targetRate float64
-	verbose    bool
-	serverCPU  time.Duration // CPU time of the server process in the window
-	selfCPU    time.Duration // CPU time of the load generator (includes the server in-process)
+	// writer is what an in-process server's storage writer did in the
+	// window (zero for a child process).
+	writer    storage.WriterStats
+	verbose   bool
+	serverCPU time.Duration // CPU time of the server process in the window
+	selfCPU   time.Duration // CPU time of the load generator (includes the server in-process)
 }
 
 // cpuPerRequest is the server's CPU time per request.
@@ -555,6 +561,11 @@ func (o *reporter) run(phase string, n int, r runResult) {
 	o.printf("           read-only requests p50 %s p99 %s; state-changing p50 %s p99 %s\n",
 		fmtLat(percentile(r.readLatencies, 50)), fmtLat(percentile(r.readLatencies, 99)),
 		fmtLat(percentile(r.writeLatencies, 50)), fmtLat(percentile(r.writeLatencies, 99)))
+	if w := r.writer; w.Groups > 0 {
+		o.printf("           writer: %d commits of %.1f updates on average; per commit %s running the functions and %s committing; busy %.0f %% of the time\n",
+			w.Groups, float64(w.Updates)/float64(w.Groups), fmtDur(w.Functions/time.Duration(w.Groups)),
+			fmtDur(w.Commits/time.Duration(w.Groups)), 100*(w.Functions+w.Commits).Seconds()/r.elapsed.Seconds())
+	}
 	if r.targetRate > 0 {
 		got := float64(r.actions) / r.elapsed.Seconds()
 		o.printf("           open loop: started %.0f of %g actions/s (%.0f %%)", got, r.targetRate, 100*got/r.targetRate)

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/hpkeeper/hpkeeper/commands"
+	"github.com/hpkeeper/hpkeeper/storage"
 )
 
 // benchSystem is how the workload plays one rule system.
@@ -228,7 +229,9 @@ type worker struct {
 }
 
 // run runs one phase for cfg.warmup and then measures it for cfg.duration.
-func (c *client) run(ctx context.Context, cfg *benchConfig, mix []weighted, pid int) (runResult, error) {
+// pid is the server's process (for its CPU time); writerStats, when the
+// server runs in this process, reads its storage writer's counters.
+func (c *client) run(ctx context.Context, cfg *benchConfig, mix []weighted, pid int, writerStats func() storage.WriterStats) (runResult, error) {
 	total := 0
 	for _, w := range mix {
 		total += w.weight
@@ -249,11 +252,22 @@ func (c *client) run(ctx context.Context, cfg *benchConfig, mix []weighted, pid 
 	end := measureAt.Add(cfg.duration)
 	var wg sync.WaitGroup
 	// CPU time of the server (and of this process) over the measured window.
+	// With an in-process server, also what its writer did in the window.
 	cpuDone := make(chan [2]time.Duration, 1)
+	var writer storage.WriterStats
 	go func() {
 		time.Sleep(time.Until(measureAt))
 		s0, g0 := processCPU(pid), processCPU(os.Getpid())
+		var w0 storage.WriterStats
+		if writerStats != nil {
+			w0 = writerStats()
+		}
 		time.Sleep(time.Until(end))
+		if writerStats != nil {
+			w1 := writerStats()
+			writer = storage.WriterStats{Groups: w1.Groups - w0.Groups, Updates: w1.Updates - w0.Updates,
+				Functions: w1.Functions - w0.Functions, Commits: w1.Commits - w0.Commits}
+		}
 		cpuDone <- [2]time.Duration{processCPU(pid) - s0, processCPU(os.Getpid()) - g0}
 	}()
 	// Open loop: each client starts an action every interval, from a random
@@ -334,6 +348,7 @@ func (c *client) run(ctx context.Context, cfg *benchConfig, mix []weighted, pid 
 	r.targetRate = cfg.rate
 	cpu := <-cpuDone
 	r.serverCPU, r.selfCPU = cpu[0], cpu[1]
+	r.writer = writer
 	return r, nil
 }
 
