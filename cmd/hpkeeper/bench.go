@@ -437,9 +437,9 @@ type runResult struct {
 	// firstRefusal is the text of one refusal, to see what was refused.
 	firstRefusal string
 	elapsed      time.Duration
-	latencies    []time.Duration // sorted
+	latencies    []time.Duration // sorted: every request's, readLatencies and writeLatencies together
 	// writeLatencies are the latencies of the state-changing requests
-	// (refused or not), sorted; the rest of latencies are read-only ones.
+	// (refused or not), sorted; readLatencies those of the rest.
 	writeLatencies []time.Duration
 	readLatencies  []time.Duration // sorted
 	// actions is how many user actions (one request, or two for the

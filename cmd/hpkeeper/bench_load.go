@@ -245,7 +245,7 @@ func (c *client) run(ctx context.Context, cfg *benchConfig, mix []weighted, pid 
 		if len(wk.tables) == 0 {
 			wk.tables = []int{w % cfg.tables}
 		}
-		wk.res.latencies = make([]time.Duration, 0, 4096)
+		wk.res.readLatencies = make([]time.Duration, 0, 4096)
 		workers[w] = wk
 	}
 	measureAt := time.Now().Add(cfg.warmup)
@@ -337,10 +337,10 @@ func (c *client) run(ctx context.Context, cfg *benchConfig, mix []weighted, pid 
 		if r.firstRefusal == "" {
 			r.firstRefusal = wk.res.firstRefusal
 		}
-		r.latencies = append(r.latencies, wk.res.latencies...)
 		r.readLatencies = append(r.readLatencies, wk.res.readLatencies...)
 		r.writeLatencies = append(r.writeLatencies, wk.res.writeLatencies...)
 	}
+	r.latencies = slices.Concat(r.readLatencies, r.writeLatencies)
 	slices.Sort(r.latencies)
 	slices.Sort(r.readLatencies)
 	slices.Sort(r.writeLatencies)
@@ -452,7 +452,6 @@ func (wk *worker) record(reply wireReply, lat time.Duration, err error, write bo
 	wk.late = 0
 	if wk.measure {
 		wk.res.requests++
-		wk.res.latencies = append(wk.res.latencies, lat)
 		if write {
 			wk.res.writeLatencies = append(wk.res.writeLatencies, lat)
 		} else {
