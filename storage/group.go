@@ -53,7 +53,7 @@ type writer struct {
 	closed  bool
 	stopped chan struct{}
 	j       journal      // reused between functions (the writer is the only user)
-	groups  atomic.Int64 // write transactions run, for tests
+	groups  atomic.Int64 // write transactions run (WriterStats.Groups)
 	// For WriterStats: functions run, and nanoseconds spent running them
 	// and committing (bbolt's spill, page writes and fdatasyncs).
 	calls, fnNanos, commitNanos atomic.Int64
