@@ -452,6 +452,7 @@ type runResult struct {
 	writer    storage.WriterStats
 	verbose   bool
 	serverCPU time.Duration // CPU time of the server process in the window
+	inProcess bool          // the server ran in this process: serverCPU includes the load generator
 	selfCPU   time.Duration // CPU time of the load generator (includes the server in-process)
 }
 
@@ -554,7 +555,11 @@ func (o *reporter) run(phase string, n int, r runResult) {
 	o.printf("%-5s run %d: %7.0f req/s (%6.0f writes/s)  p50 %-8s p95 %-8s p99 %-8s max %-8s  %d requests, %d refused, %d errors\n",
 		phase, n, r.rate(), r.writeRate(), fmtDur(r.pct(50)), fmtDur(r.pct(95)), fmtDur(r.pct(99)), fmtDur(r.pct(100)),
 		r.requests, r.refused, r.errors)
-	if r.serverCPU > 0 {
+	switch {
+	case r.serverCPU > 0 && r.inProcess:
+		o.printf("           CPU: server and load generator together (one process) %.2f cores (%s/request)\n",
+			r.serverCPU.Seconds()/r.elapsed.Seconds(), fmtDur(r.cpuPerRequest()))
+	case r.serverCPU > 0:
 		o.printf("           CPU: server %.2f cores (%s/request), load generator %.2f cores\n",
 			r.serverCPU.Seconds()/r.elapsed.Seconds(), fmtDur(r.cpuPerRequest()), r.selfCPU.Seconds()/r.elapsed.Seconds())
 	}

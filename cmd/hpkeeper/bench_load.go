@@ -348,6 +348,7 @@ func (c *client) run(ctx context.Context, cfg *benchConfig, mix []weighted, pid 
 	r.targetRate = cfg.rate
 	cpu := <-cpuDone
 	r.serverCPU, r.selfCPU = cpu[0], cpu[1]
+	r.inProcess = pid == os.Getpid()
 	r.writer = writer
 	return r, nil
 }
