@@ -6,6 +6,7 @@ require (
 	github.com/BurntSushi/toml v1.6.0
 	github.com/bwmarrin/discordgo v0.29.0
 	github.com/gorilla/websocket v1.5.3
+	github.com/klauspost/compress v1.20.4
 	github.com/rs/zerolog v1.35.1
 	go.etcd.io/bbolt v1.5.0
 	gonum.org/v1/plot v0.17.0

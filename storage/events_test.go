@@ -179,3 +179,95 @@ func TestAppendEventWithoutTable(t *testing.T) {
 		t.Error("AppendEvent without a channel id succeeded")
 	}
 }
+
+// rawEvent returns the bytes stored for the channel's event seq.
+func rawEvent(tb testing.TB, db *DB, channelID string, seq uint64) []byte {
+	tb.Helper()
+	var raw []byte
+	mustView(tb, db, func(tx *Tx) error {
+		ch, err := channelBucket(tx.btx, channelID)
+		if err != nil {
+			return err
+		}
+		raw = append([]byte(nil), nested(ch, bucketEvents).Get(itob(seq))...)
+		return nil
+	})
+	return raw
+}
+
+// TestEventsStoredCompressed: an event is stored as eventS2 and the S2 block
+// of its JSON, smaller than the JSON (its before and after states are alike),
+// and reads back exactly.
+func TestEventsStoredCompressed(t *testing.T) {
+	db := mustOpen(t)
+	before := newCharacter("c1", "Lister", 6)
+	after := *before
+	after.Sheet = []byte(`{"hp":3,"hp_max":6,"hd":1,"hd_max":1,"armor":"none","injuries":[]}`)
+	e := &Event{ChannelID: "c1", At: t0, UserID: "u-gm", Command: "/damage target:Lister amount:3",
+		Summary: "**Lister** takes 3 damage", Dice: []string{"1d4 [3] = 3"},
+		Changes: []Change{{CharacterID: 1, Name: "Lister", Before: before, After: &after}}}
+	mustUpdate(t, db, func(tx *Tx) error { return tx.AppendEvent(e) })
+
+	raw := rawEvent(t, db, "c1", e.Seq)
+	plain, err := encode(normEvent(e))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(raw) == 0 || raw[0] != eventS2 || len(raw) >= len(plain) {
+		t.Errorf("stored event: %d bytes starting %#x; want eventS2 and fewer than the %d bytes of its JSON", len(raw), raw[:min(1, len(raw))], len(plain))
+	}
+	mustView(t, db, func(tx *Tx) error {
+		got, err := tx.Event("c1", e.Seq)
+		if err != nil {
+			return err
+		}
+		if want := normEvent(e); !reflect.DeepEqual(got, want) {
+			t.Errorf("Event = %+v\nwant %+v", got, want)
+		}
+		return nil
+	})
+}
+
+// TestPlainJSONEventsStillDecode: events written under schema version 1 are
+// plain JSON; they read back through Event and EachEventBackward beside new,
+// compressed ones.
+func TestPlainJSONEventsStillDecode(t *testing.T) {
+	db := mustOpen(t)
+	old := appendEvents(t, db, "c1", 1)[0]
+	plain, err := encode(normEvent(old))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustUpdate(t, db, func(tx *Tx) error { // as a schema 1 program stored it
+		ch, err := channelBucket(tx.btx, "c1")
+		if err != nil {
+			return err
+		}
+		return nested(ch, bucketEvents).Put(itob(old.Seq), plain)
+	})
+	appendEvents(t, db, "c1", 1)
+	mustView(t, db, func(tx *Tx) error {
+		got, err := tx.Event("c1", old.Seq)
+		if err != nil {
+			return err
+		}
+		if want := normEvent(old); !reflect.DeepEqual(got, want) {
+			t.Errorf("plain JSON event = %+v\nwant %+v", got, want)
+		}
+		if seqs := walk(t, tx, "c1", 0); !reflect.DeepEqual(seqs, []uint64{2, 1}) {
+			t.Errorf("EachEventBackward visited %v; want [2 1]", seqs)
+		}
+		return nil
+	})
+	if raw := rawEvent(t, db, "c1", 1); raw[0] != '{' {
+		t.Fatalf("test setup: event 1 is not stored as plain JSON")
+	}
+}
+
+// TestCorruptCompressedEventIsAnError: a damaged compressed event is reported,
+// not decoded into garbage.
+func TestCorruptCompressedEventIsAnError(t *testing.T) {
+	if _, err := decodeEvent([]byte{eventS2, 0xff, 0xff, 0xff}); err == nil {
+		t.Error("decodeEvent(corrupt S2 block) = nil error")
+	}
+}

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"sync/atomic"
 	"testing"
+
+	bolt "go.etcd.io/bbolt"
 )
 
 // benchCommand is one typical state-changing command at table n: read a
@@ -47,7 +49,7 @@ func BenchmarkUpdateParallel(b *testing.B) {
 		setupTable(b, db, fmt.Sprintf("t%d", n), "Lister", "Rimmer", "Kryten", "Cat", "Holly")
 	}
 	var seq atomic.Int64
-	groups0, pages0 := db.w.groups.Load(), pageWrites(db)
+	groups0, pages0, size0 := db.w.groups.Load(), pageWrites(db), dataBytes(b, db)
 	b.SetParallelism(25)
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -63,6 +65,7 @@ func BenchmarkUpdateParallel(b *testing.B) {
 	b.StopTimer()
 	b.ReportMetric(float64(db.w.groups.Load()-groups0)/float64(b.N), "commits/op")
 	b.ReportMetric(float64(pageWrites(db)-pages0)/float64(b.N), "writes/op")
+	b.ReportMetric(float64(dataBytes(b, db)-size0)/float64(b.N), "file-B/op")
 }
 
 // BenchmarkUpdateSerial is the same command from one goroutine: one commit
@@ -215,4 +218,15 @@ func BenchmarkDiskScatteredCommit(b *testing.B) {
 			}
 		})
 	}
+}
+
+// dataBytes is the size of the pages db's file uses (bbolt's high-water
+// mark, not the file's preallocated length), in bytes.
+func dataBytes(tb testing.TB, db *DB) int64 {
+	tb.Helper()
+	var n int64
+	if err := db.bolt.View(func(tx *bolt.Tx) error { n = tx.Size(); return nil }); err != nil {
+		tb.Fatal(err)
+	}
+	return n
 }

@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"time"
+
+	"github.com/klauspost/compress/s2"
 )
 
-// Records are stored as JSON. Encoding is exact for everything a caller can
+// Records are stored as JSON (events compressed, see eventS2). Encoding is exact for everything a caller can
 // observe, so a decoded record is reflect.DeepEqual to the one stored, with
 // three normalisations: times are stored in UTC (monotonic clock readings are
 // dropped), Character.Sheet is stored compacted (insignificant whitespace
@@ -182,12 +184,22 @@ func encodeCharacter(c *Character) ([]byte, error) {
 	return b, nil
 }
 
+// eventS2 is the first byte of a stored event since schema version 2: the
+// rest is the S2 block encoding (github.com/klauspost/compress/s2) of the
+// event's JSON. An event is mostly the before and after states of what it
+// touched, which are alike, so it compresses about 2× for ~5 µs. Events
+// written under schema version 1 are plain JSON (their first byte is '{')
+// and still decode.
+const eventS2 byte = 0x01
+
 func encodeEvent(e *Event) ([]byte, error) {
 	b, err := encode(normEvent(e))
 	if err != nil {
 		return nil, fmt.Errorf("encode event at table %s: %w", e.ChannelID, err)
 	}
-	return b, nil
+	out := make([]byte, 1+s2.MaxEncodedLen(len(b)))
+	out[0] = eventS2
+	return out[:1+len(s2.Encode(out[1:], b))], nil
 }
 
 // decodeTable decodes a stored table. data may be bbolt memory: the result
@@ -209,8 +221,16 @@ func decodeCharacter(data []byte) (*Character, error) {
 	return &c, nil
 }
 
-// decodeEvent decodes a stored event; the result shares nothing with data.
+// decodeEvent decodes a stored event, S2-compressed JSON or (schema version
+// 1) plain JSON; the result shares nothing with data.
 func decodeEvent(data []byte) (*Event, error) {
+	if len(data) > 0 && data[0] == eventS2 {
+		js, err := s2.Decode(nil, data[1:])
+		if err != nil {
+			return nil, fmt.Errorf("decode event: %w", err)
+		}
+		data = js
+	}
 	var e Event
 	if err := json.Unmarshal(data, &e); err != nil {
 		return nil, fmt.Errorf("decode event: %w", err)

@@ -13,7 +13,7 @@ import (
 // Layout of the file:
 //
 //	meta/                       bucket
-//	  schema                    schema version, decimal ASCII ("1")
+//	  schema                    schema version, decimal ASCII ("2")
 //	tables/                     bucket
 //	  <channel id>/             one nested bucket per Discord channel (a "table")
 //	    table                   Table as JSON; absent until /table setup (or after its undo)
@@ -22,7 +22,7 @@ import (
 //	    names/                  nested bucket: the case-insensitive name index
 //	      <lower-cased name>    8-byte BE character id
 //	    events/                 nested bucket; its sequence assigns event seqs
-//	      <8-byte BE seq>       Event as JSON
+//	      <8-byte BE seq>       Event: 0x01 + S2-compressed JSON (schema 1: plain JSON)
 var (
 	bucketMeta   = []byte("meta")
 	keySchema    = []byte("schema")
@@ -53,12 +53,21 @@ var migrations = []migration{
 			return err
 		},
 	},
+	{
+		// New events are stored S2-compressed (records.go, eventS2); old
+		// ones stay plain JSON and still decode. Nothing to convert: the
+		// version only makes older programs, which cannot read compressed
+		// events, refuse the file (ErrSchemaTooNew).
+		version: 2,
+		name:    "events stored S2-compressed",
+		apply:   func(*bolt.Tx) error { return nil },
+	},
 }
 
 // SchemaVersion is the schema version this code reads and writes: the version of
 // the last entry in migrations. Open migrates older files up to it and refuses
 // newer ones with ErrSchemaTooNew.
-const SchemaVersion uint64 = 1
+const SchemaVersion uint64 = 2
 
 // migrate brings the file to SchemaVersion inside tx, creating the meta bucket
 // if needed. It fails with ErrSchemaTooNew when the file is newer than the code.
