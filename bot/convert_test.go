@@ -367,7 +367,7 @@ func TestEncodeResponseExact(t *testing.T) {
 	}
 }
 
-// TestFixturesDecode checks that every shared fixture, with the fields
+// TestFixturesDecode checks that every interaction fixture, with the fields
 // discordgo does not model, decodes and converts (or is a PING).
 func TestFixturesDecode(t *testing.T) {
 	for _, name := range []string{"ping.json", "table_setup.json", "char_create.json", "damage.json",

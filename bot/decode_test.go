@@ -65,7 +65,7 @@ const messageWithUnknownComponent = `{"id":"30","application_id":"7","type":3,"t
 	"message":{"id":"m1","content":"","components":[{"type":99,"id":50},{"type":1,"components":[{"type":2,"custom_id":"del:1:2","label":"Yes","style":4}]}]},
 	"data":{"custom_id":"del:1:2","component_type":2}}`
 
-// fixtureBodies returns every JSON file of the shared interactions folder by
+// fixtureBodies returns every JSON file of testdata/interactions by
 // name, with the {{custom_id}} placeholders filled.
 func fixtureBodies(t testing.TB) map[string][]byte {
 	t.Helper()

@@ -298,7 +298,7 @@ func FuzzRoute(f *testing.F) {
 // decoding on arbitrary bodies: whenever discordgo decodes a body,
 // decodeInteraction must decode it too, with the same identifying fields,
 // logged user and RequestFrom result (see decodeDiff). It is seeded with the
-// shared fixtures and the cases of decode_test.go.
+// interaction fixtures and the cases of decode_test.go.
 func FuzzDecodeInteraction(f *testing.F) {
 	for _, b := range fixtureBodies(f) {
 		f.Add(b)

@@ -25,17 +25,17 @@ import (
 	"github.com/hpkeeper/hpkeeper/storage"
 )
 
-// fixtureDir holds the interaction payloads shared by all packages: the
-// repository's sibling folder shared/ (see shared/interactions/README.md).
-var fixtureDir = filepath.Join("..", "..", "shared", "interactions")
+// fixtureDir holds the Discord interaction payloads the tests replay, owned
+// by this repository (testdata/interactions/README.md says what each is).
+var fixtureDir = filepath.Join("testdata", "interactions")
 
-// fixture returns the bytes of a shared interaction fixture; a missing file
-// fails the test.
+// fixture returns the bytes of an interaction fixture; a missing file fails
+// the test.
 func fixture(t testing.TB, name string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(fixtureDir, name))
 	if err != nil {
-		t.Fatalf("read fixture %s: %v (the shared/ folder must be a sibling of the repository)", name, err)
+		t.Fatalf("read fixture %s: %v", name, err)
 	}
 	return b
 }

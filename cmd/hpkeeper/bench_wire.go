@@ -10,7 +10,7 @@ import (
 )
 
 // The interactions the load generator sends, shaped as Discord sends them
-// (the fields of shared/interactions/*.json), so that the server decodes,
+// (the fields of bot/testdata/interactions/*.json), so that the server decodes,
 // verifies and converts as much as it does in production.
 
 const (
