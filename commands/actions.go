@@ -8,12 +8,13 @@ import "context"
 // system (/strain, say, belongs to hp-mp-wp only).
 func systemAction(name string) HandlerFunc {
 	return func(ctx context.Context, s *Service, r *Request) (*Response, error) {
-		return s.mutate(ctx, r, func(m *Mutation) (*Response, error) {
+		return s.Mutate(ctx, r, func(m *Mutation) (*Response, error) {
 			act := m.System.Action(name)
 			if act == nil {
 				return nil, Errorf(CodeUnavailable, "/%s is not part of the %s system (/help topic:%s lists its commands).", name, m.Table.System, m.Table.System)
 			}
 			return act(m)
 		})
+
 	}
 }

@@ -22,7 +22,7 @@ func charCreate(ctx context.Context, s *Service, r *Request) (*Response, error) 
 	if err != nil {
 		return nil, err
 	}
-	return s.mutate(ctx, r, func(m *Mutation) (*Response, error) {
+	return s.Mutate(ctx, r, func(m *Mutation) (*Response, error) {
 		ownerID, ownerName := r.UserID, r.UserName
 		if o, ok := r.Options["owner"]; ok && o != r.UserID {
 			if err := m.RequireGM("create a character for another user"); err != nil {
@@ -58,10 +58,11 @@ func charCreate(ctx context.Context, s *Service, r *Request) (*Response, error) 
 		}
 		m.Note("Created %s for %s: %s", c.Name, ownerName, status)
 		return &Response{
-			Content: fmt.Sprintf("Created **%s** for %s: %s%s", Escape(c.Name), Escape(ownerName), status, rollsLine(m)),
+			Content: fmt.Sprintf("Created **%s** for %s: %s%s", Escape(c.Name), Escape(ownerName), status, m.RollsLine()),
 			Embeds:  []Embed{embed},
 		}, nil
 	})
+
 }
 
 // changeLine renders a status change as "before → after", or the status
@@ -73,14 +74,6 @@ func changeLine(before, after string) string {
 	return before + " → " + after
 }
 
-// rollsLine renders the dice rolled so far in a mutation, for replies.
-func rollsLine(m *Mutation) string {
-	if len(m.rolls) == 0 {
-		return ""
-	}
-	return "\nRolled " + strings.Join(m.rolls, "; ")
-}
-
 func charSet(ctx context.Context, s *Service, r *Request) (*Response, error) {
 	stats, err := ParseStats(r.Options["stats"])
 	if err != nil {
@@ -89,7 +82,7 @@ func charSet(ctx context.Context, s *Service, r *Request) (*Response, error) {
 	if len(stats) == 0 {
 		return nil, Errorf(CodeInvalid, "Give at least one key=value pair in stats.")
 	}
-	return s.mutate(ctx, r, func(m *Mutation) (*Response, error) {
+	return s.Mutate(ctx, r, func(m *Mutation) (*Response, error) {
 		c, err := m.Character(r.Options["name"])
 		if err != nil {
 			return nil, err
@@ -128,10 +121,11 @@ func charSet(ctx context.Context, s *Service, r *Request) (*Response, error) {
 		}
 		m.Note("Set %s on %s: %s → %s", r.Options["stats"], c.Name, before, after)
 		return &Response{
-			Content: fmt.Sprintf("**%s**: set %s. %s%s", Escape(c.Name), Escape(r.Options["stats"]), changeLine(before, after), rollsLine(m)),
+			Content: fmt.Sprintf("**%s**: set %s. %s%s", Escape(c.Name), Escape(r.Options["stats"]), changeLine(before, after), m.RollsLine()),
 			Embeds:  []Embed{embed},
 		}, nil
 	})
+
 }
 
 func charShow(ctx context.Context, s *Service, r *Request) (*Response, error) {
@@ -256,7 +250,7 @@ func deleteButton(ctx context.Context, s *Service, r *Request) (*Response, error
 		return nil, Errorf(CodeInvalid, "This button is not one of ours.")
 	}
 	r.Command, r.Subcommand, r.Options = "char", "delete", map[string]string{}
-	return s.mutate(ctx, r, func(m *Mutation) (*Response, error) {
+	return s.Mutate(ctx, r, func(m *Mutation) (*Response, error) {
 		c, err := m.CharacterByID(id)
 		if err != nil {
 			return nil, err
@@ -284,4 +278,5 @@ func deleteButton(ctx context.Context, s *Service, r *Request) (*Response, error
 		m.Note("Deleted %s.", c.Name)
 		return done(fmt.Sprintf("Deleted **%s** (%s pressed Delete).", Escape(c.Name), Escape(r.UserName))), nil
 	})
+
 }

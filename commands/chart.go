@@ -34,10 +34,11 @@ var chartColors = []color.RGBA{
 	{R: 0xFE, G: 0xE7, B: 0x5C, A: 0xFF}, // yellow
 }
 
-// barChartPNG draws a grouped bar chart of percentages (one group per
-// category, one bar per series) as a ChartWidth × ChartHeight PNG. The
-// fonts are gonum/plot's embedded ones: nothing is fetched.
-func barChartPNG(title string, categories []string, series []ChartSeries) ([]byte, error) {
+// BarChartPNG draws a grouped bar chart of percentages (one group per
+// category, one bar per series, each series with one value per category)
+// as a ChartWidth × ChartHeight PNG. The fonts are gonum/plot's embedded
+// ones: nothing is fetched. A series of the wrong length is an error.
+func BarChartPNG(title string, categories []string, series []ChartSeries) ([]byte, error) {
 	p := plot.New()
 	p.Title.Text = title
 	p.Y.Label.Text = "chance (%)"

@@ -39,7 +39,7 @@ func clockCommand(ctx context.Context, s *Service, r *Request) (*Response, error
 	} else if _, ok := r.Options["amount"]; ok {
 		return nil, Errorf(CodeInvalid, "next-round moves exactly one round; use action:advance with amount.")
 	}
-	return s.mutate(ctx, r, func(m *Mutation) (*Response, error) {
+	return s.Mutate(ctx, r, func(m *Mutation) (*Response, error) {
 		if err := m.RequireGM("move the clock"); err != nil {
 			return nil, err
 		}
@@ -50,8 +50,9 @@ func clockCommand(ctx context.Context, s *Service, r *Request) (*Response, error
 		if len(report) == 1 {
 			report = append(report, "Nothing ended or fired.")
 		}
-		return &Response{Content: strings.Join(report, "\n") + rollsLine(m)}, nil
+		return &Response{Content: strings.Join(report, "\n") + m.RollsLine()}, nil
 	})
+
 }
 
 // AdvanceClock moves the table's clock n units forward, lets the table's

@@ -7,20 +7,23 @@ var (
 	optStats  = Option{Name: "stats", Description: "Sheet values as key=value pairs, e.g. class=fighter level=2", Type: OptionString, MaxLength: 500}
 )
 
-// Systems lists the rule systems a table may use (RULES.md §0.1), in the order
-// offered by /table setup.
-var Systems = []string{"hit-protection", "hp-mp-wp", "harm"}
-
 // NewRegistry builds the registry of every application command and component
-// handler hpkeeper has (COMMANDS.md).
+// handler hpkeeper has (COMMANDS.md), for the rule systems given (RULES.md
+// §0.1): /table setup offers them in that order, and the custom_ids of
+// their buttons and modals (System.Components) are routed to them. It
+// panics when two systems have one name or one custom_id prefix.
 func NewRegistry() *Registry {
+	systems := builtinSystems()
 	g := &Registry{}
+	for _, sys := range systems {
+		g.addSystem(sys)
+	}
 	g.add(&Command{
 		Name: "table", Description: "Set up and manage this channel's table",
 		Topic: "A table is one channel with one rule system. `/table setup system:…` makes you its GM; `/table show` lists everything; `/table gm` adds or removes GMs; `/table option` changes table options.",
 		Subcommands: []*Subcommand{
 			{Name: "setup", Description: "Choose the rule system for this channel", handle: tableSetup,
-				Options: []Option{{Name: "system", Description: "Rule system", Type: OptionString, Required: true, Choices: Systems}}},
+				Options: []Option{{Name: "system", Description: "Rule system", Type: OptionString, Required: true, Choices: g.systemNames()}}},
 			{Name: "show", Description: "Show the system, GMs, options, clock and characters", handle: tableShow},
 			{Name: "tracker", Description: "Post a message the bot keeps up to date with every character and the clock", handle: tableTracker},
 			{Name: "gm", Description: "Add or remove a GM (GM only)", handle: tableGM,

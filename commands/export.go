@@ -132,7 +132,7 @@ func tableImport(ctx context.Context, s *Service, r *Request) (*Response, error)
 	if data == nil {
 		var err error
 		if data, err = a.Fetch(ctx); err != nil {
-			return nil, Errorf(CodeInvalid, "Could not download the file from Discord (%s); try again.", clip(err.Error(), 120))
+			return nil, Errorf(CodeInvalid, "Could not download the file from Discord (%s); try again.", Clip(err.Error(), 120))
 		}
 	}
 	ex, err := ParseExport(data)
@@ -141,7 +141,7 @@ func tableImport(ctx context.Context, s *Service, r *Request) (*Response, error)
 	}
 	sys, err := s.system(ex.Table.System)
 	if err != nil {
-		return nil, Errorf(CodeInvalid, "The file's table plays %q, which this bot does not know.", clip(ex.Table.System, 40))
+		return nil, Errorf(CodeInvalid, "The file's table plays %q, which this bot does not know.", Clip(ex.Table.System, 40))
 	}
 	err = s.db.Update(func(tx *storage.Tx) error {
 		if _, err := tx.Table(r.ChannelID); err == nil {
@@ -173,10 +173,10 @@ func ParseExport(data []byte) (*Export, error) {
 	dec.DisallowUnknownFields()
 	var ex Export
 	if err := dec.Decode(&ex); err != nil {
-		return nil, Errorf(CodeInvalid, "The file is not an hpkeeper export: %s.", clip(err.Error(), 200))
+		return nil, Errorf(CodeInvalid, "The file is not an hpkeeper export: %s.", Clip(err.Error(), 200))
 	}
 	if ex.Format != ExportFormat {
-		return nil, Errorf(CodeInvalid, "The file is not an hpkeeper table export (format %q).", clip(ex.Format, 40))
+		return nil, Errorf(CodeInvalid, "The file is not an hpkeeper table export (format %q).", Clip(ex.Format, 40))
 	}
 	if ex.Version != ExportVersion {
 		return nil, Errorf(CodeInvalid, "The file is export version %d; this bot reads version %d.", ex.Version, ExportVersion)

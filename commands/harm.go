@@ -111,14 +111,14 @@ func (sys harmSystem) NewSheet(m *Mutation, stats []Stat) (json.RawMessage, erro
 		return nil, err
 	}
 	c.RestFrom = clock.Time(m.Table.Clock)
-	return encodeSheet(harmSheetOf(c))
+	return EncodeSheet(harmSheetOf(c))
 }
 
 // SetSheet applies stats to a stored character. A pool given as a maximum
 // caps its current points and never refills them; "current/max" sets both.
 func (sys harmSystem) SetSheet(m *Mutation, raw json.RawMessage, stats []Stat) (json.RawMessage, error) {
 	var s harmSheet
-	if err := decodeSheet(raw, &s); err != nil {
+	if err := DecodeSheet(raw, &s); err != nil {
 		return nil, err
 	}
 	c, err := s.character()
@@ -129,7 +129,7 @@ func (sys harmSystem) SetSheet(m *Mutation, raw json.RawMessage, stats []Stat) (
 	if err != nil {
 		return nil, err
 	}
-	return encodeSheet(harmSheetOf(c))
+	return EncodeSheet(harmSheetOf(c))
 }
 
 // harmUnknownStat is UnknownStat for harm, which also takes any ability name.
@@ -137,7 +137,7 @@ func harmUnknownStat(sys System, key string) error {
 	keys := append([]string(nil), sys.StatKeys()...)
 	sort.Strings(keys)
 	return Errorf(CodeInvalid, "Unknown stat %q for harm. Valid keys: %s; or any other ability as name=rank or name=rank:pool, with a name of lower-case letters, digits and '-' (at most %d).",
-		clip(key, 40), strings.Join(keys, ", "), harm.MaxNameLen)
+		Clip(key, 40), strings.Join(keys, ", "), harm.MaxNameLen)
 }
 
 // apply sets stats on a copy of c (RULES.md §3.1):
@@ -248,7 +248,7 @@ func harmAbilityLabel(name string) string {
 
 func (harmSystem) Describe(ch *storage.Character) (string, []Field, error) {
 	var s harmSheet
-	if err := decodeSheet(ch.Sheet, &s); err != nil {
+	if err := DecodeSheet(ch.Sheet, &s); err != nil {
 		return "", nil, err
 	}
 	c, err := s.character()

@@ -92,14 +92,14 @@ func harmWithinConflict(r *Request) bool {
 
 func harmLoad(ch *storage.Character) (harm.Character, error) {
 	var s harmSheet
-	if err := decodeSheet(ch.Sheet, &s); err != nil {
+	if err := DecodeSheet(ch.Sheet, &s); err != nil {
 		return harm.Character{}, err
 	}
 	return s.character()
 }
 
 func harmStore(m *Mutation, ch *storage.Character, c harm.Character) error {
-	raw, err := encodeSheet(harmSheetOf(c))
+	raw, err := EncodeSheet(harmSheetOf(c))
 	if err != nil {
 		return err
 	}
@@ -161,7 +161,7 @@ func harmPoolOption(m *Mutation, opt string) (string, error) {
 	}
 	p := strings.ToLower(strings.TrimSpace(v))
 	if !harm.IsPool(p) {
-		return "", Errorf(CodeInvalid, "/%s %s: is vigor, instinct or reason in the harm system (a point of that pool buys a bonus die on the check), not %s.", m.Req.Command, opt, clip(v, 16))
+		return "", Errorf(CodeInvalid, "/%s %s: is vigor, instinct or reason in the harm system (a point of that pool buys a bonus die on the check), not %s.", m.Req.Command, opt, Clip(v, 16))
 	}
 	return p, nil
 }
@@ -328,7 +328,7 @@ func harmNoAbility(name string, c harm.Character, ability string) error {
 		have = append(have, harmAbilityLabel(a))
 	}
 	return Errorf(CodeInvalid, "%s has no ability %q; it has %s. Add one with /char set stats:%s=0 (Unskilled).",
-		Escape(name), clip(ability, 32), strings.Join(have, ", "), clip(harmAbilityName(ability), 32))
+		Escape(name), Clip(ability, 32), strings.Join(have, ", "), Clip(harmAbilityName(ability), 32))
 }
 
 // roll answers /roll as:… for harm. With ability it is an action (RULES.md
@@ -404,7 +404,7 @@ func harmSpendMix(s string) (map[string]int, error) {
 		k = strings.ToLower(strings.TrimSpace(k))
 		n, err := strconv.Atoi(strings.TrimSpace(v))
 		if !ok || !harm.IsPool(k) || err != nil || n < 0 || n > harm.PoolCost {
-			return nil, Errorf(CodeInvalid, "spend takes pool=points pairs adding up to %d, e.g. spend:vigor=2,reason=3; %q is not one.", harm.PoolCost, clip(f, 32))
+			return nil, Errorf(CodeInvalid, "spend takes pool=points pairs adding up to %d, e.g. spend:vigor=2,reason=3; %q is not one.", harm.PoolCost, Clip(f, 32))
 		}
 		if _, dup := mix[k]; dup {
 			return nil, Errorf(CodeInvalid, "spend names %s twice.", k)
@@ -460,7 +460,7 @@ func (sys harmSystem) heal(m *Mutation) (*Response, error) {
 		}
 	}
 	if h.Ability != "" && !harm.IsInnate(h.Ability) {
-		return nil, Errorf(CodeInvalid, "The healing check uses an innate ability: endure, react or willpower, not %s.", clip(h.Ability, 32))
+		return nil, Errorf(CodeInvalid, "The healing check uses an innate ability: endure, react or willpower, not %s.", Clip(h.Ability, 32))
 	}
 	healerName, hasHealer := m.Req.Options["healer"]
 	helper := trig.HelperAbility()
@@ -655,7 +655,7 @@ func (sys harmSystem) rest(m *Mutation) (*Response, error) {
 func (sys harmSystem) spend(m *Mutation) (*Response, error) {
 	pool := m.Req.Options["resource"]
 	if !harm.IsPool(pool) {
-		return nil, Errorf(CodeInvalid, "The harm system spends vigor, instinct or reason, not %s.", clip(pool, 32))
+		return nil, Errorf(CodeInvalid, "The harm system spends vigor, instinct or reason, not %s.", Clip(pool, 32))
 	}
 	n, err := strconv.Atoi(m.Req.Options["amount"])
 	if err != nil || n < 1 {

@@ -12,7 +12,7 @@ import (
 // out is dying (the system has no death).
 func (harmSystem) View(ch *storage.Character, now int64) (CharacterView, error) {
 	var s harmSheet
-	if err := decodeSheet(ch.Sheet, &s); err != nil {
+	if err := DecodeSheet(ch.Sheet, &s); err != nil {
 		return CharacterView{}, err
 	}
 	c, err := s.character()

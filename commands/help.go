@@ -24,7 +24,7 @@ func help(ctx context.Context, s *Service, r *Request) (*Response, error) {
 			return nil
 		})
 		if current == "" {
-			fmt.Fprintf(&b, "Start with `/table setup system:` %s.\n", strings.Join(Systems, ", "))
+			fmt.Fprintf(&b, "Start with `/table setup system:` %s.\n", strings.Join(s.registry.systemNames(), ", "))
 		} else {
 			fmt.Fprintf(&b, "This table plays **%s** (`/help topic:%s`).\n", current, current)
 		}
@@ -34,7 +34,7 @@ func help(ctx context.Context, s *Service, r *Request) (*Response, error) {
 		b.WriteString("`/help topic:<command or system>` tells more.")
 		return &Response{Content: b.String(), Ephemeral: true}, nil
 	}
-	if sys := s.systems[topic]; sys != nil {
+	if sys := s.registry.systemNamed(topic); sys != nil {
 		keys := append([]string(nil), sys.StatKeys()...)
 		sort.Strings(keys)
 		text := fmt.Sprintf("**%s**\n%s\nStats keys: %s", sys.Name(), sys.Help(), strings.Join(keys, ", "))
@@ -65,7 +65,7 @@ func help(ctx context.Context, s *Service, r *Request) (*Response, error) {
 		}
 		return &Response{Content: strings.TrimRight(b.String(), "\n"), Ephemeral: true}, nil
 	}
-	return nil, Errorf(CodeNotFound, "No help topic %q. Topics: a command name (damage, table, …) or a system (%s).", clip(topic, 40), strings.Join(Systems, ", "))
+	return nil, Errorf(CodeNotFound, "No help topic %q. Topics: a command name (damage, table, …) or a system (%s).", Clip(topic, 40), strings.Join(s.registry.systemNames(), ", "))
 }
 
 // optionSummary renders options as " name:… [optional:…]".
@@ -106,7 +106,7 @@ func systemCommands(s *Service, sys System) string {
 		}
 		var opts []Option
 		for _, o := range c.Options {
-			if forOtherSystem(o.Description, sys.Name()) {
+			if forOtherSystem(o.Description, sys.Name(), s.registry.systemNames()) {
 				continue
 			}
 			opts = append(opts, o)
@@ -118,9 +118,9 @@ func systemCommands(s *Service, sys System) string {
 }
 
 // forOtherSystem reports whether an option's description ends with a system
-// tag, e.g. "(hp-mp-wp)", naming a system other than name.
-func forOtherSystem(desc, name string) bool {
-	for _, sys := range Systems {
+// tag, e.g. "(hp-mp-wp)", naming one of systems other than name.
+func forOtherSystem(desc, name string, systems []string) bool {
+	for _, sys := range systems {
 		if strings.HasSuffix(desc, "("+sys+")") {
 			return sys != name
 		}

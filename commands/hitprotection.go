@@ -135,7 +135,7 @@ func (sys hitProtection) NewSheet(m *Mutation, stats []Stat) (json.RawMessage, e
 		}
 		c.HP = res.Total
 	}
-	return encodeSheet(fromCharacter(c))
+	return EncodeSheet(fromCharacter(c))
 }
 
 // SetSheet sets stats on a character (/char set). A dead character's sheet
@@ -147,7 +147,7 @@ func (sys hitProtection) NewSheet(m *Mutation, stats []Stat) (json.RawMessage, e
 // (§1.5).
 func (sys hitProtection) SetSheet(m *Mutation, raw json.RawMessage, stats []Stat) (json.RawMessage, error) {
 	var s hpSheet
-	if err := decodeSheet(raw, &s); err != nil {
+	if err := DecodeSheet(raw, &s); err != nil {
 		return nil, err
 	}
 	old := s.character()
@@ -168,7 +168,7 @@ func (sys hitProtection) SetSheet(m *Mutation, raw json.RawMessage, stats []Stat
 			return nil, Errorf(CodeForbidden, "%s cannot have HP restored now (%s); only a GM can raise its hp. Nothing was changed.", name, why)
 		}
 	}
-	return encodeSheet(s.with(c.Recover()))
+	return EncodeSheet(s.with(c.Recover()))
 }
 
 // apply sets stats on c. A new level brings its hit dice along (HD follow
@@ -268,7 +268,7 @@ func isSaveCategory(cat string) bool {
 
 func (hitProtection) Describe(ch *storage.Character) (string, []Field, error) {
 	var s hpSheet
-	if err := decodeSheet(ch.Sheet, &s); err != nil {
+	if err := DecodeSheet(ch.Sheet, &s); err != nil {
 		return "", nil, err
 	}
 	c := s.character()

@@ -57,7 +57,7 @@ type hpChar struct {
 
 func loadHP(ch *storage.Character) (*hpChar, error) {
 	var s hpSheet
-	if err := decodeSheet(ch.Sheet, &s); err != nil {
+	if err := DecodeSheet(ch.Sheet, &s); err != nil {
 		return nil, err
 	}
 	return &hpChar{ch: ch, sheet: s, c: s.character()}, nil
@@ -67,7 +67,7 @@ func loadHP(ch *storage.Character) (*hpChar, error) {
 func (h *hpChar) store(m *Mutation, c hitprot.Character) error {
 	h.c = c
 	h.sheet = h.sheet.with(c)
-	raw, err := encodeSheet(h.sheet)
+	raw, err := EncodeSheet(h.sheet)
 	if err != nil {
 		return err
 	}
@@ -113,7 +113,7 @@ func hpError(h *hpChar, err error) error {
 	if err == nil {
 		return nil
 	}
-	if e := diceError(err); e != err {
+	if e := DiceError(err); e != err {
 		return e
 	}
 	var ue *Error
@@ -201,7 +201,7 @@ func hpDamage(m *Mutation) (*Response, error) {
 	var zero []*hpChar
 	for _, h := range targets {
 		hpBefore, hdBefore := h.c.HP, h.c.HD
-		c, o, res, err := h.c.TakeDamage(m.s.dice, hit)
+		c, o, res, err := h.c.TakeDamage(m.Dice(), hit)
 		if err != nil {
 			return nil, hpError(h, err)
 		}
@@ -248,7 +248,7 @@ func hpDamage(m *Mutation) (*Response, error) {
 	}
 	resp.Components = choiceRows(zero, seq)
 	resp.Embeds = []Embed{oddsEmbed(zero)}
-	resp.Files = []File{injuryOddsPlaceholder()} // the odds chart, drawn after the transaction (odds.go)
+	resp.Files = []File{injuryOddsLater()} // the odds chart, drawn after the transaction
 	return resp, nil
 }
 
@@ -286,7 +286,7 @@ func choiceRows(hs []*hpChar, seq uint64) [][]Button {
 			{Label: "Go Down", CustomID: base + "down", Style: StyleSecondary, Disabled: done},
 		}
 		if len(hs) > 1 {
-			row = append([]Button{{Label: clip(h.ch.Name, 80), CustomID: base + "name", Style: StyleSecondary, Disabled: true}}, row...)
+			row = append([]Button{NameButton(h.ch.Name, base+"name")}, row...)
 		}
 		rows = append(rows, row)
 	}
@@ -410,7 +410,7 @@ func hpChoiceHandler(ctx context.Context, s *Service, r *Request) (*Response, er
 	}
 	r.Command, r.Subcommand = "choose", ""
 	r.Options = map[string]string{"choice": label}
-	return s.mutate(ctx, r, func(m *Mutation) (*Response, error) {
+	return s.Mutate(ctx, r, func(m *Mutation) (*Response, error) {
 		ch, err := m.CharacterByID(id)
 		if err != nil {
 			return nil, err
@@ -447,7 +447,7 @@ func hpChoiceHandler(ctx context.Context, s *Service, r *Request) (*Response, er
 			if action == "" {
 				return nil, Errorf(CodeInvalid, "Describe the heroic action.")
 			}
-			action = clip(action, 300)
+			action = Clip(action, 300)
 			hpBefore, hdBefore := h.c.HP, h.c.HD
 			c, err := h.c.HeroicDeath(action)
 			if err != nil {
@@ -461,7 +461,7 @@ func hpChoiceHandler(ctx context.Context, s *Service, r *Request) (*Response, er
 			m.Note("%s: Heroic Death (%s).", ch.Name, action)
 		case "up":
 			hpBefore, hdBefore := h.c.HP, h.c.HD
-			c, o, err := h.c.StayUp(m.s.dice, now)
+			c, o, err := h.c.StayUp(m.Dice(), now)
 			if err != nil {
 				return nil, hpError(h, err)
 			}
@@ -488,8 +488,7 @@ func hpChoiceHandler(ctx context.Context, s *Service, r *Request) (*Response, er
 			lines = append(lines, fmt.Sprintf("%s chooses **Go Down**: HP %d → %d · HD %d → %d; down at HP 0, fate hidden until another character's player or a GM attends (/attend: 3d6 keeping the two lowest). Lethal damage kills a down character.", h.name(), hpBefore, c.HP, hdBefore, c.HD))
 			m.Note("%s: Go Down.", ch.Name)
 		}
-		// Rebuild the whole message: every character this event offered
-		// a choice to, each row disabled once chosen.
+
 		all, err := m.Characters()
 		if err != nil {
 			return nil, err
@@ -522,4 +521,5 @@ func hpChoiceHandler(ctx context.Context, s *Service, r *Request) (*Response, er
 		}
 		return resp, nil
 	})
+
 }

@@ -31,7 +31,7 @@ func hpAttend(m *Mutation) (*Response, error) {
 			return nil, Errorf(CodeForbidden, "%s is yours: another character's player or a GM attends %s (RULES.md §1.3). Nothing was changed.", h.name(), h.name())
 		}
 		hpBefore, hdBefore := h.c.HP, h.c.HD
-		c, o, err := h.c.Attend(m.s.dice, healer, clock.Time(m.Table.Clock))
+		c, o, err := h.c.Attend(m.Dice(), healer, clock.Time(m.Table.Clock))
 		if err != nil {
 			return nil, hpError(h, err)
 		}
@@ -130,9 +130,9 @@ func hpRest(m *Mutation) (*Response, error) {
 			var c hitprot.Character
 			var res hitprot.RestResult
 			if kind == "turn" {
-				c, res, err = h.c.Rest(m.s.dice, now)
+				c, res, err = h.c.Rest(m.Dice(), now)
 			} else {
-				c, res, err = h.c.CatchBreath(m.s.dice, now)
+				c, res, err = h.c.CatchBreath(m.Dice(), now)
 			}
 			if errors.Is(err, hitprot.ErrNotFighter) {
 				return nil, Errorf(CodeConflict, "%s is a %s: only a fighter may catch its breath.", h.name(), Escape(h.c.Class))
@@ -198,7 +198,7 @@ func hpRest(m *Mutation) (*Response, error) {
 				}
 				continue
 			}
-			c, res, err := h.c.Night(m.s.dice, now)
+			c, res, err := h.c.Night(m.Dice(), now)
 			if err != nil {
 				return nil, hpError(h, err)
 			}
@@ -219,7 +219,7 @@ func hpRest(m *Mutation) (*Response, error) {
 		}
 		return &Response{Content: strings.Join(lines, "\n")}, nil
 	}
-	return nil, Errorf(CodeInvalid, "The hit-protection system rests with kind turn, breath (catch-breath) or night; not %s.", clip(kind, 20))
+	return nil, Errorf(CodeInvalid, "The hit-protection system rests with kind turn, breath (catch-breath) or night; not %s.", Clip(kind, 20))
 }
 
 // hpSave answers /save (RULES.md §0.4, §1.2, §1.6): d20 + hit dice + bonus
@@ -227,7 +227,7 @@ func hpRest(m *Mutation) (*Response, error) {
 func hpSave(m *Mutation) (*Response, error) {
 	cat := m.Req.Options["type"]
 	if !isSaveCategory(cat) {
-		return nil, Errorf(CodeInvalid, "The hit-protection saves are %s; not %s.", strings.Join(hitprot.SaveCategories, ", "), clip(cat, 20))
+		return nil, Errorf(CodeInvalid, "The hit-protection saves are %s; not %s.", strings.Join(hitprot.SaveCategories, ", "), Clip(cat, 20))
 	}
 	hd, _ := strconv.Atoi(m.Req.Options["hd"])
 	bonus, _ := strconv.Atoi(m.Req.Options["bonus"])
@@ -238,7 +238,7 @@ func hpSave(m *Mutation) (*Response, error) {
 	var lines []string
 	for _, h := range targets {
 		hdBefore := h.c.HD
-		c, s, err := h.c.Save(m.s.dice, cat, hd, bonus)
+		c, s, err := h.c.Save(m.Dice(), cat, hd, bonus)
 		if err != nil {
 			return nil, hpError(h, err)
 		}
@@ -259,7 +259,7 @@ func hpSave(m *Mutation) (*Response, error) {
 // hpSpend answers /spend resource:hd (RULES.md §1.6).
 func hpSpend(m *Mutation) (*Response, error) {
 	if r := m.Req.Options["resource"]; r != "hd" {
-		return nil, Errorf(CodeInvalid, "The hit-protection system spends only hd (hit dice), not %s.", clip(r, 20))
+		return nil, Errorf(CodeInvalid, "The hit-protection system spends only hd (hit dice), not %s.", Clip(r, 20))
 	}
 	n, _ := strconv.Atoi(m.Req.Options["amount"])
 	targets, err := hpTargets(m, m.Req.Options["target"], true)
@@ -334,7 +334,7 @@ func hpRoll(m *Mutation) (*Response, error) {
 		}
 	}
 	before := h.c.HD
-	c, hdRoll, err := h.c.AddHD(m.s.dice, hd, purpose, melee)
+	c, hdRoll, err := h.c.AddHD(m.Dice(), hd, purpose, melee)
 	if err != nil {
 		return nil, hpError(h, err)
 	}

@@ -11,12 +11,12 @@ import (
 // wound bleeds out.
 func (hitProtection) View(ch *storage.Character, now int64) (CharacterView, error) {
 	var s hpSheet
-	if err := decodeSheet(ch.Sheet, &s); err != nil {
+	if err := DecodeSheet(ch.Sheet, &s); err != nil {
 		return CharacterView{}, err
 	}
 	c := s.character()
 	v := CharacterView{Bars: []Bar{{"HP", c.HP, c.HitDie}, {"HD", c.HD, c.Level}}, State: c.Status.String()}
-	v.Conditions, v.Timers = splitTimers(c.Conditions(clock.Time(now)))
+	v.Conditions, v.Timers = SplitTimers(c.Conditions(clock.Time(now)))
 	switch {
 	case c.Status == hitprot.Dead:
 		v.Level = LevelDead

@@ -122,7 +122,7 @@ func (sys hpMpWp) NewSheet(m *Mutation, stats []Stat) (json.RawMessage, error) {
 	if err != nil {
 		return nil, err
 	}
-	return encodeSheet(hmwSheetOf(c))
+	return EncodeSheet(hmwSheetOf(c))
 }
 
 // SetSheet applies stats to a stored character (RULES.md §2.1). A lowered
@@ -130,14 +130,14 @@ func (sys hpMpWp) NewSheet(m *Mutation, stats []Stat) (json.RawMessage, error) {
 // nothing. A level gained without mp-max rolls the new levels' mana dice.
 func (sys hpMpWp) SetSheet(m *Mutation, raw json.RawMessage, stats []Stat) (json.RawMessage, error) {
 	var s hmwSheet
-	if err := decodeSheet(raw, &s); err != nil {
+	if err := DecodeSheet(raw, &s); err != nil {
 		return nil, err
 	}
 	c, err := sys.apply(m, s.character(), stats, false)
 	if err != nil {
 		return nil, err
 	}
-	return encodeSheet(hmwSheetOf(c, s.ChoiceSeq))
+	return EncodeSheet(hmwSheetOf(c, s.ChoiceSeq))
 }
 
 // hmwClass checks a class value: 1 to 32 letters, digits and '-' (spaces are

@@ -20,7 +20,7 @@ const hmwChoicePrefix = "hmw"
 // hmwLoad decodes a stored character's sheet.
 func hmwLoad(ch *storage.Character) (hpmpwp.Character, hmwSheet, error) {
 	var s hmwSheet
-	if err := decodeSheet(ch.Sheet, &s); err != nil {
+	if err := DecodeSheet(ch.Sheet, &s); err != nil {
 		return hpmpwp.Character{}, s, err
 	}
 	return s.character(), s, nil
@@ -29,7 +29,7 @@ func hmwLoad(ch *storage.Character) (hpmpwp.Character, hmwSheet, error) {
 // hmwStore saves c into ch; seq names the event of a pending Die Hard
 // choice.
 func hmwStore(m *Mutation, ch *storage.Character, c hpmpwp.Character, seq uint64) error {
-	raw, err := encodeSheet(hmwSheetOf(c, seq))
+	raw, err := EncodeSheet(hmwSheetOf(c, seq))
 	if err != nil {
 		return err
 	}
@@ -246,7 +246,7 @@ func hmwDamage(m *Mutation) (*Response, error) {
 		return nil, err
 	}
 	if hit.Amount < 1 {
-		return &Response{Content: "No damage (the roll came to 0)." + rollsLine(m)}, nil
+		return &Response{Content: "No damage (the roll came to 0)." + m.RollsLine()}, nil
 	}
 	seq, err := m.NextEventSeq()
 	if err != nil {
@@ -302,7 +302,7 @@ func hmwDamage(m *Mutation) (*Response, error) {
 		rows = rows[:hmwMaxRows]
 		content += "\nMore choices than a message holds: /char show offers each character's buttons."
 	}
-	return &Response{Content: content + rollsLine(m), Components: rows}, nil
+	return &Response{Content: content + m.RollsLine(), Components: rows}, nil
 }
 
 // hmwMaxRows is Discord's limit on button rows in a message.
@@ -321,7 +321,7 @@ func hmwChoiceButtons(id, seq uint64, disabled bool) []Button {
 func hmwNameRows(rows [][]Button, names []string) [][]Button {
 	for i, row := range rows {
 		id := strings.TrimSuffix(row[0].CustomID, "act") + "name"
-		rows[i] = append([]Button{{Label: clip(names[i], maxButtonLabel), CustomID: id, Style: StyleSecondary, Disabled: true}}, row...)
+		rows[i] = append([]Button{NameButton(names[i], id)}, row...)
 	}
 	return rows
 }
@@ -356,7 +356,7 @@ func hmwChoice(ctx context.Context, s *Service, r *Request) (*Response, error) {
 		return nil, Errorf(CodeInvalid, "This button is not one of ours.")
 	}
 	r.Command, r.Subcommand, r.Options = "damage", "", map[string]string{"choice": parts[3]}
-	return s.mutate(ctx, r, func(m *Mutation) (*Response, error) {
+	return s.Mutate(ctx, r, func(m *Mutation) (*Response, error) {
 		ch, err := m.CharacterByID(id)
 		if err != nil {
 			return nil, err
@@ -385,8 +385,7 @@ func hmwChoice(ctx context.Context, s *Service, r *Request) (*Response, error) {
 		rep := hmwReport(ch.Name, out)
 		m.Note("Die Hard: %s (%s pressed %s)", strings.ReplaceAll(rep, "**", ""), r.UserName, label)
 		content := fmt.Sprintf("Die Hard: %s pressed **%s** for **%s**.\n%s", Escape(r.UserName), label, Escape(ch.Name), rep)
-		// Rebuild the whole message: the pressed row disabled, and the rows
-		// of the other characters of the same event still choosing.
+
 		rows, names := [][]Button{hmwChoiceButtons(id, seq, true)}, []string{ch.Name}
 		all, err := m.Characters()
 		if err != nil {
@@ -414,6 +413,7 @@ func hmwChoice(ctx context.Context, s *Service, r *Request) (*Response, error) {
 		}
 		return &Response{Content: content, Components: rows, UpdateMessage: true}, nil
 	})
+
 }
 
 // hmwHeal is /heal amount pool:hp|wp (RULES.md §2.5).
@@ -443,7 +443,7 @@ func hmwHeal(m *Mutation) (*Response, error) {
 				return nil, err
 			}
 		}
-		return &Response{Content: "No healing (the roll came to 0)." + rollsLine(m)}, nil
+		return &Response{Content: "No healing (the roll came to 0)." + m.RollsLine()}, nil
 	}
 	reports, err := hmwEach(m, targets, m.CanChange, func(c hpmpwp.Character, _ dice.Source) (hpmpwp.Character, hpmpwp.Outcome, error) {
 		return c.Heal(pool, n)
@@ -451,7 +451,7 @@ func hmwHeal(m *Mutation) (*Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Response{Content: strings.Join(reports, "\n\n") + rollsLine(m)}, nil
+	return &Response{Content: strings.Join(reports, "\n\n") + m.RollsLine()}, nil
 }
 
 // hmwStrain is /strain (RULES.md §2.4).
@@ -493,7 +493,7 @@ func hmwAttend(m *Mutation) (*Response, error) {
 // hmwSpend is /spend resource:mp (RULES.md §2.5).
 func hmwSpend(m *Mutation) (*Response, error) {
 	if r := m.Req.Options["resource"]; r != "mp" {
-		return nil, Errorf(CodeInvalid, "hp-mp-wp characters spend mp, not %s.", clip(r, 20))
+		return nil, Errorf(CodeInvalid, "hp-mp-wp characters spend mp, not %s.", Clip(r, 20))
 	}
 	targets, err := m.Targets(m.Req.Options["target"])
 	if err != nil {
@@ -586,7 +586,7 @@ func hmwRest(m *Mutation) (*Response, error) {
 	if len(names) > 0 {
 		head = "Night's rest, to sleep until " + clock.Time(until).String() + ": " + strings.Join(names, ", ") + "."
 	}
-	return &Response{Content: head + "\n" + strings.Join(report, "\n") + rollsLine(m)}, nil
+	return &Response{Content: head + "\n" + strings.Join(report, "\n") + m.RollsLine()}, nil
 }
 
 // hmwSave is /save type:fort|will bonus:N: d20 + the sheet's save + bonus,
@@ -594,7 +594,7 @@ func hmwRest(m *Mutation) (*Response, error) {
 func hmwSave(m *Mutation) (*Response, error) {
 	kind := m.Req.Options["type"]
 	if kind != "fort" && kind != "will" {
-		return nil, Errorf(CodeInvalid, "hp-mp-wp saves are fort or will, not %s.", clip(kind, 20))
+		return nil, Errorf(CodeInvalid, "hp-mp-wp saves are fort or will, not %s.", Clip(kind, 20))
 	}
 	targets, err := m.TargetsToChange(m.Req.Options["target"])
 	if err != nil {

@@ -25,16 +25,16 @@ const (
 // surplus embeds and fields are dropped with a note, and the embeds together
 // stay within 6,000 characters.
 func fitLimits(resp *Response) {
-	resp.Content = clip(resp.Content, maxContent)
+	resp.Content = Clip(resp.Content, maxContent)
 	if len(resp.Embeds) > maxEmbeds {
 		resp.Embeds = resp.Embeds[:maxEmbeds]
 	}
 	total := 0
 	for i := range resp.Embeds {
 		e := &resp.Embeds[i]
-		e.Title = clip(e.Title, maxEmbedTitle)
-		e.Description = clip(e.Description, maxEmbedDesc)
-		e.Footer = clip(e.Footer, maxEmbedFooter)
+		e.Title = Clip(e.Title, maxEmbedTitle)
+		e.Description = Clip(e.Description, maxEmbedDesc)
+		e.Footer = Clip(e.Footer, maxEmbedFooter)
 		if len(e.Fields) > maxEmbedFields {
 			dropped := len(e.Fields) - maxEmbedFields + 1
 			e.Fields = append(e.Fields[:maxEmbedFields-1], Field{Name: "…", Value: fmt.Sprintf("%d more not shown", dropped)})
@@ -42,8 +42,8 @@ func fitLimits(resp *Response) {
 		total += runes(e.Title) + runes(e.Description) + runes(e.Footer)
 		for j := range e.Fields {
 			f := &e.Fields[j]
-			f.Name = clip(f.Name, maxFieldName)
-			f.Value = clip(f.Value, maxFieldValue)
+			f.Name = Clip(f.Name, maxFieldName)
+			f.Value = Clip(f.Value, maxFieldValue)
 			if f.Name == "" {
 				f.Name = "\u200b"
 			}
@@ -61,11 +61,11 @@ func fitLimits(resp *Response) {
 	}
 	for _, row := range resp.Components {
 		for j := range row {
-			row[j].Label = clip(row[j].Label, maxButtonLabel)
+			row[j].Label = Clip(row[j].Label, maxButtonLabel)
 		}
 	}
 	for i := range resp.Choices {
-		resp.Choices[i].Name = clip(resp.Choices[i].Name, maxChoiceLength)
+		resp.Choices[i].Name = Clip(resp.Choices[i].Name, maxChoiceLength)
 	}
 }
 

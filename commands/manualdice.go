@@ -49,7 +49,7 @@ func PlatformOptions() []TableOption {
 // setDiceOption carries out /table option name:dice (GM only; the caller checked).
 func setDiceOption(m *Mutation, value string) (*Response, error) {
 	if value != DiceBot && value != DiceManual {
-		return nil, Errorf(CodeInvalid, "Option dice takes bot or manual (got %q).", clip(value, 40))
+		return nil, Errorf(CodeInvalid, "Option dice takes bot or manual (got %q).", Clip(value, 40))
 	}
 	old := m.Table.Options[DiceOption]
 	if old == "" {
@@ -122,7 +122,7 @@ func faceRange(d dice.Die) (lo, hi int) {
 type facesKey struct{}
 
 // tableDice wraps a mutation's fn so that, at a dice=manual table, every
-// die rolled during fn (through m.Roll or m.s.dice) comes from the faces
+// die rolled during fn (through m.Roll or m.Dice) comes from the faces
 // entered, and a run that needs more fails with *needFaces.
 func (s *Service) tableDice(ctx context.Context, fn func(m *Mutation) (*Response, error)) func(m *Mutation) (*Response, error) {
 	return func(m *Mutation) (*Response, error) {
@@ -134,7 +134,7 @@ func (s *Service) tableDice(ctx context.Context, fn func(m *Mutation) (*Response
 		orig := m.s
 		// A service that rolls with src for this run only; what fn uses of
 		// the service besides its dice is shared.
-		m.s = &Service{db: orig.db, dice: src, registry: orig.registry, systems: orig.systems, now: orig.now, limiter: orig.limiter}
+		m.s = &Service{db: orig.db, dice: src, registry: orig.registry, now: orig.now, limiter: orig.limiter}
 		resp, err := fn(m)
 		m.s = orig
 		if len(src.want) > 0 {
@@ -305,12 +305,12 @@ func facesButton(ctx context.Context, s *Service, r *Request) (*Response, error)
 	if r.Kind == KindComponent {
 		title := "Dice"
 		if pr.charName != "" {
-			title = clip("Dice for "+pr.charName, 45)
+			title = Clip("Dice for "+pr.charName, 45)
 		}
 		return &Response{Modal: &Modal{
 			CustomID: r.CustomID, Title: title,
 			Inputs: []TextInput{{
-				CustomID: facesInput, Label: clip("Faces of "+diceList(pr.want)+", separated by spaces", 45),
+				CustomID: facesInput, Label: Clip("Faces of "+diceList(pr.want)+", separated by spaces", 45),
 				Placeholder: examplePlaceholder(pr.want), Required: true, MaxLength: 200,
 			}},
 		}}, nil
@@ -381,7 +381,7 @@ func ParseFacesFor(text string, want []dice.Die) ([]int, error) {
 		}
 		lo, hi := faceRange(d)
 		if err != nil || n < lo || n > hi {
-			return nil, Errorf(CodeInvalid, "Face %d (%q) cannot come up on a %s: %d to %d. Press Enter dice again.", i+1, clip(f, 12), d, lo, hi)
+			return nil, Errorf(CodeInvalid, "Face %d (%q) cannot come up on a %s: %d to %d. Press Enter dice again.", i+1, Clip(f, 12), d, lo, hi)
 		}
 		out[i] = n
 	}

@@ -38,9 +38,11 @@ type Mutation struct {
 	seqTaken bool
 }
 
-// mutate runs fn on the request's table inside one write transaction and
-// records the event. When fn returns an error nothing is written.
-func (s *Service) mutate(ctx context.Context, r *Request, fn func(m *Mutation) (*Response, error)) (*Response, error) {
+// Mutate runs fn on the request's table inside one write transaction and
+// records the event (see Mutation). When fn returns an error nothing is
+// written. Every handler that changes a table goes through it: the core's
+// commands, and the button and modal handlers of the systems.
+func (s *Service) Mutate(ctx context.Context, r *Request, fn func(m *Mutation) (*Response, error)) (*Response, error) {
 	fn = s.tableDice(ctx, fn) // physical dice at a dice=manual table (manualdice.go)
 	var resp *Response
 	err := s.db.Update(func(tx *storage.Tx) error {
@@ -65,7 +67,7 @@ func (s *Service) mutate(ctx context.Context, r *Request, fn func(m *Mutation) (
 	if err != nil {
 		return nil, err
 	}
-	drawCharts(resp) // charts are drawn outside the write transaction (odds.go)
+	drawFiles(resp) // charts are drawn outside the write transaction (DrawLater)
 	return resp, nil
 }
 
@@ -249,12 +251,27 @@ func (m *Mutation) Delete(c *storage.Character) error {
 	return m.tx.DeleteCharacter(c.ChannelID, c.ID)
 }
 
+// Dice returns the service's dice source, unrecorded: for a rules engine
+// that lists every roll it makes in its outcome, which the caller then
+// passes to Record. At a table with dice=manual it hands out the faces the
+// players entered (manualdice.go).
+func (m *Mutation) Dice() dice.Source { return m.s.dice }
+
+// RollsLine renders the dice rolled so far in the mutation for a reply:
+// "\nRolled 1d6 [4]; 2d6 [1, 2] = 3", or "" when none were.
+func (m *Mutation) RollsLine() string {
+	if len(m.rolls) == 0 {
+		return ""
+	}
+	return "\nRolled " + strings.Join(m.rolls, "; ")
+}
+
 // Roll rolls expr with the service's dice and records the result for the
 // event. Running out of scripted dice is a CodeInvalid error.
 func (m *Mutation) Roll(expr dice.Expr) (dice.Result, error) {
 	res, err := expr.Roll(m.s.dice)
 	if err != nil {
-		return res, diceError(err)
+		return res, DiceError(err)
 	}
 	m.Record(res)
 	return res, nil

@@ -60,7 +60,7 @@ func TestHandlerPanicContained(t *testing.T) {
 		panic("kaboom outside a transaction")
 	})
 	s.registry.component("boomtx", func(ctx context.Context, s *Service, r *Request) (*Response, error) {
-		return s.mutate(ctx, r, func(m *Mutation) (*Response, error) {
+		return s.Mutate(ctx, r, func(m *Mutation) (*Response, error) {
 			c, err := m.Character("Rimmer")
 			if err != nil {
 				return nil, err

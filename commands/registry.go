@@ -86,6 +86,8 @@ type Registry struct {
 	commands   []*Command
 	byName     map[string]*Command
 	components map[string]HandlerFunc
+	// systems are the rule systems in registration order.
+	systems []System
 }
 
 // Commands returns the commands in registration order.
@@ -113,6 +115,37 @@ func (g *Registry) add(c *Command) {
 	}
 	g.commands = append(g.commands, c)
 	g.byName[c.Name] = c
+}
+
+// addSystem registers sys and its component handlers.
+func (g *Registry) addSystem(sys System) {
+	if g.systemNamed(sys.Name()) != nil {
+		panic("commands: duplicate system " + sys.Name())
+	}
+	g.systems = append(g.systems, sys)
+	for prefix, h := range sys.Components() {
+		g.component(prefix, h)
+	}
+}
+
+// systemNamed returns the registered system with the name, or nil.
+func (g *Registry) systemNamed(name string) System {
+	for _, sys := range g.systems {
+		if sys.Name() == name {
+			return sys
+		}
+	}
+	return nil
+}
+
+// systemNames lists the names of the registered systems in registration
+// order.
+func (g *Registry) systemNames() []string {
+	names := make([]string, len(g.systems))
+	for i, sys := range g.systems {
+		names[i] = sys.Name()
+	}
+	return names
 }
 
 // component registers the handler of every custom_id that starts with prefix
@@ -184,7 +217,7 @@ func validate(r *Request, defs []Option) error {
 		case OptionInteger:
 			n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
 			if err != nil {
-				return Errorf(CodeInvalid, "Option %s must be a whole number, not %q.", name, clip(v, 40))
+				return Errorf(CodeInvalid, "Option %s must be a whole number, not %q.", name, Clip(v, 40))
 			}
 			if (d.MinValue != 0 || d.MaxValue != 0) && (n < d.MinValue || n > d.MaxValue) {
 				return Errorf(CodeInvalid, "Option %s must be from %d to %d (got %d).", name, d.MinValue, d.MaxValue, n)
@@ -197,7 +230,7 @@ func validate(r *Request, defs []Option) error {
 			case "false", "no", "off", "0":
 				v = "false"
 			default:
-				return Errorf(CodeInvalid, "Option %s must be true or false, not %q.", name, clip(v, 40))
+				return Errorf(CodeInvalid, "Option %s must be true or false, not %q.", name, Clip(v, 40))
 			}
 		case OptionString, OptionUser:
 			v = strings.TrimSpace(v)
@@ -218,7 +251,7 @@ func validate(r *Request, defs []Option) error {
 				}
 			}
 			if !ok {
-				return Errorf(CodeInvalid, "Option %s must be one of %s (got %q).", name, strings.Join(d.Choices, ", "), clip(v, 40))
+				return Errorf(CodeInvalid, "Option %s must be one of %s (got %q).", name, strings.Join(d.Choices, ", "), Clip(v, 40))
 			}
 		}
 		r.Options[name] = v
@@ -262,8 +295,8 @@ func (r *Request) Line() string {
 	return b.String()
 }
 
-// clip shortens s to at most n runes (n ≥ 1), ending it with "…" when cut.
-func clip(s string, n int) string {
+// Clip shortens s to at most n runes (n ≥ 1), ending it with "…" when cut.
+func Clip(s string, n int) string {
 	r := []rune(s)
 	if len(r) <= n {
 		return s

@@ -122,6 +122,8 @@ type File struct {
 	// ContentType is the MIME type, e.g. "image/png".
 	ContentType string
 	Data        []byte
+	// draw, when set, makes Data after the write transaction (DrawLater).
+	draw func() ([]byte, error)
 }
 
 // Embed is a rich block of a message.

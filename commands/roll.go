@@ -8,9 +8,10 @@ import (
 	"github.com/hpkeeper/hpkeeper/rules/dice"
 )
 
-// diceError turns a dice error into a user error: a parse error or running
-// out of scripted dice is the user's to fix.
-func diceError(err error) error {
+// DiceError turns a dice error into a CodeInvalid *Error: a parse error,
+// running out of scripted dice or a scripted face out of range is the
+// user's to fix. Any other error is returned unchanged.
+func DiceError(err error) error {
 	var pe *dice.ParseError
 	switch {
 	case errors.As(err, &pe):
@@ -28,7 +29,7 @@ func diceError(err error) error {
 // rolls, ability checks).
 func roll(ctx context.Context, s *Service, r *Request) (*Response, error) {
 	if _, ok := r.Options["as"]; ok {
-		return s.mutate(ctx, r, func(m *Mutation) (*Response, error) {
+		return s.Mutate(ctx, r, func(m *Mutation) (*Response, error) {
 			if h := m.System.Roll(); h != nil {
 				return h(m)
 			}
@@ -54,6 +55,7 @@ func roll(ctx context.Context, s *Service, r *Request) (*Response, error) {
 			}
 			return &Response{Content: fmt.Sprintf("**%s** rolled %s", Escape(c.Name), res.String())}, nil
 		})
+
 	}
 	if _, ok := r.Options["hd"]; ok {
 		return nil, Errorf(CodeInvalid, "/roll hd needs as:<character>, whose hit dice are spent (e.g. as:Lister).")
@@ -68,7 +70,7 @@ func roll(ctx context.Context, s *Service, r *Request) (*Response, error) {
 	}
 	res, err := e.Roll(s.dice)
 	if err != nil {
-		return nil, diceError(err)
+		return nil, DiceError(err)
 	}
 	return &Response{Content: fmt.Sprintf("%s rolled %s", Escape(r.UserName), res.String())}, nil
 }

@@ -21,7 +21,6 @@ type Service struct {
 	db       *storage.DB
 	dice     dice.Source
 	registry *Registry
-	systems  map[string]System
 	now      func() time.Time
 	// limiter bounds each user's expensive work (ratelimit.go).
 	limiter *workLimiter
@@ -34,15 +33,8 @@ type Service struct {
 // New returns a Service over db that rolls with src (dice.Random() in
 // production, a scripted source in tests).
 func New(db *storage.DB, src dice.Source) *Service {
-	s := &Service{db: db, dice: src, registry: NewRegistry(), systems: map[string]System{}, now: time.Now,
+	return &Service{db: db, dice: src, registry: NewRegistry(), now: time.Now,
 		limiter: newWorkLimiter(WorkBurst, WorkPerMinute)}
-	for _, sys := range builtinSystems() {
-		s.systems[sys.Name()] = sys
-		for prefix, h := range sys.Components() {
-			s.registry.component(prefix, h)
-		}
-	}
-	return s
 }
 
 // Registry returns the registry of commands the service answers.
@@ -140,7 +132,7 @@ func (s *Service) component(ctx context.Context, r *Request) (*Response, error) 
 
 // system returns the adapter of a table's rule system.
 func (s *Service) system(name string) (System, error) {
-	sys := s.systems[name]
+	sys := s.registry.systemNamed(name)
 	if sys == nil {
 		return nil, fmt.Errorf("table has unknown system %q", name)
 	}
@@ -173,7 +165,7 @@ func characterByName(tx *storage.Tx, channelID, name string) (*storage.Character
 	name = strings.TrimSpace(name)
 	c, err := tx.CharacterByName(channelID, name)
 	if errors.Is(err, storage.ErrNotFound) {
-		return nil, Errorf(CodeNotFound, "No character named %q at this table. /char list shows them.", clip(name, 40))
+		return nil, Errorf(CodeNotFound, "No character named %q at this table. /char list shows them.", Clip(name, 40))
 	}
 	return c, err
 }

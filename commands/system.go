@@ -81,10 +81,10 @@ func ParseStats(s string) ([]Stat, error) {
 		k, v, ok := strings.Cut(f, "=")
 		k = strings.ToLower(strings.TrimSpace(k))
 		if !ok || k == "" || v == "" {
-			return nil, Errorf(CodeInvalid, "Stats are key=value pairs separated by spaces; %q is not one.", clip(f, 40))
+			return nil, Errorf(CodeInvalid, "Stats are key=value pairs separated by spaces; %q is not one.", Clip(f, 40))
 		}
 		if seen[k] {
-			return nil, Errorf(CodeInvalid, "Stat %q is given twice.", clip(k, 40))
+			return nil, Errorf(CodeInvalid, "Stat %q is given twice.", Clip(k, 40))
 		}
 		seen[k] = true
 		out = append(out, Stat{Key: k, Value: v})
@@ -97,12 +97,12 @@ func ParseStats(s string) ([]Stat, error) {
 func UnknownStat(sys System, key string) error {
 	keys := append([]string(nil), sys.StatKeys()...)
 	sort.Strings(keys)
-	return Errorf(CodeInvalid, "Unknown stat %q for %s. Valid keys: %s.", clip(key, 40), sys.Name(), strings.Join(keys, ", "))
+	return Errorf(CodeInvalid, "Unknown stat %q for %s. Valid keys: %s.", Clip(key, 40), sys.Name(), strings.Join(keys, ", "))
 }
 
 // BadStat returns the CodeInvalid error for a stats value out of range.
 func BadStat(key, value, want string) error {
-	return Errorf(CodeInvalid, "Stat %s=%s is not valid: %s.", key, clip(value, 40), want)
+	return Errorf(CodeInvalid, "Stat %s=%s is not valid: %s.", key, Clip(value, 40), want)
 }
 
 // checkName enforces RULES.md §0.1: 1-32 printable characters, no line
@@ -124,14 +124,18 @@ func checkName(name string) error {
 	return nil
 }
 
-func decodeSheet(raw json.RawMessage, v any) error {
+// DecodeSheet decodes a stored sheet (storage.Character.Sheet) into v, a
+// pointer to the system's sheet struct.
+func DecodeSheet(raw json.RawMessage, v any) error {
 	if err := json.Unmarshal(raw, v); err != nil {
 		return fmt.Errorf("decode sheet: %w", err)
 	}
 	return nil
 }
 
-func encodeSheet(v any) (json.RawMessage, error) {
+// EncodeSheet encodes a system's sheet struct as JSON for
+// storage.Character.Sheet.
+func EncodeSheet(v any) (json.RawMessage, error) {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return nil, fmt.Errorf("encode sheet: %w", err)

@@ -27,7 +27,7 @@ func tableSetup(ctx context.Context, s *Service, r *Request) (*Response, error) 
 	system := r.Options["system"]
 	sys, err := s.system(system)
 	if err != nil {
-		return nil, Errorf(CodeInvalid, "Unknown system %q; choose one of %s.", clip(system, 40), strings.Join(Systems, ", "))
+		return nil, Errorf(CodeInvalid, "Unknown system %q; choose one of %s.", Clip(system, 40), strings.Join(s.registry.systemNames(), ", "))
 	}
 	var resp *Response
 	err = s.db.Update(func(tx *storage.Tx) error {
@@ -142,7 +142,7 @@ func tableShow(ctx context.Context, s *Service, r *Request) (*Response, error) {
 }
 
 func tableGM(ctx context.Context, s *Service, r *Request) (*Response, error) {
-	return s.mutate(ctx, r, func(m *Mutation) (*Response, error) {
+	return s.Mutate(ctx, r, func(m *Mutation) (*Response, error) {
 		if err := m.RequireGM("add or remove GMs"); err != nil {
 			return nil, err
 		}
@@ -178,17 +178,18 @@ func tableGM(ctx context.Context, s *Service, r *Request) (*Response, error) {
 			return &Response{Content: fmt.Sprintf("%s is no longer a GM at this table.", mention(user))}, nil
 		}
 	})
+
 }
 
 func tableOption(ctx context.Context, s *Service, r *Request) (*Response, error) {
-	return s.mutate(ctx, r, func(m *Mutation) (*Response, error) {
+	return s.Mutate(ctx, r, func(m *Mutation) (*Response, error) {
 		if err := m.RequireGM("change table options"); err != nil {
 			return nil, err
 		}
 		name := strings.ToLower(r.Options["name"])
 		value := strings.ToLower(r.Options["value"])
 		if name == DiceOption {
-			return setDiceOption(m, value) // every system's option (manualdice.go)
+			return setDiceOption(m, value)
 		}
 		opts := m.System.TableOptions()
 		var names []string
@@ -213,12 +214,13 @@ func tableOption(ctx context.Context, s *Service, r *Request) (*Response, error)
 					return &Response{Content: fmt.Sprintf("Table option %s: %s → %s.", name, old, value)}, nil
 				}
 			}
-			return nil, Errorf(CodeInvalid, "Option %s takes %s (got %q).", name, strings.Join(o.Values, " or "), clip(value, 40))
+			return nil, Errorf(CodeInvalid, "Option %s takes %s (got %q).", name, strings.Join(o.Values, " or "), Clip(value, 40))
 		}
 		sort.Strings(names)
 		if len(names) == 0 {
 			return nil, Errorf(CodeInvalid, "The %s system has no table options.", m.Table.System)
 		}
-		return nil, Errorf(CodeInvalid, "Unknown table option %q for %s; options: %s.", clip(name, 40), m.Table.System, strings.Join(names, ", "))
+		return nil, Errorf(CodeInvalid, "Unknown table option %q for %s; options: %s.", Clip(name, 40), m.Table.System, strings.Join(names, ", "))
 	})
+
 }

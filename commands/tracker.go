@@ -159,9 +159,10 @@ func tableTracker(ctx context.Context, s *Service, r *Request) (*Response, error
 	}
 	// Stored as an event that changes the table, so that /undo of an older
 	// table change still finds the table as that event left it.
-	return s.mutate(ctx, r, func(m *Mutation) (*Response, error) {
+	return s.Mutate(ctx, r, func(m *Mutation) (*Response, error) {
 		m.Table.TrackerMessageID = id
 		m.Note("Posted the tracker.")
 		return &Response{Content: "Posted the tracker: it is edited after every change at this table.", Ephemeral: true}, nil
 	})
+
 }

@@ -136,9 +136,9 @@ func viewOf(sys System, c *storage.Character, now int64) (CharacterView, error) 
 	return CharacterView{}, nil
 }
 
-// splitTimers moves the conditions that name a time ("… until …", "dies
-// at …") to the timers.
-func splitTimers(all []string) (conds, timers []string) {
+// SplitTimers splits a system's conditions into the conditions proper and
+// the timers: those that name a time ("… until …", "dies at …").
+func SplitTimers(all []string) (conds, timers []string) {
 	for _, s := range all {
 		if strings.Contains(s, " until ") || strings.Contains(s, "dies at") {
 			timers = append(timers, s)
@@ -189,6 +189,14 @@ func viewEmbed(c *storage.Character, v CharacterView, status string, fields []Fi
 		Fields:      fs,
 		Footer:      "owner: " + c.OwnerName,
 	}
+}
+
+// NameButton is the disabled button that leads a row of choice buttons with
+// the name of its character, when one message offers several characters a
+// choice; its label is plain text (not markdown), cut to Discord's 80
+// characters. customID must still be unique in the message.
+func NameButton(name, customID string) Button {
+	return Button{Label: Clip(name, maxButtonLabel), CustomID: customID, Style: StyleSecondary, Disabled: true}
 }
 
 // hiddenEmbed is the embed players see of a hidden character: its name and
