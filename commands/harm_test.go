@@ -11,9 +11,9 @@ import (
 func harmTable(t *testing.T) *table {
 	t.Helper()
 	tb := newTable(t)
-	tb.ok(tb.do("ann", "/table setup system:harm"))
-	tb.ok(tb.do("bob", `/char create name:Garrett stats:"endure=2 react=1 climb=2:vigor"`))
-	tb.ok(tb.do("cat", `/char create name:Ada stats:"first-aid=2 counsel=1 willpower=1 reason=4"`))
+	tb.OK(tb.Do("ann", "/table setup system:harm"))
+	tb.OK(tb.Do("bob", `/char create name:Garrett stats:"endure=2 react=1 climb=2:vigor"`))
+	tb.OK(tb.Do("cat", `/char create name:Ada stats:"first-aid=2 counsel=1 willpower=1 reason=4"`))
 	return tb
 }
 
@@ -35,22 +35,22 @@ func wantAll(t *testing.T, what, got string, want ...string) {
 // scripted Fudge faces (Reading: the post compares with 5; the counter is 4).
 func TestHarmGarrettExample(t *testing.T) {
 	tb := harmTable(t)
-	tb.dice.Push(1, 0, 0)
-	out := tb.ok(tb.do("ann", "/damage target:Garrett amount:3 kind:physical"))
+	tb.Dice.Push(1, 0, 0)
+	out := tb.OK(tb.Do("ann", "/damage target:Garrett amount:3 kind:physical"))
 	wantAll(t, "sword", out, "Garrett takes 3 physical harm: counter 0 → 3.",
 		"Endure 2 (Journeyman): 3dF+2 [+, 0, 0] + 2 = 3 → SL 3 ≥ 3: stays Healthy, counter 3.")
-	tb.dice.Push(0, 0, 0)
-	out = tb.ok(tb.do("ann", "/damage target:Garrett amount:1 kind:social"))
+	tb.Dice.Push(0, 0, 0)
+	out = tb.OK(tb.Do("ann", "/damage target:Garrett amount:1 kind:social"))
 	wantAll(t, "insult", out, "Garrett takes 1 social harm: counter 3 → 4.",
 		"React 1 (Apprentice): 3dF+1 [0, 0, 0] + 1 = 1 → SL 1 < 4: Healthy → Bloody, counter 4 → 0.",
 		"Bloody: a penalty die on every check except Endure, React and Willpower")
-	wantAll(t, "show", tb.ok(tb.do("bob", "/char show name:Garrett")), "Bloody · harm 0 · Vigor 3/3")
-	if tb.dice.Remaining() != 0 {
-		t.Errorf("%d faces left; want all used", tb.dice.Remaining())
+	wantAll(t, "show", tb.OK(tb.Do("bob", "/char show name:Garrett")), "Bloody · harm 0 · Vigor 3/3")
+	if tb.Dice.Remaining() != 0 {
+		t.Errorf("%d faces left; want all used", tb.Dice.Remaining())
 	}
 	// Undo restores the state before the insult, exactly.
-	tb.ok(tb.do("ann", "/undo"))
-	wantAll(t, "show after undo", tb.ok(tb.do("bob", "/char show name:Garrett")), "Healthy · harm 3 · Vigor 3/3")
+	tb.OK(tb.Do("ann", "/undo"))
+	wantAll(t, "show after undo", tb.OK(tb.Do("bob", "/char show name:Garrett")), "Healthy · harm 3 · Vigor 3/3")
 }
 
 // TestHarmBrokenTakenOutUntilTheConflictEnds: harm on a Broken character
@@ -61,30 +61,30 @@ func TestHarmGarrettExample(t *testing.T) {
 // days ends it.
 func TestHarmBrokenTakenOutUntilTheConflictEnds(t *testing.T) {
 	tb := harmTable(t)
-	tb.dice.Push(-1, -1, -1, -1, -1, -1)
-	tb.ok(tb.do("ann", "/damage target:Garrett amount:1"))
-	out := tb.ok(tb.do("ann", "/damage target:Garrett amount:1"))
+	tb.Dice.Push(-1, -1, -1, -1, -1, -1)
+	tb.OK(tb.Do("ann", "/damage target:Garrett amount:1"))
+	out := tb.OK(tb.Do("ann", "/damage target:Garrett amount:1"))
 	wantAll(t, "to Broken", out, "Bloody → Broken", "Broken: a penalty die on every check; each action costs 1 point")
-	out = tb.ok(tb.do("ann", "/damage target:Garrett amount:2 kind:mental"))
+	out = tb.OK(tb.Do("ann", "/damage target:Garrett amount:2 kind:mental"))
 	wantAll(t, "taken out", out, "Garrett is Broken and takes 2 mental harm: taken out of the conflict", "Broken, counter 0.")
 	if strings.Contains(out, "dF") {
 		t.Errorf("taken out rolled dice: %q", out)
 	}
-	wantAll(t, "show", tb.ok(tb.do("ann", "/char show name:Garrett")), "Broken · harm 0 · Vigor 3/3 · Instinct 3/3 · Reason 3/3 · taken out")
+	wantAll(t, "show", tb.OK(tb.Do("ann", "/char show name:Garrett")), "Broken · harm 0 · Vigor 3/3 · Instinct 3/3 · Reason 3/3 · taken out")
 	for _, line := range []string{"/clock action:next-round", "/clock action:advance amount:1 unit:rounds", "/clock action:advance amount:30", "/clock action:advance amount:1 unit:rounds"} {
-		out = tb.ok(tb.do("ann", line))
+		out = tb.OK(tb.Do("ann", line))
 		if strings.Contains(out, "no longer taken out") {
 			t.Errorf("%s ended the conflict: %q", line, out)
 		}
-		wantAll(t, "show after "+line, tb.ok(tb.do("ann", "/char show name:Garrett")), "taken out")
+		wantAll(t, "show after "+line, tb.OK(tb.Do("ann", "/char show name:Garrett")), "taken out")
 	}
-	out = tb.ok(tb.do("ann", "/clock action:advance amount:1 unit:turns"))
+	out = tb.OK(tb.Do("ann", "/clock action:advance amount:1 unit:turns"))
 	wantAll(t, "advance", out, "Garrett is no longer taken out: the conflict is over (Broken).")
-	if show := tb.ok(tb.do("ann", "/char show name:Garrett")); strings.Contains(show, "taken out") {
+	if show := tb.OK(tb.Do("ann", "/char show name:Garrett")); strings.Contains(show, "taken out") {
 		t.Errorf("after /clock advance: %q; want taken out cleared", show)
 	}
 	// The harm help tells a GM how to end a conflict.
-	help := tb.do("ann", "/help topic:harm").Content
+	help := tb.Do("ann", "/help topic:harm").Content
 	wantAll(t, "help harm", help, "/clock action:advance", "by turns, hours or days", "ends the conflict", "rounds")
 }
 
@@ -93,11 +93,11 @@ func TestHarmBrokenTakenOutUntilTheConflictEnds(t *testing.T) {
 func TestHarmHoursAndDaysEndTheConflict(t *testing.T) {
 	for _, line := range []string{"/clock action:advance amount:1 unit:hours", "/clock action:advance amount:2 unit:days", "/rest kind:day"} {
 		tb := harmTable(t)
-		tb.dice.Push(-1, -1, -1, -1, -1, -1)
-		tb.ok(tb.do("ann", "/damage target:Garrett amount:1"))
-		tb.ok(tb.do("ann", "/damage target:Garrett amount:1"))
-		tb.ok(tb.do("ann", "/damage target:Garrett amount:1"))
-		wantAll(t, line, tb.ok(tb.do("ann", line)), "Garrett is no longer taken out")
+		tb.Dice.Push(-1, -1, -1, -1, -1, -1)
+		tb.OK(tb.Do("ann", "/damage target:Garrett amount:1"))
+		tb.OK(tb.Do("ann", "/damage target:Garrett amount:1"))
+		tb.OK(tb.Do("ann", "/damage target:Garrett amount:1"))
+		wantAll(t, line, tb.OK(tb.Do("ann", line)), "Garrett is no longer taken out")
 	}
 }
 
@@ -106,34 +106,34 @@ func TestHarmHoursAndDaysEndTheConflict(t *testing.T) {
 // cancellation, the table option fudge-dice 4 (RULES.md §3.1, §3.2).
 func TestHarmRollChecks(t *testing.T) {
 	tb := harmTable(t)
-	tb.dice.Push(1, 0, -1)
-	out := tb.ok(tb.do("bob", "/roll as:Garrett ability:climb"))
+	tb.Dice.Push(1, 0, -1)
+	out := tb.OK(tb.Do("bob", "/roll as:Garrett ability:climb"))
 	wantAll(t, "climb", out, "Garrett checks Climb.", "Climb 2 (Journeyman): 3dF+2 [+, 0, −] + 2 = 2 → SL 2", "Healthy, counter 0.")
 
-	tb.dice.Push(-1, 1, -1, 0)
-	out = tb.ok(tb.do("bob", "/roll as:Garrett ability:climb pool:vigor"))
+	tb.Dice.Push(-1, 1, -1, 0)
+	out = tb.OK(tb.Do("bob", "/roll as:Garrett ability:climb pool:vigor"))
 	wantAll(t, "climb with a point", out, "1 bonus die (Vigor point): 4dFkh3+2 [~~−~~, +, −, 0] + 2 = 2 → SL 2", "Spent Vigor 3 → 2 (bonus die).")
-	tb.refused(tb.do("bob", "/roll as:Garrett ability:climb pool:reason"), "climb draws on vigor, not reason")
-	tb.refused(tb.do("bob", "/roll as:Garrett ability:swim"), `Garrett has no ability "swim"`)
-	tb.refused(tb.do("cat", "/roll as:Garrett ability:climb"), "only its owner or a GM")
+	tb.Refused(tb.Do("bob", "/roll as:Garrett ability:climb pool:reason"), "climb draws on vigor, not reason")
+	tb.Refused(tb.Do("bob", "/roll as:Garrett ability:swim"), `Garrett has no ability "swim"`)
+	tb.Refused(tb.Do("cat", "/roll as:Garrett ability:climb"), "only its owner or a GM")
 
 	// Bloody: a penalty die on Climb, none on Endure; a point cancels it.
-	tb.dice.Push(-1, -1, -1)
-	tb.ok(tb.do("ann", "/damage target:Garrett amount:1"))
-	tb.dice.Push(1, 1, 0, -1)
-	out = tb.ok(tb.do("bob", "/roll as:Garrett ability:climb"))
+	tb.Dice.Push(-1, -1, -1)
+	tb.OK(tb.Do("ann", "/damage target:Garrett amount:1"))
+	tb.Dice.Push(1, 1, 0, -1)
+	out = tb.OK(tb.Do("bob", "/roll as:Garrett ability:climb"))
 	wantAll(t, "Bloody climb", out, "Climb 2 (Journeyman), 1 penalty die (Bloody): 4dFkl3+2 [~~+~~, +, 0, −] + 2 = 2 → SL 2", "Bloody, counter 0.")
-	tb.dice.Push(1, 1, 0)
-	out = tb.ok(tb.do("bob", "/roll as:Garrett ability:endure"))
+	tb.Dice.Push(1, 1, 0)
+	out = tb.OK(tb.Do("bob", "/roll as:Garrett ability:endure"))
 	wantAll(t, "Bloody endure", out, "Endure 2 (Journeyman): 3dF+2 [+, +, 0] + 2 = 4 → SL 4")
-	tb.dice.Push(0, 0, -1)
-	out = tb.ok(tb.do("bob", `/roll as:Garrett ability:Climb pool:vigor`))
+	tb.Dice.Push(0, 0, -1)
+	out = tb.OK(tb.Do("bob", `/roll as:Garrett ability:Climb pool:vigor`))
 	wantAll(t, "Bloody climb with a point", out, "1 penalty die (Bloody), 1 bonus die (Vigor point), they cancel: 3dF+2 [0, 0, −] + 2 = 1 → SL 1", "Vigor 2 → 1")
 
 	// fudge-dice 4: the base is 4dF; SL floored at 0.
-	tb.ok(tb.do("ann", "/table option name:fudge-dice value:4"))
-	tb.dice.Push(-1, -1, -1, -1)
-	out = tb.ok(tb.do("bob", "/roll as:Garrett ability:react"))
+	tb.OK(tb.Do("ann", "/table option name:fudge-dice value:4"))
+	tb.Dice.Push(-1, -1, -1, -1)
+	out = tb.OK(tb.Do("bob", "/roll as:Garrett ability:react"))
 	wantAll(t, "4dF", out, "React 1 (Apprentice): 4dF+1 [−, −, −, −] + 1 = -3 → SL 0")
 }
 
@@ -145,27 +145,27 @@ func TestHarmRollChecks(t *testing.T) {
 // as well (2 points).
 func TestHarmBrokenActionCost(t *testing.T) {
 	tb := harmTable(t)
-	tb.ok(tb.do("bob", "/char set name:Garrett stats:vigor=2/3"))
-	tb.dice.Push(-1, -1, -1, -1, -1, -1)
-	tb.ok(tb.do("ann", "/damage target:Garrett amount:1"))
-	tb.ok(tb.do("ann", "/damage target:Garrett amount:1"))
-	tb.dice.Push(1, 0, 0, 0)
-	out := tb.ok(tb.do("bob", "/roll as:Garrett ability:endure"))
+	tb.OK(tb.Do("bob", "/char set name:Garrett stats:vigor=2/3"))
+	tb.Dice.Push(-1, -1, -1, -1, -1, -1)
+	tb.OK(tb.Do("ann", "/damage target:Garrett amount:1"))
+	tb.OK(tb.Do("ann", "/damage target:Garrett amount:1"))
+	tb.Dice.Push(1, 0, 0, 0)
+	out := tb.OK(tb.Do("bob", "/roll as:Garrett ability:endure"))
 	wantAll(t, "Broken endure", out, "Endure 2 (Journeyman), 1 penalty die (Broken): 4dFkl3+2 [~~+~~, 0, 0, 0] + 2 = 2 → SL 2", "Spent Vigor 2 → 1 (Broken action).")
-	tb.refused(tb.do("bob", "/roll as:Garrett ability:climb pool:vigor"), "Broken action and bonus die needs 2 points (vigor) and has 1")
-	tb.dice.Push(0, 0, 0, 0)
-	out = tb.ok(tb.do("bob", "/roll as:Garrett ability:climb"))
+	tb.Refused(tb.Do("bob", "/roll as:Garrett ability:climb pool:vigor"), "Broken action and bonus die needs 2 points (vigor) and has 1")
+	tb.Dice.Push(0, 0, 0, 0)
+	out = tb.OK(tb.Do("bob", "/roll as:Garrett ability:climb"))
 	wantAll(t, "Broken climb", out, "Spent Vigor 1 → 0 (Broken action).")
-	tb.refused(tb.do("bob", "/roll as:Garrett ability:climb"), "Broken action needs 1 point (vigor) and has 0")
-	if n := tb.dice.Remaining(); n != 0 {
+	tb.Refused(tb.Do("bob", "/roll as:Garrett ability:climb"), "Broken action needs 1 point (vigor) and has 0")
+	if n := tb.Dice.Remaining(); n != 0 {
 		t.Errorf("a refused action used dice: %d left", n)
 	}
 	// The healing check costs nothing though Vigor is 0.
-	tb.dice.Push(1, 1, 0, 0)
-	out = tb.ok(tb.do("bob", "/heal target:Garrett trigger:pools"))
+	tb.Dice.Push(1, 1, 0, 0)
+	out = tb.OK(tb.Do("bob", "/heal target:Garrett trigger:pools"))
 	wantAll(t, "Broken healing", out, "Garrett spends 5 pool points: Instinct 3 → 0 (healing), Reason 3 → 1 (healing).",
 		"Endure 2 (Journeyman), 1 penalty die (Broken): 4dFkl3+2 [~~+~~, +, 0, 0] + 2 = 3 → SL 3: Broken → Bloody, counter 0 → 0.")
-	wantAll(t, "show", tb.ok(tb.do("bob", "/char show name:Garrett")), "Bloody · harm 0 · Vigor 0/3 · Instinct 0/3 · Reason 1/3")
+	wantAll(t, "show", tb.OK(tb.Do("bob", "/char show name:Garrett")), "Bloody · harm 0 · Vigor 0/3 · Instinct 0/3 · Reason 1/3")
 }
 
 // TestHarmHealFirstAidAndCounsel: the healer's check SL becomes bonus dice;
@@ -173,30 +173,30 @@ func TestHarmBrokenActionCost(t *testing.T) {
 // be the patient (RULES.md §3.3).
 func TestHarmHealFirstAidAndCounsel(t *testing.T) {
 	tb := harmTable(t)
-	tb.dice.Push(-1, -1, -1)
-	tb.ok(tb.do("ann", "/damage target:Garrett amount:3"))
-	tb.refused(tb.do("cat", "/heal target:Garrett trigger:first-aid"), "needs healer")
-	tb.refused(tb.do("bob", "/heal target:Garrett trigger:first-aid healer:Ada"), "Ada belongs to cat")
-	tb.refused(tb.do("cat", "/heal target:Ada trigger:first-aid healer:Ada"), "nothing to heal")
-	tb.refused(tb.do("cat", "/heal target:Garrett trigger:counsel healer:Garrett"), "another character")
+	tb.Dice.Push(-1, -1, -1)
+	tb.OK(tb.Do("ann", "/damage target:Garrett amount:3"))
+	tb.Refused(tb.Do("cat", "/heal target:Garrett trigger:first-aid"), "needs healer")
+	tb.Refused(tb.Do("bob", "/heal target:Garrett trigger:first-aid healer:Ada"), "Ada belongs to cat")
+	tb.Refused(tb.Do("cat", "/heal target:Ada trigger:first-aid healer:Ada"), "nothing to heal")
+	tb.Refused(tb.Do("cat", "/heal target:Garrett trigger:counsel healer:Garrett"), "another character")
 
-	tb.dice.Push(0, 0, 0)        // Ada's First Aid: 0 + 2 = SL 2
-	tb.dice.Push(1, -1, 0, 1, 0) // Garrett's Endure with 2 bonus dice
-	out := tb.ok(tb.do("cat", "/heal target:Garrett trigger:first-aid healer:Ada"))
+	tb.Dice.Push(0, 0, 0)        // Ada's First Aid: 0 + 2 = SL 2
+	tb.Dice.Push(1, -1, 0, 1, 0) // Garrett's Endure with 2 bonus dice
+	out := tb.OK(tb.Do("cat", "/heal target:Garrett trigger:first-aid healer:Ada"))
 	wantAll(t, "first aid", out,
 		"Ada gives Garrett first aid: First Aid 2 (Journeyman): 3dF+2 [0, 0, 0] + 2 = 2 → SL 2 = 2 bonus dice.",
 		"Healing check: Endure 2 (Journeyman), 2 bonus dice (First Aid SL 2): 5dFkh3+2 [+, ~~−~~, ~~0~~, +, 0] + 2 = 4 → SL 4: Bloody → Healthy, counter 0 → 0.")
 
 	// Counsel with SL 0 helps not at all; a healing check of SL 0 changes
 	// nothing, but the counsel is spent.
-	tb.dice.Push(1, 1, 1)
-	tb.ok(tb.do("ann", "/damage target:Garrett amount:5 kind:mental"))
-	tb.dice.Push(-1, -1, 0) // Counsel 1: -2+1 → SL 0
-	tb.dice.Push(-1, 0, -1) // Willpower 0: SL 0
-	out = tb.ok(tb.do("cat", "/heal target:Garrett trigger:counsel healer:Ada"))
+	tb.Dice.Push(1, 1, 1)
+	tb.OK(tb.Do("ann", "/damage target:Garrett amount:5 kind:mental"))
+	tb.Dice.Push(-1, -1, 0) // Counsel 1: -2+1 → SL 0
+	tb.Dice.Push(-1, 0, -1) // Willpower 0: SL 0
+	out = tb.OK(tb.Do("cat", "/heal target:Garrett trigger:counsel healer:Ada"))
 	wantAll(t, "counsel SL 0", out, "Counsel 1 (Apprentice): 3dF+1 [−, −, 0] + 1 = -1 → SL 0 = 0 bonus dice.",
 		"Healing check: Willpower 0 (Unskilled): 3dF [−, 0, −] = -2 → SL 0: nothing changes (the counsel is used up); Bloody, counter 0.")
-	tb.refused(tb.do("cat", "/heal target:Garrett trigger:first-aid healer:Ada ability:climb"), "must be one of endure, react, willpower")
+	tb.Refused(tb.Do("cat", "/heal target:Garrett trigger:first-aid healer:Ada ability:climb"), "must be one of endure, react, willpower")
 }
 
 // TestHarmHealRestNeedsADay: trigger:rest needs a day on the clock since the
@@ -204,67 +204,67 @@ func TestHarmHealFirstAidAndCounsel(t *testing.T) {
 // kind:day passes one and refreshes the pools (RULES.md §3.3).
 func TestHarmHealRestNeedsADay(t *testing.T) {
 	tb := harmTable(t)
-	tb.ok(tb.do("bob", "/char set name:Garrett stats:vigor=0/3"))
-	tb.dice.Push(-1, -1, -1)
-	tb.ok(tb.do("ann", "/damage target:Garrett amount:2"))
-	tb.refused(tb.do("bob", "/heal target:Garrett trigger:rest"), "a day of rest has not passed")
-	tb.refused(tb.do("bob", "/rest kind:day"), "Only a GM")
-	tb.refused(tb.do("ann", "/rest kind:night"), "rests by the day")
-	out := tb.ok(tb.do("ann", "/rest kind:day"))
+	tb.OK(tb.Do("bob", "/char set name:Garrett stats:vigor=0/3"))
+	tb.Dice.Push(-1, -1, -1)
+	tb.OK(tb.Do("ann", "/damage target:Garrett amount:2"))
+	tb.Refused(tb.Do("bob", "/heal target:Garrett trigger:rest"), "a day of rest has not passed")
+	tb.Refused(tb.Do("bob", "/rest kind:day"), "Only a GM")
+	tb.Refused(tb.Do("ann", "/rest kind:night"), "rests by the day")
+	out := tb.OK(tb.Do("ann", "/rest kind:day"))
 	wantAll(t, "rest day", out, "The clock moves 1 day", "Garrett: Vigor 0 → 3 (day of rest); Bloody, counter 0: may heal with /heal target:Garrett trigger:rest", "Ada: pools full.")
-	tb.dice.Push(1, 0, 0)
-	out = tb.ok(tb.do("bob", "/heal target:Garrett trigger:rest ability:endure"))
+	tb.Dice.Push(1, 0, 0)
+	out = tb.OK(tb.Do("bob", "/heal target:Garrett trigger:rest ability:endure"))
 	wantAll(t, "heal rest", out, "Garrett has rested a day (since day 1, 00:00).",
 		"Healing check: Endure 2 (Journeyman): 3dF+2 [+, 0, 0] + 2 = 3 → SL 3: Bloody → Healthy, counter 0 → 0.")
-	tb.dice.Push(-1, -1, -1)
-	tb.ok(tb.do("ann", "/damage target:Garrett amount:1"))
-	tb.refused(tb.do("bob", "/heal target:Garrett trigger:rest"), "a day of rest has not passed")
+	tb.Dice.Push(-1, -1, -1)
+	tb.OK(tb.Do("ann", "/damage target:Garrett amount:1"))
+	tb.Refused(tb.Do("bob", "/heal target:Garrett trigger:rest"), "a day of rest has not passed")
 }
 
 // TestHarmHealPools: trigger:pools spends 5 points, chosen with spend or from
 // the fullest pools, and is refused without 5 (RULES.md §3.3).
 func TestHarmHealPools(t *testing.T) {
 	tb := harmTable(t)
-	tb.dice.Push(-1, -1, -1)
-	tb.ok(tb.do("ann", "/damage target:Ada amount:1 kind:social"))
-	tb.refused(tb.do("cat", "/heal target:Ada trigger:pools spend:vigor=2,reason=2"), "spends 5 points in all, not 4")
-	tb.refused(tb.do("cat", "/heal target:Ada trigger:pools spend:vigor=4,reason=1"), "vigor has 3, not 4")
-	tb.refused(tb.do("cat", "/heal target:Ada trigger:pools spend:luck=5"), "spend takes pool=points pairs")
-	tb.refused(tb.do("cat", "/heal target:Ada trigger:rest spend:vigor=5"), "spend chooses the points of trigger:pools")
-	tb.dice.Push(0, 0, 0)
-	out := tb.ok(tb.do("cat", "/heal target:Ada trigger:pools spend:vigor=1,reason=4 ability:react"))
+	tb.Dice.Push(-1, -1, -1)
+	tb.OK(tb.Do("ann", "/damage target:Ada amount:1 kind:social"))
+	tb.Refused(tb.Do("cat", "/heal target:Ada trigger:pools spend:vigor=2,reason=2"), "spends 5 points in all, not 4")
+	tb.Refused(tb.Do("cat", "/heal target:Ada trigger:pools spend:vigor=4,reason=1"), "vigor has 3, not 4")
+	tb.Refused(tb.Do("cat", "/heal target:Ada trigger:pools spend:luck=5"), "spend takes pool=points pairs")
+	tb.Refused(tb.Do("cat", "/heal target:Ada trigger:rest spend:vigor=5"), "spend chooses the points of trigger:pools")
+	tb.Dice.Push(0, 0, 0)
+	out := tb.OK(tb.Do("cat", "/heal target:Ada trigger:pools spend:vigor=1,reason=4 ability:react"))
 	wantAll(t, "pools", out, "Ada spends 5 pool points: Vigor 3 → 2 (healing), Reason 4 → 0 (healing).",
 		"React 0 (Unskilled): 3dF [0, 0, 0] = 0 → SL 0: nothing changes (the pool points are spent); Bloody, counter 0.")
 	// Ada has Vigor 2, Instinct 3, Reason 0: the fullest pools give the 5.
-	tb.dice.Push(1, 0, 0)
-	out = tb.ok(tb.do("cat", "/heal target:Ada trigger:pools"))
+	tb.Dice.Push(1, 0, 0)
+	out = tb.OK(tb.Do("cat", "/heal target:Ada trigger:pools"))
 	wantAll(t, "pools from the fullest", out, "Ada spends 5 pool points: Vigor 2 → 0 (healing), Instinct 3 → 0 (healing).",
 		"Healing check: Endure 0 (Unskilled): 3dF [+, 0, 0] = 1 → SL 1: Bloody → Healthy, counter 0 → 0.")
-	tb.dice.Push(-1, -1, -1)
-	tb.ok(tb.do("ann", "/damage target:Ada amount:1"))
-	tb.refused(tb.do("cat", "/heal target:Ada trigger:pools"), "healing needs 5 pool points and there are 0")
-	tb.refused(tb.do("cat", "/heal target:Ada trigger:pools amount:3"), "amount: is not used")
+	tb.Dice.Push(-1, -1, -1)
+	tb.OK(tb.Do("ann", "/damage target:Ada amount:1"))
+	tb.Refused(tb.Do("cat", "/heal target:Ada trigger:pools"), "healing needs 5 pool points and there are 0")
+	tb.Refused(tb.Do("cat", "/heal target:Ada trigger:pools amount:3"), "amount: is not used")
 }
 
 // TestHarmSpendAndPermissions: /spend takes pool points; /damage is for the
 // owner or a GM; amount may be dice (the opponent's check).
 func TestHarmSpendAndPermissions(t *testing.T) {
 	tb := harmTable(t)
-	wantAll(t, "spend", tb.ok(tb.do("bob", "/spend target:Garrett resource:instinct amount:2")), "Garrett spends 2 Instinct: Instinct 3 → 1.")
-	tb.refused(tb.do("bob", "/spend target:Garrett resource:instinct amount:2"), "instinct has 1, not 2")
-	tb.refused(tb.do("bob", "/spend target:Garrett resource:hd amount:1"), "vigor, instinct or reason")
-	tb.refused(tb.do("cat", "/damage target:Garrett amount:1"), "only its owner or a GM")
-	tb.refused(tb.do("ann", "/damage target:Garrett amount:0"), "must be 1 to 1000")
-	tb.refused(tb.do("ann", "/damage target:Garrett amount:1 soak:true"), "soak: is not used")
-	tb.dice.Push(1, 1, 0)
-	tb.dice.Push(0, 0, 0)
-	out := tb.ok(tb.do("ann", "/damage target:Garrett amount:3dF+1 kind:physical"))
+	wantAll(t, "spend", tb.OK(tb.Do("bob", "/spend target:Garrett resource:instinct amount:2")), "Garrett spends 2 Instinct: Instinct 3 → 1.")
+	tb.Refused(tb.Do("bob", "/spend target:Garrett resource:instinct amount:2"), "instinct has 1, not 2")
+	tb.Refused(tb.Do("bob", "/spend target:Garrett resource:hd amount:1"), "vigor, instinct or reason")
+	tb.Refused(tb.Do("cat", "/damage target:Garrett amount:1"), "only its owner or a GM")
+	tb.Refused(tb.Do("ann", "/damage target:Garrett amount:0"), "must be 1 to 1000")
+	tb.Refused(tb.Do("ann", "/damage target:Garrett amount:1 soak:true"), "soak: is not used")
+	tb.Dice.Push(1, 1, 0)
+	tb.Dice.Push(0, 0, 0)
+	out := tb.OK(tb.Do("ann", "/damage target:Garrett amount:3dF+1 kind:physical"))
 	wantAll(t, "dice amount", out, "Harm rolled: 3dF+1 [+, +, 0] + 1 = 3 → SL 3.", "Garrett takes 3 physical harm: counter 0 → 3.", "SL 2 < 3: Healthy → Bloody")
-	tb.dice.Push(-1, -1, 0)
-	out = tb.ok(tb.do("ann", "/damage target:Garrett amount:3dF"))
+	tb.Dice.Push(-1, -1, 0)
+	out = tb.OK(tb.Do("ann", "/damage target:Garrett amount:3dF"))
 	wantAll(t, "dice amount SL 0", out, "SL 0: no harm is dealt.")
-	tb.dice.Push(0, 0, 0, 0, 0, 0)
-	out = tb.ok(tb.do("ann", "/damage target:Garrett,Ada amount:1 kind:social"))
+	tb.Dice.Push(0, 0, 0, 0, 0, 0)
+	out = tb.OK(tb.Do("ann", "/damage target:Garrett,Ada amount:1 kind:social"))
 	wantAll(t, "two targets", out, "Garrett takes 1 social harm", "Ada takes 1 social harm")
 }
 
@@ -272,11 +272,11 @@ func TestHarmSpendAndPermissions(t *testing.T) {
 // refused, not ignored.
 func TestHarmRollRefusesUnusedOptions(t *testing.T) {
 	tb := harmTable(t)
-	tb.refused(tb.do("bob", "/roll as:Garrett ability:climb purpose:attack"), "/roll purpose: is not used by the harm system")
-	tb.refused(tb.do("bob", "/roll as:Garrett expr:1d6 purpose:damage"), "/roll purpose: is not used by the harm system")
-	tb.refused(tb.do("bob", "/roll as:Garrett ability:climb hd:1"), "/roll hd: is not used by the harm system")
-	tb.refused(tb.do("bob", "/roll as:Garrett ability:climb melee:true"), "/roll melee: is not used by the harm system")
-	if n := tb.dice.Remaining(); n != 0 {
+	tb.Refused(tb.Do("bob", "/roll as:Garrett ability:climb purpose:attack"), "/roll purpose: is not used by the harm system")
+	tb.Refused(tb.Do("bob", "/roll as:Garrett expr:1d6 purpose:damage"), "/roll purpose: is not used by the harm system")
+	tb.Refused(tb.Do("bob", "/roll as:Garrett ability:climb hd:1"), "/roll hd: is not used by the harm system")
+	tb.Refused(tb.Do("bob", "/roll as:Garrett ability:climb melee:true"), "/roll melee: is not used by the harm system")
+	if n := tb.Dice.Remaining(); n != 0 {
 		t.Errorf("%d faces queued; want none used", n)
 	}
 }
@@ -287,19 +287,19 @@ func TestHarmRollRefusesUnusedOptions(t *testing.T) {
 // wrong pool or an empty one is refused and nothing changes.
 func TestHarmDamagePoolPoint(t *testing.T) {
 	tb := harmTable(t)
-	tb.dice.Push(-1, 1, 0, 1)
-	out := tb.ok(tb.do("bob", "/damage target:Garrett amount:3 kind:physical pool:vigor"))
+	tb.Dice.Push(-1, 1, 0, 1)
+	out := tb.OK(tb.Do("bob", "/damage target:Garrett amount:3 kind:physical pool:vigor"))
 	wantAll(t, "harm with a Vigor point", out, "Garrett takes 3 physical harm: counter 0 → 3.",
 		"Endure 2 (Journeyman), 1 bonus die (Vigor point): 4dFkh3+2 [~~−~~, +, 0, +] + 2 = 4 → SL 4 ≥ 3: stays Healthy, counter 3.",
 		"Spent Vigor 3 → 2 (bonus die).")
-	tb.refused(tb.do("bob", "/damage target:Garrett amount:1 kind:social pool:vigor"), "react draws on instinct, not vigor")
-	tb.refused(tb.do("bob", "/damage target:Garrett amount:1 kind:mental pool:instinct"), "willpower draws on reason, not instinct")
-	tb.ok(tb.do("bob", "/char set name:Garrett stats:vigor=0/3"))
-	tb.refused(tb.do("bob", "/damage target:Garrett amount:1 pool:vigor"), "Garrett: not enough pool points: bonus die needs 1 point (vigor) and has 0. Nothing was changed.")
-	wantAll(t, "show after refusal", tb.ok(tb.do("bob", "/char show name:Garrett")), "Healthy · harm 3 · Vigor 0/3 · Instinct 3/3 · Reason 3/3")
+	tb.Refused(tb.Do("bob", "/damage target:Garrett amount:1 kind:social pool:vigor"), "react draws on instinct, not vigor")
+	tb.Refused(tb.Do("bob", "/damage target:Garrett amount:1 kind:mental pool:instinct"), "willpower draws on reason, not instinct")
+	tb.OK(tb.Do("bob", "/char set name:Garrett stats:vigor=0/3"))
+	tb.Refused(tb.Do("bob", "/damage target:Garrett amount:1 pool:vigor"), "Garrett: not enough pool points: bonus die needs 1 point (vigor) and has 0. Nothing was changed.")
+	wantAll(t, "show after refusal", tb.OK(tb.Do("bob", "/char show name:Garrett")), "Healthy · harm 3 · Vigor 0/3 · Instinct 3/3 · Reason 3/3")
 	// Two targets: each pays from its own pool.
-	tb.dice.Push(0, 0, 0, 0, 0, 0, 0, 0)
-	out = tb.ok(tb.do("ann", "/damage target:Garrett,Ada amount:1 kind:mental pool:reason"))
+	tb.Dice.Push(0, 0, 0, 0, 0, 0, 0, 0)
+	out = tb.OK(tb.Do("ann", "/damage target:Garrett,Ada amount:1 kind:mental pool:reason"))
 	wantAll(t, "two targets", out, "Garrett takes 1 mental harm", "1 bonus die (Reason point)", "Spent Reason 3 → 2 (bonus die).",
 		"Ada takes 1 mental harm", "1 bonus die (Reason point)", "Spent Reason 4 → 3 (bonus die).")
 }
@@ -310,18 +310,18 @@ func TestHarmDamagePoolPoint(t *testing.T) {
 // §3.1, §3.3).
 func TestHarmHealPoolPoints(t *testing.T) {
 	tb := harmTable(t)
-	tb.dice.Push(-1, -1, -1)
-	tb.ok(tb.do("ann", "/damage target:Garrett amount:3"))
-	tb.refused(tb.do("bob", "/heal target:Garrett trigger:pools pool:hp"), "pool: is vigor, instinct or reason")
-	tb.refused(tb.do("bob", "/heal target:Garrett trigger:pools pool:instinct"), "endure draws on vigor, not instinct")
-	tb.refused(tb.do("bob", "/heal target:Garrett trigger:pools healer-pool:reason"), "healer-pool buys the healer a bonus die")
-	tb.refused(tb.do("cat", "/heal target:Garrett trigger:first-aid healer:Ada healer-pool:vigor"), "first-aid draws on reason, not vigor")
+	tb.Dice.Push(-1, -1, -1)
+	tb.OK(tb.Do("ann", "/damage target:Garrett amount:3"))
+	tb.Refused(tb.Do("bob", "/heal target:Garrett trigger:pools pool:hp"), "pool: is vigor, instinct or reason")
+	tb.Refused(tb.Do("bob", "/heal target:Garrett trigger:pools pool:instinct"), "endure draws on vigor, not instinct")
+	tb.Refused(tb.Do("bob", "/heal target:Garrett trigger:pools healer-pool:reason"), "healer-pool buys the healer a bonus die")
+	tb.Refused(tb.Do("cat", "/heal target:Garrett trigger:first-aid healer:Ada healer-pool:vigor"), "first-aid draws on reason, not vigor")
 	// Ada's owner may give first aid but not spend Garrett's Vigor.
-	tb.refused(tb.do("cat", "/heal target:Garrett trigger:first-aid healer:Ada pool:vigor"), "Garrett belongs to bob")
+	tb.Refused(tb.Do("cat", "/heal target:Garrett trigger:first-aid healer:Ada pool:vigor"), "Garrett belongs to bob")
 
-	tb.dice.Push(0, 0, -1, 1)        // Ada's First Aid 2 with a Reason point: SL 3
-	tb.dice.Push(-1, -1, 0, 0, 0, 1) // Garrett's Endure with 3 bonus dice
-	out := tb.ok(tb.do("cat", "/heal target:Garrett trigger:first-aid healer:Ada healer-pool:reason"))
+	tb.Dice.Push(0, 0, -1, 1)        // Ada's First Aid 2 with a Reason point: SL 3
+	tb.Dice.Push(-1, -1, 0, 0, 0, 1) // Garrett's Endure with 3 bonus dice
+	out := tb.OK(tb.Do("cat", "/heal target:Garrett trigger:first-aid healer:Ada healer-pool:reason"))
 	wantAll(t, "first aid with a Reason point", out,
 		"Ada gives Garrett first aid: First Aid 2 (Journeyman), 1 bonus die (Reason point): 4dFkh3+2 [0, 0, ~~−~~, +] + 2 = 3 → SL 3 = 3 bonus dice. Spent Reason 4 → 3 (bonus die).",
 		"Healing check: Endure 2 (Journeyman), 3 bonus dice (First Aid SL 3): 6dFkh3+2 [~~−~~, ~~−~~, ~~0~~, 0, 0, +] + 2 = 3 → SL 3: Bloody → Healthy")
@@ -329,26 +329,26 @@ func TestHarmHealPoolPoints(t *testing.T) {
 		t.Errorf("no patient pool point was asked for: %q", out)
 	}
 
-	tb.dice.Push(-1, -1, -1)
-	tb.ok(tb.do("ann", "/damage target:Garrett amount:3"))
-	tb.dice.Push(-1, 1, 0, 0)
-	out = tb.ok(tb.do("bob", "/heal target:Garrett trigger:pools spend:instinct=3,reason=2 pool:vigor ability:endure"))
+	tb.Dice.Push(-1, -1, -1)
+	tb.OK(tb.Do("ann", "/damage target:Garrett amount:3"))
+	tb.Dice.Push(-1, 1, 0, 0)
+	out = tb.OK(tb.Do("bob", "/heal target:Garrett trigger:pools spend:instinct=3,reason=2 pool:vigor ability:endure"))
 	wantAll(t, "pools healing with a Vigor point", out,
 		"Garrett spends 5 pool points: Instinct 3 → 0 (healing), Reason 3 → 1 (healing).",
 		"Healing check: Endure 2 (Journeyman), 1 bonus die (Vigor point): 4dFkh3+2 [~~−~~, +, 0, 0] + 2 = 3 → SL 3: Bloody → Healthy, counter 0 → 0.",
 		"Spent Vigor 3 → 2 (bonus die).")
 
 	// No point left: refused before any die is rolled; nothing changes.
-	tb.ok(tb.do("cat", "/char set name:Ada stats:reason=0/4"))
-	tb.dice.Push(-1, -1, -1)
-	tb.ok(tb.do("ann", "/damage target:Garrett amount:3"))
-	tb.dice.Push(1, 1, 1, 1, 1, 1, 1)
-	tb.refused(tb.do("cat", "/heal target:Garrett trigger:first-aid healer:Ada healer-pool:reason"), "Ada: not enough pool points: bonus die needs 1 point (reason) and has 0")
-	tb.refused(tb.do("bob", "/heal target:Garrett trigger:rest pool:vigor ability:endure"), "a day of rest has not passed")
-	if n := tb.dice.Remaining(); n != 7 {
+	tb.OK(tb.Do("cat", "/char set name:Ada stats:reason=0/4"))
+	tb.Dice.Push(-1, -1, -1)
+	tb.OK(tb.Do("ann", "/damage target:Garrett amount:3"))
+	tb.Dice.Push(1, 1, 1, 1, 1, 1, 1)
+	tb.Refused(tb.Do("cat", "/heal target:Garrett trigger:first-aid healer:Ada healer-pool:reason"), "Ada: not enough pool points: bonus die needs 1 point (reason) and has 0")
+	tb.Refused(tb.Do("bob", "/heal target:Garrett trigger:rest pool:vigor ability:endure"), "a day of rest has not passed")
+	if n := tb.Dice.Remaining(); n != 7 {
 		t.Errorf("a refused healing used dice: %d of 7 faces left", n)
 	}
-	wantAll(t, "show", tb.ok(tb.do("bob", "/char show name:Garrett")), "Bloody · harm 0 · Vigor 2/3")
+	wantAll(t, "show", tb.OK(tb.Do("bob", "/char show name:Garrett")), "Bloody · harm 0 · Vigor 2/3")
 }
 
 // TestHarmEveryDayOfRestHeals: every day the clock passes is one day of rest,
@@ -356,16 +356,16 @@ func TestHarmHealPoolPoints(t *testing.T) {
 // (RULES.md §3.3).
 func TestHarmEveryDayOfRestHeals(t *testing.T) {
 	tb := harmTable(t)
-	tb.dice.Push(-1, -1, -1)
-	tb.ok(tb.do("ann", "/damage target:Garrett amount:3"))
-	tb.ok(tb.do("ann", "/clock action:advance amount:3 unit:days"))
+	tb.Dice.Push(-1, -1, -1)
+	tb.OK(tb.Do("ann", "/damage target:Garrett amount:3"))
+	tb.OK(tb.Do("ann", "/clock action:advance amount:3 unit:days"))
 	for i, since := range []string{"day 1, 00:00; 2 more days of rest", "day 2, 00:00; 1 more day of rest", "day 3, 00:00)"} {
-		tb.dice.Push(-1, -1, -1) // Endure 2: -1 → SL 0, the day is used up
-		out := tb.ok(tb.do("bob", "/heal target:Garrett trigger:rest"))
+		tb.Dice.Push(-1, -1, -1) // Endure 2: -1 → SL 0, the day is used up
+		out := tb.OK(tb.Do("bob", "/heal target:Garrett trigger:rest"))
 		wantAll(t, fmt.Sprintf("rest healing %d", i+1), out, "Garrett has rested a day (since "+since,
 			"SL 0: nothing changes (the day of rest is used up); Bloody, counter 0.")
 	}
-	tb.refused(tb.do("bob", "/heal target:Garrett trigger:rest"), "a day of rest has not passed: it started at day 4, 00:00 and ends at day 5, 00:00")
+	tb.Refused(tb.Do("bob", "/heal target:Garrett trigger:rest"), "a day of rest has not passed: it started at day 4, 00:00 and ends at day 5, 00:00")
 }
 
 // TestHarmRestDayForOneCharacter: /rest kind:day target:… gives that
@@ -375,36 +375,36 @@ func TestHarmEveryDayOfRestHeals(t *testing.T) {
 // Without target the whole table's day passes on the clock.
 func TestHarmRestDayForOneCharacter(t *testing.T) {
 	tb := harmTable(t)
-	tb.ok(tb.do("bob", "/char set name:Garrett stats:vigor=0/3"))
-	tb.ok(tb.do("cat", "/char set name:Ada stats:reason=1/4"))
-	tb.dice.Push(-1, -1, -1, -1, -1, -1, -1, -1, -1)
-	tb.ok(tb.do("ann", "/damage target:Ada amount:1 kind:social"))
-	tb.ok(tb.do("ann", "/damage target:Garrett amount:1"))
-	tb.ok(tb.do("ann", "/damage target:Garrett amount:1"))
-	tb.ok(tb.do("ann", "/damage target:Garrett amount:1")) // Broken: taken out
+	tb.OK(tb.Do("bob", "/char set name:Garrett stats:vigor=0/3"))
+	tb.OK(tb.Do("cat", "/char set name:Ada stats:reason=1/4"))
+	tb.Dice.Push(-1, -1, -1, -1, -1, -1, -1, -1, -1)
+	tb.OK(tb.Do("ann", "/damage target:Ada amount:1 kind:social"))
+	tb.OK(tb.Do("ann", "/damage target:Garrett amount:1"))
+	tb.OK(tb.Do("ann", "/damage target:Garrett amount:1"))
+	tb.OK(tb.Do("ann", "/damage target:Garrett amount:1")) // Broken: taken out
 
-	out := tb.ok(tb.do("ann", "/rest kind:day target:Garrett"))
+	out := tb.OK(tb.Do("ann", "/rest kind:day target:Garrett"))
 	wantAll(t, "rest Garrett", out, "Garrett rests a day; the table's clock does not move (day 1, 00:00).",
 		"Garrett: Vigor 0 → 3 (day of rest); Broken, counter 0: may heal with /heal target:Garrett trigger:rest")
 	if strings.Contains(out, "Ada") || strings.Contains(out, "no longer taken out") || strings.Contains(out, "clock moves") {
 		t.Errorf("a day of rest for Garrett touched more: %q", out)
 	}
-	if got := tb.ok(tb.do("ann", "/clock")); !strings.Contains(got, "day 1, 00:00") {
+	if got := tb.OK(tb.Do("ann", "/clock")); !strings.Contains(got, "day 1, 00:00") {
 		t.Errorf("clock after /rest kind:day target:Garrett = %q; want day 1, 00:00", got)
 	}
-	wantAll(t, "Garrett", tb.ok(tb.do("ann", "/char show name:Garrett")), "Broken · harm 0 · Vigor 3/3", "taken out")
-	wantAll(t, "Ada", tb.ok(tb.do("ann", "/char show name:Ada")), "Bloody · harm 0 · Vigor 3/3 · Instinct 3/3 · Reason 1/4")
-	tb.refused(tb.do("cat", "/heal target:Ada trigger:rest"), "a day of rest has not passed")
-	tb.dice.Push(1, 1, 0, 0) // Broken: a penalty die on Endure
-	out = tb.ok(tb.do("bob", "/heal target:Garrett trigger:rest"))
+	wantAll(t, "Garrett", tb.OK(tb.Do("ann", "/char show name:Garrett")), "Broken · harm 0 · Vigor 3/3", "taken out")
+	wantAll(t, "Ada", tb.OK(tb.Do("ann", "/char show name:Ada")), "Bloody · harm 0 · Vigor 3/3 · Instinct 3/3 · Reason 1/4")
+	tb.Refused(tb.Do("cat", "/heal target:Ada trigger:rest"), "a day of rest has not passed")
+	tb.Dice.Push(1, 1, 0, 0) // Broken: a penalty die on Endure
+	out = tb.OK(tb.Do("bob", "/heal target:Garrett trigger:rest"))
 	wantAll(t, "Garrett heals", out, "Garrett has rested a day (taken alone, while the table's clock stood).", "Broken → Bloody")
-	tb.refused(tb.do("bob", "/heal target:Garrett trigger:rest"), "a day of rest has not passed")
+	tb.Refused(tb.Do("bob", "/heal target:Garrett trigger:rest"), "a day of rest has not passed")
 
 	// Without target the table's day passes: the conflict ends, every pool
 	// refills and every character has a day of rest.
-	out = tb.ok(tb.do("ann", "/rest kind:day"))
+	out = tb.OK(tb.Do("ann", "/rest kind:day"))
 	wantAll(t, "rest table", out, "The clock moves 1 day: day 1, 00:00 → day 2, 00:00.", "Garrett is no longer taken out",
 		"Ada: Reason 1 → 4 (day of rest); Bloody, counter 0: may heal with /heal target:Ada trigger:rest")
-	tb.dice.Push(1, 1, 1)
-	wantAll(t, "Ada heals", tb.ok(tb.do("cat", "/heal target:Ada trigger:rest")), "Ada has rested a day (since day 1, 00:00).", "Bloody → Healthy")
+	tb.Dice.Push(1, 1, 1)
+	wantAll(t, "Ada heals", tb.OK(tb.Do("cat", "/heal target:Ada trigger:rest")), "Ada has rested a day (since day 1, 00:00).", "Bloody → Healthy")
 }

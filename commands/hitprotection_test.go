@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/hpkeeper/hpkeeper/commands"
+	"github.com/hpkeeper/hpkeeper/commands/commandstest"
 )
 
 // hpTable sets up a hit-protection table run by ann (GM) with bob's Lister
@@ -15,19 +16,10 @@ import (
 func hpTable(t *testing.T) *table {
 	t.Helper()
 	tb := newTable(t)
-	tb.ok(tb.do("ann", "/table setup system:hit-protection"))
-	tb.ok(tb.do("bob", `/char create name:Lister stats:"class=fighter hit-die=d6 hp=4"`))
-	tb.ok(tb.do("meg", `/char create name:Meghan stats:"class=magic-user level=3 hp=1"`))
+	tb.OK(tb.Do("ann", "/table setup system:hit-protection"))
+	tb.OK(tb.Do("bob", `/char create name:Lister stats:"class=fighter hit-die=d6 hp=4"`))
+	tb.OK(tb.Do("meg", `/char create name:Meghan stats:"class=magic-user level=3 hp=1"`))
 	return tb
-}
-
-func wantIn(t *testing.T, what, got string, wants ...string) {
-	t.Helper()
-	for _, w := range wants {
-		if !strings.Contains(got, w) {
-			t.Errorf("%s = %q; want it to contain %q", what, got, w)
-		}
-	}
 }
 
 // buttons returns the labels of resp's buttons, disabled ones as [-Label-].
@@ -45,53 +37,40 @@ func buttons(resp *commands.Response) string {
 	return strings.Join(out, " ")
 }
 
-// pressRow presses the button labelled label in row i of resp.
-func (tb *table) pressRow(user string, resp *commands.Response, i int, label string) *commands.Response {
-	tb.t.Helper()
-	return tb.press(user, &commands.Response{Components: resp.Components[i : i+1]}, label)
-}
-
-func (tb *table) dicesLeft() {
-	tb.t.Helper()
-	if n := tb.dice.Remaining(); n != 0 {
-		tb.t.Errorf("%d scripted dice left unused", n)
-	}
-}
-
 // TestHitProtLister plays RULES.md §1.3's Lister example through the
 // commands: 0 HP, the choice buttons, Stay Up with 2d6 [1, 2] = 3 → Flesh
 // Wound, then 7 damage with 1d6 = 2 → 9 → Critical Wound.
 func TestHitProtLister(t *testing.T) {
 	tb := hpTable(t)
-	resp := tb.do("ann", "/damage target:Lister amount:4")
-	out := tb.ok(resp)
-	wantIn(t, "damage", out, "Lister", "takes 4 damage", "HP 4 → 0", "HD 1 → 1", "Lister is at 0 HP", "0-HP choice pending")
+	resp := tb.Do("ann", "/damage target:Lister amount:4")
+	out := tb.OK(resp)
+	commandstest.WantIn(t, "damage", out, "Lister", "takes 4 damage", "HP 4 → 0", "HD 1 → 1", "Lister is at 0 HP", "0-HP choice pending")
 	if got := buttons(resp); got != "[Heroic Death] [Stay Up] [Go Down]" {
 		t.Errorf("buttons = %q", got)
 	}
-	tb.refused(tb.do("ann", "/damage target:Lister amount:1"), "0-HP choice is pending: bob")
-	tb.refused(tb.press("meg", resp, "Stay Up"), "only its owner or a GM")
+	tb.Refused(tb.Do("ann", "/damage target:Lister amount:1"), "0-HP choice is pending: bob")
+	tb.Refused(tb.Press("meg", resp, "Stay Up"), "only its owner or a GM")
 
-	tb.dice.Push(1, 2)
-	up := tb.press("bob", resp, "Stay Up")
+	tb.Dice.Push(1, 2)
+	up := tb.Press("bob", resp, "Stay Up")
 	if !up.UpdateMessage || up.Ephemeral || buttons(up) != "[-Heroic Death-] [-Stay Up-] [-Go Down-]" {
 		t.Errorf("Stay Up reply: update %v, buttons %q", up.UpdateMessage, buttons(up))
 	}
-	wantIn(t, "Stay Up", text(up), "Stay Up", "2d6 [1, 2] = 3", "Flesh Wound", "untreated wound", "fights on at 0 HP")
-	tb.refused(tb.press("bob", resp, "Go Down"), "already chosen")
-	tb.refused(tb.press("ann", resp, "Stay Up"), "already chosen")
+	commandstest.WantIn(t, "Stay Up", commandstest.Text(up), "Stay Up", "2d6 [1, 2] = 3", "Flesh Wound", "untreated wound", "fights on at 0 HP")
+	tb.Refused(tb.Press("bob", resp, "Go Down"), "already chosen")
+	tb.Refused(tb.Press("ann", resp, "Stay Up"), "already chosen")
 
 	// 1d6 = 2, save vs death 15 passes (12), limb 1d4 = 3, stun 1d6 = 4,
 	// 2d6 = [2, 3] weeks.
-	tb.dice.Push(2, 15, 3, 4, 2, 3)
-	out = tb.ok(tb.do("ann", "/damage target:Lister amount:7"))
-	wantIn(t, "second hit", out, "HP 0 → 0", "1d6 [2] = 2 + 7 damage = 9", "Critical Wound", "save vs death 1d20 [15] = 15 vs 12: passed",
+	tb.Dice.Push(2, 15, 3, 4, 2, 3)
+	out = tb.OK(tb.Do("ann", "/damage target:Lister amount:7"))
+	commandstest.WantIn(t, "second hit", out, "HP 0 → 0", "1d6 [2] = 2 + 7 damage = 9", "Critical Wound", "save vs death 1d20 [15] = 15 vs 12: passed",
 		"left leg", "stunned 4 rounds (1d6 [4] = 4", "5 weeks (2d6 [2, 3] = 5", "staying up", "2 untreated wounds")
-	tb.dicesLeft()
+	tb.NoDiceLeft()
 	// Every die is in the history: the Stay Up roll, then the hit's 1d6,
 	// the save, the limb, the stun and the weeks.
-	h := tb.ok(tb.do("ann", "/history target:Lister"))
-	wantIn(t, "history", h, "Stay Up", "dice: 2d6 [1, 2] = 3", "1d6 [2] = 2", "1d20 [15] = 15", "1d4 [3] = 3", "1d6 [4] = 4", "2d6 [2, 3] = 5")
+	h := tb.OK(tb.Do("ann", "/history target:Lister"))
+	commandstest.WantIn(t, "history", h, "Stay Up", "dice: 2d6 [1, 2] = 3", "1d6 [2] = 2", "1d20 [15] = 15", "1d4 [3] = 3", "1d6 [4] = 4", "2d6 [2, 3] = 5")
 }
 
 // TestHitProtOdds: the 0-HP message prints the exact chance of each injury
@@ -99,7 +78,7 @@ func TestHitProtLister(t *testing.T) {
 // fractions computed here by counting.
 func TestHitProtOdds(t *testing.T) {
 	tb := hpTable(t)
-	resp := tb.do("ann", "/damage target:Lister amount:9")
+	resp := tb.Do("ann", "/damage target:Lister amount:9")
 	if len(resp.Embeds) != 1 || len(resp.Embeds[0].Fields) != 2 {
 		t.Fatalf("embeds = %+v", resp.Embeds)
 	}
@@ -132,80 +111,80 @@ func TestHitProtOdds(t *testing.T) {
 			}
 		}
 	}
-	wantIn(t, "odds", resp.Embeds[0].Fields[0].Value, "Unhurt 2.8%", "Nasty Wound 25.0%")
-	wantIn(t, "odds", resp.Embeds[0].Fields[1].Value, "Unhurt 7.4%")
+	commandstest.WantIn(t, "odds", resp.Embeds[0].Fields[0].Value, "Unhurt 2.8%", "Nasty Wound 25.0%")
+	commandstest.WantIn(t, "odds", resp.Embeds[0].Fields[1].Value, "Unhurt 7.4%")
 }
 
 // TestHitProtHeroicDeath: the button opens a modal; submitting it posts
 // the heroic action and the character is dead.
 func TestHitProtHeroicDeath(t *testing.T) {
 	tb := hpTable(t)
-	resp := tb.do("ann", "/damage target:Lister amount:4")
-	m := tb.press("bob", resp, "Heroic Death")
+	resp := tb.Do("ann", "/damage target:Lister amount:4")
+	m := tb.Press("bob", resp, "Heroic Death")
 	if m.Modal == nil || m.Modal.Title != "Heroic Death" || len(m.Modal.Inputs) != 1 {
 		t.Fatalf("Heroic Death press = %+v; want the modal", m)
 	}
 	submit := func(user, action string) *commands.Response {
-		return tb.svc.Handle(context.Background(), &commands.Request{
-			Kind: commands.KindModal, ChannelID: tb.channel, UserID: user, UserName: user,
+		return tb.Svc.Handle(context.Background(), &commands.Request{
+			Kind: commands.KindModal, ChannelID: tb.Channel, UserID: user, UserName: user,
 			CustomID: m.Modal.CustomID, Values: map[string]string{m.Modal.Inputs[0].CustomID: action},
 		})
 	}
-	tb.refused(submit("meg", "steal the Macguffin"), "only its owner or a GM")
+	tb.Refused(submit("meg", "steal the Macguffin"), "only its owner or a GM")
 	r := submit("bob", "Pulls the pin on the *Curry Monster*'s grenade.")
-	out := tb.ok(r)
-	wantIn(t, "heroic death", out, "Lister", "Heroic Death", "Pulls the pin on the *Curry Monster*'s grenade.", "is dead")
+	out := tb.OK(r)
+	commandstest.WantIn(t, "heroic death", out, "Lister", "Heroic Death", "Pulls the pin on the *Curry Monster*'s grenade.", "is dead")
 	if !strings.Contains(r.Content, `\*Curry Monster\*`) || buttons(r) != "[-Heroic Death-] [-Stay Up-] [-Go Down-]" {
 		t.Errorf("modal reply %q buttons %q; want the action escaped and the buttons disabled", r.Content, buttons(r))
 	}
-	tb.refused(submit("bob", "again"), "already chosen")
-	tb.refused(tb.do("ann", "/damage target:Lister amount:1"), "is dead")
-	tb.refused(tb.do("bob", "/rest kind:turn"), "dead")
-	tb.refused(tb.do("bob", "/roll as:Lister expr:d20"), "is dead")
-	wantIn(t, "show", tb.ok(tb.do("bob", "/char show name:Lister")), "dead (Heroic Death)", "Heroic action: Pulls the pin")
+	tb.Refused(submit("bob", "again"), "already chosen")
+	tb.Refused(tb.Do("ann", "/damage target:Lister amount:1"), "is dead")
+	tb.Refused(tb.Do("bob", "/rest kind:turn"), "dead")
+	tb.Refused(tb.Do("bob", "/roll as:Lister expr:d20"), "is dead")
+	commandstest.WantIn(t, "show", tb.OK(tb.Do("bob", "/char show name:Lister")), "dead (Heroic Death)", "Heroic action: Pulls the pin")
 }
 
 // TestHitProtGoDown: fate hidden, non-lethal damage recorded, attend rolls
 // 3d6dh1, lethal damage kills the down.
 func TestHitProtGoDown(t *testing.T) {
 	tb := hpTable(t)
-	resp := tb.do("ann", "/damage target:Lister amount:5")
-	down := tb.press("ann", resp, "Go Down")
-	wantIn(t, "go down", tb.ok(down), "Go Down", "fate hidden")
-	out := tb.ok(tb.do("ann", "/damage target:Lister amount:3 lethal:false"))
-	wantIn(t, "non-lethal", out, "no other effect", "down (fate hidden")
-	wantIn(t, "history", tb.ok(tb.do("ann", "/history target:Lister")), "lethal:false")
-	tb.refused(tb.do("bob", "/rest kind:turn target:Lister"), "fate hidden")
+	resp := tb.Do("ann", "/damage target:Lister amount:5")
+	down := tb.Press("ann", resp, "Go Down")
+	commandstest.WantIn(t, "go down", tb.OK(down), "Go Down", "fate hidden")
+	out := tb.OK(tb.Do("ann", "/damage target:Lister amount:3 lethal:false"))
+	commandstest.WantIn(t, "non-lethal", out, "no other effect", "down (fate hidden")
+	commandstest.WantIn(t, "history", tb.OK(tb.Do("ann", "/history target:Lister")), "lethal:false")
+	tb.Refused(tb.Do("bob", "/rest kind:turn target:Lister"), "fate hidden")
 	// Meg attends: 3d6dh1 [6, 1, 2] keeps 1 and 2 = 3 → Flesh Wound.
-	tb.dice.Push(6, 1, 2)
-	out = tb.ok(tb.do("meg", "/attend target:Lister"))
-	wantIn(t, "attend", out, "meg attends **Lister**", "3d6dh1 [~~6~~, 1, 2] = 3", "Flesh Wound", "down (attended)")
-	tb.refused(tb.do("meg", "/attend target:Lister"), "nothing to attend")
-	out = tb.ok(tb.do("ann", "/damage target:Lister amount:1"))
-	wantIn(t, "lethal", out, "dies at once", "dead (killed while down)")
-	tb.dicesLeft()
+	tb.Dice.Push(6, 1, 2)
+	out = tb.OK(tb.Do("meg", "/attend target:Lister"))
+	commandstest.WantIn(t, "attend", out, "meg attends **Lister**", "3d6dh1 [~~6~~, 1, 2] = 3", "Flesh Wound", "down (attended)")
+	tb.Refused(tb.Do("meg", "/attend target:Lister"), "nothing to attend")
+	out = tb.OK(tb.Do("ann", "/damage target:Lister amount:1"))
+	commandstest.WantIn(t, "lethal", out, "dies at once", "dead (killed while down)")
+	tb.NoDiceLeft()
 }
 
 // TestHitProtSoakAndMeghan plays RULES.md §1.5's Meghan (rest, then the
 // night) and §1.3's soak through the commands.
 func TestHitProtSoakAndMeghan(t *testing.T) {
 	tb := hpTable(t)
-	tb.dice.Push(3)
-	out := tb.ok(tb.do("meg", "/rest kind:turn"))
-	wantIn(t, "rest", out, "Meghan", "1d4 [3] = 3", "HP 1 → 3", "HD 3 → 2")
-	tb.dice.Push(3)
-	out = tb.ok(tb.do("ann", "/damage target:Meghan amount:4 soak:true"))
-	wantIn(t, "soak", out, "soaked 3 → 1", "HP 3 → 2", "HD 2 → 1")
-	tb.ok(tb.do("ann", "/char set name:Meghan stats:\"hp=3 hd=2\""))
-	tb.refused(tb.do("meg", "/rest kind:night"), "Only a GM")
-	tb.dice.Push(4, 2) // Lister re-rolls 4, then Meghan 2 (keeps 3)
-	out = tb.ok(tb.do("ann", "/rest kind:night"))
-	wantIn(t, "night", out, "The clock moves 1 day", "day 2", "**Meghan** sleeps the night: re-rolls 1d4 [2] = 2, keeps the higher: HP 3 → 3 · HD 2 → 3",
+	tb.Dice.Push(3)
+	out := tb.OK(tb.Do("meg", "/rest kind:turn"))
+	commandstest.WantIn(t, "rest", out, "Meghan", "1d4 [3] = 3", "HP 1 → 3", "HD 3 → 2")
+	tb.Dice.Push(3)
+	out = tb.OK(tb.Do("ann", "/damage target:Meghan amount:4 soak:true"))
+	commandstest.WantIn(t, "soak", out, "soaked 3 → 1", "HP 3 → 2", "HD 2 → 1")
+	tb.OK(tb.Do("ann", "/char set name:Meghan stats:\"hp=3 hd=2\""))
+	tb.Refused(tb.Do("meg", "/rest kind:night"), "Only a GM")
+	tb.Dice.Push(4, 2) // Lister re-rolls 4, then Meghan 2 (keeps 3)
+	out = tb.OK(tb.Do("ann", "/rest kind:night"))
+	commandstest.WantIn(t, "night", out, "The clock moves 1 day", "day 2", "**Meghan** sleeps the night: re-rolls 1d4 [2] = 2, keeps the higher: HP 3 → 3 · HD 2 → 3",
 		"**Lister** sleeps the night: re-rolls 1d6 [4] = 4, keeps the higher: HP 4 → 4 · HD 1 → 1")
-	tb.dicesLeft()
-	tb.refused(tb.do("ann", "/rest kind:day"), "turn, breath")
-	tb.ok(tb.do("ann", "/char set name:Meghan stats:hd=0"))
-	tb.refused(tb.do("meg", "/rest kind:turn"), "no hit dice left")
+	tb.NoDiceLeft()
+	tb.Refused(tb.Do("ann", "/rest kind:day"), "turn, breath")
+	tb.OK(tb.Do("ann", "/char set name:Meghan stats:hd=0"))
+	tb.Refused(tb.Do("meg", "/rest kind:turn"), "no hit dice left")
 }
 
 // TestHitProtWoundsAndClock: wounds block rests until treated, periods
@@ -213,84 +192,84 @@ func TestHitProtSoakAndMeghan(t *testing.T) {
 // bleed-out.
 func TestHitProtWoundsAndClock(t *testing.T) {
 	tb := hpTable(t)
-	tb.ok(tb.do("ann", `/char create name:Rook stats:"class=thief hp=2"`))
-	resp := tb.do("ann", "/damage target:Lister,Rook amount:4")
+	tb.OK(tb.Do("ann", `/char create name:Rook stats:"class=thief hp=2"`))
+	resp := tb.Do("ann", "/damage target:Lister,Rook amount:4")
 	if got := buttons(resp); got != "[-Lister-] [Heroic Death] [Stay Up] [Go Down] [-Rook-] [Heroic Death] [Stay Up] [Go Down]" {
 		t.Fatalf("two choices: %q", got)
 	}
-	wantIn(t, "two", resp.Embeds[0].Title, "Lister, Rook are at 0 HP")
+	commandstest.WantIn(t, "two", resp.Embeds[0].Title, "Lister, Rook are at 0 HP")
 	// Lister: 2d6 [3, 3] = 6 Nasty, paralysis 5 fails (14): stunned 1 round; 1d4 = 2 days.
-	tb.dice.Push(3, 3, 5, 2)
-	up := tb.press("bob", resp, "Stay Up")
+	tb.Dice.Push(3, 3, 5, 2)
+	up := tb.Press("bob", resp, "Stay Up")
 	if got := buttons(up); got != "[-Lister-] [-Heroic Death-] [-Stay Up-] [-Go Down-] [-Rook-] [Heroic Death] [Stay Up] [Go Down]" {
 		t.Errorf("after Lister's choice: %q", got)
 	}
-	wantIn(t, "nasty", text(up), "Nasty Wound", "stunned 1 round", "mobility handicap", "2 days (1d4 [2] = 2", "Rook** is at 0 HP: choice pending")
+	commandstest.WantIn(t, "nasty", commandstest.Text(up), "Nasty Wound", "stunned 1 round", "mobility handicap", "2 days (1d4 [2] = 2", "Rook** is at 0 HP: choice pending")
 	// Rook: 2d6 [6, 5] = 11 Fatal I, death 13 passes with 13; 1d8 = 3 rounds.
-	tb.dice.Push(6, 5, 13, 3)
+	tb.Dice.Push(6, 5, 13, 3)
 	// The console presses the latest message; here the updated one.
-	rook := tb.pressRow("ann", up, 1, "Stay Up")
-	wantIn(t, "fatal", text(rook), "Fatal Wound I", "dies in 3 rounds")
-	tb.refused(tb.do("bob", "/rest kind:turn"), "untreated wound")
-	wantIn(t, "treat", tb.ok(tb.do("meg", "/treat target:Lister")), "untreated wounds 1 → 0")
-	tb.refused(tb.do("meg", "/treat target:Lister"), "no untreated wound")
-	tb.refused(tb.do("bob", "/rest kind:turn"), "no HP restoring until day 3")
-	tb.refused(tb.do("meg", "/attend target:Rook"), "skilled healer")
-	out := tb.ok(tb.do("ann", "/clock action:next-round"))
-	wantIn(t, "round 1", out, "**Lister** no longer stunned")
-	out = tb.ok(tb.do("ann", "/clock action:advance amount:2 unit:days"))
-	wantIn(t, "2 days (1d4 [2] = 2", out, "**Rook** dies of the Fatal Wound I (day 1, 00:03)", "**Lister** the no-restoring period ends")
-	tb.dice.Push(5)
-	wantIn(t, "rest", tb.ok(tb.do("bob", "/rest kind:turn")), "HP 0 → 5", "HD 1 → 0")
-	wantIn(t, "show", tb.ok(tb.do("bob", "/char show name:Lister")), "HP 5/6 · HD 0/1")
-	tb.dicesLeft()
+	rook := tb.PressRow("ann", up, 1, "Stay Up")
+	commandstest.WantIn(t, "fatal", commandstest.Text(rook), "Fatal Wound I", "dies in 3 rounds")
+	tb.Refused(tb.Do("bob", "/rest kind:turn"), "untreated wound")
+	commandstest.WantIn(t, "treat", tb.OK(tb.Do("meg", "/treat target:Lister")), "untreated wounds 1 → 0")
+	tb.Refused(tb.Do("meg", "/treat target:Lister"), "no untreated wound")
+	tb.Refused(tb.Do("bob", "/rest kind:turn"), "no HP restoring until day 3")
+	tb.Refused(tb.Do("meg", "/attend target:Rook"), "skilled healer")
+	out := tb.OK(tb.Do("ann", "/clock action:next-round"))
+	commandstest.WantIn(t, "round 1", out, "**Lister** no longer stunned")
+	out = tb.OK(tb.Do("ann", "/clock action:advance amount:2 unit:days"))
+	commandstest.WantIn(t, "2 days (1d4 [2] = 2", out, "**Rook** dies of the Fatal Wound I (day 1, 00:03)", "**Lister** the no-restoring period ends")
+	tb.Dice.Push(5)
+	commandstest.WantIn(t, "rest", tb.OK(tb.Do("bob", "/rest kind:turn")), "HP 0 → 5", "HD 1 → 0")
+	commandstest.WantIn(t, "show", tb.OK(tb.Do("bob", "/char show name:Lister")), "HP 5/6 · HD 0/1")
+	tb.NoDiceLeft()
 }
 
 // TestHitProtRollsAndSaves: hit dice on rolls within §1.6's limits.
 func TestHitProtRollsAndSaves(t *testing.T) {
 	tb := hpTable(t)
-	tb.ok(tb.do("ann", `/char create name:Bruno stats:"class=fighter level=3 hp=5"`))
-	tb.dice.Push(12, 1, 2, 3)
-	out := tb.ok(tb.do("ann", "/roll as:Bruno expr:d20 hd:3 purpose:attack melee:true"))
-	wantIn(t, "melee", out, "1d20 [12] = 12 + hit dice 3d8 [1, 2, 3] = 6 → **18**", "melee attack", "HD 3 → 0")
-	tb.refused(tb.do("meg", "/roll as:Meghan expr:d20 hd:2 purpose:attack"), "one hit die per roll")
-	tb.dice.Push(9, 4, 4)
-	out = tb.ok(tb.do("meg", "/roll as:Meghan expr:d20 hd:2 purpose:spell"))
-	wantIn(t, "spell", out, "hit dice 2d4 [4, 4] = 8", "HD 3 → 1")
-	tb.refused(tb.do("meg", "/roll as:Meghan expr:d20 hd:2 purpose:spell"), "asked 2, has 1")
-	tb.dice.Push(10, 3)
-	out = tb.ok(tb.do("meg", "/save target:Meghan type:death hd:1"))
-	wantIn(t, "save", out, "save vs death 1d20 [10] = 10 + hit dice 1d4 [3] = 3 → 13 vs 13: passed", "HD 1 → 0")
-	tb.refused(tb.do("meg", "/save target:Meghan type:fort"), "hit-protection saves")
-	tb.refused(tb.do("bob", "/save target:Meghan type:death"), "only its owner or a GM")
-	wantIn(t, "spend", tb.ok(tb.do("bob", "/spend target:Lister resource:hd amount:1")), "HD 1 → 0")
-	tb.refused(tb.do("bob", "/spend target:Lister resource:hd amount:1"), "no hit dice left")
-	tb.refused(tb.do("bob", "/spend target:Lister resource:mp amount:1"), "only hd")
-	tb.dicesLeft()
+	tb.OK(tb.Do("ann", `/char create name:Bruno stats:"class=fighter level=3 hp=5"`))
+	tb.Dice.Push(12, 1, 2, 3)
+	out := tb.OK(tb.Do("ann", "/roll as:Bruno expr:d20 hd:3 purpose:attack melee:true"))
+	commandstest.WantIn(t, "melee", out, "1d20 [12] = 12 + hit dice 3d8 [1, 2, 3] = 6 → **18**", "melee attack", "HD 3 → 0")
+	tb.Refused(tb.Do("meg", "/roll as:Meghan expr:d20 hd:2 purpose:attack"), "one hit die per roll")
+	tb.Dice.Push(9, 4, 4)
+	out = tb.OK(tb.Do("meg", "/roll as:Meghan expr:d20 hd:2 purpose:spell"))
+	commandstest.WantIn(t, "spell", out, "hit dice 2d4 [4, 4] = 8", "HD 3 → 1")
+	tb.Refused(tb.Do("meg", "/roll as:Meghan expr:d20 hd:2 purpose:spell"), "asked 2, has 1")
+	tb.Dice.Push(10, 3)
+	out = tb.OK(tb.Do("meg", "/save target:Meghan type:death hd:1"))
+	commandstest.WantIn(t, "save", out, "save vs death 1d20 [10] = 10 + hit dice 1d4 [3] = 3 → 13 vs 13: passed", "HD 1 → 0")
+	tb.Refused(tb.Do("meg", "/save target:Meghan type:fort"), "hit-protection saves")
+	tb.Refused(tb.Do("bob", "/save target:Meghan type:death"), "only its owner or a GM")
+	commandstest.WantIn(t, "spend", tb.OK(tb.Do("bob", "/spend target:Lister resource:hd amount:1")), "HD 1 → 0")
+	tb.Refused(tb.Do("bob", "/spend target:Lister resource:hd amount:1"), "no hit dice left")
+	tb.Refused(tb.Do("bob", "/spend target:Lister resource:mp amount:1"), "only hd")
+	tb.NoDiceLeft()
 }
 
 func TestHitProtCatchBreathAndUndo(t *testing.T) {
 	tb := hpTable(t)
-	tb.ok(tb.do("ann", "/char set name:Lister stats:hp=1"))
-	tb.refused(tb.do("bob", "/rest kind:breath"), "Catching breath is off")
-	tb.ok(tb.do("ann", "/table option name:catch-breath value:on"))
-	tb.refused(tb.do("meg", "/rest kind:breath"), "only a fighter")
-	tb.dice.Push(6)
-	wantIn(t, "breath", tb.ok(tb.do("bob", "/rest kind:breath")), "catch its breath", "HP 1 → 6", "HD 1 → 0")
+	tb.OK(tb.Do("ann", "/char set name:Lister stats:hp=1"))
+	tb.Refused(tb.Do("bob", "/rest kind:breath"), "Catching breath is off")
+	tb.OK(tb.Do("ann", "/table option name:catch-breath value:on"))
+	tb.Refused(tb.Do("meg", "/rest kind:breath"), "only a fighter")
+	tb.Dice.Push(6)
+	commandstest.WantIn(t, "breath", tb.OK(tb.Do("bob", "/rest kind:breath")), "catch its breath", "HP 1 → 6", "HD 1 → 0")
 	// /undo restores the sheet exactly, and a damage with its choice.
-	tb.ok(tb.do("bob", "/undo"))
-	wantIn(t, "undo", tb.ok(tb.do("bob", "/char show name:Lister")), "HP 1/6 · HD 1/1")
-	resp := tb.do("ann", "/damage target:Lister amount:1d4")
-	tb.refused(resp, "ran out")
-	tb.dice.Push(2)
-	resp = tb.do("ann", "/damage target:Lister amount:1d4")
-	wantIn(t, "dice damage", tb.ok(resp), "Damage 1d4 [2] = 2", "HP 1 → 0")
-	tb.ok(tb.do("ann", "/undo"))
-	tb.refused(tb.press("bob", resp, "Stay Up"), "no longer pending")
-	tb.refused(tb.do("ann", "/damage target:Lister amount:-2"), "0 to 1000")
-	tb.refused(tb.do("ann", "/damage target:Lister amount:5000"), "0 to 1000")
-	tb.refused(tb.do("ann", "/damage target:Lister amount:2 crit:2"), "/damage crit: is not used by the hit-protection system")
-	tb.refused(tb.do("meg", "/damage target:Lister amount:2"), "only its owner or a GM")
+	tb.OK(tb.Do("bob", "/undo"))
+	commandstest.WantIn(t, "undo", tb.OK(tb.Do("bob", "/char show name:Lister")), "HP 1/6 · HD 1/1")
+	resp := tb.Do("ann", "/damage target:Lister amount:1d4")
+	tb.Refused(resp, "ran out")
+	tb.Dice.Push(2)
+	resp = tb.Do("ann", "/damage target:Lister amount:1d4")
+	commandstest.WantIn(t, "dice damage", tb.OK(resp), "Damage 1d4 [2] = 2", "HP 1 → 0")
+	tb.OK(tb.Do("ann", "/undo"))
+	tb.Refused(tb.Press("bob", resp, "Stay Up"), "no longer pending")
+	tb.Refused(tb.Do("ann", "/damage target:Lister amount:-2"), "0 to 1000")
+	tb.Refused(tb.Do("ann", "/damage target:Lister amount:5000"), "0 to 1000")
+	tb.Refused(tb.Do("ann", "/damage target:Lister amount:2 crit:2"), "/damage crit: is not used by the hit-protection system")
+	tb.Refused(tb.Do("meg", "/damage target:Lister amount:2"), "only its owner or a GM")
 }
 
 // TestHitProtBleedOutsThroughClock: a Critical Wound's and a Fatal Wound
@@ -298,29 +277,29 @@ func TestHitProtCatchBreathAndUndo(t *testing.T) {
 // when its weeks end (RULES.md §0.2, §1.4).
 func TestHitProtBleedOutsThroughClock(t *testing.T) {
 	tb := hpTable(t)
-	tb.ok(tb.do("ann", `/char create name:Rook stats:"class=thief hp=2"`))
-	tb.ok(tb.do("ann", `/char create name:Bram stats:"class=fighter hp=2"`))
-	resp := tb.do("ann", "/damage target:Lister,Rook,Bram amount:4")
+	tb.OK(tb.Do("ann", `/char create name:Rook stats:"class=thief hp=2"`))
+	tb.OK(tb.Do("ann", `/char create name:Bram stats:"class=fighter hp=2"`))
+	resp := tb.Do("ann", "/damage target:Lister,Rook,Bram amount:4")
 	// Lister: 2d6 [4, 4] = 8 Critical, death save 3 fails, 1d4 = 1 (left
 	// arm lost), 2d4 [1, 1] = 2 rounds.
-	tb.dice.Push(4, 4, 3, 1, 1, 1)
-	wantIn(t, "Lister", text(tb.pressRow("bob", resp, 0, "Stay Up")), "loses the left arm", "dies in 2 rounds")
+	tb.Dice.Push(4, 4, 3, 1, 1, 1)
+	commandstest.WantIn(t, "Lister", commandstest.Text(tb.PressRow("bob", resp, 0, "Stay Up")), "loses the left arm", "dies in 2 rounds")
 	// Rook: 2d6 [6, 6] = 12 Fatal II, death save 13 passes (13), 1d4 = 3 rounds.
-	tb.dice.Push(6, 6, 13, 3)
-	wantIn(t, "Rook", text(tb.pressRow("ann", resp, 1, "Stay Up")), "Fatal Wound II", "dies in 3 rounds", "nothing can prevent it")
-	tb.refused(tb.do("ann", "/attend target:Rook healer:true"), "nothing can prevent the Fatal Wound II")
+	tb.Dice.Push(6, 6, 13, 3)
+	commandstest.WantIn(t, "Rook", commandstest.Text(tb.PressRow("ann", resp, 1, "Stay Up")), "Fatal Wound II", "dies in 3 rounds", "nothing can prevent it")
+	tb.Refused(tb.Do("ann", "/attend target:Rook healer:true"), "nothing can prevent the Fatal Wound II")
 	// Bram: 2d6 [5, 4] = 9 Critical, death save 12 passes, 1d4 = 4 (right
 	// leg), stunned 1d6 = 6 rounds, 2d6 [1, 1] = 2 weeks.
-	tb.dice.Push(5, 4, 12, 4, 6, 1, 1)
-	wantIn(t, "Bram", text(tb.pressRow("ann", resp, 2, "Stay Up")), "loses the use of the right leg", "stunned 6 rounds")
-	out := tb.ok(tb.do("ann", "/clock action:advance amount:2"))
-	wantIn(t, "round 2", out, "**Lister** dies of the Critical Wound (day 1, 00:02)")
-	tb.refused(tb.do("ann", "/clock action:advance amount:2 unit:weeks"), "unit")
-	out = tb.ok(tb.do("ann", "/clock action:advance amount:14 unit:days"))
-	wantIn(t, "2 weeks", out, "**Rook** dies of the Fatal Wound II (day 1, 00:03)", "**Bram** no longer stunned (day 1, 00:06)",
+	tb.Dice.Push(5, 4, 12, 4, 6, 1, 1)
+	commandstest.WantIn(t, "Bram", commandstest.Text(tb.PressRow("ann", resp, 2, "Stay Up")), "loses the use of the right leg", "stunned 6 rounds")
+	out := tb.OK(tb.Do("ann", "/clock action:advance amount:2"))
+	commandstest.WantIn(t, "round 2", out, "**Lister** dies of the Critical Wound (day 1, 00:02)")
+	tb.Refused(tb.Do("ann", "/clock action:advance amount:2 unit:weeks"), "unit")
+	out = tb.OK(tb.Do("ann", "/clock action:advance amount:14 unit:days"))
+	commandstest.WantIn(t, "2 weeks", out, "**Rook** dies of the Fatal Wound II (day 1, 00:03)", "**Bram** no longer stunned (day 1, 00:06)",
 		"**Bram** the use of the right leg is back (day 15, 00:00)", "**Bram** the no-restoring period ends (day 15, 00:00)")
-	wantIn(t, "list", tb.ok(tb.do("ann", "/char list")), "Lister** (bob): HP 0/6 · HD 1/1 · dead (bled out from a Critical Wound)")
-	tb.dicesLeft()
+	commandstest.WantIn(t, "list", tb.OK(tb.Do("ann", "/char list")), "Lister** (bob): HP 0/6 · HD 1/1 · dead (bled out from a Critical Wound)")
+	tb.NoDiceLeft()
 }
 
 // ids returns the custom_ids of resp's buttons by label.
@@ -340,16 +319,16 @@ func ids(resp *commands.Response) map[string]string {
 // buttons are stale once the choice is made (RULES.md §1.3 item 3).
 func TestHitProtUndoneChoiceFromCharShow(t *testing.T) {
 	tb := hpTable(t)
-	resp := tb.do("ann", "/damage target:Lister amount:4")
-	tb.ok(resp)
-	tb.dice.Push(1, 2)
-	tb.ok(tb.press("bob", resp, "Stay Up"))
-	tb.ok(tb.do("bob", "/undo"))
-	tb.refused(tb.do("ann", "/damage target:Lister amount:1"), "use /char show name:Lister to get the buttons again")
+	resp := tb.Do("ann", "/damage target:Lister amount:4")
+	tb.OK(resp)
+	tb.Dice.Push(1, 2)
+	tb.OK(tb.Press("bob", resp, "Stay Up"))
+	tb.OK(tb.Do("bob", "/undo"))
+	tb.Refused(tb.Do("ann", "/damage target:Lister amount:1"), "use /char show name:Lister to get the buttons again")
 
-	show := tb.do("bob", "/char show name:Lister")
-	out := tb.ok(show)
-	wantIn(t, "show", out, "0-HP choice pending", "Lister is at 0 HP", "Stay Up: 2d6: Unhurt 2.8%", "3d6dh1): Unhurt 7.4%")
+	show := tb.Do("bob", "/char show name:Lister")
+	out := tb.OK(show)
+	commandstest.WantIn(t, "show", out, "0-HP choice pending", "Lister is at 0 HP", "Stay Up: 2d6: Unhurt 2.8%", "3d6dh1): Unhurt 7.4%")
 	if got := buttons(show); got != "[Heroic Death] [Stay Up] [Go Down]" {
 		t.Fatalf("/char show buttons = %q; want the three enabled", got)
 	}
@@ -358,27 +337,27 @@ func TestHitProtUndoneChoiceFromCharShow(t *testing.T) {
 			t.Errorf("%s custom_id %q; want the pending choice's %q", label, id, ids(resp)[label])
 		}
 	}
-	if got := buttons(tb.do("meg", "/char show name:Lister")); got != "" {
+	if got := buttons(tb.Do("meg", "/char show name:Lister")); got != "" {
 		t.Errorf("meg's /char show offers %q; only the owner or a GM gets the buttons", got)
 	}
-	if got := buttons(tb.do("ann", "/char show name:Lister")); got != "[Heroic Death] [Stay Up] [Go Down]" {
+	if got := buttons(tb.Do("ann", "/char show name:Lister")); got != "[Heroic Death] [Stay Up] [Go Down]" {
 		t.Errorf("the GM's /char show offers %q", got)
 	}
-	if got := buttons(tb.do("bob", "/char show name:Meghan")); got != "" {
+	if got := buttons(tb.Do("bob", "/char show name:Meghan")); got != "" {
 		t.Errorf("no choice pending for Meghan, yet %q", got)
 	}
 
-	down := tb.press("bob", show, "Go Down")
-	wantIn(t, "go down from /char show", tb.ok(down), "Go Down", "fate hidden")
+	down := tb.Press("bob", show, "Go Down")
+	commandstest.WantIn(t, "go down from /char show", tb.OK(down), "Go Down", "fate hidden")
 	if !down.UpdateMessage || buttons(down) != "[-Heroic Death-] [-Stay Up-] [-Go Down-]" {
 		t.Errorf("press from /char show: update %v buttons %q", down.UpdateMessage, buttons(down))
 	}
-	tb.refused(tb.press("bob", resp, "Stay Up"), "already chosen")
-	tb.refused(tb.press("bob", show, "Heroic Death"), "already chosen")
-	if got := buttons(tb.do("bob", "/char show name:Lister")); got != "" {
+	tb.Refused(tb.Press("bob", resp, "Stay Up"), "already chosen")
+	tb.Refused(tb.Press("bob", show, "Heroic Death"), "already chosen")
+	if got := buttons(tb.Do("bob", "/char show name:Lister")); got != "" {
 		t.Errorf("/char show after the choice offers %q", got)
 	}
-	tb.dicesLeft()
+	tb.NoDiceLeft()
 }
 
 // TestHitProtAttendNotByOwner: RULES.md §1.3 item 6, "any other
@@ -386,16 +365,16 @@ func TestHitProtUndoneChoiceFromCharShow(t *testing.T) {
 // may not roll its hidden fate (and so cannot undo and re-roll it).
 func TestHitProtAttendNotByOwner(t *testing.T) {
 	tb := hpTable(t)
-	tb.press("bob", tb.do("ann", "/damage target:Lister amount:4"), "Go Down")
-	tb.refused(tb.do("bob", "/attend target:Lister"), "another character's player or a GM attends")
-	tb.dice.Push(1, 1, 1)
-	wantIn(t, "GM attends", tb.ok(tb.do("ann", "/attend target:Lister")), "Unhurt")
+	tb.Press("bob", tb.Do("ann", "/damage target:Lister amount:4"), "Go Down")
+	tb.Refused(tb.Do("bob", "/attend target:Lister"), "another character's player or a GM attends")
+	tb.Dice.Push(1, 1, 1)
+	commandstest.WantIn(t, "GM attends", tb.OK(tb.Do("ann", "/attend target:Lister")), "Unhurt")
 	// A GM's own character may be attended by the GM.
-	tb.ok(tb.do("ann", `/char create name:Rook stats:"class=thief hp=1"`))
-	tb.press("ann", tb.do("ann", "/damage target:Rook amount:1"), "Go Down")
-	tb.dice.Push(1, 2, 2)
-	wantIn(t, "GM attends own", tb.ok(tb.do("ann", "/attend target:Rook")), "Flesh Wound")
-	tb.dicesLeft()
+	tb.OK(tb.Do("ann", `/char create name:Rook stats:"class=thief hp=1"`))
+	tb.Press("ann", tb.Do("ann", "/damage target:Rook amount:1"), "Go Down")
+	tb.Dice.Push(1, 2, 2)
+	commandstest.WantIn(t, "GM attends own", tb.OK(tb.Do("ann", "/attend target:Rook")), "Flesh Wound")
+	tb.NoDiceLeft()
 }
 
 // TestHitProtCharSetAndZeroHPRules: /char set hp above 0 on a character
@@ -404,56 +383,56 @@ func TestHitProtAttendNotByOwner(t *testing.T) {
 // cannot raise HP while a no-restoring period (or any block) runs.
 func TestHitProtCharSetAndZeroHPRules(t *testing.T) {
 	tb := hpTable(t)
-	resp := tb.do("ann", "/damage target:Lister amount:4")
-	tb.dice.Push(1, 1) // 2d6 = 2 → Unhurt: nothing blocks restoring
-	wantIn(t, "unhurt", tb.ok(tb.press("bob", resp, "Stay Up")), "Unhurt", "fights on at 0 HP")
-	wantIn(t, "set", tb.ok(tb.do("bob", "/char set name:Lister stats:hp=3")), "HP 3/6")
-	if out := tb.ok(tb.do("bob", "/char show name:Lister")); strings.Contains(out, "staying up") {
+	resp := tb.Do("ann", "/damage target:Lister amount:4")
+	tb.Dice.Push(1, 1) // 2d6 = 2 → Unhurt: nothing blocks restoring
+	commandstest.WantIn(t, "unhurt", tb.OK(tb.Press("bob", resp, "Stay Up")), "Unhurt", "fights on at 0 HP")
+	commandstest.WantIn(t, "set", tb.OK(tb.Do("bob", "/char set name:Lister stats:hp=3")), "HP 3/6")
+	if out := tb.OK(tb.Do("bob", "/char show name:Lister")); strings.Contains(out, "staying up") {
 		t.Errorf("set hp=3 on a staying-up character: %q; want it back to normal play", out)
 	}
-	out := tb.ok(tb.do("ann", "/damage target:Lister amount:1"))
-	wantIn(t, "damage after set", out, "HP 3 → 2")
+	out := tb.OK(tb.Do("ann", "/damage target:Lister amount:1"))
+	commandstest.WantIn(t, "damage after set", out, "HP 3 → 2")
 	if strings.Contains(out, "Injury table") {
 		t.Errorf("damage after recovery rolled on the injury table: %q", out)
 	}
 
 	// Down (fate hidden): the player cannot raise HP; the GM can, and that
 	// ends the 0-HP rules for it too.
-	tb.press("bob", tb.do("ann", "/damage target:Lister amount:2"), "Go Down")
-	tb.refused(tb.do("bob", "/char set name:Lister stats:hp=2"), "only a GM can raise its hp")
-	wantIn(t, "GM set", tb.ok(tb.do("ann", "/char set name:Lister stats:hp=2")), "HP 2/6")
-	if got := tb.ok(tb.do("bob", "/char show name:Lister")); strings.Contains(got, "down") {
+	tb.Press("bob", tb.Do("ann", "/damage target:Lister amount:2"), "Go Down")
+	tb.Refused(tb.Do("bob", "/char set name:Lister stats:hp=2"), "only a GM can raise its hp")
+	commandstest.WantIn(t, "GM set", tb.OK(tb.Do("ann", "/char set name:Lister stats:hp=2")), "HP 2/6")
+	if got := tb.OK(tb.Do("bob", "/char show name:Lister")); strings.Contains(got, "down") {
 		t.Errorf("after the GM's hp=2: %q; want normal play", got)
 	}
 
 	// A no-restoring period: the player may not skip it by editing the sheet.
 	// Rook: Stay Up 2d6 [3, 3] = 6 Nasty, paralysis 20 passes, 1d4 = 2 days.
-	tb.ok(tb.do("meg", `/char create name:Rook stats:"class=thief hp=1"`))
-	resp = tb.do("ann", "/damage target:Rook amount:1")
-	tb.dice.Push(3, 3, 20, 2)
-	tb.ok(tb.press("meg", resp, "Stay Up"))
-	tb.ok(tb.do("meg", "/treat target:Rook"))
-	tb.refused(tb.do("meg", "/char set name:Rook stats:hp=3"), "no HP restoring until day 3")
-	tb.ok(tb.do("meg", `/char set name:Rook stats:"hp=0 level=2"`)) // not a raise
-	wantIn(t, "GM raises", tb.ok(tb.do("ann", "/char set name:Rook stats:hp=3")), "HP 3/4")
+	tb.OK(tb.Do("meg", `/char create name:Rook stats:"class=thief hp=1"`))
+	resp = tb.Do("ann", "/damage target:Rook amount:1")
+	tb.Dice.Push(3, 3, 20, 2)
+	tb.OK(tb.Press("meg", resp, "Stay Up"))
+	tb.OK(tb.Do("meg", "/treat target:Rook"))
+	tb.Refused(tb.Do("meg", "/char set name:Rook stats:hp=3"), "no HP restoring until day 3")
+	tb.OK(tb.Do("meg", `/char set name:Rook stats:"hp=0 level=2"`)) // not a raise
+	commandstest.WantIn(t, "GM raises", tb.OK(tb.Do("ann", "/char set name:Rook stats:hp=3")), "HP 3/4")
 
 	// Dead: only a GM changes the sheet.
-	tb.ok(tb.do("ann", "/damage target:Rook amount:3"))
-	tb.press("meg", tb.do("ann", "/char show name:Rook"), "Go Down")
-	tb.ok(tb.do("ann", "/damage target:Rook amount:1"))
-	tb.refused(tb.do("meg", "/char set name:Rook stats:level=3"), "Rook** is dead; only a GM can change the sheet")
-	out = tb.ok(tb.do("ann", "/char set name:Rook stats:level=3"))
-	wantIn(t, "GM edits the dead", out, "dead")
-	tb.dicesLeft()
+	tb.OK(tb.Do("ann", "/damage target:Rook amount:3"))
+	tb.Press("meg", tb.Do("ann", "/char show name:Rook"), "Go Down")
+	tb.OK(tb.Do("ann", "/damage target:Rook amount:1"))
+	tb.Refused(tb.Do("meg", "/char set name:Rook stats:level=3"), "Rook** is dead; only a GM can change the sheet")
+	out = tb.OK(tb.Do("ann", "/char set name:Rook stats:level=3"))
+	commandstest.WantIn(t, "GM edits the dead", out, "dead")
+	tb.NoDiceLeft()
 }
 
 // TestHitProtZeroDamageOnTheDown: 0 damage is no attack on a down
 // character (the reading of TestZeroDamageIsNoAttackOnTheDown).
 func TestHitProtZeroDamageOnTheDown(t *testing.T) {
 	tb := hpTable(t)
-	tb.press("bob", tb.do("ann", "/damage target:Lister amount:4"), "Go Down")
-	out := tb.ok(tb.do("ann", "/damage target:Lister amount:0"))
-	wantIn(t, "0 damage", out, "no attack", "down (fate hidden until attended)")
+	tb.Press("bob", tb.Do("ann", "/damage target:Lister amount:4"), "Go Down")
+	out := tb.OK(tb.Do("ann", "/damage target:Lister amount:0"))
+	commandstest.WantIn(t, "0 damage", out, "no attack", "down (fate hidden until attended)")
 	if strings.Contains(out, "dies") {
 		t.Errorf("0 damage killed a down character: %q", out)
 	}
@@ -464,9 +443,9 @@ func TestHitProtZeroDamageOnTheDown(t *testing.T) {
 // rules/hitprot TestDamageAtZeroInNormalPlay: it is at 0 and hit.
 func TestHitProtDamageAtZeroInNormalPlay(t *testing.T) {
 	tb := hpTable(t)
-	tb.ok(tb.do("ann", `/char create name:Rook stats:"class=thief hp=0"`))
-	resp := tb.do("ann", "/damage target:Rook amount:1")
-	wantIn(t, "damage at 0", tb.ok(resp), "HP 0 → 0", "Rook is at 0 HP")
+	tb.OK(tb.Do("ann", `/char create name:Rook stats:"class=thief hp=0"`))
+	resp := tb.Do("ann", "/damage target:Rook amount:1")
+	commandstest.WantIn(t, "damage at 0", tb.OK(resp), "HP 0 → 0", "Rook is at 0 HP")
 	if got := buttons(resp); got != "[Heroic Death] [Stay Up] [Go Down]" {
 		t.Errorf("buttons = %q", got)
 	}
@@ -476,19 +455,19 @@ func TestHitProtDamageAtZeroInNormalPlay(t *testing.T) {
 // package's error words.
 func TestHitProtCleanErrors(t *testing.T) {
 	tb := hpTable(t)
-	tb.press("bob", tb.do("ann", "/damage target:Lister amount:4"), "Go Down")
-	soak := tb.do("ann", "/damage target:Lister amount:2 soak:true")
-	tb.refused(soak, "a down character cannot soak. Nothing was changed.")
-	tb.refused(tb.do("meg", "/roll as:Meghan expr:d20 hd:2 purpose:attack"), "one hit die per roll for a magic-user's attack roll (asked 2)")
-	tb.refused(tb.do("bob", "/treat target:Meghan"), "Meghan** has no untreated wound")
-	tb.ok(tb.do("ann", "/char set name:Meghan stats:hd=0"))
-	tb.refused(tb.do("meg", "/rest kind:turn"), "no hit dice left; only a night's sleep re-rolls HP")
-	tb.refused(tb.do("ann", "/damage target:Meghan amount:1 soak:true"), "has no hit dice left to soak with")
+	tb.Press("bob", tb.Do("ann", "/damage target:Lister amount:4"), "Go Down")
+	soak := tb.Do("ann", "/damage target:Lister amount:2 soak:true")
+	tb.Refused(soak, "a down character cannot soak. Nothing was changed.")
+	tb.Refused(tb.Do("meg", "/roll as:Meghan expr:d20 hd:2 purpose:attack"), "one hit die per roll for a magic-user's attack roll (asked 2)")
+	tb.Refused(tb.Do("bob", "/treat target:Meghan"), "Meghan** has no untreated wound")
+	tb.OK(tb.Do("ann", "/char set name:Meghan stats:hd=0"))
+	tb.Refused(tb.Do("meg", "/rest kind:turn"), "no hit dice left; only a night's sleep re-rolls HP")
+	tb.Refused(tb.Do("ann", "/damage target:Meghan amount:1 soak:true"), "has no hit dice left to soak with")
 	for _, r := range []*commands.Response{soak,
-		tb.do("meg", "/roll as:Meghan expr:d20 hd:2 purpose:attack"),
-		tb.do("meg", "/rest kind:turn"),
-		tb.do("ann", "/damage target:Meghan amount:1 soak:true"),
-		tb.do("ann", "/damage target:Lister amount:1 type:cold"),
+		tb.Do("meg", "/roll as:Meghan expr:d20 hd:2 purpose:attack"),
+		tb.Do("meg", "/rest kind:turn"),
+		tb.Do("ann", "/damage target:Meghan amount:1 soak:true"),
+		tb.Do("ann", "/damage target:Lister amount:1 type:cold"),
 	} {
 		for _, bad := range []string{"bad input", "too many hit dice for this roll:", "no hit dice left:", "cannot restore HP:", "cannot be stopped"} {
 			if strings.Contains(r.Content, bad) {
@@ -505,13 +484,13 @@ func TestHitProtCleanErrors(t *testing.T) {
 // revealing the fate also stops a Critical Wound's bleeding.
 func TestHitProtStayUpReplies(t *testing.T) {
 	tb := hpTable(t)
-	tb.ok(tb.do("ann", `/char create name:Rook stats:"class=thief hp=2"`))
-	resp := tb.do("ann", "/damage target:Lister,Rook amount:4")
+	tb.OK(tb.Do("ann", `/char create name:Rook stats:"class=thief hp=2"`))
+	resp := tb.Do("ann", "/damage target:Lister,Rook amount:4")
 	// Lister: 2d6 [4, 4] = 8 Critical, death save 3 fails, 1d4 = 1 (left
 	// arm), 2d4 [1, 1] = 2 rounds.
-	tb.dice.Push(4, 4, 3, 1, 1, 1)
-	out := text(tb.pressRow("bob", resp, 0, "Stay Up"))
-	wantIn(t, "critical", out, "chooses **Stay Up**: HP 0 → 0 · HD 1 → 1", "loses the left arm",
+	tb.Dice.Push(4, 4, 3, 1, 1, 1)
+	out := commandstest.Text(tb.PressRow("bob", resp, 0, "Stay Up"))
+	commandstest.WantIn(t, "critical", out, "chooses **Stay Up**: HP 0 → 0 · HD 1 → 1", "loses the left arm",
 		"is bleeding out from the Critical Wound: dies at day 1, 00:02 unless attended (/attend)", "each later hit is damage + 1d6")
 	if strings.Contains(out, "fights on") {
 		t.Errorf("Stay Up reply after a failed Critical Wound: %q; must not say it fights on", out)
@@ -519,27 +498,27 @@ func TestHitProtStayUpReplies(t *testing.T) {
 	// Rook: Go Down; meg attends: 3d6dh1 [6, 4, 4] = 8 Critical, death save
 	// 2 fails, 1d4 = 2 (right arm), 2d4 [1, 2]; the attend stops it: 2d6
 	// [1, 1] weeks.
-	tb.pressRow("ann", resp, 1, "Go Down")
-	tb.dice.Push(6, 4, 4, 2, 2, 1, 2, 1, 1)
-	out = tb.ok(tb.do("bob", "/attend target:Rook"))
-	wantIn(t, "attend", out, "bob attends **Rook** (a round): HP 0 → 0 · HD 1 → 1", "loses the right arm",
+	tb.PressRow("ann", resp, 1, "Go Down")
+	tb.Dice.Push(6, 4, 4, 2, 2, 1, 2, 1, 1)
+	out = tb.OK(tb.Do("bob", "/attend target:Rook"))
+	commandstest.WantIn(t, "attend", out, "bob attends **Rook** (a round): HP 0 → 0 · HD 1 → 1", "loses the right arm",
 		"this attend, which revealed the fate, also attends the wound: the Critical Wound's bleeding stops")
 	// A stun (Nasty Wound, paralysis failed) is stated too.
-	tb.ok(tb.do("ann", `/char create name:Bram stats:"class=fighter hp=1"`))
-	resp = tb.do("ann", "/damage target:Bram amount:1")
-	tb.dice.Push(3, 3, 1, 1)
-	out = text(tb.press("ann", resp, "Stay Up"))
-	wantIn(t, "stun", out, "Nasty Wound", "**Bram** is stunned until day 1, 00:01; each later hit")
+	tb.OK(tb.Do("ann", `/char create name:Bram stats:"class=fighter hp=1"`))
+	resp = tb.Do("ann", "/damage target:Bram amount:1")
+	tb.Dice.Push(3, 3, 1, 1)
+	out = commandstest.Text(tb.Press("ann", resp, "Stay Up"))
+	commandstest.WantIn(t, "stun", out, "Nasty Wound", "**Bram** is stunned until day 1, 00:01; each later hit")
 	if strings.Contains(out, "fights on") {
 		t.Errorf("Stay Up reply with a stun: %q", out)
 	}
-	tb.dicesLeft()
+	tb.NoDiceLeft()
 }
 
 // TestHitProtRollHDNeedsAs: /roll hd:N without as: is refused, not ignored
 // (RULES.md §1.6: hit dice are a character's).
 func TestHitProtRollHDNeedsAs(t *testing.T) {
 	tb := hpTable(t)
-	tb.refused(tb.do("bob", "/roll expr:d20 hd:1"), "hd needs as:<character>")
-	tb.dicesLeft()
+	tb.Refused(tb.Do("bob", "/roll expr:d20 hd:1"), "hd needs as:<character>")
+	tb.NoDiceLeft()
 }

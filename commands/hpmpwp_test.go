@@ -11,51 +11,42 @@ import (
 	"time"
 
 	"github.com/hpkeeper/hpkeeper/commands"
+	"github.com/hpkeeper/hpkeeper/commands/commandstest"
 	"github.com/hpkeeper/hpkeeper/rules/dice"
 	"github.com/hpkeeper/hpkeeper/rules/hpmpwp"
 	"github.com/hpkeeper/hpkeeper/storage"
 )
 
-// hmwWant fails unless got contains every want.
-func hmwWant(t *testing.T, what, got string, want ...string) {
-	t.Helper()
-	for _, w := range want {
-		if !strings.Contains(got, w) {
-			t.Errorf("%s = %q; want it to contain %q", what, got, w)
-		}
-	}
-}
-
 // TestHpMpWpFight: RULES.md §2.2's ×3 critical through /damage, then a hit
 // while disabled, dying saves on /clock next-round, /attend, and WP healing.
 func TestHpMpWpFight(t *testing.T) {
 	tb := newTable(t)
-	tb.ok(tb.do("ann", "/table setup system:hp-mp-wp"))
-	tb.ok(tb.do("ann", `/char create name:Vala stats:"hp-max=20 con=15 fort=2"`))
-	tb.dice.Push(12)
-	out := tb.ok(tb.do("ann", "/damage target:Vala amount:8 crit:3"))
-	hmwWant(t, "crit", out, "8 damage, critical ×3", "HP 20 → 12 · MP 4 → 3 (capped at the fatigued maximum) · WP 15 → -1",
+	tb.OK(tb.Do("ann", "/table setup system:hp-mp-wp"))
+	tb.OK(tb.Do("ann", `/char create name:Vala stats:"hp-max=20 con=15 fort=2"`))
+	tb.Dice.Push(12)
+	out := tb.OK(tb.Do("ann", "/damage target:Vala amount:8 crit:3"))
+	commandstest.WantIn(t, "crit", out, "8 damage, critical ×3", "HP 20 → 12 · MP 4 → 3 (capped at the fatigued maximum) · WP 15 → -1",
 		"critical ×3: 8 × 2 = 16 more to WP", "Fort DC 10 (reaching negative WP): 1d20 [12] = 12 +2 = 14, succeeded",
 		"State: **disabled (conscious)** (was fine)", "exhausted (WP -1 ≤ 0 (exhausting))", "MP max 4 → 3", "Rolled 1d20 [12] = 12")
-	tb.refused(tb.do("bob", "/damage target:Vala amount:1"), "only its owner or a GM")
-	tb.dice.Push(3)
-	out = tb.ok(tb.do("ann", "/damage target:Vala amount:4 nonlethal:true"))
-	hmwWant(t, "hit while disabled", out, "HP 12 → 8", "Fort DC 10 (hit at negative WP): 1d20 [3] = 3 +2 = 5, failed", "is dying")
-	tb.dice.Push(5)
-	out = tb.ok(tb.do("!gm", "/clock action:next-round"))
-	hmwWant(t, "round 1", out, "Fort DC 10 (stabilize): 1d20 [5] = 5 +2 = 7, failed", "is still dying")
-	tb.dice.Push(5)
-	out = tb.ok(tb.do("!gm", "/clock action:next-round"))
-	hmwWant(t, "round 2", out, "Fort DC 11 (stabilize)")
-	tb.dice.Push(14)
-	out = tb.ok(tb.do("bob", "/attend target:Vala bonus:1"))
-	hmwWant(t, "attend", out, "bob attends", "Heal DC 15 (attend): 1d20 [14] = 14 +1 = 15, succeeded", "State: **stable (unconscious)** (was dying)")
-	tb.refused(tb.do("bob", "/attend target:Vala"), "not dying")
-	out = tb.ok(tb.do("ann", "/heal target:Vala amount:3 pool:wp"))
-	hmwWant(t, "heal", out, "WP -1 → 2", "State: **fine** (was stable)")
-	tb.ok(tb.do("ann", "/undo"))
-	hmwWant(t, "after undo", tb.ok(tb.do("ann", "/char show name:Vala")), "WP -1/15 · stable (unconscious) · exhausted")
-	if n := tb.dice.Remaining(); n != 0 {
+	tb.Refused(tb.Do("bob", "/damage target:Vala amount:1"), "only its owner or a GM")
+	tb.Dice.Push(3)
+	out = tb.OK(tb.Do("ann", "/damage target:Vala amount:4 nonlethal:true"))
+	commandstest.WantIn(t, "hit while disabled", out, "HP 12 → 8", "Fort DC 10 (hit at negative WP): 1d20 [3] = 3 +2 = 5, failed", "is dying")
+	tb.Dice.Push(5)
+	out = tb.OK(tb.Do("!gm", "/clock action:next-round"))
+	commandstest.WantIn(t, "round 1", out, "Fort DC 10 (stabilize): 1d20 [5] = 5 +2 = 7, failed", "is still dying")
+	tb.Dice.Push(5)
+	out = tb.OK(tb.Do("!gm", "/clock action:next-round"))
+	commandstest.WantIn(t, "round 2", out, "Fort DC 11 (stabilize)")
+	tb.Dice.Push(14)
+	out = tb.OK(tb.Do("bob", "/attend target:Vala bonus:1"))
+	commandstest.WantIn(t, "attend", out, "bob attends", "Heal DC 15 (attend): 1d20 [14] = 14 +1 = 15, succeeded", "State: **stable (unconscious)** (was dying)")
+	tb.Refused(tb.Do("bob", "/attend target:Vala"), "not dying")
+	out = tb.OK(tb.Do("ann", "/heal target:Vala amount:3 pool:wp"))
+	commandstest.WantIn(t, "heal", out, "WP -1 → 2", "State: **fine** (was stable)")
+	tb.OK(tb.Do("ann", "/undo"))
+	commandstest.WantIn(t, "after undo", tb.OK(tb.Do("ann", "/char show name:Vala")), "WP -1/15 · stable (unconscious) · exhausted")
+	if n := tb.Dice.Remaining(); n != 0 {
 		t.Errorf("%d dice unused", n)
 	}
 }
@@ -64,42 +55,42 @@ func TestHpMpWpFight(t *testing.T) {
 // GM, and a second press is refused (RULES.md §2.4).
 func TestHpMpWpDieHardButtons(t *testing.T) {
 	tb := newTable(t)
-	tb.ok(tb.do("ann", "/table setup system:hp-mp-wp"))
-	tb.ok(tb.do("bob", `/char create name:Dur stats:"hp-max=5 feats=die-hard"`))
-	tb.dice.Push(4)
-	resp := tb.do("ann", "/damage target:Dur amount:17")
-	hmwWant(t, "damage", tb.ok(resp), "WP 10 → -2", "failed", "Die Hard: must choose", "Act Disabled")
-	tb.refused(tb.do("ann", "/damage target:Dur amount:1"), "must first choose")
-	tb.refused(tb.press("carl", resp, "Act Disabled"), "only its owner or a GM")
-	pressed := tb.press("bob", resp, "Act Disabled")
+	tb.OK(tb.Do("ann", "/table setup system:hp-mp-wp"))
+	tb.OK(tb.Do("bob", `/char create name:Dur stats:"hp-max=5 feats=die-hard"`))
+	tb.Dice.Push(4)
+	resp := tb.Do("ann", "/damage target:Dur amount:17")
+	commandstest.WantIn(t, "damage", tb.OK(resp), "WP 10 → -2", "failed", "Die Hard: must choose", "Act Disabled")
+	tb.Refused(tb.Do("ann", "/damage target:Dur amount:1"), "must first choose")
+	tb.Refused(tb.Press("carl", resp, "Act Disabled"), "only its owner or a GM")
+	pressed := tb.Press("bob", resp, "Act Disabled")
 	if !pressed.UpdateMessage || !pressed.Components[0][0].Disabled {
 		t.Errorf("press = %+v; want the message updated with disabled buttons", pressed)
 	}
-	hmwWant(t, "press", tb.ok(pressed), "bob pressed **Act Disabled**", "State: **disabled (conscious)**")
-	tb.refused(tb.press("bob", resp, "Fall Unconscious"), "already made or no longer pending")
-	tb.dice.Push(15)
-	out := tb.ok(tb.do("bob", "/strain target:Dur"))
-	hmwWant(t, "strain", out, "WP -2 → -3", "Fort DC 10 (strenuous action)", "Die Hard: stays disabled")
+	commandstest.WantIn(t, "press", tb.OK(pressed), "bob pressed **Act Disabled**", "State: **disabled (conscious)**")
+	tb.Refused(tb.Press("bob", resp, "Fall Unconscious"), "already made or no longer pending")
+	tb.Dice.Push(15)
+	out := tb.OK(tb.Do("bob", "/strain target:Dur"))
+	commandstest.WantIn(t, "strain", out, "WP -2 → -3", "Fort DC 10 (strenuous action)", "Die Hard: stays disabled")
 }
 
 // TestHpMpWpSpendActivityAndNight: MP spending, a GM effect, work and a
 // night's rest moving the clock 8 hours (RULES.md §2.3, §2.5, §2.6).
 func TestHpMpWpSpendActivityAndNight(t *testing.T) {
 	tb := newTable(t)
-	tb.ok(tb.do("ann", "/table setup system:hp-mp-wp"))
-	tb.ok(tb.do("ann", `/char create name:Mira stats:"class=wizard hp-max=8 wis=14"`))
-	out := tb.ok(tb.do("ann", "/spend target:Mira resource:mp amount:7"))
-	hmwWant(t, "spend", out, "MP 12 → 5", "fatigued (MP 5 ≤ 50% of 12)", "MP max 12 → 11")
-	tb.refused(tb.do("ann", "/spend target:Mira resource:mp amount:6"), "not enough MP")
-	tb.refused(tb.do("ann", "/spend target:Mira resource:hd amount:1"), "spend mp")
-	hmwWant(t, "effect", tb.ok(tb.do("ann", `/char set name:Mira stats:"effect=exhausted"`)), "exhausted")
-	tb.ok(tb.do("ann", `/char set name:Mira stats:"effect=none"`))
-	tb.ok(tb.do("ann", "/activity target:Mira kind:work"))
-	tb.refused(tb.do("bob", "/rest kind:night"), "Only a GM")
-	out = tb.ok(tb.do("!gm", "/rest kind:night"))
-	hmwWant(t, "night", out, "Night's rest, to sleep until day 1, 08:00: Mira.", "The clock moves 8 hours", "MP 5 → 12",
+	tb.OK(tb.Do("ann", "/table setup system:hp-mp-wp"))
+	tb.OK(tb.Do("ann", `/char create name:Mira stats:"class=wizard hp-max=8 wis=14"`))
+	out := tb.OK(tb.Do("ann", "/spend target:Mira resource:mp amount:7"))
+	commandstest.WantIn(t, "spend", out, "MP 12 → 5", "fatigued (MP 5 ≤ 50% of 12)", "MP max 12 → 11")
+	tb.Refused(tb.Do("ann", "/spend target:Mira resource:mp amount:6"), "not enough MP")
+	tb.Refused(tb.Do("ann", "/spend target:Mira resource:hd amount:1"), "spend mp")
+	commandstest.WantIn(t, "effect", tb.OK(tb.Do("ann", `/char set name:Mira stats:"effect=exhausted"`)), "exhausted")
+	tb.OK(tb.Do("ann", `/char set name:Mira stats:"effect=none"`))
+	tb.OK(tb.Do("ann", "/activity target:Mira kind:work"))
+	tb.Refused(tb.Do("bob", "/rest kind:night"), "Only a GM")
+	out = tb.OK(tb.Do("!gm", "/rest kind:night"))
+	commandstest.WantIn(t, "night", out, "Night's rest, to sleep until day 1, 08:00: Mira.", "The clock moves 8 hours", "MP 5 → 12",
 		"day 1, 02:00: no longer fatigued", "day 1, 08:00: wakes: the night's rest is over", "slept 8 h")
-	hmwWant(t, "clock", tb.ok(tb.do("!gm", "/clock action:show")), "day 1, 08:00")
+	commandstest.WantIn(t, "clock", tb.OK(tb.Do("!gm", "/clock action:show")), "day 1, 08:00")
 }
 
 // TestHpMpWpNightKeepsEveryoneAsleep: /rest kind:night puts a fresh
@@ -107,15 +98,15 @@ func TestHpMpWpSpendActivityAndNight(t *testing.T) {
 // after the first hour with 7 hours awake (RULES.md §2.6, review finding 1).
 func TestHpMpWpNightKeepsEveryoneAsleep(t *testing.T) {
 	tb := newTable(t)
-	tb.ok(tb.do("ann", "/table setup system:hp-mp-wp"))
-	tb.ok(tb.do("bob", `/char create name:Bob stats:"hp-max=10"`))
-	tb.ok(tb.do("ann", "/clock action:advance amount:2 unit:rounds"))
-	out := tb.ok(tb.do("ann", "/rest kind:night target:Bob"))
-	hmwWant(t, "night", out, "to sleep until day 1, 08:00: Bob.", "day 1, 08:00: wakes: the night's rest is over", "slept 8 h")
+	tb.OK(tb.Do("ann", "/table setup system:hp-mp-wp"))
+	tb.OK(tb.Do("bob", `/char create name:Bob stats:"hp-max=10"`))
+	tb.OK(tb.Do("ann", "/clock action:advance amount:2 unit:rounds"))
+	out := tb.OK(tb.Do("ann", "/rest kind:night target:Bob"))
+	commandstest.WantIn(t, "night", out, "to sleep until day 1, 08:00: Bob.", "day 1, 08:00: wakes: the night's rest is over", "slept 8 h")
 	if strings.Contains(out, "01:00") {
 		t.Errorf("night = %q; want nobody waking at 01:00", out)
 	}
-	hmwWant(t, "show", tb.ok(tb.do("bob", "/char show name:Bob")), "awake · 0 h worked · 0 h awake")
+	commandstest.WantIn(t, "show", tb.OK(tb.Do("bob", "/char show name:Bob")), "awake · 0 h worked · 0 h awake")
 }
 
 // TestHpMpWpWorkOnASleeperIsAWakeSave: /activity kind:work on a sleeper is
@@ -123,21 +114,21 @@ func TestHpMpWpNightKeepsEveryoneAsleep(t *testing.T) {
 // 11 hours worked and 2 exertion failures, saves at DC 10 + 11 + 2 × 2 = 25.
 func TestHpMpWpWorkOnASleeperIsAWakeSave(t *testing.T) {
 	tb := newTable(t)
-	tb.ok(tb.do("ann", "/table setup system:hp-mp-wp"))
-	tb.ok(tb.do("ann", `/char create name:Ann stats:"hp-max=10 will=2"`))
-	tb.ok(tb.do("ann", "/activity target:Ann kind:work"))
-	tb.dice.Push(1, 1, 20) // hours 9–11: DC 10, 12 failed on 1s, DC 14 passed on a 20
-	tb.ok(tb.do("ann", "/clock action:advance amount:11 unit:hours"))
-	tb.ok(tb.do("ann", "/activity target:Ann kind:sleep"))
-	hmwWant(t, "show", tb.ok(tb.do("ann", "/char show name:Ann")), "sleep · 11 h worked", "failures 2")
-	tb.dice.Push(19)
-	out := tb.ok(tb.do("ann", "/activity target:Ann kind:work"))
-	hmwWant(t, "work on a sleeper", out, "Will DC 25 (wake early): 1d20 [19] = 19 +2 = 21, failed", "sleeps on")
-	tb.dice.Push(20)
-	out = tb.ok(tb.do("ann", "/activity target:Ann kind:work"))
-	hmwWant(t, "natural 20", out, "wakes early")
-	hmwWant(t, "show", tb.ok(tb.do("ann", "/char show name:Ann")), "Activity: work")
-	if n := tb.dice.Remaining(); n != 0 {
+	tb.OK(tb.Do("ann", "/table setup system:hp-mp-wp"))
+	tb.OK(tb.Do("ann", `/char create name:Ann stats:"hp-max=10 will=2"`))
+	tb.OK(tb.Do("ann", "/activity target:Ann kind:work"))
+	tb.Dice.Push(1, 1, 20) // hours 9–11: DC 10, 12 failed on 1s, DC 14 passed on a 20
+	tb.OK(tb.Do("ann", "/clock action:advance amount:11 unit:hours"))
+	tb.OK(tb.Do("ann", "/activity target:Ann kind:sleep"))
+	commandstest.WantIn(t, "show", tb.OK(tb.Do("ann", "/char show name:Ann")), "sleep · 11 h worked", "failures 2")
+	tb.Dice.Push(19)
+	out := tb.OK(tb.Do("ann", "/activity target:Ann kind:work"))
+	commandstest.WantIn(t, "work on a sleeper", out, "Will DC 25 (wake early): 1d20 [19] = 19 +2 = 21, failed", "sleeps on")
+	tb.Dice.Push(20)
+	out = tb.OK(tb.Do("ann", "/activity target:Ann kind:work"))
+	commandstest.WantIn(t, "natural 20", out, "wakes early")
+	commandstest.WantIn(t, "show", tb.OK(tb.Do("ann", "/char show name:Ann")), "Activity: work")
+	if n := tb.Dice.Remaining(); n != 0 {
 		t.Errorf("%d dice unused", n)
 	}
 }
@@ -147,15 +138,15 @@ func TestHpMpWpWorkOnASleeperIsAWakeSave(t *testing.T) {
 // 40, MP 20; fatigued: Con and Wis −2 lower both maxima by 5.
 func TestHpMpWpSetCapsAtFatiguedMaximum(t *testing.T) {
 	tb := newTable(t)
-	tb.ok(tb.do("ann", "/table setup system:hp-mp-wp"))
-	tb.ok(tb.do("ann", `/char create name:Lia stats:"level=5 hp-max=40 mp-max=20"`))
-	out := tb.ok(tb.do("ann", `/char set name:Lia stats:"effect=fatigued"`))
-	hmwWant(t, "effect", out, "HP 35/40 · MP 15/20 · WP 10/10 · fatigued", "HP max 40 → 35; MP max 20 → 15")
-	hmwWant(t, "history", tb.ok(tb.do("ann", "/history target:Lia")), "HP 40 → 35 (capped at the fatigued maximum)", "MP 20 → 15 (capped at the fatigued maximum)")
-	tb.refused(tb.do("ann", "/spend target:Lia resource:mp amount:20"), "20 MP needed, 15 left")
-	tb.refused(tb.do("ann", `/char set name:Lia stats:"hp=40"`), "HP must be 0 to 35, the HP max 40 lowered by the fatigued penalty")
-	tb.refused(tb.do("ann", `/char set name:Lia stats:"mp=16"`), "MP must be 0 to 15")
-	hmwWant(t, "lifted", tb.ok(tb.do("ann", `/char set name:Lia stats:"effect=none hp=40 mp=20"`)), "HP 40/40 · MP 20/20")
+	tb.OK(tb.Do("ann", "/table setup system:hp-mp-wp"))
+	tb.OK(tb.Do("ann", `/char create name:Lia stats:"level=5 hp-max=40 mp-max=20"`))
+	out := tb.OK(tb.Do("ann", `/char set name:Lia stats:"effect=fatigued"`))
+	commandstest.WantIn(t, "effect", out, "HP 35/40 · MP 15/20 · WP 10/10 · fatigued", "HP max 40 → 35; MP max 20 → 15")
+	commandstest.WantIn(t, "history", tb.OK(tb.Do("ann", "/history target:Lia")), "HP 40 → 35 (capped at the fatigued maximum)", "MP 20 → 15 (capped at the fatigued maximum)")
+	tb.Refused(tb.Do("ann", "/spend target:Lia resource:mp amount:20"), "20 MP needed, 15 left")
+	tb.Refused(tb.Do("ann", `/char set name:Lia stats:"hp=40"`), "HP must be 0 to 35, the HP max 40 lowered by the fatigued penalty")
+	tb.Refused(tb.Do("ann", `/char set name:Lia stats:"mp=16"`), "MP must be 0 to 15")
+	commandstest.WantIn(t, "lifted", tb.OK(tb.Do("ann", `/char set name:Lia stats:"effect=none hp=40 mp=20"`)), "HP 40/40 · MP 20/20")
 }
 
 // TestHpMpWpDieHardNonlethal: a Die Hard character failing against
@@ -163,11 +154,11 @@ func TestHpMpWpSetCapsAtFatiguedMaximum(t *testing.T) {
 // (RULES.md §2.4, hpkeeper's reading: non-lethal wins; review finding 5).
 func TestHpMpWpDieHardNonlethal(t *testing.T) {
 	tb := newTable(t)
-	tb.ok(tb.do("ann", "/table setup system:hp-mp-wp"))
-	tb.ok(tb.do("bob", `/char create name:Dur stats:"hp-max=5 feats=die-hard"`))
-	tb.dice.Push(4)
-	resp := tb.do("ann", "/damage target:Dur amount:17 nonlethal:true")
-	hmwWant(t, "damage", tb.ok(resp), "failed", "non-lethal damage: unconscious and stable, no further saves", "State: **stable (unconscious)**")
+	tb.OK(tb.Do("ann", "/table setup system:hp-mp-wp"))
+	tb.OK(tb.Do("bob", `/char create name:Dur stats:"hp-max=5 feats=die-hard"`))
+	tb.Dice.Push(4)
+	resp := tb.Do("ann", "/damage target:Dur amount:17 nonlethal:true")
+	commandstest.WantIn(t, "damage", tb.OK(resp), "failed", "non-lethal damage: unconscious and stable, no further saves", "State: **stable (unconscious)**")
 	if len(resp.Components) != 0 || strings.Contains(resp.Content, "Act Disabled") {
 		t.Errorf("non-lethal failure offered a choice: %+v", resp)
 	}
@@ -178,18 +169,18 @@ func TestHpMpWpDieHardNonlethal(t *testing.T) {
 // 21 hours of work make 13 exertion saves, DC 10 to 34.
 func TestHpMpWpAdvanceReportsEverySave(t *testing.T) {
 	tb := newTable(t)
-	tb.ok(tb.do("ann", "/table setup system:hp-mp-wp"))
-	tb.ok(tb.do("ann", `/char create name:Ox stats:"hp-max=10"`))
-	tb.ok(tb.do("ann", "/activity target:Ox kind:work"))
+	tb.OK(tb.Do("ann", "/table setup system:hp-mp-wp"))
+	tb.OK(tb.Do("ann", `/char create name:Ox stats:"hp-max=10"`))
+	tb.OK(tb.Do("ann", "/activity target:Ox kind:work"))
 	for range 13 {
-		tb.dice.Push(20)
+		tb.Dice.Push(20)
 	}
-	out := tb.ok(tb.do("ann", "/clock action:advance amount:21 unit:hours"))
-	hist := tb.ok(tb.do("ann", "/history target:Ox"))
+	out := tb.OK(tb.Do("ann", "/clock action:advance amount:21 unit:hours"))
+	hist := tb.OK(tb.Do("ann", "/history target:Ox"))
 	for dc := 10; dc <= 34; dc += 2 {
 		want := fmt.Sprintf("Fort DC %d (exertion", dc)
-		hmwWant(t, "advance", out, want)
-		hmwWant(t, "history", hist, want)
+		commandstest.WantIn(t, "advance", out, want)
+		commandstest.WantIn(t, "history", hist, want)
 	}
 	if strings.Contains(out, "more …") {
 		t.Errorf("advance = %q; want no lines left out", out)
@@ -200,12 +191,12 @@ func TestHpMpWpAdvanceReportsEverySave(t *testing.T) {
 // (review finding 7), like damage.
 func TestHpMpWpHealRollOfZero(t *testing.T) {
 	tb := newTable(t)
-	tb.ok(tb.do("ann", "/table setup system:hp-mp-wp"))
-	tb.ok(tb.do("ann", `/char create name:Pel stats:"hp-max=10 hp=4"`))
-	tb.dice.Push(2)
-	out := tb.ok(tb.do("ann", "/heal target:Pel amount:1d4-5"))
-	hmwWant(t, "heal", out, "No healing (the roll came to 0).")
-	hmwWant(t, "show", tb.ok(tb.do("ann", "/char show name:Pel")), "HP 4/10")
+	tb.OK(tb.Do("ann", "/table setup system:hp-mp-wp"))
+	tb.OK(tb.Do("ann", `/char create name:Pel stats:"hp-max=10 hp=4"`))
+	tb.Dice.Push(2)
+	out := tb.OK(tb.Do("ann", "/heal target:Pel amount:1d4-5"))
+	commandstest.WantIn(t, "heal", out, "No healing (the roll came to 0).")
+	commandstest.WantIn(t, "show", tb.OK(tb.Do("ann", "/char show name:Pel")), "HP 4/10")
 }
 
 // TestHpMpWpDieHardSeveralTargets: each row of Die Hard buttons names its
@@ -213,22 +204,22 @@ func TestHpMpWpHealRollOfZero(t *testing.T) {
 // (RULES.md §2.4, review finding 9).
 func TestHpMpWpDieHardSeveralTargets(t *testing.T) {
 	tb := newTable(t)
-	tb.ok(tb.do("ann", "/table setup system:hp-mp-wp"))
-	tb.ok(tb.do("bob", `/char create name:Dur stats:"hp-max=5 feats=die-hard"`))
-	tb.ok(tb.do("carl", `/char create name:Kor stats:"hp-max=5 feats=die-hard"`))
-	tb.dice.Push(4, 4)
-	resp := tb.do("ann", "/damage target:Dur,Kor amount:17")
-	hmwWant(t, "damage", tb.ok(resp), "chooses now on the row with the character's name", "**Dur**, **Kor**")
+	tb.OK(tb.Do("ann", "/table setup system:hp-mp-wp"))
+	tb.OK(tb.Do("bob", `/char create name:Dur stats:"hp-max=5 feats=die-hard"`))
+	tb.OK(tb.Do("carl", `/char create name:Kor stats:"hp-max=5 feats=die-hard"`))
+	tb.Dice.Push(4, 4)
+	resp := tb.Do("ann", "/damage target:Dur,Kor amount:17")
+	commandstest.WantIn(t, "damage", tb.OK(resp), "chooses now on the row with the character's name", "**Dur**, **Kor**")
 	if len(resp.Components) != 2 || resp.Components[0][0].Label != "Dur" || !resp.Components[0][0].Disabled || resp.Components[1][0].Label != "Kor" {
 		t.Fatalf("rows = %+v; want a row led by a disabled Dur, then Kor", resp.Components)
 	}
-	pressed := tb.pressRow("carl", resp, 1, "Fall Unconscious")
-	hmwWant(t, "press", tb.ok(pressed), "carl pressed **Fall Unconscious** for **Kor**", "**Dur**: Die Hard choice pending.")
+	pressed := tb.PressRow("carl", resp, 1, "Fall Unconscious")
+	commandstest.WantIn(t, "press", tb.OK(pressed), "carl pressed **Fall Unconscious** for **Kor**", "**Dur**: Die Hard choice pending.")
 	rows := pressed.Components
 	if len(rows) != 2 || rows[0][0].Label != "Kor" || !rows[0][1].Disabled || rows[1][0].Label != "Dur" || rows[1][1].Disabled {
 		t.Fatalf("rows after Kor's press = %+v; want Kor's row disabled, Dur's still enabled", rows)
 	}
-	hmwWant(t, "second press", tb.ok(tb.pressRow("bob", pressed, 1, "Act Disabled")), "bob pressed **Act Disabled** for **Dur**")
+	commandstest.WantIn(t, "second press", tb.OK(tb.PressRow("bob", pressed, 1, "Act Disabled")), "bob pressed **Act Disabled** for **Dur**")
 }
 
 // TestHpMpWpPendingChoiceOnShow: /char show offers a pending Die Hard
@@ -236,25 +227,25 @@ func TestHpMpWpDieHardSeveralTargets(t *testing.T) {
 // brought the choice back; the damage refusal says so.
 func TestHpMpWpPendingChoiceOnShow(t *testing.T) {
 	tb := newTable(t)
-	tb.ok(tb.do("ann", "/table setup system:hp-mp-wp"))
-	tb.ok(tb.do("bob", `/char create name:Dur stats:"hp-max=5 feats=die-hard"`))
-	tb.dice.Push(4)
-	resp := tb.do("ann", "/damage target:Dur amount:17")
-	tb.ok(tb.press("bob", resp, "Act Disabled"))
-	hmwWant(t, "show after the choice", tb.ok(tb.do("bob", "/char show name:Dur")), "disabled (conscious)")
-	tb.ok(tb.do("bob", "/undo"))
-	tb.refused(tb.do("ann", "/damage target:Dur amount:1"), "/char show offers the buttons again")
-	if show := tb.do("carl", "/char show name:Dur"); len(show.Components) != 0 {
+	tb.OK(tb.Do("ann", "/table setup system:hp-mp-wp"))
+	tb.OK(tb.Do("bob", `/char create name:Dur stats:"hp-max=5 feats=die-hard"`))
+	tb.Dice.Push(4)
+	resp := tb.Do("ann", "/damage target:Dur amount:17")
+	tb.OK(tb.Press("bob", resp, "Act Disabled"))
+	commandstest.WantIn(t, "show after the choice", tb.OK(tb.Do("bob", "/char show name:Dur")), "disabled (conscious)")
+	tb.OK(tb.Do("bob", "/undo"))
+	tb.Refused(tb.Do("ann", "/damage target:Dur amount:1"), "/char show offers the buttons again")
+	if show := tb.Do("carl", "/char show name:Dur"); len(show.Components) != 0 {
 		t.Errorf("show to a stranger = %+v; want no buttons", show.Components)
 	}
-	show := tb.do("bob", "/char show name:Dur")
-	hmwWant(t, "show", tb.ok(show), "Die Hard: **Dur** must choose", "Die Hard choice pending")
+	show := tb.Do("bob", "/char show name:Dur")
+	commandstest.WantIn(t, "show", tb.OK(show), "Die Hard: **Dur** must choose", "Die Hard choice pending")
 	if len(show.Components) != 1 || show.Components[0][0].Disabled {
 		t.Fatalf("show buttons = %+v; want one enabled row", show.Components)
 	}
-	hmwWant(t, "press from show", tb.ok(tb.press("bob", show, "Fall Unconscious")), "bob pressed **Fall Unconscious**", "stable (unconscious)")
-	tb.refused(tb.press("bob", resp, "Act Disabled"), "already made or no longer pending")
-	if show := tb.do("bob", "/char show name:Dur"); len(show.Components) != 0 {
+	commandstest.WantIn(t, "press from show", tb.OK(tb.Press("bob", show, "Fall Unconscious")), "bob pressed **Fall Unconscious**", "stable (unconscious)")
+	tb.Refused(tb.Press("bob", resp, "Act Disabled"), "already made or no longer pending")
+	if show := tb.Do("bob", "/char show name:Dur"); len(show.Components) != 0 {
 		t.Errorf("show after the choice = %+v; want no buttons", show.Components)
 	}
 }
@@ -264,15 +255,15 @@ func TestHpMpWpPendingChoiceOnShow(t *testing.T) {
 // unconscious, without waking, and does not come to with the full debt.
 func TestHpMpWpUnconsciousHoursCountAsSleep(t *testing.T) {
 	tb := newTable(t)
-	tb.ok(tb.do("ann", "/table setup system:hp-mp-wp"))
-	tb.ok(tb.do("ann", `/char create name:Wen stats:"hp-max=5"`))
-	tb.ok(tb.do("ann", "/activity target:Wen kind:work"))
-	tb.ok(tb.do("ann", "/clock action:advance amount:5 unit:hours"))
-	tb.dice.Push(2)
-	hmwWant(t, "knocked out", tb.ok(tb.do("ann", "/damage target:Wen amount:16 nonlethal:true")), "unconscious and stable")
-	out := tb.ok(tb.do("ann", "/clock action:advance amount:6 unit:hours"))
-	hmwWant(t, "advance", out, "unconscious 6 h (counts as sleep): 5 h worked slept off")
-	hmwWant(t, "show", tb.ok(tb.do("ann", "/char show name:Wen")), "stable (unconscious)", "work · 0 h worked · 0 h awake")
+	tb.OK(tb.Do("ann", "/table setup system:hp-mp-wp"))
+	tb.OK(tb.Do("ann", `/char create name:Wen stats:"hp-max=5"`))
+	tb.OK(tb.Do("ann", "/activity target:Wen kind:work"))
+	tb.OK(tb.Do("ann", "/clock action:advance amount:5 unit:hours"))
+	tb.Dice.Push(2)
+	commandstest.WantIn(t, "knocked out", tb.OK(tb.Do("ann", "/damage target:Wen amount:16 nonlethal:true")), "unconscious and stable")
+	out := tb.OK(tb.Do("ann", "/clock action:advance amount:6 unit:hours"))
+	commandstest.WantIn(t, "advance", out, "unconscious 6 h (counts as sleep): 5 h worked slept off")
+	commandstest.WantIn(t, "show", tb.OK(tb.Do("ann", "/char show name:Wen")), "stable (unconscious)", "work · 0 h worked · 0 h awake")
 }
 
 // TestHpMpWpRandomCommands runs random command sequences, /char set among
@@ -290,8 +281,8 @@ func TestHpMpWpRandomCommands(t *testing.T) {
 	defer db.Close()
 	svc := commands.New(db, dice.NewRandom(seed))
 	do := func(user, line string) *commands.Response {
-		tb := &table{t: t, svc: svc, db: db, channel: "rand"}
-		return tb.do(user, line)
+		tb := &commandstest.Table{T: t, Svc: svc, DB: db, Channel: "rand"}
+		return tb.Do(user, line)
 	}
 	do("!gm", "/table setup system:hp-mp-wp")
 	do("!gm", `/char create name:A stats:"level=5 hp-max=40 mp-max=20 feats=die-hard"`)
@@ -389,10 +380,10 @@ func TestHpMpWpRandomCommands(t *testing.T) {
 // hp-mp-wp does not use are refused, never silently ignored.
 func TestHpMpWpRefusesOtherSystemsOptions(t *testing.T) {
 	tb := newTable(t)
-	tb.ok(tb.do("ann", "/table setup system:hp-mp-wp"))
-	tb.ok(tb.do("ann", "/char create name:Vala stats:hp-max=20"))
-	tb.refused(tb.do("ann", "/heal target:Vala amount:2 pool:vigor"), "pool is hp or wp")
-	tb.refused(tb.do("ann", "/heal target:Vala amount:2 trigger:rest"), "/heal trigger: is not used by the hp-mp-wp system")
-	tb.refused(tb.do("ann", "/damage target:Vala amount:2 soak:true"), "/damage soak: is not used by the hp-mp-wp system")
-	tb.refused(tb.do("ann", "/attend target:Vala healer:true"), "/attend healer: is not used")
+	tb.OK(tb.Do("ann", "/table setup system:hp-mp-wp"))
+	tb.OK(tb.Do("ann", "/char create name:Vala stats:hp-max=20"))
+	tb.Refused(tb.Do("ann", "/heal target:Vala amount:2 pool:vigor"), "pool is hp or wp")
+	tb.Refused(tb.Do("ann", "/heal target:Vala amount:2 trigger:rest"), "/heal trigger: is not used by the hp-mp-wp system")
+	tb.Refused(tb.Do("ann", "/damage target:Vala amount:2 soak:true"), "/damage soak: is not used by the hp-mp-wp system")
+	tb.Refused(tb.Do("ann", "/attend target:Vala healer:true"), "/attend healer: is not used")
 }

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/hpkeeper/hpkeeper/commands"
+	"github.com/hpkeeper/hpkeeper/commands/commandstest"
 )
 
 // checkDiscordLimits fails when resp breaks a limit Discord enforces on a
@@ -36,14 +37,14 @@ func checkDiscordLimits(t *testing.T, resp *commands.Response) {
 
 func TestLongListsFitDiscord(t *testing.T) {
 	tb := newTable(t)
-	tb.ok(tb.do("ann", "/table setup system:hit-protection"))
+	tb.OK(tb.Do("ann", "/table setup system:hit-protection"))
 	for i := 0; i < 60; i++ {
-		tb.ok(tb.do("ann", fmt.Sprintf("/char create name:Character-with-a-long-name-%02d stats:hp=1", i)))
+		tb.OK(tb.Do("ann", fmt.Sprintf("/char create name:Character-with-a-long-name-%02d stats:hp=1", i)))
 	}
 	for _, line := range []string{"/table show", "/char list", "/history"} {
-		resp := tb.do("bob", line)
+		resp := tb.Do("bob", line)
 		checkDiscordLimits(t, resp)
-		if out := text(resp); !strings.Contains(out, "more") {
+		if out := commandstest.Text(resp); !strings.Contains(out, "more") {
 			t.Errorf("%s = %q; want it to say that more are not shown", line, out)
 		}
 	}

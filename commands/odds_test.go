@@ -2,37 +2,22 @@ package commands_test
 
 import (
 	"bytes"
-	"image/png"
 	"math"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/hpkeeper/hpkeeper/commands"
+	"github.com/hpkeeper/hpkeeper/commands/commandstest"
 	"github.com/hpkeeper/hpkeeper/rules/dice"
 	"github.com/hpkeeper/hpkeeper/rules/hitprot"
 )
 
-// checkPNG fails unless f is a ChartWidth × ChartHeight PNG.
-func checkPNG(t *testing.T, f commands.File) {
-	t.Helper()
-	if f.ContentType != "image/png" || !strings.HasSuffix(f.Name, ".png") {
-		t.Fatalf("file %q is %q; want a .png image/png", f.Name, f.ContentType)
-	}
-	img, err := png.Decode(bytes.NewReader(f.Data))
-	if err != nil {
-		t.Fatalf("decode %s: %v", f.Name, err)
-	}
-	if b := img.Bounds(); b.Dx() != commands.ChartWidth || b.Dy() != commands.ChartHeight {
-		t.Fatalf("%s is %dx%d; want %dx%d", f.Name, b.Dx(), b.Dy(), commands.ChartWidth, commands.ChartHeight)
-	}
-}
-
 func TestOddsHitProtection(t *testing.T) {
 	tb := newTable(t)
-	tb.ok(tb.do("!carol", "/table setup system:hit-protection"))
-	resp := tb.do("ann", "/odds")
-	out := tb.ok(resp)
+	tb.OK(tb.Do("!carol", "/table setup system:hit-protection"))
+	resp := tb.Do("ann", "/odds")
+	out := tb.OK(resp)
 	// RULES.md §1.4 with 2d6: Flesh Wound is 3-4, 5 of 36 outcomes.
 	for _, want := range []string{"Stay Up, 2d6", "Go Down", "Flesh Wound 13.9%"} {
 		if !strings.Contains(out, want) {
@@ -42,12 +27,12 @@ func TestOddsHitProtection(t *testing.T) {
 	if len(resp.Files) != 1 || resp.Files[0].Name != commands.InjuryOddsFile {
 		t.Fatalf("files %+v; want one %s", resp.Files, commands.InjuryOddsFile)
 	}
-	checkPNG(t, resp.Files[0])
+	commandstest.CheckPNG(t, resp.Files[0])
 
 	// The 0-HP message carries the same chart.
-	tb.ok(tb.do("ann", `/char create name:Lister stats:"class=fighter hp=3"`))
-	zero := tb.do("ann", "/damage target:Lister amount:3")
-	if out := tb.ok(zero); !strings.Contains(out, "at 0 HP") || len(zero.Files) != 1 || !bytes.Equal(zero.Files[0].Data, resp.Files[0].Data) {
+	tb.OK(tb.Do("ann", `/char create name:Lister stats:"class=fighter hp=3"`))
+	zero := tb.Do("ann", "/damage target:Lister amount:3")
+	if out := tb.OK(zero); !strings.Contains(out, "at 0 HP") || len(zero.Files) != 1 || !bytes.Equal(zero.Files[0].Data, resp.Files[0].Data) {
 		t.Fatalf("0-HP message %q with %d files; want the injury chart", out, len(zero.Files))
 	}
 }
@@ -83,35 +68,35 @@ func TestInjuryOddsData(t *testing.T) {
 func TestOddsExpr(t *testing.T) {
 	tb := newTable(t)
 	// No table needed for a plain roll.
-	resp := tb.do("ann", "/odds expr:2d6")
-	out := tb.ok(resp)
+	resp := tb.Do("ann", "/odds expr:2d6")
+	out := tb.OK(resp)
 	if !strings.Contains(out, "7: 16.7%") || !strings.Contains(out, "2: 2.8%") {
 		t.Errorf("reply:\n%s", out)
 	}
-	checkPNG(t, resp.Files[0])
+	commandstest.CheckPNG(t, resp.Files[0])
 	totals, values, err := commands.DiceOdds(dice.MustParse("4dF"))
 	if err != nil || len(totals) != 9 || totals[0] != "-4" || math.Abs(values[4]-100*19.0/81) > 1e-9 {
 		t.Errorf("4dF: %v %v %v", totals, values, err)
 	}
-	tb.refused(tb.do("ann", "/odds expr:1d1000"), "possible totals")
-	tb.refused(tb.do("ann", "/odds expr:2x"), "Bad dice")
-	tb.refused(tb.do("ann", "/odds"), "no table")
-	tb.ok(tb.do("!carol", "/table setup system:hp-mp-wp"))
-	tb.refused(tb.do("ann", "/odds"), "no injury table")
+	tb.Refused(tb.Do("ann", "/odds expr:1d1000"), "possible totals")
+	tb.Refused(tb.Do("ann", "/odds expr:2x"), "Bad dice")
+	tb.Refused(tb.Do("ann", "/odds"), "no table")
+	tb.OK(tb.Do("!carol", "/table setup system:hp-mp-wp"))
+	tb.Refused(tb.Do("ann", "/odds"), "no injury table")
 }
 
 // TestOddsHarm: a harm table charts its check dice (RULES.md §3.1).
 func TestOddsHarm(t *testing.T) {
 	tb := newTable(t)
-	tb.ok(tb.do("!carol", "/table setup system:harm"))
-	resp := tb.do("ann", "/odds")
-	out := tb.ok(resp)
+	tb.OK(tb.Do("!carol", "/table setup system:harm"))
+	resp := tb.Do("ann", "/odds")
+	out := tb.OK(resp)
 	// 3dF totals 0 in 7 of 27 ways.
 	if !strings.Contains(out, "plain (3dF): -3: 3.7% · -2: 11.1% · -1: 22.2% · 0: 25.9%") {
 		t.Errorf("reply:\n%s", out)
 	}
-	checkPNG(t, resp.Files[0])
-	tb.ok(tb.do("!carol", "/table option name:fudge-dice value:4"))
+	commandstest.CheckPNG(t, resp.Files[0])
+	tb.OK(tb.Do("!carol", "/table option name:fudge-dice value:4"))
 	totals, series, err := commands.CheckOdds(4)
 	if err != nil || len(totals) != 9 || len(series) != 3 {
 		t.Fatalf("CheckOdds(4) = %v, %d series, %v", totals, len(series), err)
@@ -129,7 +114,7 @@ func TestOddsHarm(t *testing.T) {
 	if series[1].Values[7] <= series[0].Values[7] || series[2].Values[7] >= series[0].Values[7] {
 		t.Errorf("+3 with bonus %v, plain %v, penalty %v", series[1].Values[7], series[0].Values[7], series[2].Values[7])
 	}
-	if out := tb.ok(tb.do("ann", "/odds")); !strings.Contains(out, "plain (4dF)") {
+	if out := tb.OK(tb.Do("ann", "/odds")); !strings.Contains(out, "plain (4dF)") {
 		t.Errorf("fudge-dice 4 reply:\n%s", out)
 	}
 }
@@ -138,11 +123,11 @@ func TestOddsHarm(t *testing.T) {
 func TestOddsRateLimited(t *testing.T) {
 	tb := newTable(t)
 	at := time.Date(2026, 11, 29, 19, 0, 0, 0, time.UTC)
-	tb.svc.SetClock(func() time.Time { return at }) // no refill
+	tb.Svc.SetClock(func() time.Time { return at }) // no refill
 	n := commands.WorkBurst / commands.OddsCost
 	for i := 0; i < n; i++ {
-		tb.ok(tb.do("ann", "/odds expr:1d4"))
+		tb.OK(tb.Do("ann", "/odds expr:1d4"))
 	}
-	tb.refused(tb.do("ann", "/odds expr:1d4"), "Slow down")
-	tb.ok(tb.do("bob", "/odds expr:1d4"))
+	tb.Refused(tb.Do("ann", "/odds expr:1d4"), "Slow down")
+	tb.OK(tb.Do("bob", "/odds expr:1d4"))
 }

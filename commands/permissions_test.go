@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/hpkeeper/hpkeeper/commands"
+	"github.com/hpkeeper/hpkeeper/commands/commandstest"
 )
 
 // The five callers. "ann" owns Lister (and "bob" owns Kryten), "gm" set the
@@ -151,18 +152,18 @@ func runPermCase(t *testing.T, pc permCase, role string, allowed bool) {
 	if pc.system == "harm" {
 		face = 1 // valid for Fudge dice too
 	}
-	push := func() { tb.dice.Push(repeat(face, 60)...) }
+	push := func() { tb.Dice.Push(repeat(face, 60)...) }
 	push()
-	tb.ok(tb.do("gm", "/table setup system:"+pc.system))
+	tb.OK(tb.Do("gm", "/table setup system:"+pc.system))
 	var last *commands.Response
 	flags := map[string]bool{}
 	for _, line := range pc.setup {
 		flags[line] = strings.HasPrefix(line, "-")
 	}
 	if !flags["-nochar"] {
-		tb.ok(tb.do("ann", `/char create name:Lister stats:"`+hpStats[pc.system]+`"`))
+		tb.OK(tb.Do("ann", `/char create name:Lister stats:"`+hpStats[pc.system]+`"`))
 		if !flags["-nokryten"] {
-			tb.ok(tb.do("bob", `/char create name:Kryten stats:"`+hpStats[pc.system]+`"`))
+			tb.OK(tb.Do("bob", `/char create name:Kryten stats:"`+hpStats[pc.system]+`"`))
 		}
 	}
 	for _, line := range pc.setup {
@@ -173,9 +174,9 @@ func runPermCase(t *testing.T, pc permCase, role string, allowed bool) {
 		user, cmd, _ := strings.Cut(line, " ")
 		var resp *commands.Response
 		if label, ok := strings.CutPrefix(cmd, "press "); ok {
-			resp = tb.press(user, last, label)
+			resp = tb.Press(user, last, label)
 		} else {
-			resp = tb.do(user, cmd)
+			resp = tb.Do(user, cmd)
 		}
 		if resp.Content == commands.Apology || (resp.Ephemeral && !strings.HasPrefix(cmd, "/char delete")) {
 			t.Fatalf("setup %q: %q", line, resp.Content)
@@ -192,18 +193,18 @@ func runPermCase(t *testing.T, pc permCase, role string, allowed bool) {
 	case strings.HasPrefix(pc.action, "press "):
 		resp = tb.pressAs(role, user, last, strings.TrimPrefix(pc.action, "press "))
 	case strings.HasPrefix(pc.action, "submit "):
-		modal := tb.press("gm", last, "Heroic Death")
+		modal := tb.Press("gm", last, "Heroic Death")
 		if modal.Modal == nil {
 			t.Fatalf("Heroic Death as the GM gave %+v; want a modal", modal)
 		}
 		req := tb.roleRequest(role, user, "")
 		req.Kind, req.CustomID = commands.KindModal, modal.Modal.CustomID
 		req.Values = map[string]string{modal.Modal.Inputs[0].CustomID: strings.TrimPrefix(pc.action, "submit ")}
-		resp = tb.svc.Handle(context.Background(), req)
+		resp = tb.Svc.Handle(context.Background(), req)
 	default:
-		resp = tb.svc.Handle(context.Background(), tb.roleRequest(role, user, pc.action))
+		resp = tb.Svc.Handle(context.Background(), tb.roleRequest(role, user, pc.action))
 	}
-	got := text(resp)
+	got := commandstest.Text(resp)
 	if resp.Modal != nil {
 		got = "modal " + resp.Modal.Title
 	}
@@ -236,11 +237,11 @@ func runPermCase(t *testing.T, pc permCase, role string, allowed bool) {
 // roleRequest is the harness request of line as the role's user: in the
 // table's channel, or for the DM user in his DM channel without a guild.
 func (tb *table) roleRequest(role, user, line string) *commands.Request {
-	tb.t.Helper()
+	tb.T.Helper()
 	if line == "" {
 		line = "/help"
 	}
-	req := tb.request(user, line)
+	req := tb.Request(user, line)
 	if role == dmUser {
 		req.GuildID, req.ChannelID, req.Permissions = "", "dm-"+user, 0
 	}
@@ -249,9 +250,9 @@ func (tb *table) roleRequest(role, user, line string) *commands.Request {
 
 // pressAs presses the labelled button of resp as the role's user.
 func (tb *table) pressAs(role, user string, resp *commands.Response, label string) *commands.Response {
-	tb.t.Helper()
+	tb.T.Helper()
 	if resp == nil {
-		tb.t.Fatalf("no message with buttons to press %q on", label)
+		tb.T.Fatalf("no message with buttons to press %q on", label)
 	}
 	for _, row := range resp.Components {
 		for _, b := range row {
@@ -259,10 +260,10 @@ func (tb *table) pressAs(role, user string, resp *commands.Response, label strin
 				req := tb.roleRequest(role, user, "")
 				req.Kind, req.Command, req.CustomID = commands.KindComponent, "", b.CustomID
 				req.Options = map[string]string{}
-				return tb.svc.Handle(context.Background(), req)
+				return tb.Svc.Handle(context.Background(), req)
 			}
 		}
 	}
-	tb.t.Fatalf("no button %q in %+v", label, resp)
+	tb.T.Fatalf("no button %q in %+v", label, resp)
 	return nil
 }

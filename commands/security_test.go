@@ -11,33 +11,34 @@ import (
 	"time"
 
 	"github.com/hpkeeper/hpkeeper/commands"
+	"github.com/hpkeeper/hpkeeper/commands/commandstest"
 	"github.com/hpkeeper/hpkeeper/storage"
 )
 
 // state renders the stored state of the harness channel: the table, every
 // character and the number of events.
 func (tb *table) state() string {
-	tb.t.Helper()
+	tb.T.Helper()
 	var b strings.Builder
-	err := tb.db.View(func(tx *storage.Tx) error {
-		t, err := tx.Table(tb.channel)
+	err := tb.DB.View(func(tx *storage.Tx) error {
+		t, err := tx.Table(tb.Channel)
 		if err != nil {
 			return err
 		}
 		fmt.Fprintf(&b, "table %+v\n", *t)
-		cs, err := tx.Characters(tb.channel)
+		cs, err := tx.Characters(tb.Channel)
 		if err != nil {
 			return err
 		}
 		for _, c := range cs {
 			fmt.Fprintf(&b, "%d %s %s %s\n", c.ID, c.Name, c.OwnerID, c.Sheet)
 		}
-		seq, err := tx.LastEventSeq(tb.channel)
+		seq, err := tx.LastEventSeq(tb.Channel)
 		fmt.Fprintf(&b, "events %d\n", seq)
 		return err
 	})
 	if err != nil {
-		tb.t.Fatal(err)
+		tb.T.Fatal(err)
 	}
 	return b.String()
 }
@@ -96,12 +97,12 @@ func TestInputLimits(t *testing.T) {
 	for _, sys := range []string{"hit-protection", "hp-mp-wp", "harm"} {
 		t.Run(sys, func(t *testing.T) {
 			tb := newTable(t)
-			tb.ok(tb.do("gm", "/table setup system:"+sys))
+			tb.OK(tb.Do("gm", "/table setup system:"+sys))
 			stats := map[string]string{"hit-protection": "hit-die=d6 hp=4", "hp-mp-wp": "hp-max=12 mp-max=0", "harm": "endure=2"}[sys]
-			tb.ok(tb.do("ann", "/char create name:Lister stats:\""+stats+"\""))
+			tb.OK(tb.Do("ann", "/char create name:Lister stats:\""+stats+"\""))
 			for _, tc := range common {
 				before := tb.state()
-				resp := tb.do("gm", strings.ReplaceAll(tc.line, "{S}", stats))
+				resp := tb.Do("gm", strings.ReplaceAll(tc.line, "{S}", stats))
 				if !resp.Ephemeral || !strings.Contains(resp.Content, tc.want) || resp.Content == commands.Apology {
 					t.Errorf("%.80s: got %q (ephemeral %v); want a refusal containing %q", tc.line, clipTo(resp.Content, 300), resp.Ephemeral, tc.want)
 				}
@@ -120,10 +121,10 @@ func TestInputLimits(t *testing.T) {
 // long: both are refused and the choice stays pending; a proper one works.
 func TestModalTextLimits(t *testing.T) {
 	tb := newTable(t)
-	tb.ok(tb.do("gm", "/table setup system:hit-protection"))
-	tb.ok(tb.do("ann", `/char create name:Lister stats:"hit-die=d6 hp=2"`))
-	resp := tb.do("gm", "/damage target:Lister amount:2")
-	modal := tb.press("ann", resp, "Heroic Death")
+	tb.OK(tb.Do("gm", "/table setup system:hit-protection"))
+	tb.OK(tb.Do("ann", `/char create name:Lister stats:"hit-die=d6 hp=2"`))
+	resp := tb.Do("gm", "/damage target:Lister amount:2")
+	modal := tb.Press("ann", resp, "Heroic Death")
 	if modal.Modal == nil || len(modal.Modal.Inputs) != 1 {
 		t.Fatalf("Heroic Death gave %+v; want a modal with one input", modal)
 	}
@@ -132,8 +133,8 @@ func TestModalTextLimits(t *testing.T) {
 		t.Errorf("the heroic action input allows %d characters; want a bound of at most 4,000", in.MaxLength)
 	}
 	submit := func(text string) *commands.Response {
-		return tb.svc.Handle(context.Background(), &commands.Request{
-			Kind: commands.KindModal, ChannelID: tb.channel, GuildID: "g1", UserID: "ann", UserName: "ann",
+		return tb.Svc.Handle(context.Background(), &commands.Request{
+			Kind: commands.KindModal, ChannelID: tb.Channel, GuildID: "g1", UserID: "ann", UserName: "ann",
 			CustomID: modal.Modal.CustomID, Values: map[string]string{in.CustomID: text},
 		})
 	}
@@ -147,7 +148,7 @@ func TestModalTextLimits(t *testing.T) {
 			t.Errorf("heroic action of %d bytes was refused but changed the state", len(text))
 		}
 	}
-	if r := submit("I hold the door"); r.Ephemeral || !strings.Contains(text(r), "I hold the door") {
+	if r := submit("I hold the door"); r.Ephemeral || !strings.Contains(commandstest.Text(r), "I hold the door") {
 		t.Errorf("a proper heroic action: %q; want it posted", r.Content)
 	}
 }
@@ -161,10 +162,10 @@ func clipTo(s string, n int) string {
 
 // at returns a request from user at the given time, for the rate limit.
 func (tb *table) at(user, line string, now time.Time) *commands.Response {
-	tb.t.Helper()
-	req := tb.request(user, line)
+	tb.T.Helper()
+	req := tb.Request(user, line)
 	req.Now = now
-	return tb.svc.Handle(context.Background(), req)
+	return tb.Svc.Handle(context.Background(), req)
 }
 
 // TestWorkLimit checks the per-user limit on expensive work: ten 100-dice
@@ -174,10 +175,10 @@ func (tb *table) at(user, line string, now time.Time) *commands.Response {
 // (promise 11).
 func TestWorkLimit(t *testing.T) {
 	tb := newTable(t)
-	tb.ok(tb.do("gm", "/table setup system:hp-mp-wp"))
+	tb.OK(tb.Do("gm", "/table setup system:hp-mp-wp"))
 	now := time.Date(2026, 11, 29, 20, 0, 0, 0, time.UTC)
 	for i := 0; i < commands.WorkBurst/100; i++ {
-		tb.dice.Push(repeat(3, 100)...)
+		tb.Dice.Push(repeat(3, 100)...)
 		if r := tb.at("ann", "/roll expr:100d6", now); r.Ephemeral {
 			t.Fatalf("roll %d of 100d6: %q; want it to pass", i+1, r.Content)
 		}
@@ -186,18 +187,18 @@ func TestWorkLimit(t *testing.T) {
 	if !r.Ephemeral || !strings.Contains(r.Content, "Slow down") || !strings.Contains(r.Content, "Try again in 6 s") {
 		t.Fatalf("the 11th 100d6 at once: %q (ephemeral %v); want a slow-down naming 6 s", r.Content, r.Ephemeral)
 	}
-	if n := tb.dice.Remaining(); n != 0 {
+	if n := tb.Dice.Remaining(); n != 0 {
 		t.Errorf("%d dice left in the script; the refused roll must roll nothing", n)
 	}
-	tb.dice.Push(1, 2)
+	tb.Dice.Push(1, 2)
 	if r := tb.at("ann", "/roll expr:2d6", now); r.Ephemeral {
 		t.Errorf("a small roll while limited: %q; want it to pass", r.Content)
 	}
-	tb.dice.Push(repeat(3, 100)...)
+	tb.Dice.Push(repeat(3, 100)...)
 	if r := tb.at("bob", "/roll expr:100d6", now); r.Ephemeral {
 		t.Errorf("another user's roll: %q; want it to pass", r.Content)
 	}
-	tb.dice.Push(repeat(3, 100)...)
+	tb.Dice.Push(repeat(3, 100)...)
 	if r := tb.at("ann", "/roll expr:100d6", now.Add(6*time.Second)); r.Ephemeral {
 		t.Errorf("100d6 after 6 s: %q; want it to pass", r.Content)
 	}
@@ -231,11 +232,11 @@ func repeat(face, n int) []int {
 func TestRefusalsFitDiscord(t *testing.T) {
 	tb := newTable(t)
 	for _, req := range []*commands.Request{
-		{Kind: commands.KindCommand, ChannelID: tb.channel, UserID: "ann", UserName: "ann", Command: strings.Repeat("x", 3000)},
-		{Kind: commands.KindCommand, ChannelID: tb.channel, UserID: "ann", UserName: "ann", Command: "char", Subcommand: strings.Repeat("<@1>", 1000)},
-		{Kind: commands.KindCommand, ChannelID: tb.channel, UserID: "ann", UserName: "ann", Command: "roll", Options: map[string]string{strings.Repeat("y", 3000): "1"}},
+		{Kind: commands.KindCommand, ChannelID: tb.Channel, UserID: "ann", UserName: "ann", Command: strings.Repeat("x", 3000)},
+		{Kind: commands.KindCommand, ChannelID: tb.Channel, UserID: "ann", UserName: "ann", Command: "char", Subcommand: strings.Repeat("<@1>", 1000)},
+		{Kind: commands.KindCommand, ChannelID: tb.Channel, UserID: "ann", UserName: "ann", Command: "roll", Options: map[string]string{strings.Repeat("y", 3000): "1"}},
 	} {
-		resp := tb.svc.Handle(context.Background(), req)
+		resp := tb.Svc.Handle(context.Background(), req)
 		if n := len([]rune(resp.Content)); !resp.Ephemeral || n > 2000 || n == 0 {
 			t.Errorf("/%.20s…: a refusal of %d characters (ephemeral %v); want one of at most 2,000", req.Command, n, resp.Ephemeral)
 		}

@@ -1,115 +1,18 @@
 package commands_test
 
 import (
-	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/hpkeeper/hpkeeper/commands"
-	"github.com/hpkeeper/hpkeeper/rules/dice"
-	"github.com/hpkeeper/hpkeeper/storage"
+	"github.com/hpkeeper/hpkeeper/commands/commandstest"
 )
-
-// sheetTest is a service over a real bbolt file with scripted dice, at one
-// table of the given system, for the character sheet tests of hp-mp-wp
-// (RULES.md §2.1) and harm (§3.1).
-type sheetTest struct {
-	t    *testing.T
-	svc  *commands.Service
-	dice *dice.Scripted
-}
-
-func sheetTestService(t *testing.T, system string) *sheetTest {
-	t.Helper()
-	db, err := storage.Open(filepath.Join(t.TempDir(), "t.db"), storage.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	src := dice.NewScripted()
-	st := &sheetTest{t: t, svc: commands.New(db, src), dice: src}
-	st.ok("table", "setup", map[string]string{"system": system})
-	return st
-}
-
-// handle runs a command as the table's GM, Ann.
-func (st *sheetTest) handle(cmd, sub string, opts map[string]string) *commands.Response {
-	st.t.Helper()
-	return st.svc.Handle(context.Background(), &commands.Request{
-		Kind: commands.KindCommand, ChannelID: "c1", UserID: "u1", UserName: "Ann",
-		Command: cmd, Subcommand: sub, Options: opts,
-	})
-}
-
-// sheetText flattens a reply's content and embeds, without markdown escapes.
-func sheetText(resp *commands.Response) string {
-	var b strings.Builder
-	b.WriteString(resp.Content)
-	for _, e := range resp.Embeds {
-		b.WriteString("\n" + e.Title + "\n" + e.Description)
-		for _, f := range e.Fields {
-			b.WriteString("\n" + f.Name + ": " + f.Value)
-		}
-	}
-	return strings.ReplaceAll(b.String(), `\`, "")
-}
-
-// ok fails unless the reply is public, and returns its text.
-func (st *sheetTest) ok(cmd, sub string, opts map[string]string) string {
-	st.t.Helper()
-	resp := st.handle(cmd, sub, opts)
-	if resp.Ephemeral {
-		st.t.Fatalf("/%s %s %v: ephemeral %q; want a public reply", cmd, sub, opts, resp.Content)
-	}
-	return sheetText(resp)
-}
-
-// refused fails unless the reply is an ephemeral error containing every want.
-func (st *sheetTest) refused(cmd, sub string, opts map[string]string, want ...string) {
-	st.t.Helper()
-	resp := st.handle(cmd, sub, opts)
-	if !resp.Ephemeral {
-		st.t.Fatalf("/%s %s %v = public %q; want an ephemeral refusal", cmd, sub, opts, resp.Content)
-	}
-	for _, w := range want {
-		if !strings.Contains(resp.Content, w) {
-			st.t.Errorf("/%s %s %v = %q; want it to contain %q", cmd, sub, opts, resp.Content, w)
-		}
-	}
-}
-
-func (st *sheetTest) create(name, stats string) string {
-	st.t.Helper()
-	return st.ok("char", "create", map[string]string{"name": name, "stats": stats})
-}
-
-func (st *sheetTest) set(name, stats string) string {
-	st.t.Helper()
-	return st.ok("char", "set", map[string]string{"name": name, "stats": stats})
-}
-
-func (st *sheetTest) show(name string) string {
-	st.t.Helper()
-	return st.ok("char", "show", map[string]string{"name": name})
-}
-
-// sheetWant fails unless got contains every want.
-func sheetWant(t *testing.T, what, got string, want ...string) {
-	t.Helper()
-	for _, w := range want {
-		if !strings.Contains(got, w) {
-			t.Errorf("%s = %q; want it to contain %q", what, got, w)
-		}
-	}
-}
 
 // TestHpMpWpCreateDefaults: a level-1 fighter with only hp-max gets the
 // defaults of RULES.md §2.1; MP max is the d4's maximum with no dice rolled.
 func TestHpMpWpCreateDefaults(t *testing.T) {
-	st := sheetTestService(t, "hp-mp-wp")
-	out := st.create("Tor", "hp-max=12")
-	sheetWant(t, "create", out,
+	st := commandstest.NewSheets(t, "hp-mp-wp")
+	out := st.Create("Tor", "hp-max=12")
+	commandstest.WantIn(t, "create", out,
 		"HP 12/12 · MP 4/4 · WP 10/10",
 		"fighter 1", "Mana die: d4", "Fort +0 · Will +0",
 		"Str 10 (+0) · Dex 10 (+0) · Con 10 (+0) · Int 10 (+0) · Wis 10 (+0) · Cha 10 (+0)",
@@ -123,47 +26,47 @@ func TestHpMpWpCreateDefaults(t *testing.T) {
 // dice, shown in the reply and recorded in the event (RULES.md §2.1): wizard
 // level 3, Wis 14 (+2): 10 + 2, then 3 + 2 and 7 + 2 → 26.
 func TestHpMpWpCreateRollsMPMax(t *testing.T) {
-	st := sheetTestService(t, "hp-mp-wp")
-	st.dice.Push(3, 7)
-	out := st.create("Mira", "class=Wizard level=3 hp-max=14 wis=14 con=13 temp-con=2 fort=1 will=4 feats=endurance,die-hard")
-	sheetWant(t, "create", out,
+	st := commandstest.NewSheets(t, "hp-mp-wp")
+	st.Dice.Push(3, 7)
+	out := st.Create("Mira", "class=Wizard level=3 hp-max=14 wis=14 con=13 temp-con=2 fort=1 will=4 feats=endurance,die-hard")
+	commandstest.WantIn(t, "create", out,
 		"HP 14/14 · MP 26/26 · WP 13/13 (+2 temp)",
 		"Rolled 2d10 [3, 7] = 10",
 		"wizard 3", "Mana die: d10", "Con 13 (+1)", "Wis 14 (+2)",
 		"Fort +1 · Will +4", "Feats: endurance, die-hard")
-	if n := st.dice.Remaining(); n != 0 {
+	if n := st.Dice.Remaining(); n != 0 {
 		t.Errorf("%d scripted dice left; want both mana dice used", n)
 	}
-	hist := sheetText(st.handle("history", "", nil))
-	sheetWant(t, "history", hist, "dice: 2d10 [3, 7] = 10", "MP max 26: level 1 d10 maximum 10; levels 2–3 rolled 2d10 [3, 7] = 10; Wis +2 per level")
+	hist := commandstest.SheetText(st.Handle("history", "", nil))
+	commandstest.WantIn(t, "history", hist, "dice: 2d10 [3, 7] = 10", "MP max 26: level 1 d10 maximum 10; levels 2–3 rolled 2d10 [3, 7] = 10; Wis +2 per level")
 }
 
 // TestHpMpWpWisPenaltyMPFloor: a Wis penalty cannot make a level give less
 // than 1 MP (RULES.md §2.1): bard level 3, Wis 6 (−2): max(1, 8 − 2) = 6,
 // then 1 and 2 each give 1 → 8.
 func TestHpMpWpWisPenaltyMPFloor(t *testing.T) {
-	st := sheetTestService(t, "hp-mp-wp")
-	st.dice.Push(1, 2)
-	out := st.create("Pip", "class=bard level=3 hp-max=9 wis=6")
-	sheetWant(t, "create", out, "MP 8/8", "Rolled 2d8 [1, 2] = 3", "Wis 6 (-2)")
+	st := commandstest.NewSheets(t, "hp-mp-wp")
+	st.Dice.Push(1, 2)
+	out := st.Create("Pip", "class=bard level=3 hp-max=9 wis=6")
+	commandstest.WantIn(t, "create", out, "MP 8/8", "Rolled 2d8 [1, 2] = 3", "Wis 6 (-2)")
 }
 
 // TestHpMpWpCreateGivenValues: given mp-max is not rolled; hp, mp, wp set
 // the current values within the maxima.
 func TestHpMpWpCreateGivenValues(t *testing.T) {
-	st := sheetTestService(t, "hp-mp-wp")
-	out := st.create("Gus", "class=psychic_warrior level=5 hp-max=30 hp=25 mp-max=12 mp=5 con=9 wp=-3")
-	sheetWant(t, "create", out, "HP 25/30 · MP 5/12 · WP -3/9", "psychic-warrior 5", "Mana die: d8", "Con 9 (-1)")
+	st := commandstest.NewSheets(t, "hp-mp-wp")
+	out := st.Create("Gus", "class=psychic_warrior level=5 hp-max=30 hp=25 mp-max=12 mp=5 con=9 wp=-3")
+	commandstest.WantIn(t, "create", out, "HP 25/30 · MP 5/12 · WP -3/9", "psychic-warrior 5", "Mana die: d8", "Con 9 (-1)")
 	if strings.Contains(out, "Rolled") {
 		t.Errorf("create with mp-max = %q; want nothing rolled", out)
 	}
 }
 
 func TestHpMpWpCreateRefused(t *testing.T) {
-	st := sheetTestService(t, "hp-mp-wp")
+	st := commandstest.NewSheets(t, "hp-mp-wp")
 	create := func(stats string, want ...string) {
 		t.Helper()
-		st.refused("char", "create", map[string]string{"name": "X", "stats": stats}, want...)
+		st.Refused("char", "create", map[string]string{"name": "X", "stats": stats}, want...)
 	}
 	create("", "hp-mp-wp characters need hp-max=N (as usual in 3.5)")
 	create("class=wizard str=12", "need hp-max=N")
@@ -185,9 +88,9 @@ func TestHpMpWpCreateRefused(t *testing.T) {
 	create("hp-max=ten", "hp-max=ten", "whole number")
 	create("hp-max=10 level=0", "level=0")
 	// MP max rolled, but the given mp is over it: nothing is created.
-	st.dice.Push(1)
+	st.Dice.Push(1)
 	create("hp-max=10 level=2 mp=10", "mp=10", "from 0 to 5")
-	if out := sheetText(st.handle("char", "list", nil)); !strings.Contains(out, "No characters") {
+	if out := commandstest.SheetText(st.Handle("char", "list", nil)); !strings.Contains(out, "No characters") {
 		t.Errorf("after refused creates, /char list = %q; want no characters", out)
 	}
 	// Running out of scripted dice is refused, not an internal error.
@@ -199,30 +102,30 @@ func TestHpMpWpCreateRefused(t *testing.T) {
 // fatigued (wound damage), and HP and MP are capped at the maxima fatigue
 // lowers (RULES.md §2.3).
 func TestHpMpWpSet(t *testing.T) {
-	st := sheetTestService(t, "hp-mp-wp")
-	st.create("Tor", "hp-max=20 con=15 mp-max=6")
-	sheetWant(t, "show", st.show("tor"), "HP 20/20 · MP 6/6 · WP 15/15")
+	st := commandstest.NewSheets(t, "hp-mp-wp")
+	st.Create("Tor", "hp-max=20 con=15 mp-max=6")
+	commandstest.WantIn(t, "show", st.Show("tor"), "HP 20/20 · MP 6/6 · WP 15/15")
 
-	out := st.set("Tor", "con=12")
-	sheetWant(t, "set con=12", out, "HP 20/20 · MP 6/6 · WP 15/15 → HP 20/20 · MP 6/6 · WP 12/12", "Con 12 (+1)")
-	out = st.set("Tor", "con=16")
-	sheetWant(t, "set con=16", out, "HP 19/20 · MP 5/6 · WP 12/16 · fatigued", "HP max 20 → 19; MP max 6 → 5")
-	out = st.set("Tor", "hp-max=15 mp-max=4")
-	sheetWant(t, "set maxima down", out, "HP 14/15 · MP 3/4 · WP 12/16")
-	out = st.set("Tor", "hp-max=25 hp=20 wp=16 temp-con=3")
-	sheetWant(t, "set currents", out, "HP 20/25 · MP 3/4 · WP 16/16 (+3 temp)")
-	out = st.set("Tor", "temp-con=0 feats=die-hard str=18 class=cleric fort=5")
-	sheetWant(t, "set misc", out, "WP 16/16", "cleric 1", "Mana die: d10", "Str 18 (+4)", "Fort +5", "Feats: die-hard")
+	out := st.Set("Tor", "con=12")
+	commandstest.WantIn(t, "set con=12", out, "HP 20/20 · MP 6/6 · WP 15/15 → HP 20/20 · MP 6/6 · WP 12/12", "Con 12 (+1)")
+	out = st.Set("Tor", "con=16")
+	commandstest.WantIn(t, "set con=16", out, "HP 19/20 · MP 5/6 · WP 12/16 · fatigued", "HP max 20 → 19; MP max 6 → 5")
+	out = st.Set("Tor", "hp-max=15 mp-max=4")
+	commandstest.WantIn(t, "set maxima down", out, "HP 14/15 · MP 3/4 · WP 12/16")
+	out = st.Set("Tor", "hp-max=25 hp=20 wp=16 temp-con=3")
+	commandstest.WantIn(t, "set currents", out, "HP 20/25 · MP 3/4 · WP 16/16 (+3 temp)")
+	out = st.Set("Tor", "temp-con=0 feats=die-hard str=18 class=cleric fort=5")
+	commandstest.WantIn(t, "set misc", out, "WP 16/16", "cleric 1", "Mana die: d10", "Str 18 (+4)", "Fort +5", "Feats: die-hard")
 	if _, after, _ := strings.Cut(out, "→"); strings.Contains(after, "temp") {
 		t.Errorf("set temp-con=0 = %q; want no temporary WP after it", out)
 	}
-	out = st.set("Tor", "feats=none")
-	sheetWant(t, "set feats=none", out, "Feats: none")
+	out = st.Set("Tor", "feats=none")
+	commandstest.WantIn(t, "set feats=none", out, "Feats: none")
 
-	st.refused("char", "set", map[string]string{"name": "Tor", "stats": "hp=26"}, "hp=26", "from 0 to 25")
-	st.refused("char", "set", map[string]string{"name": "Tor", "stats": "wp=17"}, "wp=17", "from -100 to 16")
-	st.refused("char", "set", map[string]string{"name": "Tor", "stats": "vigor=3"}, `Unknown stat "vigor"`, "Valid keys:")
-	sheetWant(t, "show after refusals", st.show("Tor"), "HP 20/25 · MP 3/4 · WP 16/16")
+	st.Refused("char", "set", map[string]string{"name": "Tor", "stats": "hp=26"}, "hp=26", "from 0 to 25")
+	st.Refused("char", "set", map[string]string{"name": "Tor", "stats": "wp=17"}, "wp=17", "from -100 to 16")
+	st.Refused("char", "set", map[string]string{"name": "Tor", "stats": "vigor=3"}, `Unknown stat "vigor"`, "Valid keys:")
+	commandstest.WantIn(t, "show after refusals", st.Show("Tor"), "HP 20/25 · MP 3/4 · WP 16/16")
 }
 
 // TestHpMpWpSetLevelRollsMP: gaining levels without mp-max rolls the new
@@ -230,20 +133,20 @@ func TestHpMpWpSet(t *testing.T) {
 // is ≤ 50%: Sel is fatigued, and HP are capped at the lowered HP max 6 +
 // 3 × (−1) = 3 (RULES.md §2.3).
 func TestHpMpWpSetLevelRollsMP(t *testing.T) {
-	st := sheetTestService(t, "hp-mp-wp")
-	st.create("Sel", "class=sorcerer hp-max=6 wis=12")
-	sheetWant(t, "create", st.show("Sel"), "MP 13/13")
-	st.dice.Push(5, 12)
-	out := st.set("Sel", "level=3")
-	sheetWant(t, "set level=3", out, "MP 13/13 · WP 10/10 → HP 3/6 · MP 13/32 · WP 10/10 · fatigued", "Rolled 2d12 [5, 12] = 17", "sorcerer 3")
-	sheetWant(t, "history", sheetText(st.handle("history", "", nil)), "MP max +19 → 32: levels 2–3 rolled 2d12 [5, 12] = 17; Wis +1 per level")
-	out = st.set("Sel", "level=2")
-	sheetWant(t, "set level=2", out, "MP 13/32", "sorcerer 2")
+	st := commandstest.NewSheets(t, "hp-mp-wp")
+	st.Create("Sel", "class=sorcerer hp-max=6 wis=12")
+	commandstest.WantIn(t, "create", st.Show("Sel"), "MP 13/13")
+	st.Dice.Push(5, 12)
+	out := st.Set("Sel", "level=3")
+	commandstest.WantIn(t, "set level=3", out, "MP 13/13 · WP 10/10 → HP 3/6 · MP 13/32 · WP 10/10 · fatigued", "Rolled 2d12 [5, 12] = 17", "sorcerer 3")
+	commandstest.WantIn(t, "history", commandstest.SheetText(st.Handle("history", "", nil)), "MP max +19 → 32: levels 2–3 rolled 2d12 [5, 12] = 17; Wis +1 per level")
+	out = st.Set("Sel", "level=2")
+	commandstest.WantIn(t, "set level=2", out, "MP 13/32", "sorcerer 2")
 	if strings.Contains(out, "Rolled") {
 		t.Errorf("losing a level = %q; want nothing rolled", out)
 	}
-	out = st.set("Sel", "level=4 mp-max=20")
-	sheetWant(t, "set level with mp-max", out, "MP 13/20", "sorcerer 4")
+	out = st.Set("Sel", "level=4 mp-max=20")
+	commandstest.WantIn(t, "set level with mp-max", out, "MP 13/20", "sorcerer 4")
 	if strings.Contains(out, "Rolled") {
 		t.Errorf("set level with mp-max = %q; want nothing rolled", out)
 	}
@@ -252,14 +155,14 @@ func TestHpMpWpSetLevelRollsMP(t *testing.T) {
 // TestHarmCreateDefaults pins the harm defaults: innate abilities at rank 0,
 // pools 3/3, Healthy, harm counter 0 (RULES.md §3.1, §3.2).
 func TestHarmCreateDefaults(t *testing.T) {
-	st := sheetTestService(t, "harm")
-	out := st.create("Garrett", "")
-	sheetWant(t, "create", out,
+	st := commandstest.NewSheets(t, "harm")
+	out := st.Create("Garrett", "")
+	commandstest.WantIn(t, "create", out,
 		"Healthy · harm 0 · Vigor 3/3 · Instinct 3/3 · Reason 3/3",
 		"Vigor abilities: Endure 0 (Unskilled)",
 		"Instinct abilities: React 0 (Unskilled)",
 		"Reason abilities: Willpower 0 (Unskilled)")
-	if strings.Contains(out, "Rolled") || st.dice.Remaining() != 0 {
+	if strings.Contains(out, "Rolled") || st.Dice.Remaining() != 0 {
 		t.Errorf("harm create = %q; want nothing rolled", out)
 	}
 }
@@ -267,9 +170,9 @@ func TestHarmCreateDefaults(t *testing.T) {
 // TestHarmCreateWithStats: ranks with their labels, pools drawn on per
 // RULES.md §3.1, custom abilities with and without a pool, "current/max".
 func TestHarmCreateWithStats(t *testing.T) {
-	st := sheetTestService(t, "harm")
-	out := st.create("Garrett", "endure=2 react=1 willpower=4 first-aid=3 counsel=5 climb=2 sneak=6:instinct vigor=5 instinct=2/4 reason=0")
-	sheetWant(t, "create", out,
+	st := commandstest.NewSheets(t, "harm")
+	out := st.Create("Garrett", "endure=2 react=1 willpower=4 first-aid=3 counsel=5 climb=2 sneak=6:instinct vigor=5 instinct=2/4 reason=0")
+	commandstest.WantIn(t, "create", out,
 		"Healthy · harm 0 · Vigor 5/5 · Instinct 2/4 · Reason 0/0",
 		"Vigor abilities: Endure 2 (Journeyman)\nClimb 2 (Journeyman)",
 		"Instinct abilities: React 1 (Apprentice)\nSneak 6 (rank 6)",
@@ -277,10 +180,10 @@ func TestHarmCreateWithStats(t *testing.T) {
 }
 
 func TestHarmCreateRefused(t *testing.T) {
-	st := sheetTestService(t, "harm")
+	st := commandstest.NewSheets(t, "harm")
 	create := func(stats string, want ...string) {
 		t.Helper()
-		st.refused("char", "create", map[string]string{"name": "X", "stats": stats}, want...)
+		st.Refused("char", "create", map[string]string{"name": "X", "stats": stats}, want...)
 	}
 	create("endure=7", "endure=7", "from 0 to 6")
 	create("react=-1", "react=-1")
@@ -300,49 +203,49 @@ func TestHarmCreateRefused(t *testing.T) {
 		many = append(many, string(c)+"x=1")
 	}
 	create(strings.Join(many, " "), "at most 20 abilities")
-	if out := sheetText(st.handle("char", "list", nil)); !strings.Contains(out, "No characters") {
+	if out := commandstest.SheetText(st.Handle("char", "list", nil)); !strings.Contains(out, "No characters") {
 		t.Errorf("after refused creates, /char list = %q; want no characters", out)
 	}
 	// 17 more abilities and the three innate ones make the most allowed.
-	st.create("Max", strings.Join(many[:17], " "))
-	st.refused("char", "set", map[string]string{"name": "Max", "stats": "zz=1"}, "at most 20 abilities", "name=none")
-	st.set("Max", "ax=none zz=1")
+	st.Create("Max", strings.Join(many[:17], " "))
+	st.Refused("char", "set", map[string]string{"name": "Max", "stats": "zz=1"}, "at most 20 abilities", "name=none")
+	st.Set("Max", "ax=none zz=1")
 }
 
 // TestHarmSet: a new pool max caps the current points and raising it does
 // not refill them; abilities keep their pool unless one is given.
 func TestHarmSet(t *testing.T) {
-	st := sheetTestService(t, "harm")
-	st.create("Garrett", "climb=1:instinct vigor=5")
-	out := st.set("Garrett", "vigor=2")
-	sheetWant(t, "set vigor=2", out, "Vigor 5/5 · Instinct 3/3 · Reason 3/3 → Healthy · harm 0 · Vigor 2/2")
-	out = st.set("Garrett", "vigor=6")
-	sheetWant(t, "set vigor=6", out, "Vigor 2/6")
-	out = st.set("Garrett", "vigor=6/6 reason=1/3")
-	sheetWant(t, "set current/max", out, "Vigor 6/6 · Instinct 3/3 · Reason 1/3")
+	st := commandstest.NewSheets(t, "harm")
+	st.Create("Garrett", "climb=1:instinct vigor=5")
+	out := st.Set("Garrett", "vigor=2")
+	commandstest.WantIn(t, "set vigor=2", out, "Vigor 5/5 · Instinct 3/3 · Reason 3/3 → Healthy · harm 0 · Vigor 2/2")
+	out = st.Set("Garrett", "vigor=6")
+	commandstest.WantIn(t, "set vigor=6", out, "Vigor 2/6")
+	out = st.Set("Garrett", "vigor=6/6 reason=1/3")
+	commandstest.WantIn(t, "set current/max", out, "Vigor 6/6 · Instinct 3/3 · Reason 1/3")
 
-	out = st.set("Garrett", "climb=3 endure=2")
-	sheetWant(t, "set climb=3", out, "Instinct abilities: React 0 (Unskilled)\nClimb 3 (Master)", "Endure 2 (Journeyman)")
-	out = st.set("Garrett", "climb=3:reason first-aid=1")
-	sheetWant(t, "set climb to reason", out, "Reason abilities: Willpower 0 (Unskilled)\nFirst Aid 1 (Apprentice)\nClimb 3 (Master)")
-	out = st.set("Garrett", "climb=none")
+	out = st.Set("Garrett", "climb=3 endure=2")
+	commandstest.WantIn(t, "set climb=3", out, "Instinct abilities: React 0 (Unskilled)\nClimb 3 (Master)", "Endure 2 (Journeyman)")
+	out = st.Set("Garrett", "climb=3:reason first-aid=1")
+	commandstest.WantIn(t, "set climb to reason", out, "Reason abilities: Willpower 0 (Unskilled)\nFirst Aid 1 (Apprentice)\nClimb 3 (Master)")
+	out = st.Set("Garrett", "climb=none")
 	if strings.Contains(out, "Climb") {
 		t.Errorf("set climb=none = %q; want Climb removed", out)
 	}
-	st.refused("char", "set", map[string]string{"name": "Garrett", "stats": "endure=9"}, "endure=9")
-	sheetWant(t, "show", st.show("Garrett"),
+	st.Refused("char", "set", map[string]string{"name": "Garrett", "stats": "endure=9"}, "endure=9")
+	commandstest.WantIn(t, "show", st.Show("Garrett"),
 		"Healthy · harm 0 · Vigor 6/6 · Instinct 3/3 · Reason 1/3", "Endure 2 (Journeyman)", "First Aid 1 (Apprentice)")
 }
 
 // TestHarmFudgeDiceOption: the harm table offers fudge-dice 3 (default) or 4.
 func TestHarmFudgeDiceOption(t *testing.T) {
-	st := sheetTestService(t, "harm")
-	sheetWant(t, "table show", st.ok("table", "show", nil), "fudge-dice=3")
-	sheetWant(t, "option", st.ok("table", "option", map[string]string{"name": "fudge-dice", "value": "4"}), "fudge-dice: 3 → 4")
-	st.refused("table", "option", map[string]string{"name": "fudge-dice", "value": "5"}, "3 or 4")
+	st := commandstest.NewSheets(t, "harm")
+	commandstest.WantIn(t, "table show", st.OK("table", "show", nil), "fudge-dice=3")
+	commandstest.WantIn(t, "option", st.OK("table", "option", map[string]string{"name": "fudge-dice", "value": "4"}), "fudge-dice: 3 → 4")
+	st.Refused("table", "option", map[string]string{"name": "fudge-dice", "value": "5"}, "3 or 4")
 
-	hmw := sheetTestService(t, "hp-mp-wp")
-	hmw.refused("table", "option", map[string]string{"name": "fudge-dice", "value": "4"}, "no table options")
+	hmw := commandstest.NewSheets(t, "hp-mp-wp")
+	hmw.Refused("table", "option", map[string]string{"name": "fudge-dice", "value": "4"}, "no table options")
 }
 
 // TestSheetSystemsUndo: /undo restores a sheet changed by /char set in both
@@ -353,16 +256,16 @@ func TestSheetSystemsUndo(t *testing.T) {
 		{"harm", "", "Vigor 3/3", "Vigor 1/3"},
 	} {
 		t.Run(sys.system, func(t *testing.T) {
-			st := sheetTestService(t, sys.system)
-			st.create("Ada", sys.stats)
+			st := commandstest.NewSheets(t, sys.system)
+			st.Create("Ada", sys.stats)
 			if sys.system == "harm" {
-				st.set("Ada", "vigor=1/3")
+				st.Set("Ada", "vigor=1/3")
 			} else {
-				st.set("Ada", "hp=3")
+				st.Set("Ada", "hp=3")
 			}
-			sheetWant(t, "show", st.show("Ada"), sys.after)
-			st.ok("undo", "", nil)
-			sheetWant(t, "show after undo", st.show("Ada"), sys.before)
+			commandstest.WantIn(t, "show", st.Show("Ada"), sys.after)
+			st.OK("undo", "", nil)
+			commandstest.WantIn(t, "show after undo", st.Show("Ada"), sys.before)
 		})
 	}
 }
@@ -370,13 +273,13 @@ func TestSheetSystemsUndo(t *testing.T) {
 // TestSheetSystemsHelpAndStubs: /help lists each system's stats keys and
 // options, and commands the systems do not implement yet are refused.
 func TestSheetSystemsHelpAndStubs(t *testing.T) {
-	st := sheetTestService(t, "harm")
+	st := commandstest.NewSheets(t, "harm")
 	// /help answers only the caller (ephemeral), so read the reply directly.
-	sheetWant(t, "help harm", sheetText(st.handle("help", "", map[string]string{"topic": "harm"})),
+	commandstest.WantIn(t, "help harm", commandstest.SheetText(st.Handle("help", "", map[string]string{"topic": "harm"})),
 		"SOY Hybrid Harm", "counsel, endure, first-aid, instinct, react, reason, vigor, willpower", "fudge-dice (3/4")
-	sheetWant(t, "help hp-mp-wp", sheetText(st.handle("help", "", map[string]string{"topic": "hp-mp-wp"})),
+	commandstest.WantIn(t, "help hp-mp-wp", commandstest.SheetText(st.Handle("help", "", map[string]string{"topic": "hp-mp-wp"})),
 		"Universal HP/MP/WP", "cha, class, con, dex, effect, feats, fort, hp, hp-max, int, level, mp, mp-max, state, str, temp-con, will, wis, wp")
-	st.create("Ada", "")
+	st.Create("Ada", "")
 	// harm implements /damage, /heal, /rest and /spend (harm_test.go); /strain is not one of its commands.
-	st.refused("strain", "", map[string]string{"target": "Ada"}, "not part of the harm system")
+	st.Refused("strain", "", map[string]string{"target": "Ada"}, "not part of the harm system")
 }

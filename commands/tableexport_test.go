@@ -13,7 +13,7 @@ import (
 // exportFile runs /table export as user and returns the JSON file.
 func exportFile(t *testing.T, tb *table, user string) []byte {
 	t.Helper()
-	resp := tb.do(user, "/table export")
+	resp := tb.Do(user, "/table export")
 	if !resp.Ephemeral || len(resp.Files) != 1 || resp.Files[0].ContentType != "application/json" {
 		t.Fatalf("export reply %q, files %d; want an ephemeral reply with one JSON file", resp.Content, len(resp.Files))
 	}
@@ -22,25 +22,25 @@ func exportFile(t *testing.T, tb *table, user string) []byte {
 
 // importFile runs /table import with data attached as user.
 func importFile(tb *table, user string, data []byte) *commands.Response {
-	req := tb.request(user, "/table import file:table.json")
+	req := tb.Request(user, "/table import file:table.json")
 	req.Attachments = map[string]*commands.Attachment{"file": {Filename: "table.json", Data: data}}
-	return tb.svc.Handle(context.Background(), req)
+	return tb.Svc.Handle(context.Background(), req)
 }
 
 func TestExportImportRoundTrip(t *testing.T) {
 	tb := newTable(t)
-	tb.ok(tb.do("!carol", "/table setup system:hit-protection"))
-	tb.ok(tb.do("!carol", "/table option name:catch-breath value:off"))
-	tb.ok(tb.do("ann", `/char create name:Lister stats:"class=fighter level=1 hp=8"`))
-	tb.ok(tb.do("bob", `/char create name:"Bob & <Temp>" stats:"class=fighter level=1 hp=6"`))
-	tb.ok(tb.do("ann", `/char create name:Rimmer stats:"class=fighter level=1 hp=6"`))
-	del := tb.do("bob", `/char delete name:"Bob & <Temp>"`)
-	tb.ok(tb.press("bob", del, "Delete"))
-	tb.dice.Push(2)
-	tb.ok(tb.do("ann", "/damage target:Lister amount:1d6"))
-	tb.ok(tb.do("!carol", "/clock action:advance amount:3 unit:turns"))
+	tb.OK(tb.Do("!carol", "/table setup system:hit-protection"))
+	tb.OK(tb.Do("!carol", "/table option name:catch-breath value:off"))
+	tb.OK(tb.Do("ann", `/char create name:Lister stats:"class=fighter level=1 hp=8"`))
+	tb.OK(tb.Do("bob", `/char create name:"Bob & <Temp>" stats:"class=fighter level=1 hp=6"`))
+	tb.OK(tb.Do("ann", `/char create name:Rimmer stats:"class=fighter level=1 hp=6"`))
+	del := tb.Do("bob", `/char delete name:"Bob & <Temp>"`)
+	tb.OK(tb.Press("bob", del, "Delete"))
+	tb.Dice.Push(2)
+	tb.OK(tb.Do("ann", "/damage target:Lister amount:1d6"))
+	tb.OK(tb.Do("!carol", "/clock action:advance amount:3 unit:turns"))
 
-	tb.refused(tb.do("ann", "/table export"), "Only a GM")
+	tb.Refused(tb.Do("ann", "/table export"), "Only a GM")
 	data := exportFile(t, tb, "!carol")
 	var ex commands.Export
 	if err := json.Unmarshal(data, &ex); err != nil {
@@ -54,13 +54,13 @@ func TestExportImportRoundTrip(t *testing.T) {
 	}
 
 	// Into a new channel.
-	tb.channel = "chan-2"
-	tb.refused(importFile(tb, "ann", data), "Only a GM")
-	out := tb.ok(importFile(tb, "!carol", data))
+	tb.Channel = "chan-2"
+	tb.Refused(importFile(tb, "ann", data), "Only a GM")
+	out := tb.OK(importFile(tb, "!carol", data))
 	if !strings.Contains(out, "2 characters") {
 		t.Errorf("import reply %q", out)
 	}
-	tb.refused(importFile(tb, "!carol", data), "already has a table")
+	tb.Refused(importFile(tb, "!carol", data), "already has a table")
 
 	// Identical state: exporting the copy gives the same file, channel aside.
 	again := exportFile(t, tb, "!carol")
@@ -76,12 +76,12 @@ func TestExportImportRoundTrip(t *testing.T) {
 	}
 
 	// The copy plays on: history, undo, and ids are never reused.
-	if h := tb.ok(tb.do("ann", "/history")); !strings.Contains(h, "Lister") {
+	if h := tb.OK(tb.Do("ann", "/history")); !strings.Contains(h, "Lister") {
 		t.Errorf("history: %s", h)
 	}
-	tb.ok(tb.do("ann", `/char create name:Kryten stats:"class=fighter level=1 hp=6"`))
-	tb.ok(tb.do("ann", "/undo"))
-	tb.ok(tb.do("ann", `/char create name:Kryten stats:"class=fighter level=1 hp=6"`))
+	tb.OK(tb.Do("ann", `/char create name:Kryten stats:"class=fighter level=1 hp=6"`))
+	tb.OK(tb.Do("ann", "/undo"))
+	tb.OK(tb.Do("ann", `/char create name:Kryten stats:"class=fighter level=1 hp=6"`))
 	var ex3 commands.Export
 	if err := json.Unmarshal(exportFile(t, tb, "!carol"), &ex3); err != nil {
 		t.Fatal(err)
@@ -103,34 +103,34 @@ func TestImportRefusesBadFiles(t *testing.T) {
 		{`{"format":"hpkeeper-table","version":1,"table":{"system":"harm"},"events":[{"seq":2}]}`, "out of sequence"},
 		{`{"format":"hpkeeper-table","version":1,"table":{"system":"harm"},"surprise":1}`, "unknown field"},
 	} {
-		tb.refused(importFile(tb, "!carol", []byte(c.file)), c.want)
+		tb.Refused(importFile(tb, "!carol", []byte(c.file)), c.want)
 	}
-	tb.refused(tb.do("!carol", "/table import file:x.json"), "Attach the JSON file")
+	tb.Refused(tb.Do("!carol", "/table import file:x.json"), "Attach the JSON file")
 
 	// The file is downloaded only for a GM, and a failed download says so.
 	fetched := 0
-	req := tb.request("ann", "/table import file:x.json")
+	req := tb.Request("ann", "/table import file:x.json")
 	req.Attachments = map[string]*commands.Attachment{"file": {Filename: "x.json", Fetch: func(context.Context) ([]byte, error) {
 		fetched++
 		return nil, errors.New("HTTP 404")
 	}}}
-	tb.refused(tb.svc.Handle(context.Background(), req), "Only a GM")
+	tb.Refused(tb.Svc.Handle(context.Background(), req), "Only a GM")
 	if fetched != 0 {
 		t.Errorf("fetched the file %d times for a player", fetched)
 	}
-	req = tb.request("!carol", "/table import file:x.json")
+	req = tb.Request("!carol", "/table import file:x.json")
 	req.Attachments = map[string]*commands.Attachment{"file": {Filename: "x.json", Size: 9 << 20, Fetch: func(context.Context) ([]byte, error) {
 		fetched++
 		return nil, nil
 	}}}
-	tb.refused(tb.svc.Handle(context.Background(), req), "at most")
+	tb.Refused(tb.Svc.Handle(context.Background(), req), "at most")
 	if fetched != 0 {
 		t.Errorf("fetched a file too big to import")
 	}
-	req = tb.request("!carol", "/table import file:x.json")
+	req = tb.Request("!carol", "/table import file:x.json")
 	req.Attachments = map[string]*commands.Attachment{"file": {Filename: "x.json", Fetch: func(context.Context) ([]byte, error) {
 		fetched++
 		return nil, errors.New("HTTP 404")
 	}}}
-	tb.refused(tb.svc.Handle(context.Background(), req), "Could not download the file from Discord (HTTP 404)")
+	tb.Refused(tb.Svc.Handle(context.Background(), req), "Could not download the file from Discord (HTTP 404)")
 }

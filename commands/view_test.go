@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/hpkeeper/hpkeeper/commands"
+	"github.com/hpkeeper/hpkeeper/commands/commandstest"
 )
 
 var updateEmbeds = flag.Bool("update-embeds", false, "rewrite testdata/embeds/*.json")
@@ -88,14 +89,14 @@ func embedGolden(t *testing.T, name string, replies map[string]*commands.Respons
 func TestEmbedsGolden(t *testing.T) {
 	t.Run("hit-protection", func(t *testing.T) {
 		tb := newTable(t)
-		tb.ok(tb.do("!gm", "/table setup system:hit-protection"))
-		tb.ok(tb.do("ann", `/char create name:Fine stats:"class=fighter hit-die=d8 hp=8"`))
-		tb.ok(tb.do("ann", `/char create name:Hurt stats:"class=fighter hit-die=d8 hp=3"`))
-		tb.ok(tb.do("ann", `/char create name:Zero stats:"class=fighter hit-die=d8 hp=2"`))
-		tb.ok(tb.do("ann", "/damage target:Zero amount:2"))
+		tb.OK(tb.Do("!gm", "/table setup system:hit-protection"))
+		tb.OK(tb.Do("ann", `/char create name:Fine stats:"class=fighter hit-die=d8 hp=8"`))
+		tb.OK(tb.Do("ann", `/char create name:Hurt stats:"class=fighter hit-die=d8 hp=3"`))
+		tb.OK(tb.Do("ann", `/char create name:Zero stats:"class=fighter hit-die=d8 hp=2"`))
+		tb.OK(tb.Do("ann", "/damage target:Zero amount:2"))
 		r := map[string]*commands.Response{}
 		for _, n := range []string{"Fine", "Hurt", "Zero"} {
-			r[n] = tb.do("ann", "/char show name:"+n)
+			r[n] = tb.Do("ann", "/char show name:"+n)
 		}
 		embedGolden(t, "hit-protection", r, []string{"Fine", "Hurt", "Zero"})
 		if r["Fine"].Embeds[0].Color != commands.ColorFine || r["Hurt"].Embeds[0].Color != commands.ColorWounded || r["Zero"].Embeds[0].Color != commands.ColorZero {
@@ -104,26 +105,26 @@ func TestEmbedsGolden(t *testing.T) {
 	})
 	t.Run("hp-mp-wp", func(t *testing.T) {
 		tb := newTable(t)
-		tb.ok(tb.do("!gm", "/table setup system:hp-mp-wp"))
-		tb.ok(tb.do("ann", `/char create name:Fine stats:"hp-max=20 con=12"`))
-		tb.ok(tb.do("ann", `/char create name:Hurt stats:"hp-max=20 hp=7 con=12"`))
-		tb.ok(tb.do("ann", `/char create name:Disabled stats:"hp-max=20 hp=0 con=12 wp=-1"`))
+		tb.OK(tb.Do("!gm", "/table setup system:hp-mp-wp"))
+		tb.OK(tb.Do("ann", `/char create name:Fine stats:"hp-max=20 con=12"`))
+		tb.OK(tb.Do("ann", `/char create name:Hurt stats:"hp-max=20 hp=7 con=12"`))
+		tb.OK(tb.Do("ann", `/char create name:Disabled stats:"hp-max=20 hp=0 con=12 wp=-1"`))
 		r := map[string]*commands.Response{}
 		for _, n := range []string{"Fine", "Hurt", "Disabled"} {
-			r[n] = tb.do("ann", "/char show name:"+n)
+			r[n] = tb.Do("ann", "/char show name:"+n)
 		}
 		embedGolden(t, "hp-mp-wp", r, []string{"Fine", "Hurt", "Disabled"})
 	})
 	t.Run("harm", func(t *testing.T) {
 		tb := newTable(t)
-		tb.ok(tb.do("!gm", "/table setup system:harm"))
-		tb.ok(tb.do("ann", `/char create name:Fine stats:"endure=2"`))
-		tb.ok(tb.do("ann", `/char create name:Hurt stats:"endure=2"`))
-		tb.dice.Push(-1, -1, -1)
-		tb.ok(tb.do("ann", "/damage target:Hurt amount:3"))
+		tb.OK(tb.Do("!gm", "/table setup system:harm"))
+		tb.OK(tb.Do("ann", `/char create name:Fine stats:"endure=2"`))
+		tb.OK(tb.Do("ann", `/char create name:Hurt stats:"endure=2"`))
+		tb.Dice.Push(-1, -1, -1)
+		tb.OK(tb.Do("ann", "/damage target:Hurt amount:3"))
 		r := map[string]*commands.Response{}
 		for _, n := range []string{"Fine", "Hurt"} {
-			r[n] = tb.do("ann", "/char show name:"+n)
+			r[n] = tb.Do("ann", "/char show name:"+n)
 		}
 		embedGolden(t, "harm", r, []string{"Fine", "Hurt"})
 	})
@@ -133,10 +134,10 @@ func TestEmbedsGolden(t *testing.T) {
 // its embed (colour and bars), in every system.
 func TestActionRepliesCarryEmbeds(t *testing.T) {
 	tb := newTable(t)
-	tb.ok(tb.do("!gm", "/table setup system:hit-protection"))
-	tb.ok(tb.do("ann", `/char create name:Lister stats:"class=fighter hit-die=d8 hp=8"`))
-	resp := tb.do("ann", "/damage target:Lister amount:3")
-	tb.ok(resp)
+	tb.OK(tb.Do("!gm", "/table setup system:hit-protection"))
+	tb.OK(tb.Do("ann", `/char create name:Lister stats:"class=fighter hit-die=d8 hp=8"`))
+	resp := tb.Do("ann", "/damage target:Lister amount:3")
+	tb.OK(resp)
 	if len(resp.Embeds) != 1 || resp.Embeds[0].Color != commands.ColorWounded || !strings.Contains(resp.Embeds[0].Description, "HP ██████░░░░ 5/8") {
 		t.Errorf("damage reply embeds = %+v", resp.Embeds)
 	}
@@ -144,18 +145,18 @@ func TestActionRepliesCarryEmbeds(t *testing.T) {
 
 func TestHiddenCharacters(t *testing.T) {
 	tb := newTable(t)
-	tb.ok(tb.do("!gm", "/table setup system:hit-protection"))
-	tb.ok(tb.do("ann", `/char create name:Lister stats:"class=fighter hit-die=d8 hp=8"`))
-	tb.refused(tb.do("ann", `/char create name:Goblin stats:"hp=7 hidden=true"`), "Only a GM can hide or reveal a character")
-	tb.refused(tb.do("ann", `/char set name:Lister stats:"hidden=true"`), "Only a GM can hide")
-	tb.refused(tb.do("!gm", `/char create name:Goblin stats:"hidden=maybe"`), "true or false")
-	resp := tb.do("!gm", `/char create name:Goblin stats:"class=fighter hit-die=d8 hp=7 hidden=true"`)
-	if !resp.Ephemeral || !strings.Contains(text(resp), "HP 7/8") {
+	tb.OK(tb.Do("!gm", "/table setup system:hit-protection"))
+	tb.OK(tb.Do("ann", `/char create name:Lister stats:"class=fighter hit-die=d8 hp=8"`))
+	tb.Refused(tb.Do("ann", `/char create name:Goblin stats:"hp=7 hidden=true"`), "Only a GM can hide or reveal a character")
+	tb.Refused(tb.Do("ann", `/char set name:Lister stats:"hidden=true"`), "Only a GM can hide")
+	tb.Refused(tb.Do("!gm", `/char create name:Goblin stats:"hidden=maybe"`), "true or false")
+	resp := tb.Do("!gm", `/char create name:Goblin stats:"class=fighter hit-die=d8 hp=7 hidden=true"`)
+	if !resp.Ephemeral || !strings.Contains(commandstest.Text(resp), "HP 7/8") {
 		t.Errorf("GM's create reply should be private with numbers: %+v", resp)
 	}
-	tb.dice.Push(3)
-	resp = tb.do("!gm", "/damage target:Goblin amount:1d6")
-	if !resp.Ephemeral || !strings.Contains(text(resp), "HP 7 → 4") || !strings.Contains(text(resp), "1d6 [3] = 3") {
+	tb.Dice.Push(3)
+	resp = tb.Do("!gm", "/damage target:Goblin amount:1d6")
+	if !resp.Ephemeral || !strings.Contains(commandstest.Text(resp), "HP 7 → 4") || !strings.Contains(commandstest.Text(resp), "1d6 [3] = 3") {
 		t.Errorf("GM's damage reply should be private with numbers and dice: %+v", resp)
 	}
 
@@ -165,40 +166,40 @@ func TestHiddenCharacters(t *testing.T) {
 			t.Errorf("%s shows a hidden character's numbers: %q", what, s)
 		}
 	}
-	out := tb.ok(tb.do("bob", "/char show name:Goblin"))
+	out := tb.OK(tb.Do("bob", "/char show name:Goblin"))
 	noNumbers("char show", out)
-	wantIn(t, "char show", out, "Wounded")
-	out = tb.ok(tb.do("bob", "/char list"))
+	commandstest.WantIn(t, "char show", out, "Wounded")
+	out = tb.OK(tb.Do("bob", "/char list"))
 	noNumbers("char list", out)
-	wantIn(t, "char list", out, "Goblin** (gm): Wounded", "Lister** (ann): HP 8/8")
-	out = tb.ok(tb.do("bob", "/table show"))
+	commandstest.WantIn(t, "char list", out, "Goblin** (gm): Wounded", "Lister** (ann): HP 8/8")
+	out = tb.OK(tb.Do("bob", "/table show"))
 	noNumbers("table show", out)
-	wantIn(t, "table show", out, "Goblin** (gm): Wounded")
-	out = tb.ok(tb.do("bob", "/history"))
+	commandstest.WantIn(t, "table show", out, "Goblin** (gm): Wounded")
+	out = tb.OK(tb.Do("bob", "/history"))
 	noNumbers("history", out)
-	wantIn(t, "history", out, "/damage", "Goblin: Wounded", "/char create", "Created Lister for ann: HP 8/8") // Lister's events stay whole
+	commandstest.WantIn(t, "history", out, "/damage", "Goblin: Wounded", "/char create", "Created Lister for ann: HP 8/8") // Lister's events stay whole
 
 	// GMs see everything.
-	wantIn(t, "GM char show", tb.ok(tb.do("!gm", "/char show name:Goblin")), "HP 4/8")
-	wantIn(t, "GM history", tb.ok(tb.do("!gm", "/history target:Goblin")), "1d6 [3] = 3")
+	commandstest.WantIn(t, "GM char show", tb.OK(tb.Do("!gm", "/char show name:Goblin")), "HP 4/8")
+	commandstest.WantIn(t, "GM history", tb.OK(tb.Do("!gm", "/history target:Goblin")), "1d6 [3] = 3")
 
 	// A hidden character's owner who is not a GM sees the word in replies.
-	text(tb.do("!gm", `/char create name:Spy owner:bob stats:"class=fighter hit-die=d6 hp=6 hidden=true"`))
-	resp = tb.do("bob", "/damage target:Spy amount:6")
-	out = tb.ok(resp)
+	commandstest.Text(tb.Do("!gm", `/char create name:Spy owner:bob stats:"class=fighter hit-die=d6 hp=6 hidden=true"`))
+	resp = tb.Do("bob", "/damage target:Spy amount:6")
+	out = tb.OK(resp)
 	if resp.Ephemeral || strings.Contains(out, "6 →") || strings.Contains(out, "HP") {
 		t.Errorf("player's reply about a hidden character shows numbers: %q", out)
 	}
-	wantIn(t, "player's damage", out, "Spy**: Down")
+	commandstest.WantIn(t, "player's damage", out, "Spy**: Down")
 
 	// Revealing: the GM sets hidden=false; players see the numbers again.
-	tb.ok(tb.do("!gm", `/char set name:Goblin stats:"hidden=false"`))
-	wantIn(t, "revealed", tb.ok(tb.do("bob", "/char show name:Goblin")), "HP 4/8")
+	tb.OK(tb.Do("!gm", `/char set name:Goblin stats:"hidden=false"`))
+	commandstest.WantIn(t, "revealed", tb.OK(tb.Do("bob", "/char show name:Goblin")), "HP 4/8")
 	// Hiding is recorded, so /undo hides it again.
-	if resp := tb.do("!gm", "/undo"); !resp.Ephemeral {
+	if resp := tb.Do("!gm", "/undo"); !resp.Ephemeral {
 		t.Errorf("undo about a hidden character is public: %+v", resp)
 	}
-	noNumbers("undone reveal", tb.ok(tb.do("bob", "/char show name:Goblin")))
+	noNumbers("undone reveal", tb.OK(tb.Do("bob", "/char show name:Goblin")))
 }
 
 // fakePoster records tracker posts.
@@ -211,62 +212,62 @@ func (p *fakePoster) PostTracker(ctx context.Context, channelID string, resp *co
 
 func TestTableTracker(t *testing.T) {
 	tb := newTable(t)
-	tb.ok(tb.do("!gm", "/table setup system:hp-mp-wp"))
-	tb.refused(tb.do("ann", "/table tracker"), "DISCORD_TOKEN")
+	tb.OK(tb.Do("!gm", "/table setup system:hp-mp-wp"))
+	tb.Refused(tb.Do("ann", "/table tracker"), "DISCORD_TOKEN")
 	p := &fakePoster{}
-	tb.svc.SetTrackerPoster(p, "")
+	tb.Svc.SetTrackerPoster(p, "")
 	var changed []string
-	tb.svc.OnChange(func(ch string) { changed = append(changed, ch) })
-	tb.ok(tb.do("ann", `/char create name:Vala stats:"hp-max=20 con=12"`))
-	wantIn(t, "hidden create", text(tb.do("!gm", `/char create name:Orc stats:"hp-max=10 con=10 hidden=true"`)), "Created")
-	if id, resp, err := tb.svc.Tracker(tb.channel); err != nil || id != "" || resp != nil {
+	tb.Svc.OnChange(func(ch string) { changed = append(changed, ch) })
+	tb.OK(tb.Do("ann", `/char create name:Vala stats:"hp-max=20 con=12"`))
+	commandstest.WantIn(t, "hidden create", commandstest.Text(tb.Do("!gm", `/char create name:Orc stats:"hp-max=10 con=10 hidden=true"`)), "Created")
+	if id, resp, err := tb.Svc.Tracker(tb.Channel); err != nil || id != "" || resp != nil {
 		t.Fatalf("tracker before /table tracker = %q, %v, %v", id, resp, err)
 	}
-	resp := tb.do("ann", "/table tracker")
+	resp := tb.Do("ann", "/table tracker")
 	if !resp.Ephemeral || len(p.posts) != 1 {
 		t.Fatalf("tracker reply %+v, posts %d", resp, len(p.posts))
 	}
-	tb.ok(tb.do("ann", "/damage target:Vala amount:5"))
+	tb.OK(tb.Do("ann", "/damage target:Vala amount:5"))
 	// Posting the tracker is an event: an older table change can still be undone.
-	wantIn(t, "history", tb.ok(tb.do("!gm", "/history")), "/table tracker", "Posted the tracker.")
-	id, tr, err := tb.svc.Tracker(tb.channel)
+	commandstest.WantIn(t, "history", tb.OK(tb.Do("!gm", "/history")), "/table tracker", "Posted the tracker.")
+	id, tr, err := tb.Svc.Tracker(tb.Channel)
 	if err != nil || id != "msg-1" {
 		t.Fatalf("Tracker = %q, %v", id, err)
 	}
-	out := text(tr)
-	wantIn(t, "tracker", out, "Vala** `HP ████████░░ 15/20` `MP ██████████ 4/4` `WP ██████████ 12/12`", "Orc**: Unhurt", "Clock: day 1, 00:00")
+	out := commandstest.Text(tr)
+	commandstest.WantIn(t, "tracker", out, "Vala** `HP ████████░░ 15/20` `MP ██████████ 4/4` `WP ██████████ 12/12`", "Orc**: Unhurt", "Clock: day 1, 00:00")
 	if strings.Contains(out, "10/10") {
 		t.Errorf("tracker shows the hidden Orc's numbers: %q", out)
 	}
-	if len(changed) < 4 || changed[len(changed)-1] != tb.channel {
+	if len(changed) < 4 || changed[len(changed)-1] != tb.Channel {
 		t.Errorf("change notifications = %q", changed)
 	}
 }
 
 func TestHelpSystemCommands(t *testing.T) {
 	tb := newTable(t)
-	out := text(tb.do("ann", "/help topic:harm"))
-	wantIn(t, "harm help", out, "Commands:", "`/damage target:… amount:… [lethal:…] [kind:…] [pool:…]`", "`/heal")
+	out := commandstest.Text(tb.Do("ann", "/help topic:harm"))
+	commandstest.WantIn(t, "harm help", out, "Commands:", "`/damage target:… amount:… [lethal:…] [kind:…] [pool:…]`", "`/heal")
 	for _, not := range []string{"/strain", "soak", "crit"} {
 		if strings.Contains(out, not) {
 			t.Errorf("harm help mentions %s: %q", not, out)
 		}
 	}
-	out = text(tb.do("ann", "/help topic:hp-mp-wp"))
-	wantIn(t, "hp-mp-wp help", out, "`/strain", "`/activity", "[crit:…]", "[nonlethal:…]")
+	out = commandstest.Text(tb.Do("ann", "/help topic:hp-mp-wp"))
+	commandstest.WantIn(t, "hp-mp-wp help", out, "`/strain", "`/activity", "[crit:…]", "[nonlethal:…]")
 }
 
 // TestTrackerKeepsUndo: posting the tracker after a table change leaves that
 // change undoable (the tracker's id is stored by an event of its own).
 func TestTrackerKeepsUndo(t *testing.T) {
 	tb := newTable(t)
-	tb.ok(tb.do("!gm", "/table setup system:hit-protection"))
-	tb.svc.SetTrackerPoster(&fakePoster{}, "")
-	tb.ok(tb.do("!gm", "/table option name:catch-breath value:on"))
-	text(tb.do("!gm", "/table tracker"))
-	wantIn(t, "undo tracker", tb.ok(tb.do("!gm", "/undo")), "/table tracker")
-	wantIn(t, "undo option", tb.ok(tb.do("!gm", "/undo")), "/table option")
-	if id, _, _ := tb.svc.Tracker(tb.channel); id != "" {
+	tb.OK(tb.Do("!gm", "/table setup system:hit-protection"))
+	tb.Svc.SetTrackerPoster(&fakePoster{}, "")
+	tb.OK(tb.Do("!gm", "/table option name:catch-breath value:on"))
+	commandstest.Text(tb.Do("!gm", "/table tracker"))
+	commandstest.WantIn(t, "undo tracker", tb.OK(tb.Do("!gm", "/undo")), "/table tracker")
+	commandstest.WantIn(t, "undo option", tb.OK(tb.Do("!gm", "/undo")), "/table option")
+	if id, _, _ := tb.Svc.Tracker(tb.Channel); id != "" {
 		t.Errorf("tracker id after undoing its post = %q", id)
 	}
 }

@@ -1,0 +1,198 @@
+// Package commandstest runs the commands core for tests, in the spirit of
+// net/http/httptest: a Table is a Service over a real bbolt file in
+// t.TempDir() with scripted dice, driven by command lines as a user types
+// them (`/damage target:Lister amount:4`), and its checks fail the test
+// with what was answered. The core's tests and each system's tests use it.
+package commandstest
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hpkeeper/hpkeeper/commands"
+	"github.com/hpkeeper/hpkeeper/rules/dice"
+	"github.com/hpkeeper/hpkeeper/storage"
+)
+
+// Table is a test table: a Service over a real bbolt file with scripted
+// dice and a clock that moves one minute per request, acting in one
+// channel of guild "g1". Users are named by their user ids.
+type Table struct {
+	// T is the test the table fails.
+	T testing.TB
+	// Svc is the service under test.
+	Svc *commands.Service
+	// DB is the database the service writes (closed when the test ends).
+	DB *storage.DB
+	// Dice hands out the faces a test pushes; running out is an error.
+	Dice *dice.Scripted
+	// Channel is the channel (the table) every request is sent in.
+	Channel string
+}
+
+// New returns a Table in channel "chan-1".
+func New(t testing.TB) *Table {
+	t.Helper()
+	db := OpenDB(t)
+	src := dice.NewScripted()
+	svc := commands.New(db, src)
+	at := time.Date(2026, 11, 29, 19, 0, 0, 0, time.UTC)
+	svc.SetClock(func() time.Time { at = at.Add(time.Minute); return at })
+	return &Table{T: t, Svc: svc, DB: db, Dice: src, Channel: "chan-1"}
+}
+
+// OpenDB opens a fresh bbolt file in t.TempDir(), closed when the test ends.
+func OpenDB(t testing.TB) *storage.DB {
+	t.Helper()
+	db, err := storage.Open(filepath.Join(t.TempDir(), "hpkeeper.db"), storage.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// Do runs a command line such as `/char create name:Lister stats:"hp=4"` as
+// user (whose name is the user id); a first character '!' of user gives the
+// Manage Channels permission.
+func (tb *Table) Do(user, line string) *commands.Response {
+	tb.T.Helper()
+	req := tb.Request(user, line)
+	return tb.Svc.Handle(context.Background(), req)
+}
+
+// Request returns the request Do sends for line as user: words without ':'
+// after the command are the subcommand, name:value words the options
+// ("double quoted" values may hold spaces), and each value also names a
+// user, as user options do.
+func (tb *Table) Request(user, line string) *commands.Request {
+	tb.T.Helper()
+	perms := int64(0)
+	if strings.HasPrefix(user, "!") {
+		user = user[1:]
+		perms = commands.ManageChannels
+	}
+	words := splitLine(line)
+	req := &commands.Request{
+		Kind: commands.KindCommand, ChannelID: tb.Channel, GuildID: "g1",
+		UserID: user, UserName: user, Permissions: perms,
+		Options: map[string]string{}, Users: map[string]string{},
+	}
+	req.Command = strings.TrimPrefix(words[0], "/")
+	for _, w := range words[1:] {
+		k, v, ok := strings.Cut(w, ":")
+		if !ok {
+			req.Subcommand = w
+			continue
+		}
+		req.Options[k] = v
+		req.Users[v] = v
+	}
+	return req
+}
+
+// Press presses the button labelled label in resp as user; a missing
+// button fails the test.
+func (tb *Table) Press(user string, resp *commands.Response, label string) *commands.Response {
+	tb.T.Helper()
+	for _, row := range resp.Components {
+		for _, b := range row {
+			if b.Label == label {
+				return tb.Svc.Handle(context.Background(), &commands.Request{
+					Kind: commands.KindComponent, ChannelID: tb.Channel, GuildID: "g1",
+					UserID: user, UserName: user, CustomID: b.CustomID,
+				})
+			}
+		}
+	}
+	tb.T.Fatalf("no button %q in %+v", label, resp)
+	return nil
+}
+
+// PressRow presses the button labelled label in row i of resp.
+func (tb *Table) PressRow(user string, resp *commands.Response, i int, label string) *commands.Response {
+	tb.T.Helper()
+	return tb.Press(user, &commands.Response{Components: resp.Components[i : i+1]}, label)
+}
+
+// Submit answers the modal resp opened, as user, with text in its first
+// input; a reply without a modal fails the test.
+func (tb *Table) Submit(user string, resp *commands.Response, text string) *commands.Response {
+	tb.T.Helper()
+	if resp.Modal == nil {
+		tb.T.Fatalf("no modal in %+v", resp)
+	}
+	return tb.Svc.Handle(context.Background(), &commands.Request{
+		Kind: commands.KindModal, ChannelID: tb.Channel, GuildID: "g1",
+		UserID: user, UserName: user, CustomID: resp.Modal.CustomID,
+		Values: map[string]string{resp.Modal.Inputs[0].CustomID: text},
+	})
+}
+
+// NoDiceLeft fails the test when scripted dice were pushed but not rolled.
+func (tb *Table) NoDiceLeft() {
+	tb.T.Helper()
+	if n := tb.Dice.Remaining(); n != 0 {
+		tb.T.Errorf("%d scripted dice left unused", n)
+	}
+}
+
+// OK fails unless resp is a public reply, and returns its Text.
+func (tb *Table) OK(resp *commands.Response) string {
+	tb.T.Helper()
+	if resp.Ephemeral {
+		tb.T.Fatalf("got ephemeral reply %q; want a public one", resp.Content)
+	}
+	return Text(resp)
+}
+
+// Refused fails unless resp is an ephemeral refusal containing want.
+func (tb *Table) Refused(resp *commands.Response, want string) {
+	tb.T.Helper()
+	if !resp.Ephemeral || !strings.Contains(resp.Content, want) {
+		tb.T.Fatalf("got %q (ephemeral %v); want an ephemeral reply containing %q", resp.Content, resp.Ephemeral, want)
+	}
+}
+
+// Text flattens a response's content and embeds (title, description,
+// fields as "name: value", footer), removing markdown escapes as the
+// console does.
+func Text(resp *commands.Response) string {
+	var b strings.Builder
+	b.WriteString(resp.Content)
+	for _, e := range resp.Embeds {
+		b.WriteString("\n" + e.Title + "\n" + e.Description)
+		for _, f := range e.Fields {
+			b.WriteString("\n" + f.Name + ": " + f.Value)
+		}
+		b.WriteString("\n" + e.Footer)
+	}
+	return strings.NewReplacer(`\\`, `\`, `\`, ``, "\u200b", "").Replace(b.String())
+}
+
+// splitLine splits on spaces, keeping "double quoted" values together.
+func splitLine(s string) []string {
+	var out []string
+	var cur strings.Builder
+	quoted := false
+	for _, r := range s {
+		switch {
+		case r == '"':
+			quoted = !quoted
+		case r == ' ' && !quoted:
+			if cur.Len() > 0 {
+				out = append(out, cur.String())
+				cur.Reset()
+			}
+		default:
+			cur.WriteRune(r)
+		}
+	}
+	if cur.Len() > 0 {
+		out = append(out, cur.String())
+	}
+	return out
+}
