@@ -120,7 +120,7 @@ func BenchmarkEndpoint(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { db.Close() })
-	svc := commands.New(db, dice.NewRandom(1))
+	svc := commands.New(db, dice.NewRandom(1), systems...)
 	ctx := context.Background()
 	for _, r := range []*commands.Request{
 		{Command: "table", Subcommand: "setup", Options: map[string]string{"system": "hp-mp-wp"}},

@@ -21,6 +21,9 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/hpkeeper/hpkeeper/commands"
+	"github.com/hpkeeper/hpkeeper/commands/harm"
+	"github.com/hpkeeper/hpkeeper/commands/hitprot"
+	"github.com/hpkeeper/hpkeeper/commands/hpmpwp"
 	"github.com/hpkeeper/hpkeeper/rules/dice"
 	"github.com/hpkeeper/hpkeeper/storage"
 )
@@ -50,6 +53,10 @@ func decodeFixture(t *testing.T, name string) *discordgo.Interaction {
 	return &i
 }
 
+// systems are the rule systems the bot's tests play, as cmd/hpkeeper wires
+// them.
+var systems = []commands.System{hitprot.System{}, hpmpwp.System{}, harm.System{}}
+
 // testLogger logs through t.
 func testLogger(t *testing.T) zerolog.Logger {
 	return zerolog.New(zerolog.NewTestWriter(t)).Level(zerolog.DebugLevel).With().Timestamp().Logger()
@@ -66,7 +73,7 @@ func openService(t *testing.T, path string, src dice.Source) (*commands.Service,
 	if src == nil {
 		src = dice.NewRandom(1)
 	}
-	return commands.New(db, src), db
+	return commands.New(db, src, systems...), db
 }
 
 // keyPair is a generated application key pair.

@@ -19,7 +19,7 @@ import (
 )
 
 func TestCommandDefinitions(t *testing.T) {
-	reg := commands.NewRegistry()
+	reg := commands.NewRegistry(systems...)
 	defs := CommandDefinitions(reg)
 	if err := ValidateDefinitions(defs); err != nil {
 		t.Fatalf("ValidateDefinitions(CommandDefinitions) = %v", err)
@@ -266,7 +266,7 @@ func (f *fakeREST) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 func TestRegister(t *testing.T) {
-	reg := commands.NewRegistry()
+	reg := commands.NewRegistry(systems...)
 	tests := []struct {
 		name, appID, guildID string
 		want                 []string
@@ -323,10 +323,10 @@ func TestRegisterRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Register(context.Background(), s, "123", "", commands.NewRegistry()); err == nil || !strings.Contains(err.Error(), "50035") {
+	if _, err := Register(context.Background(), s, "123", "", commands.NewRegistry(systems...)); err == nil || !strings.Contains(err.Error(), "50035") {
 		t.Errorf("Register against a refusing server = %v; want Discord's error", err)
 	}
-	if _, err := Register(context.Background(), nil, "123", "", commands.NewRegistry()); err == nil {
+	if _, err := Register(context.Background(), nil, "123", "", commands.NewRegistry(systems...)); err == nil {
 		t.Error("Register(nil session) = nil; want an error")
 	}
 }

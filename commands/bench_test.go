@@ -22,7 +22,7 @@ func benchService(b *testing.B) *commands.Service {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { db.Close() })
-	return commands.New(db, dice.NewRandom(1))
+	return commands.New(db, dice.NewRandom(1), allSystems...)
 }
 
 // benchReq is the request for cmd (command, subcommand, options as
@@ -154,7 +154,7 @@ func scaleService(b *testing.B, tables int) *commands.Service {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { db.Close() })
-	s := commands.New(db, dice.NewRandom(1))
+	s := commands.New(db, dice.NewRandom(1), allSystems...)
 	setupBenchTables(b, s, "hp-mp-wp", benchSystems[1].stats, 1)
 	var table *storage.Table
 	var chars []*storage.Character

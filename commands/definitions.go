@@ -12,8 +12,7 @@ var (
 // §0.1): /table setup offers them in that order, and the custom_ids of
 // their buttons and modals (System.Components) are routed to them. It
 // panics when two systems have one name or one custom_id prefix.
-func NewRegistry() *Registry {
-	systems := builtinSystems()
+func NewRegistry(systems ...System) *Registry {
 	g := &Registry{}
 	for _, sys := range systems {
 		g.addSystem(sys)

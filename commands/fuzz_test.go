@@ -31,7 +31,7 @@ func FuzzParseStats(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Cleanup(func() { db.Close() })
-	svc := commands.New(db, dice.NewRandom(7))
+	svc := commands.New(db, dice.NewRandom(7), allSystems...)
 	ctx := context.Background()
 	gmRequest := func(channel, command, sub string, opts map[string]string) *commands.Request {
 		return &commands.Request{Kind: commands.KindCommand, ChannelID: channel, GuildID: "g1",

@@ -31,9 +31,12 @@ type Service struct {
 }
 
 // New returns a Service over db that rolls with src (dice.Random() in
-// production, a scripted source in tests).
-func New(db *storage.DB, src dice.Source) *Service {
-	return &Service{db: db, dice: src, registry: NewRegistry(), now: time.Now,
+// production, a scripted source in tests) and plays the rule systems given,
+// which /table setup offers in that order (see NewRegistry). The core knows
+// a system only through the System interface: main passes the list, and a
+// new system is one more package in it.
+func New(db *storage.DB, src dice.Source, systems ...System) *Service {
+	return &Service{db: db, dice: src, registry: NewRegistry(systems...), now: time.Now,
 		limiter: newWorkLimiter(WorkBurst, WorkPerMinute)}
 }
 

@@ -138,7 +138,7 @@ func (a *App) withService(fn func(*commands.Service) error) error {
 	if err != nil {
 		return err
 	}
-	svc := commands.New(db, dice.Random())
+	svc := commands.New(db, dice.Random(), systems...)
 	trk := a.wireTracker(svc)
 	runErr := fn(svc)
 	if trk != nil {
@@ -159,7 +159,7 @@ func (a *App) register(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	cmds, err := bot.Register(ctx, s, a.Config.Discord.ApplicationID, a.Guild, commands.NewRegistry())
+	cmds, err := bot.Register(ctx, s, a.Config.Discord.ApplicationID, a.Guild, commands.NewRegistry(systems...))
 	if err != nil {
 		return err
 	}

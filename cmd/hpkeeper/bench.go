@@ -348,7 +348,7 @@ func startServer(ctx context.Context, cfg *benchConfig, dir string, pub ed25519.
 		if cfg.verbose {
 			log = zerolog.New(stderr).Level(zerolog.InfoLevel)
 		}
-		ep, err := bot.NewEndpoint(commands.New(db, dice.Random()), pub, log)
+		ep, err := bot.NewEndpoint(commands.New(db, dice.Random(), systems...), pub, log)
 		if err != nil {
 			db.Close()
 			return nil, err

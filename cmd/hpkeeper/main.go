@@ -55,7 +55,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	sub, rest := args[0], args[1:]
 	switch sub {
 	case "console":
-		return console.Main(ctx, rest, stdin, stdout, stderr)
+		return console.Main(ctx, rest, stdin, stdout, stderr, systems...)
 	case "bench":
 		return benchMain(ctx, rest, stdout, stderr)
 	case "run", "serve", "register":

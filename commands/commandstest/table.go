@@ -33,12 +33,12 @@ type Table struct {
 	Channel string
 }
 
-// New returns a Table in channel "chan-1".
-func New(t testing.TB) *Table {
+// New returns a Table in channel "chan-1" whose service plays systems.
+func New(t testing.TB, systems ...commands.System) *Table {
 	t.Helper()
 	db := OpenDB(t)
 	src := dice.NewScripted()
-	svc := commands.New(db, src)
+	svc := commands.New(db, src, systems...)
 	at := time.Date(2026, 11, 29, 19, 0, 0, 0, time.UTC)
 	svc.SetClock(func() time.Time { at = at.Add(time.Minute); return at })
 	return &Table{T: t, Svc: svc, DB: db, Dice: src, Channel: "chan-1"}

@@ -14,11 +14,18 @@ import (
 	"time"
 
 	"github.com/hpkeeper/hpkeeper/commands"
+	"github.com/hpkeeper/hpkeeper/commands/harm"
+	"github.com/hpkeeper/hpkeeper/commands/hitprot"
+	"github.com/hpkeeper/hpkeeper/commands/hpmpwp"
 	"github.com/hpkeeper/hpkeeper/rules/dice"
 	"github.com/hpkeeper/hpkeeper/storage"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden transcripts in testdata")
+
+// systems are the rule systems the console's tests play, as cmd/hpkeeper
+// wires them.
+var systems = []commands.System{hitprot.System{}, hpmpwp.System{}, harm.System{}}
 
 // fixedNow is the wall clock of the transcript tests.
 var fixedNow = time.Date(2025, time.March, 14, 20, 0, 0, 0, time.UTC)
@@ -38,7 +45,7 @@ func newTestService(t *testing.T) (*commands.Service, *dice.Scripted) {
 		}
 	})
 	queue := dice.NewQueue(dice.NewRandom(1))
-	svc := commands.New(db, queue)
+	svc := commands.New(db, queue, systems...)
 	svc.SetClock(func() time.Time { return fixedNow })
 	return svc, queue
 }
@@ -162,7 +169,7 @@ func zeroHP(r *commands.Request) *commands.Response {
 // transcript, Run's error and the requests sent.
 func session(t *testing.T, script string) (string, error, []*commands.Request) {
 	t.Helper()
-	f := &fakeService{reg: commands.NewRegistry(), handle: zeroHP}
+	f := &fakeService{reg: commands.NewRegistry(systems...), handle: zeroHP}
 	var out bytes.Buffer
 	c := New(f, dice.NewQueue(nil), &out, Options{})
 	err := c.Run(context.Background(), strings.NewReader(script))
@@ -392,7 +399,7 @@ func TestScriptErrors(t *testing.T) {
 }
 
 func TestInteractive(t *testing.T) {
-	f := &fakeService{reg: commands.NewRegistry(), handle: zeroHP}
+	f := &fakeService{reg: commands.NewRegistry(systems...), handle: zeroHP}
 	var out bytes.Buffer
 	c := New(f, nil, &out, Options{Interactive: true, User: "gm", Channel: "tavern"})
 	err := c.Run(context.Background(), strings.NewReader("/nope\n:dice 1\n:user bob\n:quit\n/char list\n"))
@@ -415,7 +422,7 @@ func TestInteractive(t *testing.T) {
 }
 
 func TestRunCancelled(t *testing.T) {
-	f := &fakeService{reg: commands.NewRegistry(), handle: zeroHP}
+	f := &fakeService{reg: commands.NewRegistry(systems...), handle: zeroHP}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	r, w, err := os.Pipe()
@@ -432,7 +439,7 @@ func TestRunCancelled(t *testing.T) {
 
 func TestDiceDirective(t *testing.T) {
 	queue := dice.NewQueue(nil)
-	f := &fakeService{reg: commands.NewRegistry(), handle: zeroHP}
+	f := &fakeService{reg: commands.NewRegistry(systems...), handle: zeroHP}
 	var out bytes.Buffer
 	c := New(f, queue, &out, Options{})
 	if err := c.Exec(context.Background(), ":dice 5,2,1"); err != nil {

@@ -34,7 +34,8 @@ const (
 )
 
 // Main runs `hpkeeper console [flags]` with args (the flags, without the
-// program and subcommand names) and returns the exit code. It opens the
+// program and subcommand names) over the rule systems given and returns the
+// exit code. It opens the
 // database (--db, default DefaultDB), writes attached files into --files
 // (default the working directory), builds the dice (--seed N for
 // repeatable random rolls, else truly random; --dice 1,2,6 faces to roll
@@ -47,7 +48,7 @@ const (
 // running out of them is an error (the bot answers so); with --seed as well,
 // random rolls follow the given faces instead. Without --dice the :dice
 // directive queues faces in front of the random rolls.
-func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, systems ...commands.System) int {
 	fs := flag.NewFlagSet("hpkeeper console", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	dbPath := fs.String("db", DefaultDB, "the bbolt database `file`")
@@ -115,7 +116,7 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 		ctx = log.WithContext(ctx)
 	}
 
-	c := New(commands.New(db, queue), queue, stdout, Options{Interactive: isTerminal(stdin), FilesDir: *filesDir})
+	c := New(commands.New(db, queue, systems...), queue, stdout, Options{Interactive: isTerminal(stdin), FilesDir: *filesDir})
 	switch err := c.Run(ctx, stdin); {
 	case err == nil:
 		return ExitOK

@@ -14,7 +14,7 @@ import (
 func runMain(t *testing.T, stdin string, args ...string) (int, string, string) {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
-	code := Main(context.Background(), args, strings.NewReader(stdin), &stdout, &stderr)
+	code := Main(context.Background(), args, strings.NewReader(stdin), &stdout, &stderr, systems...)
 	return code, stdout.String(), stderr.String()
 }
 

@@ -1,4 +1,4 @@
-package commands
+package hitprot
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/rules/clock"
 	"github.com/hpkeeper/hpkeeper/rules/hitprot"
 	"github.com/hpkeeper/hpkeeper/storage"
@@ -15,7 +16,7 @@ import (
 
 // Action returns the hit-protection handler of a system command (RULES.md
 // §1.3–§1.6), or nil for the commands the system does not have.
-func (hitProtection) Action(name string) ActionFunc {
+func (System) Action(name string) commands.ActionFunc {
 	switch name {
 	case "damage":
 		return hpDamage
@@ -34,7 +35,7 @@ func (hitProtection) Action(name string) ActionFunc {
 }
 
 // Roll handles /roll as: with hit dice (RULES.md §1.6).
-func (hitProtection) Roll() ActionFunc { return hpRoll }
+func (System) Roll() commands.ActionFunc { return hpRoll }
 
 // hpChoicePrefix starts the custom_id of the 0-HP choice buttons and the
 // Heroic Death modal: "hp0:<character id>:<event seq>:<heroic|up|down|action>".
@@ -44,8 +45,8 @@ const hpChoicePrefix = "hp0"
 const heroicInput = "heroic-action"
 
 // Components registers the 0-HP choice buttons and modal (RULES.md §1.3).
-func (hitProtection) Components() map[string]HandlerFunc {
-	return map[string]HandlerFunc{hpChoicePrefix: hpChoiceHandler}
+func (System) Components() map[string]commands.HandlerFunc {
+	return map[string]commands.HandlerFunc{hpChoicePrefix: hpChoiceHandler}
 }
 
 // hpChar is one hit-protection character loaded in a mutation.
@@ -57,17 +58,17 @@ type hpChar struct {
 
 func loadHP(ch *storage.Character) (*hpChar, error) {
 	var s hpSheet
-	if err := DecodeSheet(ch.Sheet, &s); err != nil {
+	if err := commands.DecodeSheet(ch.Sheet, &s); err != nil {
 		return nil, err
 	}
 	return &hpChar{ch: ch, sheet: s, c: s.character()}, nil
 }
 
 // store saves c as the character's new state.
-func (h *hpChar) store(m *Mutation, c hitprot.Character) error {
+func (h *hpChar) store(m *commands.Mutation, c hitprot.Character) error {
 	h.c = c
 	h.sheet = h.sheet.with(c)
-	raw, err := EncodeSheet(h.sheet)
+	raw, err := commands.EncodeSheet(h.sheet)
 	if err != nil {
 		return err
 	}
@@ -75,10 +76,10 @@ func (h *hpChar) store(m *Mutation, c hitprot.Character) error {
 	return m.Save(h.ch)
 }
 
-func (h *hpChar) name() string { return "**" + Escape(h.ch.Name) + "**" }
+func (h *hpChar) name() string { return "**" + commands.Escape(h.ch.Name) + "**" }
 
 // conditions renders the character's conditions, or "" when none.
-func (h *hpChar) conditions(m *Mutation) string {
+func (h *hpChar) conditions(m *commands.Mutation) string {
 	cs := h.c.Conditions(clock.Time(m.Table.Clock))
 	if len(cs) == 0 {
 		return ""
@@ -87,7 +88,7 @@ func (h *hpChar) conditions(m *Mutation) string {
 }
 
 // hpTargets resolves `target` into loaded characters.
-func hpTargets(m *Mutation, list string, mustChange bool) ([]*hpChar, error) {
+func hpTargets(m *commands.Mutation, list string, mustChange bool) ([]*hpChar, error) {
 	resolve := m.Targets
 	if mustChange {
 		resolve = m.TargetsToChange
@@ -113,43 +114,43 @@ func hpError(h *hpChar, err error) error {
 	if err == nil {
 		return nil
 	}
-	if e := DiceError(err); e != err {
+	if e := commands.DiceError(err); e != err {
 		return e
 	}
-	var ue *Error
+	var ue *commands.Error
 	if errors.As(err, &ue) {
 		return err
 	}
 	name := h.name()
 	switch {
 	case errors.Is(err, hitprot.ErrDead):
-		return Errorf(CodeConflict, "%s is dead: no damage, rests or rolls.", name)
+		return commands.Errorf(commands.CodeConflict, "%s is dead: no damage, rests or rolls.", name)
 	case errors.Is(err, hitprot.ErrChoicePending):
-		return Errorf(CodeConflict, "%s's 0-HP choice is pending: %s (its owner) or a GM must press Heroic Death, Stay Up or Go Down first; use /char show name:%s to get the buttons again. Nothing was changed.",
-			name, Escape(h.ch.OwnerName), Escape(h.ch.Name))
+		return commands.Errorf(commands.CodeConflict, "%s's 0-HP choice is pending: %s (its owner) or a GM must press Heroic Death, Stay Up or Go Down first; use /char show name:%s to get the buttons again. Nothing was changed.",
+			name, commands.Escape(h.ch.OwnerName), commands.Escape(h.ch.Name))
 	case errors.Is(err, hitprot.ErrNoChoice):
-		return Errorf(CodeConflict, "%s has no pending 0-HP choice. Nothing was changed.", name)
+		return commands.Errorf(commands.CodeConflict, "%s has no pending 0-HP choice. Nothing was changed.", name)
 	case errors.Is(err, hitprot.ErrBadInput):
-		return Errorf(CodeInvalid, "%s: %s. Nothing was changed.", name, hpReason(err, hitprot.ErrBadInput))
+		return commands.Errorf(commands.CodeInvalid, "%s: %s. Nothing was changed.", name, hpReason(err, hitprot.ErrBadInput))
 	case errors.Is(err, hitprot.ErrTooManyHD):
-		return Errorf(CodeInvalid, "%s: %s. Nothing was changed.", name, hpReason(err, hitprot.ErrTooManyHD))
+		return commands.Errorf(commands.CodeInvalid, "%s: %s. Nothing was changed.", name, hpReason(err, hitprot.ErrTooManyHD))
 	case errors.Is(err, hitprot.ErrNoHD):
 		switch why := hpReason(err, hitprot.ErrNoHD); {
 		case why == "cannot soak":
-			return Errorf(CodeConflict, "%s has no hit dice left to soak with. Nothing was changed.", name)
+			return commands.Errorf(commands.CodeConflict, "%s has no hit dice left to soak with. Nothing was changed.", name)
 		case why == "" || strings.HasSuffix(why, "has 0"):
-			return Errorf(CodeConflict, "%s has no hit dice left%s. Nothing was changed.", name, parenthesize(why))
+			return commands.Errorf(commands.CodeConflict, "%s has no hit dice left%s. Nothing was changed.", name, parenthesize(why))
 		default:
-			return Errorf(CodeConflict, "%s has too few hit dice left%s. Nothing was changed.", name, parenthesize(why))
+			return commands.Errorf(commands.CodeConflict, "%s has too few hit dice left%s. Nothing was changed.", name, parenthesize(why))
 		}
 	case errors.Is(err, hitprot.ErrNothingToAttend):
-		return Errorf(CodeConflict, "%s has nothing to attend: not down with a hidden fate, and not bleeding out. Nothing was changed.", name)
+		return commands.Errorf(commands.CodeConflict, "%s has nothing to attend: not down with a hidden fate, and not bleeding out. Nothing was changed.", name)
 	case errors.Is(err, hitprot.ErrCannotStop):
-		return Errorf(CodeConflict, "%s: %s. Nothing was changed.", name, hpReason(err, hitprot.ErrCannotStop))
+		return commands.Errorf(commands.CodeConflict, "%s: %s. Nothing was changed.", name, hpReason(err, hitprot.ErrCannotStop))
 	case errors.Is(err, hitprot.ErrNothingToTreat):
-		return Errorf(CodeConflict, "%s has no untreated wound to treat. Nothing was changed.", name)
+		return commands.Errorf(commands.CodeConflict, "%s has no untreated wound to treat. Nothing was changed.", name)
 	}
-	return Errorf(CodeConflict, "%s: %s. Nothing was changed.", name, strings.TrimSuffix(err.Error(), "."))
+	return commands.Errorf(commands.CodeConflict, "%s: %s. Nothing was changed.", name, strings.TrimSuffix(err.Error(), "."))
 }
 
 // parenthesize returns " (s)", or "" for an empty s.
@@ -179,7 +180,7 @@ func trimSentinel(s string, sentinel error) string {
 
 // hpDamage answers /damage (RULES.md §1.3): soak, HP loss, the 0-HP choice,
 // the injury table while staying up, and lethal damage to the down.
-func hpDamage(m *Mutation) (*Response, error) {
+func hpDamage(m *commands.Mutation) (*commands.Response, error) {
 	if err := m.RefuseOptions("crit", "nonlethal", "kind", "pool"); err != nil {
 		return nil, err
 	}
@@ -187,7 +188,7 @@ func hpDamage(m *Mutation) (*Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	amount, rolled, err := m.Amount(0, MaxAmount, "of damage")
+	amount, rolled, err := m.Amount(0, commands.MaxAmount, "of damage")
 	if err != nil {
 		return nil, err
 	}
@@ -229,12 +230,12 @@ func hpDamage(m *Mutation) (*Response, error) {
 			zero = append(zero, h)
 		}
 	}
-	resp := &Response{Content: strings.Join(lines, "\n")}
+	resp := &commands.Response{Content: strings.Join(lines, "\n")}
 	if len(zero) == 0 {
 		return resp, nil
 	}
 	if len(zero) > 5 {
-		return nil, Errorf(CodeInvalid, "%d characters would reach 0 HP at once; a message holds at most 5 choices. Split the targets.", len(zero))
+		return nil, commands.Errorf(commands.CodeInvalid, "%d characters would reach 0 HP at once; a message holds at most 5 choices. Split the targets.", len(zero))
 	}
 	seq, err := m.NextEventSeq()
 	if err != nil {
@@ -247,8 +248,8 @@ func hpDamage(m *Mutation) (*Response, error) {
 		}
 	}
 	resp.Components = choiceRows(zero, seq)
-	resp.Embeds = []Embed{oddsEmbed(zero)}
-	resp.Files = []File{injuryOddsLater()} // the odds chart, drawn after the transaction
+	resp.Embeds = []commands.Embed{oddsEmbed(zero)}
+	resp.Files = []commands.File{injuryOddsLater()} // the odds chart, drawn after the transaction
 	return resp, nil
 }
 
@@ -275,18 +276,18 @@ func injuryLines(o hitprot.Outcome) []string {
 
 // choiceRows builds one row of 0-HP buttons per character; with several
 // characters a disabled button naming each leads its row.
-func choiceRows(hs []*hpChar, seq uint64) [][]Button {
-	var rows [][]Button
+func choiceRows(hs []*hpChar, seq uint64) [][]commands.Button {
+	var rows [][]commands.Button
 	for _, h := range hs {
 		base := fmt.Sprintf("%s:%d:%d:", hpChoicePrefix, h.ch.ID, seq)
 		done := h.sheet.Chose != "" || h.c.Status != hitprot.Choosing
-		row := []Button{
-			{Label: "Heroic Death", CustomID: base + "heroic", Style: StyleDanger, Disabled: done},
-			{Label: "Stay Up", CustomID: base + "up", Style: StylePrimary, Disabled: done},
-			{Label: "Go Down", CustomID: base + "down", Style: StyleSecondary, Disabled: done},
+		row := []commands.Button{
+			{Label: "Heroic Death", CustomID: base + "heroic", Style: commands.StyleDanger, Disabled: done},
+			{Label: "Stay Up", CustomID: base + "up", Style: commands.StylePrimary, Disabled: done},
+			{Label: "Go Down", CustomID: base + "down", Style: commands.StyleSecondary, Disabled: done},
 		}
 		if len(hs) > 1 {
-			row = append([]Button{NameButton(h.ch.Name, base+"name")}, row...)
+			row = append([]commands.Button{commands.NameButton(h.ch.Name, base+"name")}, row...)
 		}
 		rows = append(rows, row)
 	}
@@ -299,7 +300,7 @@ func choiceRows(hs []*hpChar, seq uint64) [][]Button {
 // sheet's ChoiceSeq). It returns nil buttons when no choice is pending. A
 // choice brought back by /undo, whose message has its buttons disabled, is
 // made from /char show this way.
-func (hitProtection) PendingChoice(ch *storage.Character) (string, [][]Button, error) {
+func (System) PendingChoice(ch *storage.Character) (string, [][]commands.Button, error) {
 	h, err := loadHP(ch)
 	if err != nil {
 		return "", nil, err
@@ -335,26 +336,26 @@ func oddsLine(expr string) string {
 }
 
 // oddsEmbed is the 0-HP choice with its exact odds (RULES.md §1.3, §1.4).
-func oddsEmbed(hs []*hpChar) Embed {
+func oddsEmbed(hs []*hpChar) commands.Embed {
 	names := make([]string, len(hs))
 	owners := map[string]bool{}
 	var who []string
 	for i, h := range hs {
-		names[i] = Escape(h.ch.Name)
+		names[i] = commands.Escape(h.ch.Name)
 		if !owners[h.ch.OwnerName] {
 			owners[h.ch.OwnerName] = true
-			who = append(who, Escape(h.ch.OwnerName))
+			who = append(who, commands.Escape(h.ch.OwnerName))
 		}
 	}
 	verb := "is"
 	if len(hs) > 1 {
 		verb = "are"
 	}
-	return Embed{
+	return commands.Embed{
 		Title:       fmt.Sprintf("%s %s at 0 HP", strings.Join(names, ", "), verb),
 		Description: fmt.Sprintf("Choose what happens (%s or a GM): **Heroic Death** (one heroic action, then death), **Stay Up** (roll 2d6 on the injury table now; each later hit adds 1d6) or **Go Down** (fate hidden until attended: 3d6 keeping the two lowest).", strings.Join(who, ", ")),
 		Color:       0xED4245,
-		Fields: []Field{
+		Fields: []commands.Field{
 			{Name: "Stay Up: 2d6", Value: oddsLine(hitprot.StayUpRoll)},
 			{Name: "Go Down: 3d6 keep the two lowest (3d6dh1)", Value: oddsLine(hitprot.GoDownRoll)},
 		},
@@ -392,9 +393,9 @@ func stayUpLine(h *hpChar, c hitprot.Character, now clock.Time) string {
 
 // hpChoiceHandler answers a press of Heroic Death, Stay Up or Go Down, and
 // the Heroic Death modal (RULES.md §1.3 items 3–6).
-func hpChoiceHandler(ctx context.Context, s *Service, r *Request) (*Response, error) {
+func hpChoiceHandler(ctx context.Context, s *commands.Service, r *commands.Request) (*commands.Response, error) {
 	parts := strings.Split(r.CustomID, ":")
-	bad := Errorf(CodeInvalid, "This button is not one of ours.")
+	bad := commands.Errorf(commands.CodeInvalid, "This button is not one of ours.")
 	if len(parts) != 4 {
 		return nil, bad
 	}
@@ -405,12 +406,12 @@ func hpChoiceHandler(ctx context.Context, s *Service, r *Request) (*Response, er
 		return nil, bad
 	}
 	label := map[string]string{"heroic": "Heroic Death", "action": "Heroic Death", "up": "Stay Up", "down": "Go Down"}[choice]
-	if label == "" || (choice == "action") != (r.Kind == KindModal) {
+	if label == "" || (choice == "action") != (r.Kind == commands.KindModal) {
 		return nil, bad
 	}
 	r.Command, r.Subcommand = "choose", ""
 	r.Options = map[string]string{"choice": label}
-	return s.Mutate(ctx, r, func(m *Mutation) (*Response, error) {
+	return s.Mutate(ctx, r, func(m *commands.Mutation) (*commands.Response, error) {
 		ch, err := m.CharacterByID(id)
 		if err != nil {
 			return nil, err
@@ -430,24 +431,24 @@ func hpChoiceHandler(ctx context.Context, s *Service, r *Request) (*Response, er
 			} else {
 				what += "; this message is no longer pending"
 			}
-			return nil, Errorf(CodeConflict, "%s's 0-HP choice is %s. Nothing was changed.", h.name(), what)
+			return nil, commands.Errorf(commands.CodeConflict, "%s's 0-HP choice is %s. Nothing was changed.", h.name(), what)
 		}
 		now := clock.Time(m.Table.Clock)
 		var lines []string
 		switch choice {
 		case "heroic":
-			return &Response{Modal: &Modal{
+			return &commands.Response{Modal: &commands.Modal{
 				CustomID: fmt.Sprintf("%s:%d:%d:action", hpChoicePrefix, id, seq),
 				Title:    "Heroic Death",
-				Inputs: []TextInput{{CustomID: heroicInput, Label: "The one heroic action", Paragraph: true, Required: true, MaxLength: 300,
+				Inputs: []commands.TextInput{{CustomID: heroicInput, Label: "The one heroic action", Paragraph: true, Required: true, MaxLength: 300,
 					Placeholder: "Strike a deadly blow, push an ally out of harm's way…"}},
 			}}, nil
 		case "action":
 			action := strings.TrimSpace(r.Values[heroicInput])
 			if action == "" {
-				return nil, Errorf(CodeInvalid, "Describe the heroic action.")
+				return nil, commands.Errorf(commands.CodeInvalid, "Describe the heroic action.")
 			}
-			action = Clip(action, 300)
+			action = commands.Clip(action, 300)
 			hpBefore, hdBefore := h.c.HP, h.c.HD
 			c, err := h.c.HeroicDeath(action)
 			if err != nil {
@@ -457,7 +458,7 @@ func hpChoiceHandler(ctx context.Context, s *Service, r *Request) (*Response, er
 			if err := h.store(m, c); err != nil {
 				return nil, err
 			}
-			lines = append(lines, fmt.Sprintf("%s chooses **Heroic Death**: %s\n%s is dead: HP %d → %d · HD %d → %d.", h.name(), Escape(action), h.name(), hpBefore, c.HP, hdBefore, c.HD))
+			lines = append(lines, fmt.Sprintf("%s chooses **Heroic Death**: %s\n%s is dead: HP %d → %d · HD %d → %d.", h.name(), commands.Escape(action), h.name(), hpBefore, c.HP, hdBefore, c.HD))
 			m.Note("%s: Heroic Death (%s).", ch.Name, action)
 		case "up":
 			hpBefore, hdBefore := h.c.HP, h.c.HD
@@ -509,7 +510,7 @@ func hpChoiceHandler(ctx context.Context, s *Service, r *Request) (*Response, er
 				lines = append(lines, fmt.Sprintf("%s is at 0 HP: choice pending.", oh.name()))
 			}
 		}
-		resp := &Response{Content: strings.Join(lines, "\n"), UpdateMessage: true, Components: choiceRows(offered, seq)}
+		resp := &commands.Response{Content: strings.Join(lines, "\n"), UpdateMessage: true, Components: choiceRows(offered, seq)}
 		if pending {
 			var waiting []*hpChar
 			for _, oh := range offered {
@@ -517,7 +518,7 @@ func hpChoiceHandler(ctx context.Context, s *Service, r *Request) (*Response, er
 					waiting = append(waiting, oh)
 				}
 			}
-			resp.Embeds = []Embed{oddsEmbed(waiting)}
+			resp.Embeds = []commands.Embed{oddsEmbed(waiting)}
 		}
 		return resp, nil
 	})

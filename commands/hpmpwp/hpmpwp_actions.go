@@ -1,4 +1,4 @@
-package commands
+package hpmpwp
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/rules/clock"
 	"github.com/hpkeeper/hpkeeper/rules/dice"
 	"github.com/hpkeeper/hpkeeper/rules/hpmpwp"
@@ -20,7 +21,7 @@ const hmwChoicePrefix = "hmw"
 // hmwLoad decodes a stored character's sheet.
 func hmwLoad(ch *storage.Character) (hpmpwp.Character, hmwSheet, error) {
 	var s hmwSheet
-	if err := DecodeSheet(ch.Sheet, &s); err != nil {
+	if err := commands.DecodeSheet(ch.Sheet, &s); err != nil {
 		return hpmpwp.Character{}, s, err
 	}
 	return s.character(), s, nil
@@ -28,8 +29,8 @@ func hmwLoad(ch *storage.Character) (hpmpwp.Character, hmwSheet, error) {
 
 // hmwStore saves c into ch; seq names the event of a pending Die Hard
 // choice.
-func hmwStore(m *Mutation, ch *storage.Character, c hpmpwp.Character, seq uint64) error {
-	raw, err := EncodeSheet(hmwSheetOf(c, seq))
+func hmwStore(m *commands.Mutation, ch *storage.Character, c hpmpwp.Character, seq uint64) error {
+	raw, err := commands.EncodeSheet(hmwSheetOf(c, seq))
 	if err != nil {
 		return err
 	}
@@ -39,20 +40,20 @@ func hmwStore(m *Mutation, ch *storage.Character, c hpmpwp.Character, seq uint64
 
 // hmwRuleError turns an error of the rules into a reply for ch.
 func hmwRuleError(ch *storage.Character, err error) error {
-	name := Escape(ch.Name)
+	name := commands.Escape(ch.Name)
 	switch {
 	case errors.Is(err, hpmpwp.ErrDead):
-		return Errorf(CodeConflict, "%s is dead; nothing was changed.", name)
+		return commands.Errorf(commands.CodeConflict, "%s is dead; nothing was changed.", name)
 	case errors.Is(err, hpmpwp.ErrChoicePending):
-		return Errorf(CodeConflict, "%s must first choose (Die Hard): Act Disabled or Fall Unconscious (/char show offers the buttons again). Nothing was changed.", name)
+		return commands.Errorf(commands.CodeConflict, "%s must first choose (Die Hard): Act Disabled or Fall Unconscious (/char show offers the buttons again). Nothing was changed.", name)
 	case errors.Is(err, hpmpwp.ErrNotDisabled):
-		return Errorf(CodeConflict, "%s is not disabled: /strain is for a strenuous action at negative WP while conscious.", name)
+		return commands.Errorf(commands.CodeConflict, "%s is not disabled: /strain is for a strenuous action at negative WP while conscious.", name)
 	case errors.Is(err, hpmpwp.ErrNotDying):
-		return Errorf(CodeConflict, "%s is not dying; there is nothing to stabilize.", name)
+		return commands.Errorf(commands.CodeConflict, "%s is not dying; there is nothing to stabilize.", name)
 	case errors.Is(err, hpmpwp.ErrUnconscious):
-		return Errorf(CodeConflict, "%s is unconscious and cannot cast.", name)
+		return commands.Errorf(commands.CodeConflict, "%s is unconscious and cannot cast.", name)
 	case errors.Is(err, hpmpwp.ErrNotEnoughMP), errors.Is(err, hpmpwp.ErrBadAmount):
-		return Errorf(CodeInvalid, "%s: %v.", name, err)
+		return commands.Errorf(commands.CodeInvalid, "%s: %v.", name, err)
 	}
 	return err
 }
@@ -108,7 +109,7 @@ func hmwStateText(c hpmpwp.Character) string {
 // after, every save and event, the state and fatigue (RULES.md §2).
 func hmwReport(name string, out hpmpwp.Outcome) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "**%s**: %s", Escape(name), hmwPoints(out))
+	fmt.Fprintf(&b, "**%s**: %s", commands.Escape(name), hmwPoints(out))
 	for _, l := range out.Lines {
 		b.WriteString("\n• " + l)
 	}
@@ -122,7 +123,7 @@ func hmwReport(name string, out hpmpwp.Outcome) string {
 	return b.String()
 }
 
-func (hpMpWp) Describe(ch *storage.Character) (string, []Field, error) {
+func (System) Describe(ch *storage.Character) (string, []commands.Field, error) {
 	c, _, err := hmwLoad(ch)
 	if err != nil {
 		return "", nil, err
@@ -145,8 +146,8 @@ func (hpMpWp) Describe(ch *storage.Character) (string, []Field, error) {
 	if f := c.Feats(); len(f) > 0 {
 		feats = strings.Join(f, ", ")
 	}
-	fields := []Field{
-		{Name: "Class", Value: fmt.Sprintf("%s %d", Escape(c.Class), c.Level), Inline: true},
+	fields := []commands.Field{
+		{Name: "Class", Value: fmt.Sprintf("%s %d", commands.Escape(c.Class), c.Level), Inline: true},
 		{Name: "Mana die", Value: fmt.Sprintf("d%d", hpmpwp.ManaDie(c.Class)), Inline: true},
 		{Name: "Saves", Value: fmt.Sprintf("Fort %+d · Will %+d", c.Fort, c.Will), Inline: true},
 		{Name: "Abilities", Value: strings.Join(abilities, " · ")},
@@ -155,7 +156,7 @@ func (hpMpWp) Describe(ch *storage.Character) (string, []Field, error) {
 			c.Activity, hmwSleepUntil(c), c.HoursWorked, c.HoursAwake, c.ExertionSaves, c.ExertionFailures), Inline: true},
 	}
 	if f := c.FatigueSummary(); f != "" {
-		fields = append(fields, Field{Name: "Fatigue", Value: f})
+		fields = append(fields, commands.Field{Name: "Fatigue", Value: f})
 	}
 	return status, fields, nil
 }
@@ -169,7 +170,7 @@ func hmwSleepUntil(c hpmpwp.Character) string {
 	return " (night's rest until " + clock.Time(c.SleepUntil).String() + ")"
 }
 
-func (hpMpWp) Action(name string) ActionFunc {
+func (System) Action(name string) commands.ActionFunc {
 	switch name {
 	case "damage":
 		return hmwDamage
@@ -191,15 +192,15 @@ func (hpMpWp) Action(name string) ActionFunc {
 	return nil
 }
 
-func (hpMpWp) Roll() ActionFunc { return nil }
+func (System) Roll() commands.ActionFunc { return nil }
 
-func (hpMpWp) Components() map[string]HandlerFunc {
-	return map[string]HandlerFunc{hmwChoicePrefix: hmwChoice}
+func (System) Components() map[string]commands.HandlerFunc {
+	return map[string]commands.HandlerFunc{hmwChoicePrefix: hmwChoice}
 }
 
 // hmwEach runs fn on each target the caller may change, with the rules'
 // dice, and joins the reports. fn returns the new state and outcome.
-func hmwEach(m *Mutation, targets []*storage.Character, check func(*storage.Character) error,
+func hmwEach(m *commands.Mutation, targets []*storage.Character, check func(*storage.Character) error,
 	fn func(c hpmpwp.Character, src dice.Source) (hpmpwp.Character, hpmpwp.Outcome, error)) ([]string, error) {
 	var reports []string
 	src := m.RecordingDice()
@@ -225,12 +226,12 @@ func hmwEach(m *Mutation, targets []*storage.Character, check func(*storage.Char
 	return reports, nil
 }
 
-func hmwDone(m *Mutation, reports []string) *Response {
-	return &Response{Content: strings.Join(reports, "\n\n")}
+func hmwDone(m *commands.Mutation, reports []string) *commands.Response {
+	return &commands.Response{Content: strings.Join(reports, "\n\n")}
 }
 
 // hmwDamage is /damage (RULES.md §2.2, §2.4).
-func hmwDamage(m *Mutation) (*Response, error) {
+func hmwDamage(m *commands.Mutation) (*commands.Response, error) {
 	if err := m.RefuseOptions("soak", "type", "lethal", "kind", "pool"); err != nil {
 		return nil, err
 	}
@@ -242,11 +243,11 @@ func hmwDamage(m *Mutation) (*Response, error) {
 	if c := m.Req.Options["crit"]; c != "" {
 		hit.Crit, _ = strconv.Atoi(c)
 	}
-	if hit.Amount, _, err = m.Amount(1, MaxAmount, "of damage"); err != nil {
+	if hit.Amount, _, err = m.Amount(1, commands.MaxAmount, "of damage"); err != nil {
 		return nil, err
 	}
 	if hit.Amount < 1 {
-		return &Response{Content: "No damage (the roll came to 0)." + m.RollsLine()}, nil
+		return &commands.Response{Content: "No damage (the roll came to 0)." + m.RollsLine()}, nil
 	}
 	seq, err := m.NextEventSeq()
 	if err != nil {
@@ -259,7 +260,7 @@ func hmwDamage(m *Mutation) (*Response, error) {
 	if hit.Nonlethal {
 		head += ", non-lethal"
 	}
-	var rows [][]Button
+	var rows [][]commands.Button
 	var names []string
 	var reports []string
 	src := m.RecordingDice()
@@ -292,7 +293,7 @@ func hmwDamage(m *Mutation) (*Response, error) {
 	case len(rows) > 1:
 		var bold []string
 		for _, n := range names {
-			bold = append(bold, "**"+Escape(n)+"**")
+			bold = append(bold, "**"+commands.Escape(n)+"**")
 		}
 		content += fmt.Sprintf("\nDie Hard: each owner (or a GM) chooses now on the row with the character's name — **Act Disabled** or **Fall Unconscious** (stable): %s. Damage to them waits for the choice.",
 			strings.Join(bold, ", "))
@@ -302,26 +303,26 @@ func hmwDamage(m *Mutation) (*Response, error) {
 		rows = rows[:hmwMaxRows]
 		content += "\nMore choices than a message holds: /char show offers each character's buttons."
 	}
-	return &Response{Content: content + m.RollsLine(), Components: rows}, nil
+	return &commands.Response{Content: content + m.RollsLine(), Components: rows}, nil
 }
 
 // hmwMaxRows is Discord's limit on button rows in a message.
 const hmwMaxRows = 5
 
-func hmwChoiceButtons(id, seq uint64, disabled bool) []Button {
+func hmwChoiceButtons(id, seq uint64, disabled bool) []commands.Button {
 	base := fmt.Sprintf("%s:%d:%d:", hmwChoicePrefix, id, seq)
-	return []Button{
-		{Label: "Act Disabled", CustomID: base + "act", Style: StylePrimary, Disabled: disabled},
-		{Label: "Fall Unconscious", CustomID: base + "down", Style: StyleSecondary, Disabled: disabled},
+	return []commands.Button{
+		{Label: "Act Disabled", CustomID: base + "act", Style: commands.StylePrimary, Disabled: disabled},
+		{Label: "Fall Unconscious", CustomID: base + "down", Style: commands.StyleSecondary, Disabled: disabled},
 	}
 }
 
 // hmwNameRows leads each row of Die Hard buttons with a disabled button
 // naming its character (a label is plain text, not markdown).
-func hmwNameRows(rows [][]Button, names []string) [][]Button {
+func hmwNameRows(rows [][]commands.Button, names []string) [][]commands.Button {
 	for i, row := range rows {
 		id := strings.TrimSuffix(row[0].CustomID, "act") + "name"
-		rows[i] = append([]Button{NameButton(names[i], id)}, row...)
+		rows[i] = append([]commands.Button{commands.NameButton(names[i], id)}, row...)
 	}
 	return rows
 }
@@ -330,7 +331,7 @@ func hmwNameRows(rows [][]Button, names []string) [][]Button {
 // Chooser): the text and the enabled Act Disabled / Fall Unconscious
 // buttons with the custom_ids of the event that created the choice, or nil
 // buttons when no choice is pending.
-func (hpMpWp) PendingChoice(ch *storage.Character) (string, [][]Button, error) {
+func (System) PendingChoice(ch *storage.Character) (string, [][]commands.Button, error) {
 	c, s, err := hmwLoad(ch)
 	if err != nil {
 		return "", nil, err
@@ -339,24 +340,24 @@ func (hpMpWp) PendingChoice(ch *storage.Character) (string, [][]Button, error) {
 		return "", nil, nil
 	}
 	text := fmt.Sprintf("Die Hard: **%s** must choose — **Act Disabled** or **Fall Unconscious** (stable). Damage to %s waits for the choice.",
-		Escape(ch.Name), Escape(ch.Name))
-	return text, [][]Button{hmwChoiceButtons(ch.ID, s.ChoiceSeq, false)}, nil
+		commands.Escape(ch.Name), commands.Escape(ch.Name))
+	return text, [][]commands.Button{hmwChoiceButtons(ch.ID, s.ChoiceSeq, false)}, nil
 }
 
 // hmwChoice handles a press of Act Disabled or Fall Unconscious (RULES.md
 // §2.4): valid only while the character still has the choice of that event.
-func hmwChoice(ctx context.Context, s *Service, r *Request) (*Response, error) {
+func hmwChoice(ctx context.Context, s *commands.Service, r *commands.Request) (*commands.Response, error) {
 	parts := strings.Split(r.CustomID, ":")
 	if len(parts) != 4 || (parts[3] != "act" && parts[3] != "down") {
-		return nil, Errorf(CodeInvalid, "This button is not one of ours.")
+		return nil, commands.Errorf(commands.CodeInvalid, "This button is not one of ours.")
 	}
 	id, err1 := strconv.ParseUint(parts[1], 10, 64)
 	seq, err2 := strconv.ParseUint(parts[2], 10, 64)
 	if err1 != nil || err2 != nil {
-		return nil, Errorf(CodeInvalid, "This button is not one of ours.")
+		return nil, commands.Errorf(commands.CodeInvalid, "This button is not one of ours.")
 	}
 	r.Command, r.Subcommand, r.Options = "damage", "", map[string]string{"choice": parts[3]}
-	return s.Mutate(ctx, r, func(m *Mutation) (*Response, error) {
+	return s.Mutate(ctx, r, func(m *commands.Mutation) (*commands.Response, error) {
 		ch, err := m.CharacterByID(id)
 		if err != nil {
 			return nil, err
@@ -369,7 +370,7 @@ func hmwChoice(ctx context.Context, s *Service, r *Request) (*Response, error) {
 			return nil, err
 		}
 		if !c.ChoicePending || st.ChoiceSeq != seq {
-			return nil, Errorf(CodeConflict, "%s's Die Hard choice is already made or no longer pending; nothing was changed.", Escape(ch.Name))
+			return nil, commands.Errorf(commands.CodeConflict, "%s's Die Hard choice is already made or no longer pending; nothing was changed.", commands.Escape(ch.Name))
 		}
 		next, out, err := c.Choose(parts[3] == "act")
 		if err != nil {
@@ -384,9 +385,9 @@ func hmwChoice(ctx context.Context, s *Service, r *Request) (*Response, error) {
 		}
 		rep := hmwReport(ch.Name, out)
 		m.Note("Die Hard: %s (%s pressed %s)", strings.ReplaceAll(rep, "**", ""), r.UserName, label)
-		content := fmt.Sprintf("Die Hard: %s pressed **%s** for **%s**.\n%s", Escape(r.UserName), label, Escape(ch.Name), rep)
+		content := fmt.Sprintf("Die Hard: %s pressed **%s** for **%s**.\n%s", commands.Escape(r.UserName), label, commands.Escape(ch.Name), rep)
 
-		rows, names := [][]Button{hmwChoiceButtons(id, seq, true)}, []string{ch.Name}
+		rows, names := [][]commands.Button{hmwChoiceButtons(id, seq, true)}, []string{ch.Name}
 		all, err := m.Characters()
 		if err != nil {
 			return nil, err
@@ -402,7 +403,7 @@ func hmwChoice(ctx context.Context, s *Service, r *Request) (*Response, error) {
 			if oc.ChoicePending && os.ChoiceSeq == seq {
 				rows = append(rows, hmwChoiceButtons(o.ID, seq, false))
 				names = append(names, o.Name)
-				content += fmt.Sprintf("\n**%s**: Die Hard choice pending.", Escape(o.Name))
+				content += fmt.Sprintf("\n**%s**: Die Hard choice pending.", commands.Escape(o.Name))
 			}
 		}
 		if len(rows) > 1 {
@@ -411,13 +412,13 @@ func hmwChoice(ctx context.Context, s *Service, r *Request) (*Response, error) {
 		if len(rows) > hmwMaxRows {
 			rows = rows[:hmwMaxRows]
 		}
-		return &Response{Content: content, Components: rows, UpdateMessage: true}, nil
+		return &commands.Response{Content: content, Components: rows, UpdateMessage: true}, nil
 	})
 
 }
 
 // hmwHeal is /heal amount pool:hp|wp (RULES.md §2.5).
-func hmwHeal(m *Mutation) (*Response, error) {
+func hmwHeal(m *commands.Mutation) (*commands.Response, error) {
 	if err := m.RefuseOptions("trigger", "healer", "ability", "spend", "healer-pool"); err != nil {
 		return nil, err
 	}
@@ -431,9 +432,9 @@ func hmwHeal(m *Mutation) (*Response, error) {
 	case "wp":
 		pool = hpmpwp.PoolWP
 	default:
-		return nil, Errorf(CodeInvalid, "In hp-mp-wp, /heal pool is hp or wp (got %s).", m.Req.Options["pool"])
+		return nil, commands.Errorf(commands.CodeInvalid, "In hp-mp-wp, /heal pool is hp or wp (got %s).", m.Req.Options["pool"])
 	}
-	n, _, err := m.Amount(1, MaxAmount, "healed")
+	n, _, err := m.Amount(1, commands.MaxAmount, "healed")
 	if err != nil {
 		return nil, err
 	}
@@ -443,7 +444,7 @@ func hmwHeal(m *Mutation) (*Response, error) {
 				return nil, err
 			}
 		}
-		return &Response{Content: "No healing (the roll came to 0)." + m.RollsLine()}, nil
+		return &commands.Response{Content: "No healing (the roll came to 0)." + m.RollsLine()}, nil
 	}
 	reports, err := hmwEach(m, targets, m.CanChange, func(c hpmpwp.Character, _ dice.Source) (hpmpwp.Character, hpmpwp.Outcome, error) {
 		return c.Heal(pool, n)
@@ -451,11 +452,11 @@ func hmwHeal(m *Mutation) (*Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Response{Content: strings.Join(reports, "\n\n") + m.RollsLine()}, nil
+	return &commands.Response{Content: strings.Join(reports, "\n\n") + m.RollsLine()}, nil
 }
 
 // hmwStrain is /strain (RULES.md §2.4).
-func hmwStrain(m *Mutation) (*Response, error) {
+func hmwStrain(m *commands.Mutation) (*commands.Response, error) {
 	targets, err := m.Targets(m.Req.Options["target"])
 	if err != nil {
 		return nil, err
@@ -471,7 +472,7 @@ func hmwStrain(m *Mutation) (*Response, error) {
 
 // hmwAttend is /attend bonus:N, a DC 15 Heal check by anyone (RULES.md
 // §0.1, §2.4).
-func hmwAttend(m *Mutation) (*Response, error) {
+func hmwAttend(m *commands.Mutation) (*commands.Response, error) {
 	if err := m.RefuseOptions("healer"); err != nil {
 		return nil, err
 	}
@@ -487,13 +488,13 @@ func hmwAttend(m *Mutation) (*Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Response{Content: fmt.Sprintf("%s attends.\n%s", Escape(m.Req.UserName), strings.Join(reports, "\n\n"))}, nil
+	return &commands.Response{Content: fmt.Sprintf("%s attends.\n%s", commands.Escape(m.Req.UserName), strings.Join(reports, "\n\n"))}, nil
 }
 
 // hmwSpend is /spend resource:mp (RULES.md §2.5).
-func hmwSpend(m *Mutation) (*Response, error) {
+func hmwSpend(m *commands.Mutation) (*commands.Response, error) {
 	if r := m.Req.Options["resource"]; r != "mp" {
-		return nil, Errorf(CodeInvalid, "hp-mp-wp characters spend mp, not %s.", Clip(r, 20))
+		return nil, commands.Errorf(commands.CodeInvalid, "hp-mp-wp characters spend mp, not %s.", commands.Clip(r, 20))
 	}
 	targets, err := m.Targets(m.Req.Options["target"])
 	if err != nil {
@@ -501,7 +502,7 @@ func hmwSpend(m *Mutation) (*Response, error) {
 	}
 	n, err := strconv.Atoi(m.Req.Options["amount"])
 	if err != nil {
-		return nil, Errorf(CodeInvalid, "amount must be a whole number.")
+		return nil, commands.Errorf(commands.CodeInvalid, "amount must be a whole number.")
 	}
 	reports, err := hmwEach(m, targets, m.CanChange, func(c hpmpwp.Character, _ dice.Source) (hpmpwp.Character, hpmpwp.Outcome, error) {
 		return c.SpendMP(n)
@@ -514,10 +515,10 @@ func hmwSpend(m *Mutation) (*Response, error) {
 
 // hmwActivity is /activity kind:awake|work|sleep (RULES.md §2.6); awake on a
 // sleeper is the Will save to wake early.
-func hmwActivity(m *Mutation) (*Response, error) {
+func hmwActivity(m *commands.Mutation) (*commands.Response, error) {
 	a, err := hpmpwp.ParseActivity(m.Req.Options["kind"])
 	if err != nil {
-		return nil, Errorf(CodeInvalid, "%v.", err)
+		return nil, commands.Errorf(commands.CodeInvalid, "%v.", err)
 	}
 	targets, err := m.Targets(m.Req.Options["target"])
 	if err != nil {
@@ -540,9 +541,9 @@ func hmwActivity(m *Mutation) (*Response, error) {
 // sleep for 8 hours on the clock, and the clock passes them (RULES.md §2.6).
 // Nobody put to bed wakes on their own before the 8 hours are over
 // (hpkeeper's reading); the unconscious and the dead are not put to bed.
-func hmwRest(m *Mutation) (*Response, error) {
+func hmwRest(m *commands.Mutation) (*commands.Response, error) {
 	if m.Req.Options["kind"] != "night" {
-		return nil, Errorf(CodeInvalid, "hp-mp-wp has only kind:night (8 hours of sleep on the clock); time heals through /clock advance.")
+		return nil, commands.Errorf(commands.CodeInvalid, "hp-mp-wp has only kind:night (8 hours of sleep on the clock); time heals through /clock advance.")
 	}
 	if err := m.RequireGM("call a night's rest"); err != nil {
 		return nil, err
@@ -572,7 +573,7 @@ func hmwRest(m *Mutation) (*Response, error) {
 		if err := hmwStore(m, ch, next, s.ChoiceSeq); err != nil {
 			return nil, err
 		}
-		name := Escape(ch.Name)
+		name := commands.Escape(ch.Name)
 		if c.Activity == hpmpwp.Sleep {
 			name += " (already asleep)"
 		}
@@ -586,15 +587,15 @@ func hmwRest(m *Mutation) (*Response, error) {
 	if len(names) > 0 {
 		head = "Night's rest, to sleep until " + clock.Time(until).String() + ": " + strings.Join(names, ", ") + "."
 	}
-	return &Response{Content: head + "\n" + strings.Join(report, "\n") + m.RollsLine()}, nil
+	return &commands.Response{Content: head + "\n" + strings.Join(report, "\n") + m.RollsLine()}, nil
 }
 
 // hmwSave is /save type:fort|will bonus:N: d20 + the sheet's save + bonus,
 // shown for the GM to compare with a DC (RULES.md §0.4).
-func hmwSave(m *Mutation) (*Response, error) {
+func hmwSave(m *commands.Mutation) (*commands.Response, error) {
 	kind := m.Req.Options["type"]
 	if kind != "fort" && kind != "will" {
-		return nil, Errorf(CodeInvalid, "hp-mp-wp saves are fort or will, not %s.", Clip(kind, 20))
+		return nil, commands.Errorf(commands.CodeInvalid, "hp-mp-wp saves are fort or will, not %s.", commands.Clip(kind, 20))
 	}
 	targets, err := m.TargetsToChange(m.Req.Options["target"])
 	if err != nil {
@@ -622,14 +623,14 @@ func hmwSave(m *Mutation) (*Response, error) {
 		case 20:
 			note = " (natural 20: succeeds)"
 		}
-		lines = append(lines, fmt.Sprintf("**%s** %s save: %s %+d = %d%s", Escape(ch.Name), name, res, bonus+extra, res.Total+bonus+extra, note))
+		lines = append(lines, fmt.Sprintf("**%s** %s save: %s %+d = %d%s", commands.Escape(ch.Name), name, res, bonus+extra, res.Total+bonus+extra, note))
 	}
-	return &Response{Content: strings.Join(lines, "\n")}, nil
+	return &commands.Response{Content: strings.Join(lines, "\n")}, nil
 }
 
 // AdvanceClock resolves every character's rounds, hours and days between
 // from and to (RULES.md §0.2, §2.4–§2.6).
-func (hpMpWp) AdvanceClock(m *Mutation, from, to int64) ([]string, error) {
+func (System) AdvanceClock(m *commands.Mutation, from, to int64) ([]string, error) {
 	chars, err := m.Characters()
 	if err != nil {
 		return nil, err
@@ -655,7 +656,7 @@ func (hpMpWp) AdvanceClock(m *Mutation, from, to int64) ([]string, error) {
 		}
 		// Every line, every save with its DC: the reply is fitted to
 		// Discord's limits by the platform, the /history summary keeps all.
-		rep := fmt.Sprintf("**%s**: %s", Escape(ch.Name), hmwPoints(out))
+		rep := fmt.Sprintf("**%s**: %s", commands.Escape(ch.Name), hmwPoints(out))
 		for _, l := range out.Lines {
 			rep += "\n• " + l
 		}

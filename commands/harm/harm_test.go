@@ -1,14 +1,23 @@
-package commands_test
+package harm_test
 
 import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/hpkeeper/hpkeeper/commands/commandstest"
+	"github.com/hpkeeper/hpkeeper/commands/harm"
 )
+
+// newTable returns a test table whose service plays the harm system.
+func newTable(t *testing.T) *commandstest.Table {
+	t.Helper()
+	return commandstest.New(t, harm.System{})
+}
 
 // harmTable sets up a harm table run by ann (GM) with Garrett (RULES.md
 // §3.2's example, owned by bob) and Ada (a healer, owned by cat).
-func harmTable(t *testing.T) *table {
+func harmTable(t *testing.T) *commandstest.Table {
 	t.Helper()
 	tb := newTable(t)
 	tb.OK(tb.Do("ann", "/table setup system:harm"))
@@ -371,7 +380,7 @@ func TestHarmEveryDayOfRestHeals(t *testing.T) {
 // TestHarmRestDayForOneCharacter: /rest kind:day target:… gives that
 // character alone a day of rest: its pools refill and it may heal with
 // trigger:rest, while the table's clock stands, so no conflict ends and no
-// one else gains a day (the reading named on harm.Character.RestDay).
+// one else gains a day (the reading named on rules.Character.RestDay).
 // Without target the whole table's day passes on the clock.
 func TestHarmRestDayForOneCharacter(t *testing.T) {
 	tb := harmTable(t)

@@ -1,8 +1,9 @@
-package commands
+package hpmpwp
 
 import (
 	"strings"
 
+	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/rules/hpmpwp"
 	"github.com/hpkeeper/hpkeeper/storage"
 )
@@ -10,12 +11,12 @@ import (
 // View shows an hp-mp-wp character (RULES.md §2): HP, MP and WP bars (WP
 // max is the Con score, temporary WP on top); at 0 when disabled or stable
 // at negative WP, dying while Dying.
-func (hpMpWp) View(ch *storage.Character, now int64) (CharacterView, error) {
+func (System) View(ch *storage.Character, now int64) (commands.CharacterView, error) {
 	c, _, err := hmwLoad(ch)
 	if err != nil {
-		return CharacterView{}, err
+		return commands.CharacterView{}, err
 	}
-	v := CharacterView{Bars: []Bar{{"HP", c.HP, c.HPMax}, {"MP", c.MP, c.MPMax}, {"WP", c.WP, c.WPMax() + c.TempWP}}, State: c.State.String()}
+	v := commands.CharacterView{Bars: []commands.Bar{{Label: "HP", Current: c.HP, Max: c.HPMax}, {Label: "MP", Current: c.MP, Max: c.MPMax}, {Label: "WP", Current: c.WP, Max: c.WPMax() + c.TempWP}}, State: c.State.String()}
 	if c.State != hpmpwp.Fine || c.ChoicePending || c.Activity == hpmpwp.Sleep {
 		v.Conditions = append(v.Conditions, hmwStateText(c))
 	}
@@ -27,14 +28,14 @@ func (hpMpWp) View(ch *storage.Character, now int64) (CharacterView, error) {
 	}
 	switch c.State {
 	case hpmpwp.Dead:
-		v.Level = LevelDead
+		v.Level = commands.LevelDead
 	case hpmpwp.Dying:
-		v.Level = LevelDying
+		v.Level = commands.LevelDying
 	case hpmpwp.Disabled, hpmpwp.Stable:
-		v.Level = LevelZero
+		v.Level = commands.LevelZero
 	default:
 		if c.HP < c.HPMax || c.WP < c.WPMax() {
-			v.Level = LevelWounded
+			v.Level = commands.LevelWounded
 		}
 	}
 	return v, nil

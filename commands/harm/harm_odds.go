@@ -1,9 +1,10 @@
-package commands
+package harm
 
 import (
 	"fmt"
 	"strings"
 
+	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/rules/dice"
 	"github.com/hpkeeper/hpkeeper/storage"
 )
@@ -15,18 +16,18 @@ const CheckOddsFile = "check-odds.png"
 // Fudge dice (3, or 4 with the table option fudge-dice 4), the chance of
 // each dice total, plain, with a bonus die and with a penalty die, in
 // percent. SL is the total plus the rank, at least 0.
-func CheckOdds(n int) (totals []string, series []ChartSeries, err error) {
+func CheckOdds(n int) (totals []string, series []commands.ChartSeries, err error) {
 	for _, v := range []struct{ name, expr string }{
 		{"plain", fmt.Sprintf("%ddF", n)},
 		{"bonus die", fmt.Sprintf("%ddFkh%d", n+1, n)},
 		{"penalty die", fmt.Sprintf("%ddFkl%d", n+1, n)},
 	} {
-		ts, values, err := DiceOdds(dice.MustParse(v.expr))
+		ts, values, err := commands.DiceOdds(dice.MustParse(v.expr))
 		if err != nil {
 			return nil, nil, err
 		}
 		totals = ts
-		series = append(series, ChartSeries{Name: v.name + " (" + v.expr + ")", Values: values})
+		series = append(series, commands.ChartSeries{Name: v.name + " (" + v.expr + ")", Values: values})
 	}
 	return totals, series, nil
 }
@@ -34,7 +35,7 @@ func CheckOdds(n int) (totals []string, series []ChartSeries, err error) {
 // Chart charts the check dice of the table's checks (RULES.md §3.1; the
 // Charter interface): 3dF, or 4dF with the table option fudge-dice 4, plain,
 // with a bonus die and with a penalty die.
-func (harmSystem) Chart(t *storage.Table) (*Response, error) {
+func (System) Chart(t *storage.Table) (*commands.Response, error) {
 	n := 3
 	if t.Options["fudge-dice"] == "4" {
 		n = 4
@@ -43,7 +44,7 @@ func (harmSystem) Chart(t *storage.Table) (*Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	png, err := BarChartPNG(fmt.Sprintf("Check dice (%ddF): SL = total + rank, at least 0", n), totals, series)
+	png, err := commands.BarChartPNG(fmt.Sprintf("Check dice (%ddF): SL = total + rank, at least 0", n), totals, series)
 	if err != nil {
 		return nil, err
 	}
@@ -55,9 +56,9 @@ func (harmSystem) Chart(t *storage.Table) (*Response, error) {
 		}
 		lines = append(lines, s.Name+": "+strings.Join(parts, " · "))
 	}
-	return &Response{
+	return &commands.Response{
 		Content: strings.Join(lines, "\n"),
-		Files:   []File{{Name: CheckOddsFile, ContentType: "image/png", Data: png}},
+		Files:   []commands.File{{Name: CheckOddsFile, ContentType: "image/png", Data: png}},
 	}, nil
 }
 

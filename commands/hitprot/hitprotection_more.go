@@ -1,4 +1,4 @@
-package commands
+package hitprot
 
 import (
 	"errors"
@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/rules/clock"
 	"github.com/hpkeeper/hpkeeper/rules/dice"
 	"github.com/hpkeeper/hpkeeper/rules/hitprot"
@@ -16,7 +17,7 @@ import (
 // who could otherwise undo and re-roll its hidden fate; a down character's
 // fate is rolled with 3d6dh1, and bleed-outs stop as the wound allows
 // (healer:true for a Fatal Wound I).
-func hpAttend(m *Mutation) (*Response, error) {
+func hpAttend(m *commands.Mutation) (*commands.Response, error) {
 	if err := m.RefuseOptions("bonus"); err != nil {
 		return nil, err
 	}
@@ -28,7 +29,7 @@ func hpAttend(m *Mutation) (*Response, error) {
 	var lines []string
 	for _, h := range targets {
 		if h.ch.OwnerID == m.Req.UserID && !m.IsGM() {
-			return nil, Errorf(CodeForbidden, "%s is yours: another character's player or a GM attends %s (RULES.md §1.3). Nothing was changed.", h.name(), h.name())
+			return nil, commands.Errorf(commands.CodeForbidden, "%s is yours: another character's player or a GM attends %s (RULES.md §1.3). Nothing was changed.", h.name(), h.name())
 		}
 		hpBefore, hdBefore := h.c.HP, h.c.HD
 		c, o, err := h.c.Attend(m.Dice(), healer, clock.Time(m.Table.Clock))
@@ -39,7 +40,7 @@ func hpAttend(m *Mutation) (*Response, error) {
 		if err := h.store(m, c); err != nil {
 			return nil, err
 		}
-		who := Escape(m.Req.UserName)
+		who := commands.Escape(m.Req.UserName)
 		if healer {
 			who += " (a skilled healer)"
 		}
@@ -57,12 +58,12 @@ func hpAttend(m *Mutation) (*Response, error) {
 		lines[len(lines)-1] += h.conditions(m)
 		m.Note("%s attended %s.", m.Req.UserName, h.ch.Name)
 	}
-	return &Response{Content: strings.Join(lines, "\n")}, nil
+	return &commands.Response{Content: strings.Join(lines, "\n")}, nil
 }
 
 // hpTreat answers /treat (RULES.md §1.4): anyone may treat a character's
 // untreated wounds, ending the mobility handicap.
-func hpTreat(m *Mutation) (*Response, error) {
+func hpTreat(m *commands.Mutation) (*commands.Response, error) {
 	targets, err := hpTargets(m, m.Req.Options["target"], false)
 	if err != nil {
 		return nil, err
@@ -81,15 +82,15 @@ func hpTreat(m *Mutation) (*Response, error) {
 		if mobility {
 			gone = "; the mobility handicap ends"
 		}
-		lines = append(lines, fmt.Sprintf("%s treats %s: untreated wounds %d → 0%s.%s", Escape(m.Req.UserName), h.name(), n, gone, h.conditions(m)))
+		lines = append(lines, fmt.Sprintf("%s treats %s: untreated wounds %d → 0%s.%s", commands.Escape(m.Req.UserName), h.name(), n, gone, h.conditions(m)))
 		m.Note("%s treated %s (%d wounds).", m.Req.UserName, h.ch.Name, n)
 	}
-	return &Response{Content: strings.Join(lines, "\n")}, nil
+	return &commands.Response{Content: strings.Join(lines, "\n")}, nil
 }
 
 // hpOwnTarget resolves `target`, or the caller's first character when none
 // is given.
-func hpOwnTarget(m *Mutation) ([]*hpChar, error) {
+func hpOwnTarget(m *commands.Mutation) ([]*hpChar, error) {
 	if t, ok := m.Req.Options["target"]; ok {
 		return hpTargets(m, t, true)
 	}
@@ -106,19 +107,19 @@ func hpOwnTarget(m *Mutation) ([]*hpChar, error) {
 			return []*hpChar{h}, nil
 		}
 	}
-	return nil, Errorf(CodeNotFound, "You have no character at this table; name one with target.")
+	return nil, commands.Errorf(commands.CodeNotFound, "You have no character at this table; name one with target.")
 }
 
 // hpRest answers /rest (RULES.md §1.5): turn (spend 1 HD, keep the higher),
 // breath (table option catch-breath, fighters only) and the GM's night (the
 // whole table: the clock moves 1 day first; every sleeper re-rolls keeping
 // the higher and regains 1 HD).
-func hpRest(m *Mutation) (*Response, error) {
+func hpRest(m *commands.Mutation) (*commands.Response, error) {
 	kind := m.Req.Options["kind"]
 	switch kind {
 	case "turn", "breath":
 		if kind == "breath" && m.Table.Options["catch-breath"] != "on" {
-			return nil, Errorf(CodeConflict, "Catching breath is off at this table; a GM turns it on with /table option name:catch-breath value:on.")
+			return nil, commands.Errorf(commands.CodeConflict, "Catching breath is off at this table; a GM turns it on with /table option name:catch-breath value:on.")
 		}
 		targets, err := hpOwnTarget(m)
 		if err != nil {
@@ -135,14 +136,14 @@ func hpRest(m *Mutation) (*Response, error) {
 				c, res, err = h.c.CatchBreath(m.Dice(), now)
 			}
 			if errors.Is(err, hitprot.ErrNotFighter) {
-				return nil, Errorf(CodeConflict, "%s is a %s: only a fighter may catch its breath.", h.name(), Escape(h.c.Class))
+				return nil, commands.Errorf(commands.CodeConflict, "%s is a %s: only a fighter may catch its breath.", h.name(), commands.Escape(h.c.Class))
 			}
 			if errors.Is(err, hitprot.ErrCannotRestore) || errors.Is(err, hitprot.ErrNoHD) {
 				why := trimSentinel(hpReason(err, hitprot.ErrCannotRestore), hitprot.ErrNoHD)
 				if errors.Is(err, hitprot.ErrNoHD) {
 					why = "no hit dice left; " + why
 				}
-				return nil, Errorf(CodeConflict, "%s cannot rest to restore HP: %s. Nothing was changed.", h.name(), why)
+				return nil, commands.Errorf(commands.CodeConflict, "%s cannot rest to restore HP: %s. Nothing was changed.", h.name(), why)
 			}
 			if err != nil {
 				return nil, hpError(h, err)
@@ -159,7 +160,7 @@ func hpRest(m *Mutation) (*Response, error) {
 				h.name(), what, res.Roll, res.HPBefore, res.HPAfter, res.HDBefore, res.HDAfter, h.conditions(m)))
 			m.Note("%s %s: HP %d → %d, HD %d → %d.", h.ch.Name, what, res.HPBefore, res.HPAfter, res.HDBefore, res.HDAfter)
 		}
-		return &Response{Content: strings.Join(lines, "\n")}, nil
+		return &commands.Response{Content: strings.Join(lines, "\n")}, nil
 	case "night":
 		if err := m.RequireGM("call a night's sleep"); err != nil {
 			return nil, err
@@ -217,17 +218,17 @@ func hpRest(m *Mutation) (*Response, error) {
 		if len(sleepers) == 0 {
 			lines = append(lines, "Nobody here to sleep.")
 		}
-		return &Response{Content: strings.Join(lines, "\n")}, nil
+		return &commands.Response{Content: strings.Join(lines, "\n")}, nil
 	}
-	return nil, Errorf(CodeInvalid, "The hit-protection system rests with kind turn, breath (catch-breath) or night; not %s.", Clip(kind, 20))
+	return nil, commands.Errorf(commands.CodeInvalid, "The hit-protection system rests with kind turn, breath (catch-breath) or night; not %s.", commands.Clip(kind, 20))
 }
 
 // hpSave answers /save (RULES.md §0.4, §1.2, §1.6): d20 + hit dice + bonus
 // against the character's target.
-func hpSave(m *Mutation) (*Response, error) {
+func hpSave(m *commands.Mutation) (*commands.Response, error) {
 	cat := m.Req.Options["type"]
 	if !isSaveCategory(cat) {
-		return nil, Errorf(CodeInvalid, "The hit-protection saves are %s; not %s.", strings.Join(hitprot.SaveCategories, ", "), Clip(cat, 20))
+		return nil, commands.Errorf(commands.CodeInvalid, "The hit-protection saves are %s; not %s.", strings.Join(hitprot.SaveCategories, ", "), commands.Clip(cat, 20))
 	}
 	hd, _ := strconv.Atoi(m.Req.Options["hd"])
 	bonus, _ := strconv.Atoi(m.Req.Options["bonus"])
@@ -253,13 +254,13 @@ func hpSave(m *Mutation) (*Response, error) {
 		lines = append(lines, line+h.conditions(m))
 		m.Note("%s %s", h.ch.Name, s)
 	}
-	return &Response{Content: strings.Join(lines, "\n")}, nil
+	return &commands.Response{Content: strings.Join(lines, "\n")}, nil
 }
 
 // hpSpend answers /spend resource:hd (RULES.md §1.6).
-func hpSpend(m *Mutation) (*Response, error) {
+func hpSpend(m *commands.Mutation) (*commands.Response, error) {
 	if r := m.Req.Options["resource"]; r != "hd" {
-		return nil, Errorf(CodeInvalid, "The hit-protection system spends only hd (hit dice), not %s.", Clip(r, 20))
+		return nil, commands.Errorf(commands.CodeInvalid, "The hit-protection system spends only hd (hit dice), not %s.", commands.Clip(r, 20))
 	}
 	n, _ := strconv.Atoi(m.Req.Options["amount"])
 	targets, err := hpTargets(m, m.Req.Options["target"], true)
@@ -279,15 +280,15 @@ func hpSpend(m *Mutation) (*Response, error) {
 		lines = append(lines, fmt.Sprintf("%s spends %d hit %s: HD %d → %d", h.name(), n, map[bool]string{true: "die", false: "dice"}[n == 1], before, c.HD))
 		m.Note("%s spent %d HD: %d → %d.", h.ch.Name, n, before, c.HD)
 	}
-	return &Response{Content: strings.Join(lines, "\n")}, nil
+	return &commands.Response{Content: strings.Join(lines, "\n")}, nil
 }
 
 // hpRoll answers /roll as:… (RULES.md §1.6): the expression, plus hd hit
 // dice within the one-die rule and its class exceptions.
-func hpRoll(m *Mutation) (*Response, error) {
+func hpRoll(m *commands.Mutation) (*commands.Response, error) {
 	for _, opt := range []string{"ability", "pool"} {
 		if _, ok := m.Req.Options[opt]; ok {
-			return nil, Errorf(CodeUnavailable, "/roll %s: is not available for the hit-protection system.", opt)
+			return nil, commands.Errorf(commands.CodeUnavailable, "/roll %s: is not available for the hit-protection system.", opt)
 		}
 	}
 	ch, err := m.Character(m.Req.Options["as"])
@@ -312,13 +313,13 @@ func hpRoll(m *Mutation) (*Response, error) {
 	melee := m.Req.Options["melee"] == "true"
 	expr, hasExpr := m.Req.Options["expr"]
 	if !hasExpr && hd == 0 {
-		return nil, Errorf(CodeInvalid, "/roll needs expr, e.g. expr:1d20+3 (and hd:N to add hit dice).")
+		return nil, commands.Errorf(commands.CodeInvalid, "/roll needs expr, e.g. expr:1d20+3 (and hd:N to add hit dice).")
 	}
 	var base dice.Result
 	if hasExpr {
 		e, err := dice.Parse(expr)
 		if err != nil {
-			return nil, Errorf(CodeInvalid, "Bad dice expression: %v.", err)
+			return nil, commands.Errorf(commands.CodeInvalid, "Bad dice expression: %v.", err)
 		}
 		// Check the hit dice before rolling anything.
 		if lim := hitprot.HDLimit(h.c.Class, purpose, melee); hd > 0 && lim != hitprot.Unlimited && hd > lim {
@@ -369,13 +370,13 @@ func hpRoll(m *Mutation) (*Response, error) {
 		line += fmt.Sprintf(" · HD %d → %d", before, c.HD)
 		m.Note("%s rolled %s, spending %d HD.", ch.Name, strings.Join(parts, " + "), hd)
 	}
-	return &Response{Content: line}, nil
+	return &commands.Response{Content: line}, nil
 }
 
 // AdvanceClock resolves every hit-protection timer as the clock moves
 // (RULES.md §0.2, §1.4): stuns that end, limbs back in use, no-restoring
 // periods that end, bleed-outs that kill.
-func (hitProtection) AdvanceClock(m *Mutation, from, to int64) ([]string, error) {
+func (System) AdvanceClock(m *commands.Mutation, from, to int64) ([]string, error) {
 	all, err := m.Characters()
 	if err != nil {
 		return nil, err

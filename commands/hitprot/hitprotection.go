@@ -1,18 +1,19 @@
-package commands
+package hitprot
 
 import (
 	"encoding/json"
 	"fmt"
 	"strings"
 
+	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/rules/clock"
 	"github.com/hpkeeper/hpkeeper/rules/dice"
 	"github.com/hpkeeper/hpkeeper/rules/hitprot"
 	"github.com/hpkeeper/hpkeeper/storage"
 )
 
-// hitProtection adapts the hit-protection system (RULES.md §1).
-type hitProtection struct{}
+// System adapts the hit-protection system (RULES.md §1).
+type System struct{}
 
 // hpSheet is the stored form of a hit-protection character (RULES.md §1.1,
 // with the 0-HP and injury state of §1.3 and §1.4). ChoiceSeq and Chose are
@@ -94,23 +95,23 @@ func fromCharacter(c hitprot.Character) hpSheet {
 	return s
 }
 
-func (hitProtection) Name() string { return "hit-protection" }
+func (System) Name() string { return "hit-protection" }
 
-func (hitProtection) Help() string {
+func (System) Help() string {
 	return "Hit Protection & Hit Dice: a character has one die's worth of HP; levels add hit dice, spent to soak damage, rest and boost rolls. At 0 HP the player chooses Heroic Death, Stay Up or Go Down; wounds come from the injury table."
 }
 
-func (hitProtection) TableOptions() []TableOption {
-	return []TableOption{{Name: "catch-breath", Help: "fighters may catch their breath for a round", Values: []string{"off", "on"}}}
+func (System) TableOptions() []commands.TableOption {
+	return []commands.TableOption{{Name: "catch-breath", Help: "fighters may catch their breath for a round", Values: []string{"off", "on"}}}
 }
 
-func (hitProtection) StatKeys() []string {
+func (System) StatKeys() []string {
 	return []string{"class", "level", "hit-die", "hp", "hd", "save-death", "save-wands", "save-paralysis", "save-breath", "save-spells"}
 }
 
 // NewSheet builds a character from the class defaults (RULES.md §1.1) and
 // the stats; HP not given are rolled on the hit die.
-func (sys hitProtection) NewSheet(m *Mutation, stats []Stat) (json.RawMessage, error) {
+func (sys System) NewSheet(m *commands.Mutation, stats []commands.Stat) (json.RawMessage, error) {
 	class := hitprot.Fighter
 	for _, st := range stats {
 		if st.Key == "class" {
@@ -135,7 +136,7 @@ func (sys hitProtection) NewSheet(m *Mutation, stats []Stat) (json.RawMessage, e
 		}
 		c.HP = res.Total
 	}
-	return EncodeSheet(fromCharacter(c))
+	return commands.EncodeSheet(fromCharacter(c))
 }
 
 // SetSheet sets stats on a character (/char set). A dead character's sheet
@@ -145,19 +146,19 @@ func (sys hitProtection) NewSheet(m *Mutation, stats []Stat) (json.RawMessage, e
 // cannot skip a period by editing the sheet. HP above 0 bring a character
 // that stayed up, went down or had its choice pending back to normal play
 // (§1.5).
-func (sys hitProtection) SetSheet(m *Mutation, raw json.RawMessage, stats []Stat) (json.RawMessage, error) {
+func (sys System) SetSheet(m *commands.Mutation, raw json.RawMessage, stats []commands.Stat) (json.RawMessage, error) {
 	var s hpSheet
-	if err := DecodeSheet(raw, &s); err != nil {
+	if err := commands.DecodeSheet(raw, &s); err != nil {
 		return nil, err
 	}
 	old := s.character()
-	name := "**" + Escape(m.Req.Options["name"]) + "**"
+	name := "**" + commands.Escape(m.Req.Options["name"]) + "**"
 	if ch, err := m.Character(m.Req.Options["name"]); err == nil {
-		name = "**" + Escape(ch.Name) + "**"
+		name = "**" + commands.Escape(ch.Name) + "**"
 	}
 	gm := m.IsGM()
 	if old.Status == hitprot.Dead && !gm {
-		return nil, Errorf(CodeForbidden, "%s is dead; only a GM can change the sheet. Nothing was changed.", name)
+		return nil, commands.Errorf(commands.CodeForbidden, "%s is dead; only a GM can change the sheet. Nothing was changed.", name)
 	}
 	c, err := sys.apply(old, stats, false)
 	if err != nil {
@@ -165,16 +166,16 @@ func (sys hitProtection) SetSheet(m *Mutation, raw json.RawMessage, stats []Stat
 	}
 	if c.HP > old.HP && !gm {
 		if why := old.RestoreBlock(clock.Time(m.Table.Clock)); why != "" {
-			return nil, Errorf(CodeForbidden, "%s cannot have HP restored now (%s); only a GM can raise its hp. Nothing was changed.", name, why)
+			return nil, commands.Errorf(commands.CodeForbidden, "%s cannot have HP restored now (%s); only a GM can raise its hp. Nothing was changed.", name, why)
 		}
 	}
-	return EncodeSheet(s.with(c.Recover()))
+	return commands.EncodeSheet(s.with(c.Recover()))
 }
 
 // apply sets stats on c. A new level brings its hit dice along (HD follow
 // the level unless hd is given); a smaller hit die caps HP. The result is
 // validated against RULES.md §1.1.
-func (sys hitProtection) apply(c hitprot.Character, stats []Stat, creating bool) (hitprot.Character, error) {
+func (sys System) apply(c hitprot.Character, stats []commands.Stat, creating bool) (hitprot.Character, error) {
 	given := map[string]bool{}
 	for _, st := range stats {
 		given[st.Key] = true
@@ -196,7 +197,7 @@ func (sys hitProtection) apply(c hitprot.Character, stats []Stat, creating bool)
 			}
 		case "level":
 			var lvl int
-			if lvl, err = StatInt(st, 1, hitprot.MaxLevel); err == nil && !given["hd"] {
+			if lvl, err = commands.StatInt(st, 1, hitprot.MaxLevel); err == nil && !given["hd"] {
 				c.HD += lvl - c.Level
 				c.HD = max(0, min(c.HD, lvl))
 			}
@@ -205,7 +206,7 @@ func (sys hitProtection) apply(c hitprot.Character, stats []Stat, creating bool)
 			v := strings.TrimPrefix(strings.ToLower(st.Value), "d")
 			var n int
 			if _, e := fmt.Sscanf(v, "%d", &n); e != nil || fmt.Sprint(n) != v || !validHitDie(n) {
-				return c, BadStat(st.Key, st.Value, "d4, d6, d8, d10 or d12")
+				return c, commands.BadStat(st.Key, st.Value, "d4, d6, d8, d10 or d12")
 			}
 			c.HitDie = n
 			if !given["hp"] {
@@ -216,10 +217,10 @@ func (sys hitProtection) apply(c hitprot.Character, stats []Stat, creating bool)
 		default:
 			cat, ok := strings.CutPrefix(st.Key, "save-")
 			if !ok || !isSaveCategory(cat) {
-				return c, UnknownStat(sys, st.Key)
+				return c, commands.UnknownStat(sys, st.Key)
 			}
 			var t int
-			if t, err = StatInt(st, 1, 20); err == nil {
+			if t, err = commands.StatInt(st, 1, 20); err == nil {
 				if c.Saves == nil {
 					c.Saves = map[string]int{}
 				}
@@ -234,16 +235,16 @@ func (sys hitProtection) apply(c hitprot.Character, stats []Stat, creating bool)
 		var err error
 		switch st.Key {
 		case "hp":
-			c.HP, err = StatInt(st, 0, c.HitDie)
+			c.HP, err = commands.StatInt(st, 0, c.HitDie)
 		case "hd":
-			c.HD, err = StatInt(st, 0, c.Level)
+			c.HD, err = commands.StatInt(st, 0, c.Level)
 		}
 		if err != nil {
 			return c, err
 		}
 	}
 	if err := c.Validate(); err != nil {
-		return c, Errorf(CodeInvalid, "%v.", err)
+		return c, commands.Errorf(commands.CodeInvalid, "%v.", err)
 	}
 	return c, nil
 }
@@ -266,9 +267,9 @@ func isSaveCategory(cat string) bool {
 	return false
 }
 
-func (hitProtection) Describe(ch *storage.Character) (string, []Field, error) {
+func (System) Describe(ch *storage.Character) (string, []commands.Field, error) {
 	var s hpSheet
-	if err := DecodeSheet(ch.Sheet, &s); err != nil {
+	if err := commands.DecodeSheet(ch.Sheet, &s); err != nil {
 		return "", nil, err
 	}
 	c := s.character()
@@ -290,13 +291,13 @@ func (hitProtection) Describe(ch *storage.Character) (string, []Field, error) {
 	if len(c.Saves) > 0 {
 		note = " (* set on the sheet)"
 	}
-	fields := []Field{
-		{Name: "Class", Value: fmt.Sprintf("%s %d", Escape(c.Class), c.Level), Inline: true},
+	fields := []commands.Field{
+		{Name: "Class", Value: fmt.Sprintf("%s %d", commands.Escape(c.Class), c.Level), Inline: true},
 		{Name: "Hit die", Value: fmt.Sprintf("d%d", c.HitDie), Inline: true},
 		{Name: "Saves (d20 ≥)", Value: strings.Join(saves, ", ") + note},
 	}
 	if c.HeroicAction != "" {
-		fields = append(fields, Field{Name: "Heroic action", Value: Escape(c.HeroicAction)})
+		fields = append(fields, commands.Field{Name: "Heroic action", Value: commands.Escape(c.HeroicAction)})
 	}
 	return status, fields, nil
 }

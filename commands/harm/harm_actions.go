@@ -1,4 +1,4 @@
-package commands
+package harm
 
 import (
 	"errors"
@@ -6,17 +6,18 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/rules/clock"
 	"github.com/hpkeeper/hpkeeper/rules/harm"
 	"github.com/hpkeeper/hpkeeper/storage"
 )
 
 // The mutation rolls every check, so that each die is recorded in the event.
-var _ harm.Roller = (*Mutation)(nil)
+var _ harm.Roller = (*commands.Mutation)(nil)
 
 // Action returns the harm commands (RULES.md §3): /damage deals harm,
 // /heal heals, /rest kind:day passes a day, /spend spends pool points.
-func (sys harmSystem) Action(name string) ActionFunc {
+func (sys System) Action(name string) commands.ActionFunc {
 	switch name {
 	case "damage":
 		return sys.damage
@@ -32,10 +33,10 @@ func (sys harmSystem) Action(name string) ActionFunc {
 
 // Roll returns the handler of /roll as:… for harm: with `ability`, a check
 // (RULES.md §3.1); without, a plain roll of `expr` for the character.
-func (sys harmSystem) Roll() ActionFunc { return sys.roll }
+func (sys System) Roll() commands.ActionFunc { return sys.roll }
 
 // Components returns nil: harm has no buttons.
-func (harmSystem) Components() map[string]HandlerFunc { return nil }
+func (System) Components() map[string]commands.HandlerFunc { return nil }
 
 // AdvanceClock ends the conflict when the GM moves the clock (RULES.md
 // §3.2.4): every taken-out character is back.
@@ -44,7 +45,7 @@ func (harmSystem) Components() map[string]HandlerFunc { return nil }
 // /clock advance with unit rounds, the default) is time within the
 // conflict and ends nothing; advancing by turns, hours or days, or a day of
 // rest for the whole table, ends it.
-func (harmSystem) AdvanceClock(m *Mutation, from, to int64) ([]string, error) {
+func (System) AdvanceClock(m *commands.Mutation, from, to int64) ([]string, error) {
 	if harmWithinConflict(m.Req) {
 		return nil, nil
 	}
@@ -65,14 +66,14 @@ func (harmSystem) AdvanceClock(m *Mutation, from, to int64) ([]string, error) {
 		if err := harmStore(m, ch, n); err != nil {
 			return nil, err
 		}
-		report = append(report, fmt.Sprintf("**%s** is no longer taken out: the conflict is over (%s).", Escape(ch.Name), n.Condition))
+		report = append(report, fmt.Sprintf("**%s** is no longer taken out: the conflict is over (%s).", commands.Escape(ch.Name), n.Condition))
 	}
 	return report, nil
 }
 
 // harmWithinConflict reports whether r moves the clock by rounds only, which
 // is time within the conflict (the reading on AdvanceClock).
-func harmWithinConflict(r *Request) bool {
+func harmWithinConflict(r *commands.Request) bool {
 	if r.Command != "clock" {
 		return false
 	}
@@ -92,14 +93,14 @@ func harmWithinConflict(r *Request) bool {
 
 func harmLoad(ch *storage.Character) (harm.Character, error) {
 	var s harmSheet
-	if err := DecodeSheet(ch.Sheet, &s); err != nil {
+	if err := commands.DecodeSheet(ch.Sheet, &s); err != nil {
 		return harm.Character{}, err
 	}
 	return s.character()
 }
 
-func harmStore(m *Mutation, ch *storage.Character, c harm.Character) error {
-	raw, err := EncodeSheet(harmSheetOf(c))
+func harmStore(m *commands.Mutation, ch *storage.Character, c harm.Character) error {
+	raw, err := commands.EncodeSheet(harmSheetOf(c))
 	if err != nil {
 		return err
 	}
@@ -109,7 +110,7 @@ func harmStore(m *Mutation, ch *storage.Character, c harm.Character) error {
 
 // harmFudge returns the Fudge dice of a check at the table: 3, or 4 with
 // the table option fudge-dice 4 (RULES.md §3.1).
-func harmFudge(m *Mutation) int {
+func harmFudge(m *commands.Mutation) int {
 	if m.Table.Options["fudge-dice"] == "4" {
 		return harm.AltFudgeDice
 	}
@@ -133,35 +134,35 @@ func harmStatus(c harm.Character) string {
 // harmErr turns an error of the harm rules into a reply naming the
 // character; other errors (a dice error is already an *Error) pass through.
 func harmErr(name string, err error) error {
-	var e *Error
+	var e *commands.Error
 	if errors.As(err, &e) {
 		return err
 	}
-	code := Code(0)
+	code := commands.Code(0)
 	switch {
 	case errors.Is(err, harm.ErrPoolEmpty), errors.Is(err, harm.ErrNothingToHeal), errors.Is(err, harm.ErrRestTooSoon):
-		code = CodeConflict
+		code = commands.CodeConflict
 	case errors.Is(err, harm.ErrNoAbility), errors.Is(err, harm.ErrWrongPool), errors.Is(err, harm.ErrNotInnate),
 		errors.Is(err, harm.ErrBadSpend), errors.Is(err, harm.ErrNoHarm), errors.Is(err, harm.ErrTooManyDice),
 		errors.Is(err, harm.ErrBadFudgeDice):
-		code = CodeInvalid
+		code = commands.CodeInvalid
 	default:
 		return err
 	}
-	return Errorf(code, "%s: %v. Nothing was changed.", Escape(name), err)
+	return commands.Errorf(code, "%s: %v. Nothing was changed.", commands.Escape(name), err)
 }
 
 // harmPoolOption reads the option opt naming a pool point to spend for a
 // bonus die on a check (RULES.md §3.1): "" when absent, else vigor,
 // instinct or reason.
-func harmPoolOption(m *Mutation, opt string) (string, error) {
+func harmPoolOption(m *commands.Mutation, opt string) (string, error) {
 	v, ok := m.Req.Options[opt]
 	if !ok {
 		return "", nil
 	}
 	p := strings.ToLower(strings.TrimSpace(v))
 	if !harm.IsPool(p) {
-		return "", Errorf(CodeInvalid, "/%s %s: is vigor, instinct or reason in the harm system (a point of that pool buys a bonus die on the check), not %s.", m.Req.Command, opt, Clip(v, 16))
+		return "", commands.Errorf(commands.CodeInvalid, "/%s %s: is vigor, instinct or reason in the harm system (a point of that pool buys a bonus die on the check), not %s.", m.Req.Command, opt, commands.Clip(v, 16))
 	}
 	return p, nil
 }
@@ -235,7 +236,7 @@ func harmPoolsText(changes []harm.PoolChange) string {
 // level of the harm, kind (default physical) picks Endure, React or
 // Willpower, pool spends a point of that ability's pool for a bonus die on
 // the check (§3.1). Each target takes the harm in turn.
-func (sys harmSystem) damage(m *Mutation) (*Response, error) {
+func (sys System) damage(m *commands.Mutation) (*commands.Response, error) {
 	if err := m.RefuseOptions("soak", "type", "crit", "nonlethal", "lethal"); err != nil {
 		return nil, err
 	}
@@ -243,7 +244,7 @@ func (sys harmSystem) damage(m *Mutation) (*Response, error) {
 	if k, ok := m.Req.Options["kind"]; ok {
 		var err error
 		if kind, err = harm.ParseKind(k); err != nil {
-			return nil, Errorf(CodeInvalid, "%v.", err)
+			return nil, commands.Errorf(commands.CodeInvalid, "%v.", err)
 		}
 	}
 	pool, err := harmPoolOption(m, "pool")
@@ -256,7 +257,7 @@ func (sys harmSystem) damage(m *Mutation) (*Response, error) {
 	}
 	// The amount is the harm's success level: a number ≥ 1, or dice (the
 	// opponent's check, e.g. 3dF+2) whose total, floored at 0, is the SL.
-	sl, rolled, err := m.Amount(1, MaxAmount, "of harm (its success level)")
+	sl, rolled, err := m.Amount(1, commands.MaxAmount, "of harm (its success level)")
 	if err != nil {
 		return nil, err
 	}
@@ -267,7 +268,7 @@ func (sys harmSystem) damage(m *Mutation) (*Response, error) {
 	if sl < 1 {
 		lines = append(lines, "SL 0: no harm is dealt.")
 		m.Note("%s", strings.Join(lines, " "))
-		return &Response{Content: strings.Join(lines, "\n")}, nil
+		return &commands.Response{Content: strings.Join(lines, "\n")}, nil
 	}
 	for _, ch := range targets {
 		c, err := harmLoad(ch)
@@ -285,13 +286,13 @@ func (sys harmSystem) damage(m *Mutation) (*Response, error) {
 		m.Note("%s", strings.ReplaceAll(text, "\n", " "))
 		lines = append(lines, text)
 	}
-	return &Response{Content: strings.Join(lines, "\n")}, nil
+	return &commands.Response{Content: strings.Join(lines, "\n")}, nil
 }
 
 // harmOutcomeText shows a harm: counter before and after, the check with
 // every die, and the condition (RULES.md §3.2).
 func harmOutcomeText(name string, out harm.HarmOutcome) string {
-	who := "**" + Escape(name) + "**"
+	who := "**" + commands.Escape(name) + "**"
 	if out.TakenOut {
 		s := fmt.Sprintf("%s is Broken and takes %d %s harm: **taken out** of the conflict; the opponent gets its goal. Nothing else changes: **Broken**, counter %d.",
 			who, out.Harm.SL, out.Harm.Kind, out.CounterAfter)
@@ -327,8 +328,8 @@ func harmNoAbility(name string, c harm.Character, ability string) error {
 	for _, a := range c.AbilityNames() {
 		have = append(have, harmAbilityLabel(a))
 	}
-	return Errorf(CodeInvalid, "%s has no ability %q; it has %s. Add one with /char set stats:%s=0 (Unskilled).",
-		Escape(name), Clip(ability, 32), strings.Join(have, ", "), Clip(harmAbilityName(ability), 32))
+	return commands.Errorf(commands.CodeInvalid, "%s has no ability %q; it has %s. Add one with /char set stats:%s=0 (Unskilled).",
+		commands.Escape(name), commands.Clip(ability, 32), strings.Join(have, ", "), commands.Clip(harmAbilityName(ability), 32))
 }
 
 // roll answers /roll as:… for harm. With ability it is an action (RULES.md
@@ -336,7 +337,7 @@ func harmNoAbility(name string, c harm.Character, ability string) error {
 // point of the ability's pool for a bonus die; while Broken the bot spends
 // the action's point of the ability's pool, and refuses with none left.
 // Without ability it rolls expr for the character.
-func (sys harmSystem) roll(m *Mutation) (*Response, error) {
+func (sys System) roll(m *commands.Mutation) (*commands.Response, error) {
 	ch, err := m.Character(m.Req.Options["as"])
 	if err != nil {
 		return nil, err
@@ -352,17 +353,17 @@ func (sys harmSystem) roll(m *Mutation) (*Response, error) {
 	pool, hasPool := m.Req.Options["pool"]
 	switch {
 	case hasAbility && hasExpr:
-		return nil, Errorf(CodeInvalid, "A check rolls its own dice: give ability or expr, not both.")
+		return nil, commands.Errorf(commands.CodeInvalid, "A check rolls its own dice: give ability or expr, not both.")
 	case !hasAbility && hasPool:
-		return nil, Errorf(CodeInvalid, "pool buys a bonus die on a check: give ability too, e.g. ability:endure pool:vigor.")
+		return nil, commands.Errorf(commands.CodeInvalid, "pool buys a bonus die on a check: give ability too, e.g. ability:endure pool:vigor.")
 	case !hasAbility && !hasExpr:
-		return nil, Errorf(CodeInvalid, "/roll as:%s needs ability (a check, e.g. ability:endure) or expr.", Escape(ch.Name))
+		return nil, commands.Errorf(commands.CodeInvalid, "/roll as:%s needs ability (a check, e.g. ability:endure) or expr.", commands.Escape(ch.Name))
 	case !hasAbility:
 		res, err := m.RollString(expr)
 		if err != nil {
 			return nil, err
 		}
-		return &Response{Content: fmt.Sprintf("**%s** rolled %s", Escape(ch.Name), res.String())}, nil
+		return &commands.Response{Content: fmt.Sprintf("**%s** rolled %s", commands.Escape(ch.Name), res.String())}, nil
 	}
 	c, err := harmLoad(ch)
 	if err != nil {
@@ -379,7 +380,7 @@ func (sys harmSystem) roll(m *Mutation) (*Response, error) {
 	if err := harmStore(m, ch, n); err != nil {
 		return nil, err
 	}
-	text := fmt.Sprintf("**%s** checks %s.\n%s.", Escape(ch.Name), harmAbilityLabel(name), harmCheckText(out.Check))
+	text := fmt.Sprintf("**%s** checks %s.\n%s.", commands.Escape(ch.Name), harmAbilityLabel(name), harmCheckText(out.Check))
 	if len(out.Spent) > 0 {
 		text += "\nSpent " + harmPoolsText(out.Spent) + "."
 	}
@@ -389,7 +390,7 @@ func (sys harmSystem) roll(m *Mutation) (*Response, error) {
 	}
 	text += "."
 	m.Note("%s", strings.ReplaceAll(text, "\n", " "))
-	return &Response{Content: text}, nil
+	return &commands.Response{Content: text}, nil
 }
 
 // harmSpendMix reads /heal spend: pool=points pairs separated by commas or
@@ -404,10 +405,10 @@ func harmSpendMix(s string) (map[string]int, error) {
 		k = strings.ToLower(strings.TrimSpace(k))
 		n, err := strconv.Atoi(strings.TrimSpace(v))
 		if !ok || !harm.IsPool(k) || err != nil || n < 0 || n > harm.PoolCost {
-			return nil, Errorf(CodeInvalid, "spend takes pool=points pairs adding up to %d, e.g. spend:vigor=2,reason=3; %q is not one.", harm.PoolCost, Clip(f, 32))
+			return nil, commands.Errorf(commands.CodeInvalid, "spend takes pool=points pairs adding up to %d, e.g. spend:vigor=2,reason=3; %q is not one.", harm.PoolCost, commands.Clip(f, 32))
 		}
 		if _, dup := mix[k]; dup {
-			return nil, Errorf(CodeInvalid, "spend names %s twice.", k)
+			return nil, commands.Errorf(commands.CodeInvalid, "spend names %s twice.", k)
 		}
 		mix[k] = n
 	}
@@ -422,7 +423,7 @@ func harmSpendMix(s string) (map[string]int, error) {
 // check, healer-pool one of the healer's Reason on First Aid or Counsel
 // (§3.1). With a healer, the caller must be able to act for the healer;
 // otherwise for the patient.
-func (sys harmSystem) heal(m *Mutation) (*Response, error) {
+func (sys System) heal(m *commands.Mutation) (*commands.Response, error) {
 	if err := m.RefuseOptions("amount"); err != nil {
 		return nil, err
 	}
@@ -436,48 +437,48 @@ func (sys harmSystem) heal(m *Mutation) (*Response, error) {
 	}
 	trigS, ok := m.Req.Options["trigger"]
 	if !ok {
-		return nil, Errorf(CodeInvalid, "Healing needs a trigger: first-aid or counsel (with healer), rest (a day of rest) or pools (5 pool points).")
+		return nil, commands.Errorf(commands.CodeInvalid, "Healing needs a trigger: first-aid or counsel (with healer), rest (a day of rest) or pools (5 pool points).")
 	}
 	trig, err := harm.ParseTrigger(trigS)
 	if err != nil {
-		return nil, Errorf(CodeInvalid, "%v.", err)
+		return nil, commands.Errorf(commands.CodeInvalid, "%v.", err)
 	}
 	targets, err := m.Targets(m.Req.Options["target"])
 	if err != nil {
 		return nil, err
 	}
 	if len(targets) > 1 {
-		return nil, Errorf(CodeInvalid, "Heal one character at a time.")
+		return nil, commands.Errorf(commands.CodeInvalid, "Heal one character at a time.")
 	}
 	patient := targets[0]
 	h := harm.Healing{Trigger: trig, Ability: harmAbilityName(m.Req.Options["ability"]), FudgeDice: harmFudge(m), Now: clock.Time(m.Table.Clock), Pool: pool}
 	if s, ok := m.Req.Options["spend"]; ok {
 		if trig != harm.PoolPoints {
-			return nil, Errorf(CodeInvalid, "spend chooses the points of trigger:pools.")
+			return nil, commands.Errorf(commands.CodeInvalid, "spend chooses the points of trigger:pools.")
 		}
 		if h.Spend, err = harmSpendMix(s); err != nil {
 			return nil, err
 		}
 	}
 	if h.Ability != "" && !harm.IsInnate(h.Ability) {
-		return nil, Errorf(CodeInvalid, "The healing check uses an innate ability: endure, react or willpower, not %s.", Clip(h.Ability, 32))
+		return nil, commands.Errorf(commands.CodeInvalid, "The healing check uses an innate ability: endure, react or willpower, not %s.", commands.Clip(h.Ability, 32))
 	}
 	healerName, hasHealer := m.Req.Options["healer"]
 	helper := trig.HelperAbility()
 	switch {
 	case helper != "" && !hasHealer:
-		return nil, Errorf(CodeInvalid, "trigger:%s needs healer: the character giving %s.", trig, strings.ToLower(harmAbilityLabel(helper)))
+		return nil, commands.Errorf(commands.CodeInvalid, "trigger:%s needs healer: the character giving %s.", trig, strings.ToLower(harmAbilityLabel(helper)))
 	case helper == "" && hasHealer:
-		return nil, Errorf(CodeInvalid, "healer gives first aid or counsel: use trigger:first-aid or trigger:counsel.")
+		return nil, commands.Errorf(commands.CodeInvalid, "healer gives first aid or counsel: use trigger:first-aid or trigger:counsel.")
 	case helper == "" && healerPool != "":
-		return nil, Errorf(CodeInvalid, "healer-pool buys the healer a bonus die on first aid or counsel: use trigger:first-aid or trigger:counsel with healer; pool buys the patient one.")
+		return nil, commands.Errorf(commands.CodeInvalid, "healer-pool buys the healer a bonus die on first aid or counsel: use trigger:first-aid or trigger:counsel with healer; pool buys the patient one.")
 	}
 	c, err := harmLoad(patient)
 	if err != nil {
 		return nil, err
 	}
 	if !c.NeedsHealing() {
-		return nil, Errorf(CodeConflict, "**%s** is Healthy with harm counter 0: there is nothing to heal.", Escape(patient.Name))
+		return nil, commands.Errorf(commands.CodeConflict, "**%s** is Healthy with harm counter 0: there is nothing to heal.", commands.Escape(patient.Name))
 	}
 	if helper == "" || h.Pool != "" {
 		// The patient's own trigger, or a point of its pool: the caller
@@ -493,7 +494,7 @@ func (sys harmSystem) heal(m *Mutation) (*Response, error) {
 			return nil, err
 		}
 		if healer.ID == patient.ID {
-			return nil, Errorf(CodeInvalid, "%s comes from another character, not from %s.", harmAbilityLabel(helper), Escape(patient.Name))
+			return nil, commands.Errorf(commands.CodeInvalid, "%s comes from another character, not from %s.", harmAbilityLabel(helper), commands.Escape(patient.Name))
 		}
 		if err := m.CanChange(healer); err != nil {
 			return nil, err
@@ -512,7 +513,7 @@ func (sys harmSystem) heal(m *Mutation) (*Response, error) {
 		if err := harmStore(m, healer, hn); err != nil {
 			return nil, err
 		}
-		line := fmt.Sprintf("**%s** gives **%s** %s: %s = %s.", Escape(healer.Name), Escape(patient.Name),
+		line := fmt.Sprintf("**%s** gives **%s** %s: %s = %s.", commands.Escape(healer.Name), commands.Escape(patient.Name),
 			strings.ToLower(harmAbilityLabel(helper)), harmCheckText(aid.Check), harmDice(aid.Check.SL, "bonus"))
 		if len(aid.Spent) > 0 {
 			line += " Spent " + harmPoolsText(aid.Spent) + "."
@@ -538,10 +539,10 @@ func (sys harmSystem) heal(m *Mutation) (*Response, error) {
 	switch trig {
 	case harm.DayOfRest:
 		if out.RestAlone {
-			lines = append(lines, fmt.Sprintf("**%s** has rested a day (taken alone, while the table's clock stood).", Escape(patient.Name)))
+			lines = append(lines, fmt.Sprintf("**%s** has rested a day (taken alone, while the table's clock stood).", commands.Escape(patient.Name)))
 			break
 		}
-		line := fmt.Sprintf("**%s** has rested a day (since %s", Escape(patient.Name), out.RestFrom)
+		line := fmt.Sprintf("**%s** has rested a day (since %s", commands.Escape(patient.Name), out.RestFrom)
 		if left := n.RestHealings(h.Now); left > 0 {
 			days := "days"
 			if left == 1 {
@@ -551,7 +552,7 @@ func (sys harmSystem) heal(m *Mutation) (*Response, error) {
 		}
 		lines = append(lines, line+").")
 	case harm.PoolPoints:
-		lines = append(lines, fmt.Sprintf("**%s** spends %d pool points: %s.", Escape(patient.Name), harm.PoolCost, harmPoolsText(healing)))
+		lines = append(lines, fmt.Sprintf("**%s** spends %d pool points: %s.", commands.Escape(patient.Name), harm.PoolCost, harmPoolsText(healing)))
 	}
 	line := fmt.Sprintf("Healing check: %s", harmCheckText(out.Check))
 	if out.Check.SL == 0 {
@@ -567,7 +568,7 @@ func (sys harmSystem) heal(m *Mutation) (*Response, error) {
 	lines = append(lines, line)
 	text := strings.Join(lines, "\n")
 	m.Note("%s", strings.ReplaceAll(text, "\n", " "))
-	return &Response{Content: text}, nil
+	return &commands.Response{Content: text}, nil
 }
 
 // harmTriggerUsed says that a healing trigger is used up (RULES.md §3.3).
@@ -589,9 +590,9 @@ func harmTriggerUsed(t harm.Trigger) string {
 // their pools refill and each gains a day of rest for itself, while the
 // clock stands (harm.Character.RestDay). It tells who may now heal with
 // trigger:rest.
-func (sys harmSystem) rest(m *Mutation) (*Response, error) {
+func (sys System) rest(m *commands.Mutation) (*commands.Response, error) {
 	if m.Req.Options["kind"] != "day" {
-		return nil, Errorf(CodeInvalid, "The harm system rests by the day: /rest kind:day (GM) passes a day and refreshes the pools; then /heal trigger:rest heals.")
+		return nil, commands.Errorf(commands.CodeInvalid, "The harm system rests by the day: /rest kind:day (GM) passes a day and refreshes the pools; then /heal trigger:rest heals.")
 	}
 	if err := m.RequireGM("pass a day of rest"); err != nil {
 		return nil, err
@@ -606,7 +607,7 @@ func (sys harmSystem) rest(m *Mutation) (*Response, error) {
 		}
 		names := make([]string, len(chars))
 		for i, ch := range chars {
-			names[i] = "**" + Escape(ch.Name) + "**"
+			names[i] = "**" + commands.Escape(ch.Name) + "**"
 		}
 		verb := "rests"
 		if len(chars) > 1 {
@@ -637,29 +638,29 @@ func (sys harmSystem) rest(m *Mutation) (*Response, error) {
 		if err := harmStore(m, ch, n); err != nil {
 			return nil, err
 		}
-		line := fmt.Sprintf("**%s**: pools full", Escape(ch.Name))
+		line := fmt.Sprintf("**%s**: pools full", commands.Escape(ch.Name))
 		if len(changes) > 0 {
-			line = fmt.Sprintf("**%s**: %s", Escape(ch.Name), harmPoolsText(changes))
+			line = fmt.Sprintf("**%s**: %s", commands.Escape(ch.Name), harmPoolsText(changes))
 			m.Note("%s: %s.", ch.Name, harmPoolsText(changes))
 		}
 		if n.NeedsHealing() && n.RestHealings(now) > 0 {
-			line += fmt.Sprintf("; **%s**, counter %d: may heal with /heal target:%s trigger:rest", n.Condition, n.HarmCounter, Escape(ch.Name))
+			line += fmt.Sprintf("; **%s**, counter %d: may heal with /heal target:%s trigger:rest", n.Condition, n.HarmCounter, commands.Escape(ch.Name))
 		}
 		lines = append(lines, line+".")
 	}
-	return &Response{Content: strings.Join(lines, "\n")}, nil
+	return &commands.Response{Content: strings.Join(lines, "\n")}, nil
 }
 
 // spend answers /spend for harm: pool points spent outside a check (RULES.md
 // §3.1).
-func (sys harmSystem) spend(m *Mutation) (*Response, error) {
+func (sys System) spend(m *commands.Mutation) (*commands.Response, error) {
 	pool := m.Req.Options["resource"]
 	if !harm.IsPool(pool) {
-		return nil, Errorf(CodeInvalid, "The harm system spends vigor, instinct or reason, not %s.", Clip(pool, 32))
+		return nil, commands.Errorf(commands.CodeInvalid, "The harm system spends vigor, instinct or reason, not %s.", commands.Clip(pool, 32))
 	}
 	n, err := strconv.Atoi(m.Req.Options["amount"])
 	if err != nil || n < 1 {
-		return nil, Errorf(CodeInvalid, "amount is a whole number of 1 or more.")
+		return nil, commands.Errorf(commands.CodeInvalid, "amount is a whole number of 1 or more.")
 	}
 	targets, err := m.TargetsToChange(m.Req.Options["target"])
 	if err != nil {
@@ -678,9 +679,9 @@ func (sys harmSystem) spend(m *Mutation) (*Response, error) {
 		if err := harmStore(m, ch, nc); err != nil {
 			return nil, err
 		}
-		line := fmt.Sprintf("**%s** spends %d %s: %s %d → %d.", Escape(ch.Name), n, harmAbilityLabel(pool), harmAbilityLabel(pool), change.Before, change.After)
+		line := fmt.Sprintf("**%s** spends %d %s: %s %d → %d.", commands.Escape(ch.Name), n, harmAbilityLabel(pool), harmAbilityLabel(pool), change.Before, change.After)
 		m.Note("%s", line)
 		lines = append(lines, line)
 	}
-	return &Response{Content: strings.Join(lines, "\n")}, nil
+	return &commands.Response{Content: strings.Join(lines, "\n")}, nil
 }

@@ -1,4 +1,4 @@
-package commands
+package harm
 
 import (
 	"encoding/json"
@@ -7,16 +7,17 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/rules/clock"
 	"github.com/hpkeeper/hpkeeper/rules/harm"
 	"github.com/hpkeeper/hpkeeper/storage"
 )
 
-// harmSystem adapts the harm system, SOY Hybrid Harm (RULES.md §3): the
+// System adapts the harm system, SOY Hybrid Harm (RULES.md §3): the
 // character sheet (§3.1) here, checks (/roll as:… ability:…), harm
 // (/damage), healing (/heal), days of rest (/rest kind:day) and pool
 // spending (/spend) in harm_actions.go.
-type harmSystem struct{}
+type System struct{}
 
 // harmSheet is the stored form of a harm character (RULES.md §3.1, §3.2).
 type harmSheet struct {
@@ -81,9 +82,9 @@ func harmSheetOf(c harm.Character) harmSheet {
 	return s
 }
 
-func (harmSystem) Name() string { return "harm" }
+func (System) Name() string { return "harm" }
 
-func (harmSystem) Help() string {
+func (System) Help() string {
 	return "SOY Hybrid Harm: checks are 3dF + rank (Unskilled 0 … Grand Master 4): `/roll as:NAME ability:climb pool:vigor` (a point of the ability's pool buys a bonus die). " +
 		"`/damage target:NAME amount:SL kind:physical|social|mental` adds harm to a counter and calls for an Endure, React or Willpower check; failing it worsens the condition Healthy → Bloody → Broken, and harm on a Broken character takes it out. " +
 		"`/heal trigger:first-aid|counsel healer:NAME`, `trigger:rest` or `trigger:pools` makes a healing check. " +
@@ -93,11 +94,11 @@ func (harmSystem) Help() string {
 		"Create with e.g. stats:\"endure=2 react=1 climb=2:vigor vigor=5\"."
 }
 
-func (harmSystem) TableOptions() []TableOption {
-	return []TableOption{{Name: "fudge-dice", Help: "Fudge dice per check: 3dF or 4dF", Default: "3", Values: []string{"3", "4"}}}
+func (System) TableOptions() []commands.TableOption {
+	return []commands.TableOption{{Name: "fudge-dice", Help: "Fudge dice per check: 3dF or 4dF", Default: "3", Values: []string{"3", "4"}}}
 }
 
-func (harmSystem) StatKeys() []string {
+func (System) StatKeys() []string {
 	return []string{harm.Endure, harm.React, harm.Willpower, harm.FirstAid, harm.Counsel, harm.Vigor, harm.Instinct, harm.Reason}
 }
 
@@ -105,20 +106,20 @@ func (harmSystem) StatKeys() []string {
 // §3.2): the innate abilities at rank 0 unless given, every pool at
 // harm.DefaultPool unless given, each pool full. A day of rest counts from
 // the table's clock at creation (§3.3).
-func (sys harmSystem) NewSheet(m *Mutation, stats []Stat) (json.RawMessage, error) {
+func (sys System) NewSheet(m *commands.Mutation, stats []commands.Stat) (json.RawMessage, error) {
 	c, err := sys.apply(harm.New(), stats, true)
 	if err != nil {
 		return nil, err
 	}
 	c.RestFrom = clock.Time(m.Table.Clock)
-	return EncodeSheet(harmSheetOf(c))
+	return commands.EncodeSheet(harmSheetOf(c))
 }
 
 // SetSheet applies stats to a stored character. A pool given as a maximum
 // caps its current points and never refills them; "current/max" sets both.
-func (sys harmSystem) SetSheet(m *Mutation, raw json.RawMessage, stats []Stat) (json.RawMessage, error) {
+func (sys System) SetSheet(m *commands.Mutation, raw json.RawMessage, stats []commands.Stat) (json.RawMessage, error) {
 	var s harmSheet
-	if err := DecodeSheet(raw, &s); err != nil {
+	if err := commands.DecodeSheet(raw, &s); err != nil {
 		return nil, err
 	}
 	c, err := s.character()
@@ -129,15 +130,15 @@ func (sys harmSystem) SetSheet(m *Mutation, raw json.RawMessage, stats []Stat) (
 	if err != nil {
 		return nil, err
 	}
-	return EncodeSheet(harmSheetOf(c))
+	return commands.EncodeSheet(harmSheetOf(c))
 }
 
 // harmUnknownStat is UnknownStat for harm, which also takes any ability name.
-func harmUnknownStat(sys System, key string) error {
+func harmUnknownStat(sys commands.System, key string) error {
 	keys := append([]string(nil), sys.StatKeys()...)
 	sort.Strings(keys)
-	return Errorf(CodeInvalid, "Unknown stat %q for harm. Valid keys: %s; or any other ability as name=rank or name=rank:pool, with a name of lower-case letters, digits and '-' (at most %d).",
-		Clip(key, 40), strings.Join(keys, ", "), harm.MaxNameLen)
+	return commands.Errorf(commands.CodeInvalid, "Unknown stat %q for harm. Valid keys: %s; or any other ability as name=rank or name=rank:pool, with a name of lower-case letters, digits and '-' (at most %d).",
+		commands.Clip(key, 40), strings.Join(keys, ", "), harm.MaxNameLen)
 }
 
 // apply sets stats on a copy of c (RULES.md §3.1):
@@ -146,7 +147,7 @@ func harmUnknownStat(sys System, key string) error {
 //   - an ability: "rank" (0..6) or "rank:pool"; the five abilities RULES.md
 //     names keep their pool, another keeps its pool when it exists, else
 //     draws on the pool given or Vigor; "none" removes a non-innate ability.
-func (sys harmSystem) apply(c harm.Character, stats []Stat, creating bool) (harm.Character, error) {
+func (sys System) apply(c harm.Character, stats []commands.Stat, creating bool) (harm.Character, error) {
 	c = c.Clone()
 	for _, st := range stats {
 		if p := c.PoolNamed(st.Key); p != nil {
@@ -170,7 +171,7 @@ func (sys harmSystem) apply(c harm.Character, stats []Stat, creating bool) (harm
 		}
 		if strings.EqualFold(st.Value, "none") {
 			if harm.IsInnate(st.Key) {
-				return c, BadStat(st.Key, st.Value, st.Key+" is innate and cannot be removed; its lowest rank is 0")
+				return c, commands.BadStat(st.Key, st.Value, st.Key+" is innate and cannot be removed; its lowest rank is 0")
 			}
 			delete(c.Abilities, st.Key)
 			continue
@@ -180,18 +181,18 @@ func (sys harmSystem) apply(c harm.Character, stats []Stat, creating bool) (harm
 			return c, err
 		}
 		if _, ok := c.Abilities[st.Key]; !ok && len(c.Abilities) >= harm.MaxAbilities {
-			return c, Errorf(CodeInvalid, "A character has at most %d abilities; remove one with name=none first.", harm.MaxAbilities)
+			return c, commands.Errorf(commands.CodeInvalid, "A character has at most %d abilities; remove one with name=none first.", harm.MaxAbilities)
 		}
 		c.Abilities[st.Key] = a
 	}
 	if err := c.Validate(); err != nil {
-		return c, Errorf(CodeInvalid, "%v.", err)
+		return c, commands.Errorf(commands.CodeInvalid, "%v.", err)
 	}
 	return c, nil
 }
 
 // harmPoolValue reads "max" or "current/max"; cur is −1 when not given.
-func harmPoolValue(st Stat) (cur, mx int, err error) {
+func harmPoolValue(st commands.Stat) (cur, mx int, err error) {
 	want := fmt.Sprintf("a maximum from 0 to %d, or current/max such as 2/5", harm.MaxPool)
 	curS, maxS, both := strings.Cut(st.Value, "/")
 	if !both {
@@ -199,24 +200,24 @@ func harmPoolValue(st Stat) (cur, mx int, err error) {
 	}
 	mx, err = strconv.Atoi(maxS)
 	if err != nil || mx < 0 || mx > harm.MaxPool {
-		return 0, 0, BadStat(st.Key, st.Value, want)
+		return 0, 0, commands.BadStat(st.Key, st.Value, want)
 	}
 	cur = -1
 	if both {
 		cur, err = strconv.Atoi(curS)
 		if err != nil || cur < 0 || cur > mx {
-			return 0, 0, BadStat(st.Key, st.Value, want+" (current at most max)")
+			return 0, 0, commands.BadStat(st.Key, st.Value, want+" (current at most max)")
 		}
 	}
 	return cur, mx, nil
 }
 
 // harmAbilityValue reads "rank" or "rank:pool" for the ability st.Key.
-func harmAbilityValue(st Stat, have map[string]harm.Ability) (harm.Ability, error) {
+func harmAbilityValue(st commands.Stat, have map[string]harm.Ability) (harm.Ability, error) {
 	rankS, poolS, hasPool := strings.Cut(st.Value, ":")
 	rank, err := strconv.Atoi(rankS)
 	if err != nil || rank < 0 || rank > harm.MaxRank {
-		return harm.Ability{}, BadStat(st.Key, st.Value, fmt.Sprintf("a rank from 0 to %d, optionally with :vigor, :instinct or :reason", harm.MaxRank))
+		return harm.Ability{}, commands.BadStat(st.Key, st.Value, fmt.Sprintf("a rank from 0 to %d, optionally with :vigor, :instinct or :reason", harm.MaxRank))
 	}
 	pool, fixed := harm.PoolOf(st.Key)
 	if old, ok := have[st.Key]; ok && !fixed {
@@ -226,9 +227,9 @@ func harmAbilityValue(st Stat, have map[string]harm.Ability) (harm.Ability, erro
 		p := strings.ToLower(poolS)
 		switch {
 		case !harm.IsPool(p):
-			return harm.Ability{}, BadStat(st.Key, st.Value, "the pool is vigor, instinct or reason")
+			return harm.Ability{}, commands.BadStat(st.Key, st.Value, "the pool is vigor, instinct or reason")
 		case fixed && p != pool:
-			return harm.Ability{}, BadStat(st.Key, st.Value, fmt.Sprintf("%s always draws on %s", st.Key, pool))
+			return harm.Ability{}, commands.BadStat(st.Key, st.Value, fmt.Sprintf("%s always draws on %s", st.Key, pool))
 		}
 		pool = p
 	}
@@ -246,9 +247,9 @@ func harmAbilityLabel(name string) string {
 	return strings.Join(words, " ")
 }
 
-func (harmSystem) Describe(ch *storage.Character) (string, []Field, error) {
+func (System) Describe(ch *storage.Character) (string, []commands.Field, error) {
 	var s harmSheet
-	if err := DecodeSheet(ch.Sheet, &s); err != nil {
+	if err := commands.DecodeSheet(ch.Sheet, &s); err != nil {
 		return "", nil, err
 	}
 	c, err := s.character()
@@ -261,9 +262,9 @@ func (harmSystem) Describe(ch *storage.Character) (string, []Field, error) {
 		a := c.Abilities[name]
 		byPool[a.Pool] = append(byPool[a.Pool], fmt.Sprintf("%s %d (%s)", harmAbilityLabel(name), a.Rank, harm.RankLabel(a.Rank)))
 	}
-	var fields []Field
+	var fields []commands.Field
 	for _, name := range harm.Pools {
-		fields = append(fields, Field{Name: harmAbilityLabel(name) + " abilities", Value: strings.Join(byPool[name], "\n"), Inline: true})
+		fields = append(fields, commands.Field{Name: harmAbilityLabel(name) + " abilities", Value: strings.Join(byPool[name], "\n"), Inline: true})
 	}
 	return status, fields, nil
 }

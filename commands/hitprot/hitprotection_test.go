@@ -1,4 +1,4 @@
-package commands_test
+package hitprot_test
 
 import (
 	"context"
@@ -9,11 +9,18 @@ import (
 
 	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/commands/commandstest"
+	"github.com/hpkeeper/hpkeeper/commands/hitprot"
 )
+
+// newTable returns a test table whose service plays the hit-protection system.
+func newTable(t *testing.T) *commandstest.Table {
+	t.Helper()
+	return commandstest.New(t, hitprot.System{})
+}
 
 // hpTable sets up a hit-protection table run by ann (GM) with bob's Lister
 // (fighter, d6, 4 HP) and meg's Meghan (magic-user 3, 1 HP).
-func hpTable(t *testing.T) *table {
+func hpTable(t *testing.T) *commandstest.Table {
 	t.Helper()
 	tb := newTable(t)
 	tb.OK(tb.Do("ann", "/table setup system:hit-protection"))

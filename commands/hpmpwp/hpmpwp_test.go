@@ -1,4 +1,4 @@
-package commands_test
+package hpmpwp_test
 
 import (
 	"context"
@@ -12,10 +12,17 @@ import (
 
 	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/commands/commandstest"
+	"github.com/hpkeeper/hpkeeper/commands/hpmpwp"
 	"github.com/hpkeeper/hpkeeper/rules/dice"
-	"github.com/hpkeeper/hpkeeper/rules/hpmpwp"
+	rules "github.com/hpkeeper/hpkeeper/rules/hpmpwp"
 	"github.com/hpkeeper/hpkeeper/storage"
 )
+
+// newTable returns a test table whose service plays the hp-mp-wp system.
+func newTable(t *testing.T) *commandstest.Table {
+	t.Helper()
+	return commandstest.New(t, hpmpwp.System{})
+}
 
 // TestHpMpWpFight: RULES.md §2.2's ×3 critical through /damage, then a hit
 // while disabled, dying saves on /clock next-round, /attend, and WP healing.
@@ -279,7 +286,7 @@ func TestHpMpWpRandomCommands(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	svc := commands.New(db, dice.NewRandom(seed))
+	svc := commands.New(db, dice.NewRandom(seed), hpmpwp.System{})
 	do := func(user, line string) *commands.Response {
 		tb := &commandstest.Table{T: t, Svc: svc, DB: db, Channel: "rand"}
 		return tb.Do(user, line)
@@ -354,10 +361,10 @@ func TestHpMpWpRandomCommands(t *testing.T) {
 				if err := json.Unmarshal(ch.Sheet, &s); err != nil {
 					return err
 				}
-				c := hpmpwp.New("fighter", s.Level, s.HPMax)
+				c := rules.New("fighter", s.Level, s.HPMax)
 				c.Con, c.Wis, c.HP, c.MPMax, c.MP, c.WP, c.ExertionFailures = s.Con, s.Wis, s.HP, s.MPMax, s.MP, s.WP, s.ExertionFailures
 				if s.Effect != "" {
-					c.Effect, _ = hpmpwp.ParseEffect(s.Effect)
+					c.Effect, _ = rules.ParseEffect(s.Effect)
 				}
 				switch {
 				case c.HP < 0 || c.HP > c.EffectiveHPMax() || c.MP < 0 || c.MP > c.EffectiveMPMax():

@@ -1,4 +1,4 @@
-package commands
+package commands_test
 
 import (
 	"bytes"
@@ -11,6 +11,8 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/hpkeeper/hpkeeper/commands"
+	"github.com/hpkeeper/hpkeeper/commands/hpmpwp"
 	"github.com/hpkeeper/hpkeeper/rules/dice"
 	"github.com/hpkeeper/hpkeeper/storage"
 )
@@ -32,6 +34,34 @@ func (l *lockedBuffer) String() string {
 	return l.b.String()
 }
 
+// boomSystem is hp-mp-wp with two buttons whose handlers panic: "boom"
+// outside any transaction, "boomtx" in the middle of a write transaction
+// after saving a change.
+type boomSystem struct{ hpmpwp.System }
+
+func (boomSystem) Name() string { return "boom" }
+
+func (boomSystem) Components() map[string]commands.HandlerFunc {
+	return map[string]commands.HandlerFunc{
+		"boom": func(ctx context.Context, s *commands.Service, r *commands.Request) (*commands.Response, error) {
+			panic("kaboom outside a transaction")
+		},
+		"boomtx": func(ctx context.Context, s *commands.Service, r *commands.Request) (*commands.Response, error) {
+			return s.Mutate(ctx, r, func(m *commands.Mutation) (*commands.Response, error) {
+				c, err := m.Character("Rimmer")
+				if err != nil {
+					return nil, err
+				}
+				c.Name = "Half-Applied"
+				if err := m.Save(c); err != nil {
+					return nil, err
+				}
+				panic("kaboom inside a transaction")
+			})
+		},
+	}
+}
+
 // TestHandlerPanicContained registers handlers that panic, one of them in
 // the middle of a write transaction after saving a change: each panic becomes
 // a logged error with the interaction id and an ephemeral apology, the
@@ -43,11 +73,11 @@ func TestHandlerPanicContained(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	s := New(db, dice.NewRandom(1))
+	s := commands.New(db, dice.NewRandom(1), hpmpwp.System{}, boomSystem{})
 	var logs lockedBuffer
 	ctx := zerolog.New(&logs).WithContext(context.Background())
-	gm := func(command, sub string, opts map[string]string) *Request {
-		return &Request{Kind: KindCommand, InteractionID: "ok-1", ChannelID: "c1", UserID: "gm", UserName: "gm",
+	gm := func(command, sub string, opts map[string]string) *commands.Request {
+		return &commands.Request{Kind: commands.KindCommand, InteractionID: "ok-1", ChannelID: "c1", UserID: "gm", UserName: "gm",
 			Command: command, Subcommand: sub, Options: opts}
 	}
 	if r := s.Handle(ctx, gm("table", "setup", map[string]string{"system": "hp-mp-wp"})); r.Ephemeral {
@@ -56,27 +86,11 @@ func TestHandlerPanicContained(t *testing.T) {
 	if r := s.Handle(ctx, gm("char", "create", map[string]string{"name": "Rimmer", "stats": "hp-max=10 mp-max=0"})); r.Ephemeral {
 		t.Fatal(r.Content)
 	}
-	s.registry.component("boom", func(ctx context.Context, s *Service, r *Request) (*Response, error) {
-		panic("kaboom outside a transaction")
-	})
-	s.registry.component("boomtx", func(ctx context.Context, s *Service, r *Request) (*Response, error) {
-		return s.Mutate(ctx, r, func(m *Mutation) (*Response, error) {
-			c, err := m.Character("Rimmer")
-			if err != nil {
-				return nil, err
-			}
-			c.Name = "Half-Applied"
-			if err := m.Save(c); err != nil {
-				return nil, err
-			}
-			panic("kaboom inside a transaction")
-		})
-	})
 	before := snapshotFor(t, db, "c1")
 	for i, id := range []string{"boom:1", "boomtx:1", "boomtx:2"} {
 		iid := "panic-" + string(rune('a'+i))
-		resp := s.Handle(ctx, &Request{Kind: KindComponent, InteractionID: iid, ChannelID: "c1", UserID: "gm", UserName: "gm", CustomID: id})
-		if resp == nil || !resp.Ephemeral || resp.Content != Apology {
+		resp := s.Handle(ctx, &commands.Request{Kind: commands.KindComponent, InteractionID: iid, ChannelID: "c1", UserID: "gm", UserName: "gm", CustomID: id})
+		if resp == nil || !resp.Ephemeral || resp.Content != commands.Apology {
 			t.Fatalf("press %s after a panic: %+v; want the ephemeral apology", id, resp)
 		}
 		var line string
@@ -93,7 +107,7 @@ func TestHandlerPanicContained(t *testing.T) {
 		t.Errorf("a panicking transaction left a change:\n%s\nbecame\n%s", before, after)
 	}
 	// The write lock was released: the service still writes.
-	done := make(chan *Response, 1)
+	done := make(chan *commands.Response, 1)
 	go func() {
 		done <- s.Handle(ctx, gm("damage", "", map[string]string{"target": "Rimmer", "amount": "3"}))
 	}()

@@ -1,8 +1,9 @@
-package commands
+package hitprot
 
 import (
 	"sync"
 
+	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/rules/hitprot"
 	"github.com/hpkeeper/hpkeeper/storage"
 )
@@ -13,7 +14,7 @@ const InjuryOddsFile = "injury-odds.png"
 // InjuryOdds is the data of the injury-odds chart: the injury bands and, for
 // Stay Up and Go Down, the exact chance of each band in percent (RULES.md
 // §1.3, §1.4).
-func InjuryOdds() (bands []string, series []ChartSeries, err error) {
+func InjuryOdds() (bands []string, series []commands.ChartSeries, err error) {
 	for _, choice := range []struct{ name, expr string }{
 		{"Stay Up (2d6)", hitprot.StayUpRoll},
 		{"Go Down (3d6dh1)", hitprot.GoDownRoll},
@@ -22,12 +23,12 @@ func InjuryOdds() (bands []string, series []ChartSeries, err error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		s := ChartSeries{Name: choice.name}
+		s := commands.ChartSeries{Name: choice.name}
 		for _, o := range odds {
 			if len(series) == 0 {
 				bands = append(bands, o.Band.String())
 			}
-			s.Values = append(s.Values, Percent(o.P))
+			s.Values = append(s.Values, commands.Percent(o.P))
 		}
 		series = append(series, s)
 	}
@@ -37,50 +38,50 @@ func InjuryOdds() (bands []string, series []ChartSeries, err error) {
 // injuryChart caches the injury-odds chart, which never changes.
 var injuryChart struct {
 	once sync.Once
-	file File
+	file commands.File
 	err  error
 }
 
 // injuryOddsLater stands for the injury-odds chart in a reply made inside a
 // write transaction: it is drawn once the transaction is over, so that no
 // write waits for the drawing.
-func injuryOddsLater() File {
-	return DrawLater(InjuryOddsFile, "image/png", func() ([]byte, error) {
+func injuryOddsLater() commands.File {
+	return commands.DrawLater(InjuryOddsFile, "image/png", func() ([]byte, error) {
 		f, err := injuryOddsFile()
 		return f.Data, err
 	})
 }
 
 // injuryOddsFile returns the injury-odds chart.
-func injuryOddsFile() (File, error) {
+func injuryOddsFile() (commands.File, error) {
 	injuryChart.once.Do(func() { injuryChart.file, injuryChart.err = drawInjuryOdds() })
 	return injuryChart.file, injuryChart.err
 }
 
 // drawInjuryOdds draws the injury-odds chart.
-func drawInjuryOdds() (File, error) {
+func drawInjuryOdds() (commands.File, error) {
 	bands, series, err := InjuryOdds()
 	if err != nil {
-		return File{}, err
+		return commands.File{}, err
 	}
-	png, err := BarChartPNG("Injury table odds at 0 HP", bands, series)
+	png, err := commands.BarChartPNG("Injury table odds at 0 HP", bands, series)
 	if err != nil {
-		return File{}, err
+		return commands.File{}, err
 	}
-	return File{Name: InjuryOddsFile, ContentType: "image/png", Data: png}, nil
+	return commands.File{Name: InjuryOddsFile, ContentType: "image/png", Data: png}, nil
 }
 
 // Chart charts the injury bands of the 0-HP choice's two rolls (RULES.md
 // §1.3, §1.4; the Charter interface): Stay Up (2d6) and Go Down (3d6dh1).
-func (hitProtection) Chart(*storage.Table) (*Response, error) {
+func (System) Chart(*storage.Table) (*commands.Response, error) {
 	f, err := injuryOddsFile()
 	if err != nil {
 		return nil, err
 	}
-	return &Response{
+	return &commands.Response{
 		Content: "**Injury table odds at 0 HP** (exact)\n" +
 			"Stay Up, 2d6: " + oddsLine(hitprot.StayUpRoll) + "\n" +
 			"Go Down, 3d6 keep the two lowest (3d6dh1): " + oddsLine(hitprot.GoDownRoll),
-		Files: []File{f},
+		Files: []commands.File{f},
 	}, nil
 }

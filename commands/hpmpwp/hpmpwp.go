@@ -1,17 +1,18 @@
-package commands
+package hpmpwp
 
 import (
 	"encoding/json"
 	"fmt"
 	"strings"
 
+	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/rules/hpmpwp"
 )
 
-// hpMpWp adapts the hp-mp-wp system, the Universal HP/MP/WP system (RULES.md
+// System adapts the hp-mp-wp system, the Universal HP/MP/WP system (RULES.md
 // §2). For now it keeps the character sheet (§2.1); damage, fatigue, dying
 // and recovery come with their own commands.
-type hpMpWp struct{}
+type System struct{}
 
 // hmwSheet is the stored form of an hp-mp-wp character (RULES.md §2.1).
 type hmwSheet struct {
@@ -100,15 +101,15 @@ func hmwSheetOf(c hpmpwp.Character, seq ...uint64) hmwSheet {
 	return s
 }
 
-func (hpMpWp) Name() string { return "hp-mp-wp" }
+func (System) Name() string { return "hp-mp-wp" }
 
-func (hpMpWp) Help() string {
+func (System) Help() string {
 	return "Universal HP/MP/WP (D&D 3.5): damage takes HP first, then wound points (WP = Con); critical hits also hit WP. MP are rolled on the class's mana die. Low HP, MP or WP make a character fatigued or exhausted; below 0 WP it saves to stay disabled rather than dying. Create with e.g. stats:\"class=wizard level=3 hp-max=14 con=12 wis=14\"."
 }
 
-func (hpMpWp) TableOptions() []TableOption { return []TableOption{} }
+func (System) TableOptions() []commands.TableOption { return []commands.TableOption{} }
 
-func (hpMpWp) StatKeys() []string {
+func (System) StatKeys() []string {
 	return []string{"class", "level", "hp-max", "hp", "mp-max", "mp", "wp", "temp-con",
 		"str", "dex", "con", "int", "wis", "cha", "fort", "will", "feats", "effect", "state"}
 }
@@ -116,33 +117,33 @@ func (hpMpWp) StatKeys() []string {
 // NewSheet builds a character (RULES.md §2.1): hp-max is required; every
 // ability defaults to 10, HP, MP and WP start full, and MP max, when not
 // given, is rolled on the class's mana die with m.Roll.
-func (sys hpMpWp) NewSheet(m *Mutation, stats []Stat) (json.RawMessage, error) {
+func (sys System) NewSheet(m *commands.Mutation, stats []commands.Stat) (json.RawMessage, error) {
 	c := hpmpwp.New(hpmpwp.DefaultClass, 1, 1)
 	c, err := sys.apply(m, c, stats, true)
 	if err != nil {
 		return nil, err
 	}
-	return EncodeSheet(hmwSheetOf(c))
+	return commands.EncodeSheet(hmwSheetOf(c))
 }
 
 // SetSheet applies stats to a stored character (RULES.md §2.1). A lowered
 // maximum (hp-max, mp-max, con) caps the current value; a raised one restores
 // nothing. A level gained without mp-max rolls the new levels' mana dice.
-func (sys hpMpWp) SetSheet(m *Mutation, raw json.RawMessage, stats []Stat) (json.RawMessage, error) {
+func (sys System) SetSheet(m *commands.Mutation, raw json.RawMessage, stats []commands.Stat) (json.RawMessage, error) {
 	var s hmwSheet
-	if err := DecodeSheet(raw, &s); err != nil {
+	if err := commands.DecodeSheet(raw, &s); err != nil {
 		return nil, err
 	}
 	c, err := sys.apply(m, s.character(), stats, false)
 	if err != nil {
 		return nil, err
 	}
-	return EncodeSheet(hmwSheetOf(c, s.ChoiceSeq))
+	return commands.EncodeSheet(hmwSheetOf(c, s.ChoiceSeq))
 }
 
 // hmwClass checks a class value: 1 to 32 letters, digits and '-' (spaces are
 // impossible in stats; "psychic_warrior" becomes "psychic-warrior").
-func hmwClass(st Stat) (string, error) {
+func hmwClass(st commands.Stat) (string, error) {
 	class := hpmpwp.NormalizeClass(st.Value)
 	ok := len(class) >= 1 && len(class) <= 32
 	for _, r := range class {
@@ -151,14 +152,14 @@ func hmwClass(st Stat) (string, error) {
 		}
 	}
 	if !ok {
-		return "", BadStat(st.Key, st.Value, "a class name of up to 32 letters, digits and '-', e.g. wizard or psychic-warrior")
+		return "", commands.BadStat(st.Key, st.Value, "a class name of up to 32 letters, digits and '-', e.g. wizard or psychic-warrior")
 	}
 	return class, nil
 }
 
 // hmwFeats reads the feats value: a comma list of endurance and die-hard, or
 // "none" to clear them.
-func hmwFeats(st Stat) (endurance, dieHard bool, err error) {
+func hmwFeats(st commands.Stat) (endurance, dieHard bool, err error) {
 	if strings.EqualFold(st.Value, "none") {
 		return false, false, nil
 	}
@@ -169,7 +170,7 @@ func hmwFeats(st Stat) (endurance, dieHard bool, err error) {
 		case hpmpwp.DieHard:
 			dieHard = true
 		default:
-			return false, false, BadStat(st.Key, st.Value, "a comma list of endurance and die-hard, or none")
+			return false, false, commands.BadStat(st.Key, st.Value, "a comma list of endurance and die-hard, or none")
 		}
 	}
 	return endurance, dieHard, nil
@@ -178,13 +179,13 @@ func hmwFeats(st Stat) (endurance, dieHard bool, err error) {
 // apply sets stats on c in two passes: first everything but the current HP,
 // MP and WP, then (after MP max is rolled when due) the current values,
 // checked against the new maxima. Creating, HP, MP and WP start full.
-func (sys hpMpWp) apply(m *Mutation, c hpmpwp.Character, stats []Stat, creating bool) (hpmpwp.Character, error) {
+func (sys System) apply(m *commands.Mutation, c hpmpwp.Character, stats []commands.Stat, creating bool) (hpmpwp.Character, error) {
 	given := map[string]bool{}
 	for _, st := range stats {
 		given[st.Key] = true
 	}
 	if creating && !given["hp-max"] {
-		return c, Errorf(CodeInvalid, "hp-mp-wp characters need hp-max=N (as usual in 3.5), e.g. stats:\"hp-max=12 class=fighter\".")
+		return c, commands.Errorf(commands.CodeInvalid, "hp-mp-wp characters need hp-max=N (as usual in 3.5), e.g. stats:\"hp-max=12 class=fighter\".")
 	}
 	oldLevel := c.Level
 	for _, st := range stats {
@@ -193,44 +194,44 @@ func (sys hpMpWp) apply(m *Mutation, c hpmpwp.Character, stats []Stat, creating 
 		case "class":
 			c.Class, err = hmwClass(st)
 		case "level":
-			c.Level, err = StatInt(st, hpmpwp.MinLevel, hpmpwp.MaxLevel)
+			c.Level, err = commands.StatInt(st, hpmpwp.MinLevel, hpmpwp.MaxLevel)
 		case "hp-max":
-			c.HPMax, err = StatInt(st, 1, hpmpwp.MaxPoints)
+			c.HPMax, err = commands.StatInt(st, 1, hpmpwp.MaxPoints)
 		case "mp-max":
-			c.MPMax, err = StatInt(st, 0, hpmpwp.MaxPoints)
+			c.MPMax, err = commands.StatInt(st, 0, hpmpwp.MaxPoints)
 		case "str":
-			c.Str, err = StatInt(st, hpmpwp.MinScore, hpmpwp.MaxScore)
+			c.Str, err = commands.StatInt(st, hpmpwp.MinScore, hpmpwp.MaxScore)
 		case "dex":
-			c.Dex, err = StatInt(st, hpmpwp.MinScore, hpmpwp.MaxScore)
+			c.Dex, err = commands.StatInt(st, hpmpwp.MinScore, hpmpwp.MaxScore)
 		case "con":
-			c.Con, err = StatInt(st, hpmpwp.MinScore, hpmpwp.MaxScore)
+			c.Con, err = commands.StatInt(st, hpmpwp.MinScore, hpmpwp.MaxScore)
 		case "int":
-			c.Int, err = StatInt(st, hpmpwp.MinScore, hpmpwp.MaxScore)
+			c.Int, err = commands.StatInt(st, hpmpwp.MinScore, hpmpwp.MaxScore)
 		case "wis":
-			c.Wis, err = StatInt(st, hpmpwp.MinScore, hpmpwp.MaxScore)
+			c.Wis, err = commands.StatInt(st, hpmpwp.MinScore, hpmpwp.MaxScore)
 		case "cha":
-			c.Cha, err = StatInt(st, hpmpwp.MinScore, hpmpwp.MaxScore)
+			c.Cha, err = commands.StatInt(st, hpmpwp.MinScore, hpmpwp.MaxScore)
 		case "temp-con":
-			c.TempWP, err = StatInt(st, 0, hpmpwp.MaxScore)
+			c.TempWP, err = commands.StatInt(st, 0, hpmpwp.MaxScore)
 		case "fort":
-			c.Fort, err = StatInt(st, hpmpwp.MinSave, hpmpwp.MaxSave)
+			c.Fort, err = commands.StatInt(st, hpmpwp.MinSave, hpmpwp.MaxSave)
 		case "will":
-			c.Will, err = StatInt(st, hpmpwp.MinSave, hpmpwp.MaxSave)
+			c.Will, err = commands.StatInt(st, hpmpwp.MinSave, hpmpwp.MaxSave)
 		case "feats":
 			c.Endurance, c.DieHard, err = hmwFeats(st)
 		case "effect":
 			if c.Effect, err = hpmpwp.ParseEffect(st.Value); err != nil {
-				err = BadStat(st.Key, st.Value, "none, fatigued or exhausted (a spell or effect, until the GM clears it)")
+				err = commands.BadStat(st.Key, st.Value, "none, fatigued or exhausted (a spell or effect, until the GM clears it)")
 			}
 		case "state":
 			if c.State, err = hpmpwp.ParseState(st.Value); err != nil {
-				err = BadStat(st.Key, st.Value, "fine, disabled, dying, stable or dead (a GM correction; WP decide fine or not)")
+				err = commands.BadStat(st.Key, st.Value, "fine, disabled, dying, stable or dead (a GM correction; WP decide fine or not)")
 			}
 			c.ChoicePending = false
 		case "hp", "mp", "wp":
 			// Set below, once the maxima are known.
 		default:
-			return c, UnknownStat(sys, st.Key)
+			return c, commands.UnknownStat(sys, st.Key)
 		}
 		if err != nil {
 			return c, err
@@ -250,11 +251,11 @@ func (sys hpMpWp) apply(m *Mutation, c hpmpwp.Character, stats []Stat, creating 
 		var err error
 		switch st.Key {
 		case "hp":
-			c.HP, err = StatInt(st, 0, c.HPMax)
+			c.HP, err = commands.StatInt(st, 0, c.HPMax)
 		case "mp":
-			c.MP, err = StatInt(st, 0, c.MPMax)
+			c.MP, err = commands.StatInt(st, 0, c.MPMax)
 		case "wp":
-			c.WP, err = StatInt(st, hpmpwp.MinWP, c.WPMax())
+			c.WP, err = commands.StatInt(st, hpmpwp.MinWP, c.WPMax())
 		}
 		if err != nil {
 			return c, err
@@ -279,23 +280,23 @@ func (sys hpMpWp) apply(m *Mutation, c hpmpwp.Character, stats []Stat, creating 
 		m.Note("MP %d → %d (capped at the fatigued maximum).", unsettled.MP, c.MP)
 	}
 	if err := c.Validate(); err != nil {
-		return c, Errorf(CodeInvalid, "%v.", err)
+		return c, commands.Errorf(commands.CodeInvalid, "%v.", err)
 	}
 	return c, nil
 }
 
 // hmwGivenWithinFatigue refuses an hp or mp in stats above the maximum
 // lowered by fatigue's penalty (RULES.md §2.3) on the edited character c.
-func hmwGivenWithinFatigue(c hpmpwp.Character, stats []Stat) error {
+func hmwGivenWithinFatigue(c hpmpwp.Character, stats []commands.Stat) error {
 	cond := c.Condition()
 	for _, st := range stats {
 		switch {
 		case st.Key == "hp" && c.HP > c.EffectiveHPMax():
-			return Errorf(CodeInvalid, "%s: HP must be 0 to %d, the HP max %d lowered by the %s penalty (RULES.md §2.3), not %d.",
-				Escape(st.Key+"="+st.Value), c.EffectiveHPMax(), c.HPMax, cond, c.HP)
+			return commands.Errorf(commands.CodeInvalid, "%s: HP must be 0 to %d, the HP max %d lowered by the %s penalty (RULES.md §2.3), not %d.",
+				commands.Escape(st.Key+"="+st.Value), c.EffectiveHPMax(), c.HPMax, cond, c.HP)
 		case st.Key == "mp" && c.MP > c.EffectiveMPMax():
-			return Errorf(CodeInvalid, "%s: MP must be 0 to %d, the MP max %d lowered by the %s penalty (RULES.md §2.3), not %d.",
-				Escape(st.Key+"="+st.Value), c.EffectiveMPMax(), c.MPMax, cond, c.MP)
+			return commands.Errorf(commands.CodeInvalid, "%s: MP must be 0 to %d, the MP max %d lowered by the %s penalty (RULES.md §2.3), not %d.",
+				commands.Escape(st.Key+"="+st.Value), c.EffectiveMPMax(), c.MPMax, cond, c.MP)
 		}
 	}
 	return nil
@@ -306,7 +307,7 @@ func hmwGivenWithinFatigue(c hpmpwp.Character, stats []Stat) error {
 // one roll), on /char set only the levels gained since oldLevel, added to the
 // maximum without raising current MP. Losing levels leaves MP max alone.
 // Dice go through m.Roll so that the reply and the event show them.
-func hmwRollMP(m *Mutation, c *hpmpwp.Character, oldLevel int, creating bool) error {
+func hmwRollMP(m *commands.Mutation, c *hpmpwp.Character, oldLevel int, creating bool) error {
 	die, mod := hpmpwp.ManaDie(c.Class), hpmpwp.Modifier(c.Wis)
 	first := oldLevel + 1
 	if creating {
