@@ -1,6 +1,9 @@
 package hitprot
 
 import (
+	"fmt"
+	"strings"
+
 	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/rules/clock"
 	"github.com/hpkeeper/hpkeeper/rules/hitprot"
@@ -29,4 +32,39 @@ func (System) View(ch *storage.Character, now int64) (commands.CharacterView, er
 		v.Level = commands.LevelWounded
 	}
 	return v, nil
+}
+
+func (System) Describe(ch *storage.Character) (string, []commands.Field, error) {
+	var s hpSheet
+	if err := commands.DecodeSheet(ch.Sheet, &s); err != nil {
+		return "", nil, err
+	}
+	c := s.character()
+	status := fmt.Sprintf("HP %d/%d · HD %d/%d", c.HP, c.HitDie, c.HD, c.Level)
+	conds := c.Conditions(0)
+	if len(conds) > 0 {
+		status += " · " + strings.Join(conds, ", ")
+	}
+	var saves []string
+	for _, cat := range hitprot.SaveCategories {
+		t, _ := c.SaveTarget(cat)
+		mark := ""
+		if _, ok := c.Saves[cat]; ok {
+			mark = "*"
+		}
+		saves = append(saves, fmt.Sprintf("%s %d%s", cat, t, mark))
+	}
+	note := ""
+	if len(c.Saves) > 0 {
+		note = " (* set on the sheet)"
+	}
+	fields := []commands.Field{
+		{Name: "Class", Value: fmt.Sprintf("%s %d", commands.Escape(c.Class), c.Level), Inline: true},
+		{Name: "Hit die", Value: fmt.Sprintf("d%d", c.HitDie), Inline: true},
+		{Name: "Saves (d20 ≥)", Value: strings.Join(saves, ", ") + note},
+	}
+	if c.HeroicAction != "" {
+		fields = append(fields, commands.Field{Name: "Heroic action", Value: commands.Escape(c.HeroicAction)})
+	}
+	return status, fields, nil
 }

@@ -1,6 +1,9 @@
 package hitprot
 
 import (
+	"fmt"
+	"math/big"
+	"strings"
 	"sync"
 
 	"github.com/hpkeeper/hpkeeper/commands"
@@ -84,4 +87,23 @@ func (System) Chart(*storage.Table) (*commands.Response, error) {
 			"Go Down, 3d6 keep the two lowest (3d6dh1): " + oddsLine(hitprot.GoDownRoll),
 		Files: []commands.File{f},
 	}, nil
+}
+
+// percent renders an exact probability as a percentage with one decimal,
+// rounded to nearest (halves away from zero).
+func percent(p *big.Rat) string {
+	return new(big.Rat).Mul(p, big.NewRat(100, 1)).FloatString(1) + "%"
+}
+
+// oddsLine lists the chance of each injury band for a table roll.
+func oddsLine(expr string) string {
+	odds, err := hitprot.Odds(expr)
+	if err != nil {
+		return err.Error()
+	}
+	parts := make([]string, len(odds))
+	for i, o := range odds {
+		parts[i] = fmt.Sprintf("%s %s", o.Band, percent(o.P))
+	}
+	return strings.Join(parts, " · ")
 }

@@ -1,0 +1,61 @@
+package harm
+
+import (
+	"fmt"
+
+	"github.com/hpkeeper/hpkeeper/commands"
+	"github.com/hpkeeper/hpkeeper/rules/clock"
+)
+
+// AdvanceClock ends the conflict when the GM moves the clock (RULES.md
+// §3.2.4): every taken-out character is back.
+//
+// **Reading:** moving the clock by rounds only (/clock next-round, or
+// /clock advance with unit rounds, the default) is time within the
+// conflict and ends nothing; advancing by turns, hours or days, or a day of
+// rest for the whole table, ends it.
+func (System) AdvanceClock(m *commands.Mutation, from, to int64) ([]string, error) {
+	if harmWithinConflict(m.Req) {
+		return nil, nil
+	}
+	chars, err := m.Characters()
+	if err != nil {
+		return nil, err
+	}
+	var report []string
+	for _, ch := range chars {
+		c, err := harmLoad(ch)
+		if err != nil {
+			return nil, err
+		}
+		n, ended := c.EndConflict()
+		if !ended {
+			continue
+		}
+		if err := harmStore(m, ch, n); err != nil {
+			return nil, err
+		}
+		report = append(report, fmt.Sprintf("**%s** is no longer taken out: the conflict is over (%s).", commands.Escape(ch.Name), n.Condition))
+	}
+	return report, nil
+}
+
+// harmWithinConflict reports whether r moves the clock by rounds only, which
+// is time within the conflict (the reading on AdvanceClock).
+func harmWithinConflict(r *commands.Request) bool {
+	if r.Command != "clock" {
+		return false
+	}
+	switch r.Options["action"] {
+	case "next-round":
+		return true
+	case "advance":
+		u, ok := r.Options["unit"]
+		if !ok {
+			return true
+		}
+		unit, err := clock.ParseUnit(u)
+		return err == nil && unit == clock.Round
+	}
+	return false
+}

@@ -1,0 +1,105 @@
+package harm
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/hpkeeper/hpkeeper/commands"
+	"github.com/hpkeeper/hpkeeper/rules/clock"
+	"github.com/hpkeeper/hpkeeper/rules/harm"
+)
+
+// damage answers /damage for harm (RULES.md §3.2): amount is the success
+// level of the harm, kind (default physical) picks Endure, React or
+// Willpower, pool spends a point of that ability's pool for a bonus die on
+// the check (§3.1). Each target takes the harm in turn.
+func (sys System) damage(m *commands.Mutation) (*commands.Response, error) {
+	if err := m.RefuseOptions("soak", "type", "crit", "nonlethal", "lethal"); err != nil {
+		return nil, err
+	}
+	kind := harm.Physical
+	if k, ok := m.Req.Options["kind"]; ok {
+		var err error
+		if kind, err = harm.ParseKind(k); err != nil {
+			return nil, commands.Errorf(commands.CodeInvalid, "%v.", err)
+		}
+	}
+	pool, err := harmPoolOption(m, "pool")
+	if err != nil {
+		return nil, err
+	}
+	targets, err := m.TargetsToChange(m.Req.Options["target"])
+	if err != nil {
+		return nil, err
+	}
+	// The amount is the harm's success level: a number ≥ 1, or dice (the
+	// opponent's check, e.g. 3dF+2) whose total, floored at 0, is the SL.
+	sl, rolled, err := m.Amount(1, commands.MaxAmount, "of harm (its success level)")
+	if err != nil {
+		return nil, err
+	}
+	var lines []string
+	if rolled != "" {
+		lines = append(lines, fmt.Sprintf("Harm rolled: %s → SL %d.", rolled, sl))
+	}
+	if sl < 1 {
+		lines = append(lines, "SL 0: no harm is dealt.")
+		m.Note("%s", strings.Join(lines, " "))
+		return &commands.Response{Content: strings.Join(lines, "\n")}, nil
+	}
+	for _, ch := range targets {
+		c, err := harmLoad(ch)
+		if err != nil {
+			return nil, err
+		}
+		n, out, err := c.TakeHarm(m, harm.Harm{SL: sl, Kind: kind, FudgeDice: harmFudge(m), At: clock.Time(m.Table.Clock), Pool: pool})
+		if err != nil {
+			return nil, harmErr(ch.Name, err)
+		}
+		if err := harmStore(m, ch, n); err != nil {
+			return nil, err
+		}
+		text := harmOutcomeText(ch.Name, out)
+		m.Note("%s", strings.ReplaceAll(text, "\n", " "))
+		lines = append(lines, text)
+	}
+	return &commands.Response{Content: strings.Join(lines, "\n")}, nil
+}
+
+// harmOutcomeText shows a harm: counter before and after, the check with
+// every die, and the condition (RULES.md §3.2).
+func harmOutcomeText(name string, out harm.HarmOutcome) string {
+	who := "**" + commands.Escape(name) + "**"
+	if out.TakenOut {
+		s := fmt.Sprintf("%s is Broken and takes %d %s harm: **taken out** of the conflict; the opponent gets its goal. Nothing else changes: **Broken**, counter %d.",
+			who, out.Harm.SL, out.Harm.Kind, out.CounterAfter)
+		if out.Harm.Pool != "" {
+			s += fmt.Sprintf(" No check is made, so no %s point is spent.", harmAbilityLabel(out.Harm.Pool))
+		}
+		return s
+	}
+	s := fmt.Sprintf("%s takes %d %s harm: counter %d → %d.\n%s", who, out.Harm.SL, out.Harm.Kind, out.CounterBefore, out.Counter, harmCheckText(out.Check))
+	if !out.Worsened() {
+		s += fmt.Sprintf(" ≥ %d: stays **%s**, counter %d.", out.Counter, out.After, out.CounterAfter)
+	} else {
+		s += fmt.Sprintf(" < %d: **%s → %s**, counter %d → %d.", out.Counter, out.Before, out.After, out.Counter, out.CounterAfter)
+	}
+	if len(out.Spent) > 0 {
+		s += " Spent " + harmPoolsText(out.Spent) + "."
+	}
+	if out.Worsened() {
+		s += "\n" + harmConditionText(out.After)
+	}
+	return s
+}
+
+// harmConditionText says what a condition does (RULES.md §3.2).
+func harmConditionText(c harm.Condition) string {
+	switch c {
+	case harm.Bloody:
+		return "Bloody: a penalty die on every check except Endure, React and Willpower; may change its goal at any time."
+	case harm.Broken:
+		return "Broken: a penalty die on every check; each action costs 1 point of the ability's pool; more harm takes it out; may change its goal at any time."
+	}
+	return "Healthy."
+}

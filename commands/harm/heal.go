@@ -1,0 +1,202 @@
+package harm
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/hpkeeper/hpkeeper/commands"
+	"github.com/hpkeeper/hpkeeper/rules/clock"
+	"github.com/hpkeeper/hpkeeper/rules/harm"
+)
+
+// heal answers /heal for harm (RULES.md §3.3): trigger first-aid or counsel
+// (the healer's check, an action of the healer, gives its SL as bonus dice),
+// rest (a day of rest not yet used), or pools (5 points, chosen with spend or
+// from the fullest pools); then the healing check with ability. pool spends
+// a point of the healing ability's pool for a bonus die on the healing
+// check, healer-pool one of the healer's Reason on First Aid or Counsel
+// (§3.1). With a healer, the caller must be able to act for the healer;
+// otherwise for the patient.
+func (sys System) heal(m *commands.Mutation) (*commands.Response, error) {
+	if err := m.RefuseOptions("amount"); err != nil {
+		return nil, err
+	}
+	pool, err := harmPoolOption(m, "pool")
+	if err != nil {
+		return nil, err
+	}
+	healerPool, err := harmPoolOption(m, "healer-pool")
+	if err != nil {
+		return nil, err
+	}
+	trigS, ok := m.Req.Options["trigger"]
+	if !ok {
+		return nil, commands.Errorf(commands.CodeInvalid, "Healing needs a trigger: first-aid or counsel (with healer), rest (a day of rest) or pools (5 pool points).")
+	}
+	trig, err := harm.ParseTrigger(trigS)
+	if err != nil {
+		return nil, commands.Errorf(commands.CodeInvalid, "%v.", err)
+	}
+	targets, err := m.Targets(m.Req.Options["target"])
+	if err != nil {
+		return nil, err
+	}
+	if len(targets) > 1 {
+		return nil, commands.Errorf(commands.CodeInvalid, "Heal one character at a time.")
+	}
+	patient := targets[0]
+	h := harm.Healing{Trigger: trig, Ability: harmAbilityName(m.Req.Options["ability"]), FudgeDice: harmFudge(m), Now: clock.Time(m.Table.Clock), Pool: pool}
+	if s, ok := m.Req.Options["spend"]; ok {
+		if trig != harm.PoolPoints {
+			return nil, commands.Errorf(commands.CodeInvalid, "spend chooses the points of trigger:pools.")
+		}
+		if h.Spend, err = harmSpendMix(s); err != nil {
+			return nil, err
+		}
+	}
+	if h.Ability != "" && !harm.IsInnate(h.Ability) {
+		return nil, commands.Errorf(commands.CodeInvalid, "The healing check uses an innate ability: endure, react or willpower, not %s.", commands.Clip(h.Ability, 32))
+	}
+	healerName, hasHealer := m.Req.Options["healer"]
+	helper := trig.HelperAbility()
+	switch {
+	case helper != "" && !hasHealer:
+		return nil, commands.Errorf(commands.CodeInvalid, "trigger:%s needs healer: the character giving %s.", trig, strings.ToLower(harmAbilityLabel(helper)))
+	case helper == "" && hasHealer:
+		return nil, commands.Errorf(commands.CodeInvalid, "healer gives first aid or counsel: use trigger:first-aid or trigger:counsel.")
+	case helper == "" && healerPool != "":
+		return nil, commands.Errorf(commands.CodeInvalid, "healer-pool buys the healer a bonus die on first aid or counsel: use trigger:first-aid or trigger:counsel with healer; pool buys the patient one.")
+	}
+	c, err := harmLoad(patient)
+	if err != nil {
+		return nil, err
+	}
+	if !c.NeedsHealing() {
+		return nil, commands.Errorf(commands.CodeConflict, "**%s** is Healthy with harm counter 0: there is nothing to heal.", commands.Escape(patient.Name))
+	}
+	if helper == "" || h.Pool != "" {
+		// The patient's own trigger, or a point of its pool: the caller
+		// must be able to act for the patient.
+		if err := m.CanChange(patient); err != nil {
+			return nil, err
+		}
+	}
+	var lines []string
+	if helper != "" {
+		healer, err := m.Character(healerName)
+		if err != nil {
+			return nil, err
+		}
+		if healer.ID == patient.ID {
+			return nil, commands.Errorf(commands.CodeInvalid, "%s comes from another character, not from %s.", harmAbilityLabel(helper), commands.Escape(patient.Name))
+		}
+		if err := m.CanChange(healer); err != nil {
+			return nil, err
+		}
+		hc, err := harmLoad(healer)
+		if err != nil {
+			return nil, err
+		}
+		if _, ok := hc.Abilities[helper]; !ok {
+			return nil, harmNoAbility(healer.Name, hc, helper)
+		}
+		hn, aid, err := hc.Help(m, trig, h.FudgeDice, healerPool)
+		if err != nil {
+			return nil, harmErr(healer.Name, err)
+		}
+		if err := harmStore(m, healer, hn); err != nil {
+			return nil, err
+		}
+		line := fmt.Sprintf("**%s** gives **%s** %s: %s = %s.", commands.Escape(healer.Name), commands.Escape(patient.Name),
+			strings.ToLower(harmAbilityLabel(helper)), harmCheckText(aid.Check), harmDice(aid.Check.SL, "bonus"))
+		if len(aid.Spent) > 0 {
+			line += " Spent " + harmPoolsText(aid.Spent) + "."
+		}
+		lines = append(lines, line)
+		h.HelpSL = aid.Check.SL
+	}
+	n, out, err := c.Heal(m, h)
+	if err != nil {
+		return nil, harmErr(patient.Name, err)
+	}
+	if err := harmStore(m, patient, n); err != nil {
+		return nil, err
+	}
+	var bonus, healing []harm.PoolChange
+	for _, ch := range out.Spent {
+		if ch.Why == "healing" {
+			healing = append(healing, ch)
+		} else {
+			bonus = append(bonus, ch)
+		}
+	}
+	switch trig {
+	case harm.DayOfRest:
+		if out.RestAlone {
+			lines = append(lines, fmt.Sprintf("**%s** has rested a day (taken alone, while the table's clock stood).", commands.Escape(patient.Name)))
+			break
+		}
+		line := fmt.Sprintf("**%s** has rested a day (since %s", commands.Escape(patient.Name), out.RestFrom)
+		if left := n.RestHealings(h.Now); left > 0 {
+			days := "days"
+			if left == 1 {
+				days = "day"
+			}
+			line += fmt.Sprintf("; %d more %s of rest left", left, days)
+		}
+		lines = append(lines, line+").")
+	case harm.PoolPoints:
+		lines = append(lines, fmt.Sprintf("**%s** spends %d pool points: %s.", commands.Escape(patient.Name), harm.PoolCost, harmPoolsText(healing)))
+	}
+	line := fmt.Sprintf("Healing check: %s", harmCheckText(out.Check))
+	if out.Check.SL == 0 {
+		line += fmt.Sprintf(": nothing changes (%s); **%s**, counter %d.", harmTriggerUsed(trig), out.After, out.CounterAfter)
+	} else if out.After != out.Before {
+		line += fmt.Sprintf(": **%s → %s**, counter %d → %d.", out.Before, out.After, out.CounterBefore, out.CounterAfter)
+	} else {
+		line += fmt.Sprintf(": stays **%s**, counter %d → %d.", out.After, out.CounterBefore, out.CounterAfter)
+	}
+	if len(bonus) > 0 {
+		line += " Spent " + harmPoolsText(bonus) + "."
+	}
+	lines = append(lines, line)
+	text := strings.Join(lines, "\n")
+	m.Note("%s", strings.ReplaceAll(text, "\n", " "))
+	return &commands.Response{Content: text}, nil
+}
+
+// harmSpendMix reads /heal spend: pool=points pairs separated by commas or
+// spaces, e.g. "vigor=2,reason=3" (RULES.md §3.3).
+func harmSpendMix(s string) (map[string]int, error) {
+	mix := map[string]int{}
+	for _, f := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' }) {
+		k, v, ok := strings.Cut(f, "=")
+		if !ok {
+			k, v, ok = strings.Cut(f, ":")
+		}
+		k = strings.ToLower(strings.TrimSpace(k))
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if !ok || !harm.IsPool(k) || err != nil || n < 0 || n > harm.PoolCost {
+			return nil, commands.Errorf(commands.CodeInvalid, "spend takes pool=points pairs adding up to %d, e.g. spend:vigor=2,reason=3; %q is not one.", harm.PoolCost, commands.Clip(f, 32))
+		}
+		if _, dup := mix[k]; dup {
+			return nil, commands.Errorf(commands.CodeInvalid, "spend names %s twice.", k)
+		}
+		mix[k] = n
+	}
+	return mix, nil
+}
+
+// harmTriggerUsed says that a healing trigger is used up (RULES.md §3.3).
+func harmTriggerUsed(t harm.Trigger) string {
+	switch t {
+	case harm.FirstAidHelp:
+		return "the first aid is used up"
+	case harm.CounselHelp:
+		return "the counsel is used up"
+	case harm.DayOfRest:
+		return "the day of rest is used up"
+	}
+	return "the pool points are spent"
+}

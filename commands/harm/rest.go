@@ -1,0 +1,114 @@
+package harm
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/hpkeeper/hpkeeper/commands"
+	"github.com/hpkeeper/hpkeeper/rules/clock"
+	"github.com/hpkeeper/hpkeeper/rules/harm"
+	"github.com/hpkeeper/hpkeeper/storage"
+)
+
+// rest answers /rest for harm (RULES.md §3.3): kind:day (GM). Without
+// target a day passes on the table's clock (which ends any conflict) and
+// every character's pools refill; with target only those characters rest:
+// their pools refill and each gains a day of rest for itself, while the
+// clock stands (harm.Character.RestDay). It tells who may now heal with
+// trigger:rest.
+func (sys System) rest(m *commands.Mutation) (*commands.Response, error) {
+	if m.Req.Options["kind"] != "day" {
+		return nil, commands.Errorf(commands.CodeInvalid, "The harm system rests by the day: /rest kind:day (GM) passes a day and refreshes the pools; then /heal trigger:rest heals.")
+	}
+	if err := m.RequireGM("pass a day of rest"); err != nil {
+		return nil, err
+	}
+	var chars []*storage.Character
+	var lines []string
+	t, alone := m.Req.Options["target"]
+	if alone {
+		var err error
+		if chars, err = m.Targets(t); err != nil {
+			return nil, err
+		}
+		names := make([]string, len(chars))
+		for i, ch := range chars {
+			names[i] = "**" + commands.Escape(ch.Name) + "**"
+		}
+		verb := "rests"
+		if len(chars) > 1 {
+			verb = "rest"
+		}
+		head := fmt.Sprintf("%s %s a day; the table's clock does not move (%s).", strings.Join(names, ", "), verb, clock.Time(m.Table.Clock))
+		m.Note("%s", head)
+		lines = append(lines, head)
+	} else {
+		var err error
+		if chars, err = m.Characters(); err != nil {
+			return nil, err
+		}
+		if lines, err = m.AdvanceClock(1, clock.Day); err != nil {
+			return nil, err
+		}
+	}
+	now := clock.Time(m.Table.Clock)
+	for _, ch := range chars {
+		c, err := harmLoad(ch)
+		if err != nil {
+			return nil, err
+		}
+		n, changes := c.RefreshPools()
+		if alone {
+			n, changes = c.RestDay()
+		}
+		if err := harmStore(m, ch, n); err != nil {
+			return nil, err
+		}
+		line := fmt.Sprintf("**%s**: pools full", commands.Escape(ch.Name))
+		if len(changes) > 0 {
+			line = fmt.Sprintf("**%s**: %s", commands.Escape(ch.Name), harmPoolsText(changes))
+			m.Note("%s: %s.", ch.Name, harmPoolsText(changes))
+		}
+		if n.NeedsHealing() && n.RestHealings(now) > 0 {
+			line += fmt.Sprintf("; **%s**, counter %d: may heal with /heal target:%s trigger:rest", n.Condition, n.HarmCounter, commands.Escape(ch.Name))
+		}
+		lines = append(lines, line+".")
+	}
+	return &commands.Response{Content: strings.Join(lines, "\n")}, nil
+}
+
+// spend answers /spend for harm: pool points spent outside a check (RULES.md
+// §3.1).
+func (sys System) spend(m *commands.Mutation) (*commands.Response, error) {
+	pool := m.Req.Options["resource"]
+	if !harm.IsPool(pool) {
+		return nil, commands.Errorf(commands.CodeInvalid, "The harm system spends vigor, instinct or reason, not %s.", commands.Clip(pool, 32))
+	}
+	n, err := strconv.Atoi(m.Req.Options["amount"])
+	if err != nil || n < 1 {
+		return nil, commands.Errorf(commands.CodeInvalid, "amount is a whole number of 1 or more.")
+	}
+	targets, err := m.TargetsToChange(m.Req.Options["target"])
+	if err != nil {
+		return nil, err
+	}
+	var lines []string
+	for _, ch := range targets {
+		c, err := harmLoad(ch)
+		if err != nil {
+			return nil, err
+		}
+		nc, change, err := c.Spend(pool, n)
+		if err != nil {
+			return nil, harmErr(ch.Name, err)
+		}
+		if err := harmStore(m, ch, nc); err != nil {
+			return nil, err
+		}
+		line := fmt.Sprintf("**%s** spends %d %s: %s %d → %d.", commands.Escape(ch.Name), n, harmAbilityLabel(pool), harmAbilityLabel(pool), change.Before, change.After)
+		m.Note("%s", line)
+		lines = append(lines, line)
+	}
+	return &commands.Response{Content: strings.Join(lines, "\n")}, nil
+}

@@ -1,0 +1,70 @@
+// Package harm is the harm system of the commands core, SOY Hybrid Harm: it
+// adapts the rules of package rules/harm (RULES.md §3) to the core's System
+// interface. main passes System{} to commands.New.
+//
+// A character's sheet (§3.1) is stored as the JSON of sheet.go. Its
+// commands: /char create and /char set (abilities with their ranks and
+// pools, and the pools vigor, instinct and reason), checks with /roll
+// as:… ability:… pool:… (§3.1), /damage amount:SL kind:… pool:… (§3.2),
+// /heal trigger:first-aid|counsel|rest|pools (§3.3), /rest kind:day (§3.3),
+// /spend of pool points (§3.1) and /odds (the check dice). Moving the clock
+// by turns, hours or days ends the conflict (§3.2). The system has no
+// buttons.
+package harm
+
+import (
+	"github.com/hpkeeper/hpkeeper/commands"
+	"github.com/hpkeeper/hpkeeper/rules/harm"
+)
+
+// System adapts the harm system, SOY Hybrid Harm (RULES.md §3): the
+// character sheet (§3.1), checks (/roll as:… ability:…), harm (/damage),
+// healing (/heal), days of rest (/rest kind:day) and pool spending
+// (/spend).
+type System struct{}
+
+// The mutation rolls every check, so that each die is recorded in the event.
+var _ harm.Roller = (*commands.Mutation)(nil)
+
+func (System) Name() string { return "harm" }
+
+func (System) Help() string {
+	return "SOY Hybrid Harm: checks are 3dF + rank (Unskilled 0 … Grand Master 4): `/roll as:NAME ability:climb pool:vigor` (a point of the ability's pool buys a bonus die). " +
+		"`/damage target:NAME amount:SL kind:physical|social|mental` adds harm to a counter and calls for an Endure, React or Willpower check; failing it worsens the condition Healthy → Bloody → Broken, and harm on a Broken character takes it out. " +
+		"`/heal trigger:first-aid|counsel healer:NAME`, `trigger:rest` or `trigger:pools` makes a healing check. " +
+		"`pool:` on /damage and /heal and `healer-pool:` on /heal buy a bonus die on those checks too. " +
+		"`/rest kind:day` (GM) passes a day and refills the pools; with `target:` only that character rests and the clock stands. " +
+		"Conflicts: `/clock action:advance` by turns, hours or days (or `/rest kind:day` for the table) ends the conflict and clears taken out; `next-round` and advancing by rounds are time within it. " +
+		"Create with e.g. stats:\"endure=2 react=1 climb=2:vigor vigor=5\"."
+}
+
+func (System) TableOptions() []commands.TableOption {
+	return []commands.TableOption{{Name: "fudge-dice", Help: "Fudge dice per check: 3dF or 4dF", Default: "3", Values: []string{"3", "4"}}}
+}
+
+func (System) StatKeys() []string {
+	return []string{harm.Endure, harm.React, harm.Willpower, harm.FirstAid, harm.Counsel, harm.Vigor, harm.Instinct, harm.Reason}
+}
+
+// Action returns the harm commands (RULES.md §3): /damage deals harm,
+// /heal heals, /rest kind:day passes a day, /spend spends pool points.
+func (sys System) Action(name string) commands.ActionFunc {
+	switch name {
+	case "damage":
+		return sys.damage
+	case "heal":
+		return sys.heal
+	case "rest":
+		return sys.rest
+	case "spend":
+		return sys.spend
+	}
+	return nil
+}
+
+// Roll returns the handler of /roll as:… for harm: with `ability`, a check
+// (RULES.md §3.1); without, a plain roll of `expr` for the character.
+func (sys System) Roll() commands.ActionFunc { return sys.roll }
+
+// Components returns nil: harm has no buttons.
+func (System) Components() map[string]commands.HandlerFunc { return nil }

@@ -1,0 +1,86 @@
+package hitprot
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/hpkeeper/hpkeeper/commands"
+	"github.com/hpkeeper/hpkeeper/rules/clock"
+	"github.com/hpkeeper/hpkeeper/rules/hitprot"
+)
+
+// hpAttend answers /attend (RULES.md §1.3 item 6, §1.4): any other
+// character's player, or a GM, may attend — not the target's own player,
+// who could otherwise undo and re-roll its hidden fate; a down character's
+// fate is rolled with 3d6dh1, and bleed-outs stop as the wound allows
+// (healer:true for a Fatal Wound I).
+func hpAttend(m *commands.Mutation) (*commands.Response, error) {
+	if err := m.RefuseOptions("bonus"); err != nil {
+		return nil, err
+	}
+	targets, err := hpTargets(m, m.Req.Options["target"], false)
+	if err != nil {
+		return nil, err
+	}
+	healer := m.Req.Options["healer"] == "true"
+	var lines []string
+	for _, h := range targets {
+		if h.ch.OwnerID == m.Req.UserID && !m.IsGM() {
+			return nil, commands.Errorf(commands.CodeForbidden, "%s is yours: another character's player or a GM attends %s (RULES.md §1.3). Nothing was changed.", h.name(), h.name())
+		}
+		hpBefore, hdBefore := h.c.HP, h.c.HD
+		c, o, err := h.c.Attend(m.Dice(), healer, clock.Time(m.Table.Clock))
+		if err != nil {
+			return nil, hpError(h, err)
+		}
+		m.Record(o.Rolls...)
+		if err := h.store(m, c); err != nil {
+			return nil, err
+		}
+		who := commands.Escape(m.Req.UserName)
+		if healer {
+			who += " (a skilled healer)"
+		}
+		lines = append(lines, fmt.Sprintf("%s attends %s (a round): HP %d → %d · HD %d → %d", who, h.name(), hpBefore, c.HP, hdBefore, c.HD))
+		if o.Injury != nil {
+			lines = append(lines, "  Fate revealed, with advantage:")
+		}
+		lines = append(lines, injuryLines(o)...)
+		for _, n := range o.Notes {
+			lines = append(lines, "  · "+n)
+		}
+		if c.Status == hitprot.Dead {
+			lines = append(lines, h.name()+" is dead.")
+		}
+		lines[len(lines)-1] += h.conditions(m)
+		m.Note("%s attended %s.", m.Req.UserName, h.ch.Name)
+	}
+	return &commands.Response{Content: strings.Join(lines, "\n")}, nil
+}
+
+// hpTreat answers /treat (RULES.md §1.4): anyone may treat a character's
+// untreated wounds, ending the mobility handicap.
+func hpTreat(m *commands.Mutation) (*commands.Response, error) {
+	targets, err := hpTargets(m, m.Req.Options["target"], false)
+	if err != nil {
+		return nil, err
+	}
+	var lines []string
+	for _, h := range targets {
+		n, mobility := h.c.Untreated, h.c.Mobility
+		c, err := h.c.Treat()
+		if err != nil {
+			return nil, hpError(h, err)
+		}
+		if err := h.store(m, c); err != nil {
+			return nil, err
+		}
+		gone := ""
+		if mobility {
+			gone = "; the mobility handicap ends"
+		}
+		lines = append(lines, fmt.Sprintf("%s treats %s: untreated wounds %d → 0%s.%s", commands.Escape(m.Req.UserName), h.name(), n, gone, h.conditions(m)))
+		m.Note("%s treated %s (%d wounds).", m.Req.UserName, h.ch.Name, n)
+	}
+	return &commands.Response{Content: strings.Join(lines, "\n")}, nil
+}

@@ -1,0 +1,36 @@
+package hitprot
+
+import (
+	"fmt"
+
+	"github.com/hpkeeper/hpkeeper/commands"
+	"github.com/hpkeeper/hpkeeper/rules/clock"
+)
+
+// AdvanceClock resolves every hit-protection timer as the clock moves
+// (RULES.md §0.2, §1.4): stuns that end, limbs back in use, no-restoring
+// periods that end, bleed-outs that kill.
+func (System) AdvanceClock(m *commands.Mutation, from, to int64) ([]string, error) {
+	all, err := m.Characters()
+	if err != nil {
+		return nil, err
+	}
+	var report []string
+	for _, ch := range all {
+		h, err := loadHP(ch)
+		if err != nil {
+			return nil, err
+		}
+		c, notes := h.c.Advance(clock.Time(from), clock.Time(to))
+		if len(notes) == 0 {
+			continue
+		}
+		if err := h.store(m, c); err != nil {
+			return nil, err
+		}
+		for _, n := range notes {
+			report = append(report, fmt.Sprintf("%s %s", h.name(), n))
+		}
+	}
+	return report, nil
+}

@@ -1,0 +1,124 @@
+package hitprot
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/hpkeeper/hpkeeper/commands"
+	"github.com/hpkeeper/hpkeeper/rules/clock"
+	"github.com/hpkeeper/hpkeeper/rules/hitprot"
+)
+
+// hpRest answers /rest (RULES.md §1.5): turn (spend 1 HD, keep the higher),
+// breath (table option catch-breath, fighters only) and the GM's night (the
+// whole table: the clock moves 1 day first; every sleeper re-rolls keeping
+// the higher and regains 1 HD).
+func hpRest(m *commands.Mutation) (*commands.Response, error) {
+	kind := m.Req.Options["kind"]
+	switch kind {
+	case "turn", "breath":
+		if kind == "breath" && m.Table.Options["catch-breath"] != "on" {
+			return nil, commands.Errorf(commands.CodeConflict, "Catching breath is off at this table; a GM turns it on with /table option name:catch-breath value:on.")
+		}
+		targets, err := hpOwnTarget(m)
+		if err != nil {
+			return nil, err
+		}
+		now := clock.Time(m.Table.Clock)
+		var lines []string
+		for _, h := range targets {
+			var c hitprot.Character
+			var res hitprot.RestResult
+			if kind == "turn" {
+				c, res, err = h.c.Rest(m.Dice(), now)
+			} else {
+				c, res, err = h.c.CatchBreath(m.Dice(), now)
+			}
+			if errors.Is(err, hitprot.ErrNotFighter) {
+				return nil, commands.Errorf(commands.CodeConflict, "%s is a %s: only a fighter may catch its breath.", h.name(), commands.Escape(h.c.Class))
+			}
+			if errors.Is(err, hitprot.ErrCannotRestore) || errors.Is(err, hitprot.ErrNoHD) {
+				why := trimSentinel(hpReason(err, hitprot.ErrCannotRestore), hitprot.ErrNoHD)
+				if errors.Is(err, hitprot.ErrNoHD) {
+					why = "no hit dice left; " + why
+				}
+				return nil, commands.Errorf(commands.CodeConflict, "%s cannot rest to restore HP: %s. Nothing was changed.", h.name(), why)
+			}
+			if err != nil {
+				return nil, hpError(h, err)
+			}
+			m.Record(res.Roll)
+			if err := h.store(m, c); err != nil {
+				return nil, err
+			}
+			what := "rests a turn"
+			if kind == "breath" {
+				what = "steps out of the fight for a round to catch its breath (not in melee)"
+			}
+			lines = append(lines, fmt.Sprintf("%s %s, spends a hit die: %s, keeps the higher: HP %d → %d · HD %d → %d%s",
+				h.name(), what, res.Roll, res.HPBefore, res.HPAfter, res.HDBefore, res.HDAfter, h.conditions(m)))
+			m.Note("%s %s: HP %d → %d, HD %d → %d.", h.ch.Name, what, res.HPBefore, res.HPAfter, res.HDBefore, res.HDAfter)
+		}
+		return &commands.Response{Content: strings.Join(lines, "\n")}, nil
+	case "night":
+		if err := m.RequireGM("call a night's sleep"); err != nil {
+			return nil, err
+		}
+		var lines []string
+		var sleepers []*hpChar
+		var err error
+		if t, ok := m.Req.Options["target"]; ok {
+			sleepers, err = hpTargets(m, t, false)
+			if err != nil {
+				return nil, err
+			}
+		} else {
+			report, err := m.AdvanceClock(1, clock.Day)
+			if err != nil {
+				return nil, err
+			}
+			lines = append(lines, report...)
+			all, err := m.Characters()
+			if err != nil {
+				return nil, err
+			}
+			for _, ch := range all {
+				h, err := loadHP(ch)
+				if err != nil {
+					return nil, err
+				}
+				sleepers = append(sleepers, h)
+			}
+		}
+		now := clock.Time(m.Table.Clock)
+		for _, h := range sleepers {
+			if h.c.Status == hitprot.Dead {
+				if _, ok := m.Req.Options["target"]; ok {
+					return nil, hpError(h, hitprot.ErrDead)
+				}
+				continue
+			}
+			c, res, err := h.c.Night(m.Dice(), now)
+			if err != nil {
+				return nil, hpError(h, err)
+			}
+			m.Record(res.Roll)
+			if err := h.store(m, c); err != nil {
+				return nil, err
+			}
+			roll := "re-rolls " + res.Roll.String() + ", keeps the higher"
+			if res.Skipped != "" {
+				roll = "no re-roll (" + res.Skipped + ")"
+			}
+			lines = append(lines, fmt.Sprintf("%s sleeps the night: %s: HP %d → %d · HD %d → %d (regains 1 hit die, up to the level)%s",
+				h.name(), roll, res.HPBefore, res.HPAfter, res.HDBefore, res.HDAfter, h.conditions(m)))
+			m.Note("%s slept: HP %d → %d, HD %d → %d.", h.ch.Name, res.HPBefore, res.HPAfter, res.HDBefore, res.HDAfter)
+		}
+		if len(sleepers) == 0 {
+			lines = append(lines, "Nobody here to sleep.")
+		}
+		return &commands.Response{Content: strings.Join(lines, "\n")}, nil
+	}
+	return nil, commands.Errorf(commands.CodeInvalid, "The hit-protection system rests with kind turn, breath (catch-breath) or night; not %s.", commands.Clip(kind, 20))
+}

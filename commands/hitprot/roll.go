@@ -1,0 +1,161 @@
+package hitprot
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/hpkeeper/hpkeeper/commands"
+	"github.com/hpkeeper/hpkeeper/rules/dice"
+	"github.com/hpkeeper/hpkeeper/rules/hitprot"
+)
+
+// hpSave answers /save (RULES.md §0.4, §1.2, §1.6): d20 + hit dice + bonus
+// against the character's target.
+func hpSave(m *commands.Mutation) (*commands.Response, error) {
+	cat := m.Req.Options["type"]
+	if !isSaveCategory(cat) {
+		return nil, commands.Errorf(commands.CodeInvalid, "The hit-protection saves are %s; not %s.", strings.Join(hitprot.SaveCategories, ", "), commands.Clip(cat, 20))
+	}
+	hd, _ := strconv.Atoi(m.Req.Options["hd"])
+	bonus, _ := strconv.Atoi(m.Req.Options["bonus"])
+	targets, err := hpTargets(m, m.Req.Options["target"], true)
+	if err != nil {
+		return nil, err
+	}
+	var lines []string
+	for _, h := range targets {
+		hdBefore := h.c.HD
+		c, s, err := h.c.Save(m.Dice(), cat, hd, bonus)
+		if err != nil {
+			return nil, hpError(h, err)
+		}
+		m.Record(s.Roll, s.HD)
+		if err := h.store(m, c); err != nil {
+			return nil, err
+		}
+		line := fmt.Sprintf("%s: %s", h.name(), s)
+		if hd > 0 {
+			line += fmt.Sprintf(" · HD %d → %d", hdBefore, c.HD)
+		}
+		lines = append(lines, line+h.conditions(m))
+		m.Note("%s %s", h.ch.Name, s)
+	}
+	return &commands.Response{Content: strings.Join(lines, "\n")}, nil
+}
+
+// hpSpend answers /spend resource:hd (RULES.md §1.6).
+func hpSpend(m *commands.Mutation) (*commands.Response, error) {
+	if r := m.Req.Options["resource"]; r != "hd" {
+		return nil, commands.Errorf(commands.CodeInvalid, "The hit-protection system spends only hd (hit dice), not %s.", commands.Clip(r, 20))
+	}
+	n, _ := strconv.Atoi(m.Req.Options["amount"])
+	targets, err := hpTargets(m, m.Req.Options["target"], true)
+	if err != nil {
+		return nil, err
+	}
+	var lines []string
+	for _, h := range targets {
+		before := h.c.HD
+		c, err := h.c.SpendHD(n)
+		if err != nil {
+			return nil, hpError(h, err)
+		}
+		if err := h.store(m, c); err != nil {
+			return nil, err
+		}
+		lines = append(lines, fmt.Sprintf("%s spends %d hit %s: HD %d → %d", h.name(), n, map[bool]string{true: "die", false: "dice"}[n == 1], before, c.HD))
+		m.Note("%s spent %d HD: %d → %d.", h.ch.Name, n, before, c.HD)
+	}
+	return &commands.Response{Content: strings.Join(lines, "\n")}, nil
+}
+
+// hpRoll answers /roll as:… (RULES.md §1.6): the expression, plus hd hit
+// dice within the one-die rule and its class exceptions.
+func hpRoll(m *commands.Mutation) (*commands.Response, error) {
+	for _, opt := range []string{"ability", "pool"} {
+		if _, ok := m.Req.Options[opt]; ok {
+			return nil, commands.Errorf(commands.CodeUnavailable, "/roll %s: is not available for the hit-protection system.", opt)
+		}
+	}
+	ch, err := m.Character(m.Req.Options["as"])
+	if err != nil {
+		return nil, err
+	}
+	if err := m.CanChange(ch); err != nil {
+		return nil, err
+	}
+	h, err := loadHP(ch)
+	if err != nil {
+		return nil, err
+	}
+	if h.c.Status == hitprot.Dead {
+		return nil, hpError(h, hitprot.ErrDead)
+	}
+	hd, _ := strconv.Atoi(m.Req.Options["hd"])
+	purpose := m.Req.Options["purpose"]
+	if purpose == "" {
+		purpose = hitprot.PurposeOther
+	}
+	melee := m.Req.Options["melee"] == "true"
+	expr, hasExpr := m.Req.Options["expr"]
+	if !hasExpr && hd == 0 {
+		return nil, commands.Errorf(commands.CodeInvalid, "/roll needs expr, e.g. expr:1d20+3 (and hd:N to add hit dice).")
+	}
+	var base dice.Result
+	if hasExpr {
+		e, err := dice.Parse(expr)
+		if err != nil {
+			return nil, commands.Errorf(commands.CodeInvalid, "Bad dice expression: %v.", err)
+		}
+		// Check the hit dice before rolling anything.
+		if lim := hitprot.HDLimit(h.c.Class, purpose, melee); hd > 0 && lim != hitprot.Unlimited && hd > lim {
+			_, _, err := h.c.AddHD(nil, hd, purpose, melee)
+			return nil, hpError(h, err)
+		}
+		if hd > h.c.HD {
+			_, _, err := h.c.AddHD(nil, hd, purpose, melee)
+			return nil, hpError(h, err)
+		}
+		if base, err = m.Roll(e); err != nil {
+			return nil, err
+		}
+	}
+	before := h.c.HD
+	c, hdRoll, err := h.c.AddHD(m.Dice(), hd, purpose, melee)
+	if err != nil {
+		return nil, hpError(h, err)
+	}
+	m.Record(hdRoll)
+	if hd > 0 {
+		if err := h.store(m, c); err != nil {
+			return nil, err
+		}
+	}
+	var parts []string
+	total := 0
+	if hasExpr {
+		parts = append(parts, base.String())
+		total += base.Total
+	}
+	if hd > 0 {
+		parts = append(parts, "hit dice "+hdRoll.String())
+		total += hdRoll.Total
+	}
+	line := fmt.Sprintf("%s rolled %s", h.name(), strings.Join(parts, " + "))
+	if hasExpr && hd > 0 {
+		line += fmt.Sprintf(" → **%d**", total)
+	}
+	if hd > 0 || m.Req.Options["purpose"] != "" {
+		kind := purpose
+		if melee {
+			kind = "melee " + kind
+		}
+		line += " (" + kind + ")"
+	}
+	if hd > 0 {
+		line += fmt.Sprintf(" · HD %d → %d", before, c.HD)
+		m.Note("%s rolled %s, spending %d HD.", ch.Name, strings.Join(parts, " + "), hd)
+	}
+	return &commands.Response{Content: line}, nil
+}

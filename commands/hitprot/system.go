@@ -1,0 +1,64 @@
+// Package hitprot is the hit-protection system of the commands core: it
+// adapts the rules of package rules/hitprot (RULES.md §1, Hit Protection &
+// Hit Dice) to the core's System interface. main passes System{} to
+// commands.New.
+//
+// A character's sheet (§1.1) is stored as the JSON of sheet.go. Its
+// commands: /char create and /char set (class, level, hit-die, hp, hd,
+// save-*), /damage with soak and type (§1.3, the injury table of §1.4), the
+// 0-HP choice's buttons Heroic Death, Stay Up and Go Down with the Heroic
+// Death modal (§1.3), /attend and /treat (§1.3, §1.4), /rest kind:turn,
+// breath and night (§1.5), /save (§1.2), /spend resource:hd and /roll
+// as:… hd:… (§1.6), and /odds (the injury bands of the 0-HP choice). The
+// clock ends stuns, limb handicaps and no-restoring periods and kills
+// through bleed-outs (§0.2, §1.4).
+package hitprot
+
+import (
+	"github.com/hpkeeper/hpkeeper/commands"
+)
+
+// System adapts the hit-protection system (RULES.md §1).
+type System struct{}
+
+func (System) Name() string { return "hit-protection" }
+
+func (System) Help() string {
+	return "Hit Protection & Hit Dice: a character has one die's worth of HP; levels add hit dice, spent to soak damage, rest and boost rolls. At 0 HP the player chooses Heroic Death, Stay Up or Go Down; wounds come from the injury table."
+}
+
+func (System) TableOptions() []commands.TableOption {
+	return []commands.TableOption{{Name: "catch-breath", Help: "fighters may catch their breath for a round", Values: []string{"off", "on"}}}
+}
+
+func (System) StatKeys() []string {
+	return []string{"class", "level", "hit-die", "hp", "hd", "save-death", "save-wands", "save-paralysis", "save-breath", "save-spells"}
+}
+
+// Action returns the hit-protection handler of a system command (RULES.md
+// §1.3–§1.6), or nil for the commands the system does not have.
+func (System) Action(name string) commands.ActionFunc {
+	switch name {
+	case "damage":
+		return hpDamage
+	case "attend":
+		return hpAttend
+	case "treat":
+		return hpTreat
+	case "rest":
+		return hpRest
+	case "save":
+		return hpSave
+	case "spend":
+		return hpSpend
+	}
+	return nil
+}
+
+// Roll handles /roll as: with hit dice (RULES.md §1.6).
+func (System) Roll() commands.ActionFunc { return hpRoll }
+
+// Components registers the 0-HP choice buttons and modal (RULES.md §1.3).
+func (System) Components() map[string]commands.HandlerFunc {
+	return map[string]commands.HandlerFunc{hpChoicePrefix: hpChoiceHandler}
+}

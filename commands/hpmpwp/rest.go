@@ -1,0 +1,89 @@
+package hpmpwp
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/hpkeeper/hpkeeper/commands"
+	"github.com/hpkeeper/hpkeeper/rules/clock"
+	"github.com/hpkeeper/hpkeeper/rules/dice"
+	"github.com/hpkeeper/hpkeeper/rules/hpmpwp"
+	"github.com/hpkeeper/hpkeeper/storage"
+)
+
+// hmwActivity is /activity kind:awake|work|sleep (RULES.md §2.6); awake on a
+// sleeper is the Will save to wake early.
+func hmwActivity(m *commands.Mutation) (*commands.Response, error) {
+	a, err := hpmpwp.ParseActivity(m.Req.Options["kind"])
+	if err != nil {
+		return nil, commands.Errorf(commands.CodeInvalid, "%v.", err)
+	}
+	targets, err := m.Targets(m.Req.Options["target"])
+	if err != nil {
+		return nil, err
+	}
+	reports, err := hmwEach(m, targets, m.CanChange, func(c hpmpwp.Character, src dice.Source) (hpmpwp.Character, hpmpwp.Outcome, error) {
+		next, out, err := c.SetActivity(src, a)
+		if err == nil && len(out.Lines) == 0 {
+			out.Lines = append(out.Lines, fmt.Sprintf("activity: %s", next.Activity))
+		}
+		return next, out, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return hmwDone(m, reports), nil
+}
+
+// hmwRest is /rest kind:night (GM): the whole table (or target) goes to
+// sleep for 8 hours on the clock, and the clock passes them (RULES.md §2.6).
+// Nobody put to bed wakes on their own before the 8 hours are over
+// (hpkeeper's reading); the unconscious and the dead are not put to bed.
+func hmwRest(m *commands.Mutation) (*commands.Response, error) {
+	if m.Req.Options["kind"] != "night" {
+		return nil, commands.Errorf(commands.CodeInvalid, "hp-mp-wp has only kind:night (8 hours of sleep on the clock); time heals through /clock advance.")
+	}
+	if err := m.RequireGM("call a night's rest"); err != nil {
+		return nil, err
+	}
+	var targets []*storage.Character
+	var err error
+	if t := m.Req.Options["target"]; strings.TrimSpace(t) != "" {
+		targets, err = m.Targets(t)
+	} else {
+		targets, err = m.Characters()
+	}
+	if err != nil {
+		return nil, err
+	}
+	until := int64(clock.Time(m.Table.Clock).Add(8, clock.Hour))
+	var names []string
+	for _, ch := range targets {
+		c, s, err := hmwLoad(ch)
+		if err != nil {
+			return nil, err
+		}
+		next, _, err := c.NightRest(until)
+		if err != nil {
+			continue // the dead and the unconscious do not go to bed
+		}
+		until = next.SleepUntil // rounded down to a whole hour
+		if err := hmwStore(m, ch, next, s.ChoiceSeq); err != nil {
+			return nil, err
+		}
+		name := commands.Escape(ch.Name)
+		if c.Activity == hpmpwp.Sleep {
+			name += " (already asleep)"
+		}
+		names = append(names, name)
+	}
+	report, err := m.AdvanceClock(8, clock.Hour)
+	if err != nil {
+		return nil, err
+	}
+	head := "Night's rest: nobody goes to sleep."
+	if len(names) > 0 {
+		head = "Night's rest, to sleep until " + clock.Time(until).String() + ": " + strings.Join(names, ", ") + "."
+	}
+	return &commands.Response{Content: head + "\n" + strings.Join(report, "\n") + m.RollsLine()}, nil
+}

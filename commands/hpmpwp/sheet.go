@@ -1,0 +1,114 @@
+package hpmpwp
+
+import (
+	"github.com/hpkeeper/hpkeeper/commands"
+	"github.com/hpkeeper/hpkeeper/rules/hpmpwp"
+	"github.com/hpkeeper/hpkeeper/storage"
+)
+
+// hmwSheet is the stored form of an hp-mp-wp character (RULES.md §2.1).
+type hmwSheet struct {
+	Class     string `json:"class"`
+	Level     int    `json:"level"`
+	Str       int    `json:"str"`
+	Dex       int    `json:"dex"`
+	Con       int    `json:"con"`
+	Int       int    `json:"int"`
+	Wis       int    `json:"wis"`
+	Cha       int    `json:"cha"`
+	HPMax     int    `json:"hp_max"`
+	HP        int    `json:"hp"`
+	MPMax     int    `json:"mp_max"`
+	MP        int    `json:"mp"`
+	WP        int    `json:"wp"`
+	TempWP    int    `json:"temp_wp,omitempty"`
+	Fort      int    `json:"fort,omitempty"`
+	Will      int    `json:"will,omitempty"`
+	Endurance bool   `json:"endurance,omitempty"`
+	DieHard   bool   `json:"die_hard,omitempty"`
+	// State is the §2.4 state as its name; "" is fine.
+	State      string `json:"state,omitempty"`
+	DyingSince int64  `json:"dying_since,omitempty"`
+	// ChoiceSeq is the event seq of the pending Die Hard choice (0: none);
+	// its buttons carry it.
+	ChoiceSeq        uint64 `json:"choice_seq,omitempty"`
+	Effect           string `json:"effect,omitempty"`
+	Activity         string `json:"activity,omitempty"`
+	HoursWorked      int    `json:"hours_worked,omitempty"`
+	HoursAwake       int    `json:"hours_awake,omitempty"`
+	ExertionSaves    int    `json:"exertion_saves,omitempty"`
+	ExertionFailures int    `json:"exertion_failures,omitempty"`
+	// SleepUntil is the clock value (rounds) a night's rest sleeps to.
+	SleepUntil int64 `json:"sleep_until,omitempty"`
+}
+
+func (s hmwSheet) character() hpmpwp.Character {
+	c := hpmpwp.Character{
+		Class: s.Class, Level: s.Level,
+		Str: s.Str, Dex: s.Dex, Con: s.Con, Int: s.Int, Wis: s.Wis, Cha: s.Cha,
+		HPMax: s.HPMax, HP: s.HP, MPMax: s.MPMax, MP: s.MP, WP: s.WP, TempWP: s.TempWP,
+		Fort: s.Fort, Will: s.Will, Endurance: s.Endurance, DieHard: s.DieHard,
+		DyingSince: s.DyingSince, ChoicePending: s.ChoiceSeq != 0,
+		HoursWorked: s.HoursWorked, HoursAwake: s.HoursAwake,
+		ExertionSaves: s.ExertionSaves, ExertionFailures: s.ExertionFailures,
+		SleepUntil: s.SleepUntil,
+	}
+	if s.State != "" {
+		c.State, _ = hpmpwp.ParseState(s.State)
+	}
+	if s.Effect != "" {
+		c.Effect, _ = hpmpwp.ParseEffect(s.Effect)
+	}
+	if s.Activity != "" {
+		c.Activity, _ = hpmpwp.ParseActivity(s.Activity)
+	}
+	return c
+}
+
+// hmwSheetOf returns the stored form of c; seq is the event seq of a
+// pending Die Hard choice (ignored when none is pending).
+func hmwSheetOf(c hpmpwp.Character, seq ...uint64) hmwSheet {
+	s := hmwSheet{
+		Class: c.Class, Level: c.Level,
+		Str: c.Str, Dex: c.Dex, Con: c.Con, Int: c.Int, Wis: c.Wis, Cha: c.Cha,
+		HPMax: c.HPMax, HP: c.HP, MPMax: c.MPMax, MP: c.MP, WP: c.WP, TempWP: c.TempWP,
+		Fort: c.Fort, Will: c.Will, Endurance: c.Endurance, DieHard: c.DieHard,
+		DyingSince:  c.DyingSince,
+		HoursWorked: c.HoursWorked, HoursAwake: c.HoursAwake,
+		ExertionSaves: c.ExertionSaves, ExertionFailures: c.ExertionFailures,
+		SleepUntil: c.SleepUntil,
+	}
+	if c.State != hpmpwp.Fine {
+		s.State = c.State.String()
+	}
+	if c.Effect != hpmpwp.NoEffect {
+		s.Effect = c.Effect.String()
+	}
+	if c.Activity != hpmpwp.Awake {
+		s.Activity = c.Activity.String()
+	}
+	if c.ChoicePending && len(seq) > 0 {
+		s.ChoiceSeq = seq[0]
+	}
+	return s
+}
+
+// hmwLoad decodes a stored character's sheet.
+func hmwLoad(ch *storage.Character) (hpmpwp.Character, hmwSheet, error) {
+	var s hmwSheet
+	if err := commands.DecodeSheet(ch.Sheet, &s); err != nil {
+		return hpmpwp.Character{}, s, err
+	}
+	return s.character(), s, nil
+}
+
+// hmwStore saves c into ch; seq names the event of a pending Die Hard
+// choice.
+func hmwStore(m *commands.Mutation, ch *storage.Character, c hpmpwp.Character, seq uint64) error {
+	raw, err := commands.EncodeSheet(hmwSheetOf(c, seq))
+	if err != nil {
+		return err
+	}
+	ch.Sheet = raw
+	return m.Save(ch)
+}

@@ -1,0 +1,156 @@
+package hpmpwp
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/hpkeeper/hpkeeper/commands"
+	"github.com/hpkeeper/hpkeeper/rules/clock"
+	"github.com/hpkeeper/hpkeeper/rules/hpmpwp"
+	"github.com/hpkeeper/hpkeeper/storage"
+)
+
+// View shows an hp-mp-wp character (RULES.md §2): HP, MP and WP bars (WP
+// max is the Con score, temporary WP on top); at 0 when disabled or stable
+// at negative WP, dying while Dying.
+func (System) View(ch *storage.Character, now int64) (commands.CharacterView, error) {
+	c, _, err := hmwLoad(ch)
+	if err != nil {
+		return commands.CharacterView{}, err
+	}
+	v := commands.CharacterView{Bars: []commands.Bar{{Label: "HP", Current: c.HP, Max: c.HPMax}, {Label: "MP", Current: c.MP, Max: c.MPMax}, {Label: "WP", Current: c.WP, Max: c.WPMax() + c.TempWP}}, State: c.State.String()}
+	if c.State != hpmpwp.Fine || c.ChoicePending || c.Activity == hpmpwp.Sleep {
+		v.Conditions = append(v.Conditions, hmwStateText(c))
+	}
+	if cond := c.Condition(); cond != "" {
+		v.Conditions = append(v.Conditions, cond)
+	}
+	if until := hmwSleepUntil(c); until != "" {
+		v.Timers = append(v.Timers, strings.Trim(until, " ()"))
+	}
+	switch c.State {
+	case hpmpwp.Dead:
+		v.Level = commands.LevelDead
+	case hpmpwp.Dying:
+		v.Level = commands.LevelDying
+	case hpmpwp.Disabled, hpmpwp.Stable:
+		v.Level = commands.LevelZero
+	default:
+		if c.HP < c.HPMax || c.WP < c.WPMax() {
+			v.Level = commands.LevelWounded
+		}
+	}
+	return v, nil
+}
+
+func (System) Describe(ch *storage.Character) (string, []commands.Field, error) {
+	c, _, err := hmwLoad(ch)
+	if err != nil {
+		return "", nil, err
+	}
+	status := fmt.Sprintf("HP %d/%d · MP %d/%d · WP %d/%d", c.HP, c.HPMax, c.MP, c.MPMax, c.WP, c.WPMax())
+	if c.TempWP > 0 {
+		status += fmt.Sprintf(" (+%d temp)", c.TempWP)
+	}
+	if c.State != hpmpwp.Fine || c.ChoicePending || c.Activity == hpmpwp.Sleep {
+		status += " · " + hmwStateText(c)
+	}
+	if cond := c.Condition(); cond != "" {
+		status += " · " + cond
+	}
+	var abilities []string
+	for i, score := range []int{c.Str, c.Dex, c.Con, c.Int, c.Wis, c.Cha} {
+		abilities = append(abilities, fmt.Sprintf("%s %d (%+d)", hpmpwp.AbilityNames[i], score, hpmpwp.Modifier(score)))
+	}
+	feats := "none"
+	if f := c.Feats(); len(f) > 0 {
+		feats = strings.Join(f, ", ")
+	}
+	fields := []commands.Field{
+		{Name: "Class", Value: fmt.Sprintf("%s %d", commands.Escape(c.Class), c.Level), Inline: true},
+		{Name: "Mana die", Value: fmt.Sprintf("d%d", hpmpwp.ManaDie(c.Class)), Inline: true},
+		{Name: "Saves", Value: fmt.Sprintf("Fort %+d · Will %+d", c.Fort, c.Will), Inline: true},
+		{Name: "Abilities", Value: strings.Join(abilities, " · ")},
+		{Name: "Feats", Value: feats, Inline: true},
+		{Name: "Activity", Value: fmt.Sprintf("%s%s · %d h worked · %d h awake · exertion saves %d, failures %d",
+			c.Activity, hmwSleepUntil(c), c.HoursWorked, c.HoursAwake, c.ExertionSaves, c.ExertionFailures), Inline: true},
+	}
+	if f := c.FatigueSummary(); f != "" {
+		fields = append(fields, commands.Field{Name: "Fatigue", Value: f})
+	}
+	return status, fields, nil
+}
+
+// hmwSleepUntil renders the end of a night's rest (RULES.md §2.6), e.g.
+// " (night's rest until day 1, 08:00)", or "".
+func hmwSleepUntil(c hpmpwp.Character) string {
+	if c.Activity != hpmpwp.Sleep || c.SleepUntil == 0 {
+		return ""
+	}
+	return " (night's rest until " + clock.Time(c.SleepUntil).String() + ")"
+}
+
+// hmwStateText describes the state for a reply, e.g. "disabled (conscious)".
+func hmwStateText(c hpmpwp.Character) string {
+	s := c.State.String()
+	switch c.State {
+	case hpmpwp.Disabled:
+		s += " (conscious)"
+	case hpmpwp.Dying, hpmpwp.Stable:
+		s += " (unconscious)"
+	}
+	if c.ChoicePending {
+		s += ", Die Hard choice pending"
+	}
+	if c.Activity == hpmpwp.Sleep && c.State.Conscious() {
+		s += ", asleep"
+	}
+	return s
+}
+
+// hmwCapped is the note on HP or MP lowered to the maxima lowered by
+// fatigue (RULES.md §2.3).
+const hmwCapped = " (capped at the fatigued maximum)"
+
+// hmwPoints renders "HP 20 → 12 · MP 4 → 3 (capped at the fatigued maximum)
+// · WP 15 → -1 (temp 2 → 0)" from an outcome: HP or MP that went down and
+// were capped at fatigue's lowered maxima say so (RULES.md §2.3).
+func hmwPoints(out hpmpwp.Outcome) string {
+	b, a := out.Before, out.After
+	num := func(label string, x, y int) string {
+		if x == y {
+			return fmt.Sprintf("%s %d", label, y)
+		}
+		return fmt.Sprintf("%s %d → %d", label, x, y)
+	}
+	hp, mp := num("HP", b.HP, a.HP), num("MP", b.MP, a.MP)
+	if out.CappedHP && a.HP < b.HP {
+		hp += hmwCapped
+	}
+	if out.CappedMP && a.MP < b.MP {
+		mp += hmwCapped
+	}
+	s := hp + " · " + mp + " · " + num("WP", b.WP, a.WP)
+	if b.TempWP != 0 || a.TempWP != 0 {
+		s += " (" + num("temp", b.TempWP, a.TempWP) + ")"
+	}
+	return s
+}
+
+// hmwReport renders an outcome for one character: the points before and
+// after, every save and event, the state and fatigue (RULES.md §2).
+func hmwReport(name string, out hpmpwp.Outcome) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "**%s**: %s", commands.Escape(name), hmwPoints(out))
+	for _, l := range out.Lines {
+		b.WriteString("\n• " + l)
+	}
+	fmt.Fprintf(&b, "\nState: **%s**", hmwStateText(out.After))
+	if out.Before.State != out.After.State {
+		fmt.Fprintf(&b, " (was %s)", out.Before.State)
+	}
+	if f := out.After.FatigueSummary(); f != "" {
+		b.WriteString("\n" + f)
+	}
+	return b.String()
+}
