@@ -57,7 +57,7 @@ var (
 	othersOrGM = []string{other, gm, manager}
 )
 
-var hpStats = map[string]string{
+var charStats = map[string]string{
 	"hit-protection": "hit-die=d6 hp=4 level=2",
 	"hp-mp-wp":       "hp-max=12 mp-max=4 feats=die-hard",
 	"harm":           "endure=2 vigor=3 first-aid=2",
@@ -161,9 +161,9 @@ func runPermCase(t *testing.T, pc permCase, role string, allowed bool) {
 		flags[line] = strings.HasPrefix(line, "-")
 	}
 	if !flags["-nochar"] {
-		tb.OK(tb.Do("ann", `/char create name:Lister stats:"`+hpStats[pc.system]+`"`))
+		tb.OK(tb.Do("ann", `/char create name:Lister stats:"`+charStats[pc.system]+`"`))
 		if !flags["-nokryten"] {
-			tb.OK(tb.Do("bob", `/char create name:Kryten stats:"`+hpStats[pc.system]+`"`))
+			tb.OK(tb.Do("bob", `/char create name:Kryten stats:"`+charStats[pc.system]+`"`))
 		}
 	}
 	for _, line := range pc.setup {

@@ -5,51 +5,51 @@ import (
 	"strings"
 
 	"github.com/hpkeeper/hpkeeper/commands"
-	"github.com/hpkeeper/hpkeeper/rules/harm"
+	rules "github.com/hpkeeper/hpkeeper/rules/harm"
 )
 
-// harmFudge returns the Fudge dice of a check at the table: 3, or 4 with
+// fudgeDice returns the Fudge dice of a check at the table: 3, or 4 with
 // the table option fudge-dice 4 (RULES.md §3.1).
-func harmFudge(m *commands.Mutation) int {
+func fudgeDice(m *commands.Mutation) int {
 	if m.Table.Options["fudge-dice"] == "4" {
-		return harm.AltFudgeDice
+		return rules.AltFudgeDice
 	}
-	return harm.DefaultFudgeDice
+	return rules.DefaultFudgeDice
 }
 
-// harmPoolOption reads the option opt naming a pool point to spend for a
+// poolOption reads the option opt naming a pool point to spend for a
 // bonus die on a check (RULES.md §3.1): "" when absent, else vigor,
 // instinct or reason.
-func harmPoolOption(m *commands.Mutation, opt string) (string, error) {
+func poolOption(m *commands.Mutation, opt string) (string, error) {
 	v, ok := m.Req.Options[opt]
 	if !ok {
 		return "", nil
 	}
 	p := strings.ToLower(strings.TrimSpace(v))
-	if !harm.IsPool(p) {
+	if !rules.IsPool(p) {
 		return "", commands.Errorf(commands.CodeInvalid, "/%s %s: is vigor, instinct or reason in the harm system (a point of that pool buys a bonus die on the check), not %s.", m.Req.Command, opt, commands.Clip(v, 16))
 	}
 	return p, nil
 }
 
-// harmModsText lists a check's bonus and penalty dice with their reasons and,
+// modsText lists a check's bonus and penalty dice with their reasons and,
 // when both are present, what is left after they cancel (RULES.md §3.1).
-func harmModsText(k harm.Check) string {
+func modsText(k rules.Check) string {
 	var parts []string
 	for _, md := range k.Mods {
 		switch {
 		case md.Dice > 0:
-			parts = append(parts, fmt.Sprintf("%s (%s)", harmDice(md.Dice, "bonus"), md.Why))
+			parts = append(parts, fmt.Sprintf("%s (%s)", countDice(md.Dice, "bonus"), md.Why))
 		case md.Dice < 0:
-			parts = append(parts, fmt.Sprintf("%s (%s)", harmDice(-md.Dice, "penalty"), md.Why))
+			parts = append(parts, fmt.Sprintf("%s (%s)", countDice(-md.Dice, "penalty"), md.Why))
 		}
 	}
 	if k.Bonus() > 0 && k.Penalty() > 0 {
 		switch net := k.Net(); {
 		case net > 0:
-			parts = append(parts, fmt.Sprintf("net %s", harmDice(net, "bonus")))
+			parts = append(parts, fmt.Sprintf("net %s", countDice(net, "bonus")))
 		case net < 0:
-			parts = append(parts, fmt.Sprintf("net %s", harmDice(-net, "penalty")))
+			parts = append(parts, fmt.Sprintf("net %s", countDice(-net, "penalty")))
 		default:
 			parts = append(parts, "they cancel")
 		}
@@ -57,49 +57,49 @@ func harmModsText(k harm.Check) string {
 	return strings.Join(parts, ", ")
 }
 
-// harmDice renders "1 bonus die", "2 penalty dice".
-func harmDice(n int, kind string) string {
+// countDice renders "1 bonus die", "2 penalty dice".
+func countDice(n int, kind string) string {
 	if n == 1 {
 		return "1 " + kind + " die"
 	}
 	return fmt.Sprintf("%d %s dice", n, kind)
 }
 
-// harmCheckText shows a rolled check: ability, rank with its label, bonus and
+// checkText shows a rolled check: ability, rank with its label, bonus and
 // penalty dice, every Fudge die and the success level (RULES.md §3.1), e.g.
 // "Endure 2 (Journeyman), 1 penalty die (Broken): 4dFkl3+2 [~~+~~, 0, 0, −] + 2 = 1 → SL 1".
-func harmCheckText(res harm.CheckResult) string {
+func checkText(res rules.CheckResult) string {
 	k := res.Check
-	s := fmt.Sprintf("%s %d (%s)", harmAbilityLabel(k.Ability), k.Rank, harm.RankLabel(k.Rank))
-	if mods := harmModsText(k); mods != "" {
+	s := fmt.Sprintf("%s %d (%s)", abilityLabel(k.Ability), k.Rank, rules.RankLabel(k.Rank))
+	if mods := modsText(k); mods != "" {
 		s += ", " + mods
 	}
 	return fmt.Sprintf("%s: %s → **SL %d**", s, res.Roll.String(), res.SL)
 }
 
-// harmPoolsText shows pool changes: "Vigor 3 → 2 (bonus die)".
-func harmPoolsText(changes []harm.PoolChange) string {
+// poolsText shows pool changes: "Vigor 3 → 2 (bonus die)".
+func poolsText(changes []rules.PoolChange) string {
 	var parts []string
 	for _, ch := range changes {
-		parts = append(parts, fmt.Sprintf("%s %d → %d (%s)", harmAbilityLabel(ch.Pool), ch.Before, ch.After, ch.Why))
+		parts = append(parts, fmt.Sprintf("%s %d → %d (%s)", abilityLabel(ch.Pool), ch.Before, ch.After, ch.Why))
 	}
 	return strings.Join(parts, ", ")
 }
 
-// harmAbilityName turns an ability as typed ("First Aid", "climb") into its
+// abilityName turns an ability as typed ("First Aid", "climb") into its
 // sheet name ("first-aid").
-func harmAbilityName(s string) string {
+func abilityName(s string) string {
 	return strings.ToLower(strings.Join(strings.Fields(strings.ReplaceAll(s, "_", " ")), "-"))
 }
 
-// harmNoAbility is the reply to a check of an ability the character lacks.
-func harmNoAbility(name string, c harm.Character, ability string) error {
+// noAbility is the reply to a check of an ability the character lacks.
+func noAbility(name string, c rules.Character, ability string) error {
 	var have []string
 	for _, a := range c.AbilityNames() {
-		have = append(have, harmAbilityLabel(a))
+		have = append(have, abilityLabel(a))
 	}
 	return commands.Errorf(commands.CodeInvalid, "%s has no ability %q; it has %s. Add one with /char set stats:%s=0 (Unskilled).",
-		commands.Escape(name), commands.Clip(ability, 32), strings.Join(have, ", "), commands.Clip(harmAbilityName(ability), 32))
+		commands.Escape(name), commands.Clip(ability, 32), strings.Join(have, ", "), commands.Clip(abilityName(ability), 32))
 }
 
 // roll answers /roll as:… for harm. With ability it is an action (RULES.md
@@ -135,24 +135,24 @@ func (sys System) roll(m *commands.Mutation) (*commands.Response, error) {
 		}
 		return &commands.Response{Content: fmt.Sprintf("**%s** rolled %s", commands.Escape(ch.Name), res.String())}, nil
 	}
-	c, err := harmLoad(ch)
+	c, err := load(ch)
 	if err != nil {
 		return nil, err
 	}
-	name := harmAbilityName(ability)
+	name := abilityName(ability)
 	if _, ok := c.Abilities[name]; !ok {
-		return nil, harmNoAbility(ch.Name, c, ability)
+		return nil, noAbility(ch.Name, c, ability)
 	}
-	n, out, err := c.Act(m, harm.Action{Ability: name, Pool: strings.ToLower(pool), FudgeDice: harmFudge(m)})
+	n, out, err := c.Act(m, rules.Action{Ability: name, Pool: strings.ToLower(pool), FudgeDice: fudgeDice(m)})
 	if err != nil {
-		return nil, harmErr(ch.Name, err)
+		return nil, ruleError(ch.Name, err)
 	}
-	if err := harmStore(m, ch, n); err != nil {
+	if err := store(m, ch, n); err != nil {
 		return nil, err
 	}
-	text := fmt.Sprintf("**%s** checks %s.\n%s.", commands.Escape(ch.Name), harmAbilityLabel(name), harmCheckText(out.Check))
+	text := fmt.Sprintf("**%s** checks %s.\n%s.", commands.Escape(ch.Name), abilityLabel(name), checkText(out.Check))
 	if len(out.Spent) > 0 {
-		text += "\nSpent " + harmPoolsText(out.Spent) + "."
+		text += "\nSpent " + poolsText(out.Spent) + "."
 	}
 	text += fmt.Sprintf("\n**%s**, counter %d", n.Condition, n.HarmCounter)
 	if n.TakenOut {

@@ -15,7 +15,7 @@ import (
 // conflict and ends nothing; advancing by turns, hours or days, or a day of
 // rest for the whole table, ends it.
 func (System) AdvanceClock(m *commands.Mutation, from, to int64) ([]string, error) {
-	if harmWithinConflict(m.Req) {
+	if withinConflict(m.Req) {
 		return nil, nil
 	}
 	chars, err := m.Characters()
@@ -24,7 +24,7 @@ func (System) AdvanceClock(m *commands.Mutation, from, to int64) ([]string, erro
 	}
 	var report []string
 	for _, ch := range chars {
-		c, err := harmLoad(ch)
+		c, err := load(ch)
 		if err != nil {
 			return nil, err
 		}
@@ -32,7 +32,7 @@ func (System) AdvanceClock(m *commands.Mutation, from, to int64) ([]string, erro
 		if !ended {
 			continue
 		}
-		if err := harmStore(m, ch, n); err != nil {
+		if err := store(m, ch, n); err != nil {
 			return nil, err
 		}
 		report = append(report, fmt.Sprintf("**%s** is no longer taken out: the conflict is over (%s).", commands.Escape(ch.Name), n.Condition))
@@ -40,9 +40,9 @@ func (System) AdvanceClock(m *commands.Mutation, from, to int64) ([]string, erro
 	return report, nil
 }
 
-// harmWithinConflict reports whether r moves the clock by rounds only, which
+// withinConflict reports whether r moves the clock by rounds only, which
 // is time within the conflict (the reading on AdvanceClock).
-func harmWithinConflict(r *commands.Request) bool {
+func withinConflict(r *commands.Request) bool {
 	if r.Command != "clock" {
 		return false
 	}

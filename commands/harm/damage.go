@@ -6,7 +6,7 @@ import (
 
 	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/rules/clock"
-	"github.com/hpkeeper/hpkeeper/rules/harm"
+	rules "github.com/hpkeeper/hpkeeper/rules/harm"
 )
 
 // damage answers /damage for harm (RULES.md §3.2): amount is the success
@@ -17,14 +17,14 @@ func (sys System) damage(m *commands.Mutation) (*commands.Response, error) {
 	if err := m.RefuseOptions("soak", "type", "crit", "nonlethal", "lethal"); err != nil {
 		return nil, err
 	}
-	kind := harm.Physical
+	kind := rules.Physical
 	if k, ok := m.Req.Options["kind"]; ok {
 		var err error
-		if kind, err = harm.ParseKind(k); err != nil {
+		if kind, err = rules.ParseKind(k); err != nil {
 			return nil, commands.Errorf(commands.CodeInvalid, "%v.", err)
 		}
 	}
-	pool, err := harmPoolOption(m, "pool")
+	pool, err := poolOption(m, "pool")
 	if err != nil {
 		return nil, err
 	}
@@ -48,57 +48,57 @@ func (sys System) damage(m *commands.Mutation) (*commands.Response, error) {
 		return &commands.Response{Content: strings.Join(lines, "\n")}, nil
 	}
 	for _, ch := range targets {
-		c, err := harmLoad(ch)
+		c, err := load(ch)
 		if err != nil {
 			return nil, err
 		}
-		n, out, err := c.TakeHarm(m, harm.Harm{SL: sl, Kind: kind, FudgeDice: harmFudge(m), At: clock.Time(m.Table.Clock), Pool: pool})
+		n, out, err := c.TakeHarm(m, rules.Harm{SL: sl, Kind: kind, FudgeDice: fudgeDice(m), At: clock.Time(m.Table.Clock), Pool: pool})
 		if err != nil {
-			return nil, harmErr(ch.Name, err)
+			return nil, ruleError(ch.Name, err)
 		}
-		if err := harmStore(m, ch, n); err != nil {
+		if err := store(m, ch, n); err != nil {
 			return nil, err
 		}
-		text := harmOutcomeText(ch.Name, out)
+		text := outcomeText(ch.Name, out)
 		m.Note("%s", strings.ReplaceAll(text, "\n", " "))
 		lines = append(lines, text)
 	}
 	return &commands.Response{Content: strings.Join(lines, "\n")}, nil
 }
 
-// harmOutcomeText shows a harm: counter before and after, the check with
+// outcomeText shows a harm: counter before and after, the check with
 // every die, and the condition (RULES.md §3.2).
-func harmOutcomeText(name string, out harm.HarmOutcome) string {
+func outcomeText(name string, out rules.HarmOutcome) string {
 	who := "**" + commands.Escape(name) + "**"
 	if out.TakenOut {
 		s := fmt.Sprintf("%s is Broken and takes %d %s harm: **taken out** of the conflict; the opponent gets its goal. Nothing else changes: **Broken**, counter %d.",
 			who, out.Harm.SL, out.Harm.Kind, out.CounterAfter)
 		if out.Harm.Pool != "" {
-			s += fmt.Sprintf(" No check is made, so no %s point is spent.", harmAbilityLabel(out.Harm.Pool))
+			s += fmt.Sprintf(" No check is made, so no %s point is spent.", abilityLabel(out.Harm.Pool))
 		}
 		return s
 	}
-	s := fmt.Sprintf("%s takes %d %s harm: counter %d → %d.\n%s", who, out.Harm.SL, out.Harm.Kind, out.CounterBefore, out.Counter, harmCheckText(out.Check))
+	s := fmt.Sprintf("%s takes %d %s harm: counter %d → %d.\n%s", who, out.Harm.SL, out.Harm.Kind, out.CounterBefore, out.Counter, checkText(out.Check))
 	if !out.Worsened() {
 		s += fmt.Sprintf(" ≥ %d: stays **%s**, counter %d.", out.Counter, out.After, out.CounterAfter)
 	} else {
 		s += fmt.Sprintf(" < %d: **%s → %s**, counter %d → %d.", out.Counter, out.Before, out.After, out.Counter, out.CounterAfter)
 	}
 	if len(out.Spent) > 0 {
-		s += " Spent " + harmPoolsText(out.Spent) + "."
+		s += " Spent " + poolsText(out.Spent) + "."
 	}
 	if out.Worsened() {
-		s += "\n" + harmConditionText(out.After)
+		s += "\n" + conditionText(out.After)
 	}
 	return s
 }
 
-// harmConditionText says what a condition does (RULES.md §3.2).
-func harmConditionText(c harm.Condition) string {
+// conditionText says what a condition does (RULES.md §3.2).
+func conditionText(c rules.Condition) string {
 	switch c {
-	case harm.Bloody:
+	case rules.Bloody:
 		return "Bloody: a penalty die on every check except Endure, React and Willpower; may change its goal at any time."
-	case harm.Broken:
+	case rules.Broken:
 		return "Broken: a penalty die on every check; each action costs 1 point of the ability's pool; more harm takes it out; may change its goal at any time."
 	}
 	return "Healthy."

@@ -4,23 +4,23 @@ import (
 	"errors"
 
 	"github.com/hpkeeper/hpkeeper/commands"
-	"github.com/hpkeeper/hpkeeper/rules/harm"
+	rules "github.com/hpkeeper/hpkeeper/rules/harm"
 )
 
-// harmErr turns an error of the harm rules into a reply naming the
+// ruleError turns an error of the harm rules into a reply naming the
 // character; other errors (a dice error is already an *Error) pass through.
-func harmErr(name string, err error) error {
+func ruleError(name string, err error) error {
 	var e *commands.Error
 	if errors.As(err, &e) {
 		return err
 	}
 	code := commands.Code(0)
 	switch {
-	case errors.Is(err, harm.ErrPoolEmpty), errors.Is(err, harm.ErrNothingToHeal), errors.Is(err, harm.ErrRestTooSoon):
+	case errors.Is(err, rules.ErrPoolEmpty), errors.Is(err, rules.ErrNothingToHeal), errors.Is(err, rules.ErrRestTooSoon):
 		code = commands.CodeConflict
-	case errors.Is(err, harm.ErrNoAbility), errors.Is(err, harm.ErrWrongPool), errors.Is(err, harm.ErrNotInnate),
-		errors.Is(err, harm.ErrBadSpend), errors.Is(err, harm.ErrNoHarm), errors.Is(err, harm.ErrTooManyDice),
-		errors.Is(err, harm.ErrBadFudgeDice):
+	case errors.Is(err, rules.ErrNoAbility), errors.Is(err, rules.ErrWrongPool), errors.Is(err, rules.ErrNotInnate),
+		errors.Is(err, rules.ErrBadSpend), errors.Is(err, rules.ErrNoHarm), errors.Is(err, rules.ErrTooManyDice),
+		errors.Is(err, rules.ErrBadFudgeDice):
 		code = commands.CodeInvalid
 	default:
 		return err

@@ -15,9 +15,9 @@ func newTable(t *testing.T) *commandstest.Table {
 	return commandstest.New(t, harm.System{})
 }
 
-// harmTable sets up a harm table run by ann (GM) with Garrett (RULES.md
+// newParty sets up a harm table run by ann (GM) with Garrett (RULES.md
 // §3.2's example, owned by bob) and Ada (a healer, owned by cat).
-func harmTable(t *testing.T) *commandstest.Table {
+func newParty(t *testing.T) *commandstest.Table {
 	t.Helper()
 	tb := newTable(t)
 	tb.OK(tb.Do("ann", "/table setup system:harm"))
@@ -40,10 +40,10 @@ func wantAll(t *testing.T, what, got string, want ...string) {
 	}
 }
 
-// TestHarmGarrettExample is RULES.md §3.2's example through /damage with
+// TestGarrettExample is RULES.md §3.2's example through /damage with
 // scripted Fudge faces (Reading: the post compares with 5; the counter is 4).
-func TestHarmGarrettExample(t *testing.T) {
-	tb := harmTable(t)
+func TestGarrettExample(t *testing.T) {
+	tb := newParty(t)
 	tb.Dice.Push(1, 0, 0)
 	out := tb.OK(tb.Do("ann", "/damage target:Garrett amount:3 kind:physical"))
 	wantAll(t, "sword", out, "Garrett takes 3 physical harm: counter 0 → 3.",
@@ -62,14 +62,14 @@ func TestHarmGarrettExample(t *testing.T) {
 	wantAll(t, "show after undo", tb.OK(tb.Do("bob", "/char show name:Garrett")), "Healthy · harm 3 · Vigor 3/3")
 }
 
-// TestHarmBrokenTakenOutUntilTheConflictEnds: harm on a Broken character
+// TestBrokenTakenOutUntilTheConflictEnds: harm on a Broken character
 // takes it out without a roll; moving the clock by rounds keeps it out,
 // advancing by turns ends the conflict (RULES.md §3.2.4). Reading: moving
 // the clock by rounds only (/clock next-round, or advance with unit rounds,
 // the default) is time within the conflict; advancing by turns, hours or
 // days ends it.
-func TestHarmBrokenTakenOutUntilTheConflictEnds(t *testing.T) {
-	tb := harmTable(t)
+func TestBrokenTakenOutUntilTheConflictEnds(t *testing.T) {
+	tb := newParty(t)
 	tb.Dice.Push(-1, -1, -1, -1, -1, -1)
 	tb.OK(tb.Do("ann", "/damage target:Garrett amount:1"))
 	out := tb.OK(tb.Do("ann", "/damage target:Garrett amount:1"))
@@ -97,11 +97,11 @@ func TestHarmBrokenTakenOutUntilTheConflictEnds(t *testing.T) {
 	wantAll(t, "help harm", help, "/clock action:advance", "by turns, hours or days", "ends the conflict", "rounds")
 }
 
-// TestHarmHoursAndDaysEndTheConflict: advancing by hours or days, and a day
+// TestHoursAndDaysEndTheConflict: advancing by hours or days, and a day
 // of rest for the whole table, end the conflict too (RULES.md §3.2.4).
-func TestHarmHoursAndDaysEndTheConflict(t *testing.T) {
+func TestHoursAndDaysEndTheConflict(t *testing.T) {
 	for _, line := range []string{"/clock action:advance amount:1 unit:hours", "/clock action:advance amount:2 unit:days", "/rest kind:day"} {
-		tb := harmTable(t)
+		tb := newParty(t)
 		tb.Dice.Push(-1, -1, -1, -1, -1, -1)
 		tb.OK(tb.Do("ann", "/damage target:Garrett amount:1"))
 		tb.OK(tb.Do("ann", "/damage target:Garrett amount:1"))
@@ -110,11 +110,11 @@ func TestHarmHoursAndDaysEndTheConflict(t *testing.T) {
 	}
 }
 
-// TestHarmRollChecks: /roll as:… ability:… with rank labels, the condition's
+// TestRollChecks: /roll as:… ability:… with rank labels, the condition's
 // penalty die by ability kind, pool points for bonus dice and their
 // cancellation, the table option fudge-dice 4 (RULES.md §3.1, §3.2).
-func TestHarmRollChecks(t *testing.T) {
-	tb := harmTable(t)
+func TestRollChecks(t *testing.T) {
+	tb := newParty(t)
 	tb.Dice.Push(1, 0, -1)
 	out := tb.OK(tb.Do("bob", "/roll as:Garrett ability:climb"))
 	wantAll(t, "climb", out, "Garrett checks Climb.", "Climb 2 (Journeyman): 3dF+2 [+, 0, −] + 2 = 2 → SL 2", "Healthy, counter 0.")
@@ -146,14 +146,14 @@ func TestHarmRollChecks(t *testing.T) {
 	wantAll(t, "4dF", out, "React 1 (Apprentice): 4dF+1 [−, −, −, −] + 1 = -3 → SL 0")
 }
 
-// TestHarmBrokenActionCost: a Broken character's action costs 1 point of
+// TestBrokenActionCost: a Broken character's action costs 1 point of
 // the ability's pool, spent by the bot; with none left it is refused and
 // nothing changes; harm and healing checks cost nothing (RULES.md §3.2).
 // Reading: COMMANDS.md calls pool "required while Broken"; RULES.md says the
 // bot spends the point, so pool is not needed and, given, buys a bonus die
 // as well (2 points).
-func TestHarmBrokenActionCost(t *testing.T) {
-	tb := harmTable(t)
+func TestBrokenActionCost(t *testing.T) {
+	tb := newParty(t)
 	tb.OK(tb.Do("bob", "/char set name:Garrett stats:vigor=2/3"))
 	tb.Dice.Push(-1, -1, -1, -1, -1, -1)
 	tb.OK(tb.Do("ann", "/damage target:Garrett amount:1"))
@@ -177,11 +177,11 @@ func TestHarmBrokenActionCost(t *testing.T) {
 	wantAll(t, "show", tb.OK(tb.Do("bob", "/char show name:Garrett")), "Bloody · harm 0 · Vigor 0/3 · Instinct 0/3 · Reason 1/3")
 }
 
-// TestHarmHealFirstAidAndCounsel: the healer's check SL becomes bonus dice;
+// TestHealFirstAidAndCounsel: the healer's check SL becomes bonus dice;
 // the healer's owner may help another player's character; the healer cannot
 // be the patient (RULES.md §3.3).
-func TestHarmHealFirstAidAndCounsel(t *testing.T) {
-	tb := harmTable(t)
+func TestHealFirstAidAndCounsel(t *testing.T) {
+	tb := newParty(t)
 	tb.Dice.Push(-1, -1, -1)
 	tb.OK(tb.Do("ann", "/damage target:Garrett amount:3"))
 	tb.Refused(tb.Do("cat", "/heal target:Garrett trigger:first-aid"), "needs healer")
@@ -208,11 +208,11 @@ func TestHarmHealFirstAidAndCounsel(t *testing.T) {
 	tb.Refused(tb.Do("cat", "/heal target:Garrett trigger:first-aid healer:Ada ability:climb"), "must be one of endure, react, willpower")
 }
 
-// TestHarmHealRestNeedsADay: trigger:rest needs a day on the clock since the
+// TestHealRestNeedsADay: trigger:rest needs a day on the clock since the
 // character's last day of rest (from its creation or last harm); /rest
 // kind:day passes one and refreshes the pools (RULES.md §3.3).
-func TestHarmHealRestNeedsADay(t *testing.T) {
-	tb := harmTable(t)
+func TestHealRestNeedsADay(t *testing.T) {
+	tb := newParty(t)
 	tb.OK(tb.Do("bob", "/char set name:Garrett stats:vigor=0/3"))
 	tb.Dice.Push(-1, -1, -1)
 	tb.OK(tb.Do("ann", "/damage target:Garrett amount:2"))
@@ -230,10 +230,10 @@ func TestHarmHealRestNeedsADay(t *testing.T) {
 	tb.Refused(tb.Do("bob", "/heal target:Garrett trigger:rest"), "a day of rest has not passed")
 }
 
-// TestHarmHealPools: trigger:pools spends 5 points, chosen with spend or from
+// TestHealPools: trigger:pools spends 5 points, chosen with spend or from
 // the fullest pools, and is refused without 5 (RULES.md §3.3).
-func TestHarmHealPools(t *testing.T) {
-	tb := harmTable(t)
+func TestHealPools(t *testing.T) {
+	tb := newParty(t)
 	tb.Dice.Push(-1, -1, -1)
 	tb.OK(tb.Do("ann", "/damage target:Ada amount:1 kind:social"))
 	tb.Refused(tb.Do("cat", "/heal target:Ada trigger:pools spend:vigor=2,reason=2"), "spends 5 points in all, not 4")
@@ -255,10 +255,10 @@ func TestHarmHealPools(t *testing.T) {
 	tb.Refused(tb.Do("cat", "/heal target:Ada trigger:pools amount:3"), "amount: is not used")
 }
 
-// TestHarmSpendAndPermissions: /spend takes pool points; /damage is for the
+// TestSpendAndPermissions: /spend takes pool points; /damage is for the
 // owner or a GM; amount may be dice (the opponent's check).
-func TestHarmSpendAndPermissions(t *testing.T) {
-	tb := harmTable(t)
+func TestSpendAndPermissions(t *testing.T) {
+	tb := newParty(t)
 	wantAll(t, "spend", tb.OK(tb.Do("bob", "/spend target:Garrett resource:instinct amount:2")), "Garrett spends 2 Instinct: Instinct 3 → 1.")
 	tb.Refused(tb.Do("bob", "/spend target:Garrett resource:instinct amount:2"), "instinct has 1, not 2")
 	tb.Refused(tb.Do("bob", "/spend target:Garrett resource:hd amount:1"), "vigor, instinct or reason")
@@ -277,10 +277,10 @@ func TestHarmSpendAndPermissions(t *testing.T) {
 	wantAll(t, "two targets", out, "Garrett takes 1 social harm", "Ada takes 1 social harm")
 }
 
-// TestHarmRollRefusesUnusedOptions: /roll options of other systems are
+// TestRollRefusesUnusedOptions: /roll options of other systems are
 // refused, not ignored.
-func TestHarmRollRefusesUnusedOptions(t *testing.T) {
-	tb := harmTable(t)
+func TestRollRefusesUnusedOptions(t *testing.T) {
+	tb := newParty(t)
 	tb.Refused(tb.Do("bob", "/roll as:Garrett ability:climb purpose:attack"), "/roll purpose: is not used by the harm system")
 	tb.Refused(tb.Do("bob", "/roll as:Garrett expr:1d6 purpose:damage"), "/roll purpose: is not used by the harm system")
 	tb.Refused(tb.Do("bob", "/roll as:Garrett ability:climb hd:1"), "/roll hd: is not used by the harm system")
@@ -290,12 +290,12 @@ func TestHarmRollRefusesUnusedOptions(t *testing.T) {
 	}
 }
 
-// TestHarmDamagePoolPoint: the harm check is a check, so /damage pool:…
+// TestDamagePoolPoint: the harm check is a check, so /damage pool:…
 // spends a point of the checked ability's pool for a bonus die (RULES.md
 // §3.1): Endure draws on Vigor, React on Instinct, Willpower on Reason. A
 // wrong pool or an empty one is refused and nothing changes.
-func TestHarmDamagePoolPoint(t *testing.T) {
-	tb := harmTable(t)
+func TestDamagePoolPoint(t *testing.T) {
+	tb := newParty(t)
 	tb.Dice.Push(-1, 1, 0, 1)
 	out := tb.OK(tb.Do("bob", "/damage target:Garrett amount:3 kind:physical pool:vigor"))
 	wantAll(t, "harm with a Vigor point", out, "Garrett takes 3 physical harm: counter 0 → 3.",
@@ -313,12 +313,12 @@ func TestHarmDamagePoolPoint(t *testing.T) {
 		"Ada takes 1 mental harm", "1 bonus die (Reason point)", "Spent Reason 4 → 3 (bonus die).")
 }
 
-// TestHarmHealPoolPoints: the healing check and the healer's First Aid or
+// TestHealPoolPoints: the healing check and the healer's First Aid or
 // Counsel check are checks: pool:… buys the patient a bonus die from the
 // healing ability's pool, healer-pool:… the healer one from Reason (RULES.md
 // §3.1, §3.3).
-func TestHarmHealPoolPoints(t *testing.T) {
-	tb := harmTable(t)
+func TestHealPoolPoints(t *testing.T) {
+	tb := newParty(t)
 	tb.Dice.Push(-1, -1, -1)
 	tb.OK(tb.Do("ann", "/damage target:Garrett amount:3"))
 	tb.Refused(tb.Do("bob", "/heal target:Garrett trigger:pools pool:hp"), "pool: is vigor, instinct or reason")
@@ -360,11 +360,11 @@ func TestHarmHealPoolPoints(t *testing.T) {
 	wantAll(t, "show", tb.OK(tb.Do("bob", "/char show name:Garrett")), "Bloody · harm 0 · Vigor 2/3")
 }
 
-// TestHarmEveryDayOfRestHeals: every day the clock passes is one day of rest,
+// TestEveryDayOfRestHeals: every day the clock passes is one day of rest,
 // so a 3-day advance allows three rest healings and a fourth is refused
 // (RULES.md §3.3).
-func TestHarmEveryDayOfRestHeals(t *testing.T) {
-	tb := harmTable(t)
+func TestEveryDayOfRestHeals(t *testing.T) {
+	tb := newParty(t)
 	tb.Dice.Push(-1, -1, -1)
 	tb.OK(tb.Do("ann", "/damage target:Garrett amount:3"))
 	tb.OK(tb.Do("ann", "/clock action:advance amount:3 unit:days"))
@@ -377,13 +377,13 @@ func TestHarmEveryDayOfRestHeals(t *testing.T) {
 	tb.Refused(tb.Do("bob", "/heal target:Garrett trigger:rest"), "a day of rest has not passed: it started at day 4, 00:00 and ends at day 5, 00:00")
 }
 
-// TestHarmRestDayForOneCharacter: /rest kind:day target:… gives that
+// TestRestDayForOneCharacter: /rest kind:day target:… gives that
 // character alone a day of rest: its pools refill and it may heal with
 // trigger:rest, while the table's clock stands, so no conflict ends and no
 // one else gains a day (the reading named on rules.Character.RestDay).
 // Without target the whole table's day passes on the clock.
-func TestHarmRestDayForOneCharacter(t *testing.T) {
-	tb := harmTable(t)
+func TestRestDayForOneCharacter(t *testing.T) {
+	tb := newParty(t)
 	tb.OK(tb.Do("bob", "/char set name:Garrett stats:vigor=0/3"))
 	tb.OK(tb.Do("cat", "/char set name:Ada stats:reason=1/4"))
 	tb.Dice.Push(-1, -1, -1, -1, -1, -1, -1, -1, -1)

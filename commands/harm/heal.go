@@ -7,7 +7,7 @@ import (
 
 	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/rules/clock"
-	"github.com/hpkeeper/hpkeeper/rules/harm"
+	rules "github.com/hpkeeper/hpkeeper/rules/harm"
 )
 
 // heal answers /heal for harm (RULES.md §3.3): trigger first-aid or counsel
@@ -22,11 +22,11 @@ func (sys System) heal(m *commands.Mutation) (*commands.Response, error) {
 	if err := m.RefuseOptions("amount"); err != nil {
 		return nil, err
 	}
-	pool, err := harmPoolOption(m, "pool")
+	pool, err := poolOption(m, "pool")
 	if err != nil {
 		return nil, err
 	}
-	healerPool, err := harmPoolOption(m, "healer-pool")
+	healerPool, err := poolOption(m, "healer-pool")
 	if err != nil {
 		return nil, err
 	}
@@ -34,7 +34,7 @@ func (sys System) heal(m *commands.Mutation) (*commands.Response, error) {
 	if !ok {
 		return nil, commands.Errorf(commands.CodeInvalid, "Healing needs a trigger: first-aid or counsel (with healer), rest (a day of rest) or pools (5 pool points).")
 	}
-	trig, err := harm.ParseTrigger(trigS)
+	trig, err := rules.ParseTrigger(trigS)
 	if err != nil {
 		return nil, commands.Errorf(commands.CodeInvalid, "%v.", err)
 	}
@@ -46,29 +46,29 @@ func (sys System) heal(m *commands.Mutation) (*commands.Response, error) {
 		return nil, commands.Errorf(commands.CodeInvalid, "Heal one character at a time.")
 	}
 	patient := targets[0]
-	h := harm.Healing{Trigger: trig, Ability: harmAbilityName(m.Req.Options["ability"]), FudgeDice: harmFudge(m), Now: clock.Time(m.Table.Clock), Pool: pool}
+	h := rules.Healing{Trigger: trig, Ability: abilityName(m.Req.Options["ability"]), FudgeDice: fudgeDice(m), Now: clock.Time(m.Table.Clock), Pool: pool}
 	if s, ok := m.Req.Options["spend"]; ok {
-		if trig != harm.PoolPoints {
+		if trig != rules.PoolPoints {
 			return nil, commands.Errorf(commands.CodeInvalid, "spend chooses the points of trigger:pools.")
 		}
-		if h.Spend, err = harmSpendMix(s); err != nil {
+		if h.Spend, err = spendMix(s); err != nil {
 			return nil, err
 		}
 	}
-	if h.Ability != "" && !harm.IsInnate(h.Ability) {
+	if h.Ability != "" && !rules.IsInnate(h.Ability) {
 		return nil, commands.Errorf(commands.CodeInvalid, "The healing check uses an innate ability: endure, react or willpower, not %s.", commands.Clip(h.Ability, 32))
 	}
 	healerName, hasHealer := m.Req.Options["healer"]
 	helper := trig.HelperAbility()
 	switch {
 	case helper != "" && !hasHealer:
-		return nil, commands.Errorf(commands.CodeInvalid, "trigger:%s needs healer: the character giving %s.", trig, strings.ToLower(harmAbilityLabel(helper)))
+		return nil, commands.Errorf(commands.CodeInvalid, "trigger:%s needs healer: the character giving %s.", trig, strings.ToLower(abilityLabel(helper)))
 	case helper == "" && hasHealer:
 		return nil, commands.Errorf(commands.CodeInvalid, "healer gives first aid or counsel: use trigger:first-aid or trigger:counsel.")
 	case helper == "" && healerPool != "":
 		return nil, commands.Errorf(commands.CodeInvalid, "healer-pool buys the healer a bonus die on first aid or counsel: use trigger:first-aid or trigger:counsel with healer; pool buys the patient one.")
 	}
-	c, err := harmLoad(patient)
+	c, err := load(patient)
 	if err != nil {
 		return nil, err
 	}
@@ -89,41 +89,41 @@ func (sys System) heal(m *commands.Mutation) (*commands.Response, error) {
 			return nil, err
 		}
 		if healer.ID == patient.ID {
-			return nil, commands.Errorf(commands.CodeInvalid, "%s comes from another character, not from %s.", harmAbilityLabel(helper), commands.Escape(patient.Name))
+			return nil, commands.Errorf(commands.CodeInvalid, "%s comes from another character, not from %s.", abilityLabel(helper), commands.Escape(patient.Name))
 		}
 		if err := m.CanChange(healer); err != nil {
 			return nil, err
 		}
-		hc, err := harmLoad(healer)
+		hc, err := load(healer)
 		if err != nil {
 			return nil, err
 		}
 		if _, ok := hc.Abilities[helper]; !ok {
-			return nil, harmNoAbility(healer.Name, hc, helper)
+			return nil, noAbility(healer.Name, hc, helper)
 		}
 		hn, aid, err := hc.Help(m, trig, h.FudgeDice, healerPool)
 		if err != nil {
-			return nil, harmErr(healer.Name, err)
+			return nil, ruleError(healer.Name, err)
 		}
-		if err := harmStore(m, healer, hn); err != nil {
+		if err := store(m, healer, hn); err != nil {
 			return nil, err
 		}
 		line := fmt.Sprintf("**%s** gives **%s** %s: %s = %s.", commands.Escape(healer.Name), commands.Escape(patient.Name),
-			strings.ToLower(harmAbilityLabel(helper)), harmCheckText(aid.Check), harmDice(aid.Check.SL, "bonus"))
+			strings.ToLower(abilityLabel(helper)), checkText(aid.Check), countDice(aid.Check.SL, "bonus"))
 		if len(aid.Spent) > 0 {
-			line += " Spent " + harmPoolsText(aid.Spent) + "."
+			line += " Spent " + poolsText(aid.Spent) + "."
 		}
 		lines = append(lines, line)
 		h.HelpSL = aid.Check.SL
 	}
 	n, out, err := c.Heal(m, h)
 	if err != nil {
-		return nil, harmErr(patient.Name, err)
+		return nil, ruleError(patient.Name, err)
 	}
-	if err := harmStore(m, patient, n); err != nil {
+	if err := store(m, patient, n); err != nil {
 		return nil, err
 	}
-	var bonus, healing []harm.PoolChange
+	var bonus, healing []rules.PoolChange
 	for _, ch := range out.Spent {
 		if ch.Why == "healing" {
 			healing = append(healing, ch)
@@ -132,7 +132,7 @@ func (sys System) heal(m *commands.Mutation) (*commands.Response, error) {
 		}
 	}
 	switch trig {
-	case harm.DayOfRest:
+	case rules.DayOfRest:
 		if out.RestAlone {
 			lines = append(lines, fmt.Sprintf("**%s** has rested a day (taken alone, while the table's clock stood).", commands.Escape(patient.Name)))
 			break
@@ -146,19 +146,19 @@ func (sys System) heal(m *commands.Mutation) (*commands.Response, error) {
 			line += fmt.Sprintf("; %d more %s of rest left", left, days)
 		}
 		lines = append(lines, line+").")
-	case harm.PoolPoints:
-		lines = append(lines, fmt.Sprintf("**%s** spends %d pool points: %s.", commands.Escape(patient.Name), harm.PoolCost, harmPoolsText(healing)))
+	case rules.PoolPoints:
+		lines = append(lines, fmt.Sprintf("**%s** spends %d pool points: %s.", commands.Escape(patient.Name), rules.PoolCost, poolsText(healing)))
 	}
-	line := fmt.Sprintf("Healing check: %s", harmCheckText(out.Check))
+	line := fmt.Sprintf("Healing check: %s", checkText(out.Check))
 	if out.Check.SL == 0 {
-		line += fmt.Sprintf(": nothing changes (%s); **%s**, counter %d.", harmTriggerUsed(trig), out.After, out.CounterAfter)
+		line += fmt.Sprintf(": nothing changes (%s); **%s**, counter %d.", triggerUsed(trig), out.After, out.CounterAfter)
 	} else if out.After != out.Before {
 		line += fmt.Sprintf(": **%s → %s**, counter %d → %d.", out.Before, out.After, out.CounterBefore, out.CounterAfter)
 	} else {
 		line += fmt.Sprintf(": stays **%s**, counter %d → %d.", out.After, out.CounterBefore, out.CounterAfter)
 	}
 	if len(bonus) > 0 {
-		line += " Spent " + harmPoolsText(bonus) + "."
+		line += " Spent " + poolsText(bonus) + "."
 	}
 	lines = append(lines, line)
 	text := strings.Join(lines, "\n")
@@ -166,9 +166,9 @@ func (sys System) heal(m *commands.Mutation) (*commands.Response, error) {
 	return &commands.Response{Content: text}, nil
 }
 
-// harmSpendMix reads /heal spend: pool=points pairs separated by commas or
+// spendMix reads /heal spend: pool=points pairs separated by commas or
 // spaces, e.g. "vigor=2,reason=3" (RULES.md §3.3).
-func harmSpendMix(s string) (map[string]int, error) {
+func spendMix(s string) (map[string]int, error) {
 	mix := map[string]int{}
 	for _, f := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' }) {
 		k, v, ok := strings.Cut(f, "=")
@@ -177,8 +177,8 @@ func harmSpendMix(s string) (map[string]int, error) {
 		}
 		k = strings.ToLower(strings.TrimSpace(k))
 		n, err := strconv.Atoi(strings.TrimSpace(v))
-		if !ok || !harm.IsPool(k) || err != nil || n < 0 || n > harm.PoolCost {
-			return nil, commands.Errorf(commands.CodeInvalid, "spend takes pool=points pairs adding up to %d, e.g. spend:vigor=2,reason=3; %q is not one.", harm.PoolCost, commands.Clip(f, 32))
+		if !ok || !rules.IsPool(k) || err != nil || n < 0 || n > rules.PoolCost {
+			return nil, commands.Errorf(commands.CodeInvalid, "spend takes pool=points pairs adding up to %d, e.g. spend:vigor=2,reason=3; %q is not one.", rules.PoolCost, commands.Clip(f, 32))
 		}
 		if _, dup := mix[k]; dup {
 			return nil, commands.Errorf(commands.CodeInvalid, "spend names %s twice.", k)
@@ -188,14 +188,14 @@ func harmSpendMix(s string) (map[string]int, error) {
 	return mix, nil
 }
 
-// harmTriggerUsed says that a healing trigger is used up (RULES.md §3.3).
-func harmTriggerUsed(t harm.Trigger) string {
+// triggerUsed says that a healing trigger is used up (RULES.md §3.3).
+func triggerUsed(t rules.Trigger) string {
 	switch t {
-	case harm.FirstAidHelp:
+	case rules.FirstAidHelp:
 		return "the first aid is used up"
-	case harm.CounselHelp:
+	case rules.CounselHelp:
 		return "the counsel is used up"
-	case harm.DayOfRest:
+	case rules.DayOfRest:
 		return "the day of rest is used up"
 	}
 	return "the pool points are spent"

@@ -9,8 +9,8 @@ import (
 	"github.com/hpkeeper/hpkeeper/commands/harm"
 )
 
-// TestOddsHarm: a harm table charts its check dice (RULES.md §3.1).
-func TestOddsHarm(t *testing.T) {
+// TestOdds: a harm table charts its check dice (RULES.md §3.1).
+func TestOdds(t *testing.T) {
 	tb := newTable(t)
 	tb.OK(tb.Do("!carol", "/table setup system:harm"))
 	resp := tb.Do("ann", "/odds")

@@ -7,7 +7,7 @@ import (
 
 	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/rules/clock"
-	"github.com/hpkeeper/hpkeeper/rules/harm"
+	rules "github.com/hpkeeper/hpkeeper/rules/harm"
 	"github.com/hpkeeper/hpkeeper/storage"
 )
 
@@ -15,7 +15,7 @@ import (
 // target a day passes on the table's clock (which ends any conflict) and
 // every character's pools refill; with target only those characters rest:
 // their pools refill and each gains a day of rest for itself, while the
-// clock stands (harm.Character.RestDay). It tells who may now heal with
+// clock stands (rules.Character.RestDay). It tells who may now heal with
 // trigger:rest.
 func (sys System) rest(m *commands.Mutation) (*commands.Response, error) {
 	if m.Req.Options["kind"] != "day" {
@@ -54,7 +54,7 @@ func (sys System) rest(m *commands.Mutation) (*commands.Response, error) {
 	}
 	now := clock.Time(m.Table.Clock)
 	for _, ch := range chars {
-		c, err := harmLoad(ch)
+		c, err := load(ch)
 		if err != nil {
 			return nil, err
 		}
@@ -62,13 +62,13 @@ func (sys System) rest(m *commands.Mutation) (*commands.Response, error) {
 		if alone {
 			n, changes = c.RestDay()
 		}
-		if err := harmStore(m, ch, n); err != nil {
+		if err := store(m, ch, n); err != nil {
 			return nil, err
 		}
 		line := fmt.Sprintf("**%s**: pools full", commands.Escape(ch.Name))
 		if len(changes) > 0 {
-			line = fmt.Sprintf("**%s**: %s", commands.Escape(ch.Name), harmPoolsText(changes))
-			m.Note("%s: %s.", ch.Name, harmPoolsText(changes))
+			line = fmt.Sprintf("**%s**: %s", commands.Escape(ch.Name), poolsText(changes))
+			m.Note("%s: %s.", ch.Name, poolsText(changes))
 		}
 		if n.NeedsHealing() && n.RestHealings(now) > 0 {
 			line += fmt.Sprintf("; **%s**, counter %d: may heal with /heal target:%s trigger:rest", n.Condition, n.HarmCounter, commands.Escape(ch.Name))
@@ -82,7 +82,7 @@ func (sys System) rest(m *commands.Mutation) (*commands.Response, error) {
 // §3.1).
 func (sys System) spend(m *commands.Mutation) (*commands.Response, error) {
 	pool := m.Req.Options["resource"]
-	if !harm.IsPool(pool) {
+	if !rules.IsPool(pool) {
 		return nil, commands.Errorf(commands.CodeInvalid, "The harm system spends vigor, instinct or reason, not %s.", commands.Clip(pool, 32))
 	}
 	n, err := strconv.Atoi(m.Req.Options["amount"])
@@ -95,18 +95,18 @@ func (sys System) spend(m *commands.Mutation) (*commands.Response, error) {
 	}
 	var lines []string
 	for _, ch := range targets {
-		c, err := harmLoad(ch)
+		c, err := load(ch)
 		if err != nil {
 			return nil, err
 		}
 		nc, change, err := c.Spend(pool, n)
 		if err != nil {
-			return nil, harmErr(ch.Name, err)
+			return nil, ruleError(ch.Name, err)
 		}
-		if err := harmStore(m, ch, nc); err != nil {
+		if err := store(m, ch, nc); err != nil {
 			return nil, err
 		}
-		line := fmt.Sprintf("**%s** spends %d %s: %s %d → %d.", commands.Escape(ch.Name), n, harmAbilityLabel(pool), harmAbilityLabel(pool), change.Before, change.After)
+		line := fmt.Sprintf("**%s** spends %d %s: %s %d → %d.", commands.Escape(ch.Name), n, abilityLabel(pool), abilityLabel(pool), change.Before, change.After)
 		m.Note("%s", line)
 		lines = append(lines, line)
 	}

@@ -8,9 +8,9 @@ import (
 	"github.com/hpkeeper/hpkeeper/commands/harm"
 )
 
-// TestHarmCreateDefaults pins the harm defaults: innate abilities at rank 0,
+// TestCreateDefaults pins the harm defaults: innate abilities at rank 0,
 // pools 3/3, Healthy, harm counter 0 (RULES.md §3.1, §3.2).
-func TestHarmCreateDefaults(t *testing.T) {
+func TestCreateDefaults(t *testing.T) {
 	st := commandstest.NewSheets(t, "harm", harm.System{})
 	out := st.Create("Garrett", "")
 	commandstest.WantIn(t, "create", out,
@@ -23,9 +23,9 @@ func TestHarmCreateDefaults(t *testing.T) {
 	}
 }
 
-// TestHarmCreateWithStats: ranks with their labels, pools drawn on per
+// TestCreateWithStats: ranks with their labels, pools drawn on per
 // RULES.md §3.1, custom abilities with and without a pool, "current/max".
-func TestHarmCreateWithStats(t *testing.T) {
+func TestCreateWithStats(t *testing.T) {
 	st := commandstest.NewSheets(t, "harm", harm.System{})
 	out := st.Create("Garrett", "endure=2 react=1 willpower=4 first-aid=3 counsel=5 climb=2 sneak=6:instinct vigor=5 instinct=2/4 reason=0")
 	commandstest.WantIn(t, "create", out,
@@ -35,7 +35,7 @@ func TestHarmCreateWithStats(t *testing.T) {
 		"Reason abilities: Willpower 4 (Grand Master)\nFirst Aid 3 (Master)\nCounsel 5 (rank 5)")
 }
 
-func TestHarmCreateRefused(t *testing.T) {
+func TestCreateRefused(t *testing.T) {
 	st := commandstest.NewSheets(t, "harm", harm.System{})
 	create := func(stats string, want ...string) {
 		t.Helper()
@@ -68,9 +68,9 @@ func TestHarmCreateRefused(t *testing.T) {
 	st.Set("Max", "ax=none zz=1")
 }
 
-// TestHarmSet: a new pool max caps the current points and raising it does
+// TestSet: a new pool max caps the current points and raising it does
 // not refill them; abilities keep their pool unless one is given.
-func TestHarmSet(t *testing.T) {
+func TestSet(t *testing.T) {
 	st := commandstest.NewSheets(t, "harm", harm.System{})
 	st.Create("Garrett", "climb=1:instinct vigor=5")
 	out := st.Set("Garrett", "vigor=2")
@@ -93,8 +93,8 @@ func TestHarmSet(t *testing.T) {
 		"Healthy · harm 0 · Vigor 6/6 · Instinct 3/3 · Reason 1/3", "Endure 2 (Journeyman)", "First Aid 1 (Apprentice)")
 }
 
-// TestHarmFudgeDiceOption: the harm table offers fudge-dice 3 (default) or 4.
-func TestHarmFudgeDiceOption(t *testing.T) {
+// TestFudgeDiceOption: the harm table offers fudge-dice 3 (default) or 4.
+func TestFudgeDiceOption(t *testing.T) {
 	st := commandstest.NewSheets(t, "harm", harm.System{})
 	commandstest.WantIn(t, "table show", st.OK("table", "show", nil), "fudge-dice=3")
 	commandstest.WantIn(t, "option", st.OK("table", "option", map[string]string{"name": "fudge-dice", "value": "4"}), "fudge-dice: 3 → 4")

@@ -9,30 +9,30 @@ import (
 
 	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/rules/clock"
-	"github.com/hpkeeper/hpkeeper/rules/harm"
+	rules "github.com/hpkeeper/hpkeeper/rules/harm"
 )
 
 // NewSheet builds a Healthy character with harm counter 0 (RULES.md §3.1,
 // §3.2): the innate abilities at rank 0 unless given, every pool at
-// harm.DefaultPool unless given, each pool full. A day of rest counts from
+// rules.DefaultPool unless given, each pool full. A day of rest counts from
 // the table's clock at creation (§3.3).
 func (sys System) NewSheet(m *commands.Mutation, stats []commands.Stat) (json.RawMessage, error) {
-	c, err := sys.apply(harm.New(), stats, true)
+	c, err := sys.apply(rules.New(), stats, true)
 	if err != nil {
 		return nil, err
 	}
 	c.RestFrom = clock.Time(m.Table.Clock)
-	return commands.EncodeSheet(harmSheetOf(c))
+	return commands.EncodeSheet(sheetOf(c))
 }
 
 // SetSheet applies stats to a stored character. A pool given as a maximum
 // caps its current points and never refills them; "current/max" sets both.
 func (sys System) SetSheet(m *commands.Mutation, raw json.RawMessage, stats []commands.Stat) (json.RawMessage, error) {
-	var s harmSheet
+	var s sheet
 	if err := commands.DecodeSheet(raw, &s); err != nil {
 		return nil, err
 	}
-	c, err := s.character()
+	c, err := s.state()
 	if err != nil {
 		return nil, err
 	}
@@ -40,28 +40,28 @@ func (sys System) SetSheet(m *commands.Mutation, raw json.RawMessage, stats []co
 	if err != nil {
 		return nil, err
 	}
-	return commands.EncodeSheet(harmSheetOf(c))
+	return commands.EncodeSheet(sheetOf(c))
 }
 
-// harmUnknownStat is UnknownStat for harm, which also takes any ability name.
-func harmUnknownStat(sys commands.System, key string) error {
+// unknownStat is UnknownStat for harm, which also takes any ability name.
+func unknownStat(sys commands.System, key string) error {
 	keys := append([]string(nil), sys.StatKeys()...)
 	sort.Strings(keys)
 	return commands.Errorf(commands.CodeInvalid, "Unknown stat %q for harm. Valid keys: %s; or any other ability as name=rank or name=rank:pool, with a name of lower-case letters, digits and '-' (at most %d).",
-		commands.Clip(key, 40), strings.Join(keys, ", "), harm.MaxNameLen)
+		commands.Clip(key, 40), strings.Join(keys, ", "), rules.MaxNameLen)
 }
 
 // apply sets stats on a copy of c (RULES.md §3.1):
-//   - vigor, instinct, reason: "max" or "current/max", 0..harm.MaxPool;
+//   - vigor, instinct, reason: "max" or "current/max", 0..rules.MaxPool;
 //     a bare max fills the pool when creating and caps it otherwise;
 //   - an ability: "rank" (0..6) or "rank:pool"; the five abilities RULES.md
 //     names keep their pool, another keeps its pool when it exists, else
 //     draws on the pool given or Vigor; "none" removes a non-innate ability.
-func (sys System) apply(c harm.Character, stats []commands.Stat, creating bool) (harm.Character, error) {
+func (sys System) apply(c rules.Character, stats []commands.Stat, creating bool) (rules.Character, error) {
 	c = c.Clone()
 	for _, st := range stats {
 		if p := c.PoolNamed(st.Key); p != nil {
-			cur, mx, err := harmPoolValue(st)
+			cur, mx, err := poolValue(st)
 			if err != nil {
 				return c, err
 			}
@@ -76,22 +76,22 @@ func (sys System) apply(c harm.Character, stats []commands.Stat, creating bool) 
 			p.Max = mx
 			continue
 		}
-		if !harm.ValidName(st.Key) {
-			return c, harmUnknownStat(sys, st.Key)
+		if !rules.ValidName(st.Key) {
+			return c, unknownStat(sys, st.Key)
 		}
 		if strings.EqualFold(st.Value, "none") {
-			if harm.IsInnate(st.Key) {
+			if rules.IsInnate(st.Key) {
 				return c, commands.BadStat(st.Key, st.Value, st.Key+" is innate and cannot be removed; its lowest rank is 0")
 			}
 			delete(c.Abilities, st.Key)
 			continue
 		}
-		a, err := harmAbilityValue(st, c.Abilities)
+		a, err := abilityValue(st, c.Abilities)
 		if err != nil {
 			return c, err
 		}
-		if _, ok := c.Abilities[st.Key]; !ok && len(c.Abilities) >= harm.MaxAbilities {
-			return c, commands.Errorf(commands.CodeInvalid, "A character has at most %d abilities; remove one with name=none first.", harm.MaxAbilities)
+		if _, ok := c.Abilities[st.Key]; !ok && len(c.Abilities) >= rules.MaxAbilities {
+			return c, commands.Errorf(commands.CodeInvalid, "A character has at most %d abilities; remove one with name=none first.", rules.MaxAbilities)
 		}
 		c.Abilities[st.Key] = a
 	}
@@ -101,15 +101,15 @@ func (sys System) apply(c harm.Character, stats []commands.Stat, creating bool) 
 	return c, nil
 }
 
-// harmPoolValue reads "max" or "current/max"; cur is −1 when not given.
-func harmPoolValue(st commands.Stat) (cur, mx int, err error) {
-	want := fmt.Sprintf("a maximum from 0 to %d, or current/max such as 2/5", harm.MaxPool)
+// poolValue reads "max" or "current/max"; cur is −1 when not given.
+func poolValue(st commands.Stat) (cur, mx int, err error) {
+	want := fmt.Sprintf("a maximum from 0 to %d, or current/max such as 2/5", rules.MaxPool)
 	curS, maxS, both := strings.Cut(st.Value, "/")
 	if !both {
 		maxS, curS = curS, ""
 	}
 	mx, err = strconv.Atoi(maxS)
-	if err != nil || mx < 0 || mx > harm.MaxPool {
+	if err != nil || mx < 0 || mx > rules.MaxPool {
 		return 0, 0, commands.BadStat(st.Key, st.Value, want)
 	}
 	cur = -1
@@ -122,26 +122,26 @@ func harmPoolValue(st commands.Stat) (cur, mx int, err error) {
 	return cur, mx, nil
 }
 
-// harmAbilityValue reads "rank" or "rank:pool" for the ability st.Key.
-func harmAbilityValue(st commands.Stat, have map[string]harm.Ability) (harm.Ability, error) {
+// abilityValue reads "rank" or "rank:pool" for the ability st.Key.
+func abilityValue(st commands.Stat, have map[string]rules.Ability) (rules.Ability, error) {
 	rankS, poolS, hasPool := strings.Cut(st.Value, ":")
 	rank, err := strconv.Atoi(rankS)
-	if err != nil || rank < 0 || rank > harm.MaxRank {
-		return harm.Ability{}, commands.BadStat(st.Key, st.Value, fmt.Sprintf("a rank from 0 to %d, optionally with :vigor, :instinct or :reason", harm.MaxRank))
+	if err != nil || rank < 0 || rank > rules.MaxRank {
+		return rules.Ability{}, commands.BadStat(st.Key, st.Value, fmt.Sprintf("a rank from 0 to %d, optionally with :vigor, :instinct or :reason", rules.MaxRank))
 	}
-	pool, fixed := harm.PoolOf(st.Key)
+	pool, fixed := rules.PoolOf(st.Key)
 	if old, ok := have[st.Key]; ok && !fixed {
 		pool = old.Pool
 	}
 	if hasPool {
 		p := strings.ToLower(poolS)
 		switch {
-		case !harm.IsPool(p):
-			return harm.Ability{}, commands.BadStat(st.Key, st.Value, "the pool is vigor, instinct or reason")
+		case !rules.IsPool(p):
+			return rules.Ability{}, commands.BadStat(st.Key, st.Value, "the pool is vigor, instinct or reason")
 		case fixed && p != pool:
-			return harm.Ability{}, commands.BadStat(st.Key, st.Value, fmt.Sprintf("%s always draws on %s", st.Key, pool))
+			return rules.Ability{}, commands.BadStat(st.Key, st.Value, fmt.Sprintf("%s always draws on %s", st.Key, pool))
 		}
 		pool = p
 	}
-	return harm.Ability{Rank: rank, Pool: pool}, nil
+	return rules.Ability{Rank: rank, Pool: pool}, nil
 }

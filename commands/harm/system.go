@@ -10,11 +10,14 @@
 // /spend of pool points (§3.1) and /odds (the check dice). Moving the clock
 // by turns, hours or days ends the conflict (§3.2). The system has no
 // buttons.
+//
+// The rules package has the same name as this one; the files here import
+// it as rules.
 package harm
 
 import (
 	"github.com/hpkeeper/hpkeeper/commands"
-	"github.com/hpkeeper/hpkeeper/rules/harm"
+	rules "github.com/hpkeeper/hpkeeper/rules/harm"
 )
 
 // System adapts the harm system, SOY Hybrid Harm (RULES.md §3): the
@@ -24,10 +27,12 @@ import (
 type System struct{}
 
 // The mutation rolls every check, so that each die is recorded in the event.
-var _ harm.Roller = (*commands.Mutation)(nil)
+var _ rules.Roller = (*commands.Mutation)(nil)
 
+// Name is "harm", as /table setup takes it.
 func (System) Name() string { return "harm" }
 
+// Help explains the system for /help topic:harm.
 func (System) Help() string {
 	return "SOY Hybrid Harm: checks are 3dF + rank (Unskilled 0 … Grand Master 4): `/roll as:NAME ability:climb pool:vigor` (a point of the ability's pool buys a bonus die). " +
 		"`/damage target:NAME amount:SL kind:physical|social|mental` adds harm to a counter and calls for an Endure, React or Willpower check; failing it worsens the condition Healthy → Bloody → Broken, and harm on a Broken character takes it out. " +
@@ -38,12 +43,16 @@ func (System) Help() string {
 		"Create with e.g. stats:\"endure=2 react=1 climb=2:vigor vigor=5\"."
 }
 
+// TableOptions offers fudge-dice (RULES.md §3.1): 3 (the default) or 4
+// Fudge dice per check.
 func (System) TableOptions() []commands.TableOption {
 	return []commands.TableOption{{Name: "fudge-dice", Help: "Fudge dice per check: 3dF or 4dF", Default: "3", Values: []string{"3", "4"}}}
 }
 
+// StatKeys lists the stats keys /char create and /char set take
+// (COMMANDS.md).
 func (System) StatKeys() []string {
-	return []string{harm.Endure, harm.React, harm.Willpower, harm.FirstAid, harm.Counsel, harm.Vigor, harm.Instinct, harm.Reason}
+	return []string{rules.Endure, rules.React, rules.Willpower, rules.FirstAid, rules.Counsel, rules.Vigor, rules.Instinct, rules.Reason}
 }
 
 // Action returns the harm commands (RULES.md §3): /damage deals harm,

@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/hpkeeper/hpkeeper/commands"
-	"github.com/hpkeeper/hpkeeper/rules/harm"
+	rules "github.com/hpkeeper/hpkeeper/rules/harm"
 	"github.com/hpkeeper/hpkeeper/storage"
 )
 
@@ -13,18 +13,18 @@ import (
 // Broken) with the harm counter, and its pool bars; Broken is at 0, taken
 // out is dying (the system has no death).
 func (System) View(ch *storage.Character, now int64) (commands.CharacterView, error) {
-	var s harmSheet
+	var s sheet
 	if err := commands.DecodeSheet(ch.Sheet, &s); err != nil {
 		return commands.CharacterView{}, err
 	}
-	c, err := s.character()
+	c, err := s.state()
 	if err != nil {
 		return commands.CharacterView{}, err
 	}
 	v := commands.CharacterView{State: c.Condition.String()}
-	for _, name := range harm.Pools {
+	for _, name := range rules.Pools {
 		p := c.PoolNamed(name)
-		v.Bars = append(v.Bars, commands.Bar{Label: harmAbilityLabel(name)[:3], Current: p.Current, Max: p.Max})
+		v.Bars = append(v.Bars, commands.Bar{Label: abilityLabel(name)[:3], Current: p.Current, Max: p.Max})
 	}
 	v.Conditions = append(v.Conditions, fmt.Sprintf("%s (harm %d)", c.Condition, c.HarmCounter))
 	if c.TakenOut {
@@ -33,43 +33,46 @@ func (System) View(ch *storage.Character, now int64) (commands.CharacterView, er
 	switch {
 	case c.TakenOut:
 		v.Level = commands.LevelDying
-	case c.Condition == harm.Broken:
+	case c.Condition == rules.Broken:
 		v.Level = commands.LevelZero
-	case c.Condition == harm.Bloody || c.HarmCounter > 0:
+	case c.Condition == rules.Bloody || c.HarmCounter > 0:
 		v.Level = commands.LevelWounded
 	}
 	return v, nil
 }
 
+// Describe renders a character for /char show (RULES.md §3.1): the status
+// "Healthy · harm 0 · Vigor 3/3 · …" and the abilities with their ranks,
+// one field per pool they draw on.
 func (System) Describe(ch *storage.Character) (string, []commands.Field, error) {
-	var s harmSheet
+	var s sheet
 	if err := commands.DecodeSheet(ch.Sheet, &s); err != nil {
 		return "", nil, err
 	}
-	c, err := s.character()
+	c, err := s.state()
 	if err != nil {
 		return "", nil, err
 	}
-	status := harmStatus(c)
+	status := statusLine(c)
 	byPool := map[string][]string{}
 	for _, name := range c.AbilityNames() {
 		a := c.Abilities[name]
-		byPool[a.Pool] = append(byPool[a.Pool], fmt.Sprintf("%s %d (%s)", harmAbilityLabel(name), a.Rank, harm.RankLabel(a.Rank)))
+		byPool[a.Pool] = append(byPool[a.Pool], fmt.Sprintf("%s %d (%s)", abilityLabel(name), a.Rank, rules.RankLabel(a.Rank)))
 	}
 	var fields []commands.Field
-	for _, name := range harm.Pools {
-		fields = append(fields, commands.Field{Name: harmAbilityLabel(name) + " abilities", Value: strings.Join(byPool[name], "\n"), Inline: true})
+	for _, name := range rules.Pools {
+		fields = append(fields, commands.Field{Name: abilityLabel(name) + " abilities", Value: strings.Join(byPool[name], "\n"), Inline: true})
 	}
 	return status, fields, nil
 }
 
-// harmStatus is a character's one-line status: condition, harm counter,
+// statusLine is a character's one-line status: condition, harm counter,
 // pools and taken out.
-func harmStatus(c harm.Character) string {
+func statusLine(c rules.Character) string {
 	status := fmt.Sprintf("%s · harm %d", c.Condition, c.HarmCounter)
-	for _, name := range harm.Pools {
+	for _, name := range rules.Pools {
 		p := c.PoolNamed(name)
-		status += fmt.Sprintf(" · %s %d/%d", harmAbilityLabel(name), p.Current, p.Max)
+		status += fmt.Sprintf(" · %s %d/%d", abilityLabel(name), p.Current, p.Max)
 	}
 	if c.TakenOut {
 		status += " · taken out"
@@ -77,8 +80,8 @@ func harmStatus(c harm.Character) string {
 	return status
 }
 
-// harmAbilityLabel shows an ability name as a title: "first-aid" → "First Aid".
-func harmAbilityLabel(name string) string {
+// abilityLabel shows an ability name as a title: "first-aid" → "First Aid".
+func abilityLabel(name string) string {
 	words := strings.Split(name, "-")
 	for i, w := range words {
 		if w != "" {

@@ -6,19 +6,19 @@ import (
 
 	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/rules/clock"
-	"github.com/hpkeeper/hpkeeper/rules/hitprot"
+	rules "github.com/hpkeeper/hpkeeper/rules/hitprot"
 )
 
-// hpAttend answers /attend (RULES.md §1.3 item 6, §1.4): any other
+// attend answers /attend (RULES.md §1.3 item 6, §1.4): any other
 // character's player, or a GM, may attend — not the target's own player,
 // who could otherwise undo and re-roll its hidden fate; a down character's
 // fate is rolled with 3d6dh1, and bleed-outs stop as the wound allows
 // (healer:true for a Fatal Wound I).
-func hpAttend(m *commands.Mutation) (*commands.Response, error) {
+func attend(m *commands.Mutation) (*commands.Response, error) {
 	if err := m.RefuseOptions("bonus"); err != nil {
 		return nil, err
 	}
-	targets, err := hpTargets(m, m.Req.Options["target"], false)
+	targets, err := loadTargets(m, m.Req.Options["target"], false)
 	if err != nil {
 		return nil, err
 	}
@@ -31,7 +31,7 @@ func hpAttend(m *commands.Mutation) (*commands.Response, error) {
 		hpBefore, hdBefore := h.c.HP, h.c.HD
 		c, o, err := h.c.Attend(m.Dice(), healer, clock.Time(m.Table.Clock))
 		if err != nil {
-			return nil, hpError(h, err)
+			return nil, ruleError(h, err)
 		}
 		m.Record(o.Rolls...)
 		if err := h.store(m, c); err != nil {
@@ -49,7 +49,7 @@ func hpAttend(m *commands.Mutation) (*commands.Response, error) {
 		for _, n := range o.Notes {
 			lines = append(lines, "  · "+n)
 		}
-		if c.Status == hitprot.Dead {
+		if c.Status == rules.Dead {
 			lines = append(lines, h.name()+" is dead.")
 		}
 		lines[len(lines)-1] += h.conditions(m)
@@ -58,10 +58,10 @@ func hpAttend(m *commands.Mutation) (*commands.Response, error) {
 	return &commands.Response{Content: strings.Join(lines, "\n")}, nil
 }
 
-// hpTreat answers /treat (RULES.md §1.4): anyone may treat a character's
+// treat answers /treat (RULES.md §1.4): anyone may treat a character's
 // untreated wounds, ending the mobility handicap.
-func hpTreat(m *commands.Mutation) (*commands.Response, error) {
-	targets, err := hpTargets(m, m.Req.Options["target"], false)
+func treat(m *commands.Mutation) (*commands.Response, error) {
+	targets, err := loadTargets(m, m.Req.Options["target"], false)
 	if err != nil {
 		return nil, err
 	}
@@ -70,7 +70,7 @@ func hpTreat(m *commands.Mutation) (*commands.Response, error) {
 		n, mobility := h.c.Untreated, h.c.Mobility
 		c, err := h.c.Treat()
 		if err != nil {
-			return nil, hpError(h, err)
+			return nil, ruleError(h, err)
 		}
 		if err := h.store(m, c); err != nil {
 			return nil, err

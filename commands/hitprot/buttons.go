@@ -8,24 +8,24 @@ import (
 
 	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/rules/clock"
-	"github.com/hpkeeper/hpkeeper/rules/hitprot"
+	rules "github.com/hpkeeper/hpkeeper/rules/hitprot"
 	"github.com/hpkeeper/hpkeeper/storage"
 )
 
-// hpChoicePrefix starts the custom_id of the 0-HP choice buttons and the
+// choicePrefix starts the custom_id of the 0-HP choice buttons and the
 // Heroic Death modal: "hp0:<character id>:<event seq>:<heroic|up|down|action>".
-const hpChoicePrefix = "hp0"
+const choicePrefix = "hp0"
 
 // heroicInput is the custom_id of the Heroic Death modal's text input.
 const heroicInput = "heroic-action"
 
 // choiceRows builds one row of 0-HP buttons per character; with several
 // characters a disabled button naming each leads its row.
-func choiceRows(hs []*hpChar, seq uint64) [][]commands.Button {
+func choiceRows(hs []*character, seq uint64) [][]commands.Button {
 	var rows [][]commands.Button
 	for _, h := range hs {
-		base := fmt.Sprintf("%s:%d:%d:", hpChoicePrefix, h.ch.ID, seq)
-		done := h.sheet.Chose != "" || h.c.Status != hitprot.Choosing
+		base := fmt.Sprintf("%s:%d:%d:", choicePrefix, h.ch.ID, seq)
+		done := h.sheet.Chose != "" || h.c.Status != rules.Choosing
 		row := []commands.Button{
 			{Label: "Heroic Death", CustomID: base + "heroic", Style: commands.StyleDanger, Disabled: done},
 			{Label: "Stay Up", CustomID: base + "up", Style: commands.StylePrimary, Disabled: done},
@@ -46,23 +46,23 @@ func choiceRows(hs []*hpChar, seq uint64) [][]commands.Button {
 // choice brought back by /undo, whose message has its buttons disabled, is
 // made from /char show this way.
 func (System) PendingChoice(ch *storage.Character) (string, [][]commands.Button, error) {
-	h, err := loadHP(ch)
+	h, err := load(ch)
 	if err != nil {
 		return "", nil, err
 	}
-	if h.c.Status != hitprot.Choosing || h.sheet.Chose != "" || h.sheet.ChoiceSeq == 0 {
+	if h.c.Status != rules.Choosing || h.sheet.Chose != "" || h.sheet.ChoiceSeq == 0 {
 		return "", nil, nil
 	}
-	e := oddsEmbed([]*hpChar{h})
+	e := oddsEmbed([]*character{h})
 	lines := []string{"**" + e.Title + "**: the 0-HP choice is pending.", e.Description}
 	for _, f := range e.Fields {
 		lines = append(lines, f.Name+": "+f.Value)
 	}
-	return strings.Join(lines, "\n"), choiceRows([]*hpChar{h}, h.sheet.ChoiceSeq), nil
+	return strings.Join(lines, "\n"), choiceRows([]*character{h}, h.sheet.ChoiceSeq), nil
 }
 
 // oddsEmbed is the 0-HP choice with its exact odds (RULES.md §1.3, §1.4).
-func oddsEmbed(hs []*hpChar) commands.Embed {
+func oddsEmbed(hs []*character) commands.Embed {
 	names := make([]string, len(hs))
 	owners := map[string]bool{}
 	var who []string
@@ -82,8 +82,8 @@ func oddsEmbed(hs []*hpChar) commands.Embed {
 		Description: fmt.Sprintf("Choose what happens (%s or a GM): **Heroic Death** (one heroic action, then death), **Stay Up** (roll 2d6 on the injury table now; each later hit adds 1d6) or **Go Down** (fate hidden until attended: 3d6 keeping the two lowest).", strings.Join(who, ", ")),
 		Color:       0xED4245,
 		Fields: []commands.Field{
-			{Name: "Stay Up: 2d6", Value: oddsLine(hitprot.StayUpRoll)},
-			{Name: "Go Down: 3d6 keep the two lowest (3d6dh1)", Value: oddsLine(hitprot.GoDownRoll)},
+			{Name: "Stay Up: 2d6", Value: oddsLine(rules.StayUpRoll)},
+			{Name: "Go Down: 3d6 keep the two lowest (3d6dh1)", Value: oddsLine(rules.GoDownRoll)},
 		},
 	}
 }
@@ -92,18 +92,18 @@ func oddsEmbed(hs []*hpChar) commands.Embed {
 // the character fights on at 0 HP only when the injury neither killed nor
 // incapacitated it; otherwise the line states the death, the bleed-out or
 // the stun.
-func stayUpLine(h *hpChar, c hitprot.Character, now clock.Time) string {
+func stayUpLine(h *character, c rules.Character, now clock.Time) string {
 	const later = "each later hit is damage + 1d6 on the injury table"
-	if c.Status == hitprot.Dead {
+	if c.Status == rules.Dead {
 		return h.name() + " is dead."
 	}
 	var out []string
 	for _, b := range c.Bleeds {
 		how := "unless attended (/attend)"
 		switch b.Wound {
-		case hitprot.FatalWoundI:
+		case rules.FatalWoundI:
 			how = "unless a skilled healer or healing magic attends (/attend healer:true)"
-		case hitprot.FatalWoundII:
+		case rules.FatalWoundII:
 			how = "and nothing can prevent it"
 		}
 		out = append(out, fmt.Sprintf("bleeding out from the %s: dies at %s %s", b.Wound, b.DiesAt, how))
@@ -117,9 +117,9 @@ func stayUpLine(h *hpChar, c hitprot.Character, now clock.Time) string {
 	return fmt.Sprintf("%s is %s; %s.", h.name(), strings.Join(out, "; "), later)
 }
 
-// hpChoiceHandler answers a press of Heroic Death, Stay Up or Go Down, and
+// choiceButton answers a press of Heroic Death, Stay Up or Go Down, and
 // the Heroic Death modal (RULES.md §1.3 items 3–6).
-func hpChoiceHandler(ctx context.Context, s *commands.Service, r *commands.Request) (*commands.Response, error) {
+func choiceButton(ctx context.Context, s *commands.Service, r *commands.Request) (*commands.Response, error) {
 	parts := strings.Split(r.CustomID, ":")
 	bad := commands.Errorf(commands.CodeInvalid, "This button is not one of ours.")
 	if len(parts) != 4 {
@@ -146,11 +146,11 @@ func hpChoiceHandler(ctx context.Context, s *commands.Service, r *commands.Reque
 		if err := m.CanChange(ch); err != nil {
 			return nil, err
 		}
-		h, err := loadHP(ch)
+		h, err := load(ch)
 		if err != nil {
 			return nil, err
 		}
-		if h.sheet.ChoiceSeq != seq || h.sheet.Chose != "" || h.c.Status != hitprot.Choosing {
+		if h.sheet.ChoiceSeq != seq || h.sheet.Chose != "" || h.c.Status != rules.Choosing {
 			what := "already chosen"
 			if h.sheet.Chose != "" && h.sheet.ChoiceSeq == seq {
 				what += ": " + h.sheet.Chose
@@ -164,7 +164,7 @@ func hpChoiceHandler(ctx context.Context, s *commands.Service, r *commands.Reque
 		switch choice {
 		case "heroic":
 			return &commands.Response{Modal: &commands.Modal{
-				CustomID: fmt.Sprintf("%s:%d:%d:action", hpChoicePrefix, id, seq),
+				CustomID: fmt.Sprintf("%s:%d:%d:action", choicePrefix, id, seq),
 				Title:    "Heroic Death",
 				Inputs: []commands.TextInput{{CustomID: heroicInput, Label: "The one heroic action", Paragraph: true, Required: true, MaxLength: 300,
 					Placeholder: "Strike a deadly blow, push an ally out of harm's way…"}},
@@ -178,7 +178,7 @@ func hpChoiceHandler(ctx context.Context, s *commands.Service, r *commands.Reque
 			hpBefore, hdBefore := h.c.HP, h.c.HD
 			c, err := h.c.HeroicDeath(action)
 			if err != nil {
-				return nil, hpError(h, err)
+				return nil, ruleError(h, err)
 			}
 			h.sheet.Chose = label
 			if err := h.store(m, c); err != nil {
@@ -190,7 +190,7 @@ func hpChoiceHandler(ctx context.Context, s *commands.Service, r *commands.Reque
 			hpBefore, hdBefore := h.c.HP, h.c.HD
 			c, o, err := h.c.StayUp(m.Dice(), now)
 			if err != nil {
-				return nil, hpError(h, err)
+				return nil, ruleError(h, err)
 			}
 			m.Record(o.Rolls...)
 			h.sheet.Chose = label
@@ -206,7 +206,7 @@ func hpChoiceHandler(ctx context.Context, s *commands.Service, r *commands.Reque
 			hpBefore, hdBefore := h.c.HP, h.c.HD
 			c, err := h.c.GoDown()
 			if err != nil {
-				return nil, hpError(h, err)
+				return nil, ruleError(h, err)
 			}
 			h.sheet.Chose = label
 			if err := h.store(m, c); err != nil {
@@ -220,10 +220,10 @@ func hpChoiceHandler(ctx context.Context, s *commands.Service, r *commands.Reque
 		if err != nil {
 			return nil, err
 		}
-		var offered []*hpChar
+		var offered []*character
 		pending := false
 		for _, o := range all {
-			oh, err := loadHP(o)
+			oh, err := load(o)
 			if err != nil {
 				return nil, err
 			}
@@ -231,14 +231,14 @@ func hpChoiceHandler(ctx context.Context, s *commands.Service, r *commands.Reque
 				continue
 			}
 			offered = append(offered, oh)
-			if oh.sheet.Chose == "" && oh.c.Status == hitprot.Choosing {
+			if oh.sheet.Chose == "" && oh.c.Status == rules.Choosing {
 				pending = true
 				lines = append(lines, fmt.Sprintf("%s is at 0 HP: choice pending.", oh.name()))
 			}
 		}
 		resp := &commands.Response{Content: strings.Join(lines, "\n"), UpdateMessage: true, Components: choiceRows(offered, seq)}
 		if pending {
-			var waiting []*hpChar
+			var waiting []*character
 			for _, oh := range offered {
 				if oh.sheet.Chose == "" {
 					waiting = append(waiting, oh)

@@ -37,11 +37,11 @@ func ids(resp *commands.Response) map[string]string {
 	return out
 }
 
-// TestHitProtLister plays RULES.md §1.3's Lister example through the
+// TestLister plays RULES.md §1.3's Lister example through the
 // commands: 0 HP, the choice buttons, Stay Up with 2d6 [1, 2] = 3 → Flesh
 // Wound, then 7 damage with 1d6 = 2 → 9 → Critical Wound.
-func TestHitProtLister(t *testing.T) {
-	tb := hpTable(t)
+func TestLister(t *testing.T) {
+	tb := newParty(t)
 	resp := tb.Do("ann", "/damage target:Lister amount:4")
 	out := tb.OK(resp)
 	commandstest.WantIn(t, "damage", out, "Lister", "takes 4 damage", "HP 4 → 0", "HD 1 → 1", "Lister is at 0 HP", "0-HP choice pending")
@@ -73,11 +73,11 @@ func TestHitProtLister(t *testing.T) {
 	commandstest.WantIn(t, "history", h, "Stay Up", "dice: 2d6 [1, 2] = 3", "1d6 [2] = 2", "1d20 [15] = 15", "1d4 [3] = 3", "1d6 [4] = 4", "2d6 [2, 3] = 5")
 }
 
-// TestHitProtOdds: the 0-HP message prints the exact chance of each injury
+// TestChoiceOdds: the 0-HP message prints the exact chance of each injury
 // band for Stay Up (2d6) and Go Down (3d6 keeping the two lowest), equal to
 // fractions computed here by counting.
-func TestHitProtOdds(t *testing.T) {
-	tb := hpTable(t)
+func TestChoiceOdds(t *testing.T) {
+	tb := newParty(t)
 	resp := tb.Do("ann", "/damage target:Lister amount:9")
 	if len(resp.Embeds) != 1 || len(resp.Embeds[0].Fields) != 2 {
 		t.Fatalf("embeds = %+v", resp.Embeds)
@@ -115,10 +115,10 @@ func TestHitProtOdds(t *testing.T) {
 	commandstest.WantIn(t, "odds", resp.Embeds[0].Fields[1].Value, "Unhurt 7.4%")
 }
 
-// TestHitProtHeroicDeath: the button opens a modal; submitting it posts
+// TestHeroicDeath: the button opens a modal; submitting it posts
 // the heroic action and the character is dead.
-func TestHitProtHeroicDeath(t *testing.T) {
-	tb := hpTable(t)
+func TestHeroicDeath(t *testing.T) {
+	tb := newParty(t)
 	resp := tb.Do("ann", "/damage target:Lister amount:4")
 	m := tb.Press("bob", resp, "Heroic Death")
 	if m.Modal == nil || m.Modal.Title != "Heroic Death" || len(m.Modal.Inputs) != 1 {
@@ -144,10 +144,10 @@ func TestHitProtHeroicDeath(t *testing.T) {
 	commandstest.WantIn(t, "show", tb.OK(tb.Do("bob", "/char show name:Lister")), "dead (Heroic Death)", "Heroic action: Pulls the pin")
 }
 
-// TestHitProtGoDown: fate hidden, non-lethal damage recorded, attend rolls
+// TestGoDown: fate hidden, non-lethal damage recorded, attend rolls
 // 3d6dh1, lethal damage kills the down.
-func TestHitProtGoDown(t *testing.T) {
-	tb := hpTable(t)
+func TestGoDown(t *testing.T) {
+	tb := newParty(t)
 	resp := tb.Do("ann", "/damage target:Lister amount:5")
 	down := tb.Press("ann", resp, "Go Down")
 	commandstest.WantIn(t, "go down", tb.OK(down), "Go Down", "fate hidden")
@@ -165,12 +165,12 @@ func TestHitProtGoDown(t *testing.T) {
 	tb.NoDiceLeft()
 }
 
-// TestHitProtUndoneChoiceFromCharShow: /undo of a 0-HP choice brings the
+// TestUndoneChoiceFromCharShow: /undo of a 0-HP choice brings the
 // choice back with its old message disabled; /char show offers the owner
 // (or a GM) the buttons again, with the odds, and they work; the old
 // buttons are stale once the choice is made (RULES.md §1.3 item 3).
-func TestHitProtUndoneChoiceFromCharShow(t *testing.T) {
-	tb := hpTable(t)
+func TestUndoneChoiceFromCharShow(t *testing.T) {
+	tb := newParty(t)
 	resp := tb.Do("ann", "/damage target:Lister amount:4")
 	tb.OK(resp)
 	tb.Dice.Push(1, 2)
@@ -212,13 +212,13 @@ func TestHitProtUndoneChoiceFromCharShow(t *testing.T) {
 	tb.NoDiceLeft()
 }
 
-// TestHitProtStayUpReplies: the Stay Up reply shows HP and HD before and
+// TestStayUpReplies: the Stay Up reply shows HP and HD before and
 // after, and says "fights on at 0 HP" only when the injury neither kills nor
 // incapacitates; a failed Critical Wound states the bleed-out instead.
 // /attend shows HP and HD too, and names the reading that the attend
 // revealing the fate also stops a Critical Wound's bleeding.
-func TestHitProtStayUpReplies(t *testing.T) {
-	tb := hpTable(t)
+func TestStayUpReplies(t *testing.T) {
+	tb := newParty(t)
 	tb.OK(tb.Do("ann", `/char create name:Rook stats:"class=thief hp=2"`))
 	resp := tb.Do("ann", "/damage target:Lister,Rook amount:4")
 	// Lister: 2d6 [4, 4] = 8 Critical, death save 3 fails, 1d4 = 1 (left

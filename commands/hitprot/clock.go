@@ -17,7 +17,7 @@ func (System) AdvanceClock(m *commands.Mutation, from, to int64) ([]string, erro
 	}
 	var report []string
 	for _, ch := range all {
-		h, err := loadHP(ch)
+		h, err := load(ch)
 		if err != nil {
 			return nil, err
 		}

@@ -6,16 +6,16 @@ import (
 
 	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/rules/clock"
-	"github.com/hpkeeper/hpkeeper/rules/hitprot"
+	rules "github.com/hpkeeper/hpkeeper/rules/hitprot"
 )
 
-// hpDamage answers /damage (RULES.md §1.3): soak, HP loss, the 0-HP choice,
+// damage answers /damage (RULES.md §1.3): soak, HP loss, the 0-HP choice,
 // the injury table while staying up, and lethal damage to the down.
-func hpDamage(m *commands.Mutation) (*commands.Response, error) {
+func damage(m *commands.Mutation) (*commands.Response, error) {
 	if err := m.RefuseOptions("crit", "nonlethal", "kind", "pool"); err != nil {
 		return nil, err
 	}
-	targets, err := hpTargets(m, m.Req.Options["target"], true)
+	targets, err := loadTargets(m, m.Req.Options["target"], true)
 	if err != nil {
 		return nil, err
 	}
@@ -24,25 +24,25 @@ func hpDamage(m *commands.Mutation) (*commands.Response, error) {
 		return nil, err
 	}
 	typ := m.Req.Options["type"]
-	hit := hitprot.Hit{Amount: amount, Soak: m.Req.Options["soak"] == "true", Type: typ,
+	hit := rules.Hit{Amount: amount, Soak: m.Req.Options["soak"] == "true", Type: typ,
 		NonLethal: m.Req.Options["lethal"] == "false", Now: clock.Time(m.Table.Clock)}
 	var lines []string
 	if rolled != "" {
 		lines = append(lines, "Damage "+rolled)
 	}
-	var zero []*hpChar
+	var zero []*character
 	for _, h := range targets {
 		hpBefore, hdBefore := h.c.HP, h.c.HD
 		c, o, res, err := h.c.TakeDamage(m.Dice(), hit)
 		if err != nil {
-			return nil, hpError(h, err)
+			return nil, ruleError(h, err)
 		}
 		m.Record(o.Rolls...)
 		if err := h.store(m, c); err != nil {
 			return nil, err
 		}
 		kind := ""
-		if typ != "" && typ != hitprot.Other {
+		if typ != "" && typ != rules.Other {
 			kind = " " + typ
 		}
 		line := fmt.Sprintf("%s takes %d%s damage", h.name(), amount, kind)
@@ -85,7 +85,7 @@ func hpDamage(m *commands.Mutation) (*commands.Response, error) {
 }
 
 // injuryLines renders an outcome's injury roll and its effects.
-func injuryLines(o hitprot.Outcome) []string {
+func injuryLines(o rules.Outcome) []string {
 	if o.Injury == nil {
 		return nil
 	}

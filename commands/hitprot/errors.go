@@ -5,12 +5,12 @@ import (
 	"strings"
 
 	"github.com/hpkeeper/hpkeeper/commands"
-	"github.com/hpkeeper/hpkeeper/rules/hitprot"
+	rules "github.com/hpkeeper/hpkeeper/rules/hitprot"
 )
 
-// hpError turns a rule error into a reply for the character named: a clean
+// ruleError turns a rule error into a reply for the character named: a clean
 // sentence, without the rule package's error words (": bad input").
-func hpError(h *hpChar, err error) error {
+func ruleError(h *character, err error) error {
 	if err == nil {
 		return nil
 	}
@@ -23,19 +23,19 @@ func hpError(h *hpChar, err error) error {
 	}
 	name := h.name()
 	switch {
-	case errors.Is(err, hitprot.ErrDead):
+	case errors.Is(err, rules.ErrDead):
 		return commands.Errorf(commands.CodeConflict, "%s is dead: no damage, rests or rolls.", name)
-	case errors.Is(err, hitprot.ErrChoicePending):
+	case errors.Is(err, rules.ErrChoicePending):
 		return commands.Errorf(commands.CodeConflict, "%s's 0-HP choice is pending: %s (its owner) or a GM must press Heroic Death, Stay Up or Go Down first; use /char show name:%s to get the buttons again. Nothing was changed.",
 			name, commands.Escape(h.ch.OwnerName), commands.Escape(h.ch.Name))
-	case errors.Is(err, hitprot.ErrNoChoice):
+	case errors.Is(err, rules.ErrNoChoice):
 		return commands.Errorf(commands.CodeConflict, "%s has no pending 0-HP choice. Nothing was changed.", name)
-	case errors.Is(err, hitprot.ErrBadInput):
-		return commands.Errorf(commands.CodeInvalid, "%s: %s. Nothing was changed.", name, hpReason(err, hitprot.ErrBadInput))
-	case errors.Is(err, hitprot.ErrTooManyHD):
-		return commands.Errorf(commands.CodeInvalid, "%s: %s. Nothing was changed.", name, hpReason(err, hitprot.ErrTooManyHD))
-	case errors.Is(err, hitprot.ErrNoHD):
-		switch why := hpReason(err, hitprot.ErrNoHD); {
+	case errors.Is(err, rules.ErrBadInput):
+		return commands.Errorf(commands.CodeInvalid, "%s: %s. Nothing was changed.", name, reason(err, rules.ErrBadInput))
+	case errors.Is(err, rules.ErrTooManyHD):
+		return commands.Errorf(commands.CodeInvalid, "%s: %s. Nothing was changed.", name, reason(err, rules.ErrTooManyHD))
+	case errors.Is(err, rules.ErrNoHD):
+		switch why := reason(err, rules.ErrNoHD); {
 		case why == "cannot soak":
 			return commands.Errorf(commands.CodeConflict, "%s has no hit dice left to soak with. Nothing was changed.", name)
 		case why == "" || strings.HasSuffix(why, "has 0"):
@@ -43,11 +43,11 @@ func hpError(h *hpChar, err error) error {
 		default:
 			return commands.Errorf(commands.CodeConflict, "%s has too few hit dice left%s. Nothing was changed.", name, parenthesize(why))
 		}
-	case errors.Is(err, hitprot.ErrNothingToAttend):
+	case errors.Is(err, rules.ErrNothingToAttend):
 		return commands.Errorf(commands.CodeConflict, "%s has nothing to attend: not down with a hidden fate, and not bleeding out. Nothing was changed.", name)
-	case errors.Is(err, hitprot.ErrCannotStop):
-		return commands.Errorf(commands.CodeConflict, "%s: %s. Nothing was changed.", name, hpReason(err, hitprot.ErrCannotStop))
-	case errors.Is(err, hitprot.ErrNothingToTreat):
+	case errors.Is(err, rules.ErrCannotStop):
+		return commands.Errorf(commands.CodeConflict, "%s: %s. Nothing was changed.", name, reason(err, rules.ErrCannotStop))
+	case errors.Is(err, rules.ErrNothingToTreat):
 		return commands.Errorf(commands.CodeConflict, "%s has no untreated wound to treat. Nothing was changed.", name)
 	}
 	return commands.Errorf(commands.CodeConflict, "%s: %s. Nothing was changed.", name, strings.TrimSuffix(err.Error(), "."))
@@ -61,10 +61,10 @@ func parenthesize(s string) string {
 	return " (" + s + ")"
 }
 
-// hpReason is the text of err without the words of the rule error sentinel
+// reason is the text of err without the words of the rule error sentinel
 // it wraps ("a down character cannot soak: bad input" → "a down character
 // cannot soak").
-func hpReason(err, sentinel error) string { return trimSentinel(err.Error(), sentinel) }
+func reason(err, sentinel error) string { return trimSentinel(err.Error(), sentinel) }
 
 // trimSentinel removes the words of sentinel from the front or the end of
 // s.

@@ -15,9 +15,9 @@ func newTable(t *testing.T) *commandstest.Table {
 	return commandstest.New(t, hitprot.System{})
 }
 
-// hpTable sets up a hit-protection table run by ann (GM) with bob's Lister
+// newParty sets up a hit-protection table run by ann (GM) with bob's Lister
 // (fighter, d6, 4 HP) and meg's Meghan (magic-user 3, 1 HP).
-func hpTable(t *testing.T) *commandstest.Table {
+func newParty(t *testing.T) *commandstest.Table {
 	t.Helper()
 	tb := newTable(t)
 	tb.OK(tb.Do("ann", "/table setup system:hit-protection"))
@@ -26,10 +26,10 @@ func hpTable(t *testing.T) *commandstest.Table {
 	return tb
 }
 
-// TestHitProtSoakAndMeghan plays RULES.md §1.5's Meghan (rest, then the
+// TestSoakAndMeghan plays RULES.md §1.5's Meghan (rest, then the
 // night) and §1.3's soak through the commands.
-func TestHitProtSoakAndMeghan(t *testing.T) {
-	tb := hpTable(t)
+func TestSoakAndMeghan(t *testing.T) {
+	tb := newParty(t)
 	tb.Dice.Push(3)
 	out := tb.OK(tb.Do("meg", "/rest kind:turn"))
 	commandstest.WantIn(t, "rest", out, "Meghan", "1d4 [3] = 3", "HP 1 → 3", "HD 3 → 2")
@@ -48,11 +48,11 @@ func TestHitProtSoakAndMeghan(t *testing.T) {
 	tb.Refused(tb.Do("meg", "/rest kind:turn"), "no hit dice left")
 }
 
-// TestHitProtWoundsAndClock: wounds block rests until treated, periods
+// TestWoundsAndClock: wounds block rests until treated, periods
 // until the clock passes them; /clock reports every stun, period and
 // bleed-out.
-func TestHitProtWoundsAndClock(t *testing.T) {
-	tb := hpTable(t)
+func TestWoundsAndClock(t *testing.T) {
+	tb := newParty(t)
 	tb.OK(tb.Do("ann", `/char create name:Rook stats:"class=thief hp=2"`))
 	resp := tb.Do("ann", "/damage target:Lister,Rook amount:4")
 	if got := buttons(resp); got != "[-Lister-] [Heroic Death] [Stay Up] [Go Down] [-Rook-] [Heroic Death] [Stay Up] [Go Down]" {
@@ -86,9 +86,9 @@ func TestHitProtWoundsAndClock(t *testing.T) {
 	tb.NoDiceLeft()
 }
 
-// TestHitProtRollsAndSaves: hit dice on rolls within §1.6's limits.
-func TestHitProtRollsAndSaves(t *testing.T) {
-	tb := hpTable(t)
+// TestRollsAndSaves: hit dice on rolls within §1.6's limits.
+func TestRollsAndSaves(t *testing.T) {
+	tb := newParty(t)
 	tb.OK(tb.Do("ann", `/char create name:Bruno stats:"class=fighter level=3 hp=5"`))
 	tb.Dice.Push(12, 1, 2, 3)
 	out := tb.OK(tb.Do("ann", "/roll as:Bruno expr:d20 hd:3 purpose:attack melee:true"))
@@ -109,8 +109,8 @@ func TestHitProtRollsAndSaves(t *testing.T) {
 	tb.NoDiceLeft()
 }
 
-func TestHitProtCatchBreathAndUndo(t *testing.T) {
-	tb := hpTable(t)
+func TestCatchBreathAndUndo(t *testing.T) {
+	tb := newParty(t)
 	tb.OK(tb.Do("ann", "/char set name:Lister stats:hp=1"))
 	tb.Refused(tb.Do("bob", "/rest kind:breath"), "Catching breath is off")
 	tb.OK(tb.Do("ann", "/table option name:catch-breath value:on"))
@@ -133,11 +133,11 @@ func TestHitProtCatchBreathAndUndo(t *testing.T) {
 	tb.Refused(tb.Do("meg", "/damage target:Lister amount:2"), "only its owner or a GM")
 }
 
-// TestHitProtBleedOutsThroughClock: a Critical Wound's and a Fatal Wound
+// TestBleedOutsThroughClock: a Critical Wound's and a Fatal Wound
 // II's countdowns kill through /clock, and a lost limb's use comes back
 // when its weeks end (RULES.md §0.2, §1.4).
-func TestHitProtBleedOutsThroughClock(t *testing.T) {
-	tb := hpTable(t)
+func TestBleedOutsThroughClock(t *testing.T) {
+	tb := newParty(t)
 	tb.OK(tb.Do("ann", `/char create name:Rook stats:"class=thief hp=2"`))
 	tb.OK(tb.Do("ann", `/char create name:Bram stats:"class=fighter hp=2"`))
 	resp := tb.Do("ann", "/damage target:Lister,Rook,Bram amount:4")
@@ -163,11 +163,11 @@ func TestHitProtBleedOutsThroughClock(t *testing.T) {
 	tb.NoDiceLeft()
 }
 
-// TestHitProtAttendNotByOwner: RULES.md §1.3 item 6, "any other
+// TestAttendNotByOwner: RULES.md §1.3 item 6, "any other
 // character's player (or a GM) may attend": the owner of the down character
 // may not roll its hidden fate (and so cannot undo and re-roll it).
-func TestHitProtAttendNotByOwner(t *testing.T) {
-	tb := hpTable(t)
+func TestAttendNotByOwner(t *testing.T) {
+	tb := newParty(t)
 	tb.Press("bob", tb.Do("ann", "/damage target:Lister amount:4"), "Go Down")
 	tb.Refused(tb.Do("bob", "/attend target:Lister"), "another character's player or a GM attends")
 	tb.Dice.Push(1, 1, 1)
@@ -180,12 +180,12 @@ func TestHitProtAttendNotByOwner(t *testing.T) {
 	tb.NoDiceLeft()
 }
 
-// TestHitProtCharSetAndZeroHPRules: /char set hp above 0 on a character
+// TestCharSetAndZeroHPRules: /char set hp above 0 on a character
 // that stayed up or went down is back to normal play (RULES.md §1.5), so
 // the next damage is plain HP loss; a dead sheet is the GM's only; a player
 // cannot raise HP while a no-restoring period (or any block) runs.
-func TestHitProtCharSetAndZeroHPRules(t *testing.T) {
-	tb := hpTable(t)
+func TestCharSetAndZeroHPRules(t *testing.T) {
+	tb := newParty(t)
 	resp := tb.Do("ann", "/damage target:Lister amount:4")
 	tb.Dice.Push(1, 1) // 2d6 = 2 → Unhurt: nothing blocks restoring
 	commandstest.WantIn(t, "unhurt", tb.OK(tb.Press("bob", resp, "Stay Up")), "Unhurt", "fights on at 0 HP")
@@ -229,10 +229,10 @@ func TestHitProtCharSetAndZeroHPRules(t *testing.T) {
 	tb.NoDiceLeft()
 }
 
-// TestHitProtZeroDamageOnTheDown: 0 damage is no attack on a down
+// TestZeroDamageOnTheDown: 0 damage is no attack on a down
 // character (the reading of TestZeroDamageIsNoAttackOnTheDown).
-func TestHitProtZeroDamageOnTheDown(t *testing.T) {
-	tb := hpTable(t)
+func TestZeroDamageOnTheDown(t *testing.T) {
+	tb := newParty(t)
 	tb.Press("bob", tb.Do("ann", "/damage target:Lister amount:4"), "Go Down")
 	out := tb.OK(tb.Do("ann", "/damage target:Lister amount:0"))
 	commandstest.WantIn(t, "0 damage", out, "no attack", "down (fate hidden until attended)")
@@ -241,11 +241,11 @@ func TestHitProtZeroDamageOnTheDown(t *testing.T) {
 	}
 }
 
-// TestHitProtDamageAtZeroInNormalPlay: a character created at 0 HP (normal
+// TestDamageAtZeroInNormalPlay: a character created at 0 HP (normal
 // play) that takes damage gets the 0-HP choice — the reading named in
 // rules/hitprot TestDamageAtZeroInNormalPlay: it is at 0 and hit.
-func TestHitProtDamageAtZeroInNormalPlay(t *testing.T) {
-	tb := hpTable(t)
+func TestDamageAtZeroInNormalPlay(t *testing.T) {
+	tb := newParty(t)
 	tb.OK(tb.Do("ann", `/char create name:Rook stats:"class=thief hp=0"`))
 	resp := tb.Do("ann", "/damage target:Rook amount:1")
 	commandstest.WantIn(t, "damage at 0", tb.OK(resp), "HP 0 → 0", "Rook is at 0 HP")
@@ -254,10 +254,10 @@ func TestHitProtDamageAtZeroInNormalPlay(t *testing.T) {
 	}
 }
 
-// TestHitProtCleanErrors: refusals are sentences, without the rule
+// TestCleanErrors: refusals are sentences, without the rule
 // package's error words.
-func TestHitProtCleanErrors(t *testing.T) {
-	tb := hpTable(t)
+func TestCleanErrors(t *testing.T) {
+	tb := newParty(t)
 	tb.Press("bob", tb.Do("ann", "/damage target:Lister amount:4"), "Go Down")
 	soak := tb.Do("ann", "/damage target:Lister amount:2 soak:true")
 	tb.Refused(soak, "a down character cannot soak. Nothing was changed.")
@@ -280,10 +280,10 @@ func TestHitProtCleanErrors(t *testing.T) {
 	}
 }
 
-// TestHitProtRollHDNeedsAs: /roll hd:N without as: is refused, not ignored
+// TestRollHDNeedsAs: /roll hd:N without as: is refused, not ignored
 // (RULES.md §1.6: hit dice are a character's).
-func TestHitProtRollHDNeedsAs(t *testing.T) {
-	tb := hpTable(t)
+func TestRollHDNeedsAs(t *testing.T) {
+	tb := newParty(t)
 	tb.Refused(tb.Do("bob", "/roll expr:d20 hd:1"), "hd needs as:<character>")
 	tb.NoDiceLeft()
 }

@@ -7,7 +7,7 @@ import (
 	"sync"
 
 	"github.com/hpkeeper/hpkeeper/commands"
-	"github.com/hpkeeper/hpkeeper/rules/hitprot"
+	rules "github.com/hpkeeper/hpkeeper/rules/hitprot"
 	"github.com/hpkeeper/hpkeeper/storage"
 )
 
@@ -19,10 +19,10 @@ const InjuryOddsFile = "injury-odds.png"
 // §1.3, §1.4).
 func InjuryOdds() (bands []string, series []commands.ChartSeries, err error) {
 	for _, choice := range []struct{ name, expr string }{
-		{"Stay Up (2d6)", hitprot.StayUpRoll},
-		{"Go Down (3d6dh1)", hitprot.GoDownRoll},
+		{"Stay Up (2d6)", rules.StayUpRoll},
+		{"Go Down (3d6dh1)", rules.GoDownRoll},
 	} {
-		odds, err := hitprot.Odds(choice.expr)
+		odds, err := rules.Odds(choice.expr)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -83,8 +83,8 @@ func (System) Chart(*storage.Table) (*commands.Response, error) {
 	}
 	return &commands.Response{
 		Content: "**Injury table odds at 0 HP** (exact)\n" +
-			"Stay Up, 2d6: " + oddsLine(hitprot.StayUpRoll) + "\n" +
-			"Go Down, 3d6 keep the two lowest (3d6dh1): " + oddsLine(hitprot.GoDownRoll),
+			"Stay Up, 2d6: " + oddsLine(rules.StayUpRoll) + "\n" +
+			"Go Down, 3d6 keep the two lowest (3d6dh1): " + oddsLine(rules.GoDownRoll),
 		Files: []commands.File{f},
 	}, nil
 }
@@ -97,7 +97,7 @@ func percent(p *big.Rat) string {
 
 // oddsLine lists the chance of each injury band for a table roll.
 func oddsLine(expr string) string {
-	odds, err := hitprot.Odds(expr)
+	odds, err := rules.Odds(expr)
 	if err != nil {
 		return err.Error()
 	}

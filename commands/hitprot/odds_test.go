@@ -11,7 +11,7 @@ import (
 	rules "github.com/hpkeeper/hpkeeper/rules/hitprot"
 )
 
-func TestOddsHitProtection(t *testing.T) {
+func TestOdds(t *testing.T) {
 	tb := newTable(t)
 	tb.OK(tb.Do("!carol", "/table setup system:hit-protection"))
 	resp := tb.Do("ann", "/odds")

@@ -7,46 +7,46 @@ import (
 
 	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/rules/clock"
-	"github.com/hpkeeper/hpkeeper/rules/hitprot"
+	rules "github.com/hpkeeper/hpkeeper/rules/hitprot"
 )
 
-// hpRest answers /rest (RULES.md §1.5): turn (spend 1 HD, keep the higher),
+// rest answers /rest (RULES.md §1.5): turn (spend 1 HD, keep the higher),
 // breath (table option catch-breath, fighters only) and the GM's night (the
 // whole table: the clock moves 1 day first; every sleeper re-rolls keeping
 // the higher and regains 1 HD).
-func hpRest(m *commands.Mutation) (*commands.Response, error) {
+func rest(m *commands.Mutation) (*commands.Response, error) {
 	kind := m.Req.Options["kind"]
 	switch kind {
 	case "turn", "breath":
 		if kind == "breath" && m.Table.Options["catch-breath"] != "on" {
 			return nil, commands.Errorf(commands.CodeConflict, "Catching breath is off at this table; a GM turns it on with /table option name:catch-breath value:on.")
 		}
-		targets, err := hpOwnTarget(m)
+		targets, err := loadOwnTarget(m)
 		if err != nil {
 			return nil, err
 		}
 		now := clock.Time(m.Table.Clock)
 		var lines []string
 		for _, h := range targets {
-			var c hitprot.Character
-			var res hitprot.RestResult
+			var c rules.Character
+			var res rules.RestResult
 			if kind == "turn" {
 				c, res, err = h.c.Rest(m.Dice(), now)
 			} else {
 				c, res, err = h.c.CatchBreath(m.Dice(), now)
 			}
-			if errors.Is(err, hitprot.ErrNotFighter) {
+			if errors.Is(err, rules.ErrNotFighter) {
 				return nil, commands.Errorf(commands.CodeConflict, "%s is a %s: only a fighter may catch its breath.", h.name(), commands.Escape(h.c.Class))
 			}
-			if errors.Is(err, hitprot.ErrCannotRestore) || errors.Is(err, hitprot.ErrNoHD) {
-				why := trimSentinel(hpReason(err, hitprot.ErrCannotRestore), hitprot.ErrNoHD)
-				if errors.Is(err, hitprot.ErrNoHD) {
+			if errors.Is(err, rules.ErrCannotRestore) || errors.Is(err, rules.ErrNoHD) {
+				why := trimSentinel(reason(err, rules.ErrCannotRestore), rules.ErrNoHD)
+				if errors.Is(err, rules.ErrNoHD) {
 					why = "no hit dice left; " + why
 				}
 				return nil, commands.Errorf(commands.CodeConflict, "%s cannot rest to restore HP: %s. Nothing was changed.", h.name(), why)
 			}
 			if err != nil {
-				return nil, hpError(h, err)
+				return nil, ruleError(h, err)
 			}
 			m.Record(res.Roll)
 			if err := h.store(m, c); err != nil {
@@ -66,10 +66,10 @@ func hpRest(m *commands.Mutation) (*commands.Response, error) {
 			return nil, err
 		}
 		var lines []string
-		var sleepers []*hpChar
+		var sleepers []*character
 		var err error
 		if t, ok := m.Req.Options["target"]; ok {
-			sleepers, err = hpTargets(m, t, false)
+			sleepers, err = loadTargets(m, t, false)
 			if err != nil {
 				return nil, err
 			}
@@ -84,7 +84,7 @@ func hpRest(m *commands.Mutation) (*commands.Response, error) {
 				return nil, err
 			}
 			for _, ch := range all {
-				h, err := loadHP(ch)
+				h, err := load(ch)
 				if err != nil {
 					return nil, err
 				}
@@ -93,15 +93,15 @@ func hpRest(m *commands.Mutation) (*commands.Response, error) {
 		}
 		now := clock.Time(m.Table.Clock)
 		for _, h := range sleepers {
-			if h.c.Status == hitprot.Dead {
+			if h.c.Status == rules.Dead {
 				if _, ok := m.Req.Options["target"]; ok {
-					return nil, hpError(h, hitprot.ErrDead)
+					return nil, ruleError(h, rules.ErrDead)
 				}
 				continue
 			}
 			c, res, err := h.c.Night(m.Dice(), now)
 			if err != nil {
-				return nil, hpError(h, err)
+				return nil, ruleError(h, err)
 			}
 			m.Record(res.Roll)
 			if err := h.store(m, c); err != nil {

@@ -7,19 +7,19 @@ import (
 
 	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/rules/dice"
-	"github.com/hpkeeper/hpkeeper/rules/hitprot"
+	rules "github.com/hpkeeper/hpkeeper/rules/hitprot"
 )
 
-// hpSave answers /save (RULES.md §0.4, §1.2, §1.6): d20 + hit dice + bonus
+// save answers /save (RULES.md §0.4, §1.2, §1.6): d20 + hit dice + bonus
 // against the character's target.
-func hpSave(m *commands.Mutation) (*commands.Response, error) {
+func save(m *commands.Mutation) (*commands.Response, error) {
 	cat := m.Req.Options["type"]
 	if !isSaveCategory(cat) {
-		return nil, commands.Errorf(commands.CodeInvalid, "The hit-protection saves are %s; not %s.", strings.Join(hitprot.SaveCategories, ", "), commands.Clip(cat, 20))
+		return nil, commands.Errorf(commands.CodeInvalid, "The hit-protection saves are %s; not %s.", strings.Join(rules.SaveCategories, ", "), commands.Clip(cat, 20))
 	}
 	hd, _ := strconv.Atoi(m.Req.Options["hd"])
 	bonus, _ := strconv.Atoi(m.Req.Options["bonus"])
-	targets, err := hpTargets(m, m.Req.Options["target"], true)
+	targets, err := loadTargets(m, m.Req.Options["target"], true)
 	if err != nil {
 		return nil, err
 	}
@@ -28,7 +28,7 @@ func hpSave(m *commands.Mutation) (*commands.Response, error) {
 		hdBefore := h.c.HD
 		c, s, err := h.c.Save(m.Dice(), cat, hd, bonus)
 		if err != nil {
-			return nil, hpError(h, err)
+			return nil, ruleError(h, err)
 		}
 		m.Record(s.Roll, s.HD)
 		if err := h.store(m, c); err != nil {
@@ -44,13 +44,13 @@ func hpSave(m *commands.Mutation) (*commands.Response, error) {
 	return &commands.Response{Content: strings.Join(lines, "\n")}, nil
 }
 
-// hpSpend answers /spend resource:hd (RULES.md §1.6).
-func hpSpend(m *commands.Mutation) (*commands.Response, error) {
+// spend answers /spend resource:hd (RULES.md §1.6).
+func spend(m *commands.Mutation) (*commands.Response, error) {
 	if r := m.Req.Options["resource"]; r != "hd" {
 		return nil, commands.Errorf(commands.CodeInvalid, "The hit-protection system spends only hd (hit dice), not %s.", commands.Clip(r, 20))
 	}
 	n, _ := strconv.Atoi(m.Req.Options["amount"])
-	targets, err := hpTargets(m, m.Req.Options["target"], true)
+	targets, err := loadTargets(m, m.Req.Options["target"], true)
 	if err != nil {
 		return nil, err
 	}
@@ -59,7 +59,7 @@ func hpSpend(m *commands.Mutation) (*commands.Response, error) {
 		before := h.c.HD
 		c, err := h.c.SpendHD(n)
 		if err != nil {
-			return nil, hpError(h, err)
+			return nil, ruleError(h, err)
 		}
 		if err := h.store(m, c); err != nil {
 			return nil, err
@@ -70,9 +70,9 @@ func hpSpend(m *commands.Mutation) (*commands.Response, error) {
 	return &commands.Response{Content: strings.Join(lines, "\n")}, nil
 }
 
-// hpRoll answers /roll as:… (RULES.md §1.6): the expression, plus hd hit
+// roll answers /roll as:… (RULES.md §1.6): the expression, plus hd hit
 // dice within the one-die rule and its class exceptions.
-func hpRoll(m *commands.Mutation) (*commands.Response, error) {
+func roll(m *commands.Mutation) (*commands.Response, error) {
 	for _, opt := range []string{"ability", "pool"} {
 		if _, ok := m.Req.Options[opt]; ok {
 			return nil, commands.Errorf(commands.CodeUnavailable, "/roll %s: is not available for the hit-protection system.", opt)
@@ -85,17 +85,17 @@ func hpRoll(m *commands.Mutation) (*commands.Response, error) {
 	if err := m.CanChange(ch); err != nil {
 		return nil, err
 	}
-	h, err := loadHP(ch)
+	h, err := load(ch)
 	if err != nil {
 		return nil, err
 	}
-	if h.c.Status == hitprot.Dead {
-		return nil, hpError(h, hitprot.ErrDead)
+	if h.c.Status == rules.Dead {
+		return nil, ruleError(h, rules.ErrDead)
 	}
 	hd, _ := strconv.Atoi(m.Req.Options["hd"])
 	purpose := m.Req.Options["purpose"]
 	if purpose == "" {
-		purpose = hitprot.PurposeOther
+		purpose = rules.PurposeOther
 	}
 	melee := m.Req.Options["melee"] == "true"
 	expr, hasExpr := m.Req.Options["expr"]
@@ -109,13 +109,13 @@ func hpRoll(m *commands.Mutation) (*commands.Response, error) {
 			return nil, commands.Errorf(commands.CodeInvalid, "Bad dice expression: %v.", err)
 		}
 		// Check the hit dice before rolling anything.
-		if lim := hitprot.HDLimit(h.c.Class, purpose, melee); hd > 0 && lim != hitprot.Unlimited && hd > lim {
+		if lim := rules.HDLimit(h.c.Class, purpose, melee); hd > 0 && lim != rules.Unlimited && hd > lim {
 			_, _, err := h.c.AddHD(nil, hd, purpose, melee)
-			return nil, hpError(h, err)
+			return nil, ruleError(h, err)
 		}
 		if hd > h.c.HD {
 			_, _, err := h.c.AddHD(nil, hd, purpose, melee)
-			return nil, hpError(h, err)
+			return nil, ruleError(h, err)
 		}
 		if base, err = m.Roll(e); err != nil {
 			return nil, err
@@ -124,7 +124,7 @@ func hpRoll(m *commands.Mutation) (*commands.Response, error) {
 	before := h.c.HD
 	c, hdRoll, err := h.c.AddHD(m.Dice(), hd, purpose, melee)
 	if err != nil {
-		return nil, hpError(h, err)
+		return nil, ruleError(h, err)
 	}
 	m.Record(hdRoll)
 	if hd > 0 {

@@ -8,19 +8,19 @@ import (
 	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/rules/clock"
 	"github.com/hpkeeper/hpkeeper/rules/dice"
-	"github.com/hpkeeper/hpkeeper/rules/hitprot"
+	rules "github.com/hpkeeper/hpkeeper/rules/hitprot"
 )
 
 // NewSheet builds a character from the class defaults (RULES.md §1.1) and
 // the stats; HP not given are rolled on the hit die.
 func (sys System) NewSheet(m *commands.Mutation, stats []commands.Stat) (json.RawMessage, error) {
-	class := hitprot.Fighter
+	class := rules.Fighter
 	for _, st := range stats {
 		if st.Key == "class" {
 			class = strings.ToLower(st.Value)
 		}
 	}
-	c := hitprot.New(class, 1)
+	c := rules.New(class, 1)
 	hpGiven := false
 	for _, st := range stats {
 		if st.Key == "hp" {
@@ -38,7 +38,7 @@ func (sys System) NewSheet(m *commands.Mutation, stats []commands.Stat) (json.Ra
 		}
 		c.HP = res.Total
 	}
-	return commands.EncodeSheet(fromCharacter(c))
+	return commands.EncodeSheet(sheetOf(c))
 }
 
 // SetSheet sets stats on a character (/char set). A dead character's sheet
@@ -49,17 +49,17 @@ func (sys System) NewSheet(m *commands.Mutation, stats []commands.Stat) (json.Ra
 // that stayed up, went down or had its choice pending back to normal play
 // (§1.5).
 func (sys System) SetSheet(m *commands.Mutation, raw json.RawMessage, stats []commands.Stat) (json.RawMessage, error) {
-	var s hpSheet
+	var s sheet
 	if err := commands.DecodeSheet(raw, &s); err != nil {
 		return nil, err
 	}
-	old := s.character()
+	old := s.state()
 	name := "**" + commands.Escape(m.Req.Options["name"]) + "**"
 	if ch, err := m.Character(m.Req.Options["name"]); err == nil {
 		name = "**" + commands.Escape(ch.Name) + "**"
 	}
 	gm := m.IsGM()
-	if old.Status == hitprot.Dead && !gm {
+	if old.Status == rules.Dead && !gm {
 		return nil, commands.Errorf(commands.CodeForbidden, "%s is dead; only a GM can change the sheet. Nothing was changed.", name)
 	}
 	c, err := sys.apply(old, stats, false)
@@ -77,7 +77,7 @@ func (sys System) SetSheet(m *commands.Mutation, raw json.RawMessage, stats []co
 // apply sets stats on c. A new level brings its hit dice along (HD follow
 // the level unless hd is given); a smaller hit die caps HP. The result is
 // validated against RULES.md §1.1.
-func (sys System) apply(c hitprot.Character, stats []commands.Stat, creating bool) (hitprot.Character, error) {
+func (sys System) apply(c rules.Character, stats []commands.Stat, creating bool) (rules.Character, error) {
 	given := map[string]bool{}
 	for _, st := range stats {
 		given[st.Key] = true
@@ -95,11 +95,11 @@ func (sys System) apply(c hitprot.Character, stats []commands.Stat, creating boo
 		case "class":
 			c.Class = strings.ToLower(st.Value)
 			if creating && !given["hit-die"] {
-				c.HitDie = hitprot.DefaultHitDie(c.Class)
+				c.HitDie = rules.DefaultHitDie(c.Class)
 			}
 		case "level":
 			var lvl int
-			if lvl, err = commands.StatInt(st, 1, hitprot.MaxLevel); err == nil && !given["hd"] {
+			if lvl, err = commands.StatInt(st, 1, rules.MaxLevel); err == nil && !given["hd"] {
 				c.HD += lvl - c.Level
 				c.HD = max(0, min(c.HD, lvl))
 			}
@@ -152,7 +152,7 @@ func (sys System) apply(c hitprot.Character, stats []commands.Stat, creating boo
 }
 
 func validHitDie(n int) bool {
-	for _, d := range hitprot.HitDice {
+	for _, d := range rules.HitDice {
 		if d == n {
 			return true
 		}
@@ -161,7 +161,7 @@ func validHitDie(n int) bool {
 }
 
 func isSaveCategory(cat string) bool {
-	for _, c := range hitprot.SaveCategories {
+	for _, c := range rules.SaveCategories {
 		if c == cat {
 			return true
 		}

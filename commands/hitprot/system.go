@@ -12,6 +12,9 @@
 // as:… hd:… (§1.6), and /odds (the injury bands of the 0-HP choice). The
 // clock ends stuns, limb handicaps and no-restoring periods and kills
 // through bleed-outs (§0.2, §1.4).
+//
+// The rules package has the same name as this one; the files here import
+// it as rules.
 package hitprot
 
 import (
@@ -21,16 +24,22 @@ import (
 // System adapts the hit-protection system (RULES.md §1).
 type System struct{}
 
+// Name is "hit-protection", as /table setup takes it.
 func (System) Name() string { return "hit-protection" }
 
+// Help explains the system for /help topic:hit-protection.
 func (System) Help() string {
 	return "Hit Protection & Hit Dice: a character has one die's worth of HP; levels add hit dice, spent to soak damage, rest and boost rolls. At 0 HP the player chooses Heroic Death, Stay Up or Go Down; wounds come from the injury table."
 }
 
+// TableOptions offers catch-breath (RULES.md §1.5): off, or on to let
+// fighters catch their breath with /rest kind:breath.
 func (System) TableOptions() []commands.TableOption {
 	return []commands.TableOption{{Name: "catch-breath", Help: "fighters may catch their breath for a round", Values: []string{"off", "on"}}}
 }
 
+// StatKeys lists the stats keys /char create and /char set take
+// (COMMANDS.md).
 func (System) StatKeys() []string {
 	return []string{"class", "level", "hit-die", "hp", "hd", "save-death", "save-wands", "save-paralysis", "save-breath", "save-spells"}
 }
@@ -40,25 +49,25 @@ func (System) StatKeys() []string {
 func (System) Action(name string) commands.ActionFunc {
 	switch name {
 	case "damage":
-		return hpDamage
+		return damage
 	case "attend":
-		return hpAttend
+		return attend
 	case "treat":
-		return hpTreat
+		return treat
 	case "rest":
-		return hpRest
+		return rest
 	case "save":
-		return hpSave
+		return save
 	case "spend":
-		return hpSpend
+		return spend
 	}
 	return nil
 }
 
 // Roll handles /roll as: with hit dice (RULES.md §1.6).
-func (System) Roll() commands.ActionFunc { return hpRoll }
+func (System) Roll() commands.ActionFunc { return roll }
 
 // Components registers the 0-HP choice buttons and modal (RULES.md §1.3).
 func (System) Components() map[string]commands.HandlerFunc {
-	return map[string]commands.HandlerFunc{hpChoicePrefix: hpChoiceHandler}
+	return map[string]commands.HandlerFunc{choicePrefix: choiceButton}
 }

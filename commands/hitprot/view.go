@@ -6,7 +6,7 @@ import (
 
 	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/rules/clock"
-	"github.com/hpkeeper/hpkeeper/rules/hitprot"
+	rules "github.com/hpkeeper/hpkeeper/rules/hitprot"
 	"github.com/hpkeeper/hpkeeper/storage"
 )
 
@@ -14,19 +14,19 @@ import (
 // die and its HD bar; at 0 while choosing, staying up or down, dying while a
 // wound bleeds out.
 func (System) View(ch *storage.Character, now int64) (commands.CharacterView, error) {
-	var s hpSheet
+	var s sheet
 	if err := commands.DecodeSheet(ch.Sheet, &s); err != nil {
 		return commands.CharacterView{}, err
 	}
-	c := s.character()
+	c := s.state()
 	v := commands.CharacterView{Bars: []commands.Bar{{Label: "HP", Current: c.HP, Max: c.HitDie}, {Label: "HD", Current: c.HD, Max: c.Level}}, State: c.Status.String()}
 	v.Conditions, v.Timers = commands.SplitTimers(c.Conditions(clock.Time(now)))
 	switch {
-	case c.Status == hitprot.Dead:
+	case c.Status == rules.Dead:
 		v.Level = commands.LevelDead
 	case len(c.Bleeds) > 0:
 		v.Level = commands.LevelDying
-	case c.HP <= 0 || c.Status != hitprot.Up:
+	case c.HP <= 0 || c.Status != rules.Up:
 		v.Level = commands.LevelZero
 	case c.HP < c.HitDie || c.Untreated > 0 || len(v.Conditions) > 0:
 		v.Level = commands.LevelWounded
@@ -34,19 +34,22 @@ func (System) View(ch *storage.Character, now int64) (commands.CharacterView, er
 	return v, nil
 }
 
+// Describe renders a character for /char show (RULES.md §1.1, §1.2): the
+// status "HP 3/6 · HD 1/1" with its conditions, and the class, hit die,
+// save targets and heroic action as fields.
 func (System) Describe(ch *storage.Character) (string, []commands.Field, error) {
-	var s hpSheet
+	var s sheet
 	if err := commands.DecodeSheet(ch.Sheet, &s); err != nil {
 		return "", nil, err
 	}
-	c := s.character()
+	c := s.state()
 	status := fmt.Sprintf("HP %d/%d · HD %d/%d", c.HP, c.HitDie, c.HD, c.Level)
 	conds := c.Conditions(0)
 	if len(conds) > 0 {
 		status += " · " + strings.Join(conds, ", ")
 	}
 	var saves []string
-	for _, cat := range hitprot.SaveCategories {
+	for _, cat := range rules.SaveCategories {
 		t, _ := c.SaveTarget(cat)
 		mark := ""
 		if _, ok := c.Saves[cat]; ok {

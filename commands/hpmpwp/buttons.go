@@ -10,24 +10,24 @@ import (
 	"github.com/hpkeeper/hpkeeper/storage"
 )
 
-// hmwChoicePrefix starts the custom_id of the Die Hard buttons (RULES.md
+// choicePrefix starts the custom_id of the Die Hard buttons (RULES.md
 // §2.4): "hmw:<character id>:<event seq>:act|down".
-const hmwChoicePrefix = "hmw"
+const choicePrefix = "hmw"
 
-// hmwMaxRows is Discord's limit on button rows in a message.
-const hmwMaxRows = 5
+// maxRows is Discord's limit on button rows in a message.
+const maxRows = 5
 
-func hmwChoiceButtons(id, seq uint64, disabled bool) []commands.Button {
-	base := fmt.Sprintf("%s:%d:%d:", hmwChoicePrefix, id, seq)
+func choiceButtons(id, seq uint64, disabled bool) []commands.Button {
+	base := fmt.Sprintf("%s:%d:%d:", choicePrefix, id, seq)
 	return []commands.Button{
 		{Label: "Act Disabled", CustomID: base + "act", Style: commands.StylePrimary, Disabled: disabled},
 		{Label: "Fall Unconscious", CustomID: base + "down", Style: commands.StyleSecondary, Disabled: disabled},
 	}
 }
 
-// hmwNameRows leads each row of Die Hard buttons with a disabled button
+// nameRows leads each row of Die Hard buttons with a disabled button
 // naming its character (a label is plain text, not markdown).
-func hmwNameRows(rows [][]commands.Button, names []string) [][]commands.Button {
+func nameRows(rows [][]commands.Button, names []string) [][]commands.Button {
 	for i, row := range rows {
 		id := strings.TrimSuffix(row[0].CustomID, "act") + "name"
 		rows[i] = append([]commands.Button{commands.NameButton(names[i], id)}, row...)
@@ -40,7 +40,7 @@ func hmwNameRows(rows [][]commands.Button, names []string) [][]commands.Button {
 // buttons with the custom_ids of the event that created the choice, or nil
 // buttons when no choice is pending.
 func (System) PendingChoice(ch *storage.Character) (string, [][]commands.Button, error) {
-	c, s, err := hmwLoad(ch)
+	c, s, err := load(ch)
 	if err != nil {
 		return "", nil, err
 	}
@@ -49,12 +49,12 @@ func (System) PendingChoice(ch *storage.Character) (string, [][]commands.Button,
 	}
 	text := fmt.Sprintf("Die Hard: **%s** must choose — **Act Disabled** or **Fall Unconscious** (stable). Damage to %s waits for the choice.",
 		commands.Escape(ch.Name), commands.Escape(ch.Name))
-	return text, [][]commands.Button{hmwChoiceButtons(ch.ID, s.ChoiceSeq, false)}, nil
+	return text, [][]commands.Button{choiceButtons(ch.ID, s.ChoiceSeq, false)}, nil
 }
 
-// hmwChoice handles a press of Act Disabled or Fall Unconscious (RULES.md
+// choiceButton handles a press of Act Disabled or Fall Unconscious (RULES.md
 // §2.4): valid only while the character still has the choice of that event.
-func hmwChoice(ctx context.Context, s *commands.Service, r *commands.Request) (*commands.Response, error) {
+func choiceButton(ctx context.Context, s *commands.Service, r *commands.Request) (*commands.Response, error) {
 	parts := strings.Split(r.CustomID, ":")
 	if len(parts) != 4 || (parts[3] != "act" && parts[3] != "down") {
 		return nil, commands.Errorf(commands.CodeInvalid, "This button is not one of ours.")
@@ -73,7 +73,7 @@ func hmwChoice(ctx context.Context, s *commands.Service, r *commands.Request) (*
 		if err := m.CanChange(ch); err != nil {
 			return nil, err
 		}
-		c, st, err := hmwLoad(ch)
+		c, st, err := load(ch)
 		if err != nil {
 			return nil, err
 		}
@@ -82,20 +82,20 @@ func hmwChoice(ctx context.Context, s *commands.Service, r *commands.Request) (*
 		}
 		next, out, err := c.Choose(parts[3] == "act")
 		if err != nil {
-			return nil, hmwRuleError(ch, err)
+			return nil, ruleError(ch, err)
 		}
-		if err := hmwStore(m, ch, next, 0); err != nil {
+		if err := store(m, ch, next, 0); err != nil {
 			return nil, err
 		}
 		label := "Fall Unconscious"
 		if parts[3] == "act" {
 			label = "Act Disabled"
 		}
-		rep := hmwReport(ch.Name, out)
+		rep := outcomeText(ch.Name, out)
 		m.Note("Die Hard: %s (%s pressed %s)", strings.ReplaceAll(rep, "**", ""), r.UserName, label)
 		content := fmt.Sprintf("Die Hard: %s pressed **%s** for **%s**.\n%s", commands.Escape(r.UserName), label, commands.Escape(ch.Name), rep)
 
-		rows, names := [][]commands.Button{hmwChoiceButtons(id, seq, true)}, []string{ch.Name}
+		rows, names := [][]commands.Button{choiceButtons(id, seq, true)}, []string{ch.Name}
 		all, err := m.Characters()
 		if err != nil {
 			return nil, err
@@ -104,21 +104,21 @@ func hmwChoice(ctx context.Context, s *commands.Service, r *commands.Request) (*
 			if o.ID == id {
 				continue
 			}
-			oc, os, err := hmwLoad(o)
+			oc, os, err := load(o)
 			if err != nil {
 				return nil, err
 			}
 			if oc.ChoicePending && os.ChoiceSeq == seq {
-				rows = append(rows, hmwChoiceButtons(o.ID, seq, false))
+				rows = append(rows, choiceButtons(o.ID, seq, false))
 				names = append(names, o.Name)
 				content += fmt.Sprintf("\n**%s**: Die Hard choice pending.", commands.Escape(o.Name))
 			}
 		}
 		if len(rows) > 1 {
-			rows = hmwNameRows(rows, names)
+			rows = nameRows(rows, names)
 		}
-		if len(rows) > hmwMaxRows {
-			rows = rows[:hmwMaxRows]
+		if len(rows) > maxRows {
+			rows = rows[:maxRows]
 		}
 		return &commands.Response{Content: content, Components: rows, UpdateMessage: true}, nil
 	})

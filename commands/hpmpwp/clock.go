@@ -16,30 +16,30 @@ func (System) AdvanceClock(m *commands.Mutation, from, to int64) ([]string, erro
 	var report []string
 	src := m.RecordingDice()
 	for _, ch := range chars {
-		c, s, err := hmwLoad(ch)
+		c, s, err := load(ch)
 		if err != nil {
 			return nil, err
 		}
 		next, out, err := c.Advance(src, from, to)
 		if err != nil {
-			return nil, hmwRuleError(ch, err)
+			return nil, ruleError(ch, err)
 		}
 		if next == c && len(out.Lines) == 0 {
 			continue
 		}
 		if next != c {
-			if err := hmwStore(m, ch, next, s.ChoiceSeq); err != nil {
+			if err := store(m, ch, next, s.ChoiceSeq); err != nil {
 				return nil, err
 			}
 		}
 		// Every line, every save with its DC: the reply is fitted to
 		// Discord's limits by the platform, the /history summary keeps all.
-		rep := fmt.Sprintf("**%s**: %s", commands.Escape(ch.Name), hmwPoints(out))
+		rep := fmt.Sprintf("**%s**: %s", commands.Escape(ch.Name), points(out))
 		for _, l := range out.Lines {
 			rep += "\n• " + l
 		}
 		if c.State != next.State || c.Activity != next.Activity {
-			rep += "\nState: **" + hmwStateText(next) + "**"
+			rep += "\nState: **" + stateText(next) + "**"
 		}
 		if f := next.FatigueSummary(); f != "" && f != c.FatigueSummary() {
 			rep += "\n" + f

@@ -7,44 +7,44 @@ import (
 
 	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/rules/dice"
-	"github.com/hpkeeper/hpkeeper/rules/hpmpwp"
+	rules "github.com/hpkeeper/hpkeeper/rules/hpmpwp"
 	"github.com/hpkeeper/hpkeeper/storage"
 )
 
-// hmwEach runs fn on each target the caller may change, with the rules'
+// each runs fn on each target the caller may change, with the rules'
 // dice, and joins the reports. fn returns the new state and outcome.
-func hmwEach(m *commands.Mutation, targets []*storage.Character, check func(*storage.Character) error,
-	fn func(c hpmpwp.Character, src dice.Source) (hpmpwp.Character, hpmpwp.Outcome, error)) ([]string, error) {
+func each(m *commands.Mutation, targets []*storage.Character, check func(*storage.Character) error,
+	fn func(c rules.Character, src dice.Source) (rules.Character, rules.Outcome, error)) ([]string, error) {
 	var reports []string
 	src := m.RecordingDice()
 	for _, ch := range targets {
 		if err := check(ch); err != nil {
 			return nil, err
 		}
-		c, s, err := hmwLoad(ch)
+		c, s, err := load(ch)
 		if err != nil {
 			return nil, err
 		}
 		next, out, err := fn(c, src)
 		if err != nil {
-			return nil, hmwRuleError(ch, err)
+			return nil, ruleError(ch, err)
 		}
-		if err := hmwStore(m, ch, next, s.ChoiceSeq); err != nil {
+		if err := store(m, ch, next, s.ChoiceSeq); err != nil {
 			return nil, err
 		}
-		rep := hmwReport(ch.Name, out)
+		rep := outcomeText(ch.Name, out)
 		m.Note("%s", strings.ReplaceAll(rep, "**", ""))
 		reports = append(reports, rep)
 	}
 	return reports, nil
 }
 
-func hmwDone(m *commands.Mutation, reports []string) *commands.Response {
+func reply(m *commands.Mutation, reports []string) *commands.Response {
 	return &commands.Response{Content: strings.Join(reports, "\n\n")}
 }
 
-// hmwDamage is /damage (RULES.md §2.2, §2.4).
-func hmwDamage(m *commands.Mutation) (*commands.Response, error) {
+// damage is /damage (RULES.md §2.2, §2.4).
+func damage(m *commands.Mutation) (*commands.Response, error) {
 	if err := m.RefuseOptions("soak", "type", "lethal", "kind", "pool"); err != nil {
 		return nil, err
 	}
@@ -52,7 +52,7 @@ func hmwDamage(m *commands.Mutation) (*commands.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	hit := hpmpwp.Hit{Nonlethal: m.Req.Options["nonlethal"] == "true"}
+	hit := rules.Hit{Nonlethal: m.Req.Options["nonlethal"] == "true"}
 	if c := m.Req.Options["crit"]; c != "" {
 		hit.Crit, _ = strconv.Atoi(c)
 	}
@@ -78,24 +78,24 @@ func hmwDamage(m *commands.Mutation) (*commands.Response, error) {
 	var reports []string
 	src := m.RecordingDice()
 	for _, ch := range targets {
-		c, s, err := hmwLoad(ch)
+		c, s, err := load(ch)
 		if err != nil {
 			return nil, err
 		}
 		next, out, err := c.TakeDamage(src, hit, m.Table.Clock)
 		if err != nil {
-			return nil, hmwRuleError(ch, err)
+			return nil, ruleError(ch, err)
 		}
 		choiceSeq := s.ChoiceSeq
 		if next.ChoicePending && !c.ChoicePending {
 			choiceSeq = seq
-			rows = append(rows, hmwChoiceButtons(ch.ID, seq, false))
+			rows = append(rows, choiceButtons(ch.ID, seq, false))
 			names = append(names, ch.Name)
 		}
-		if err := hmwStore(m, ch, next, choiceSeq); err != nil {
+		if err := store(m, ch, next, choiceSeq); err != nil {
 			return nil, err
 		}
-		rep := hmwReport(ch.Name, out)
+		rep := outcomeText(ch.Name, out)
 		m.Note("%s", strings.ReplaceAll(rep, "**", ""))
 		reports = append(reports, rep)
 	}
@@ -110,26 +110,26 @@ func hmwDamage(m *commands.Mutation) (*commands.Response, error) {
 		}
 		content += fmt.Sprintf("\nDie Hard: each owner (or a GM) chooses now on the row with the character's name — **Act Disabled** or **Fall Unconscious** (stable): %s. Damage to them waits for the choice.",
 			strings.Join(bold, ", "))
-		rows = hmwNameRows(rows, names)
+		rows = nameRows(rows, names)
 	}
-	if len(rows) > hmwMaxRows {
-		rows = rows[:hmwMaxRows]
+	if len(rows) > maxRows {
+		rows = rows[:maxRows]
 		content += "\nMore choices than a message holds: /char show offers each character's buttons."
 	}
 	return &commands.Response{Content: content + m.RollsLine(), Components: rows}, nil
 }
 
-// hmwStrain is /strain (RULES.md §2.4).
-func hmwStrain(m *commands.Mutation) (*commands.Response, error) {
+// strain is /strain (RULES.md §2.4).
+func strain(m *commands.Mutation) (*commands.Response, error) {
 	targets, err := m.Targets(m.Req.Options["target"])
 	if err != nil {
 		return nil, err
 	}
-	reports, err := hmwEach(m, targets, m.CanChange, func(c hpmpwp.Character, src dice.Source) (hpmpwp.Character, hpmpwp.Outcome, error) {
+	reports, err := each(m, targets, m.CanChange, func(c rules.Character, src dice.Source) (rules.Character, rules.Outcome, error) {
 		return c.Strain(src, m.Table.Clock)
 	})
 	if err != nil {
 		return nil, err
 	}
-	return hmwDone(m, reports), nil
+	return reply(m, reports), nil
 }

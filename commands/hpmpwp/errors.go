@@ -4,25 +4,25 @@ import (
 	"errors"
 
 	"github.com/hpkeeper/hpkeeper/commands"
-	"github.com/hpkeeper/hpkeeper/rules/hpmpwp"
+	rules "github.com/hpkeeper/hpkeeper/rules/hpmpwp"
 	"github.com/hpkeeper/hpkeeper/storage"
 )
 
-// hmwRuleError turns an error of the rules into a reply for ch.
-func hmwRuleError(ch *storage.Character, err error) error {
+// ruleError turns an error of the rules into a reply for ch.
+func ruleError(ch *storage.Character, err error) error {
 	name := commands.Escape(ch.Name)
 	switch {
-	case errors.Is(err, hpmpwp.ErrDead):
+	case errors.Is(err, rules.ErrDead):
 		return commands.Errorf(commands.CodeConflict, "%s is dead; nothing was changed.", name)
-	case errors.Is(err, hpmpwp.ErrChoicePending):
+	case errors.Is(err, rules.ErrChoicePending):
 		return commands.Errorf(commands.CodeConflict, "%s must first choose (Die Hard): Act Disabled or Fall Unconscious (/char show offers the buttons again). Nothing was changed.", name)
-	case errors.Is(err, hpmpwp.ErrNotDisabled):
+	case errors.Is(err, rules.ErrNotDisabled):
 		return commands.Errorf(commands.CodeConflict, "%s is not disabled: /strain is for a strenuous action at negative WP while conscious.", name)
-	case errors.Is(err, hpmpwp.ErrNotDying):
+	case errors.Is(err, rules.ErrNotDying):
 		return commands.Errorf(commands.CodeConflict, "%s is not dying; there is nothing to stabilize.", name)
-	case errors.Is(err, hpmpwp.ErrUnconscious):
+	case errors.Is(err, rules.ErrUnconscious):
 		return commands.Errorf(commands.CodeConflict, "%s is unconscious and cannot cast.", name)
-	case errors.Is(err, hpmpwp.ErrNotEnoughMP), errors.Is(err, hpmpwp.ErrBadAmount):
+	case errors.Is(err, rules.ErrNotEnoughMP), errors.Is(err, rules.ErrBadAmount):
 		return commands.Errorf(commands.CodeInvalid, "%s: %v.", name, err)
 	}
 	return err

@@ -7,12 +7,12 @@ import (
 
 	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/rules/dice"
-	"github.com/hpkeeper/hpkeeper/rules/hpmpwp"
+	rules "github.com/hpkeeper/hpkeeper/rules/hpmpwp"
 	"github.com/hpkeeper/hpkeeper/storage"
 )
 
-// hmwHeal is /heal amount pool:hp|wp (RULES.md §2.5).
-func hmwHeal(m *commands.Mutation) (*commands.Response, error) {
+// heal is /heal amount pool:hp|wp (RULES.md §2.5).
+func heal(m *commands.Mutation) (*commands.Response, error) {
 	if err := m.RefuseOptions("trigger", "healer", "ability", "spend", "healer-pool"); err != nil {
 		return nil, err
 	}
@@ -20,11 +20,11 @@ func hmwHeal(m *commands.Mutation) (*commands.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	pool := hpmpwp.PoolHP
+	pool := rules.PoolHP
 	switch m.Req.Options["pool"] {
 	case "", "hp":
 	case "wp":
-		pool = hpmpwp.PoolWP
+		pool = rules.PoolWP
 	default:
 		return nil, commands.Errorf(commands.CodeInvalid, "In hp-mp-wp, /heal pool is hp or wp (got %s).", m.Req.Options["pool"])
 	}
@@ -40,7 +40,7 @@ func hmwHeal(m *commands.Mutation) (*commands.Response, error) {
 		}
 		return &commands.Response{Content: "No healing (the roll came to 0)." + m.RollsLine()}, nil
 	}
-	reports, err := hmwEach(m, targets, m.CanChange, func(c hpmpwp.Character, _ dice.Source) (hpmpwp.Character, hpmpwp.Outcome, error) {
+	reports, err := each(m, targets, m.CanChange, func(c rules.Character, _ dice.Source) (rules.Character, rules.Outcome, error) {
 		return c.Heal(pool, n)
 	})
 	if err != nil {
@@ -49,9 +49,9 @@ func hmwHeal(m *commands.Mutation) (*commands.Response, error) {
 	return &commands.Response{Content: strings.Join(reports, "\n\n") + m.RollsLine()}, nil
 }
 
-// hmwAttend is /attend bonus:N, a DC 15 Heal check by anyone (RULES.md
+// attend is /attend bonus:N, a DC 15 Heal check by anyone (RULES.md
 // §0.1, §2.4).
-func hmwAttend(m *commands.Mutation) (*commands.Response, error) {
+func attend(m *commands.Mutation) (*commands.Response, error) {
 	if err := m.RefuseOptions("healer"); err != nil {
 		return nil, err
 	}
@@ -61,7 +61,7 @@ func hmwAttend(m *commands.Mutation) (*commands.Response, error) {
 	}
 	bonus, _ := strconv.Atoi(m.Req.Options["bonus"])
 	anyone := func(*storage.Character) error { return nil }
-	reports, err := hmwEach(m, targets, anyone, func(c hpmpwp.Character, src dice.Source) (hpmpwp.Character, hpmpwp.Outcome, error) {
+	reports, err := each(m, targets, anyone, func(c rules.Character, src dice.Source) (rules.Character, rules.Outcome, error) {
 		return c.Attend(src, bonus)
 	})
 	if err != nil {
@@ -70,8 +70,8 @@ func hmwAttend(m *commands.Mutation) (*commands.Response, error) {
 	return &commands.Response{Content: fmt.Sprintf("%s attends.\n%s", commands.Escape(m.Req.UserName), strings.Join(reports, "\n\n"))}, nil
 }
 
-// hmwSpend is /spend resource:mp (RULES.md §2.5).
-func hmwSpend(m *commands.Mutation) (*commands.Response, error) {
+// spend is /spend resource:mp (RULES.md §2.5).
+func spend(m *commands.Mutation) (*commands.Response, error) {
 	if r := m.Req.Options["resource"]; r != "mp" {
 		return nil, commands.Errorf(commands.CodeInvalid, "hp-mp-wp characters spend mp, not %s.", commands.Clip(r, 20))
 	}
@@ -83,11 +83,11 @@ func hmwSpend(m *commands.Mutation) (*commands.Response, error) {
 	if err != nil {
 		return nil, commands.Errorf(commands.CodeInvalid, "amount must be a whole number.")
 	}
-	reports, err := hmwEach(m, targets, m.CanChange, func(c hpmpwp.Character, _ dice.Source) (hpmpwp.Character, hpmpwp.Outcome, error) {
+	reports, err := each(m, targets, m.CanChange, func(c rules.Character, _ dice.Source) (rules.Character, rules.Outcome, error) {
 		return c.SpendMP(n)
 	})
 	if err != nil {
 		return nil, err
 	}
-	return hmwDone(m, reports), nil
+	return reply(m, reports), nil
 }

@@ -24,9 +24,9 @@ func newTable(t *testing.T) *commandstest.Table {
 	return commandstest.New(t, hpmpwp.System{})
 }
 
-// TestHpMpWpFight: RULES.md §2.2's ×3 critical through /damage, then a hit
+// TestFight: RULES.md §2.2's ×3 critical through /damage, then a hit
 // while disabled, dying saves on /clock next-round, /attend, and WP healing.
-func TestHpMpWpFight(t *testing.T) {
+func TestFight(t *testing.T) {
 	tb := newTable(t)
 	tb.OK(tb.Do("ann", "/table setup system:hp-mp-wp"))
 	tb.OK(tb.Do("ann", `/char create name:Vala stats:"hp-max=20 con=15 fort=2"`))
@@ -58,9 +58,9 @@ func TestHpMpWpFight(t *testing.T) {
 	}
 }
 
-// TestHpMpWpDieHardButtons: the choice blocks damage, takes the owner or a
+// TestDieHardButtons: the choice blocks damage, takes the owner or a
 // GM, and a second press is refused (RULES.md §2.4).
-func TestHpMpWpDieHardButtons(t *testing.T) {
+func TestDieHardButtons(t *testing.T) {
 	tb := newTable(t)
 	tb.OK(tb.Do("ann", "/table setup system:hp-mp-wp"))
 	tb.OK(tb.Do("bob", `/char create name:Dur stats:"hp-max=5 feats=die-hard"`))
@@ -80,9 +80,9 @@ func TestHpMpWpDieHardButtons(t *testing.T) {
 	commandstest.WantIn(t, "strain", out, "WP -2 → -3", "Fort DC 10 (strenuous action)", "Die Hard: stays disabled")
 }
 
-// TestHpMpWpSpendActivityAndNight: MP spending, a GM effect, work and a
+// TestSpendActivityAndNight: MP spending, a GM effect, work and a
 // night's rest moving the clock 8 hours (RULES.md §2.3, §2.5, §2.6).
-func TestHpMpWpSpendActivityAndNight(t *testing.T) {
+func TestSpendActivityAndNight(t *testing.T) {
 	tb := newTable(t)
 	tb.OK(tb.Do("ann", "/table setup system:hp-mp-wp"))
 	tb.OK(tb.Do("ann", `/char create name:Mira stats:"class=wizard hp-max=8 wis=14"`))
@@ -100,10 +100,10 @@ func TestHpMpWpSpendActivityAndNight(t *testing.T) {
 	commandstest.WantIn(t, "clock", tb.OK(tb.Do("!gm", "/clock action:show")), "day 1, 08:00")
 }
 
-// TestHpMpWpNightKeepsEveryoneAsleep: /rest kind:night puts a fresh
+// TestNightKeepsEveryoneAsleep: /rest kind:night puts a fresh
 // character to sleep for the whole 8 hours on the clock; it does not wake
 // after the first hour with 7 hours awake (RULES.md §2.6, review finding 1).
-func TestHpMpWpNightKeepsEveryoneAsleep(t *testing.T) {
+func TestNightKeepsEveryoneAsleep(t *testing.T) {
 	tb := newTable(t)
 	tb.OK(tb.Do("ann", "/table setup system:hp-mp-wp"))
 	tb.OK(tb.Do("bob", `/char create name:Bob stats:"hp-max=10"`))
@@ -116,10 +116,10 @@ func TestHpMpWpNightKeepsEveryoneAsleep(t *testing.T) {
 	commandstest.WantIn(t, "show", tb.OK(tb.Do("bob", "/char show name:Bob")), "awake · 0 h worked · 0 h awake")
 }
 
-// TestHpMpWpWorkOnASleeperIsAWakeSave: /activity kind:work on a sleeper is
+// TestWorkOnASleeperIsAWakeSave: /activity kind:work on a sleeper is
 // the wake-early attempt (RULES.md §2.6, review finding 2): Ann, asleep with
 // 11 hours worked and 2 exertion failures, saves at DC 10 + 11 + 2 × 2 = 25.
-func TestHpMpWpWorkOnASleeperIsAWakeSave(t *testing.T) {
+func TestWorkOnASleeperIsAWakeSave(t *testing.T) {
 	tb := newTable(t)
 	tb.OK(tb.Do("ann", "/table setup system:hp-mp-wp"))
 	tb.OK(tb.Do("ann", `/char create name:Ann stats:"hp-max=10 will=2"`))
@@ -140,10 +140,10 @@ func TestHpMpWpWorkOnASleeperIsAWakeSave(t *testing.T) {
 	}
 }
 
-// TestHpMpWpSetCapsAtFatiguedMaximum: the GM's effect is set with /char set
+// TestSetCapsAtFatiguedMaximum: the GM's effect is set with /char set
 // and caps HP and MP at once (RULES.md §2.3, review finding 3): level 5, HP
 // 40, MP 20; fatigued: Con and Wis −2 lower both maxima by 5.
-func TestHpMpWpSetCapsAtFatiguedMaximum(t *testing.T) {
+func TestSetCapsAtFatiguedMaximum(t *testing.T) {
 	tb := newTable(t)
 	tb.OK(tb.Do("ann", "/table setup system:hp-mp-wp"))
 	tb.OK(tb.Do("ann", `/char create name:Lia stats:"level=5 hp-max=40 mp-max=20"`))
@@ -156,10 +156,10 @@ func TestHpMpWpSetCapsAtFatiguedMaximum(t *testing.T) {
 	commandstest.WantIn(t, "lifted", tb.OK(tb.Do("ann", `/char set name:Lia stats:"effect=none hp=40 mp=20"`)), "HP 40/40 · MP 20/20")
 }
 
-// TestHpMpWpDieHardNonlethal: a Die Hard character failing against
+// TestDieHardNonlethal: a Die Hard character failing against
 // non-lethal damage is unconscious and stable, with no choice offered
 // (RULES.md §2.4, hpkeeper's reading: non-lethal wins; review finding 5).
-func TestHpMpWpDieHardNonlethal(t *testing.T) {
+func TestDieHardNonlethal(t *testing.T) {
 	tb := newTable(t)
 	tb.OK(tb.Do("ann", "/table setup system:hp-mp-wp"))
 	tb.OK(tb.Do("bob", `/char create name:Dur stats:"hp-max=5 feats=die-hard"`))
@@ -171,10 +171,10 @@ func TestHpMpWpDieHardNonlethal(t *testing.T) {
 	}
 }
 
-// TestHpMpWpAdvanceReportsEverySave: a long advance reports every save with
+// TestAdvanceReportsEverySave: a long advance reports every save with
 // its DC, in the reply and in /history (RULES.md §0.2, review finding 6c):
 // 21 hours of work make 13 exertion saves, DC 10 to 34.
-func TestHpMpWpAdvanceReportsEverySave(t *testing.T) {
+func TestAdvanceReportsEverySave(t *testing.T) {
 	tb := newTable(t)
 	tb.OK(tb.Do("ann", "/table setup system:hp-mp-wp"))
 	tb.OK(tb.Do("ann", `/char create name:Ox stats:"hp-max=10"`))
@@ -194,9 +194,9 @@ func TestHpMpWpAdvanceReportsEverySave(t *testing.T) {
 	}
 }
 
-// TestHpMpWpHealRollOfZero: a healing roll of 0 or less heals nothing
+// TestHealRollOfZero: a healing roll of 0 or less heals nothing
 // (review finding 7), like damage.
-func TestHpMpWpHealRollOfZero(t *testing.T) {
+func TestHealRollOfZero(t *testing.T) {
 	tb := newTable(t)
 	tb.OK(tb.Do("ann", "/table setup system:hp-mp-wp"))
 	tb.OK(tb.Do("ann", `/char create name:Pel stats:"hp-max=10 hp=4"`))
@@ -206,10 +206,10 @@ func TestHpMpWpHealRollOfZero(t *testing.T) {
 	commandstest.WantIn(t, "show", tb.OK(tb.Do("ann", "/char show name:Pel")), "HP 4/10")
 }
 
-// TestHpMpWpDieHardSeveralTargets: each row of Die Hard buttons names its
+// TestDieHardSeveralTargets: each row of Die Hard buttons names its
 // character, and a press keeps the rows of the others still choosing
 // (RULES.md §2.4, review finding 9).
-func TestHpMpWpDieHardSeveralTargets(t *testing.T) {
+func TestDieHardSeveralTargets(t *testing.T) {
 	tb := newTable(t)
 	tb.OK(tb.Do("ann", "/table setup system:hp-mp-wp"))
 	tb.OK(tb.Do("bob", `/char create name:Dur stats:"hp-max=5 feats=die-hard"`))
@@ -229,10 +229,10 @@ func TestHpMpWpDieHardSeveralTargets(t *testing.T) {
 	commandstest.WantIn(t, "second press", tb.OK(tb.PressRow("bob", pressed, 1, "Act Disabled")), "bob pressed **Act Disabled** for **Dur**")
 }
 
-// TestHpMpWpPendingChoiceOnShow: /char show offers a pending Die Hard
+// TestPendingChoiceOnShow: /char show offers a pending Die Hard
 // choice's buttons again to the owner or a GM (Chooser), e.g. after /undo
 // brought the choice back; the damage refusal says so.
-func TestHpMpWpPendingChoiceOnShow(t *testing.T) {
+func TestPendingChoiceOnShow(t *testing.T) {
 	tb := newTable(t)
 	tb.OK(tb.Do("ann", "/table setup system:hp-mp-wp"))
 	tb.OK(tb.Do("bob", `/char create name:Dur stats:"hp-max=5 feats=die-hard"`))
@@ -257,10 +257,10 @@ func TestHpMpWpPendingChoiceOnShow(t *testing.T) {
 	}
 }
 
-// TestHpMpWpUnconsciousHoursCountAsSleep: hpkeeper's reading of RULES.md
+// TestUnconsciousHoursCountAsSleep: hpkeeper's reading of RULES.md
 // §2.6 (review finding 4): a worker knocked out sleeps off its work while
 // unconscious, without waking, and does not come to with the full debt.
-func TestHpMpWpUnconsciousHoursCountAsSleep(t *testing.T) {
+func TestUnconsciousHoursCountAsSleep(t *testing.T) {
 	tb := newTable(t)
 	tb.OK(tb.Do("ann", "/table setup system:hp-mp-wp"))
 	tb.OK(tb.Do("ann", `/char create name:Wen stats:"hp-max=5"`))
@@ -273,11 +273,11 @@ func TestHpMpWpUnconsciousHoursCountAsSleep(t *testing.T) {
 	commandstest.WantIn(t, "show", tb.OK(tb.Do("ann", "/char show name:Wen")), "stable (unconscious)", "work · 0 h worked · 0 h awake")
 }
 
-// TestHpMpWpRandomCommands runs random command sequences, /char set among
+// TestRandomCommands runs random command sequences, /char set among
 // them, through the command layer and checks the sheet after each: HP and
 // MP within 0 and the maxima lowered by fatigue (RULES.md §2.3), the state
 // consistent with WP (§2.4), and only a sleeper keeps a sleep-until time.
-func TestHpMpWpRandomCommands(t *testing.T) {
+func TestRandomCommands(t *testing.T) {
 	seed := uint64(time.Now().UnixNano())
 	t.Logf("seed %d", seed)
 	rng := rand.New(rand.NewPCG(seed, 1))
@@ -383,9 +383,9 @@ func TestHpMpWpRandomCommands(t *testing.T) {
 	}
 }
 
-// TestHpMpWpRefusesOtherSystemsOptions: options of shared commands that
+// TestRefusesOtherSystemsOptions: options of shared commands that
 // hp-mp-wp does not use are refused, never silently ignored.
-func TestHpMpWpRefusesOtherSystemsOptions(t *testing.T) {
+func TestRefusesOtherSystemsOptions(t *testing.T) {
 	tb := newTable(t)
 	tb.OK(tb.Do("ann", "/table setup system:hp-mp-wp"))
 	tb.OK(tb.Do("ann", "/char create name:Vala stats:hp-max=20"))

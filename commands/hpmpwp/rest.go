@@ -7,14 +7,14 @@ import (
 	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/rules/clock"
 	"github.com/hpkeeper/hpkeeper/rules/dice"
-	"github.com/hpkeeper/hpkeeper/rules/hpmpwp"
+	rules "github.com/hpkeeper/hpkeeper/rules/hpmpwp"
 	"github.com/hpkeeper/hpkeeper/storage"
 )
 
-// hmwActivity is /activity kind:awake|work|sleep (RULES.md §2.6); awake on a
+// activity is /activity kind:awake|work|sleep (RULES.md §2.6); awake on a
 // sleeper is the Will save to wake early.
-func hmwActivity(m *commands.Mutation) (*commands.Response, error) {
-	a, err := hpmpwp.ParseActivity(m.Req.Options["kind"])
+func activity(m *commands.Mutation) (*commands.Response, error) {
+	a, err := rules.ParseActivity(m.Req.Options["kind"])
 	if err != nil {
 		return nil, commands.Errorf(commands.CodeInvalid, "%v.", err)
 	}
@@ -22,7 +22,7 @@ func hmwActivity(m *commands.Mutation) (*commands.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	reports, err := hmwEach(m, targets, m.CanChange, func(c hpmpwp.Character, src dice.Source) (hpmpwp.Character, hpmpwp.Outcome, error) {
+	reports, err := each(m, targets, m.CanChange, func(c rules.Character, src dice.Source) (rules.Character, rules.Outcome, error) {
 		next, out, err := c.SetActivity(src, a)
 		if err == nil && len(out.Lines) == 0 {
 			out.Lines = append(out.Lines, fmt.Sprintf("activity: %s", next.Activity))
@@ -32,14 +32,14 @@ func hmwActivity(m *commands.Mutation) (*commands.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	return hmwDone(m, reports), nil
+	return reply(m, reports), nil
 }
 
-// hmwRest is /rest kind:night (GM): the whole table (or target) goes to
+// rest is /rest kind:night (GM): the whole table (or target) goes to
 // sleep for 8 hours on the clock, and the clock passes them (RULES.md §2.6).
 // Nobody put to bed wakes on their own before the 8 hours are over
 // (hpkeeper's reading); the unconscious and the dead are not put to bed.
-func hmwRest(m *commands.Mutation) (*commands.Response, error) {
+func rest(m *commands.Mutation) (*commands.Response, error) {
 	if m.Req.Options["kind"] != "night" {
 		return nil, commands.Errorf(commands.CodeInvalid, "hp-mp-wp has only kind:night (8 hours of sleep on the clock); time heals through /clock advance.")
 	}
@@ -59,7 +59,7 @@ func hmwRest(m *commands.Mutation) (*commands.Response, error) {
 	until := int64(clock.Time(m.Table.Clock).Add(8, clock.Hour))
 	var names []string
 	for _, ch := range targets {
-		c, s, err := hmwLoad(ch)
+		c, s, err := load(ch)
 		if err != nil {
 			return nil, err
 		}
@@ -68,11 +68,11 @@ func hmwRest(m *commands.Mutation) (*commands.Response, error) {
 			continue // the dead and the unconscious do not go to bed
 		}
 		until = next.SleepUntil // rounded down to a whole hour
-		if err := hmwStore(m, ch, next, s.ChoiceSeq); err != nil {
+		if err := store(m, ch, next, s.ChoiceSeq); err != nil {
 			return nil, err
 		}
 		name := commands.Escape(ch.Name)
-		if c.Activity == hpmpwp.Sleep {
+		if c.Activity == rules.Sleep {
 			name += " (already asleep)"
 		}
 		names = append(names, name)

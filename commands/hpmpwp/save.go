@@ -9,9 +9,9 @@ import (
 	"github.com/hpkeeper/hpkeeper/rules/dice"
 )
 
-// hmwSave is /save type:fort|will bonus:N: d20 + the sheet's save + bonus,
+// save is /save type:fort|will bonus:N: d20 + the sheet's save + bonus,
 // shown for the GM to compare with a DC (RULES.md §0.4).
-func hmwSave(m *commands.Mutation) (*commands.Response, error) {
+func save(m *commands.Mutation) (*commands.Response, error) {
 	kind := m.Req.Options["type"]
 	if kind != "fort" && kind != "will" {
 		return nil, commands.Errorf(commands.CodeInvalid, "hp-mp-wp saves are fort or will, not %s.", commands.Clip(kind, 20))
@@ -23,7 +23,7 @@ func hmwSave(m *commands.Mutation) (*commands.Response, error) {
 	extra, _ := strconv.Atoi(m.Req.Options["bonus"])
 	var lines []string
 	for _, ch := range targets {
-		c, _, err := hmwLoad(ch)
+		c, _, err := load(ch)
 		if err != nil {
 			return nil, err
 		}

@@ -2,12 +2,12 @@ package hpmpwp
 
 import (
 	"github.com/hpkeeper/hpkeeper/commands"
-	"github.com/hpkeeper/hpkeeper/rules/hpmpwp"
+	rules "github.com/hpkeeper/hpkeeper/rules/hpmpwp"
 	"github.com/hpkeeper/hpkeeper/storage"
 )
 
-// hmwSheet is the stored form of an hp-mp-wp character (RULES.md §2.1).
-type hmwSheet struct {
+// sheet is the stored form of an hp-mp-wp character (RULES.md §2.1).
+type sheet struct {
 	Class     string `json:"class"`
 	Level     int    `json:"level"`
 	Str       int    `json:"str"`
@@ -42,8 +42,8 @@ type hmwSheet struct {
 	SleepUntil int64 `json:"sleep_until,omitempty"`
 }
 
-func (s hmwSheet) character() hpmpwp.Character {
-	c := hpmpwp.Character{
+func (s sheet) state() rules.Character {
+	c := rules.Character{
 		Class: s.Class, Level: s.Level,
 		Str: s.Str, Dex: s.Dex, Con: s.Con, Int: s.Int, Wis: s.Wis, Cha: s.Cha,
 		HPMax: s.HPMax, HP: s.HP, MPMax: s.MPMax, MP: s.MP, WP: s.WP, TempWP: s.TempWP,
@@ -54,21 +54,21 @@ func (s hmwSheet) character() hpmpwp.Character {
 		SleepUntil: s.SleepUntil,
 	}
 	if s.State != "" {
-		c.State, _ = hpmpwp.ParseState(s.State)
+		c.State, _ = rules.ParseState(s.State)
 	}
 	if s.Effect != "" {
-		c.Effect, _ = hpmpwp.ParseEffect(s.Effect)
+		c.Effect, _ = rules.ParseEffect(s.Effect)
 	}
 	if s.Activity != "" {
-		c.Activity, _ = hpmpwp.ParseActivity(s.Activity)
+		c.Activity, _ = rules.ParseActivity(s.Activity)
 	}
 	return c
 }
 
-// hmwSheetOf returns the stored form of c; seq is the event seq of a
+// sheetOf returns the stored form of c; seq is the event seq of a
 // pending Die Hard choice (ignored when none is pending).
-func hmwSheetOf(c hpmpwp.Character, seq ...uint64) hmwSheet {
-	s := hmwSheet{
+func sheetOf(c rules.Character, seq ...uint64) sheet {
+	s := sheet{
 		Class: c.Class, Level: c.Level,
 		Str: c.Str, Dex: c.Dex, Con: c.Con, Int: c.Int, Wis: c.Wis, Cha: c.Cha,
 		HPMax: c.HPMax, HP: c.HP, MPMax: c.MPMax, MP: c.MP, WP: c.WP, TempWP: c.TempWP,
@@ -78,13 +78,13 @@ func hmwSheetOf(c hpmpwp.Character, seq ...uint64) hmwSheet {
 		ExertionSaves: c.ExertionSaves, ExertionFailures: c.ExertionFailures,
 		SleepUntil: c.SleepUntil,
 	}
-	if c.State != hpmpwp.Fine {
+	if c.State != rules.Fine {
 		s.State = c.State.String()
 	}
-	if c.Effect != hpmpwp.NoEffect {
+	if c.Effect != rules.NoEffect {
 		s.Effect = c.Effect.String()
 	}
-	if c.Activity != hpmpwp.Awake {
+	if c.Activity != rules.Awake {
 		s.Activity = c.Activity.String()
 	}
 	if c.ChoicePending && len(seq) > 0 {
@@ -93,19 +93,19 @@ func hmwSheetOf(c hpmpwp.Character, seq ...uint64) hmwSheet {
 	return s
 }
 
-// hmwLoad decodes a stored character's sheet.
-func hmwLoad(ch *storage.Character) (hpmpwp.Character, hmwSheet, error) {
-	var s hmwSheet
+// load decodes a stored character's sheet.
+func load(ch *storage.Character) (rules.Character, sheet, error) {
+	var s sheet
 	if err := commands.DecodeSheet(ch.Sheet, &s); err != nil {
-		return hpmpwp.Character{}, s, err
+		return rules.Character{}, s, err
 	}
-	return s.character(), s, nil
+	return s.state(), s, nil
 }
 
-// hmwStore saves c into ch; seq names the event of a pending Die Hard
+// store saves c into ch; seq names the event of a pending Die Hard
 // choice.
-func hmwStore(m *commands.Mutation, ch *storage.Character, c hpmpwp.Character, seq uint64) error {
-	raw, err := commands.EncodeSheet(hmwSheetOf(c, seq))
+func store(m *commands.Mutation, ch *storage.Character, c rules.Character, seq uint64) error {
+	raw, err := commands.EncodeSheet(sheetOf(c, seq))
 	if err != nil {
 		return err
 	}

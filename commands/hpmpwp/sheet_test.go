@@ -8,9 +8,9 @@ import (
 	"github.com/hpkeeper/hpkeeper/commands/hpmpwp"
 )
 
-// TestHpMpWpCreateDefaults: a level-1 fighter with only hp-max gets the
+// TestCreateDefaults: a level-1 fighter with only hp-max gets the
 // defaults of RULES.md §2.1; MP max is the d4's maximum with no dice rolled.
-func TestHpMpWpCreateDefaults(t *testing.T) {
+func TestCreateDefaults(t *testing.T) {
 	st := commandstest.NewSheets(t, "hp-mp-wp", hpmpwp.System{})
 	out := st.Create("Tor", "hp-max=12")
 	commandstest.WantIn(t, "create", out,
@@ -23,10 +23,10 @@ func TestHpMpWpCreateDefaults(t *testing.T) {
 	}
 }
 
-// TestHpMpWpCreateRollsMPMax: MP max not given is rolled with the table's
+// TestCreateRollsMPMax: MP max not given is rolled with the table's
 // dice, shown in the reply and recorded in the event (RULES.md §2.1): wizard
 // level 3, Wis 14 (+2): 10 + 2, then 3 + 2 and 7 + 2 → 26.
-func TestHpMpWpCreateRollsMPMax(t *testing.T) {
+func TestCreateRollsMPMax(t *testing.T) {
 	st := commandstest.NewSheets(t, "hp-mp-wp", hpmpwp.System{})
 	st.Dice.Push(3, 7)
 	out := st.Create("Mira", "class=Wizard level=3 hp-max=14 wis=14 con=13 temp-con=2 fort=1 will=4 feats=endurance,die-hard")
@@ -42,19 +42,19 @@ func TestHpMpWpCreateRollsMPMax(t *testing.T) {
 	commandstest.WantIn(t, "history", hist, "dice: 2d10 [3, 7] = 10", "MP max 26: level 1 d10 maximum 10; levels 2–3 rolled 2d10 [3, 7] = 10; Wis +2 per level")
 }
 
-// TestHpMpWpWisPenaltyMPFloor: a Wis penalty cannot make a level give less
+// TestWisPenaltyMPFloor: a Wis penalty cannot make a level give less
 // than 1 MP (RULES.md §2.1): bard level 3, Wis 6 (−2): max(1, 8 − 2) = 6,
 // then 1 and 2 each give 1 → 8.
-func TestHpMpWpWisPenaltyMPFloor(t *testing.T) {
+func TestWisPenaltyMPFloor(t *testing.T) {
 	st := commandstest.NewSheets(t, "hp-mp-wp", hpmpwp.System{})
 	st.Dice.Push(1, 2)
 	out := st.Create("Pip", "class=bard level=3 hp-max=9 wis=6")
 	commandstest.WantIn(t, "create", out, "MP 8/8", "Rolled 2d8 [1, 2] = 3", "Wis 6 (-2)")
 }
 
-// TestHpMpWpCreateGivenValues: given mp-max is not rolled; hp, mp, wp set
+// TestCreateGivenValues: given mp-max is not rolled; hp, mp, wp set
 // the current values within the maxima.
-func TestHpMpWpCreateGivenValues(t *testing.T) {
+func TestCreateGivenValues(t *testing.T) {
 	st := commandstest.NewSheets(t, "hp-mp-wp", hpmpwp.System{})
 	out := st.Create("Gus", "class=psychic_warrior level=5 hp-max=30 hp=25 mp-max=12 mp=5 con=9 wp=-3")
 	commandstest.WantIn(t, "create", out, "HP 25/30 · MP 5/12 · WP -3/9", "psychic-warrior 5", "Mana die: d8", "Con 9 (-1)")
@@ -63,7 +63,7 @@ func TestHpMpWpCreateGivenValues(t *testing.T) {
 	}
 }
 
-func TestHpMpWpCreateRefused(t *testing.T) {
+func TestCreateRefused(t *testing.T) {
 	st := commandstest.NewSheets(t, "hp-mp-wp", hpmpwp.System{})
 	create := func(stats string, want ...string) {
 		t.Helper()
@@ -98,11 +98,11 @@ func TestHpMpWpCreateRefused(t *testing.T) {
 	create("hp-max=10 level=2", "ran out")
 }
 
-// TestHpMpWpSet: a lowered maximum caps the current value, a raised one
+// TestSet: a lowered maximum caps the current value, a raised one
 // restores nothing; Con is the WP maximum. Raising Con above WP makes Tor
 // fatigued (wound damage), and HP and MP are capped at the maxima fatigue
 // lowers (RULES.md §2.3).
-func TestHpMpWpSet(t *testing.T) {
+func TestSet(t *testing.T) {
 	st := commandstest.NewSheets(t, "hp-mp-wp", hpmpwp.System{})
 	st.Create("Tor", "hp-max=20 con=15 mp-max=6")
 	commandstest.WantIn(t, "show", st.Show("tor"), "HP 20/20 · MP 6/6 · WP 15/15")
@@ -129,11 +129,11 @@ func TestHpMpWpSet(t *testing.T) {
 	commandstest.WantIn(t, "show after refusals", st.Show("Tor"), "HP 20/25 · MP 3/4 · WP 16/16")
 }
 
-// TestHpMpWpSetLevelRollsMP: gaining levels without mp-max rolls the new
+// TestSetLevelRollsMP: gaining levels without mp-max rolls the new
 // levels' mana dice and adds them to MP max, not to current MP. MP 13 of 32
 // is ≤ 50%: Sel is fatigued, and HP are capped at the lowered HP max 6 +
 // 3 × (−1) = 3 (RULES.md §2.3).
-func TestHpMpWpSetLevelRollsMP(t *testing.T) {
+func TestSetLevelRollsMP(t *testing.T) {
 	st := commandstest.NewSheets(t, "hp-mp-wp", hpmpwp.System{})
 	st.Create("Sel", "class=sorcerer hp-max=6 wis=12")
 	commandstest.WantIn(t, "create", st.Show("Sel"), "MP 13/13")
@@ -153,9 +153,9 @@ func TestHpMpWpSetLevelRollsMP(t *testing.T) {
 	}
 }
 
-// TestHpMpWpHasNoTableOptions: an hp-mp-wp table has no table options, so
+// TestHasNoTableOptions: an hp-mp-wp table has no table options, so
 // harm's fudge-dice is refused there.
-func TestHpMpWpHasNoTableOptions(t *testing.T) {
-	hmw := commandstest.NewSheets(t, "hp-mp-wp", hpmpwp.System{})
-	hmw.Refused("table", "option", map[string]string{"name": "fudge-dice", "value": "4"}, "no table options")
+func TestHasNoTableOptions(t *testing.T) {
+	st := commandstest.NewSheets(t, "hp-mp-wp", hpmpwp.System{})
+	st.Refused("table", "option", map[string]string{"name": "fudge-dice", "value": "4"}, "no table options")
 }

@@ -6,40 +6,40 @@ import (
 	"strings"
 
 	"github.com/hpkeeper/hpkeeper/commands"
-	"github.com/hpkeeper/hpkeeper/rules/hpmpwp"
+	rules "github.com/hpkeeper/hpkeeper/rules/hpmpwp"
 )
 
 // NewSheet builds a character (RULES.md §2.1): hp-max is required; every
 // ability defaults to 10, HP, MP and WP start full, and MP max, when not
 // given, is rolled on the class's mana die with m.Roll.
 func (sys System) NewSheet(m *commands.Mutation, stats []commands.Stat) (json.RawMessage, error) {
-	c := hpmpwp.New(hpmpwp.DefaultClass, 1, 1)
+	c := rules.New(rules.DefaultClass, 1, 1)
 	c, err := sys.apply(m, c, stats, true)
 	if err != nil {
 		return nil, err
 	}
-	return commands.EncodeSheet(hmwSheetOf(c))
+	return commands.EncodeSheet(sheetOf(c))
 }
 
 // SetSheet applies stats to a stored character (RULES.md §2.1). A lowered
 // maximum (hp-max, mp-max, con) caps the current value; a raised one restores
 // nothing. A level gained without mp-max rolls the new levels' mana dice.
 func (sys System) SetSheet(m *commands.Mutation, raw json.RawMessage, stats []commands.Stat) (json.RawMessage, error) {
-	var s hmwSheet
+	var s sheet
 	if err := commands.DecodeSheet(raw, &s); err != nil {
 		return nil, err
 	}
-	c, err := sys.apply(m, s.character(), stats, false)
+	c, err := sys.apply(m, s.state(), stats, false)
 	if err != nil {
 		return nil, err
 	}
-	return commands.EncodeSheet(hmwSheetOf(c, s.ChoiceSeq))
+	return commands.EncodeSheet(sheetOf(c, s.ChoiceSeq))
 }
 
-// hmwClass checks a class value: 1 to 32 letters, digits and '-' (spaces are
+// parseClass checks a class value: 1 to 32 letters, digits and '-' (spaces are
 // impossible in stats; "psychic_warrior" becomes "psychic-warrior").
-func hmwClass(st commands.Stat) (string, error) {
-	class := hpmpwp.NormalizeClass(st.Value)
+func parseClass(st commands.Stat) (string, error) {
+	class := rules.NormalizeClass(st.Value)
 	ok := len(class) >= 1 && len(class) <= 32
 	for _, r := range class {
 		if (r < 'a' || r > 'z') && (r < '0' || r > '9') && r != '-' {
@@ -52,17 +52,17 @@ func hmwClass(st commands.Stat) (string, error) {
 	return class, nil
 }
 
-// hmwFeats reads the feats value: a comma list of endurance and die-hard, or
+// parseFeats reads the feats value: a comma list of endurance and die-hard, or
 // "none" to clear them.
-func hmwFeats(st commands.Stat) (endurance, dieHard bool, err error) {
+func parseFeats(st commands.Stat) (endurance, dieHard bool, err error) {
 	if strings.EqualFold(st.Value, "none") {
 		return false, false, nil
 	}
 	for _, f := range strings.Split(strings.ToLower(st.Value), ",") {
 		switch strings.TrimSpace(f) {
-		case hpmpwp.Endurance:
+		case rules.Endurance:
 			endurance = true
-		case hpmpwp.DieHard:
+		case rules.DieHard:
 			dieHard = true
 		default:
 			return false, false, commands.BadStat(st.Key, st.Value, "a comma list of endurance and die-hard, or none")
@@ -74,7 +74,7 @@ func hmwFeats(st commands.Stat) (endurance, dieHard bool, err error) {
 // apply sets stats on c in two passes: first everything but the current HP,
 // MP and WP, then (after MP max is rolled when due) the current values,
 // checked against the new maxima. Creating, HP, MP and WP start full.
-func (sys System) apply(m *commands.Mutation, c hpmpwp.Character, stats []commands.Stat, creating bool) (hpmpwp.Character, error) {
+func (sys System) apply(m *commands.Mutation, c rules.Character, stats []commands.Stat, creating bool) (rules.Character, error) {
 	given := map[string]bool{}
 	for _, st := range stats {
 		given[st.Key] = true
@@ -87,39 +87,39 @@ func (sys System) apply(m *commands.Mutation, c hpmpwp.Character, stats []comman
 		var err error
 		switch st.Key {
 		case "class":
-			c.Class, err = hmwClass(st)
+			c.Class, err = parseClass(st)
 		case "level":
-			c.Level, err = commands.StatInt(st, hpmpwp.MinLevel, hpmpwp.MaxLevel)
+			c.Level, err = commands.StatInt(st, rules.MinLevel, rules.MaxLevel)
 		case "hp-max":
-			c.HPMax, err = commands.StatInt(st, 1, hpmpwp.MaxPoints)
+			c.HPMax, err = commands.StatInt(st, 1, rules.MaxPoints)
 		case "mp-max":
-			c.MPMax, err = commands.StatInt(st, 0, hpmpwp.MaxPoints)
+			c.MPMax, err = commands.StatInt(st, 0, rules.MaxPoints)
 		case "str":
-			c.Str, err = commands.StatInt(st, hpmpwp.MinScore, hpmpwp.MaxScore)
+			c.Str, err = commands.StatInt(st, rules.MinScore, rules.MaxScore)
 		case "dex":
-			c.Dex, err = commands.StatInt(st, hpmpwp.MinScore, hpmpwp.MaxScore)
+			c.Dex, err = commands.StatInt(st, rules.MinScore, rules.MaxScore)
 		case "con":
-			c.Con, err = commands.StatInt(st, hpmpwp.MinScore, hpmpwp.MaxScore)
+			c.Con, err = commands.StatInt(st, rules.MinScore, rules.MaxScore)
 		case "int":
-			c.Int, err = commands.StatInt(st, hpmpwp.MinScore, hpmpwp.MaxScore)
+			c.Int, err = commands.StatInt(st, rules.MinScore, rules.MaxScore)
 		case "wis":
-			c.Wis, err = commands.StatInt(st, hpmpwp.MinScore, hpmpwp.MaxScore)
+			c.Wis, err = commands.StatInt(st, rules.MinScore, rules.MaxScore)
 		case "cha":
-			c.Cha, err = commands.StatInt(st, hpmpwp.MinScore, hpmpwp.MaxScore)
+			c.Cha, err = commands.StatInt(st, rules.MinScore, rules.MaxScore)
 		case "temp-con":
-			c.TempWP, err = commands.StatInt(st, 0, hpmpwp.MaxScore)
+			c.TempWP, err = commands.StatInt(st, 0, rules.MaxScore)
 		case "fort":
-			c.Fort, err = commands.StatInt(st, hpmpwp.MinSave, hpmpwp.MaxSave)
+			c.Fort, err = commands.StatInt(st, rules.MinSave, rules.MaxSave)
 		case "will":
-			c.Will, err = commands.StatInt(st, hpmpwp.MinSave, hpmpwp.MaxSave)
+			c.Will, err = commands.StatInt(st, rules.MinSave, rules.MaxSave)
 		case "feats":
-			c.Endurance, c.DieHard, err = hmwFeats(st)
+			c.Endurance, c.DieHard, err = parseFeats(st)
 		case "effect":
-			if c.Effect, err = hpmpwp.ParseEffect(st.Value); err != nil {
+			if c.Effect, err = rules.ParseEffect(st.Value); err != nil {
 				err = commands.BadStat(st.Key, st.Value, "none, fatigued or exhausted (a spell or effect, until the GM clears it)")
 			}
 		case "state":
-			if c.State, err = hpmpwp.ParseState(st.Value); err != nil {
+			if c.State, err = rules.ParseState(st.Value); err != nil {
 				err = commands.BadStat(st.Key, st.Value, "fine, disabled, dying, stable or dead (a GM correction; WP decide fine or not)")
 			}
 			c.ChoicePending = false
@@ -133,7 +133,7 @@ func (sys System) apply(m *commands.Mutation, c hpmpwp.Character, stats []comman
 		}
 	}
 	if !given["mp-max"] {
-		if err := hmwRollMP(m, &c, oldLevel, creating); err != nil {
+		if err := rollMP(m, &c, oldLevel, creating); err != nil {
 			return c, err
 		}
 	}
@@ -150,7 +150,7 @@ func (sys System) apply(m *commands.Mutation, c hpmpwp.Character, stats []comman
 		case "mp":
 			c.MP, err = commands.StatInt(st, 0, c.MPMax)
 		case "wp":
-			c.WP, err = commands.StatInt(st, hpmpwp.MinWP, c.WPMax())
+			c.WP, err = commands.StatInt(st, rules.MinWP, c.WPMax())
 		}
 		if err != nil {
 			return c, err
@@ -160,10 +160,10 @@ func (sys System) apply(m *commands.Mutation, c hpmpwp.Character, stats []comman
 	// capped at the maxima lowered by fatigue (RULES.md §2.3), whatever
 	// cause the edit brought (the GM's effect, a lower Con or Wis, wound
 	// damage). An hp or mp given above the lowered maximum is refused.
-	if given["state"] && c.State == hpmpwp.Dying && c.DyingSince == 0 {
+	if given["state"] && c.State == rules.Dying && c.DyingSince == 0 {
 		c.DyingSince = m.Table.Clock
 	}
-	if err := hmwGivenWithinFatigue(c, stats); err != nil {
+	if err := givenWithinFatigue(c, stats); err != nil {
 		return c, err
 	}
 	unsettled := c
@@ -180,9 +180,9 @@ func (sys System) apply(m *commands.Mutation, c hpmpwp.Character, stats []comman
 	return c, nil
 }
 
-// hmwGivenWithinFatigue refuses an hp or mp in stats above the maximum
+// givenWithinFatigue refuses an hp or mp in stats above the maximum
 // lowered by fatigue's penalty (RULES.md §2.3) on the edited character c.
-func hmwGivenWithinFatigue(c hpmpwp.Character, stats []commands.Stat) error {
+func givenWithinFatigue(c rules.Character, stats []commands.Stat) error {
 	cond := c.Condition()
 	for _, st := range stats {
 		switch {
@@ -197,13 +197,13 @@ func hmwGivenWithinFatigue(c hpmpwp.Character, stats []commands.Stat) error {
 	return nil
 }
 
-// hmwRollMP rolls MP max when it is not given (RULES.md §2.1): at creation
+// rollMP rolls MP max when it is not given (RULES.md §2.1): at creation
 // the whole of it (level 1 takes the mana die's maximum, each further level
 // one roll), on /char set only the levels gained since oldLevel, added to the
 // maximum without raising current MP. Losing levels leaves MP max alone.
 // Dice go through m.Roll so that the reply and the event show them.
-func hmwRollMP(m *commands.Mutation, c *hpmpwp.Character, oldLevel int, creating bool) error {
-	die, mod := hpmpwp.ManaDie(c.Class), hpmpwp.Modifier(c.Wis)
+func rollMP(m *commands.Mutation, c *rules.Character, oldLevel int, creating bool) error {
+	die, mod := rules.ManaDie(c.Class), rules.Modifier(c.Wis)
 	first := oldLevel + 1
 	if creating {
 		first = 2
@@ -212,7 +212,7 @@ func hmwRollMP(m *commands.Mutation, c *hpmpwp.Character, oldLevel int, creating
 	var faces []int
 	rolled := ""
 	if n > 0 {
-		res, err := m.Roll(hpmpwp.ManaDice(c.Class, n))
+		res, err := m.Roll(rules.ManaDice(c.Class, n))
 		if err != nil {
 			return err
 		}
@@ -224,11 +224,11 @@ func hmwRollMP(m *commands.Mutation, c *hpmpwp.Character, oldLevel int, creating
 	}
 	switch {
 	case creating:
-		c.MPMax = hpmpwp.MPMax(c.Class, c.Wis, faces)
+		c.MPMax = rules.MPMax(c.Class, c.Wis, faces)
 		m.Note("MP max %d: level 1 d%d maximum %d%s; Wis %+d per level, at least 1 per level.", c.MPMax, die, die, rolled, mod)
 	case n > 0:
-		gain := hpmpwp.MPGain(c.Wis, faces...)
-		c.MPMax = min(c.MPMax+gain, hpmpwp.MaxPoints)
+		gain := rules.MPGain(c.Wis, faces...)
+		c.MPMax = min(c.MPMax+gain, rules.MaxPoints)
 		m.Note("MP max +%d → %d: %s; Wis %+d per level, at least 1 per level.", gain, c.MPMax, rolled[2:], mod)
 	}
 	return nil

@@ -10,6 +10,9 @@
 // /spend resource:mp (§2.5), /activity and /rest kind:night (§2.6), and
 // /save type:fort|will (§0.4). The clock runs the dying saves, fatigue,
 // work, wakefulness and sleep (§0.2, §2.3–§2.6).
+//
+// The rules package has the same name as this one; the files here import
+// it as rules.
 package hpmpwp
 
 import (
@@ -17,47 +20,56 @@ import (
 )
 
 // System adapts the hp-mp-wp system, the Universal HP/MP/WP system (RULES.md
-// §2). For now it keeps the character sheet (§2.1); damage, fatigue, dying
-// and recovery come with their own commands.
+// §2): the character sheet (§2.1), damage (§2.2), fatigue (§2.3), negative
+// wound points (§2.4), recovery (§2.5) and work and sleep (§2.6).
 type System struct{}
 
+// Name is "hp-mp-wp", as /table setup takes it.
 func (System) Name() string { return "hp-mp-wp" }
 
+// Help explains the system for /help topic:hp-mp-wp.
 func (System) Help() string {
 	return "Universal HP/MP/WP (D&D 3.5): damage takes HP first, then wound points (WP = Con); critical hits also hit WP. MP are rolled on the class's mana die. Low HP, MP or WP make a character fatigued or exhausted; below 0 WP it saves to stay disabled rather than dying. Create with e.g. stats:\"class=wizard level=3 hp-max=14 con=12 wis=14\"."
 }
 
+// TableOptions is empty: hp-mp-wp has no table options.
 func (System) TableOptions() []commands.TableOption { return []commands.TableOption{} }
 
+// StatKeys lists the stats keys /char create and /char set take
+// (COMMANDS.md).
 func (System) StatKeys() []string {
 	return []string{"class", "level", "hp-max", "hp", "mp-max", "mp", "wp", "temp-con",
 		"str", "dex", "con", "int", "wis", "cha", "fort", "will", "feats", "effect", "state"}
 }
 
+// Action returns the hp-mp-wp handler of a system command (RULES.md §2),
+// or nil for /treat, which the system does not have.
 func (System) Action(name string) commands.ActionFunc {
 	switch name {
 	case "damage":
-		return hmwDamage
+		return damage
 	case "heal":
-		return hmwHeal
+		return heal
 	case "strain":
-		return hmwStrain
+		return strain
 	case "attend":
-		return hmwAttend
+		return attend
 	case "spend":
-		return hmwSpend
+		return spend
 	case "activity":
-		return hmwActivity
+		return activity
 	case "rest":
-		return hmwRest
+		return rest
 	case "save":
-		return hmwSave
+		return save
 	}
 	return nil
 }
 
+// Roll returns nil: /roll as:… is a plain roll in hp-mp-wp.
 func (System) Roll() commands.ActionFunc { return nil }
 
+// Components routes the Die Hard buttons (RULES.md §2.4; buttons.go).
 func (System) Components() map[string]commands.HandlerFunc {
-	return map[string]commands.HandlerFunc{hmwChoicePrefix: hmwChoice}
+	return map[string]commands.HandlerFunc{choicePrefix: choiceButton}
 }

@@ -6,7 +6,7 @@ import (
 
 	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/rules/clock"
-	"github.com/hpkeeper/hpkeeper/rules/hpmpwp"
+	rules "github.com/hpkeeper/hpkeeper/rules/hpmpwp"
 	"github.com/hpkeeper/hpkeeper/storage"
 )
 
@@ -14,26 +14,26 @@ import (
 // max is the Con score, temporary WP on top); at 0 when disabled or stable
 // at negative WP, dying while Dying.
 func (System) View(ch *storage.Character, now int64) (commands.CharacterView, error) {
-	c, _, err := hmwLoad(ch)
+	c, _, err := load(ch)
 	if err != nil {
 		return commands.CharacterView{}, err
 	}
 	v := commands.CharacterView{Bars: []commands.Bar{{Label: "HP", Current: c.HP, Max: c.HPMax}, {Label: "MP", Current: c.MP, Max: c.MPMax}, {Label: "WP", Current: c.WP, Max: c.WPMax() + c.TempWP}}, State: c.State.String()}
-	if c.State != hpmpwp.Fine || c.ChoicePending || c.Activity == hpmpwp.Sleep {
-		v.Conditions = append(v.Conditions, hmwStateText(c))
+	if c.State != rules.Fine || c.ChoicePending || c.Activity == rules.Sleep {
+		v.Conditions = append(v.Conditions, stateText(c))
 	}
 	if cond := c.Condition(); cond != "" {
 		v.Conditions = append(v.Conditions, cond)
 	}
-	if until := hmwSleepUntil(c); until != "" {
+	if until := sleepUntil(c); until != "" {
 		v.Timers = append(v.Timers, strings.Trim(until, " ()"))
 	}
 	switch c.State {
-	case hpmpwp.Dead:
+	case rules.Dead:
 		v.Level = commands.LevelDead
-	case hpmpwp.Dying:
+	case rules.Dying:
 		v.Level = commands.LevelDying
-	case hpmpwp.Disabled, hpmpwp.Stable:
+	case rules.Disabled, rules.Stable:
 		v.Level = commands.LevelZero
 	default:
 		if c.HP < c.HPMax || c.WP < c.WPMax() {
@@ -43,8 +43,11 @@ func (System) View(ch *storage.Character, now int64) (commands.CharacterView, er
 	return v, nil
 }
 
+// Describe renders a character for /char show (RULES.md §2): the status
+// "HP 12/12 · MP 4/4 · WP 10/10" with state and fatigue, and the class,
+// mana die, saves, abilities, feats, activity and fatigue as fields.
 func (System) Describe(ch *storage.Character) (string, []commands.Field, error) {
-	c, _, err := hmwLoad(ch)
+	c, _, err := load(ch)
 	if err != nil {
 		return "", nil, err
 	}
@@ -52,15 +55,15 @@ func (System) Describe(ch *storage.Character) (string, []commands.Field, error) 
 	if c.TempWP > 0 {
 		status += fmt.Sprintf(" (+%d temp)", c.TempWP)
 	}
-	if c.State != hpmpwp.Fine || c.ChoicePending || c.Activity == hpmpwp.Sleep {
-		status += " · " + hmwStateText(c)
+	if c.State != rules.Fine || c.ChoicePending || c.Activity == rules.Sleep {
+		status += " · " + stateText(c)
 	}
 	if cond := c.Condition(); cond != "" {
 		status += " · " + cond
 	}
 	var abilities []string
 	for i, score := range []int{c.Str, c.Dex, c.Con, c.Int, c.Wis, c.Cha} {
-		abilities = append(abilities, fmt.Sprintf("%s %d (%+d)", hpmpwp.AbilityNames[i], score, hpmpwp.Modifier(score)))
+		abilities = append(abilities, fmt.Sprintf("%s %d (%+d)", rules.AbilityNames[i], score, rules.Modifier(score)))
 	}
 	feats := "none"
 	if f := c.Feats(); len(f) > 0 {
@@ -68,12 +71,12 @@ func (System) Describe(ch *storage.Character) (string, []commands.Field, error) 
 	}
 	fields := []commands.Field{
 		{Name: "Class", Value: fmt.Sprintf("%s %d", commands.Escape(c.Class), c.Level), Inline: true},
-		{Name: "Mana die", Value: fmt.Sprintf("d%d", hpmpwp.ManaDie(c.Class)), Inline: true},
+		{Name: "Mana die", Value: fmt.Sprintf("d%d", rules.ManaDie(c.Class)), Inline: true},
 		{Name: "Saves", Value: fmt.Sprintf("Fort %+d · Will %+d", c.Fort, c.Will), Inline: true},
 		{Name: "Abilities", Value: strings.Join(abilities, " · ")},
 		{Name: "Feats", Value: feats, Inline: true},
 		{Name: "Activity", Value: fmt.Sprintf("%s%s · %d h worked · %d h awake · exertion saves %d, failures %d",
-			c.Activity, hmwSleepUntil(c), c.HoursWorked, c.HoursAwake, c.ExertionSaves, c.ExertionFailures), Inline: true},
+			c.Activity, sleepUntil(c), c.HoursWorked, c.HoursAwake, c.ExertionSaves, c.ExertionFailures), Inline: true},
 	}
 	if f := c.FatigueSummary(); f != "" {
 		fields = append(fields, commands.Field{Name: "Fatigue", Value: f})
@@ -81,41 +84,41 @@ func (System) Describe(ch *storage.Character) (string, []commands.Field, error) 
 	return status, fields, nil
 }
 
-// hmwSleepUntil renders the end of a night's rest (RULES.md §2.6), e.g.
+// sleepUntil renders the end of a night's rest (RULES.md §2.6), e.g.
 // " (night's rest until day 1, 08:00)", or "".
-func hmwSleepUntil(c hpmpwp.Character) string {
-	if c.Activity != hpmpwp.Sleep || c.SleepUntil == 0 {
+func sleepUntil(c rules.Character) string {
+	if c.Activity != rules.Sleep || c.SleepUntil == 0 {
 		return ""
 	}
 	return " (night's rest until " + clock.Time(c.SleepUntil).String() + ")"
 }
 
-// hmwStateText describes the state for a reply, e.g. "disabled (conscious)".
-func hmwStateText(c hpmpwp.Character) string {
+// stateText describes the state for a reply, e.g. "disabled (conscious)".
+func stateText(c rules.Character) string {
 	s := c.State.String()
 	switch c.State {
-	case hpmpwp.Disabled:
+	case rules.Disabled:
 		s += " (conscious)"
-	case hpmpwp.Dying, hpmpwp.Stable:
+	case rules.Dying, rules.Stable:
 		s += " (unconscious)"
 	}
 	if c.ChoicePending {
 		s += ", Die Hard choice pending"
 	}
-	if c.Activity == hpmpwp.Sleep && c.State.Conscious() {
+	if c.Activity == rules.Sleep && c.State.Conscious() {
 		s += ", asleep"
 	}
 	return s
 }
 
-// hmwCapped is the note on HP or MP lowered to the maxima lowered by
+// capped is the note on HP or MP lowered to the maxima lowered by
 // fatigue (RULES.md §2.3).
-const hmwCapped = " (capped at the fatigued maximum)"
+const capped = " (capped at the fatigued maximum)"
 
-// hmwPoints renders "HP 20 → 12 · MP 4 → 3 (capped at the fatigued maximum)
+// points renders "HP 20 → 12 · MP 4 → 3 (capped at the fatigued maximum)
 // · WP 15 → -1 (temp 2 → 0)" from an outcome: HP or MP that went down and
 // were capped at fatigue's lowered maxima say so (RULES.md §2.3).
-func hmwPoints(out hpmpwp.Outcome) string {
+func points(out rules.Outcome) string {
 	b, a := out.Before, out.After
 	num := func(label string, x, y int) string {
 		if x == y {
@@ -125,10 +128,10 @@ func hmwPoints(out hpmpwp.Outcome) string {
 	}
 	hp, mp := num("HP", b.HP, a.HP), num("MP", b.MP, a.MP)
 	if out.CappedHP && a.HP < b.HP {
-		hp += hmwCapped
+		hp += capped
 	}
 	if out.CappedMP && a.MP < b.MP {
-		mp += hmwCapped
+		mp += capped
 	}
 	s := hp + " · " + mp + " · " + num("WP", b.WP, a.WP)
 	if b.TempWP != 0 || a.TempWP != 0 {
@@ -137,15 +140,15 @@ func hmwPoints(out hpmpwp.Outcome) string {
 	return s
 }
 
-// hmwReport renders an outcome for one character: the points before and
+// outcomeText renders an outcome for one character: the points before and
 // after, every save and event, the state and fatigue (RULES.md §2).
-func hmwReport(name string, out hpmpwp.Outcome) string {
+func outcomeText(name string, out rules.Outcome) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "**%s**: %s", commands.Escape(name), hmwPoints(out))
+	fmt.Fprintf(&b, "**%s**: %s", commands.Escape(name), points(out))
 	for _, l := range out.Lines {
 		b.WriteString("\n• " + l)
 	}
-	fmt.Fprintf(&b, "\nState: **%s**", hmwStateText(out.After))
+	fmt.Fprintf(&b, "\nState: **%s**", stateText(out.After))
 	if out.Before.State != out.After.State {
 		fmt.Fprintf(&b, " (was %s)", out.Before.State)
 	}
