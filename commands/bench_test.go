@@ -3,12 +3,12 @@ package commands_test
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/hpkeeper/hpkeeper/commands"
+	"github.com/hpkeeper/hpkeeper/commands/commandstest"
 	"github.com/hpkeeper/hpkeeper/rules/dice"
 	"github.com/hpkeeper/hpkeeper/storage"
 )
@@ -17,12 +17,7 @@ import (
 // in production) rolling seeded random dice.
 func benchService(b *testing.B) *commands.Service {
 	b.Helper()
-	db, err := storage.Open(filepath.Join(b.TempDir(), "hpkeeper.db"), storage.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { db.Close() })
-	return commands.New(db, dice.NewRandom(1), allSystems...)
+	return commands.New(commandstest.OpenDB(b), dice.NewRandom(1), allSystems...)
 }
 
 // benchReq is the request for cmd (command, subcommand, options as
@@ -149,16 +144,12 @@ func BenchmarkRead(b *testing.B) {
 // as the service wrote them) to the other channels in large transactions.
 func scaleService(b *testing.B, tables int) *commands.Service {
 	b.Helper()
-	db, err := storage.Open(filepath.Join(b.TempDir(), "hpkeeper.db"), storage.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { db.Close() })
+	db := commandstest.OpenDB(b)
 	s := commands.New(db, dice.NewRandom(1), allSystems...)
 	setupBenchTables(b, s, "hp-mp-wp", benchSystems[1].stats, 1)
 	var table *storage.Table
 	var chars []*storage.Character
-	err = db.View(func(tx *storage.Tx) error {
+	err := db.View(func(tx *storage.Tx) error {
 		var err error
 		if table, err = tx.Table("ch0"); err != nil {
 			return err

@@ -228,6 +228,17 @@ func (m *Mutation) Save(c *storage.Character) error {
 	return nil
 }
 
+// SaveSheet encodes sheet, the system's stored form of c's sheet (see
+// EncodeSheet), into c.Sheet and stores c as Save does.
+func (m *Mutation) SaveSheet(c *storage.Character, sheet any) error {
+	raw, err := EncodeSheet(sheet)
+	if err != nil {
+		return err
+	}
+	c.Sheet = raw
+	return m.Save(c)
+}
+
 // Create stores a new character, assigning its ID.
 func (m *Mutation) Create(c *storage.Character) error {
 	if err := m.tx.CreateCharacter(c); err != nil {

@@ -63,6 +63,49 @@ type Chooser interface {
 	PendingChoice(c *storage.Character) (text string, buttons [][]Button, err error)
 }
 
+// ChoiceID is the custom_id of a button or modal that answers a choice a
+// character was offered by one event: "<prefix>:<character id>:<event
+// seq>:<choice>", e.g. "hp0:7:42:up". It carries everything needed to
+// handle the press after a restart (COMMANDS.md "Buttons and modals"):
+// Prefix routes it to its system's handler (System.Components), Event is
+// the seq of the event whose message offered the choice
+// (Mutation.NextEventSeq), so a handler refuses a press that no longer
+// matches the character's state.
+type ChoiceID struct {
+	Prefix    string
+	Character uint64
+	Event     uint64
+	Choice    string
+}
+
+// String renders the custom_id.
+func (id ChoiceID) String() string {
+	return fmt.Sprintf("%s:%d:%d:%s", id.Prefix, id.Character, id.Event, id.Choice)
+}
+
+// With renders the custom_id of id with the given choice.
+func (id ChoiceID) With(choice string) string {
+	id.Choice = choice
+	return id.String()
+}
+
+// ParseChoiceID reads a custom_id that ChoiceID.String made. Anything else
+// (four colon-separated parts, the middle two whole numbers) is a
+// CodeInvalid error; which choices are valid is for the handler to check.
+func ParseChoiceID(customID string) (ChoiceID, error) {
+	bad := Errorf(CodeInvalid, "This button is not one of ours.")
+	parts := strings.Split(customID, ":")
+	if len(parts) != 4 {
+		return ChoiceID{}, bad
+	}
+	char, err1 := strconv.ParseUint(parts[1], 10, 64)
+	event, err2 := strconv.ParseUint(parts[2], 10, 64)
+	if err1 != nil || err2 != nil {
+		return ChoiceID{}, bad
+	}
+	return ChoiceID{Prefix: parts[0], Character: char, Event: event, Choice: parts[3]}, nil
+}
+
 // ActionFunc carries out a system command inside one write transaction.
 type ActionFunc func(m *Mutation) (*Response, error)
 

@@ -86,13 +86,5 @@ func (st *Sheets) Show(name string) string {
 // SheetText flattens a reply's content and embeds (title, description,
 // fields as "name: value"; no footer), without markdown escapes.
 func SheetText(resp *commands.Response) string {
-	var b strings.Builder
-	b.WriteString(resp.Content)
-	for _, e := range resp.Embeds {
-		b.WriteString("\n" + e.Title + "\n" + e.Description)
-		for _, f := range e.Fields {
-			b.WriteString("\n" + f.Name + ": " + f.Value)
-		}
-	}
-	return strings.ReplaceAll(b.String(), `\`, "")
+	return strings.ReplaceAll(flatten(resp, false), `\`, "")
 }

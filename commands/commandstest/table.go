@@ -161,6 +161,12 @@ func (tb *Table) Refused(resp *commands.Response, want string) {
 // fields as "name: value", footer), removing markdown escapes as the
 // console does.
 func Text(resp *commands.Response) string {
+	return strings.NewReplacer(`\\`, `\`, `\`, ``, "\u200b", "").Replace(flatten(resp, true))
+}
+
+// flatten writes resp's content, then each embed's title, description and
+// fields ("name: value"), and its footer when footer is set, one per line.
+func flatten(resp *commands.Response, footer bool) string {
 	var b strings.Builder
 	b.WriteString(resp.Content)
 	for _, e := range resp.Embeds {
@@ -168,9 +174,11 @@ func Text(resp *commands.Response) string {
 		for _, f := range e.Fields {
 			b.WriteString("\n" + f.Name + ": " + f.Value)
 		}
-		b.WriteString("\n" + e.Footer)
+		if footer {
+			b.WriteString("\n" + e.Footer)
+		}
 	}
-	return strings.NewReplacer(`\\`, `\`, `\`, ``, "\u200b", "").Replace(b.String())
+	return b.String()
 }
 
 // splitLine splits on spaces, keeping "double quoted" values together.

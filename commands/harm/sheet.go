@@ -72,6 +72,7 @@ func sheetOf(c rules.Character) sheet {
 	return s
 }
 
+// load decodes a stored character's sheet into the rules' state.
 func load(ch *storage.Character) (rules.Character, error) {
 	var s sheet
 	if err := commands.DecodeSheet(ch.Sheet, &s); err != nil {
@@ -80,11 +81,7 @@ func load(ch *storage.Character) (rules.Character, error) {
 	return s.state()
 }
 
+// store saves c as ch's new state.
 func store(m *commands.Mutation, ch *storage.Character, c rules.Character) error {
-	raw, err := commands.EncodeSheet(sheetOf(c))
-	if err != nil {
-		return err
-	}
-	ch.Sheet = raw
-	return m.Save(ch)
+	return m.SaveSheet(ch, sheetOf(c))
 }

@@ -13,11 +13,7 @@ import (
 // Broken) with the harm counter, and its pool bars; Broken is at 0, taken
 // out is dying (the system has no death).
 func (System) View(ch *storage.Character, now int64) (commands.CharacterView, error) {
-	var s sheet
-	if err := commands.DecodeSheet(ch.Sheet, &s); err != nil {
-		return commands.CharacterView{}, err
-	}
-	c, err := s.state()
+	c, err := load(ch)
 	if err != nil {
 		return commands.CharacterView{}, err
 	}
@@ -45,11 +41,7 @@ func (System) View(ch *storage.Character, now int64) (commands.CharacterView, er
 // "Healthy · harm 0 · Vigor 3/3 · …" and the abilities with their ranks,
 // one field per pool they draw on.
 func (System) Describe(ch *storage.Character) (string, []commands.Field, error) {
-	var s sheet
-	if err := commands.DecodeSheet(ch.Sheet, &s); err != nil {
-		return "", nil, err
-	}
-	c, err := s.state()
+	c, err := load(ch)
 	if err != nil {
 		return "", nil, err
 	}

@@ -3,7 +3,6 @@ package hitprot
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/hpkeeper/hpkeeper/commands"
@@ -24,15 +23,15 @@ const heroicInput = "heroic-action"
 func choiceRows(hs []*character, seq uint64) [][]commands.Button {
 	var rows [][]commands.Button
 	for _, h := range hs {
-		base := fmt.Sprintf("%s:%d:%d:", choicePrefix, h.ch.ID, seq)
+		id := commands.ChoiceID{Prefix: choicePrefix, Character: h.ch.ID, Event: seq}
 		done := h.sheet.Chose != "" || h.c.Status != rules.Choosing
 		row := []commands.Button{
-			{Label: "Heroic Death", CustomID: base + "heroic", Style: commands.StyleDanger, Disabled: done},
-			{Label: "Stay Up", CustomID: base + "up", Style: commands.StylePrimary, Disabled: done},
-			{Label: "Go Down", CustomID: base + "down", Style: commands.StyleSecondary, Disabled: done},
+			{Label: "Heroic Death", CustomID: id.With("heroic"), Style: commands.StyleDanger, Disabled: done},
+			{Label: "Stay Up", CustomID: id.With("up"), Style: commands.StylePrimary, Disabled: done},
+			{Label: "Go Down", CustomID: id.With("down"), Style: commands.StyleSecondary, Disabled: done},
 		}
 		if len(hs) > 1 {
-			row = append([]commands.Button{commands.NameButton(h.ch.Name, base+"name")}, row...)
+			row = append([]commands.Button{commands.NameButton(h.ch.Name, id.With("name"))}, row...)
 		}
 		rows = append(rows, row)
 	}
@@ -120,20 +119,14 @@ func stayUpLine(h *character, c rules.Character, now clock.Time) string {
 // choiceButton answers a press of Heroic Death, Stay Up or Go Down, and
 // the Heroic Death modal (RULES.md §1.3 items 3–6).
 func choiceButton(ctx context.Context, s *commands.Service, r *commands.Request) (*commands.Response, error) {
-	parts := strings.Split(r.CustomID, ":")
-	bad := commands.Errorf(commands.CodeInvalid, "This button is not one of ours.")
-	if len(parts) != 4 {
-		return nil, bad
+	cid, err := commands.ParseChoiceID(r.CustomID)
+	if err != nil {
+		return nil, err
 	}
-	id, err1 := strconv.ParseUint(parts[1], 10, 64)
-	seq, err2 := strconv.ParseUint(parts[2], 10, 64)
-	choice := parts[3]
-	if err1 != nil || err2 != nil {
-		return nil, bad
-	}
+	id, seq, choice := cid.Character, cid.Event, cid.Choice
 	label := map[string]string{"heroic": "Heroic Death", "action": "Heroic Death", "up": "Stay Up", "down": "Go Down"}[choice]
 	if label == "" || (choice == "action") != (r.Kind == commands.KindModal) {
-		return nil, bad
+		return nil, commands.Errorf(commands.CodeInvalid, "This button is not one of ours.")
 	}
 	r.Command, r.Subcommand = "choose", ""
 	r.Options = map[string]string{"choice": label}
@@ -164,7 +157,7 @@ func choiceButton(ctx context.Context, s *commands.Service, r *commands.Request)
 		switch choice {
 		case "heroic":
 			return &commands.Response{Modal: &commands.Modal{
-				CustomID: fmt.Sprintf("%s:%d:%d:action", choicePrefix, id, seq),
+				CustomID: cid.With("action"),
 				Title:    "Heroic Death",
 				Inputs: []commands.TextInput{{CustomID: heroicInput, Label: "The one heroic action", Paragraph: true, Required: true, MaxLength: 300,
 					Placeholder: "Strike a deadly blow, push an ally out of harm's way…"}},

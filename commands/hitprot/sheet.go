@@ -108,12 +108,7 @@ func load(ch *storage.Character) (*character, error) {
 func (h *character) store(m *commands.Mutation, c rules.Character) error {
 	h.c = c
 	h.sheet = h.sheet.with(c)
-	raw, err := commands.EncodeSheet(h.sheet)
-	if err != nil {
-		return err
-	}
-	h.ch.Sheet = raw
-	return m.Save(h.ch)
+	return m.SaveSheet(h.ch, h.sheet)
 }
 
 func (h *character) name() string { return "**" + commands.Escape(h.ch.Name) + "**" }

@@ -14,11 +14,11 @@ import (
 // die and its HD bar; at 0 while choosing, staying up or down, dying while a
 // wound bleeds out.
 func (System) View(ch *storage.Character, now int64) (commands.CharacterView, error) {
-	var s sheet
-	if err := commands.DecodeSheet(ch.Sheet, &s); err != nil {
+	h, err := load(ch)
+	if err != nil {
 		return commands.CharacterView{}, err
 	}
-	c := s.state()
+	c := h.c
 	v := commands.CharacterView{Bars: []commands.Bar{{Label: "HP", Current: c.HP, Max: c.HitDie}, {Label: "HD", Current: c.HD, Max: c.Level}}, State: c.Status.String()}
 	v.Conditions, v.Timers = commands.SplitTimers(c.Conditions(clock.Time(now)))
 	switch {
@@ -38,11 +38,11 @@ func (System) View(ch *storage.Character, now int64) (commands.CharacterView, er
 // status "HP 3/6 · HD 1/1" with its conditions, and the class, hit die,
 // save targets and heroic action as fields.
 func (System) Describe(ch *storage.Character) (string, []commands.Field, error) {
-	var s sheet
-	if err := commands.DecodeSheet(ch.Sheet, &s); err != nil {
+	h, err := load(ch)
+	if err != nil {
 		return "", nil, err
 	}
-	c := s.state()
+	c := h.c
 	status := fmt.Sprintf("HP %d/%d · HD %d/%d", c.HP, c.HitDie, c.HD, c.Level)
 	conds := c.Conditions(0)
 	if len(conds) > 0 {

@@ -3,7 +3,6 @@ package hpmpwp
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/hpkeeper/hpkeeper/commands"
@@ -18,10 +17,10 @@ const choicePrefix = "hmw"
 const maxRows = 5
 
 func choiceButtons(id, seq uint64, disabled bool) []commands.Button {
-	base := fmt.Sprintf("%s:%d:%d:", choicePrefix, id, seq)
+	cid := commands.ChoiceID{Prefix: choicePrefix, Character: id, Event: seq}
 	return []commands.Button{
-		{Label: "Act Disabled", CustomID: base + "act", Style: commands.StylePrimary, Disabled: disabled},
-		{Label: "Fall Unconscious", CustomID: base + "down", Style: commands.StyleSecondary, Disabled: disabled},
+		{Label: "Act Disabled", CustomID: cid.With("act"), Style: commands.StylePrimary, Disabled: disabled},
+		{Label: "Fall Unconscious", CustomID: cid.With("down"), Style: commands.StyleSecondary, Disabled: disabled},
 	}
 }
 
@@ -55,16 +54,15 @@ func (System) PendingChoice(ch *storage.Character) (string, [][]commands.Button,
 // choiceButton handles a press of Act Disabled or Fall Unconscious (RULES.md
 // §2.4): valid only while the character still has the choice of that event.
 func choiceButton(ctx context.Context, s *commands.Service, r *commands.Request) (*commands.Response, error) {
-	parts := strings.Split(r.CustomID, ":")
-	if len(parts) != 4 || (parts[3] != "act" && parts[3] != "down") {
+	cid, err := commands.ParseChoiceID(r.CustomID)
+	if err != nil {
+		return nil, err
+	}
+	if cid.Choice != "act" && cid.Choice != "down" {
 		return nil, commands.Errorf(commands.CodeInvalid, "This button is not one of ours.")
 	}
-	id, err1 := strconv.ParseUint(parts[1], 10, 64)
-	seq, err2 := strconv.ParseUint(parts[2], 10, 64)
-	if err1 != nil || err2 != nil {
-		return nil, commands.Errorf(commands.CodeInvalid, "This button is not one of ours.")
-	}
-	r.Command, r.Subcommand, r.Options = "damage", "", map[string]string{"choice": parts[3]}
+	id, seq, act := cid.Character, cid.Event, cid.Choice == "act"
+	r.Command, r.Subcommand, r.Options = "damage", "", map[string]string{"choice": cid.Choice}
 	return s.Mutate(ctx, r, func(m *commands.Mutation) (*commands.Response, error) {
 		ch, err := m.CharacterByID(id)
 		if err != nil {
@@ -80,7 +78,7 @@ func choiceButton(ctx context.Context, s *commands.Service, r *commands.Request)
 		if !c.ChoicePending || st.ChoiceSeq != seq {
 			return nil, commands.Errorf(commands.CodeConflict, "%s's Die Hard choice is already made or no longer pending; nothing was changed.", commands.Escape(ch.Name))
 		}
-		next, out, err := c.Choose(parts[3] == "act")
+		next, out, err := c.Choose(act)
 		if err != nil {
 			return nil, ruleError(ch, err)
 		}
@@ -88,7 +86,7 @@ func choiceButton(ctx context.Context, s *commands.Service, r *commands.Request)
 			return nil, err
 		}
 		label := "Fall Unconscious"
-		if parts[3] == "act" {
+		if act {
 			label = "Act Disabled"
 		}
 		rep := outcomeText(ch.Name, out)

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -281,11 +280,7 @@ func TestRandomCommands(t *testing.T) {
 	seed := uint64(time.Now().UnixNano())
 	t.Logf("seed %d", seed)
 	rng := rand.New(rand.NewPCG(seed, 1))
-	db, err := storage.Open(filepath.Join(t.TempDir(), "r.db"), storage.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := commandstest.OpenDB(t)
 	svc := commands.New(db, dice.NewRandom(seed), hpmpwp.System{})
 	do := func(user, line string) *commands.Response {
 		tb := &commandstest.Table{T: t, Svc: svc, DB: db, Channel: "rand"}

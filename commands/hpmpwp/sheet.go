@@ -105,10 +105,5 @@ func load(ch *storage.Character) (rules.Character, sheet, error) {
 // store saves c into ch; seq names the event of a pending Die Hard
 // choice.
 func store(m *commands.Mutation, ch *storage.Character, c rules.Character, seq uint64) error {
-	raw, err := commands.EncodeSheet(sheetOf(c, seq))
-	if err != nil {
-		return err
-	}
-	ch.Sheet = raw
-	return m.Save(ch)
+	return m.SaveSheet(ch, sheetOf(c, seq))
 }
