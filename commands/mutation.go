@@ -5,10 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"strconv"
 	"strings"
 
-	"github.com/hpkeeper/hpkeeper/rules/dice"
 	"github.com/hpkeeper/hpkeeper/storage"
 )
 
@@ -262,68 +260,6 @@ func (m *Mutation) Delete(c *storage.Character) error {
 	return m.tx.DeleteCharacter(c.ChannelID, c.ID)
 }
 
-// Dice returns the service's dice source, unrecorded: for a rules engine
-// that lists every roll it makes in its outcome, which the caller then
-// passes to Record. At a table with dice=manual it hands out the faces the
-// players entered (manualdice.go).
-func (m *Mutation) Dice() dice.Source { return m.s.dice }
-
-// RollsLine renders the dice rolled so far in the mutation for a reply:
-// "\nRolled 1d6 [4]; 2d6 [1, 2] = 3", or "" when none were.
-func (m *Mutation) RollsLine() string {
-	if len(m.rolls) == 0 {
-		return ""
-	}
-	return "\nRolled " + strings.Join(m.rolls, "; ")
-}
-
-// Roll rolls expr with the service's dice and records the result for the
-// event. Running out of scripted dice is a CodeInvalid error.
-func (m *Mutation) Roll(expr dice.Expr) (dice.Result, error) {
-	res, err := expr.Roll(m.s.dice)
-	if err != nil {
-		return res, DiceError(err)
-	}
-	m.Record(res)
-	return res, nil
-}
-
-// Record adds rolls a rules engine made with the service's dice to the
-// event, so /history shows every die whichever way it was rolled. Empty
-// results (no dice) are skipped.
-func (m *Mutation) Record(rolls ...dice.Result) {
-	for _, r := range rolls {
-		if len(r.Terms) > 0 {
-			m.rolls = append(m.rolls, r.String())
-		}
-	}
-}
-
-// RecordingDice returns a dice.Source for rules engines that take one: each
-// die is rolled through m.Roll, so it is recorded in the event like every
-// other roll.
-func (m *Mutation) RecordingDice() dice.Source { return recordingDice{m} }
-
-type recordingDice struct{ m *Mutation }
-
-func (d recordingDice) Roll(die dice.Die) (int, error) {
-	res, err := d.m.Roll(dice.Expr{Terms: []dice.Term{{Sign: 1, Count: 1, Sides: die.Sides, Fudge: die.Fudge}}})
-	if err != nil {
-		return 0, err
-	}
-	return res.Total, nil
-}
-
-// RollString parses and rolls a dice expression (a CodeInvalid error when it
-// does not parse).
-func (m *Mutation) RollString(expr string) (dice.Result, error) {
-	e, err := dice.Parse(expr)
-	if err != nil {
-		return dice.Result{}, Errorf(CodeInvalid, "Bad dice expression: %v.", err)
-	}
-	return m.Roll(e)
-}
-
 // NextEventSeq is the sequence number the event of this mutation will get
 // (the write transaction holds the lock, so no other event can take it);
 // once it is called the event is written even if nothing changed.
@@ -344,33 +280,6 @@ func (m *Mutation) RefuseOptions(opts ...string) error {
 		}
 	}
 	return nil
-}
-
-// MaxAmount bounds an amount of damage, healing or harm given as a number;
-// a dice total is clamped to it.
-const MaxAmount = 1000
-
-// Amount reads the `amount` option (RULES.md §0.3): a whole number from lo
-// to hi, or a dice expression rolled through m whose total is clamped to
-// 0..hi. It returns the amount and, for dice, the rendered roll ("" for a
-// number). A number out of range or bad dice is a CodeInvalid error naming
-// what the amount is for (what, e.g. "of damage").
-func (m *Mutation) Amount(lo, hi int, what string) (int, string, error) {
-	a := strings.TrimSpace(m.Req.Options["amount"])
-	if a == "" {
-		return 0, "", Errorf(CodeInvalid, "Give the amount %s: a number or dice.", what)
-	}
-	if n, err := strconv.Atoi(a); err == nil {
-		if n < lo || n > hi {
-			return 0, "", Errorf(CodeInvalid, "The amount %s must be %d to %d, not %d.", what, lo, hi, n)
-		}
-		return n, "", nil
-	}
-	res, err := m.RollString(a)
-	if err != nil {
-		return 0, "", err
-	}
-	return max(0, min(res.Total, hi)), res.String(), nil
 }
 
 // Note adds a line to the event's summary shown by /history.

@@ -15,14 +15,6 @@ import (
 // DiceOddsFile is the file name of the chart of a dice expression's totals.
 const DiceOddsFile = "dice-odds.png"
 
-// Charter is implemented by a system that has odds of its own to chart:
-// /odds without expr answers with Chart for the table t (whose options may
-// change the dice, e.g. harm's fudge-dice). The reply gives the numbers in
-// its text and the chart as a PNG File of BarChartPNG.
-type Charter interface {
-	Chart(t *storage.Table) (*Response, error)
-}
-
 // maxChartTotals bounds how many different totals /odds expr: charts.
 const maxChartTotals = 60
 

@@ -4,6 +4,14 @@
 // (both in package bot) and the console (cmd/hpkeeper) each build a Request,
 // call Service.Handle and render the Response they get back. One Registry
 // lists every application command; it serves both routing and registration.
+//
+// This package is the core: the Service, routing, Mutation (one write
+// transaction and its event), errors, limits, views, and the commands common
+// to every table (/table, /char, /roll, /clock, /history, /undo, /help,
+// /odds, export and import, the tracker, physical dice). Each rule system is
+// a package of its own that implements System: commands/hitprot
+// (hit-protection), commands/hpmpwp (hp-mp-wp) and commands/harm (harm),
+// passed to New by main. commands/commandstest runs the core for tests.
 package commands
 
 import (

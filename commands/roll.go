@@ -2,27 +2,10 @@ package commands
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/hpkeeper/hpkeeper/rules/dice"
 )
-
-// DiceError turns a dice error into a CodeInvalid *Error: a parse error,
-// running out of scripted dice or a scripted face out of range is the
-// user's to fix. Any other error is returned unchanged.
-func DiceError(err error) error {
-	var pe *dice.ParseError
-	switch {
-	case errors.As(err, &pe):
-		return Errorf(CodeInvalid, "Bad dice expression: %v.", err)
-	case errors.Is(err, dice.ErrScriptExhausted):
-		return Errorf(CodeInvalid, "The scripted dice ran out; queue more faces (:dice) and try again. Nothing was changed.")
-	case errors.Is(err, dice.ErrFaceOutOfRange):
-		return Errorf(CodeInvalid, "Scripted die face refused: %v. Nothing was changed.", err)
-	}
-	return err
-}
 
 // roll answers /roll: a plain roll of `expr` (RULES.md §0.3), or, with `as`,
 // a roll for a character that the table's system may extend (hit dice on

@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -14,7 +15,10 @@ import (
 // System is the adapter of one rule system (RULES.md §1, §2, §3): its
 // character sheet, the actions it implements and what its timers do when the
 // clock moves. Sheets are stored as JSON in storage.Character.Sheet; only the
-// system reads them.
+// system reads them. Each system is a package of its own (commands/hitprot,
+// commands/hpmpwp, commands/harm) that main passes to New: the core knows a
+// system only through this interface and the optional ones beside it
+// (Viewer, Chooser, Charter), never by name.
 type System interface {
 	// Name is the system's name as /table setup takes it, e.g. "hit-protection".
 	Name() string
@@ -61,6 +65,20 @@ type System interface {
 // disabled) can still be made.
 type Chooser interface {
 	PendingChoice(c *storage.Character) (text string, buttons [][]Button, err error)
+}
+
+// Viewer is implemented by a system that can show its characters in the
+// uniform view. now is the table clock in rounds.
+type Viewer interface {
+	View(c *storage.Character, now int64) (CharacterView, error)
+}
+
+// Charter is implemented by a system that has odds of its own to chart:
+// /odds without expr answers with Chart for the table t (whose options may
+// change the dice, e.g. harm's fudge-dice). The reply gives the numbers in
+// its text and the chart as a PNG File of BarChartPNG.
+type Charter interface {
+	Chart(t *storage.Table) (*Response, error)
 }
 
 // ChoiceID is the custom_id of a button or modal that answers a choice a
@@ -194,4 +212,20 @@ func StatInt(st Stat, lo, hi int) (int, error) {
 		return 0, BadStat(st.Key, st.Value, fmt.Sprintf("a whole number from %d to %d", lo, hi))
 	}
 	return n, nil
+}
+
+// systemAction returns the handler of a command whose meaning belongs to the
+// table's rule system (/damage, /heal, /rest, …): it runs the system's action
+// in one write transaction, or answers that the command is not part of that
+// system (/strain, say, belongs to hp-mp-wp only).
+func systemAction(name string) HandlerFunc {
+	return func(ctx context.Context, s *Service, r *Request) (*Response, error) {
+		return s.Mutate(ctx, r, func(m *Mutation) (*Response, error) {
+			act := m.System.Action(name)
+			if act == nil {
+				return nil, Errorf(CodeUnavailable, "/%s is not part of the %s system (/help topic:%s lists its commands).", name, m.Table.System, m.Table.System)
+			}
+			return act(m)
+		})
+	}
 }

@@ -122,12 +122,6 @@ type CharacterView struct {
 // Word is what players see of the character when it is hidden.
 func (v CharacterView) Word() string { return v.Level.Word() }
 
-// Viewer is implemented by a system that can show its characters in the
-// uniform view. now is the table clock in rounds.
-type Viewer interface {
-	View(c *storage.Character, now int64) (CharacterView, error)
-}
-
 // viewOf returns c's view under sys, or a plain view when sys has none.
 func viewOf(sys System, c *storage.Character, now int64) (CharacterView, error) {
 	if v, ok := sys.(Viewer); ok {
