@@ -8,10 +8,10 @@ import (
 	"github.com/hpkeeper/hpkeeper/rules/dice"
 )
 
-// DiceError turns a dice error into a CodeInvalid *Error: a parse error,
+// RollError turns a dice error into a CodeInvalid *Error: a parse error,
 // running out of scripted dice or a scripted face out of range is the
 // user's to fix. Any other error is returned unchanged.
-func DiceError(err error) error {
+func RollError(err error) error {
 	var pe *dice.ParseError
 	switch {
 	case errors.As(err, &pe):
@@ -35,7 +35,7 @@ func (m *Mutation) Dice() dice.Source { return m.s.dice }
 func (m *Mutation) Roll(expr dice.Expr) (dice.Result, error) {
 	res, err := expr.Roll(m.s.dice)
 	if err != nil {
-		return res, DiceError(err)
+		return res, RollError(err)
 	}
 	m.Record(res)
 	return res, nil

@@ -53,7 +53,7 @@ func roll(ctx context.Context, s *Service, r *Request) (*Response, error) {
 	}
 	res, err := e.Roll(s.dice)
 	if err != nil {
-		return nil, DiceError(err)
+		return nil, RollError(err)
 	}
 	return &Response{Content: fmt.Sprintf("%s rolled %s", Escape(r.UserName), res.String())}, nil
 }

@@ -14,7 +14,7 @@ func ruleError(h *character, err error) error {
 	if err == nil {
 		return nil
 	}
-	if e := commands.DiceError(err); e != err {
+	if e := commands.RollError(err); e != err {
 		return e
 	}
 	var ue *commands.Error
