@@ -93,7 +93,7 @@ func RunGateway(ctx context.Context, token string, h Handler, log zerolog.Logger
 		return fmt.Errorf("run gateway: %w", err)
 	}
 	g := &gateway{h: h, log: log, base: context.WithoutCancel(ctx)}
-	s.AddHandler(g.onInteraction)
+	s.AddHandler(g.onEvent)
 	s.AddHandler(func(_ *discordgo.Session, r *discordgo.Ready) {
 		ev := log.Info().Int("guilds", len(r.Guilds))
 		if r.User != nil {
@@ -145,17 +145,36 @@ func (g *gateway) stop() {
 	g.mu.Unlock()
 }
 
+// interactionCreate is the gateway event that carries an interaction.
+const interactionCreate = "INTERACTION_CREATE"
+
+// onEvent answers the interaction of an INTERACTION_CREATE event, decoding
+// its raw data with decodeInteraction, as the HTTP endpoint does: discordgo's
+// own decoding of the event fails on shapes Discord sends today (a modal
+// submitted in Labels; see decode.go) and leaves the interaction without its
+// data. Other events are ignored.
+func (g *gateway) onEvent(s *discordgo.Session, e *discordgo.Event) {
+	if e == nil || e.Type != interactionCreate {
+		return
+	}
+	i, err := decodeInteraction(e.RawData)
+	if err != nil {
+		g.log.Warn().Err(err).Msg("undecodable interaction")
+		return
+	}
+	g.onInteraction(s, i)
+}
+
 // onInteraction answers one interaction. discordgo runs it on its own
 // goroutine and has no recover: a panic here must not escape.
-func (g *gateway) onInteraction(s *discordgo.Session, ic *discordgo.InteractionCreate) {
-	if ic == nil || ic.Interaction == nil {
+func (g *gateway) onInteraction(s *discordgo.Session, i *discordgo.Interaction) {
+	if i == nil {
 		return
 	}
 	if !g.enter() {
 		return
 	}
 	defer g.wg.Done()
-	i := ic.Interaction
 	ilog := interactionLogger(g.log, i)
 	defer func() {
 		if p := recover(); p != nil {
@@ -262,6 +281,12 @@ func discordgoLog(level, caller int, format string, args ...any) {
 		ev = l.Debug()
 	default:
 		ev = l.Trace()
+	}
+	if level == discordgo.LogError && strings.HasPrefix(format, "error unmarshalling %s event") &&
+		len(args) > 0 && args[0] == interactionCreate {
+		// onEvent decodes interactions itself, including the shapes
+		// discordgo cannot (a modal submitted in Labels).
+		ev = l.Debug()
 	}
 	if ev == nil { // level disabled
 		return

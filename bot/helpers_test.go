@@ -126,7 +126,15 @@ type wireResponse struct {
 			Parse []string `json:"parse"`
 		} `json:"allowed_mentions"`
 		Components []struct {
-			Type       int `json:"type"`
+			Type int `json:"type"`
+			// Label and Component are a Label's (type 18, in a modal).
+			Label     string `json:"label"`
+			Component *struct {
+				Type     int     `json:"type"`
+				CustomID string  `json:"custom_id"`
+				Label    *string `json:"label"`
+				Style    int     `json:"style"`
+			} `json:"component"`
 			Components []struct {
 				Type     int    `json:"type"`
 				Label    string `json:"label"`
@@ -142,6 +150,23 @@ type wireResponse struct {
 		CustomID string `json:"custom_id"`
 		Title    string `json:"title"`
 	} `json:"data"`
+}
+
+// modalInputs returns the custom_ids of a modal's text inputs, each of
+// which must sit alone in a Label without a label of its own (as Discord
+// documents modals now); nil for a modal of another shape.
+func (w wireResponse) modalInputs() []string {
+	if w.Type != 9 || w.Data == nil {
+		return nil
+	}
+	var ids []string
+	for _, c := range w.Data.Components {
+		if c.Type != 18 || c.Label == "" || c.Component == nil || c.Component.Type != 4 || c.Component.Label != nil {
+			return nil
+		}
+		ids = append(ids, c.Component.CustomID)
+	}
+	return ids
 }
 
 func decodeWire(t *testing.T, b []byte) wireResponse {

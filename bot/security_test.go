@@ -617,10 +617,11 @@ func TestNoPingsFromUserText(t *testing.T) {
 	ids := zeroHP(s, "Lister")
 	status, b := s.post(s.press(playerUser, ids["Heroic Death"]))
 	m := decodeWire(t, b)
-	if status != 200 || m.Type != 9 || len(m.Data.Components) != 1 || len(m.Data.Components[0].Components) != 1 {
-		t.Fatalf("Heroic Death: %d %s; want a modal with one input", status, b)
+	inputs := m.modalInputs()
+	if status != 200 || len(inputs) != 1 {
+		t.Fatalf("Heroic Death: %d %s; want a modal with one input in a Label", status, b)
 	}
-	input := m.Data.Components[0].Components[0].CustomID
+	input := inputs[0]
 	w := s.ok(s.submit(playerUser, m.Data.CustomID, input, "I yell @everyone and <@&1311000000000000101>, **then** charge"))
 	if text := w.text(); mentionRe.MatchString(text) || strings.Contains(text, "**then**") || !strings.Contains(text, "charge") {
 		t.Errorf("heroic action reply %q; want the action shown literally", text)
