@@ -343,9 +343,7 @@ func modalData(m *commands.Modal) *discordgo.InteractionResponseData {
 type (
 	// noMentions marshals as {"parse":[]}: discordgo's MessageAllowedMentions
 	// always adds "replied_user":false.
-	noMentions struct {
-		Parse []discordgo.AllowedMentionType `json:"parse"`
-	}
+	noMentions struct{}
 	// messageData overrides discordgo's allowed_mentions (the shallower field
 	// wins in encoding/json) so every message parses no mentions.
 	messageData struct {
@@ -373,6 +371,9 @@ type (
 		Data modalWire                         `json:"data"`
 	}
 )
+
+// MarshalJSON returns {"parse":[]}: allowed mentions that parse nothing.
+func (noMentions) MarshalJSON() ([]byte, error) { return []byte(`{"parse":[]}`), nil }
 
 // EncodeResponse returns the JSON body Discord expects for resp, the same
 // bytes for the HTTP endpoint and the gateway's callback. A PONG (type 1) is
@@ -409,7 +410,7 @@ func EncodeResponse(resp *discordgo.InteractionResponse) ([]byte, error) {
 		if d.Components == nil {
 			d.Components = []discordgo.MessageComponent{}
 		}
-		v = messageResponse{Type: resp.Type, Data: messageData{InteractionResponseData: &d, AllowedMentions: noMentions{Parse: []discordgo.AllowedMentionType{}}}}
+		v = messageResponse{Type: resp.Type, Data: messageData{InteractionResponseData: &d, AllowedMentions: noMentions{}}}
 	}
 	b, err := json.Marshal(v)
 	if err != nil {

@@ -37,16 +37,22 @@ const ShutdownTimeout = 10 * time.Second
 // than MaxClockSkew away, or that repeats a request already accepted (the
 // same signature); 400 to a body that is not an interaction or an
 // interaction type it does not handle; {"type":1} to a PING; and any other
-// interaction with the Handler's reply, written inline as JSON. It is safe for
-// concurrent use.
+// interaction with the Handler's reply, written inline as JSON, or, when the
+// Handler takes longer than the deferral delay (WithDeferAfter), with a
+// deferred response followed by the reply through the interaction's webhook
+// (deferred.go). It is safe for concurrent use; Wait waits for the replies
+// and files still being sent.
 type Endpoint struct {
 	h       Handler
 	key     ed25519.PublicKey
 	log     zerolog.Logger
 	now     func() time.Time
 	replays replayGuard
-	// followUps sends the files of answers (files.go).
+	// followUps sends the files of answers (files.go) and the answers that
+	// came after a deferral (deferred.go).
 	followUps followUps
+	// deferAfter is how long a handler may take before a deferred answer.
+	deferAfter time.Duration
 }
 
 // EndpointOption configures an Endpoint.
@@ -70,7 +76,7 @@ func NewEndpoint(h Handler, key ed25519.PublicKey, log zerolog.Logger, opts ...E
 	if h == nil {
 		return nil, errors.New("new endpoint: nil handler")
 	}
-	e := &Endpoint{h: h, key: key, log: log, now: time.Now}
+	e := &Endpoint{h: h, key: key, log: log, now: time.Now, deferAfter: DefaultDeferAfter}
 	for _, o := range opts {
 		o(e)
 	}
@@ -135,11 +141,15 @@ func (e *Endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "malformed interaction", http.StatusBadRequest)
 		return
 	}
-	var resp *discordgo.InteractionResponse
+	received := time.Now() // the token's life runs on the real clock
+	var (
+		resp *discordgo.InteractionResponse
+		late <-chan *discordgo.InteractionResponse
+	)
 	if i.Type == discordgo.InteractionPing {
 		resp = &discordgo.InteractionResponse{Type: discordgo.InteractionResponsePong}
 	} else {
-		resp, err = dispatch(withFilesClient(r.Context(), e.followUps.httpClient()), e.h, e.log, i, e.now())
+		resp, late, err = dispatch(withFilesClient(r.Context(), e.followUps.httpClient()), e.h, e.log, i, e.now(), e.deferAfter)
 		if err != nil {
 			ilog := interactionLogger(e.log, i)
 			ilog.Warn().Err(err).Msg("interaction not handled")
@@ -162,6 +172,14 @@ func (e *Endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if _, err := w.Write(out); err != nil {
 		ilog := interactionLogger(e.log, i)
 		ilog.Warn().Err(err).Msg("cannot write interaction response")
+		return
+	}
+	if late != nil {
+		e.followUps.wg.Add(1)
+		go func() {
+			defer e.followUps.wg.Done()
+			awaitLate(e.followUps.httpClient(), e.log, i, received, resp, late) // deferred.go
+		}()
 		return
 	}
 	e.followUps.sendLater(interactionLogger(e.log, i), i, resp) // files, after the inline answer (files.go)

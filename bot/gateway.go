@@ -76,7 +76,9 @@ func NewSession(token string, log zerolog.Logger, opts ...SessionOption) (*disco
 }
 
 // RunGateway connects to Discord's gateway with the bot token and answers
-// every interaction it receives with h, through the interaction callback, until
+// every interaction it receives with h, through the interaction callback (a
+// deferred response first when h takes longer than DefaultDeferAfter, then
+// the answer through the interaction's webhook: deferred.go), until
 // ctx is cancelled; then it closes the session (which takes about a second)
 // and waits for the interactions in flight to be answered, so the caller may
 // close the database after it returns. Handler panics are recovered, logged
@@ -92,7 +94,7 @@ func RunGateway(ctx context.Context, token string, h Handler, log zerolog.Logger
 	if err != nil {
 		return fmt.Errorf("run gateway: %w", err)
 	}
-	g := &gateway{h: h, log: log, base: context.WithoutCancel(ctx)}
+	g := &gateway{h: h, log: log, base: context.WithoutCancel(ctx), deferAfter: DefaultDeferAfter}
 	s.AddHandler(g.onEvent)
 	s.AddHandler(func(_ *discordgo.Session, r *discordgo.Ready) {
 		ev := log.Info().Int("guilds", len(r.Guilds))
@@ -121,6 +123,8 @@ type gateway struct {
 	h    Handler
 	log  zerolog.Logger
 	base context.Context
+	// deferAfter is how long a handler may take before a deferred answer.
+	deferAfter time.Duration
 
 	mu      sync.Mutex
 	stopped bool
@@ -181,13 +185,18 @@ func (g *gateway) onInteraction(s *discordgo.Session, i *discordgo.Interaction) 
 			ilog.Error().Str("panic", fmt.Sprint(p)).Str("stack", string(debug.Stack())).Msg("gateway interaction panicked")
 		}
 	}()
-	resp, err := dispatch(withFilesClient(g.base, s.Client), g.h, g.log, i, time.Now())
+	received := time.Now()
+	resp, late, err := dispatch(withFilesClient(g.base, s.Client), g.h, g.log, i, received, g.deferAfter)
 	if err != nil {
 		ilog.Warn().Err(err).Msg("interaction not handled")
 		return
 	}
 	if err := respond(g.base, s, i, resp); err != nil {
 		ilog.Error().Err(err).Msg("cannot answer interaction")
+		return
+	}
+	if late != nil {
+		awaitLate(s.Client, g.log, i, received, resp, late) // deferred.go
 	}
 }
 

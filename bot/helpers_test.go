@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/url"
@@ -218,6 +219,17 @@ func wantNoMentions(t *testing.T, b []byte) {
 		t.Errorf("response %s lacks \"allowed_mentions\":{\"parse\":[]}", b)
 	}
 }
+
+// offline is the HTTP client of test endpoints that fake no Discord: every
+// request fails at once, so a follow-up or a deferred answer never leaves
+// the machine.
+var offline = &http.Client{Transport: roundTripFunc(func(r *http.Request) (*http.Response, error) {
+	return nil, errors.New("tests reach no host beyond loopback")
+})}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
 // rewriteTransport sends every request to one loopback server, whatever host
 // discordgo's endpoint constants name.

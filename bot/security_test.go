@@ -56,7 +56,10 @@ func newSecServer(t *testing.T, path string, kp keyPair) *secServer {
 	s.now.Store(time.Now().Unix())
 	svc, db := openService(t, path, dice.NewRandom(uint64(time.Now().UnixNano())))
 	s.db = db
-	ep, err := NewEndpoint(svc, kp.pub, zerolog.New(s.logs), WithClock(func() time.Time { return time.Unix(s.now.Load(), 0) }))
+	// These tests read inline replies, also from a thousand requests at
+	// once (seconds under -race): no deferral (deferred_test.go tests it).
+	ep, err := NewEndpoint(svc, kp.pub, zerolog.New(s.logs), WithClock(func() time.Time { return time.Unix(s.now.Load(), 0) }),
+		WithFilesClient(offline), WithDeferAfter(0))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -659,7 +662,7 @@ func TestPanicKeepsServing(t *testing.T) {
 	defer db.Close()
 	var logs syncBuffer
 	now := time.Now()
-	ep, err := NewEndpoint(panicky{svc}, kp.pub, zerolog.New(&logs), WithClock(func() time.Time { return now }))
+	ep, err := NewEndpoint(panicky{svc}, kp.pub, zerolog.New(&logs), WithClock(func() time.Time { return now }), WithFilesClient(offline))
 	if err != nil {
 		t.Fatal(err)
 	}

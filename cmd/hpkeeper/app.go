@@ -113,7 +113,9 @@ func (a *App) Run(ctx context.Context) error {
 				return fmt.Errorf("listen on %s: %w", a.Config.HTTP.Listen, err)
 			}
 			a.Log.Info().Str("listen", ln.Addr().String()).Str("db", a.Config.Storage.Path).Msg("serving the interactions endpoint")
-			return bot.ServeListener(ctx, ln, ep)
+			err = bot.ServeListener(ctx, ln, ep)
+			ep.Wait() // answers deferred past the listener's close still use the database
+			return err
 		})
 	case "run":
 		if a.Config.Discord.Token == "" {

@@ -32,6 +32,11 @@ import (
 	"github.com/hpkeeper/hpkeeper/storage"
 )
 
+// offlineEnv sends every request a child makes to Discord (a deferred
+// answer's webhook call, say) to a loopback port where nothing listens, so
+// no test reaches a host beyond loopback.
+var offlineEnv = []string{"HTTPS_PROXY=" + benchOfflineProxy, "HTTP_PROXY=" + benchOfflineProxy, "NO_PROXY="}
+
 // e2eChannel is the channel every end-to-end interaction comes from.
 const e2eChannel = "1311000000000000200"
 
@@ -113,6 +118,7 @@ func startServe(t *testing.T, bin, dbPath string, pub ed25519.PublicKey, wantRea
 	t.Helper()
 	cmd := exec.Command(bin, append([]string{"serve", "--db", dbPath, "--listen", "127.0.0.1:0"}, args...)...)
 	cmd.Env = append(os.Environ(), "DISCORD_PUBLIC_KEY="+hex.EncodeToString(pub), "HPKEEPER_CONFIG=", "DISCORD_TOKEN=")
+	cmd.Env = append(cmd.Env, offlineEnv...)
 	c := &child{cmd: cmd, stdout: &syncBuf{}, stderr: &syncBuf{}, done: make(chan struct{})}
 	pr, pw := io.Pipe()
 	cmd.Stdout = io.MultiWriter(c.stdout, pw)
