@@ -521,10 +521,10 @@ func TestReplayGuardBounded(t *testing.T) {
 		binary.BigEndian.PutUint64(key[8:], uint64(i))
 		return key
 	}
-	if !g.record(sig(1), ts, now) || g.record(sig(1), ts, now) {
+	if g.record(sig(1), ts, now) != replayNew || g.record(sig(1), ts, now) != replaySeen {
 		t.Fatal("a signature must be accepted once, then refused")
 	}
-	if !g.record(sig(1), ts, now.Add(MaxClockSkew+time.Second)) {
+	if g.record(sig(1), ts, now.Add(MaxClockSkew+time.Second)) != replayNew {
 		t.Error("a signature whose timestamp went stale is forgotten (the freshness check refuses it anyway)")
 	}
 	for i := 0; i < maxReplayEntries+500; i++ {

@@ -58,7 +58,7 @@ func testLogger(t *testing.T) zerolog.Logger {
 
 // openService opens (or reopens) the bbolt file at path and returns a service
 // rolling with src (seeded random dice when nil). The caller closes the db.
-func openService(t *testing.T, path string, src dice.Source) (*commands.Service, *storage.DB) {
+func openService(t testing.TB, path string, src dice.Source) (*commands.Service, *storage.DB) {
 	t.Helper()
 	db, err := storage.Open(path, storage.Options{Timeout: time.Second})
 	if err != nil {
