@@ -132,17 +132,7 @@ func deliverLate(ctx context.Context, c *http.Client, i *discordgo.Interaction, 
 // sendWebhookMessage sends the message of resp (content, embeds, button
 // rows, files) with method to endpoint, with flags (0 for an edit).
 func sendWebhookMessage(ctx context.Context, c *http.Client, method, endpoint string, resp *discordgo.InteractionResponse, flags discordgo.MessageFlags) error {
-	msg := webhookMessage{Embeds: []*discordgo.MessageEmbed{}, Components: []discordgo.MessageComponent{}, Flags: flags}
-	if d := resp.Data; d != nil {
-		msg.Content = d.Content
-		if d.Embeds != nil {
-			msg.Embeds = d.Embeds
-		}
-		if d.Components != nil {
-			msg.Components = d.Components
-		}
-	}
-	payload, err := json.Marshal(msg)
+	payload, err := webhookPayload(resp, flags)
 	if err != nil {
 		return err
 	}
@@ -157,4 +147,20 @@ func sendWebhookMessage(ctx context.Context, c *http.Client, method, endpoint st
 		}
 	}
 	return webhookCall(ctx, c, method, endpoint, ct, body)
+}
+
+// webhookPayload is the JSON of the message of resp sent through a webhook
+// with flags: its content, embeds and button rows, mentions parsing nothing.
+func webhookPayload(resp *discordgo.InteractionResponse, flags discordgo.MessageFlags) ([]byte, error) {
+	msg := webhookMessage{Embeds: []*discordgo.MessageEmbed{}, Components: []discordgo.MessageComponent{}, Flags: flags}
+	if d := resp.Data; d != nil {
+		msg.Content = d.Content
+		if d.Embeds != nil {
+			msg.Embeds = d.Embeds
+		}
+		if d.Components != nil {
+			msg.Components = d.Components
+		}
+	}
+	return json.Marshal(msg)
 }
