@@ -183,20 +183,28 @@ func (e *Endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Content-Length", strconv.Itoa(len(out)))
 	w.WriteHeader(http.StatusOK)
-	if _, err := w.Write(out); err != nil {
+	_, err = w.Write(out)
+	if late != nil {
+		// The handler goes on past this request: Wait (and Close) wait for
+		// it, and its answer is delivered once the deferral was written.
+		e.followUps.wg.Add(1)
+		go func(deferred bool) {
+			defer e.followUps.wg.Done()
+			if !deferred {
+				<-late
+				return
+			}
+			awaitLate(e.followUps.httpClient(), e.log, i, received, resp, late) // deferred.go
+		}(err == nil)
+	}
+	if err != nil {
 		ilog := interactionLogger(e.log, i)
 		ilog.Warn().Err(err).Msg("cannot write interaction response")
 		return
 	}
-	if late != nil {
-		e.followUps.wg.Add(1)
-		go func() {
-			defer e.followUps.wg.Done()
-			awaitLate(e.followUps.httpClient(), e.log, i, received, resp, late) // deferred.go
-		}()
-		return
+	if late == nil {
+		e.followUps.sendLater(interactionLogger(e.log, i), i, resp) // files, after the inline answer (files.go)
 	}
-	e.followUps.sendLater(interactionLogger(e.log, i), i, resp) // files, after the inline answer (files.go)
 }
 
 // signedSizeHint caps the buffer readAfter sizes from Content-Length before

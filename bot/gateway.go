@@ -193,6 +193,9 @@ func (g *gateway) onInteraction(s *discordgo.Session, i *discordgo.Interaction) 
 	}
 	if err := respond(g.base, s, i, resp); err != nil {
 		ilog.Error().Err(err).Msg("cannot answer interaction")
+		if late != nil {
+			<-late // the handler goes on: wait for it before the database may close
+		}
 		return
 	}
 	if late != nil {
