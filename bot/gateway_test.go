@@ -116,6 +116,24 @@ func (f *fakeDiscord) gateway(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// collect returns the first n interaction callbacks by interaction id,
+// failing the test when RunGateway returns (done) first or 5 s pass.
+func (f *fakeDiscord) collect(n int, done <-chan error) map[string]callback {
+	f.t.Helper()
+	got := map[string]callback{}
+	for len(got) < n {
+		select {
+		case c := <-f.callbacks:
+			got[c.id] = c
+		case err := <-done:
+			f.t.Fatalf("RunGateway returned %v before answering", err)
+		case <-time.After(5 * time.Second):
+			f.t.Fatalf("got %d interaction callbacks within 5 s; want %d", len(got), n)
+		}
+	}
+	return got
+}
+
 // dialer dials only the fake server, whatever address it is asked for.
 func (f *fakeDiscord) dialer() *websocket.Dialer {
 	addr := f.srv.Listener.Addr().String()
@@ -167,17 +185,7 @@ func TestGatewayEndToEnd(t *testing.T) {
 		t.Fatal("no IDENTIFY within 5 s")
 	}
 
-	got := map[string]callback{}
-	for len(got) < 2 {
-		select {
-		case c := <-fake.callbacks:
-			got[c.id] = c
-		case err := <-done:
-			t.Fatalf("RunGateway returned %v before answering", err)
-		case <-time.After(5 * time.Second):
-			t.Fatalf("got %d interaction callbacks within 5 s; want 2", len(got))
-		}
-	}
+	got := fake.collect(2, done)
 
 	roll, ok := got["1311000000000010008"]
 	if !ok {
@@ -314,17 +322,7 @@ func TestGatewayDecodesTodaysShapes(t *testing.T) {
 		done <- RunGateway(gctx, "test-token", svc, zerolog.New(&logs).Level(zerolog.InfoLevel),
 			WithHTTPClient(loopbackClient(t, fake.srv.URL)), WithDialer(fake.dialer()))
 	}()
-	got := map[string]callback{}
-	for len(got) < 2 {
-		select {
-		case c := <-fake.callbacks:
-			got[c.id] = c
-		case err := <-done:
-			t.Fatalf("RunGateway returned %v before answering", err)
-		case <-time.After(5 * time.Second):
-			t.Fatalf("got %d interaction callbacks within 5 s; want 2\n%s", len(got), logs.String())
-		}
-	}
+	got := fake.collect(2, done)
 	cancel()
 	<-done
 	if w := decodeWire(t, got["1311000000000010009"].body); w.Type != 7 || !strings.Contains(w.text(), "**Lister** is dead") {
