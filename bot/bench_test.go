@@ -132,7 +132,7 @@ func BenchmarkEndpoint(b *testing.B) {
 		}
 	}
 	kp := newKeyPair(b)
-	ep, err := NewEndpoint(svc, kp.pub, zerolog.Nop())
+	ep, err := NewEndpoint(svc, kp.pub, zerolog.Nop(), WithFilesClient(offline))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -50,33 +50,62 @@ func interactionLogger(log zerolog.Logger, i *discordgo.Interaction) zerolog.Log
 }
 
 // dispatch converts interaction i, lets h answer it with the per-interaction
-// logger in ctx, and converts the answer. A panic anywhere in that chain is
-// logged and answered with an ephemeral apology. The error (wrapping
-// ErrUnsupportedInteraction) is for an interaction RequestFrom refuses; there
-// is no response then.
-func dispatch(ctx context.Context, h Handler, log zerolog.Logger, i *discordgo.Interaction, now time.Time) (resp *discordgo.InteractionResponse, err error) {
+// logger in ctx (without ctx's cancellation: an answer is finished even when
+// the request that brought it is gone), and converts the answer. A panic
+// anywhere in that chain is logged and answered with an ephemeral apology.
+// The error (wrapping ErrUnsupportedInteraction) is for an interaction
+// RequestFrom refuses; there is no response then.
+//
+// When after is positive and h has not answered within it, dispatch returns
+// at once the deferred response for the request's kind (see deferral) and a
+// channel on which the answer arrives when h is done; the transport sends
+// the deferral first and then the answer with deliverLate (deferred.go).
+// Otherwise late is nil and resp is the answer.
+func dispatch(ctx context.Context, h Handler, log zerolog.Logger, i *discordgo.Interaction, now time.Time, after time.Duration) (resp *discordgo.InteractionResponse, late <-chan *discordgo.InteractionResponse, err error) {
 	ilog := interactionLogger(log, i)
-	ctx = ilog.WithContext(ctx)
+	ctx = ilog.WithContext(context.WithoutCancel(ctx))
 	defer func() {
 		if p := recover(); p != nil {
-			ilog.Error().
-				Str("panic", fmt.Sprint(p)).
-				Str("stack", string(debug.Stack())).
-				Msg("interaction handler panicked")
-			resp, err = apology(), nil
+			logPanic(ilog, p)
+			resp, late, err = apology(), nil, nil
 		}
 	}()
 	req, err := RequestFrom(i, now)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	fetchAttachments(ctx, filesClient(ctx), ilog, req) // files.go
+	if after <= 0 {
+		return answer(ctx, h, ilog, req), nil, nil
+	}
+	answered := make(chan *discordgo.InteractionResponse, 1)
+	go func() { answered <- answer(ctx, h, ilog, req) }()
+	timer := time.NewTimer(after)
+	defer timer.Stop()
+	select {
+	case resp := <-answered:
+		return resp, nil, nil
+	case <-timer.C:
+		ilog.Info().Str("command", req.Command).Int("kind", int(req.Kind)).Dur("after", after).Msg("interaction deferred")
+		return deferral(req.Kind), answered, nil
+	}
+}
+
+// answer lets h answer req and converts the answer; a panic is logged and
+// answered with an ephemeral apology.
+func answer(ctx context.Context, h Handler, ilog zerolog.Logger, req *commands.Request) (resp *discordgo.InteractionResponse) {
+	defer func() {
+		if p := recover(); p != nil {
+			logPanic(ilog, p)
+			resp = apology()
+		}
+	}()
 	start := time.Now()
-	answer := h.Handle(ctx, req)
-	if answer == nil {
+	a := h.Handle(ctx, req)
+	if a == nil {
 		ilog.Error().Str("command", req.Command).Msg("handler returned no response")
 	}
-	resp = ResponseFrom(req.Kind, answer)
+	resp = ResponseFrom(req.Kind, a)
 	ilog.Debug().
 		Str("command", req.Command).
 		Str("subcommand", req.Subcommand).
@@ -84,5 +113,13 @@ func dispatch(ctx context.Context, h Handler, log zerolog.Logger, i *discordgo.I
 		Int("response_type", int(resp.Type)).
 		Dur("took", time.Since(start)).
 		Msg("interaction answered")
-	return resp, nil
+	return resp
+}
+
+// logPanic logs a recovered panic p with its stack.
+func logPanic(ilog zerolog.Logger, p any) {
+	ilog.Error().
+		Str("panic", fmt.Sprint(p)).
+		Str("stack", string(debug.Stack())).
+		Msg("interaction handler panicked")
 }

@@ -29,8 +29,8 @@ var ErrUnsupportedInteraction = errors.New("unsupported interaction")
 // a DM, flattens a subcommand's nested options (a subcommand group becomes
 // "group sub"), renders every option value as text (integers in decimal,
 // booleans as "true"/"false", users as their id), names the focused option of
-// an autocomplete request and collects a modal's text inputs from its action
-// rows. It returns an error wrapping ErrUnsupportedInteraction when i is not a
+// an autocomplete request and collects a modal's inputs from its action rows
+// and Labels (see collectInputs). It returns an error wrapping ErrUnsupportedInteraction when i is not a
 // command, autocomplete, component or modal interaction, or lacks a user.
 func RequestFrom(i *discordgo.Interaction, now time.Time) (*commands.Request, error) {
 	if i == nil {
@@ -177,14 +177,25 @@ func optionValue(o *discordgo.ApplicationCommandInteractionDataOption) string {
 	}
 }
 
-// collectInputs stores the value of every text input in components (nested in
-// action rows, as Discord sends a modal's fields) by its custom_id.
+// collectInputs stores the value of every input in components by its
+// custom_id: text inputs nested in action rows (the older shape of a
+// modal's fields) or in Labels (the shape Discord documents now), and the
+// select menus in Labels, whose chosen values are joined by a newline
+// (option values are the bot's own, without newlines).
 func collectInputs(values map[string]string, components []discordgo.MessageComponent) {
 	for _, c := range components {
 		switch c := c.(type) {
 		case *discordgo.ActionsRow:
 			if c != nil {
 				collectInputs(values, c.Components)
+			}
+		case *Label:
+			if c != nil && c.Component != nil {
+				collectInputs(values, []discordgo.MessageComponent{c.Component})
+			}
+		case *submittedSelect:
+			if c != nil {
+				values[c.CustomID] = strings.Join(c.Values, "\n")
 			}
 		case discordgo.ActionsRow:
 			collectInputs(values, c.Components)
@@ -201,8 +212,8 @@ func collectInputs(values map[string]string, components []discordgo.MessageCompo
 // ResponseFrom translates a commands.Response to the request of kind into
 // Discord's interaction response:
 //   - an autocomplete request gets type 8 (its Choices, at most 25);
-//   - a Modal gets type 9, each text input in its own action row (style 1
-//     short, 2 paragraph);
+//   - a Modal gets type 9, each text input in its own Label (see
+//     modalData);
 //   - UpdateMessage on a component or modal request gets type 7, replacing
 //     the message that carried the component;
 //   - anything else gets type 4, a new message.
@@ -302,6 +313,10 @@ func noAt(s string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(s, "@\u200b", "@"), "@", "@\u200b")
 }
 
+// modalData builds a modal as Discord documents it now: each text input in
+// its own Label (type 18) carrying the input's label, the input itself
+// without one (style 1 short, 2 paragraph). Submits of it come back in
+// Labels too; decodeInteraction reads those and the older action rows.
 func modalData(m *commands.Modal) *discordgo.InteractionResponseData {
 	rows := make([]discordgo.MessageComponent, 0, len(m.Inputs))
 	for _, in := range m.Inputs {
@@ -309,17 +324,17 @@ func modalData(m *commands.Modal) *discordgo.InteractionResponseData {
 		if in.Paragraph {
 			style = discordgo.TextInputParagraph
 		}
-		rows = append(rows, discordgo.ActionsRow{Components: []discordgo.MessageComponent{
-			discordgo.TextInput{
+		rows = append(rows, &Label{
+			Label: in.Label,
+			Component: labelledTextInput{
 				CustomID:    in.CustomID,
-				Label:       in.Label,
 				Style:       style,
 				Placeholder: in.Placeholder,
 				Required:    in.Required,
 				MinLength:   in.MinLength,
 				MaxLength:   in.MaxLength,
 			},
-		}})
+		})
 	}
 	return &discordgo.InteractionResponseData{CustomID: m.CustomID, Title: m.Title, Components: rows}
 }
@@ -328,9 +343,7 @@ func modalData(m *commands.Modal) *discordgo.InteractionResponseData {
 type (
 	// noMentions marshals as {"parse":[]}: discordgo's MessageAllowedMentions
 	// always adds "replied_user":false.
-	noMentions struct {
-		Parse []discordgo.AllowedMentionType `json:"parse"`
-	}
+	noMentions struct{}
 	// messageData overrides discordgo's allowed_mentions (the shallower field
 	// wins in encoding/json) so every message parses no mentions.
 	messageData struct {
@@ -358,6 +371,9 @@ type (
 		Data modalWire                         `json:"data"`
 	}
 )
+
+// MarshalJSON returns {"parse":[]}: allowed mentions that parse nothing.
+func (noMentions) MarshalJSON() ([]byte, error) { return []byte(`{"parse":[]}`), nil }
 
 // EncodeResponse returns the JSON body Discord expects for resp, the same
 // bytes for the HTTP endpoint and the gateway's callback. A PONG (type 1) is
@@ -394,7 +410,7 @@ func EncodeResponse(resp *discordgo.InteractionResponse) ([]byte, error) {
 		if d.Components == nil {
 			d.Components = []discordgo.MessageComponent{}
 		}
-		v = messageResponse{Type: resp.Type, Data: messageData{InteractionResponseData: &d, AllowedMentions: noMentions{Parse: []discordgo.AllowedMentionType{}}}}
+		v = messageResponse{Type: resp.Type, Data: messageData{InteractionResponseData: &d, AllowedMentions: noMentions{}}}
 	}
 	b, err := json.Marshal(v)
 	if err != nil {

@@ -13,13 +13,26 @@ import (
 // the Endpoint reads a dozen fields, so it decodes only those, in one pass
 // over the body plus one over "data", into the small wire structs below, and
 // builds the *discordgo.Interaction that dispatch, RequestFrom, sendLater and
-// interactionLogger consume. The gateway still decodes with discordgo.
+// interactionLogger consume. The gateway decodes the raw data of its
+// INTERACTION_CREATE events with it too (gateway.go, onEvent).
 //
 // Every wire field has the name and Go type of the discordgo field it stands
 // for, so a body discordgo decodes is decoded here too, to the same values
 // (decode_test.go checks this against discordgo, on fixtures and by fuzzing);
 // a field that is not read here is skipped, so a body discordgo refuses only
 // for such a field (an unknown component type in "message", say) is accepted.
+//
+// Two shapes Discord sends today are decoded here ahead of discordgo v0.29,
+// which does not know them:
+//   - "channel" (a partial channel object) without "channel_id", as some
+//     libraries' fixtures carry it: ChannelID is then channel.id;
+//   - a Label (component type 18) in a modal submit, holding one component
+//     in "component": a text input (decoded as in an action row) or a select
+//     menu (types 3 and 5 to 8, whose "values" become a submittedSelect).
+//     Discord documents Label as the way to put inputs in a modal, and
+//     action rows there as deprecated; both are decoded. discordgo refuses
+//     a Label outright, so decode_test.go holds these bodies to discordgo's
+//     decoding of the same submit in the action-row shape.
 
 // wireInteraction is the part of an interaction object the Endpoint reads.
 // Data stays raw until Type is known, as discordgo does: which fields it has
@@ -31,9 +44,23 @@ type wireInteraction struct {
 	Token     string                    `json:"token"`
 	GuildID   string                    `json:"guild_id"`
 	ChannelID string                    `json:"channel_id"`
-	Member    *wireMember               `json:"member"` // nil in a DM
-	User      *wireUser                 `json:"user"`   // nil in a guild
+	Channel   json.RawMessage           `json:"channel"` // read when channel_id is missing
+	Member    *wireMember               `json:"member"`  // nil in a DM
+	User      *wireUser                 `json:"user"`    // nil in a guild
 	Data      json.RawMessage           `json:"data"`
+}
+
+// channelID returns the id of raw, a partial channel object, or "" when raw
+// is missing or not an object with a string id: discordgo does not read
+// "channel", so no shape of it may make a body undecodable.
+func channelID(raw json.RawMessage) string {
+	var c struct {
+		ID string `json:"id"`
+	}
+	if len(raw) == 0 || json.Unmarshal(raw, &c) != nil {
+		return ""
+	}
+	return c.ID
 }
 
 // wireUser is the part of a user object the Endpoint reads.
@@ -96,8 +123,12 @@ type wireModalData struct {
 // wireComponent is one component of a submitted modal, decoded by its type
 // as discordgo does: an action row (type 1) becomes a *discordgo.ActionsRow
 // holding its components, a text input (type 4) a *discordgo.TextInput with
-// its custom_id and value; any other type (which a modal submit does not
-// carry) is left nil and dropped.
+// its custom_id and value. A Label (type 18) becomes a *Label holding its
+// "component" when that is a text input or a select menu; a select menu
+// inside a Label becomes a *submittedSelect with its values. Any other
+// type, and a select menu outside a Label (where discordgo keeps no
+// values), is left nil and dropped: text displays, file uploads, radio
+// groups and checkboxes carry nothing hpkeeper's modals ask for.
 type wireComponent struct {
 	c discordgo.MessageComponent
 }
@@ -129,10 +160,65 @@ func (w *wireComponent) UnmarshalJSON(b []byte) error {
 			return err
 		}
 		w.c = &discordgo.TextInput{CustomID: in.CustomID, Value: in.Value}
+	case LabelComponent:
+		var l struct {
+			Component json.RawMessage `json:"component"`
+		}
+		if err := json.Unmarshal(b, &l); err != nil {
+			return err
+		}
+		c, err := labelled(l.Component)
+		if err != nil {
+			return err
+		}
+		w.c = nil
+		if c != nil {
+			w.c = &Label{Component: c}
+		}
 	default:
 		w.c = nil
 	}
 	return nil
+}
+
+// labelled decodes b, the "component" of a submitted Label: a text input
+// (type 4) with its custom_id and value, or a select menu (types 3, 5 to 8)
+// with its custom_id and values. It returns nil for a missing component and
+// for other types, whose fields are not looked at (a checkbox's value is a
+// boolean, say), and encoding/json's error when b, or a field it reads, is
+// malformed.
+func labelled(b json.RawMessage) (discordgo.MessageComponent, error) {
+	if len(b) == 0 {
+		return nil, nil
+	}
+	var head struct {
+		Type discordgo.ComponentType `json:"type"`
+	}
+	if err := json.Unmarshal(b, &head); err != nil {
+		return nil, err
+	}
+	switch head.Type {
+	case discordgo.TextInputComponent:
+		var in struct {
+			CustomID string `json:"custom_id"`
+			Value    string `json:"value"`
+		}
+		if err := json.Unmarshal(b, &in); err != nil {
+			return nil, err
+		}
+		return &discordgo.TextInput{CustomID: in.CustomID, Value: in.Value}, nil
+	case discordgo.SelectMenuComponent, discordgo.UserSelectMenuComponent, discordgo.RoleSelectMenuComponent,
+		discordgo.MentionableSelectMenuComponent, discordgo.ChannelSelectMenuComponent:
+		var sel struct {
+			CustomID string   `json:"custom_id"`
+			Values   []string `json:"values"`
+		}
+		if err := json.Unmarshal(b, &sel); err != nil {
+			return nil, err
+		}
+		return &submittedSelect{MenuType: head.Type, CustomID: sel.CustomID, Values: sel.Values}, nil
+	}
+	return nil, nil
 }
 
 // components returns the decoded components of ws in order, without the
@@ -149,12 +235,14 @@ func components(ws []wireComponent) []discordgo.MessageComponent {
 
 // decodeInteraction decodes body, the JSON interaction object of an HTTP
 // interactions request, into a *discordgo.Interaction carrying ID, AppID,
-// Type, Token, GuildID, ChannelID, Member (User, Nick, Permissions) or User
+// Type, Token, GuildID, ChannelID (channel.id when channel_id is missing or
+// empty), Member (User, Nick, Permissions) or User
 // (ID, Username, GlobalName), and Data typed as discordgo's
 // Interaction.UnmarshalJSON types it: ApplicationCommandInteractionData
 // (Name, Options, Resolved users, members and attachments) for types 2 and 4,
 // MessageComponentInteractionData (CustomID, ComponentType) for 3,
-// ModalSubmitInteractionData (CustomID, action rows of text inputs) for 5, and
+// ModalSubmitInteractionData (CustomID; action rows of text inputs, and
+// Labels of text inputs or select menus) for 5, and
 // nil for any other type, whose "data" is not looked at. Other fields,
 // "message" among them, are skipped.
 //
@@ -175,6 +263,9 @@ func decodeInteraction(body []byte) (*discordgo.Interaction, error) {
 		ChannelID: w.ChannelID,
 		Member:    w.Member.member(),
 		User:      w.User.user(),
+	}
+	if i.ChannelID == "" {
+		i.ChannelID = channelID(w.Channel)
 	}
 	switch w.Type {
 	case discordgo.InteractionApplicationCommand, discordgo.InteractionApplicationCommandAutocomplete:

@@ -41,6 +41,22 @@ var decodeCases = []struct{ name, body string }{
 			{"type":1,"id":1,"components":[{"type":4,"id":2,"custom_id":"heroic-action","value":"Charge!"}]},
 			{"type":1,"id":3,"components":[{"type":4,"id":4,"custom_id":"note","value":""},{"type":4,"custom_id":"extra","value":"two in a row"}]},
 			{"type":4,"custom_id":"loose","value":"outside a row"}]}}`},
+	{"modal in labels", `{"id":"31","type":5,"channel_id":"c1","user":{"id":"u1"},
+		"data":{"custom_id":"hp0:1:3:heroic","components":[
+			{"type":10,"id":1},
+			{"type":18,"id":2,"component":{"type":4,"id":3,"custom_id":"heroic-action","value":"Charge!"}},
+			{"type":18,"id":4,"component":{"type":3,"id":5,"custom_id":"pick","values":["a","b"]}},
+			{"type":18,"id":6,"component":{"type":5,"id":7,"custom_id":"who","values":["u9"]}},
+			{"type":18,"id":8,"component":{"type":3,"custom_id":"none","values":[]}},
+			{"type":18,"id":9,"component":{"type":19,"custom_id":"upload","values":["a1"]}},
+			{"type":18,"id":10,"component":{"type":23,"custom_id":"tick","value":true}},
+			{"type":18,"id":11},
+			{"type":1,"components":[{"type":4,"custom_id":"old","value":"row"}]}]}}`},
+	{"channel object only", `{"id":"32","type":2,"channel":{"id":"c7","name":"crawl","type":0},"user":{"id":"u1"},"data":{"name":"roll"}}`},
+	{"channel object and empty channel_id", `{"id":"33","type":2,"channel_id":"","channel":{"id":"c8"},"user":{"id":"u1"},"data":{"name":"roll"}}`},
+	{"channel id wins over channel object", `{"id":"34","type":2,"channel_id":"c1","channel":{"id":"c9"},"user":{"id":"u1"},"data":{"name":"roll"}}`},
+	{"channel of another shape", `{"id":"35","type":2,"channel":"c1","user":{"id":"u1"},"data":{"name":"roll"}}`},
+	{"channel with a numeric id", `{"id":"36","type":2,"channel":{"id":5},"user":{"id":"u1"},"data":{"name":"roll"}}`},
 	{"modal without components", `{"id":"19","type":5,"channel_id":"c1","user":{"id":"u1"},"data":{"custom_id":"m"}}`},
 	{"component with null data", `{"id":"20","type":3,"channel_id":"c1","user":{"id":"u1"},"data":null}`},
 	{"select menu", `{"id":"21","type":3,"channel_id":"c1","user":{"id":"u1"},"data":{"custom_id":"pick","component_type":3,"values":["a","b"],"resolved":{}}}`},
@@ -96,13 +112,83 @@ func decodeCase(t *testing.T, name string) string {
 	return ""
 }
 
-// oracleDecode decodes body as discordgo does.
+// oracleDecode decodes body as discordgo does, with the one field
+// decodeInteraction reads ahead of discordgo v0.29 (decode.go): when
+// channel_id is missing or empty, ChannelID is the id of the "channel"
+// object, when that is an object with a string id.
 func oracleDecode(body []byte) (*discordgo.Interaction, error) {
 	var i discordgo.Interaction
 	if err := json.Unmarshal(body, &i); err != nil {
 		return nil, err
 	}
+	if i.ChannelID == "" {
+		var c struct {
+			Channel struct {
+				ID string `json:"id"`
+			} `json:"channel"`
+		}
+		if json.Unmarshal(body, &c) == nil {
+			i.ChannelID = c.Channel.ID
+		}
+	}
 	return &i, nil
+}
+
+// actionRowShape rewrites a modal submit's Labels (type 18) into the older
+// shape discordgo v0.29 decodes, which decodeInteraction must read the same:
+// a Label of a text input becomes an action row holding it; a Label of a
+// select menu (types 3, 5 to 8) an action row holding a text input of the
+// same custom_id whose value is the chosen values joined by newlines (how
+// collectInputs hands them on); a Label of anything else, or of nothing,
+// is dropped. It returns body unchanged when it has no Label, and an error
+// when it is not a JSON object or a Label's select values are not strings.
+// It re-encodes the body, which hides oddities a fuzzer writes (repeated
+// keys, keys in other case): FuzzDecodeInteraction uses it only where
+// re-encoding does not change decodeInteraction's reading.
+func actionRowShape(body []byte) ([]byte, error) {
+	var m map[string]any
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	if err := dec.Decode(&m); err != nil {
+		return nil, err
+	}
+	data, _ := m["data"].(map[string]any)
+	comps, _ := data["components"].([]any)
+	if m["type"] != json.Number("5") || comps == nil {
+		return body, nil
+	}
+	out := make([]any, 0, len(comps))
+	changed := false
+	for _, c := range comps {
+		cm, _ := c.(map[string]any)
+		if cm["type"] != json.Number("18") {
+			out = append(out, c)
+			continue
+		}
+		changed = true
+		in, _ := cm["component"].(map[string]any)
+		switch in["type"] {
+		case json.Number("4"):
+			out = append(out, map[string]any{"type": 1, "components": []any{in}})
+		case json.Number("3"), json.Number("5"), json.Number("6"), json.Number("7"), json.Number("8"):
+			raw, _ := in["values"].([]any)
+			var vals []string
+			for _, v := range raw {
+				sv, ok := v.(string)
+				if !ok {
+					return nil, fmt.Errorf("select value %v is not a string", v)
+				}
+				vals = append(vals, sv)
+			}
+			out = append(out, map[string]any{"type": 1, "components": []any{map[string]any{
+				"type": 4, "custom_id": in["custom_id"], "value": strings.Join(vals, "\n")}}})
+		}
+	}
+	if !changed {
+		return body, nil
+	}
+	data["components"] = out
+	return json.Marshal(m)
 }
 
 // loggedUser is the user id interactionLogger logs for i.
@@ -150,7 +236,11 @@ func TestDecodeInteractionMatchesDiscordgo(t *testing.T) {
 	}
 	for name, body := range bodies {
 		t.Run(name, func(t *testing.T) {
-			want, err := oracleDecode(body)
+			legacy, err := actionRowShape(body)
+			if err != nil {
+				t.Fatalf("test setup: %v", err)
+			}
+			want, err := oracleDecode(legacy)
 			if err != nil {
 				t.Fatalf("test setup: discordgo cannot decode it: %v", err)
 			}
@@ -247,5 +337,37 @@ func TestDecodeInteractionRefusesMalformed(t *testing.T) {
 		if _, err := oracleDecode([]byte(body)); err == nil {
 			t.Errorf("test setup: discordgo decodes %s", body)
 		}
+	}
+}
+
+// TestDecodeModalShapes reads the same Heroic Death answer from a modal
+// submitted in Labels (as Discord documents modals now) and in action rows
+// (the older shape), and the values of select menus in Labels.
+func TestDecodeModalShapes(t *testing.T) {
+	now := time.Unix(1_800_000_000, 0)
+	for _, name := range []string{"modal_submit.json", "modal_submit_label.json"} {
+		i, err := decodeInteraction(fixtureBodies(t)[name])
+		if err != nil {
+			t.Fatalf("decodeInteraction(%s) = %v", name, err)
+		}
+		r, err := RequestFrom(i, now)
+		if err != nil {
+			t.Fatalf("RequestFrom(%s) = %v", name, err)
+		}
+		if got := r.Values["heroic-action"]; got != "Pulls the pin on the Curry Monster's grenade." || len(r.Values) != 1 {
+			t.Errorf("%s: Values = %q; want only heroic-action with the typed action", name, r.Values)
+		}
+	}
+	i, err := decodeInteraction([]byte(decodeCase(t, "modal in labels")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := RequestFrom(i, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"heroic-action": "Charge!", "pick": "a\nb", "who": "u9", "none": "", "old": "row"}
+	if !reflect.DeepEqual(r.Values, want) {
+		t.Errorf("Values = %q; want %q", r.Values, want)
 	}
 }

@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/bwmarrin/discordgo"
@@ -35,18 +34,27 @@ const ShutdownTimeout = 10 * time.Second
 // accepts only POST; reads at most MaxBodyBytes (413 beyond); answers 401 to a
 // request whose Ed25519 signature does not verify, whose timestamp is more
 // than MaxClockSkew away, or that repeats a request already accepted (the
-// same signature); 400 to a body that is not an interaction or an
+// same signature; with WithReplayStore also across restarts, see replay.go);
+// 400 to a body that is not an interaction or an
 // interaction type it does not handle; {"type":1} to a PING; and any other
-// interaction with the Handler's reply, written inline as JSON. It is safe for
-// concurrent use.
+// interaction with the Handler's reply, written inline as JSON, or, when the
+// Handler takes longer than the deferral delay (WithDeferAfter), with a
+// deferred response followed by the reply through the interaction's webhook
+// (deferred.go). It is safe for concurrent use; Wait waits for the replies
+// and files still being sent.
 type Endpoint struct {
 	h       Handler
 	key     ed25519.PublicKey
 	log     zerolog.Logger
 	now     func() time.Time
 	replays replayGuard
-	// followUps sends the files of answers (files.go).
+	// store keeps replays across a graceful restart (replay.go); nil: memory only.
+	store ReplayStore
+	// followUps sends the files of answers (files.go) and the answers that
+	// came after a deferral (deferred.go).
 	followUps followUps
+	// deferAfter is how long a handler may take before a deferred answer.
+	deferAfter time.Duration
 }
 
 // EndpointOption configures an Endpoint.
@@ -62,7 +70,8 @@ func WithClock(now func() time.Time) EndpointOption {
 // checking signatures with key, the application's public key (see
 // ParsePublicKey). It logs to log, each interaction with its interaction_id,
 // guild_id, channel_id and user_id. It returns an error when key is not an
-// Ed25519 public key or h is nil.
+// Ed25519 public key or h is nil, or when the replay store (WithReplayStore)
+// cannot be read.
 func NewEndpoint(h Handler, key ed25519.PublicKey, log zerolog.Logger, opts ...EndpointOption) (*Endpoint, error) {
 	if len(key) != ed25519.PublicKeySize {
 		return nil, fmt.Errorf("new endpoint: public key is %d bytes, want %d", len(key), ed25519.PublicKeySize)
@@ -70,9 +79,12 @@ func NewEndpoint(h Handler, key ed25519.PublicKey, log zerolog.Logger, opts ...E
 	if h == nil {
 		return nil, errors.New("new endpoint: nil handler")
 	}
-	e := &Endpoint{h: h, key: key, log: log, now: time.Now}
+	e := &Endpoint{h: h, key: key, log: log, now: time.Now, deferAfter: DefaultDeferAfter}
 	for _, o := range opts {
 		o(e)
+	}
+	if err := e.restoreReplays(); err != nil { // replay.go
+		return nil, fmt.Errorf("new endpoint: %w", err)
 	}
 	return e, nil
 }
@@ -124,9 +136,17 @@ func (e *Endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "request timestamp too far from now", http.StatusUnauthorized)
 		return
 	}
-	if !e.replays.record([16]byte(sig[:16]), stamp, e.now()) {
+	switch e.replays.record([16]byte(sig[:16]), stamp, e.now()) { // replay.go
+	case replaySeen:
 		e.log.Warn().Str("remote", r.RemoteAddr).Msg("interaction request replayed")
 		http.Error(w, "request already received", http.StatusUnauthorized)
+		return
+	case replayBeforeStart:
+		e.log.Warn().Str("remote", r.RemoteAddr).Str("timestamp", stamp).Msg("interaction request signed before an unclean restart")
+		http.Error(w, "request signed before the endpoint restarted", http.StatusUnauthorized)
+		return
+	case replayClosed:
+		http.Error(w, "shutting down", http.StatusServiceUnavailable)
 		return
 	}
 	i, err := decodeInteraction(body)
@@ -135,11 +155,15 @@ func (e *Endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "malformed interaction", http.StatusBadRequest)
 		return
 	}
-	var resp *discordgo.InteractionResponse
+	received := time.Now() // the token's life runs on the real clock
+	var (
+		resp *discordgo.InteractionResponse
+		late <-chan *discordgo.InteractionResponse
+	)
 	if i.Type == discordgo.InteractionPing {
 		resp = &discordgo.InteractionResponse{Type: discordgo.InteractionResponsePong}
 	} else {
-		resp, err = dispatch(withFilesClient(r.Context(), e.followUps.httpClient()), e.h, e.log, i, e.now())
+		resp, late, err = dispatch(withFilesClient(r.Context(), e.followUps.httpClient()), e.h, e.log, i, e.now(), e.deferAfter)
 		if err != nil {
 			ilog := interactionLogger(e.log, i)
 			ilog.Warn().Err(err).Msg("interaction not handled")
@@ -159,12 +183,28 @@ func (e *Endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Content-Length", strconv.Itoa(len(out)))
 	w.WriteHeader(http.StatusOK)
-	if _, err := w.Write(out); err != nil {
+	_, err = w.Write(out)
+	if late != nil {
+		// The handler goes on past this request: Wait (and Close) wait for
+		// it, and its answer is delivered once the deferral was written.
+		e.followUps.wg.Add(1)
+		go func(deferred bool) {
+			defer e.followUps.wg.Done()
+			if !deferred {
+				<-late
+				return
+			}
+			awaitLate(e.followUps.httpClient(), e.log, i, received, resp, late) // deferred.go
+		}(err == nil)
+	}
+	if err != nil {
 		ilog := interactionLogger(e.log, i)
 		ilog.Warn().Err(err).Msg("cannot write interaction response")
 		return
 	}
-	e.followUps.sendLater(interactionLogger(e.log, i), i, resp) // files, after the inline answer (files.go)
+	if late == nil {
+		e.followUps.sendLater(interactionLogger(e.log, i), i, resp) // files, after the inline answer (files.go)
+	}
 }
 
 // signedSizeHint caps the buffer readAfter sizes from Content-Length before
@@ -217,53 +257,6 @@ func verifySignature(key ed25519.PublicKey, sigHex, stamp string, signed []byte)
 		return sig, false
 	}
 	return sig, ed25519.Verify(key, signed, sig[:])
-}
-
-// replayGuard remembers the requests accepted while they are fresh, so the
-// same signed request is accepted once. A request is keyed by the first 16
-// bytes of its Ed25519 signature (unforgeable, so distinct requests never
-// share a key) and forgotten once its own timestamp is more than MaxClockSkew
-// old, when the freshness check refuses it anyway. At most maxReplayEntries
-// are kept (about 6 MB); past that the oldest are forgotten first, which only
-// narrows replay protection under a flood far beyond Discord's traffic. It is
-// safe for concurrent use.
-type replayGuard struct {
-	mu    sync.Mutex
-	seen  map[[16]byte]struct{}
-	order []seenSignature // in arrival order
-}
-
-// maxReplayEntries bounds the memory of replayGuard.
-const maxReplayEntries = 100_000
-
-type seenSignature struct {
-	key     [16]byte
-	expires time.Time
-}
-
-// record records the request whose decoded Ed25519 signature starts with
-// key (its first 16 bytes), signed with timestamp ts (Unix seconds), as
-// accepted at now, and reports whether it was not seen before.
-func (g *replayGuard) record(key [16]byte, ts string, now time.Time) bool {
-	sec, _ := strconv.ParseInt(strings.TrimSpace(ts), 10, 64)
-	expires := time.Unix(sec, 0).Add(MaxClockSkew)
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.seen == nil {
-		g.seen = map[[16]byte]struct{}{}
-	}
-	n := 0
-	for n < len(g.order) && (now.After(g.order[n].expires) || len(g.order)-n >= maxReplayEntries) {
-		delete(g.seen, g.order[n].key)
-		n++
-	}
-	g.order = g.order[n:] // append reallocates, dropping the forgotten prefix
-	if _, dup := g.seen[key]; dup {
-		return false
-	}
-	g.seen[key] = struct{}{}
-	g.order = append(g.order, seenSignature{key, expires})
-	return true
 }
 
 // fresh reports whether ts, Unix seconds, is within MaxClockSkew of now.

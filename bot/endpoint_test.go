@@ -34,7 +34,7 @@ const (
 // endpointServer starts an Endpoint over h on loopback with a fixed clock.
 func endpointServer(t *testing.T, h Handler, kp keyPair, now time.Time, log zerolog.Logger) *httptest.Server {
 	t.Helper()
-	ep, err := NewEndpoint(h, kp.pub, log, WithClock(func() time.Time { return now }))
+	ep, err := NewEndpoint(h, kp.pub, log, WithClock(func() time.Time { return now }), WithFilesClient(offline))
 	if err != nil {
 		t.Fatalf("NewEndpoint = %v", err)
 	}
@@ -133,8 +133,16 @@ func TestEndpointEndToEnd(t *testing.T) {
 			t.Errorf("%d scripted dice left; want all 3 rolled", n)
 		}
 	})
-	t.Run("zero HP choice with buttons and modal", func(t *testing.T) {
-		w := message(t, "damage", fixture(t, "damage.json"), 4)
+	// rename puts another character in the fixtures, which name Lister.
+	rename := func(b []byte, name string) []byte { return bytes.ReplaceAll(b, []byte("Lister"), []byte(name)) }
+	// heroicDeath takes name to 0 HP, presses Heroic Death, checks that the
+	// modal is built with Labels, and submits the heroic action with the
+	// modal fixture given, in the shape it holds.
+	heroicDeath := func(t *testing.T, name, modalFixture string) {
+		if name != "Lister" {
+			message(t, "char_create "+name, rename(fixture(t, "char_create.json"), name), 4)
+		}
+		w := message(t, "damage "+name, rename(fixture(t, "damage.json"), name), 4)
 		ids := map[string]string{}
 		for _, row := range w.Data.Components {
 			for _, b := range row.Components {
@@ -154,26 +162,34 @@ func TestEndpointEndToEnd(t *testing.T) {
 		if m.Data.Title != "Heroic Death" || m.Data.CustomID == "" {
 			t.Fatalf("button reply title %q custom_id %q; want the Heroic Death modal", m.Data.Title, m.Data.CustomID)
 		}
-		submit := bytes.ReplaceAll(fixture(t, "modal_submit.json"), []byte("{{custom_id}}"), []byte(m.Data.CustomID))
-		r := message(t, "modal_submit", submit, 4, 7)
-		if !strings.Contains(r.text(), "Lister") || !strings.Contains(r.text(), "Curry Monster") {
-			t.Errorf("modal reply %q; want Lister's heroic action", r.text())
+		if in := m.modalInputs(); len(in) != 1 || in[0] != "heroic-action" {
+			t.Errorf("Heroic Death modal inputs %v; want heroic-action alone in a Label", in)
+		}
+		submit := bytes.ReplaceAll(fixture(t, modalFixture), []byte("{{custom_id}}"), []byte(m.Data.CustomID))
+		r := message(t, modalFixture, submit, 4, 7)
+		if !strings.Contains(r.text(), name) || !strings.Contains(r.text(), "Curry Monster") {
+			t.Errorf("modal reply %q; want %s's heroic action", r.text(), name)
 		}
 		// Heroic Death: after the action, the character is dead.
-		if !strings.Contains(r.text(), "Lister** is dead") {
-			t.Errorf("modal reply %q; want Lister dead after the Heroic Death", r.text())
+		if !strings.Contains(r.text(), name+"** is dead") {
+			t.Errorf("modal reply %q; want %s dead after the Heroic Death", r.text(), name)
 		}
 		// A press on the now stale message is refused, ephemerally.
 		stale := message(t, "component_button stale", bytes.ReplaceAll(press, []byte(heroic), []byte(ids["Stay Up"])), 4)
 		if stale.Data.Flags&64 == 0 || !strings.Contains(stale.text(), "already chosen") {
 			t.Errorf("stale press %q (flags %d); want an ephemeral already chosen", stale.text(), stale.Data.Flags)
 		}
+	}
+	t.Run("zero HP choice with buttons and modal", func(t *testing.T) {
+		// Both shapes of a submitted modal complete a Heroic Death: inputs
+		// in action rows, and in Labels as Discord documents modals now.
+		t.Run("action rows", func(t *testing.T) { heroicDeath(t, "Lister", "modal_submit.json") })
+		t.Run("labels", func(t *testing.T) { heroicDeath(t, "Holly", "modal_submit_label.json") })
 
-		// Stay Up, through the same payloads for a second character.
-		rename := func(b []byte) []byte { return bytes.ReplaceAll(b, []byte("Lister"), []byte("Kryten")) }
-		message(t, "char_create Kryten", rename(fixture(t, "char_create.json")), 4)
-		w = message(t, "damage Kryten", rename(fixture(t, "damage.json")), 4)
-		ids = map[string]string{}
+		// Stay Up, through the same payloads for a third character.
+		message(t, "char_create Kryten", rename(fixture(t, "char_create.json"), "Kryten"), 4)
+		w := message(t, "damage Kryten", rename(fixture(t, "damage.json"), "Kryten"), 4)
+		ids := map[string]string{}
 		for _, row := range w.Data.Components {
 			for _, b := range row.Components {
 				ids[b.Label] = b.CustomID
@@ -505,10 +521,10 @@ func TestReplayGuardBounded(t *testing.T) {
 		binary.BigEndian.PutUint64(key[8:], uint64(i))
 		return key
 	}
-	if !g.record(sig(1), ts, now) || g.record(sig(1), ts, now) {
+	if g.record(sig(1), ts, now) != replayNew || g.record(sig(1), ts, now) != replaySeen {
 		t.Fatal("a signature must be accepted once, then refused")
 	}
-	if !g.record(sig(1), ts, now.Add(MaxClockSkew+time.Second)) {
+	if g.record(sig(1), ts, now.Add(MaxClockSkew+time.Second)) != replayNew {
 		t.Error("a signature whose timestamp went stale is forgotten (the freshness check refuses it anyway)")
 	}
 	for i := 0; i < maxReplayEntries+500; i++ {
@@ -516,5 +532,38 @@ func TestReplayGuardBounded(t *testing.T) {
 	}
 	if n := len(g.seen); n > maxReplayEntries {
 		t.Errorf("guard holds %d entries; want at most %d", n, maxReplayEntries)
+	}
+}
+
+// TestEndpointChannelObjectOnly: a payload with "channel" but no
+// "channel_id" (as some libraries' fixtures carry it) reaches the table of
+// channel.id, for a command and for autocomplete.
+func TestEndpointChannelObjectOnly(t *testing.T) {
+	svc, db := openService(t, filepath.Join(t.TempDir(), "hpkeeper.db"), dice.NewQueue(nil))
+	defer db.Close()
+	kp := newKeyPair(t)
+	now := time.Now()
+	var logs syncBuffer
+	srv := endpointServer(t, svc, kp, now, zerolog.New(&logs))
+	post := func(name string) wireResponse {
+		t.Helper()
+		status, b := do(t, srv.Client(), kp.signedRequest(t, srv.URL, fixture(t, name), now))
+		if status != http.StatusOK {
+			t.Fatalf("POST %s: %d %s", name, status, b)
+		}
+		return decodeWire(t, b)
+	}
+	post("table_setup.json")
+	post("char_create.json")
+	w := post("autocomplete_channel_only.json")
+	if w.Type != 8 || len(w.Data.Choices) != 1 || w.Data.Choices[0].Name != "Lister" {
+		t.Errorf("autocomplete without channel_id: %+v; want the choice Lister", w.Data)
+	}
+	w = post("damage_channel_only.json")
+	if w.Type != 4 || w.Data.Flags&64 != 0 || !strings.Contains(w.text(), "**Lister** takes 1 damage") {
+		t.Errorf("damage without channel_id: %q (flags %d); want Lister taking 1 damage in public", w.text(), w.Data.Flags)
+	}
+	if l := logs.String(); strings.Contains(l, "empty channel id") || strings.Contains(l, `"level":"error"`) {
+		t.Errorf("log has an error: %s", l)
 	}
 }

@@ -181,14 +181,13 @@ func (f *followUps) sendLater(log zerolog.Logger, i *discordgo.Interaction, resp
 }
 
 // sendFollowUp posts files as a follow-up message of interaction i through
-// its webhook, retrying while Discord does not know the interaction yet (404)
-// or fails (5xx, network).
+// its webhook (see webhookCall for the retries).
 func sendFollowUp(ctx context.Context, c *http.Client, i *discordgo.Interaction, files []fileData, ephemeral bool) error {
-	msg := map[string]any{"content": "", "allowed_mentions": map[string]any{"parse": []string{}}}
+	var flags discordgo.MessageFlags
 	if ephemeral {
-		msg["flags"] = discordgo.MessageFlagsEphemeral
+		flags = discordgo.MessageFlagsEphemeral
 	}
-	payload, err := json.Marshal(msg)
+	payload, err := json.Marshal(webhookMessage{Embeds: []*discordgo.MessageEmbed{}, Components: []discordgo.MessageComponent{}, Flags: flags})
 	if err != nil {
 		return err
 	}
@@ -196,37 +195,64 @@ func sendFollowUp(ctx context.Context, c *http.Client, i *discordgo.Interaction,
 	if err != nil {
 		return err
 	}
-	endpoint := discordgo.EndpointWebhookToken(i.AppID, i.Token)
+	return webhookCall(ctx, c, http.MethodPost, discordgo.EndpointWebhookToken(i.AppID, i.Token), ct, body)
+}
+
+// webhookMessage is the JSON body of a message sent or edited through an
+// interaction's webhook (follow-ups, edits of the original response): it
+// never parses mentions. Flags is omitted when 0 (an edit may not set
+// ephemeral).
+type webhookMessage struct {
+	Content         string                       `json:"content"`
+	Embeds          []*discordgo.MessageEmbed    `json:"embeds"`
+	Components      []discordgo.MessageComponent `json:"components"`
+	AllowedMentions noMentions                   `json:"allowed_mentions"`
+	Flags           discordgo.MessageFlags       `json:"flags,omitempty"`
+}
+
+// webhookCall sends one request to an interaction's webhook (the token in
+// endpoint authorises it; no bot token is sent): method with body of type ct
+// (none when body is nil). It retries, up to followUpAttempts in all with
+// growing pauses, while Discord does not know the interaction yet (404: it
+// may not have read the first answer) or fails (5xx, network), and returns
+// the last error, which names no token.
+func webhookCall(ctx context.Context, c *http.Client, method, endpoint, ct string, body []byte) error {
 	wait := 250 * time.Millisecond
 	for attempt := 1; ; attempt++ {
-		retry, err := postOnce(ctx, c, endpoint, ct, body)
+		retry, err := webhookOnce(ctx, c, method, endpoint, ct, body)
 		if err == nil || !retry || attempt == followUpAttempts {
 			return err
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("follow-up: %w", ctx.Err())
+			return fmt.Errorf("webhook %s: %w", method, ctx.Err())
 		case <-time.After(wait):
 		}
 		wait *= 2
 	}
 }
 
-func postOnce(ctx context.Context, c *http.Client, endpoint, ct string, body []byte) (retry bool, err error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, bytes.NewReader(body))
-	if err != nil {
-		return false, fmt.Errorf("follow-up: %w", redactErr(err))
+func webhookOnce(ctx context.Context, c *http.Client, method, endpoint, ct string, body []byte) (retry bool, err error) {
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
 	}
-	req.Header.Set("Content-Type", ct)
+	req, err := http.NewRequestWithContext(ctx, method, endpoint, rd)
+	if err != nil {
+		return false, fmt.Errorf("webhook %s: %w", method, redactErr(err))
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", ct)
+	}
 	res, err := c.Do(req)
 	if err != nil {
-		return true, fmt.Errorf("follow-up: %w", redactErr(err))
+		return true, fmt.Errorf("webhook %s: %w", method, redactErr(err))
 	}
 	defer res.Body.Close()
 	if res.StatusCode >= 300 {
 		msg, _ := io.ReadAll(io.LimitReader(res.Body, 512))
 		return res.StatusCode == http.StatusNotFound || res.StatusCode >= 500,
-			fmt.Errorf("follow-up: HTTP %d: %s", res.StatusCode, bytes.TrimSpace(msg))
+			fmt.Errorf("webhook %s: HTTP %d: %s", method, res.StatusCode, bytes.TrimSpace(msg))
 	}
 	return false, nil
 }

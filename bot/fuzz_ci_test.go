@@ -1,10 +1,14 @@
 package bot
 
 import (
+	"bytes"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 )
@@ -17,6 +21,7 @@ var fuzzTargets = []struct{ pkg, name string }{
 	{"./rules/dice", "FuzzParse"},
 	{"./commands", "FuzzParseStats"},
 	{"./cmd/hpkeeper/console", "FuzzParseLine"},
+	{"./cmd/hpkeeper/console", "FuzzPlainEscape"},
 	{"./bot", "FuzzInteraction"},
 	{"./bot", "FuzzRoute"},
 	{"./bot", "FuzzDecodeInteraction"},
@@ -52,5 +57,59 @@ func TestFuzzBriefly(t *testing.T) {
 			}
 			t.Logf("%s fuzzed for %s (%v with the build)", ft.name, fuzztime, time.Since(start).Round(time.Second))
 		})
+	}
+}
+
+// fuzzFunc matches the declaration of a native fuzz target.
+var fuzzFunc = regexp.MustCompile(`(?m)^func (Fuzz\w+)\(\w+ \*testing\.F\)`)
+
+// TestFuzzTargetsListed checks that fuzzTargets names every fuzz target of
+// the module, in its package, and that SECURITY.md lists each one.
+func TestFuzzTargetsListed(t *testing.T) {
+	found := map[string]string{} // target → package
+	err := filepath.WalkDir("..", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".")) && path != ".." {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for _, m := range fuzzFunc.FindAllSubmatch(b, -1) {
+			found[string(m[1])] = "./" + filepath.ToSlash(filepath.Dir(strings.TrimPrefix(path, ".."+string(filepath.Separator))))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	listed := map[string]string{}
+	for _, ft := range fuzzTargets {
+		listed[ft.name] = ft.pkg
+	}
+	for name, pkg := range found {
+		if listed[name] != pkg {
+			t.Errorf("fuzz target %s in %s is not in fuzzTargets (listed: %q)", name, pkg, listed[name])
+		}
+	}
+	for name := range listed {
+		if found[name] == "" {
+			t.Errorf("fuzzTargets lists %s, which no test file declares", name)
+		}
+	}
+	sec, err := os.ReadFile(filepath.Join("..", "SECURITY.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name := range found {
+		if !bytes.Contains(sec, []byte("`"+name+"`")) {
+			t.Errorf("SECURITY.md does not list the fuzz target `%s`", name)
+		}
 	}
 }

@@ -76,7 +76,9 @@ func NewSession(token string, log zerolog.Logger, opts ...SessionOption) (*disco
 }
 
 // RunGateway connects to Discord's gateway with the bot token and answers
-// every interaction it receives with h, through the interaction callback, until
+// every interaction it receives with h, through the interaction callback (a
+// deferred response first when h takes longer than DefaultDeferAfter, then
+// the answer through the interaction's webhook: deferred.go), until
 // ctx is cancelled; then it closes the session (which takes about a second)
 // and waits for the interactions in flight to be answered, so the caller may
 // close the database after it returns. Handler panics are recovered, logged
@@ -92,8 +94,8 @@ func RunGateway(ctx context.Context, token string, h Handler, log zerolog.Logger
 	if err != nil {
 		return fmt.Errorf("run gateway: %w", err)
 	}
-	g := &gateway{h: h, log: log, base: context.WithoutCancel(ctx)}
-	s.AddHandler(g.onInteraction)
+	g := &gateway{h: h, log: log, base: context.WithoutCancel(ctx), deferAfter: DefaultDeferAfter}
+	s.AddHandler(g.onEvent)
 	s.AddHandler(func(_ *discordgo.Session, r *discordgo.Ready) {
 		ev := log.Info().Int("guilds", len(r.Guilds))
 		if r.User != nil {
@@ -121,6 +123,8 @@ type gateway struct {
 	h    Handler
 	log  zerolog.Logger
 	base context.Context
+	// deferAfter is how long a handler may take before a deferred answer.
+	deferAfter time.Duration
 
 	mu      sync.Mutex
 	stopped bool
@@ -145,30 +149,57 @@ func (g *gateway) stop() {
 	g.mu.Unlock()
 }
 
+// interactionCreate is the gateway event that carries an interaction.
+const interactionCreate = "INTERACTION_CREATE"
+
+// onEvent answers the interaction of an INTERACTION_CREATE event, decoding
+// its raw data with decodeInteraction, as the HTTP endpoint does: discordgo's
+// own decoding of the event fails on shapes Discord sends today (a modal
+// submitted in Labels; see decode.go) and leaves the interaction without its
+// data. Other events are ignored.
+func (g *gateway) onEvent(s *discordgo.Session, e *discordgo.Event) {
+	if e == nil || e.Type != interactionCreate {
+		return
+	}
+	i, err := decodeInteraction(e.RawData)
+	if err != nil {
+		g.log.Warn().Err(err).Msg("undecodable interaction")
+		return
+	}
+	g.onInteraction(s, i)
+}
+
 // onInteraction answers one interaction. discordgo runs it on its own
 // goroutine and has no recover: a panic here must not escape.
-func (g *gateway) onInteraction(s *discordgo.Session, ic *discordgo.InteractionCreate) {
-	if ic == nil || ic.Interaction == nil {
+func (g *gateway) onInteraction(s *discordgo.Session, i *discordgo.Interaction) {
+	if i == nil {
 		return
 	}
 	if !g.enter() {
 		return
 	}
 	defer g.wg.Done()
-	i := ic.Interaction
 	ilog := interactionLogger(g.log, i)
 	defer func() {
 		if p := recover(); p != nil {
 			ilog.Error().Str("panic", fmt.Sprint(p)).Str("stack", string(debug.Stack())).Msg("gateway interaction panicked")
 		}
 	}()
-	resp, err := dispatch(withFilesClient(g.base, s.Client), g.h, g.log, i, time.Now())
+	received := time.Now()
+	resp, late, err := dispatch(withFilesClient(g.base, s.Client), g.h, g.log, i, received, g.deferAfter)
 	if err != nil {
 		ilog.Warn().Err(err).Msg("interaction not handled")
 		return
 	}
 	if err := respond(g.base, s, i, resp); err != nil {
 		ilog.Error().Err(err).Msg("cannot answer interaction")
+		if late != nil {
+			<-late // the handler goes on: wait for it before the database may close
+		}
+		return
+	}
+	if late != nil {
+		awaitLate(s.Client, g.log, i, received, resp, late) // deferred.go
 	}
 }
 
@@ -262,6 +293,12 @@ func discordgoLog(level, caller int, format string, args ...any) {
 		ev = l.Debug()
 	default:
 		ev = l.Trace()
+	}
+	if level == discordgo.LogError && strings.HasPrefix(format, "error unmarshalling %s event") &&
+		len(args) > 0 && args[0] == interactionCreate {
+		// onEvent decodes interactions itself, including the shapes
+		// discordgo cannot (a modal submitted in Labels).
+		ev = l.Debug()
 	}
 	if ev == nil { // level disabled
 		return

@@ -1,6 +1,7 @@
 package bot
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -115,6 +116,24 @@ func (f *fakeDiscord) gateway(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// collect returns the first n interaction callbacks by interaction id,
+// failing the test when RunGateway returns (done) first or 5 s pass.
+func (f *fakeDiscord) collect(n int, done <-chan error) map[string]callback {
+	f.t.Helper()
+	got := map[string]callback{}
+	for len(got) < n {
+		select {
+		case c := <-f.callbacks:
+			got[c.id] = c
+		case err := <-done:
+			f.t.Fatalf("RunGateway returned %v before answering", err)
+		case <-time.After(5 * time.Second):
+			f.t.Fatalf("got %d interaction callbacks within 5 s; want %d", len(got), n)
+		}
+	}
+	return got
+}
+
 // dialer dials only the fake server, whatever address it is asked for.
 func (f *fakeDiscord) dialer() *websocket.Dialer {
 	addr := f.srv.Listener.Addr().String()
@@ -166,17 +185,7 @@ func TestGatewayEndToEnd(t *testing.T) {
 		t.Fatal("no IDENTIFY within 5 s")
 	}
 
-	got := map[string]callback{}
-	for len(got) < 2 {
-		select {
-		case c := <-fake.callbacks:
-			got[c.id] = c
-		case err := <-done:
-			t.Fatalf("RunGateway returned %v before answering", err)
-		case <-time.After(5 * time.Second):
-			t.Fatalf("got %d interaction callbacks within 5 s; want 2", len(got))
-		}
-	}
+	got := fake.collect(2, done)
 
 	roll, ok := got["1311000000000010008"]
 	if !ok {
@@ -284,5 +293,45 @@ func TestRedact(t *testing.T) {
 		if got := redact(tt.in); got != tt.want {
 			t.Errorf("redact(%q) = %q; want %q", tt.in, got, tt.want)
 		}
+	}
+}
+
+// TestGatewayDecodesTodaysShapes: over the gateway too, a Heroic Death
+// modal submitted in Labels completes the choice, and an autocomplete
+// without channel_id reaches the table of channel.id.
+func TestGatewayDecodesTodaysShapes(t *testing.T) {
+	svc, db := openService(t, filepath.Join(t.TempDir(), "hpkeeper.db"), dice.NewQueue(nil))
+	defer db.Close()
+	ctx := context.Background()
+	for _, name := range []string{"table_setup.json", "char_create.json", "damage.json"} {
+		i := decodeFixture(t, name)
+		r, err := RequestFrom(i, time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp := svc.Handle(ctx, r); resp.Ephemeral {
+			t.Fatalf("setup %s: %+v", name, resp)
+		}
+	}
+	submit := bytes.ReplaceAll(fixture(t, "modal_submit_label.json"), []byte("{{custom_id}}"), []byte("hp0:1:3:action"))
+	fake := newFakeDiscord(t, submit, fixture(t, "autocomplete_channel_only.json"))
+	var logs syncBuffer
+	gctx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() {
+		done <- RunGateway(gctx, "test-token", svc, zerolog.New(&logs).Level(zerolog.InfoLevel),
+			WithHTTPClient(loopbackClient(t, fake.srv.URL)), WithDialer(fake.dialer()))
+	}()
+	got := fake.collect(2, done)
+	cancel()
+	<-done
+	if w := decodeWire(t, got["1311000000000010009"].body); w.Type != 7 || !strings.Contains(w.text(), "**Lister** is dead") {
+		t.Errorf("Label modal submit over the gateway: %s; want the message updated with Lister dead", got["1311000000000010009"].body)
+	}
+	if w := decodeWire(t, got["1311000000000010010"].body); w.Type != 8 || len(w.Data.Choices) != 1 || w.Data.Choices[0].Name != "Lister" {
+		t.Errorf("autocomplete without channel_id over the gateway: %s; want the choice Lister", got["1311000000000010010"].body)
+	}
+	if l := logs.String(); strings.Contains(l, `"level":"error"`) {
+		t.Errorf("an error was logged (discordgo's own decoding of the Label submit should not be):\n%s", l)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/url"
@@ -64,7 +65,7 @@ func testLogger(t *testing.T) zerolog.Logger {
 
 // openService opens (or reopens) the bbolt file at path and returns a service
 // rolling with src (seeded random dice when nil). The caller closes the db.
-func openService(t *testing.T, path string, src dice.Source) (*commands.Service, *storage.DB) {
+func openService(t testing.TB, path string, src dice.Source) (*commands.Service, *storage.DB) {
 	t.Helper()
 	db, err := storage.Open(path, storage.Options{Timeout: time.Second})
 	if err != nil {
@@ -133,7 +134,15 @@ type wireResponse struct {
 			Parse []string `json:"parse"`
 		} `json:"allowed_mentions"`
 		Components []struct {
-			Type       int `json:"type"`
+			Type int `json:"type"`
+			// Label and Component are a Label's (type 18, in a modal).
+			Label     string `json:"label"`
+			Component *struct {
+				Type     int     `json:"type"`
+				CustomID string  `json:"custom_id"`
+				Label    *string `json:"label"`
+				Style    int     `json:"style"`
+			} `json:"component"`
 			Components []struct {
 				Type     int    `json:"type"`
 				Label    string `json:"label"`
@@ -149,6 +158,23 @@ type wireResponse struct {
 		CustomID string `json:"custom_id"`
 		Title    string `json:"title"`
 	} `json:"data"`
+}
+
+// modalInputs returns the custom_ids of a modal's text inputs, each of
+// which must sit alone in a Label without a label of its own (as Discord
+// documents modals now); nil for a modal of another shape.
+func (w wireResponse) modalInputs() []string {
+	if w.Type != 9 || w.Data == nil {
+		return nil
+	}
+	var ids []string
+	for _, c := range w.Data.Components {
+		if c.Type != 18 || c.Label == "" || c.Component == nil || c.Component.Type != 4 || c.Component.Label != nil {
+			return nil
+		}
+		ids = append(ids, c.Component.CustomID)
+	}
+	return ids
 }
 
 func decodeWire(t *testing.T, b []byte) wireResponse {
@@ -200,6 +226,17 @@ func wantNoMentions(t *testing.T, b []byte) {
 		t.Errorf("response %s lacks \"allowed_mentions\":{\"parse\":[]}", b)
 	}
 }
+
+// offline is the HTTP client of test endpoints that fake no Discord: every
+// request fails at once, so a follow-up or a deferred answer never leaves
+// the machine.
+var offline = &http.Client{Transport: roundTripFunc(func(r *http.Request) (*http.Response, error) {
+	return nil, errors.New("tests reach no host beyond loopback")
+})}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
 // rewriteTransport sends every request to one loopback server, whatever host
 // discordgo's endpoint constants name.

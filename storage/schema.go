@@ -14,6 +14,9 @@ import (
 //
 //	meta/                       bucket
 //	  schema                    schema version, decimal ASCII ("2")
+//	  replay-guard              the HTTP endpoint's replay guard, saved at a graceful
+//	                            stop, taken at the next start (bot's own encoding);
+//	                            empty in a new file, which nothing was served from
 //	tables/                     bucket
 //	  <channel id>/             one nested bucket per Discord channel (a "table")
 //	    table                   Table as JSON; absent until /table setup (or after its undo)
@@ -24,9 +27,11 @@ import (
 //	    events/                 nested bucket; its sequence assigns event seqs
 //	      <8-byte BE seq>       Event: 0x01 + S2-compressed JSON (schema 1: plain JSON)
 var (
-	bucketMeta   = []byte("meta")
-	keySchema    = []byte("schema")
-	bucketTables = []byte("tables")
+	bucketMeta = []byte("meta")
+	keySchema  = []byte("schema")
+	// keyReplayGuard needs no schema step: older programs ignore it.
+	keyReplayGuard = []byte("replay-guard")
+	bucketTables   = []byte("tables")
 
 	keyTable     = []byte("table")
 	bucketChars  = []byte("chars")
@@ -83,6 +88,13 @@ func migrate(tx *bolt.Tx) error {
 	if current > SchemaVersion {
 		return fmt.Errorf("file has schema version %d, this program knows up to %d: %w",
 			current, SchemaVersion, ErrSchemaTooNew)
+	}
+	if current == 0 {
+		// A new file: no request was ever accepted against it, which the
+		// endpoint's replay guard reads from an empty saved state.
+		if err := meta.Put(keyReplayGuard, []byte{}); err != nil {
+			return fmt.Errorf("mark a new file: %w", err)
+		}
 	}
 	for _, m := range migrations {
 		if m.version <= current {

@@ -101,8 +101,10 @@ func (a *App) Run(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		return a.withService(func(svc *commands.Service) error {
-			ep, err := bot.NewEndpoint(svc, key, a.Log)
+		return a.withService(func(svc *commands.Service, db *storage.DB) error {
+			// The replay guard survives a graceful restart in the database
+			// and a crash by its start rule (bot/replay.go).
+			ep, err := bot.NewEndpoint(svc, key, a.Log, bot.WithReplayStore(db))
 			if err != nil {
 				return err
 			}
@@ -113,13 +115,15 @@ func (a *App) Run(ctx context.Context) error {
 				return fmt.Errorf("listen on %s: %w", a.Config.HTTP.Listen, err)
 			}
 			a.Log.Info().Str("listen", ln.Addr().String()).Str("db", a.Config.Storage.Path).Msg("serving the interactions endpoint")
-			return bot.ServeListener(ctx, ln, ep)
+			err = bot.ServeListener(ctx, ln, ep)
+			// Deferred answers still use the database; then the guard is saved.
+			return errors.Join(err, ep.Close())
 		})
 	case "run":
 		if a.Config.Discord.Token == "" {
 			return errors.New("no bot token: set DISCORD_TOKEN (or discord.token in the config)")
 		}
-		return a.withService(func(svc *commands.Service) error {
+		return a.withService(func(svc *commands.Service, _ *storage.DB) error {
 			a.Log.Info().Str("db", a.Config.Storage.Path).Msg("connecting to the Discord gateway")
 			return bot.RunGateway(ctx, a.Config.Discord.Token, svc, a.Log)
 		})
@@ -127,9 +131,9 @@ func (a *App) Run(ctx context.Context) error {
 	return fmt.Errorf("unknown mode %q", a.Mode)
 }
 
-// withService opens the database, runs fn with a service over it, and closes
-// the database when fn returns.
-func (a *App) withService(fn func(*commands.Service) error) error {
+// withService opens the database, runs fn with a service over it (and the
+// database itself), and closes the database when fn returns.
+func (a *App) withService(fn func(*commands.Service, *storage.DB) error) error {
 	timeout, err := time.ParseDuration(a.Config.Storage.LockTimeout)
 	if err != nil || timeout <= 0 {
 		return fmt.Errorf("storage.lock_timeout %q is not a positive duration", a.Config.Storage.LockTimeout)
@@ -140,7 +144,7 @@ func (a *App) withService(fn func(*commands.Service) error) error {
 	}
 	svc := commands.New(db, dice.Random(), systems...)
 	trk := a.wireTracker(svc)
-	runErr := fn(svc)
+	runErr := fn(svc, db)
 	if trk != nil {
 		trk.Wait()
 	}

@@ -11,6 +11,7 @@ import (
 	"io"
 	"math"
 	"net"
+	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
@@ -225,6 +226,15 @@ func loopbackDialer() func(ctx context.Context, network, addr string) (net.Conn,
 	}
 }
 
+// benchOfflineProxy is the proxy of every request the server under test
+// makes to Discord (the webhook call of an answer deferred past
+// bot.DefaultDeferAfter): a loopback port where nothing listens, so a
+// benchmark never reaches Discord; such a reply counts with the deferral's
+// latency, which is what a player would wait.
+const benchOfflineProxy = "http://127.0.0.1:9"
+
+var offlineURL, _ = url.Parse(benchOfflineProxy)
+
 // server is the hpkeeper serve under test.
 type server struct {
 	url  string
@@ -348,7 +358,8 @@ func startServer(ctx context.Context, cfg *benchConfig, dir string, pub ed25519.
 		if cfg.verbose {
 			log = zerolog.New(stderr).Level(zerolog.InfoLevel)
 		}
-		ep, err := bot.NewEndpoint(commands.New(db, dice.Random(), systems...), pub, log)
+		ep, err := bot.NewEndpoint(commands.New(db, dice.Random(), systems...), pub, log,
+			bot.WithFilesClient(&http.Client{Transport: &http.Transport{Proxy: http.ProxyURL(offlineURL)}}))
 		if err != nil {
 			db.Close()
 			return nil, err
@@ -379,7 +390,8 @@ func startServer(ctx context.Context, cfg *benchConfig, dir string, pub ed25519.
 	addr := ln.Addr().String()
 	ln.Close()
 	cmd := exec.Command(exe, "serve", "--db", dbPath, "--listen", addr)
-	cmd.Env = []string{"DISCORD_PUBLIC_KEY=" + hex.EncodeToString(pub), "PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}
+	cmd.Env = []string{"DISCORD_PUBLIC_KEY=" + hex.EncodeToString(pub), "PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"),
+		"HTTPS_PROXY=" + benchOfflineProxy, "HTTP_PROXY=" + benchOfflineProxy}
 	if v := os.Getenv("GOMAXPROCS"); v != "" {
 		cmd.Env = append(cmd.Env, "GOMAXPROCS="+v)
 	}

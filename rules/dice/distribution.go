@@ -15,6 +15,15 @@ import (
 // fail is a term keeping many dice of many sides, such as 100d1000kh50.
 var ErrTooComplex = errors.New("too complex to work out exactly")
 
+// ErrTooManyTotals is returned (wrapped, naming the expression, its number
+// of possible totals and the limit) by Expr.DistributionLimit when the
+// expression can roll more different totals than the caller's limit. The
+// check counts the totals from the terms alone (Expr.Totals), so the refusal
+// costs no computing: 100d1000, with 99,901 totals, is refused in about a
+// microsecond (BenchmarkDistributionLimitRefuses100d1000) instead of the
+// 0.4 s its counting takes.
+var ErrTooManyTotals = errors.New("too many possible totals")
+
 // MaxWork bounds the work of Expr.Distribution, in steps of adding one count
 // of up to 64 bits into another (math/big counts cost a step per 64 bits
 // and two more). It keeps the worst case to about a second; 100d1000 takes
@@ -159,6 +168,34 @@ func (e Expr) Distribution() (Distribution, error) {
 		d.min, d.large = compute[bignum](e)
 	}
 	return d, nil
+}
+
+// Totals returns how many different totals e can roll, Max − Min + 1: the
+// length of its Distribution. Every total in between is rolled by some
+// outcome (each term's values are consecutive integers). It takes time
+// linear in the number of terms, computes no distribution and suits a check
+// before Distribution; it is 0 for an invalid Expr with no terms.
+func (e Expr) Totals() int {
+	if len(e.Terms) == 0 {
+		return 0
+	}
+	return e.Max() - e.Min() + 1
+}
+
+// DistributionLimit is Distribution for a caller that can use at most
+// maxTotals different totals (a chart, a table): when e can roll more, it
+// returns an error wrapping ErrTooManyTotals, e.g. `"100d1000": 99901
+// possible totals, more than 60: too many possible totals`, before anything
+// is computed. Otherwise it returns what Distribution returns (ErrTooComplex
+// included); an invalid Expr gets Validate's *ParseError first.
+func (e Expr) DistributionLimit(maxTotals int) (Distribution, error) {
+	if err := e.Validate(); err != nil {
+		return Distribution{}, err
+	}
+	if n := e.Totals(); n > maxTotals {
+		return Distribution{}, fmt.Errorf("%q: %d possible totals, more than %d: %w", e.String(), n, maxTotals, ErrTooManyTotals)
+	}
+	return e.Distribution()
 }
 
 // work estimates the steps compute takes for e, counting one per count

@@ -413,3 +413,85 @@ func TestDistributionTooComplex(t *testing.T) {
 		}
 	}
 }
+
+func TestDistributionLimit(t *testing.T) {
+	tests := []struct {
+		expr   string
+		limit  int
+		totals int
+		ok     bool
+	}{
+		{"2d6", 11, 11, true},
+		{"2d6", 10, 11, false},
+		{"3d6dh1+2", 11, 11, true},
+		{"4dF", 9, 9, true},
+		{"1d20-1d4", 60, 23, true},
+		{"7", 1, 1, true},
+		{"100d1000", 60, 99_901, false},
+		{"100d1000kh50", 60, 49_951, false}, // refused for its totals before ErrTooComplex
+	}
+	for _, tt := range tests {
+		e := MustParse(tt.expr)
+		if n := e.Totals(); n != tt.totals {
+			t.Errorf("%s.Totals() = %d; want %d", tt.expr, n, tt.totals)
+		}
+		d, err := e.DistributionLimit(tt.limit)
+		if tt.ok {
+			if err != nil || d.Max()-d.Min()+1 != tt.totals {
+				t.Errorf("%s.DistributionLimit(%d) = %d..%d, %v; want %d totals", tt.expr, tt.limit, d.Min(), d.Max(), err, tt.totals)
+			}
+			continue
+		}
+		if !errors.Is(err, ErrTooManyTotals) || errors.Is(err, ErrTooComplex) {
+			t.Errorf("%s.DistributionLimit(%d) error = %v; want ErrTooManyTotals", tt.expr, tt.limit, err)
+			continue
+		}
+		want := fmt.Sprintf("%q: %d possible totals, more than %d: too many possible totals", tt.expr, tt.totals, tt.limit)
+		if err.Error() != want {
+			t.Errorf("%s.DistributionLimit(%d) error %q; want %q", tt.expr, tt.limit, err, want)
+		}
+	}
+	if _, err := (Expr{}).DistributionLimit(10); err == nil || errors.Is(err, ErrTooManyTotals) {
+		t.Errorf("Expr{}.DistributionLimit = %v; want Validate's error", err)
+	}
+	if n := (Expr{}).Totals(); n != 0 {
+		t.Errorf("Expr{}.Totals() = %d; want 0", n)
+	}
+}
+
+func TestCheckRange(t *testing.T) {
+	tests := []struct {
+		expr   string
+		lo, hi int
+		want   string // "" for nil
+	}{
+		{"4", 0, 1000, ""},
+		{"10d100", 0, 1000, ""},
+		{"100d1000", 0, 1000, `"100d1000" can total up to 100000, above 1000`},
+		{"1d4-5", 0, 1000, `"1d4-5" can total as little as -4, below 0`},
+		{"-1d4", 0, 1000, `"-1d4" can total as little as -4, below 0`},
+		{"1001", 0, 1000, `"1001" can total up to 1001, above 1000`},
+	}
+	for _, tt := range tests {
+		err := MustParse(tt.expr).CheckRange(tt.lo, tt.hi)
+		if tt.want == "" {
+			if err != nil {
+				t.Errorf("CheckRange(%s, %d, %d) = %v; want nil", tt.expr, tt.lo, tt.hi, err)
+			}
+			continue
+		}
+		var re *RangeError
+		if !errors.Is(err, ErrTotalOutOfRange) || !errors.As(err, &re) || err.Error() != tt.want {
+			t.Errorf("CheckRange(%s, %d, %d) = %v; want %q wrapping ErrTotalOutOfRange", tt.expr, tt.lo, tt.hi, err, tt.want)
+			continue
+		}
+		e := MustParse(tt.expr)
+		if re.Min != e.Min() || re.Max != e.Max() || re.Lo != tt.lo || re.Hi != tt.hi {
+			t.Errorf("CheckRange(%s) = %+v; want Min %d Max %d Lo %d Hi %d", tt.expr, re, e.Min(), e.Max(), tt.lo, tt.hi)
+		}
+	}
+	var pe *ParseError
+	if err := (Expr{}).CheckRange(0, 1); !errors.As(err, &pe) {
+		t.Errorf("Expr{}.CheckRange = %v; want a *ParseError", err)
+	}
+}

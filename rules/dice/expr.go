@@ -1,6 +1,7 @@
 package dice
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -251,6 +252,48 @@ func (e Expr) Max() int {
 		m += hi
 	}
 	return m
+}
+
+// ErrTotalOutOfRange is wrapped by the *RangeError that Expr.CheckRange
+// returns when an expression can roll a total outside the range its caller
+// accepts: a damage amount that can exceed a system's limit, say. The caller
+// can then refuse before rolling, saying how far the total can reach,
+// instead of clipping a rolled total silently.
+var ErrTotalOutOfRange = errors.New("total out of range")
+
+// RangeError says that the expression Expr (canonical form) can total Min to
+// Max, which goes outside the accepted Lo to Hi. Error gives, for a total
+// that can be too high, `"100d1000" can total up to 100000, above 1000`,
+// and for one that can be too low, `"1d4-5" can total as little as -4,
+// below 0`. It wraps ErrTotalOutOfRange.
+type RangeError struct {
+	Expr     string
+	Min, Max int
+	Lo, Hi   int
+}
+
+func (e *RangeError) Error() string {
+	if e.Max > e.Hi {
+		return fmt.Sprintf("%q can total up to %d, above %d", e.Expr, e.Max, e.Hi)
+	}
+	return fmt.Sprintf("%q can total as little as %d, below %d", e.Expr, e.Min, e.Lo)
+}
+
+// Unwrap returns ErrTotalOutOfRange.
+func (e *RangeError) Unwrap() error { return ErrTotalOutOfRange }
+
+// CheckRange returns nil when every total e can roll lies within lo..hi, and
+// a *RangeError (wrapping ErrTotalOutOfRange) naming e's Min and Max
+// otherwise; nothing is rolled, and it takes time linear in the number of
+// terms. An invalid Expr gets Validate's *ParseError.
+func (e Expr) CheckRange(lo, hi int) error {
+	if err := e.Validate(); err != nil {
+		return err
+	}
+	if mn, mx := e.Min(), e.Max(); mn < lo || mx > hi {
+		return &RangeError{Expr: e.String(), Min: mn, Max: mx, Lo: lo, Hi: hi}
+	}
+	return nil
 }
 
 // Validate reports whether e is an expression Parse could return, as a

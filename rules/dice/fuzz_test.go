@@ -10,7 +10,8 @@ import (
 
 // FuzzParse checks that Parse never panics, that its errors name a part of
 // the input, that canonical forms parse back to themselves, and that rolls
-// and (small) distributions stay within Min..Max.
+// and (small) distributions stay within Min..Max, that Totals counts them and
+// DistributionLimit and CheckRange refuse just past them.
 func FuzzParse(f *testing.F) {
 	for _, s := range []string{
 		"3d6dl1", "d20", "4dFkh3+1d20-2", " -1d4 + 5 ", "3D6 KH 4", "3d6++2",
@@ -59,6 +60,18 @@ func FuzzParse(f *testing.F) {
 		}
 		if res.Total < e.Min() || res.Total > e.Max() {
 			t.Fatalf("%q: Total %d outside %d..%d", canon, res.Total, e.Min(), e.Max())
+		}
+		if n := e.Totals(); n != e.Max()-e.Min()+1 || n < 1 {
+			t.Fatalf("%q: Totals() = %d; want Max-Min+1 = %d", canon, n, e.Max()-e.Min()+1)
+		}
+		if _, err := e.DistributionLimit(e.Totals() - 1); !errors.Is(err, ErrTooManyTotals) {
+			t.Fatalf("%q: DistributionLimit(Totals-1) = %v; want ErrTooManyTotals", canon, err)
+		}
+		if err := e.CheckRange(e.Min(), e.Max()); err != nil {
+			t.Fatalf("%q: CheckRange(Min, Max) = %v", canon, err)
+		}
+		if err := e.CheckRange(e.Min(), e.Max()-1); !errors.Is(err, ErrTotalOutOfRange) {
+			t.Fatalf("%q: CheckRange(Min, Max-1) = %v; want ErrTotalOutOfRange", canon, err)
 		}
 		if e.work() < 1e5 {
 			d, err := e.Distribution()
