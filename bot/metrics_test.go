@@ -341,3 +341,25 @@ func TestMetricsClientLeavesOriginal(t *testing.T) {
 		t.Errorf("Client transport %T; want the 429 counter", c.Transport)
 	}
 }
+
+// BenchmarkMetricsPerRequest is what the metrics add to one interaction on
+// serve, without the interaction: Instrument around a handler that answers
+// at once, InstrumentEndpoint around an endpoint that answers at once.
+func BenchmarkMetricsPerRequest(b *testing.B) {
+	m := NewMetrics()
+	svc := commands.New(nil, dice.NewRandom(1)) // RouteName needs no database
+	h := m.Instrument(handlerFunc(func(ctx context.Context, r *commands.Request) *commands.Response {
+		return &commands.Response{Content: "ok"}
+	}))
+	mh := h.(*meteredHandler)
+	mh.namer = svc
+	r := &commands.Request{Kind: commands.KindCommand, Command: "roll"}
+	ep := m.InstrumentEndpoint(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusOK) }))
+	req := httptest.NewRequest(http.MethodPost, "/", nil)
+	w := httptest.NewRecorder()
+	b.ReportAllocs()
+	for b.Loop() {
+		h.Handle(context.Background(), r)
+		ep.ServeHTTP(w, req)
+	}
+}
