@@ -34,29 +34,6 @@ func runCmd(t *testing.T, e map[string]string, args ...string) (int, string, str
 	return code, stdout.String(), stderr.String()
 }
 
-// namesIn opens a database file no process holds and returns the names of
-// the characters at e2eChannel.
-func namesIn(t *testing.T, path string) map[string]bool {
-	t.Helper()
-	db, err := storage.Open(path, storage.Options{Timeout: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	names := map[string]bool{}
-	err = db.View(func(tx *storage.Tx) error {
-		cs, err := tx.Characters(e2eChannel)
-		for _, c := range cs {
-			names[c.Name] = true
-		}
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return names
-}
-
 // TestBackupUnderLoad runs `hpkeeper serve` with an admin token while four
 // clients create characters, and takes a backup with `hpkeeper backup` as an
 // operator would (the file is held, so the copy comes through the running
@@ -140,7 +117,7 @@ func TestBackupUnderLoad(t *testing.T) {
 	if m == nil {
 		t.Fatalf("check printed no character count: %s", out)
 	}
-	inCopy := namesIn(t, dst)
+	inCopy := checkDB(t, dst)
 	for _, name := range before {
 		if !inCopy[name] {
 			t.Errorf("%s was acknowledged before the backup began but is not in the copy", name)

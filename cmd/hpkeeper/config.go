@@ -122,17 +122,22 @@ func (c Config) validate() error {
 }
 
 // envVars lists every environment variable hpkeeper reads, with what it
-// sets; LoadConfig applies them over the file, and -h lists them.
-var envVars = []struct{ name, what string }{
-	{"HPKEEPER_CONFIG", "the configuration file (the default of --config)"},
-	{"DISCORD_TOKEN", "the bot token (discord.token)"},
-	{"DISCORD_PUBLIC_KEY", "the application's public key (discord.public_key)"},
-	{"HPKEEPER_DB", "the database file (storage.path)"},
-	{"HPKEEPER_LISTEN", "serve's interactions listener (http.listen)"},
-	{"HPKEEPER_ADMIN_LISTEN", "the admin listener for /healthz, /metrics and /admin/backup (admin.listen)"},
-	{"HPKEEPER_ADMIN_TOKEN", "the admin bearer token (admin.token)"},
-	{"HPKEEPER_LOG_LEVEL", "trace, debug, info, warn or error (log.level)"},
-	{"HPKEEPER_LOG_FORMAT", "json or console (log.format)"},
+// sets and the key it overrides (nil for HPKEEPER_CONFIG, read as the
+// default of --config); LoadConfig applies them over the file, and -h lists
+// them.
+var envVars = []struct {
+	name, what string
+	key        func(*Config) *string
+}{
+	{"HPKEEPER_CONFIG", "the configuration file (the default of --config)", nil},
+	{"DISCORD_TOKEN", "the bot token (discord.token)", func(c *Config) *string { return &c.Discord.Token }},
+	{"DISCORD_PUBLIC_KEY", "the application's public key (discord.public_key)", func(c *Config) *string { return &c.Discord.PublicKey }},
+	{"HPKEEPER_DB", "the database file (storage.path)", func(c *Config) *string { return &c.Storage.Path }},
+	{"HPKEEPER_LISTEN", "serve's interactions listener (http.listen)", func(c *Config) *string { return &c.HTTP.Listen }},
+	{"HPKEEPER_ADMIN_LISTEN", "the admin listener for /healthz, /metrics and /admin/backup (admin.listen)", func(c *Config) *string { return &c.Admin.Listen }},
+	{"HPKEEPER_ADMIN_TOKEN", "the admin bearer token (admin.token)", func(c *Config) *string { return &c.Admin.Token }},
+	{"HPKEEPER_LOG_LEVEL", "trace, debug, info, warn or error (log.level)", func(c *Config) *string { return &c.Log.Level }},
+	{"HPKEEPER_LOG_FORMAT", "json or console (log.format)", func(c *Config) *string { return &c.Log.Format }},
 }
 
 // AdminAddr returns the address of the admin listener, "" when there is
@@ -195,29 +200,10 @@ func LoadConfig(path string, getenv func(string) string) (Config, error) {
 			return cfg, fmt.Errorf("%s: %w", path, err)
 		}
 	}
-	if v := getenv("DISCORD_TOKEN"); v != "" {
-		cfg.Discord.Token = v
-	}
-	if v := getenv("DISCORD_PUBLIC_KEY"); v != "" {
-		cfg.Discord.PublicKey = v
-	}
-	if v := getenv("HPKEEPER_DB"); v != "" {
-		cfg.Storage.Path = v
-	}
-	if v := getenv("HPKEEPER_LISTEN"); v != "" {
-		cfg.HTTP.Listen = v
-	}
-	if v := getenv("HPKEEPER_ADMIN_LISTEN"); v != "" {
-		cfg.Admin.Listen = v
-	}
-	if v := getenv("HPKEEPER_ADMIN_TOKEN"); v != "" {
-		cfg.Admin.Token = v
-	}
-	if v := getenv("HPKEEPER_LOG_LEVEL"); v != "" {
-		cfg.Log.Level = v
-	}
-	if v := getenv("HPKEEPER_LOG_FORMAT"); v != "" {
-		cfg.Log.Format = v
+	for _, v := range envVars {
+		if val := getenv(v.name); val != "" && v.key != nil {
+			*v.key(&cfg) = val
+		}
 	}
 	if err := cfg.validate(); err != nil {
 		return cfg, fmt.Errorf("environment: %w", err)
