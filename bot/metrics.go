@@ -304,7 +304,10 @@ func (m *Metrics) InstrumentEndpoint(h http.Handler) http.Handler {
 	})
 }
 
-// statusWriter remembers the status code written through it.
+// statusWriter remembers the status code written through it. It hides the
+// server's own writer from http.MaxBytesReader, which then cannot mark the
+// connection for closing after a 413; the server still closes it when more
+// than 256 KiB of the body are left unread.
 type statusWriter struct {
 	http.ResponseWriter
 	status int

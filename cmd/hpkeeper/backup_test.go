@@ -47,7 +47,6 @@ func TestBackupUnderLoad(t *testing.T) {
 	dbPath := filepath.Join(dir, "hpkeeper.db")
 	pub, priv := genKey(t)
 	t.Setenv("HPKEEPER_ADMIN_TOKEN", e2eAdminToken) // the child inherits it
-	t.Setenv("HPKEEPER_ADMIN_LISTEN", "")
 	c := startServe(t, bin, dbPath, pub, true)
 	const gm = "1311000000000001001"
 	mustPost(t, c.addr, priv, interaction(1, gm, "table", "setup", "system", "hp-mp-wp"))
