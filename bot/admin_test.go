@@ -191,7 +191,7 @@ func getHealth(t *testing.T, c *http.Client, base string) (int, map[string]strin
 // 503 while the writer is stuck in an Update and once the database is closed.
 func TestHealthz(t *testing.T) {
 	s, _, admin := newMeteredServer(t, "")
-	admin.healthTimeout = 100 * time.Millisecond
+	admin.healthTimeout = 500 * time.Millisecond // short, yet long enough for an idle writer on a busy machine
 	if status, body := getHealth(t, s.client, s.srv.URL); status != 200 || body["status"] != "ok" {
 		t.Errorf("healthy: %d %v; want 200 ok", status, body)
 	}
