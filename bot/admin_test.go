@@ -246,7 +246,15 @@ func TestAdminBackupOverHTTP(t *testing.T) {
 	if err != nil || rep.Tables != 1 || rep.Characters != 1 || rep.Events != 2 {
 		t.Errorf("Inspect(copy) = %+v, %v; want 1 table, 1 character, 2 events", rep, err)
 	}
-	if v := sample(gather(t, m), metricBackups, labelOutcome, outcomeOK); v != 1 {
+	// The handler counts the backup once the last byte is sent, which may be
+	// after this side has read it.
+	v := 0.0
+	for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		if v = sample(gather(t, m), metricBackups, labelOutcome, outcomeOK); v == 1 {
+			break
+		}
+	}
+	if v != 1 {
 		t.Errorf("%s{outcome=ok} = %v; want 1", metricBackups, v)
 	}
 }
