@@ -293,37 +293,36 @@ func outcomeLabel(o commands.Outcome) string {
 // with Instrument.
 func (m *Metrics) InstrumentEndpoint(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		sw := &statusWriter{ResponseWriter: w}
-		h.ServeHTTP(sw, r)
-		switch {
-		case sw.status == http.StatusUnauthorized:
-			m.interactions.WithLabelValues(valueUnknown, valueUnknown, outcomeRefusedSignature).Inc()
-		case sw.status >= 400 && sw.status < 500:
-			m.interactions.WithLabelValues(valueUnknown, valueUnknown, outcomeBadRequest).Inc()
-		}
+		h.ServeHTTP(&statusWriter{ResponseWriter: w, m: m}, r)
 	})
 }
 
-// statusWriter remembers the status code written through it. It hides the
-// server's own writer from http.MaxBytesReader, which then cannot mark the
-// connection for closing after a 413; the server still closes it when more
-// than 256 KiB of the body are left unread.
+// statusWriter counts a refusal when its status is written, before the
+// client can see it. It hides the server's own writer from
+// http.MaxBytesReader, which then cannot mark the connection for closing
+// after a 413; the server still closes it when more than 256 KiB of the
+// body are left unread.
 type statusWriter struct {
 	http.ResponseWriter
-	status int
+	m     *Metrics
+	wrote bool
 }
 
 func (w *statusWriter) WriteHeader(code int) {
-	if w.status == 0 {
-		w.status = code
+	if !w.wrote {
+		w.wrote = true
+		switch {
+		case code == http.StatusUnauthorized:
+			w.m.interactions.WithLabelValues(valueUnknown, valueUnknown, outcomeRefusedSignature).Inc()
+		case code >= 400 && code < 500:
+			w.m.interactions.WithLabelValues(valueUnknown, valueUnknown, outcomeBadRequest).Inc()
+		}
 	}
 	w.ResponseWriter.WriteHeader(code)
 }
 
 func (w *statusWriter) Write(b []byte) (int, error) {
-	if w.status == 0 {
-		w.status = http.StatusOK
-	}
+	w.wrote = true // an implicit 200
 	return w.ResponseWriter.Write(b)
 }
 
