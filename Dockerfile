@@ -1,5 +1,5 @@
 # hpkeeper: build a static binary, run it as a non-root user with the
-# database on a volume.
+# database on a volume, and let it check its own health.
 FROM golang:1.26-bookworm AS build
 WORKDIR /src
 COPY go.mod go.sum ./
@@ -17,7 +17,14 @@ COPY config.example.toml /etc/hpkeeper/config.example.toml
 USER hpkeeper
 WORKDIR /data
 VOLUME ["/data"]
-ENV HPKEEPER_DB=/data/hpkeeper.db HPKEEPER_LISTEN=0.0.0.0:8080
+# The admin listener (/healthz, /metrics, /admin/backup) stays on the
+# container's own loopback: the health check and `docker exec … hpkeeper
+# backup` reach it; publish it only with HPKEEPER_ADMIN_LISTEN=0.0.0.0:9090
+# and an HPKEEPER_ADMIN_TOKEN.
+ENV HPKEEPER_DB=/data/hpkeeper.db HPKEEPER_LISTEN=0.0.0.0:8080 HPKEEPER_ADMIN_LISTEN=127.0.0.1:9090
 EXPOSE 8080
+# The binary checks itself (no curl in the image): GET /healthz on the admin
+# listener, in gateway (run) and HTTP (serve) mode alike.
+HEALTHCHECK --interval=30s --timeout=5s --start-period=15s --retries=3 CMD ["hpkeeper", "health", "--timeout", "4s"]
 ENTRYPOINT ["hpkeeper"]
 CMD ["run"]

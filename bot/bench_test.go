@@ -114,8 +114,22 @@ func BenchmarkEncodeResponse(b *testing.B) {
 // BenchmarkEndpoint is one whole request through Endpoint.ServeHTTP without
 // the network: signature, decoding, the service (a durable bbolt commit for
 // the writes) and the encoded reply.
-func BenchmarkEndpoint(b *testing.B) {
-	db, err := storage.Open(filepath.Join(b.TempDir(), "hpkeeper.db"), storage.Options{})
+func BenchmarkEndpoint(b *testing.B) { benchmarkEndpoint(b, false) }
+
+// BenchmarkEndpointMetered is BenchmarkEndpoint wired as serve wires it:
+// the service counted by Metrics, the writer's commits observed, the
+// endpoint behind InstrumentEndpoint and Admin.WithInteractions. The
+// difference to BenchmarkEndpoint is what the metrics cost a request.
+func BenchmarkEndpointMetered(b *testing.B) { benchmarkEndpoint(b, true) }
+
+func benchmarkEndpoint(b *testing.B, metered bool) {
+	var m *Metrics
+	var opts storage.Options
+	if metered {
+		m = NewMetrics()
+		opts.OnCommit = m.ObserveCommit
+	}
+	db, err := storage.Open(filepath.Join(b.TempDir(), "hpkeeper.db"), opts)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -132,9 +146,22 @@ func BenchmarkEndpoint(b *testing.B) {
 		}
 	}
 	kp := newKeyPair(b)
-	ep, err := NewEndpoint(svc, kp.pub, zerolog.Nop(), WithFilesClient(offline))
+	var h Handler = svc
+	if metered {
+		m.ObserveDB(db)
+		h = m.Instrument(svc)
+	}
+	ep, err := NewEndpoint(h, kp.pub, zerolog.Nop(), WithFilesClient(offline))
 	if err != nil {
 		b.Fatal(err)
+	}
+	var handler http.Handler = ep
+	if metered {
+		admin, err := NewAdmin(db, m, "", zerolog.Nop())
+		if err != nil {
+			b.Fatal(err)
+		}
+		handler = admin.WithInteractions(m.InstrumentEndpoint(ep))
 	}
 	damage := fixture(b, "damage.json")
 	now := time.Now()
@@ -150,7 +177,7 @@ func BenchmarkEndpoint(b *testing.B) {
 	}
 	serve := func(b *testing.B, s benchSigned) {
 		w := httptest.NewRecorder()
-		ep.ServeHTTP(w, s.request())
+		handler.ServeHTTP(w, s.request())
 		if w.Code != http.StatusOK || bytes.Contains(w.Body.Bytes(), []byte(`"flags":64`)) {
 			b.Fatalf("status %d: %s", w.Code, w.Body)
 		}

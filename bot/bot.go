@@ -10,6 +10,11 @@
 //
 // CommandDefinitions and Register publish the commands of a commands.Registry
 // to Discord. Nothing here logs the bot token.
+//
+// For operators, Metrics holds the Prometheus metrics (every name in
+// metrics.go) that the endpoint, the gateway, the tracker and the database's
+// writer report to, and Admin serves GET /healthz, GET /metrics and POST
+// /admin/backup, on serve's listener or on an admin listener of their own.
 package bot
 
 import (

@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -42,6 +43,11 @@ type fakeDiscord struct {
 
 	mu         sync.Mutex
 	unexpected []string
+
+	// dropFirst makes the first websocket close right after its dispatches,
+	// so the session reconnects (and resumes: op 6 is answered RESUMED).
+	dropFirst bool
+	conns     atomic.Int32
 }
 
 func newFakeDiscord(t *testing.T, interactions ...[]byte) *fakeDiscord {
@@ -112,6 +118,11 @@ func (f *fakeDiscord) gateway(w http.ResponseWriter, r *http.Request) {
 			for n, i := range f.interactions {
 				send(fmt.Sprintf(`{"op":0,"s":%d,"t":"INTERACTION_CREATE","d":%s}`, n+2, i))
 			}
+			if f.dropFirst && f.conns.Add(1) == 1 {
+				return
+			}
+		case 6: // resume
+			send(`{"op":0,"s":100,"t":"RESUMED","d":{}}`)
 		}
 	}
 }

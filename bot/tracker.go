@@ -31,7 +31,12 @@ type Tracker struct {
 	mu    sync.Mutex
 	chans map[string]*trackerState
 	wg    sync.WaitGroup
+	// edited, when set, is told the result of every edit sent (metrics).
+	edited func(err error)
 }
+
+// TrackerOption configures a Tracker (see Metrics.Tracker).
+type TrackerOption func(*Tracker)
 
 // trackerState is one channel's updater: running while an update loop
 // runs, dirty when a change came in since the loop last rendered; last is
@@ -45,8 +50,12 @@ type trackerState struct {
 // NewTracker returns a tracker updater rendering with src and calling
 // Discord's REST API through session (made with NewSession; it need not be
 // connected to the gateway).
-func NewTracker(src TrackerSource, session *discordgo.Session, log zerolog.Logger) *Tracker {
-	return &Tracker{src: src, session: session, log: log, chans: map[string]*trackerState{}}
+func NewTracker(src TrackerSource, session *discordgo.Session, log zerolog.Logger, opts ...TrackerOption) *Tracker {
+	t := &Tracker{src: src, session: session, log: log, chans: map[string]*trackerState{}}
+	for _, o := range opts {
+		o(t)
+	}
+	return t
 }
 
 var _ commands.TrackerPoster = (*Tracker)(nil)
@@ -127,7 +136,11 @@ func (t *Tracker) update(channelID string, st *trackerState) error {
 	if same {
 		return nil
 	}
-	if _, err := t.session.ChannelMessageEditComplex(edit); err != nil {
+	_, err = t.session.ChannelMessageEditComplex(edit)
+	if t.edited != nil {
+		t.edited(err)
+	}
+	if err != nil {
 		return fmt.Errorf("edit tracker message %s: %w", id, err)
 	}
 	t.mu.Lock()

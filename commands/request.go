@@ -106,7 +106,27 @@ type Response struct {
 	// export). The gateway sends them with the reply, the HTTP endpoint as a
 	// follow-up message, the console writes them to a directory.
 	Files []File
+	// Outcome is how the request ended, set by Service.Handle (for metrics;
+	// never shown to the user).
+	Outcome Outcome
 }
+
+// Outcome says how Service.Handle ended a request.
+type Outcome int
+
+// The outcomes of a request.
+const (
+	// OutcomeOK: the request was answered as asked (including a prompt for
+	// physical dice and an autocomplete that found nothing).
+	OutcomeOK Outcome = iota
+	// OutcomeUserError: the request was refused with a message the user can
+	// act on (any error Code but CodeInternal: a bad option, not found, not
+	// allowed, too much work at once).
+	OutcomeUserError
+	// OutcomeInternal: a fault of ours (CodeInternal, or a panic), answered
+	// with Apology and logged.
+	OutcomeInternal
+)
 
 // Attachment is a file a user gave in an attachment option.
 type Attachment struct {

@@ -58,7 +58,7 @@ func (s *Service) Handle(ctx context.Context, r *Request) (resp *Response) {
 				Str("panic", fmt.Sprint(p)).
 				Str("stack", string(debug.Stack())).
 				Msg("handler panicked")
-			resp = &Response{Content: Apology, Ephemeral: true}
+			resp = &Response{Content: Apology, Ephemeral: true, Outcome: OutcomeInternal}
 		}
 	}()
 	if r.Options == nil {
@@ -93,18 +93,48 @@ func (s *Service) Handle(ctx context.Context, r *Request) (resp *Response) {
 			if ErrorCode(err) == CodeInternal {
 				zerolog.Ctx(ctx).Error().Err(err).Str("interaction_id", r.InteractionID).Msg("autocomplete failed")
 			}
-			return &Response{Choices: []Choice{}}
+			return &Response{Choices: []Choice{}, Outcome: outcomeOf(err)}
 		}
 		if ErrorCode(err) == CodeInternal {
 			zerolog.Ctx(ctx).Error().Err(err).Str("interaction_id", r.InteractionID).Str("command", r.Line()).Msg("internal error")
 		}
-		resp = &Response{Content: literalText(ErrorMessage(err)), Ephemeral: true}
+		resp = &Response{Content: literalText(ErrorMessage(err)), Ephemeral: true, Outcome: outcomeOf(err)}
 		fitLimits(resp) // a refusal may quote a long input
 		return resp
 	}
 	fitLimits(resp)
+	resp.Outcome = OutcomeOK
 	s.changed(r)
 	return resp
+}
+
+// outcomeOf classifies the error a request ended with.
+func outcomeOf(err error) Outcome {
+	if ErrorCode(err) == CodeInternal {
+		return OutcomeInternal
+	}
+	return OutcomeUserError
+}
+
+// RouteName names what r asks for, for metrics and logs, from a bounded set:
+// the command's name for a KindCommand or KindAutocomplete request of a
+// registered command, the custom_id prefix (before the first ':') of a
+// KindComponent or KindModal request that a registered handler answers, and
+// "" for anything else (an unknown command or a forged custom_id), so user
+// input never becomes a name of its own.
+func (s *Service) RouteName(r *Request) string {
+	switch r.Kind {
+	case KindCommand, KindAutocomplete:
+		if s.registry.Lookup(r.Command) != nil {
+			return r.Command
+		}
+	case KindComponent, KindModal:
+		prefix, _, _ := strings.Cut(r.CustomID, ":")
+		if s.registry.components[prefix] != nil {
+			return prefix
+		}
+	}
+	return ""
 }
 
 func (s *Service) command(ctx context.Context, r *Request) (*Response, error) {

@@ -8,6 +8,7 @@
 package storage
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -27,6 +28,10 @@ type Options struct {
 	// lock before failing with ErrLocked. 0 means DefaultTimeout; a negative
 	// value tries once and fails at once. Open never waits forever.
 	Timeout time.Duration
+	// OnCommit, when set, is called on the writer goroutine after every group
+	// of Updates it ran (see GroupStats), for metrics. It must return quickly
+	// and must not call the DB: every write waits while it runs.
+	OnCommit func(GroupStats)
 }
 
 // DB is an open hpkeeper database file. It is safe for concurrent use: any
@@ -76,7 +81,7 @@ func Open(path string, opts Options) (*DB, error) {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	db := &DB{bolt: bdb, path: path}
-	db.w = startWriter(db)
+	db.w = startWriter(db, opts.OnCommit)
 	return db, nil
 }
 
@@ -86,6 +91,24 @@ func (db *DB) Close() error {
 	db.w.stop()
 	if err := db.bolt.Close(); err != nil {
 		return fmt.Errorf("close %s: %w", db.path, err)
+	}
+	return nil
+}
+
+// Ping reports whether the database is usable: the file is open (a read
+// transaction starts) and the writer goroutine takes work from its queue
+// before ctx is done. It returns nil then; an error wrapping bbolt's
+// ErrDatabaseNotOpen after Close; or an error wrapping ctx's error when the
+// writer did not answer in time (stuck in a commit on a stalled disk, or
+// further behind than ctx allows). A probe runs no transaction of its own
+// and is not counted in WriterStats; it waits behind the Updates queued
+// before it.
+func (db *DB) Ping(ctx context.Context) error {
+	if err := db.bolt.View(func(*bolt.Tx) error { return nil }); err != nil {
+		return fmt.Errorf("ping %s: %w", db.path, err)
+	}
+	if err := db.w.probe(ctx); err != nil {
+		return fmt.Errorf("ping %s: %w", db.path, err)
 	}
 	return nil
 }

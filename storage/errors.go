@@ -3,6 +3,8 @@ package storage
 import (
 	"errors"
 	"fmt"
+
+	berrors "go.etcd.io/bbolt/errors"
 )
 
 // Sentinel errors. Functions wrap them with context (the channel, id or name
@@ -32,6 +34,10 @@ var (
 	// newer than SchemaVersion: it was written by a newer hpkeeper and this one
 	// must not touch it.
 	ErrSchemaTooNew = errors.New("database schema is newer than this program")
+
+	// ErrClosed is returned (wrapped) by Update, View, Ping and Backup after
+	// Close. It is bbolt's ErrDatabaseNotOpen.
+	ErrClosed = berrors.ErrDatabaseNotOpen
 )
 
 // ConflictError is the error Tx.RevertEvent returns when the state the event

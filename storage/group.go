@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sync"
@@ -33,9 +34,11 @@ import (
 // pages stay small and early callers do not wait behind a huge group.
 const maxGroup = 256
 
-// call is one queued Update.
+// call is one queued Update, or a probe of Ping (fn nil, probe true), which
+// the writer answers without opening a transaction.
 type call struct {
 	fn       func(*Tx) error
+	probe    bool
 	err      error
 	panicked bool
 	panicVal any
@@ -57,6 +60,11 @@ type writer struct {
 	// For WriterStats: functions run, and nanoseconds spent running them
 	// and committing (bbolt's spill, page writes and fdatasyncs).
 	calls, fnNanos, commitNanos atomic.Int64
+	// queued counts the Updates waiting for the writer (WriterStats.Queued):
+	// in the queue or blocked sending to it.
+	queued atomic.Int64
+	// onCommit is Options.OnCommit, or nil.
+	onCommit func(GroupStats)
 }
 
 // WriterStats is what the writer goroutine has done since Open: Groups write
@@ -65,9 +73,24 @@ type writer struct {
 // time spent running the functions and Commits the time spent committing
 // (page writes and the two fdatasyncs). Functions+Commits over a wall-clock
 // interval is how busy the writer was.
+//
+// Queued is not a total but the number of Updates waiting for the writer at
+// the moment of the reading (queued behind the running group).
 type WriterStats struct {
 	Groups, Updates    int64
 	Functions, Commits time.Duration
+	Queued             int64
+}
+
+// GroupStats describes one group the writer ran (see Options.OnCommit):
+// Updates functions in one write transaction, Functions the time spent
+// running them and Commit the time spent committing it (or rolling it back).
+// Err is the commit's error: nil when the group is durable or when every
+// function failed (the transaction is then rolled back and nothing written).
+type GroupStats struct {
+	Updates           int
+	Functions, Commit time.Duration
+	Err               error
 }
 
 // WriterStats returns the writer's counters so far; callers subtract two
@@ -75,12 +98,14 @@ type WriterStats struct {
 func (db *DB) WriterStats() WriterStats {
 	w := db.w
 	return WriterStats{Groups: w.groups.Load(), Updates: w.calls.Load(),
-		Functions: time.Duration(w.fnNanos.Load()), Commits: time.Duration(w.commitNanos.Load())}
+		Functions: time.Duration(w.fnNanos.Load()), Commits: time.Duration(w.commitNanos.Load()),
+		Queued: max(w.queued.Load(), 0)}
 }
 
-// startWriter starts db's writer goroutine.
-func startWriter(db *DB) *writer {
-	w := &writer{db: db, queue: make(chan *call, maxGroup), stopped: make(chan struct{})}
+// startWriter starts db's writer goroutine; onCommit (may be nil) is called
+// after every group.
+func startWriter(db *DB, onCommit func(GroupStats)) *writer {
+	w := &writer{db: db, queue: make(chan *call, maxGroup), stopped: make(chan struct{}), onCommit: onCommit}
 	go w.run()
 	return w
 }
@@ -96,6 +121,7 @@ func (w *writer) update(fn func(*Tx) error) error {
 		callPool.Put(c)
 		return fmt.Errorf("update %s: %w", w.db.path, berrors.ErrDatabaseNotOpen)
 	}
+	w.queued.Add(1)
 	w.queue <- c
 	w.mu.RUnlock()
 	<-c.done
@@ -106,6 +132,33 @@ func (w *writer) update(fn func(*Tx) error) error {
 		panic(p)
 	}
 	return err
+}
+
+// probe queues a call that the writer answers as soon as it takes it from
+// the queue, and waits for that answer until ctx is done. It returns nil when
+// the writer answered, ErrDatabaseNotOpen (wrapped) after Close, or ctx's
+// error (wrapped) when the writer did not take the probe in time: it is
+// stuck in a commit, or far behind.
+func (w *writer) probe(ctx context.Context) error {
+	c := &call{probe: true, done: make(chan struct{}, 1)} // not pooled: it may be abandoned
+	w.mu.RLock()
+	if w.closed {
+		w.mu.RUnlock()
+		return berrors.ErrDatabaseNotOpen
+	}
+	select {
+	case w.queue <- c:
+		w.mu.RUnlock()
+	case <-ctx.Done():
+		w.mu.RUnlock()
+		return fmt.Errorf("the writer did not take a probe: %w", ctx.Err())
+	}
+	select {
+	case <-c.done:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("the writer did not answer a probe: %w", ctx.Err())
+	}
 }
 
 // stop closes the queue and waits until every queued Update has committed.
@@ -143,7 +196,7 @@ func (w *writer) run() {
 		go w.run()
 	}()
 	for c := range w.queue {
-		group = append(group[:0], c)
+		group = append(group[:0], w.took(c))
 	fill:
 		for len(group) < maxGroup {
 			select {
@@ -151,7 +204,7 @@ func (w *writer) run() {
 				if !ok {
 					break fill
 				}
-				group = append(group, c)
+				group = append(group, w.took(c))
 			default:
 				break fill
 			}
@@ -165,6 +218,14 @@ func (w *writer) run() {
 	clean = true
 }
 
+// took notes that the writer took c from the queue and returns it.
+func (w *writer) took(c *call) *call {
+	if !c.probe {
+		w.queued.Add(-1)
+	}
+	return c
+}
+
 // errNoneSucceeded makes bbolt roll back a group in which every function
 // failed: there is nothing to write, so there is no fsync to pay.
 var errNoneSucceeded = errors.New("no function of the group succeeded")
@@ -173,22 +234,42 @@ var errNoneSucceeded = errors.New("no function of the group succeeded")
 // undoing each failed one, and commits once. Afterwards every call holds its
 // result: its own error when it failed, else the commit's error (nil when
 // durable).
+//
+// Probes in the group are answered without running anything; a group of
+// probes alone opens no transaction.
 func (w *writer) commit(group []*call) {
+	updates := 0
+	for _, c := range group {
+		if !c.probe {
+			updates++
+		}
+	}
+	if updates == 0 {
+		return
+	}
 	succeeded := 0
 	w.groups.Add(1)
-	w.calls.Add(int64(len(group)))
+	w.calls.Add(int64(updates))
 	start := time.Now()
 	var ran time.Time // when the functions were done; commit follows
+	var err error
 	defer func() {
 		if ran.IsZero() { // bbolt failed before running the group
 			ran = start
 		}
-		w.fnNanos.Add(int64(ran.Sub(start)))
-		w.commitNanos.Add(int64(time.Since(ran)))
+		fn, commit := ran.Sub(start), time.Since(ran)
+		w.fnNanos.Add(int64(fn))
+		w.commitNanos.Add(int64(commit))
+		if w.onCommit != nil {
+			w.onCommit(GroupStats{Updates: updates, Functions: fn, Commit: commit, Err: err})
+		}
 	}()
-	err := w.db.bolt.Update(func(btx *bolt.Tx) error {
+	err = w.db.bolt.Update(func(btx *bolt.Tx) error {
 		defer func() { ran = time.Now() }()
 		for _, c := range group {
+			if c.probe {
+				continue
+			}
 			tx := &Tx{btx: btx, j: &w.j}
 			c.err, c.panicked, c.panicVal = runFn(tx, c.fn)
 			tx.end()
@@ -209,11 +290,12 @@ func (w *writer) commit(group []*call) {
 	})
 	w.j.undo = w.j.undo[:0]
 	if err == nil || errors.Is(err, errNoneSucceeded) {
+		err = nil
 		return
 	}
 	err = fmt.Errorf("commit %s: %w", w.db.path, err)
 	for _, c := range group {
-		if c.err == nil && !c.panicked {
+		if c.err == nil && !c.panicked && !c.probe {
 			c.err = err
 		}
 	}

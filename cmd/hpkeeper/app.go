@@ -34,23 +34,43 @@ type App struct {
 	Log zerolog.Logger
 }
 
+// The Discord-facing subcommands: what each does (-h), the environment
+// variables each reads.
+var appModes = map[string]struct {
+	what string
+	env  []string
+}{
+	"run": {"connect to Discord's gateway and answer interactions over it (needs DISCORD_TOKEN); with an admin listener, answer /healthz, /metrics and /admin/backup there.",
+		[]string{"HPKEEPER_CONFIG", "DISCORD_TOKEN", "HPKEEPER_DB", "HPKEEPER_ADMIN_LISTEN", "HPKEEPER_ADMIN_TOKEN", "HPKEEPER_LOG_LEVEL", "HPKEEPER_LOG_FORMAT"}},
+	"serve": {"serve Discord's HTTP interactions endpoint (needs DISCORD_PUBLIC_KEY; DISCORD_TOKEN for the tracker), with /healthz, /metrics and /admin/backup on the same listener.",
+		[]string{"HPKEEPER_CONFIG", "DISCORD_PUBLIC_KEY", "DISCORD_TOKEN", "HPKEEPER_DB", "HPKEEPER_LISTEN", "HPKEEPER_ADMIN_LISTEN", "HPKEEPER_ADMIN_TOKEN", "HPKEEPER_LOG_LEVEL", "HPKEEPER_LOG_FORMAT"}},
+	"register": {"register the slash commands with Discord, globally or in one guild (needs DISCORD_TOKEN; the application id is looked up from the token when not configured).",
+		[]string{"HPKEEPER_CONFIG", "DISCORD_TOKEN", "HPKEEPER_LOG_LEVEL", "HPKEEPER_LOG_FORMAT"}},
+}
+
 // NewApp parses the flags of a subcommand and loads the configuration. It
 // returns flag.ErrHelp for -h, errUsage when the flags do not parse, or an
 // error for a configuration that does not load.
 func NewApp(mode string, args []string, stdout, stderr io.Writer, getenv func(string) string) (*App, error) {
 	fs := flag.NewFlagSet("hpkeeper "+mode, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	configPath := fs.String("config", getenv("HPKEEPER_CONFIG"), "TOML configuration file (see config.example.toml)")
-	var db, listen, guild *string
+	configPath := fs.String("config", getenv("HPKEEPER_CONFIG"), "TOML configuration `file` (see config.example.toml)")
+	var db, listen, adminListen, guild *string
 	if mode != "register" {
-		db = fs.String("db", "", "database file (default: storage.path of the config, hpkeeper.db)")
+		db = fs.String("db", "", "database `file` (default: storage.path of the config, hpkeeper.db)")
+		adminListen = fs.String("admin-listen", "", "serve /healthz, /metrics and /admin/backup on this `address` too; a port alone (:9090) binds loopback (default: admin.listen of the config, off)")
 	}
 	if mode == "serve" {
-		listen = fs.String("listen", "", "address to listen on (default: http.listen of the config, 127.0.0.1:8080)")
+		listen = fs.String("listen", "", "`address` to listen on for interactions (default: http.listen of the config, 127.0.0.1:8080)")
 	}
 	if mode == "register" {
-		guild = fs.String("guild", "", "register in this guild only (default: discord.dev_guild of the config; empty: global)")
+		guild = fs.String("guild", "", "register in this guild `id` only (default: discord.dev_guild of the config; empty: global)")
 	}
+	synopsis := "[flags]"
+	if mode == "register" {
+		synopsis = "[--config FILE] [--guild ID]"
+	}
+	fs.Usage = usageFunc(fs, mode, appModes[mode].what, synopsis, appModes[mode].env...)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil, flag.ErrHelp
@@ -71,6 +91,12 @@ func NewApp(mode string, args []string, stdout, stderr io.Writer, getenv func(st
 	if listen != nil && *listen != "" {
 		cfg.HTTP.Listen = *listen
 	}
+	if adminListen != nil && *adminListen != "" {
+		cfg.Admin.Listen = *adminListen
+		if err := cfg.validate(); err != nil {
+			return nil, err
+		}
+	}
 	app := &App{Mode: mode, Config: cfg, Guild: cfg.Discord.DevGuild}
 	if guild != nil && *guild != "" {
 		app.Guild = *guild
@@ -90,8 +116,8 @@ func NewApp(mode string, args []string, stdout, stderr io.Writer, getenv func(st
 
 // Run does the subcommand's work until ctx is cancelled (run, serve) or the
 // work is done (register). It returns an error for missing secrets, a
-// database it cannot open (locked by another process, say) or a failure to
-// reach or answer Discord.
+// database it cannot open (locked by another process, say), an address it
+// cannot listen on, or a failure to reach or answer Discord.
 func (a *App) Run(ctx context.Context) error {
 	switch a.Mode {
 	case "register":
@@ -101,10 +127,11 @@ func (a *App) Run(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		return a.withService(func(svc *commands.Service, db *storage.DB) error {
+		return a.withService(ctx, func(s served) error {
 			// The replay guard survives a graceful restart in the database
 			// and a crash by its start rule (bot/replay.go).
-			ep, err := bot.NewEndpoint(svc, key, a.Log, bot.WithReplayStore(db))
+			ep, err := bot.NewEndpoint(s.metrics.Instrument(s.svc), key, a.Log,
+				bot.WithReplayStore(s.db), bot.WithFilesClient(s.metrics.Client(nil)))
 			if err != nil {
 				return err
 			}
@@ -115,7 +142,7 @@ func (a *App) Run(ctx context.Context) error {
 				return fmt.Errorf("listen on %s: %w", a.Config.HTTP.Listen, err)
 			}
 			a.Log.Info().Str("listen", ln.Addr().String()).Str("db", a.Config.Storage.Path).Msg("serving the interactions endpoint")
-			err = bot.ServeListener(ctx, ln, ep)
+			err = bot.ServeListener(ctx, ln, s.admin.WithInteractions(s.metrics.InstrumentEndpoint(ep)))
 			// Deferred answers still use the database; then the guard is saved.
 			return errors.Join(err, ep.Close())
 		})
@@ -123,35 +150,79 @@ func (a *App) Run(ctx context.Context) error {
 		if a.Config.Discord.Token == "" {
 			return errors.New("no bot token: set DISCORD_TOKEN (or discord.token in the config)")
 		}
-		return a.withService(func(svc *commands.Service, _ *storage.DB) error {
+		return a.withService(ctx, func(s served) error {
 			a.Log.Info().Str("db", a.Config.Storage.Path).Msg("connecting to the Discord gateway")
-			return bot.RunGateway(ctx, a.Config.Discord.Token, svc, a.Log)
+			return bot.RunGateway(ctx, a.Config.Discord.Token, s.metrics.Instrument(s.svc), a.Log, s.metrics.Session(), s.metrics.Gateway())
 		})
 	}
 	return fmt.Errorf("unknown mode %q", a.Mode)
 }
 
-// withService opens the database, runs fn with a service over it (and the
-// database itself), and closes the database when fn returns.
-func (a *App) withService(fn func(*commands.Service, *storage.DB) error) error {
+// served is what withService hands run and serve: the service, its
+// database, the metrics it reports to, and the operator's routes over the
+// database.
+type served struct {
+	svc     *commands.Service
+	db      *storage.DB
+	metrics *bot.Metrics
+	admin   *bot.Admin
+}
+
+// withService opens the database (its writer observed by the metrics),
+// starts the admin listener when admin.listen is set, runs fn with the
+// service, and when fn returns stops the admin listener, waits for the
+// tracker's edits and closes the database.
+func (a *App) withService(ctx context.Context, fn func(served) error) error {
 	timeout, err := time.ParseDuration(a.Config.Storage.LockTimeout)
 	if err != nil || timeout <= 0 {
 		return fmt.Errorf("storage.lock_timeout %q is not a positive duration", a.Config.Storage.LockTimeout)
 	}
-	db, err := storage.Open(a.Config.Storage.Path, storage.Options{Timeout: timeout})
+	m := bot.NewMetrics()
+	db, err := storage.Open(a.Config.Storage.Path, storage.Options{Timeout: timeout, OnCommit: m.ObserveCommit})
 	if err != nil {
 		return err
 	}
-	svc := commands.New(db, dice.Random(), systems...)
-	trk := a.wireTracker(svc)
-	runErr := fn(svc, db)
-	if trk != nil {
-		trk.Wait()
+	m.ObserveDB(db)
+	s := served{svc: commands.New(db, dice.Random(), systems...), db: db, metrics: m}
+	var runErr error
+	if s.admin, runErr = bot.NewAdmin(db, m, a.Config.Admin.Token, a.Log); runErr == nil {
+		trk := a.wireTracker(s.svc, m)
+		runErr = a.withAdminListener(ctx, s.admin, func() error { return fn(s) })
+		if trk != nil {
+			trk.Wait()
+		}
 	}
 	if err := db.Close(); err != nil && runErr == nil {
 		runErr = fmt.Errorf("close database: %w", err)
 	}
 	a.Log.Info().Msg("database closed")
+	return runErr
+}
+
+// withAdminListener runs fn, serving admin's routes on admin.listen (when
+// set) while it runs: listening first, so a bad address fails before fn
+// starts, and shutting down gracefully when fn returns.
+func (a *App) withAdminListener(ctx context.Context, admin *bot.Admin, fn func() error) error {
+	addr, err := a.Config.AdminAddr()
+	if err != nil || addr == "" {
+		if err != nil {
+			return err
+		}
+		return fn()
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("admin listener: listen on %s: %w", addr, err)
+	}
+	a.Log.Info().Str("listen", ln.Addr().String()).Msg("serving the admin routes (/healthz, /metrics, /admin/backup)")
+	actx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- bot.ServeListener(actx, ln, admin.Handler()) }()
+	runErr := fn()
+	stop()
+	if err := <-done; err != nil && runErr == nil {
+		runErr = fmt.Errorf("admin listener: %w", err)
+	}
 	return runErr
 }
 

@@ -31,7 +31,7 @@ import (
 	"github.com/hpkeeper/hpkeeper/storage"
 )
 
-const benchUsage = `hpkeeper bench measures hpkeeper serve on loopback with signed interactions.
+const benchUsage = `hpkeeper bench: measure hpkeeper serve on loopback with signed interactions (throughput, latency, memory).
 
 Usage:
   hpkeeper bench [flags]
@@ -91,6 +91,7 @@ func parseBenchFlags(args []string, stderr io.Writer) (*benchConfig, error) {
 	fs.Usage = func() {
 		fmt.Fprint(stderr, benchUsage)
 		fs.PrintDefaults()
+		fmt.Fprint(stderr, "\nEnvironment: GOMAXPROCS, GOGC and GOMEMLIMIT are passed on to the child serve; no other variable is read.\n")
 	}
 	fs.StringVar(&c.dir, "dir", "", "directory for the database and the baseline files (default: a new temporary directory, removed afterwards)")
 	fs.IntVar(&c.tables, "tables", 1000, "tables (Discord channels) to create")

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"strings"
 
@@ -16,12 +17,13 @@ import (
 
 // Config is hpkeeper's configuration, read from a TOML file (see
 // config.example.toml, which comments every key). Secrets may come from the
-// environment instead: DISCORD_TOKEN and DISCORD_PUBLIC_KEY override the file
-// (see LoadConfig).
+// environment instead, and environment variables override the file (see
+// LoadConfig and envVars).
 type Config struct {
 	Discord DiscordConfig `toml:"discord"`
 	Storage StorageConfig `toml:"storage"`
 	HTTP    HTTPConfig    `toml:"http"`
+	Admin   AdminConfig   `toml:"admin"`
 	Log     LogConfig     `toml:"log"`
 }
 
@@ -51,6 +53,20 @@ type StorageConfig struct {
 type HTTPConfig struct {
 	// Listen is the address to listen on, host:port.
 	Listen string `toml:"listen"`
+}
+
+// AdminConfig configures the operator's routes: /healthz, /metrics and
+// /admin/backup (bot.Admin).
+type AdminConfig struct {
+	// Listen is where run and serve answer the operator's routes on a
+	// listener of their own, host:port; ":9090" (no host) binds loopback,
+	// 127.0.0.1:9090. "" (the default) means no such listener: serve still
+	// answers them on http.listen, run does not.
+	Listen string `toml:"listen"`
+	// Token is the bearer token that opens every admin route from any peer
+	// (Authorization: Bearer <token>), at least 16 characters; "" means none.
+	// POST /admin/backup on serve's http.listen needs it.
+	Token string `toml:"token"`
 }
 
 // LogConfig configures logging.
@@ -85,18 +101,93 @@ func ParseConfig(r io.Reader) (Config, error) {
 		}
 		return cfg, fmt.Errorf("config: unknown keys: %s", strings.Join(keys, ", "))
 	}
-	if _, err := cfg.LogLevel(); err != nil {
-		return cfg, err
+	return cfg, cfg.validate()
+}
+
+// validate checks the values a file or the environment gave.
+func (c Config) validate() error {
+	if _, err := c.LogLevel(); err != nil {
+		return err
 	}
-	if f := cfg.Log.Format; f != "json" && f != "console" {
-		return cfg, fmt.Errorf("config: log.format must be json or console, not %q", f)
+	if f := c.Log.Format; f != "json" && f != "console" {
+		return fmt.Errorf("config: log.format must be json or console, not %q", f)
 	}
-	return cfg, nil
+	if _, err := c.AdminAddr(); err != nil {
+		return err
+	}
+	if t := c.Admin.Token; t != "" && len(t) < bot.MinAdminToken {
+		return fmt.Errorf("config: admin.token must be at least %d characters (it guards a copy of every table)", bot.MinAdminToken)
+	}
+	return nil
+}
+
+// envVars lists every environment variable hpkeeper reads, with what it
+// sets and the key it overrides (nil for HPKEEPER_CONFIG, read as the
+// default of --config); LoadConfig applies them over the file, and -h lists
+// them.
+var envVars = []struct {
+	name, what string
+	key        func(*Config) *string
+}{
+	{"HPKEEPER_CONFIG", "the configuration file (the default of --config)", nil},
+	{"DISCORD_TOKEN", "the bot token (discord.token)", func(c *Config) *string { return &c.Discord.Token }},
+	{"DISCORD_PUBLIC_KEY", "the application's public key (discord.public_key)", func(c *Config) *string { return &c.Discord.PublicKey }},
+	{"HPKEEPER_DB", "the database file (storage.path)", func(c *Config) *string { return &c.Storage.Path }},
+	{"HPKEEPER_LISTEN", "serve's interactions listener (http.listen)", func(c *Config) *string { return &c.HTTP.Listen }},
+	{"HPKEEPER_ADMIN_LISTEN", "the admin listener for /healthz, /metrics and /admin/backup (admin.listen)", func(c *Config) *string { return &c.Admin.Listen }},
+	{"HPKEEPER_ADMIN_TOKEN", "the admin bearer token (admin.token)", func(c *Config) *string { return &c.Admin.Token }},
+	{"HPKEEPER_LOG_LEVEL", "trace, debug, info, warn or error (log.level)", func(c *Config) *string { return &c.Log.Level }},
+	{"HPKEEPER_LOG_FORMAT", "json or console (log.format)", func(c *Config) *string { return &c.Log.Format }},
+}
+
+// AdminAddr returns the address of the admin listener, "" when there is
+// none; a port alone binds loopback. It returns an error when admin.listen
+// is not host:port.
+func (c Config) AdminAddr() (string, error) {
+	if c.Admin.Listen == "" {
+		return "", nil
+	}
+	host, port, err := net.SplitHostPort(c.Admin.Listen)
+	if err != nil {
+		return "", fmt.Errorf("config: admin.listen %q is not host:port or :port", c.Admin.Listen)
+	}
+	if host == "" {
+		host = "127.0.0.1"
+	}
+	return net.JoinHostPort(host, port), nil
+}
+
+// AdminURL returns the base URL where the running process answers the
+// admin routes, for the backup and health subcommands: the admin listener
+// when admin.listen is set, else serve's http.listen. A listener on every
+// address (0.0.0.0, ::) is reached through loopback.
+func (c Config) AdminURL() (string, error) {
+	addr, err := c.AdminAddr()
+	if err != nil {
+		return "", err
+	}
+	if addr == "" {
+		addr = c.HTTP.Listen
+	}
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "", fmt.Errorf("config: %q is not host:port", addr)
+	}
+	switch host {
+	case "", "0.0.0.0":
+		host = "127.0.0.1"
+	case "::":
+		host = "::1"
+	}
+	return "http://" + net.JoinHostPort(host, port), nil
 }
 
 // LoadConfig reads the file at path (no file: the defaults when path is "")
-// and applies the environment: DISCORD_TOKEN, DISCORD_PUBLIC_KEY, and
-// HPKEEPER_DB and HPKEEPER_LISTEN (handy in containers) override the file.
+// and applies the environment (envVars): DISCORD_TOKEN, DISCORD_PUBLIC_KEY,
+// HPKEEPER_DB, HPKEEPER_LISTEN, HPKEEPER_ADMIN_LISTEN, HPKEEPER_ADMIN_TOKEN,
+// HPKEEPER_LOG_LEVEL and HPKEEPER_LOG_FORMAT override the file. It returns an
+// error for a file that does not parse or a value, from either, that is not
+// valid.
 func LoadConfig(path string, getenv func(string) string) (Config, error) {
 	cfg := DefaultConfig()
 	if path != "" {
@@ -109,17 +200,13 @@ func LoadConfig(path string, getenv func(string) string) (Config, error) {
 			return cfg, fmt.Errorf("%s: %w", path, err)
 		}
 	}
-	if v := getenv("DISCORD_TOKEN"); v != "" {
-		cfg.Discord.Token = v
+	for _, v := range envVars {
+		if val := getenv(v.name); val != "" && v.key != nil {
+			*v.key(&cfg) = val
+		}
 	}
-	if v := getenv("DISCORD_PUBLIC_KEY"); v != "" {
-		cfg.Discord.PublicKey = v
-	}
-	if v := getenv("HPKEEPER_DB"); v != "" {
-		cfg.Storage.Path = v
-	}
-	if v := getenv("HPKEEPER_LISTEN"); v != "" {
-		cfg.HTTP.Listen = v
+	if err := cfg.validate(); err != nil {
+		return cfg, fmt.Errorf("environment: %w", err)
 	}
 	return cfg, nil
 }

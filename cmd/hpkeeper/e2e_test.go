@@ -118,7 +118,7 @@ func (s *syncBuf) String() string {
 func startServe(t *testing.T, bin, dbPath string, pub ed25519.PublicKey, wantReady bool, args ...string) *child {
 	t.Helper()
 	cmd := exec.Command(bin, append([]string{"serve", "--db", dbPath, "--listen", "127.0.0.1:0"}, args...)...)
-	cmd.Env = append(os.Environ(), "DISCORD_PUBLIC_KEY="+hex.EncodeToString(pub), "HPKEEPER_CONFIG=", "DISCORD_TOKEN=")
+	cmd.Env = append(os.Environ(), "DISCORD_PUBLIC_KEY="+hex.EncodeToString(pub), "HPKEEPER_CONFIG=", "DISCORD_TOKEN=", "HPKEEPER_ADMIN_LISTEN=")
 	cmd.Env = append(cmd.Env, offlineEnv...)
 	c := &child{cmd: cmd, stdout: &syncBuf{}, stderr: &syncBuf{}, done: make(chan struct{})}
 	pr, pw := io.Pipe()

@@ -3,13 +3,17 @@
 //
 // Usage:
 //
-//	hpkeeper console  [--db FILE] [--dice 1,2,6] [--seed N]   the bot in a terminal, no Discord
-//	hpkeeper run      [--config FILE] [--db FILE]             gateway mode (needs DISCORD_TOKEN)
-//	hpkeeper serve    [--config FILE] [--db FILE] [--listen ADDR]  HTTP interactions endpoint (needs DISCORD_PUBLIC_KEY)
-//	hpkeeper register [--config FILE] [--guild ID]            register the slash commands with Discord
+//	hpkeeper console  [--db FILE] [--files DIR] [--dice 1,2,6] [--seed N]   the bot in a terminal, no Discord
+//	hpkeeper run      [--config FILE] [--db FILE] [--admin-listen ADDR]    gateway mode (needs DISCORD_TOKEN)
+//	hpkeeper serve    [--config FILE] [--db FILE] [--listen ADDR] [--admin-listen ADDR]  HTTP interactions endpoint (needs DISCORD_PUBLIC_KEY)
+//	hpkeeper register [--config FILE] [--guild ID]                          register the slash commands with Discord
+//	hpkeeper backup   --to FILE [--from URL | --db FILE] [--config FILE]    a consistent copy of the live database
+//	hpkeeper check    [--db FILE] [--config FILE]                           check a database file no process holds
+//	hpkeeper health   [--url URL] [--config FILE]                           exit 0 if the running process is healthy
+//	hpkeeper bench    [flags]                                               load-test serve on loopback
 //
 // main parses the subcommand, handles signals and exit codes, and delegates
-// to App.
+// to App (run, serve, register) or to the subcommand's own Main.
 package main
 
 import (
@@ -20,23 +24,48 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/hpkeeper/hpkeeper/cmd/hpkeeper/console"
 )
 
-const usage = `hpkeeper tracks hit points, wounds and harm for a tabletop-RPG table on Discord.
+// usage is the top-level help: every subcommand, every console flag, and
+// every environment variable (envVars).
+var usage = `hpkeeper tracks hit points, wounds and harm for a tabletop-RPG table on Discord.
 
 Usage:
-  hpkeeper console  [--db FILE] [--dice 1,2,6] [--seed N]      try the bot in a terminal (no Discord needed)
-  hpkeeper run      [--config FILE] [--db FILE]                connect to Discord's gateway (needs DISCORD_TOKEN)
-  hpkeeper serve    [--config FILE] [--db FILE] [--listen ADDR]  serve the HTTP interactions endpoint (needs DISCORD_PUBLIC_KEY)
-  hpkeeper register [--config FILE] [--guild ID]               register the slash commands (needs DISCORD_TOKEN)
-  hpkeeper bench    [--tables N] [--concurrency N] [--duration D]  load-test serve on loopback (see hpkeeper bench -h)
+  hpkeeper console  [--db FILE] [--files DIR] [--dice 1,2,6] [--seed N]
+        try the bot in a terminal, no Discord needed (--db: the database file,
+        default hpkeeper.db; --files: where attached files are written, default .;
+        --dice: die faces to roll first; --seed: repeatable random rolls)
+  hpkeeper run      [--config FILE] [--db FILE] [--admin-listen ADDR]
+        connect to Discord's gateway (needs DISCORD_TOKEN)
+  hpkeeper serve    [--config FILE] [--db FILE] [--listen ADDR] [--admin-listen ADDR]
+        serve the HTTP interactions endpoint, /healthz and /metrics (needs DISCORD_PUBLIC_KEY)
+  hpkeeper register [--config FILE] [--guild ID]
+        register the slash commands with Discord (needs DISCORD_TOKEN)
+  hpkeeper backup   --to FILE [--from URL | --db FILE] [--config FILE]
+        write a consistent, checked copy of the live database
+  hpkeeper check    [--db FILE] [--config FILE]
+        check a database file no process holds; print its schema version and counts
+  hpkeeper health   [--url URL] [--timeout D] [--config FILE]
+        exit 0 if the running process answers GET /healthz with 200
+  hpkeeper bench    [--tables N] [--concurrency N] [--duration D] [...]
+        load-test serve on loopback
 
-Configuration: config.example.toml documents every key; DISCORD_TOKEN,
-DISCORD_PUBLIC_KEY, HPKEEPER_DB and HPKEEPER_LISTEN override the file.
-`
+"hpkeeper COMMAND -h" describes a command's flags and environment variables.
+Configuration: config.example.toml documents every key.
+` + strings.TrimPrefix(envHelp(envNames()...), "\n")
+
+// envNames returns the name of every environment variable hpkeeper reads.
+func envNames() []string {
+	names := make([]string, len(envVars))
+	for i, v := range envVars {
+		names[i] = v.name
+	}
+	return names
+}
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -58,6 +87,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return console.Main(ctx, rest, stdin, stdout, stderr, systems...)
 	case "bench":
 		return benchMain(ctx, rest, stdout, stderr)
+	case "backup":
+		return backupMain(ctx, rest, stdout, stderr, getenv)
+	case "check":
+		return checkMain(ctx, rest, stdout, stderr, getenv)
+	case "health":
+		return healthMain(ctx, rest, stdout, stderr, getenv)
 	case "run", "serve", "register":
 		app, err := NewApp(sub, rest, stdout, stderr, getenv)
 		switch {

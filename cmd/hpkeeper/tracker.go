@@ -8,20 +8,25 @@ import (
 // wireTracker gives svc the tracker updater (/table tracker) when a bot
 // token is configured: the tracker message is posted and edited through
 // Discord's REST API with the token, in gateway and HTTP modes alike.
-// Without a token /table tracker answers that it needs DISCORD_TOKEN.
-func (a *App) wireTracker(svc *commands.Service) *bot.Tracker {
+// Without a token /table tracker answers that it needs DISCORD_TOKEN, and
+// serve (which needs no token otherwise) warns at start. The tracker's edits
+// and Discord's 429s are counted in m.
+func (a *App) wireTracker(svc *commands.Service, m *bot.Metrics) *bot.Tracker {
 	const why = "The tracker needs the bot token: set DISCORD_TOKEN (or discord.token in the config) so the bot can post and edit the tracker message."
 	if a.Config.Discord.Token == "" {
+		if a.Mode == "serve" {
+			a.Log.Warn().Msg("no bot token: tracker messages will not be posted or edited (/table tracker says so); set DISCORD_TOKEN to have them")
+		}
 		svc.SetTrackerPoster(nil, why)
 		return nil
 	}
-	session, err := bot.NewSession(a.Config.Discord.Token, a.Log)
+	session, err := bot.NewSession(a.Config.Discord.Token, a.Log, m.Session())
 	if err != nil {
 		a.Log.Warn().Err(err).Msg("no tracker")
 		svc.SetTrackerPoster(nil, why)
 		return nil
 	}
-	trk := bot.NewTracker(svc, session, a.Log)
+	trk := bot.NewTracker(svc, session, a.Log, m.Tracker())
 	svc.SetTrackerPoster(trk, "")
 	svc.OnChange(trk.Changed)
 	return trk

@@ -65,10 +65,12 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 		return nil
 	})
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: hpkeeper console [flags] [< script]\n\n"+
-			"Plays hpkeeper in a fake Discord on the terminal; type :help inside for the syntax.\n"+
-			"A script read from a pipe or file makes the exit status 1 if any line was not understood.\n\nFlags:\n")
+		fmt.Fprintf(fs.Output(), "hpkeeper console: play hpkeeper in a fake Discord on the terminal, over a local database file (no Discord needed).\n\n"+
+			"Usage: hpkeeper console [flags] [< script]\n\n"+
+			"Type :help inside for the syntax. A script read from a pipe or file makes the\n"+
+			"exit status 1 if any line was not understood.\n\nFlags:\n")
 		fs.PrintDefaults()
+		fmt.Fprintf(fs.Output(), "\nEnvironment: none (the console reads no environment variables).\n")
 	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {

@@ -1,0 +1,232 @@
+package bot
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/hpkeeper/hpkeeper/storage"
+)
+
+// The operator's HTTP routes, on the admin listener (Admin.Handler) or on
+// serve's interactions listener (Admin.WithInteractions).
+const (
+	// PathHealth answers GET with 200 or 503 and a one-line JSON body.
+	PathHealth = "/healthz"
+	// PathMetrics answers GET with the metrics in the Prometheus text format.
+	PathMetrics = "/metrics"
+	// PathBackup answers POST with a consistent copy of the database file.
+	PathBackup = "/admin/backup"
+)
+
+// HealthTimeout is how long GET /healthz waits for the database's writer to
+// take a probe before answering 503.
+const HealthTimeout = 2 * time.Second
+
+// MinAdminToken is the shortest admin token NewAdmin accepts, in bytes.
+const MinAdminToken = 16
+
+// AdminDB is the database the admin routes check and copy; *storage.DB
+// implements it.
+type AdminDB interface {
+	Ping(ctx context.Context) error
+	Backup(w io.Writer, sized func(size int64)) (int64, error)
+}
+
+var _ AdminDB = (*storage.DB)(nil)
+
+// Admin serves the operator's routes: GET /healthz (200 {"status":"ok"}
+// while the database is open and its writer takes work, else 503 with the
+// reason), GET /metrics (Metrics.Handler) and POST /admin/backup (the whole
+// database file, application/octet-stream, one backup at a time). Who may
+// use a route depends on the listener; see Handler and WithInteractions.
+type Admin struct {
+	db        AdminDB
+	metrics   *Metrics
+	log       zerolog.Logger
+	tokenHash [sha256.Size]byte
+	hasToken  bool
+	backingUp chan struct{} // a one-slot semaphore
+	// healthTimeout is HealthTimeout (shorter in tests).
+	healthTimeout time.Duration
+}
+
+// NewAdmin returns the admin routes over db, serving m (which may be nil:
+// /metrics then answers 404). token is the bearer token that opens every
+// route from any peer; "" means none. It returns an error when token is set
+// but shorter than MinAdminToken.
+func NewAdmin(db AdminDB, m *Metrics, token string, log zerolog.Logger) (*Admin, error) {
+	a := &Admin{db: db, metrics: m, log: log, backingUp: make(chan struct{}, 1), healthTimeout: HealthTimeout}
+	if token != "" {
+		if len(token) < MinAdminToken {
+			return nil, errors.New("admin token: shorter than 16 characters")
+		}
+		a.tokenHash, a.hasToken = sha256.Sum256([]byte(token)), true
+	}
+	return a, nil
+}
+
+// access says who may use a route.
+type access int
+
+const (
+	// anyone may use the route.
+	anyone access = iota
+	// localOrToken: a direct loopback peer, or a request with the token.
+	localOrToken
+	// tokenOnly: only a request with the token.
+	tokenOnly
+)
+
+// Handler returns the routes for a listener of their own (admin.listen,
+// loopback by default): /healthz and /metrics for anyone who reaches the
+// listener, /admin/backup for a direct loopback peer (no proxy headers) or a
+// request with the bearer token. Other paths answer 404.
+func (a *Admin) Handler() http.Handler {
+	mux := http.NewServeMux()
+	a.routes(mux, anyone, localOrToken)
+	return mux
+}
+
+// WithInteractions returns the routes sharing serve's interactions
+// listener, which the internet reaches through a proxy (so every proxied
+// request may come from a loopback peer): /healthz for anyone; /metrics for
+// a direct loopback peer (no proxy headers) or the bearer token;
+// /admin/backup for the bearer token only, never for the peer's address
+// alone. Every other request goes to endpoint.
+func (a *Admin) WithInteractions(endpoint http.Handler) http.Handler {
+	mux := http.NewServeMux()
+	a.routes(mux, localOrToken, tokenOnly)
+	mux.Handle("/", endpoint)
+	return mux
+}
+
+func (a *Admin) routes(mux *http.ServeMux, metrics, backup access) {
+	mux.HandleFunc("GET "+PathHealth, a.health)
+	if a.metrics != nil {
+		mux.Handle("GET "+PathMetrics, a.guard(metrics, a.metrics.Handler()))
+	}
+	mux.Handle("POST "+PathBackup, a.guard(backup, http.HandlerFunc(a.backup)))
+}
+
+// health answers GET /healthz.
+func (a *Admin) health(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), a.healthTimeout)
+	defer cancel()
+	status, body := http.StatusOK, map[string]string{"status": "ok"}
+	if err := a.db.Ping(ctx); err != nil {
+		reason := "database unavailable"
+		switch {
+		case errors.Is(err, storage.ErrClosed):
+			reason = "database closed"
+		case errors.Is(err, context.DeadlineExceeded):
+			reason = "database writer not answering within " + a.healthTimeout.String()
+		}
+		a.log.Warn().Err(err).Msg("health check failed")
+		status, body = http.StatusServiceUnavailable, map[string]string{"status": "unavailable", "reason": reason}
+	}
+	b, _ := json.Marshal(body)
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	w.Write(append(b, '\n'))
+}
+
+// backup answers POST /admin/backup with the database file.
+func (a *Admin) backup(w http.ResponseWriter, r *http.Request) {
+	select {
+	case a.backingUp <- struct{}{}:
+		defer func() { <-a.backingUp }()
+	default:
+		http.Error(w, "a backup is already running; try again when it is done", http.StatusConflict)
+		return
+	}
+	// A large file takes longer than the server's write timeout.
+	_ = http.NewResponseController(w).SetWriteDeadline(time.Time{})
+	start := time.Now()
+	started := false
+	n, err := a.db.Backup(w, func(size int64) {
+		started = true
+		w.Header().Set("Content-Type", "application/octet-stream")
+		w.Header().Set("Content-Disposition", `attachment; filename="hpkeeper-backup.db"`)
+		w.Header().Set("Content-Length", strconv.FormatInt(size, 10))
+		w.Header().Set("Cache-Control", "no-store")
+		w.WriteHeader(http.StatusOK)
+	})
+	a.metrics.backedUp(err)
+	if err != nil {
+		a.log.Error().Err(err).Int64("bytes", n).Str("remote", r.RemoteAddr).Msg("backup failed")
+		if !started {
+			http.Error(w, "backup failed", http.StatusInternalServerError)
+		}
+		return // the client sees a body shorter than its Content-Length
+	}
+	a.log.Info().Int64("bytes", n).Dur("took", time.Since(start)).Str("remote", r.RemoteAddr).Msg("backup sent")
+}
+
+// guard lets a request through to h when rule allows it; else it answers
+// 401 (the token is configured and was missing or wrong) or 403 (no token
+// is configured).
+func (a *Admin) guard(rule access, h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if rule == anyone || a.bearer(r) || (rule == localOrToken && directLoopback(r)) {
+			h.ServeHTTP(w, r)
+			return
+		}
+		a.log.Warn().Str("remote", r.RemoteAddr).Str("path", r.URL.Path).Msg("admin request refused")
+		if !a.hasToken {
+			http.Error(w, "forbidden: this route needs the admin token (admin.token or HPKEEPER_ADMIN_TOKEN) from here", http.StatusForbidden)
+			return
+		}
+		w.Header().Set("WWW-Authenticate", `Bearer realm="hpkeeper admin"`)
+		http.Error(w, "unauthorized", http.StatusUnauthorized)
+	})
+}
+
+// bearer reports whether r carries "Authorization: Bearer <token>" with the
+// configured token, compared in constant time (over SHA-256 digests, so the
+// token's length does not show either).
+func (a *Admin) bearer(r *http.Request) bool {
+	if !a.hasToken {
+		return false
+	}
+	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if !ok {
+		return false
+	}
+	sum := sha256.Sum256([]byte(strings.TrimSpace(got)))
+	return subtle.ConstantTimeCompare(sum[:], a.tokenHash[:]) == 1
+}
+
+// proxyHeaders are headers a reverse proxy adds: a request carrying one of
+// them came from elsewhere, whatever its peer address.
+var proxyHeaders = []string{"Forwarded", "X-Forwarded-For", "X-Forwarded-Host", "X-Forwarded-Proto", "X-Real-Ip", "Via"}
+
+// directLoopback reports whether r comes from a loopback address (127.0.0.0/8
+// or ::1) and carries no proxy header.
+func directLoopback(r *http.Request) bool {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return false
+	}
+	ip := net.ParseIP(host)
+	if ip == nil || !ip.IsLoopback() {
+		return false
+	}
+	for _, h := range proxyHeaders {
+		if _, ok := r.Header[h]; ok {
+			return false
+		}
+	}
+	return true
+}

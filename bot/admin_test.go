@@ -1,0 +1,260 @@
+package bot
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/hpkeeper/hpkeeper/storage"
+)
+
+const testAdminToken = "s3cret-admin-token-0123456789"
+
+// fakeAdminDB is a healthy database whose backup is the bytes "copy",
+// optionally waiting for release first.
+type fakeAdminDB struct {
+	release chan struct{}
+	started chan struct{}
+}
+
+func (fakeAdminDB) Ping(context.Context) error { return nil }
+
+func (f fakeAdminDB) Backup(w io.Writer, sized func(int64)) (int64, error) {
+	if f.started != nil {
+		f.started <- struct{}{}
+		<-f.release
+	}
+	sized(4)
+	n, err := io.WriteString(w, "copy")
+	return int64(n), err
+}
+
+// TestAdminAccess checks who may use each route on each listener, with a
+// request built by hand so that a peer from the internet (203.0.113.7) can
+// be named without leaving loopback.
+func TestAdminAccess(t *testing.T) {
+	endpoint := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { http.Error(w, "interactions", http.StatusTeapot) })
+	const (
+		direct  = "127.0.0.1:40000"
+		direct6 = "[::1]:40000"
+		remote  = "203.0.113.7:40000"
+		proxied = "proxied" // loopback peer with X-Forwarded-For
+	)
+	type row struct {
+		route, peer, auth string
+		want              int
+	}
+	bearer, wrong := "Bearer "+testAdminToken, "Bearer not-the-token-at-all-000"
+	common := []row{
+		{"GET /healthz", remote, "", 200},
+		{"GET /healthz", proxied, "", 200},
+		{"GET /metrics", remote, bearer, 200},
+		{"POST /admin/backup", remote, bearer, 200},
+		{"POST /admin/backup", remote, wrong, 401},
+		{"POST /admin/backup", remote, "", 401},
+		{"POST /admin/backup", proxied, "", 401},
+		{"POST /admin/backup", remote, "Basic " + testAdminToken, 401},
+	}
+	tests := []struct {
+		name    string
+		handler func(*Admin) http.Handler
+		token   string
+		rows    []row
+	}{
+		{"admin listener", (*Admin).Handler, testAdminToken, append([]row{
+			{"GET /metrics", remote, "", 200},
+			{"POST /admin/backup", direct, "", 200},
+			{"POST /admin/backup", direct6, "", 200},
+			{"POST /", remote, "", 404},
+			{"GET /admin/backup", direct, bearer, 405},
+		}, common...)},
+		{"admin listener without token", (*Admin).Handler, "", []row{
+			{"POST /admin/backup", direct, "", 200},
+			{"POST /admin/backup", remote, "", 403},
+			{"POST /admin/backup", remote, bearer, 403},
+			{"POST /admin/backup", proxied, "", 403},
+		}},
+		{"interactions listener", func(a *Admin) http.Handler { return a.WithInteractions(endpoint) }, testAdminToken, append([]row{
+			{"GET /metrics", direct, "", 200},
+			{"GET /metrics", remote, "", 401},
+			{"GET /metrics", proxied, "", 401},
+			{"POST /admin/backup", direct, "", 401},
+			{"POST /", remote, "", 418},
+			{"POST /interactions", remote, "", 418},
+			{"POST /healthz", remote, "", 418},
+		}, common...)},
+		{"interactions listener without token", func(a *Admin) http.Handler { return a.WithInteractions(endpoint) }, "", []row{
+			{"GET /metrics", direct, "", 200},
+			{"GET /metrics", remote, "", 403},
+			{"POST /admin/backup", direct, "", 403},
+			{"POST /admin/backup", remote, bearer, 403},
+		}},
+	}
+	for _, tt := range tests {
+		a, err := NewAdmin(fakeAdminDB{}, NewMetrics(), tt.token, zerolog.Nop())
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := tt.handler(a)
+		for _, r := range tt.rows {
+			method, path, _ := strings.Cut(r.route, " ")
+			req := httptest.NewRequest(method, path, nil)
+			req.RemoteAddr = r.peer
+			if r.peer == proxied {
+				req.RemoteAddr = direct
+				req.Header.Set("X-Forwarded-For", "203.0.113.7")
+			}
+			if r.auth != "" {
+				req.Header.Set("Authorization", r.auth)
+			}
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, req)
+			if rec.Code != r.want {
+				t.Errorf("%s: %s from %s with %q = %d %q; want %d", tt.name, r.route, r.peer, r.auth, rec.Code, rec.Body.String(), r.want)
+			}
+			if rec.Code == http.StatusUnauthorized && rec.Header().Get("WWW-Authenticate") == "" {
+				t.Errorf("%s: %s: 401 without WWW-Authenticate", tt.name, r.route)
+			}
+		}
+	}
+}
+
+func TestNewAdminRefusesShortToken(t *testing.T) {
+	if _, err := NewAdmin(fakeAdminDB{}, nil, "short", zerolog.Nop()); err == nil {
+		t.Error("NewAdmin accepted a 5-character token")
+	}
+}
+
+// TestAdminOneBackupAtATime: a second backup while one runs is refused with
+// 409 and the first completes.
+func TestAdminOneBackupAtATime(t *testing.T) {
+	db := fakeAdminDB{release: make(chan struct{}), started: make(chan struct{}, 1)}
+	a, err := NewAdmin(db, nil, "", zerolog.Nop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := a.Handler()
+	post := func() *httptest.ResponseRecorder {
+		req := httptest.NewRequest(http.MethodPost, PathBackup, nil)
+		req.RemoteAddr = "127.0.0.1:1"
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		return rec
+	}
+	var wg sync.WaitGroup
+	var first *httptest.ResponseRecorder
+	wg.Add(1)
+	go func() { defer wg.Done(); first = post() }()
+	<-db.started
+	if rec := post(); rec.Code != http.StatusConflict {
+		t.Errorf("second backup while one runs = %d; want 409", rec.Code)
+	}
+	close(db.release)
+	wg.Wait()
+	if first.Code != 200 || first.Body.String() != "copy" || first.Header().Get("Content-Length") != "4" {
+		t.Errorf("first backup = %d %q (Content-Length %s); want 200 \"copy\" with its length", first.Code, first.Body, first.Header().Get("Content-Length"))
+	}
+}
+
+// getHealth returns the status and the one-line JSON body of GET /healthz.
+func getHealth(t *testing.T, c *http.Client, base string) (int, map[string]string) {
+	t.Helper()
+	resp, err := c.Get(base + PathHealth)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if bytes.Count(b, []byte("\n")) != 1 || !bytes.HasSuffix(b, []byte("\n")) || resp.Header.Get("Content-Type") != "application/json" {
+		t.Errorf("GET /healthz body %q (%s); want one line of JSON", b, resp.Header.Get("Content-Type"))
+	}
+	var body map[string]string
+	if err := json.Unmarshal(b, &body); err != nil {
+		t.Fatalf("GET /healthz: %v in %q", err, b)
+	}
+	return resp.StatusCode, body
+}
+
+// TestHealthz: 200 while the database is open and the writer takes work;
+// 503 while the writer is stuck in an Update and once the database is closed.
+func TestHealthz(t *testing.T) {
+	s, _, admin := newMeteredServer(t, "")
+	admin.healthTimeout = 500 * time.Millisecond // short, yet long enough for an idle writer on a busy machine
+	if status, body := getHealth(t, s.client, s.srv.URL); status != 200 || body["status"] != "ok" {
+		t.Errorf("healthy: %d %v; want 200 ok", status, body)
+	}
+	entered, gate := make(chan struct{}), make(chan struct{})
+	go s.db.Update(func(*storage.Tx) error { close(entered); <-gate; return nil })
+	<-entered
+	status, body := getHealth(t, s.client, s.srv.URL)
+	close(gate)
+	if status != 503 || body["status"] != "unavailable" || !strings.Contains(body["reason"], "writer not answering") {
+		t.Errorf("writer stuck: %d %v; want 503 naming the writer", status, body)
+	}
+	if status, body := getHealth(t, s.client, s.srv.URL); status != 200 {
+		t.Errorf("writer free again: %d %v; want 200", status, body)
+	}
+	if err := s.db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if status, body := getHealth(t, s.client, s.srv.URL); status != 503 || body["reason"] != "database closed" {
+		t.Errorf("database closed: %d %v; want 503 \"database closed\"", status, body)
+	}
+	if strings.Contains(s.logs.String(), s.path) == false {
+		t.Errorf("the health failure is not logged with the database path:\n%s", s.logs)
+	}
+}
+
+// TestAdminBackupOverHTTP takes a backup through serve's shared listener
+// with the token: the body is the database, sound and complete.
+func TestAdminBackupOverHTTP(t *testing.T) {
+	s, m, _ := newMeteredServer(t, testAdminToken)
+	s.ok(s.command(gmUser, "table", "setup", "system", "harm"))
+	s.ok(s.command(playerUser, "char", "create", "name", "Eve", "stats", "harm=0"))
+	req, _ := http.NewRequest(http.MethodPost, s.srv.URL+PathBackup, nil)
+	if status, _ := do(t, s.client, req); status != http.StatusUnauthorized {
+		t.Fatalf("backup from loopback without the token on the interactions listener = %d; want 401", status)
+	}
+	req, _ = http.NewRequest(http.MethodPost, s.srv.URL+PathBackup, nil)
+	req.Header.Set("Authorization", "Bearer "+testAdminToken)
+	resp, err := s.client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil || resp.StatusCode != 200 || strconv.Itoa(len(b)) != resp.Header.Get("Content-Length") {
+		t.Fatalf("backup: %d, %d bytes (Content-Length %s), %v", resp.StatusCode, len(b), resp.Header.Get("Content-Length"), err)
+	}
+	path := filepath.Join(t.TempDir(), "copy.db")
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := storage.Inspect(path, time.Second)
+	if err != nil || rep.Tables != 1 || rep.Characters != 1 || rep.Events != 2 {
+		t.Errorf("Inspect(copy) = %+v, %v; want 1 table, 1 character, 2 events", rep, err)
+	}
+	// The handler counts the backup once the last byte is sent, which may be
+	// after this side has read it.
+	v := 0.0
+	for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		if v = sample(gather(t, m), metricBackups, labelOutcome, outcomeOK); v == 1 {
+			break
+		}
+	}
+	if v != 1 {
+		t.Errorf("%s{outcome=ok} = %v; want 1", metricBackups, v)
+	}
+}

@@ -1,0 +1,439 @@
+package bot
+
+import (
+	"context"
+	"net/http"
+	"os"
+	"sync/atomic"
+	"time"
+
+	"github.com/bwmarrin/discordgo"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/hpkeeper/hpkeeper/commands"
+	"github.com/hpkeeper/hpkeeper/storage"
+)
+
+// Every metric and label hpkeeper exports, in one place. README.md
+// ("Health and metrics") lists them for operators.
+const (
+	metricInteractions     = "hpkeeper_interactions_total"
+	metricReplyDuration    = "hpkeeper_reply_duration_seconds"
+	metricQueueDepth       = "hpkeeper_writer_queue_depth"
+	metricGroupSize        = "hpkeeper_writer_group_size"
+	metricFunctionDuration = "hpkeeper_writer_functions_duration_seconds"
+	metricCommitDuration   = "hpkeeper_writer_commit_duration_seconds"
+	metricCommitFailures   = "hpkeeper_writer_commit_failures_total"
+	metricDatabaseSize     = "hpkeeper_database_size_bytes"
+	metricSchemaVersion    = "hpkeeper_database_schema_version"
+	metricBackups          = "hpkeeper_backups_total"
+	metricTrackerEdits     = "hpkeeper_tracker_edits_total"
+	metricRateLimited      = "hpkeeper_discord_rate_limited_total"
+	metricHeartbeat        = "hpkeeper_gateway_heartbeat_latency_seconds"
+	metricGatewayUp        = "hpkeeper_gateway_up"
+	metricReconnects       = "hpkeeper_gateway_reconnects_total"
+
+	labelKind    = "kind"
+	labelCommand = "command"
+	labelOutcome = "outcome"
+)
+
+// Label values. kind and command are "unknown" for requests refused before
+// they were decoded; command is also "unknown" for a command or custom_id
+// the service does not know (commands.Service.RouteName), so no user input
+// becomes a label value of its own.
+const (
+	kindCommand      = "command"
+	kindComponent    = "component"
+	kindModal        = "modal"
+	kindAutocomplete = "autocomplete"
+	valueUnknown     = "unknown"
+
+	outcomeOK               = "ok"
+	outcomeUserError        = "user_error"
+	outcomeInternal         = "internal"
+	outcomeRefusedSignature = "refused_signature" // 401: bad signature, stale timestamp or replay
+	outcomeBadRequest       = "bad_request"       // 400, 405, 413: not an interaction we handle
+	outcomeError            = "error"             // tracker edits, backups
+)
+
+// Histogram buckets, in seconds and in Updates.
+var (
+	// replyBuckets reach Discord's 3 s deadline for a first reply.
+	replyBuckets = []float64{0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 3, 5}
+	// commitBuckets cover a commit's two fdatasyncs on a fast disk (about
+	// 1 ms) to a stalled one.
+	commitBuckets = []float64{0.0002, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2}
+	// groupBuckets go up to the writer's largest group (storage's maxGroup).
+	groupBuckets = []float64{1, 2, 4, 8, 16, 32, 64, 128, 256}
+)
+
+// Metrics holds hpkeeper's Prometheus metrics in a registry of its own (not
+// the global default one), with the Go runtime and process collectors. The
+// parts of the bot report to it through the hooks below; Handler serves it in
+// the Prometheus text format. It is safe for concurrent use.
+type Metrics struct {
+	reg *prometheus.Registry
+
+	interactions   *prometheus.CounterVec
+	reply          *prometheus.HistogramVec
+	groupSize      prometheus.Histogram
+	functions      prometheus.Histogram
+	commit         prometheus.Histogram
+	commitFailures prometheus.Counter
+	backups        *prometheus.CounterVec
+	trackerEdits   *prometheus.CounterVec
+	rateLimited    prometheus.Counter
+	reconnects     prometheus.Counter
+
+	gateway       atomic.Pointer[discordgo.Session]
+	connects      atomic.Int64
+	lastHeartbeat atomic.Int64 // nanoseconds
+}
+
+// NewMetrics returns a Metrics with every hpkeeper metric registered (the
+// database ones once ObserveDB is called).
+func NewMetrics() *Metrics {
+	m := &Metrics{reg: prometheus.NewRegistry()}
+	m.interactions = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: metricInteractions,
+		Help: "Interactions by kind (command, component, modal, autocomplete), command (the command name or the custom_id prefix) and outcome (ok, user_error, internal, refused_signature, bad_request).",
+	}, []string{labelKind, labelCommand, labelOutcome})
+	m.reply = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name:    metricReplyDuration,
+		Help:    "Time from an interaction reaching the service to its reply being ready, durable commit included (not the signature check or the network), by kind.",
+		Buckets: replyBuckets,
+	}, []string{labelKind})
+	m.groupSize = prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name:    metricGroupSize,
+		Help:    "Updates committed together in one write transaction by the writer goroutine (group commit).",
+		Buckets: groupBuckets,
+	})
+	m.functions = prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name:    metricFunctionDuration,
+		Help:    "Time the writer spent running the functions of one group (rules, encoding) before committing it.",
+		Buckets: commitBuckets,
+	})
+	m.commit = prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name:    metricCommitDuration,
+		Help:    "Time the writer spent committing one group: bbolt's page writes and its two fdatasyncs.",
+		Buckets: commitBuckets,
+	})
+	m.commitFailures = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: metricCommitFailures,
+		Help: "Groups whose commit failed (a full or failing disk): none of their changes were written.",
+	})
+	m.backups = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: metricBackups,
+		Help: "Backups served by POST /admin/backup, by outcome (ok, error).",
+	}, []string{labelOutcome})
+	m.trackerEdits = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: metricTrackerEdits,
+		Help: "Edits of tracker messages sent to Discord, by outcome (ok, error).",
+	}, []string{labelOutcome})
+	m.rateLimited = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: metricRateLimited,
+		Help: "HTTP 429 (Too Many Requests) responses from Discord's REST API, retries included.",
+	})
+	m.reconnects = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: metricReconnects,
+		Help: "Times the gateway session connected again after its first connection.",
+	})
+	m.reg.MustRegister(
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		m.interactions, m.reply, m.groupSize, m.functions, m.commit, m.commitFailures,
+		m.backups, m.trackerEdits, m.rateLimited, m.reconnects,
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: metricHeartbeat,
+			Help: "Latency of the last gateway heartbeat Discord acknowledged (0 before the first, and in HTTP mode).",
+		}, m.heartbeatSeconds),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: metricGatewayUp,
+			Help: "1 while the gateway session is connected and heartbeating, else 0 (always 0 in HTTP mode).",
+		}, m.gatewayUp),
+	)
+	for _, o := range []string{outcomeOK, outcomeError} {
+		m.trackerEdits.WithLabelValues(o)
+		m.backups.WithLabelValues(o)
+	}
+	return m
+}
+
+// Registry returns the registry holding every metric (tests gather from it).
+func (m *Metrics) Registry() *prometheus.Registry { return m.reg }
+
+// Handler serves the metrics in the Prometheus text format (or in a format
+// the scraper asks for); GET /metrics answers with it.
+func (m *Metrics) Handler() http.Handler {
+	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError})
+}
+
+// ObservedDB is what ObserveDB reads of a database; *storage.DB implements it.
+type ObservedDB interface {
+	WriterStats() storage.WriterStats
+	Path() string
+}
+
+var _ ObservedDB = (*storage.DB)(nil)
+
+// ObserveDB registers the gauges read from db at each scrape: the writer's
+// queue depth, the file's size on disk and the schema version. Call it once
+// per Metrics. Pass ObserveCommit as the database's storage.Options.OnCommit
+// for the writer's histograms.
+func (m *Metrics) ObserveDB(db ObservedDB) {
+	m.reg.MustRegister(
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: metricQueueDepth,
+			Help: "Updates waiting for the writer goroutine at the time of the scrape.",
+		}, func() float64 { return float64(db.WriterStats().Queued) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: metricDatabaseSize,
+			Help: "Size of the database file on disk in bytes (bbolt files never shrink; compaction is a copy).",
+		}, func() float64 {
+			fi, err := os.Stat(db.Path())
+			if err != nil {
+				return 0
+			}
+			return float64(fi.Size())
+		}),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: metricSchemaVersion,
+			Help: "Schema version of the database this program reads and writes (files are migrated to it at start).",
+		}, func() float64 { return float64(storage.SchemaVersion) }),
+	)
+}
+
+// ObserveCommit records one group the writer ran; pass it as
+// storage.Options.OnCommit.
+func (m *Metrics) ObserveCommit(g storage.GroupStats) {
+	m.groupSize.Observe(float64(g.Updates))
+	m.functions.Observe(g.Functions.Seconds())
+	m.commit.Observe(g.Commit.Seconds())
+	if g.Err != nil {
+		m.commitFailures.Inc()
+	}
+}
+
+// routeNamer names a request for metrics from a bounded set;
+// *commands.Service implements it.
+type routeNamer interface {
+	RouteName(r *commands.Request) string
+}
+
+var _ routeNamer = (*commands.Service)(nil)
+
+// Instrument returns h counting every interaction it answers by kind, command
+// and outcome (commands.Response.Outcome; a nil response or a panic counts
+// as internal) and timing its replies. The command label is h's RouteName
+// when h has one (*commands.Service does), else "unknown".
+func (m *Metrics) Instrument(h Handler) Handler {
+	namer, _ := h.(routeNamer)
+	return &meteredHandler{h: h, m: m, namer: namer}
+}
+
+type meteredHandler struct {
+	h     Handler
+	m     *Metrics
+	namer routeNamer
+}
+
+func (mh *meteredHandler) Handle(ctx context.Context, r *commands.Request) (resp *commands.Response) {
+	start := time.Now()
+	defer func() {
+		outcome := outcomeInternal
+		if resp != nil {
+			outcome = outcomeLabel(resp.Outcome)
+		}
+		kind := kindLabel(r.Kind)
+		name := ""
+		if mh.namer != nil {
+			name = mh.namer.RouteName(r)
+		}
+		if name == "" {
+			name = valueUnknown
+		}
+		mh.m.reply.WithLabelValues(kind).Observe(time.Since(start).Seconds())
+		mh.m.interactions.WithLabelValues(kind, name, outcome).Inc()
+	}()
+	return mh.h.Handle(ctx, r)
+}
+
+func kindLabel(k commands.Kind) string {
+	switch k {
+	case commands.KindCommand:
+		return kindCommand
+	case commands.KindComponent:
+		return kindComponent
+	case commands.KindModal:
+		return kindModal
+	case commands.KindAutocomplete:
+		return kindAutocomplete
+	}
+	return valueUnknown
+}
+
+func outcomeLabel(o commands.Outcome) string {
+	switch o {
+	case commands.OutcomeOK:
+		return outcomeOK
+	case commands.OutcomeUserError:
+		return outcomeUserError
+	}
+	return outcomeInternal
+}
+
+// InstrumentEndpoint returns the interactions endpoint h counting the requests it
+// refuses before they reach the service: a 401 (bad signature, stale
+// timestamp or replay, see Endpoint) as refused_signature, any other 4xx as
+// bad_request, both with kind and command "unknown". Requests that reach the
+// service are counted by the handler given to NewEndpoint when it is wrapped
+// with Instrument.
+func (m *Metrics) InstrumentEndpoint(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h.ServeHTTP(&statusWriter{ResponseWriter: w, m: m}, r)
+	})
+}
+
+// statusWriter counts a refusal when its status is written, before the
+// client can see it. It hides the server's own writer from
+// http.MaxBytesReader, which then cannot mark the connection for closing
+// after a 413; the server still closes it when more than 256 KiB of the
+// body are left unread.
+type statusWriter struct {
+	http.ResponseWriter
+	m     *Metrics
+	wrote bool
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if !w.wrote {
+		w.wrote = true
+		switch {
+		case code == http.StatusUnauthorized:
+			w.m.interactions.WithLabelValues(valueUnknown, valueUnknown, outcomeRefusedSignature).Inc()
+		case code >= 400 && code < 500:
+			w.m.interactions.WithLabelValues(valueUnknown, valueUnknown, outcomeBadRequest).Inc()
+		}
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	w.wrote = true // an implicit 200
+	return w.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// Client returns a copy of c (http.DefaultClient when nil) that counts the
+// 429 responses it receives; c itself is not changed.
+func (m *Metrics) Client(c *http.Client) *http.Client {
+	if c == nil {
+		c = http.DefaultClient
+	}
+	cp := *c
+	next := cp.Transport
+	if next == nil {
+		next = http.DefaultTransport
+	}
+	cp.Transport = rateLimitCounter{next: next, count: m.rateLimited}
+	return &cp
+}
+
+// rateLimitCounter counts HTTP 429 responses.
+type rateLimitCounter struct {
+	next  http.RoundTripper
+	count prometheus.Counter
+}
+
+func (rt rateLimitCounter) RoundTrip(r *http.Request) (*http.Response, error) {
+	res, err := rt.next.RoundTrip(r)
+	if err == nil && res.StatusCode == http.StatusTooManyRequests {
+		rt.count.Inc()
+	}
+	return res, err
+}
+
+// Session returns a SessionOption that makes the session's REST client (and
+// so the interaction callbacks and tracker edits sent with it) count
+// Discord's 429s. Give it after WithHTTPClient.
+func (m *Metrics) Session() SessionOption {
+	return func(s *discordgo.Session) { s.Client = m.Client(s.Client) }
+}
+
+// Gateway returns a SessionOption for RunGateway's session: the heartbeat
+// latency, whether the session is up, and reconnects are read from it.
+func (m *Metrics) Gateway() SessionOption {
+	return func(s *discordgo.Session) {
+		m.gateway.Store(s)
+		s.AddHandler(func(*discordgo.Session, *discordgo.Connect) {
+			if m.connects.Add(1) > 1 {
+				m.reconnects.Inc()
+			}
+		})
+	}
+}
+
+// gatewayUp reads whether the gateway session is heartbeating.
+func (m *Metrics) gatewayUp() float64 {
+	s := m.gateway.Load()
+	if s == nil {
+		return 0
+	}
+	s.RLock()
+	defer s.RUnlock()
+	if s.DataReady {
+		return 1
+	}
+	return 0
+}
+
+// heartbeatSeconds returns the latency of the last acknowledged heartbeat.
+// discordgo sets DataReady under the session lock after it has written
+// LastHeartbeatSent, so the latency is read only once DataReady is set;
+// discordgo writes LastHeartbeatSent of later heartbeats without that lock,
+// which leaves a window of one websocket write per heartbeat interval
+// (about 41 s) in which a scrape may read a value being written. A latency
+// that is not positive (a heartbeat sent and not yet acknowledged) keeps the
+// last one.
+func (m *Metrics) heartbeatSeconds() float64 {
+	if s := m.gateway.Load(); s != nil {
+		s.RLock()
+		if s.DataReady {
+			if lat := s.HeartbeatLatency(); lat > 0 {
+				m.lastHeartbeat.Store(int64(lat))
+			}
+		}
+		s.RUnlock()
+	}
+	return time.Duration(m.lastHeartbeat.Load()).Seconds()
+}
+
+// Tracker returns a TrackerOption counting the tracker's edits.
+func (m *Metrics) Tracker() TrackerOption {
+	return func(t *Tracker) {
+		t.edited = func(err error) {
+			if err != nil {
+				m.trackerEdits.WithLabelValues(outcomeError).Inc()
+				return
+			}
+			m.trackerEdits.WithLabelValues(outcomeOK).Inc()
+		}
+	}
+}
+
+// backedUp counts one backup served.
+func (m *Metrics) backedUp(err error) {
+	if m == nil {
+		return
+	}
+	if err != nil {
+		m.backups.WithLabelValues(outcomeError).Inc()
+		return
+	}
+	m.backups.WithLabelValues(outcomeOK).Inc()
+}
