@@ -34,7 +34,7 @@ const (
 // endpointServer starts an Endpoint over h on loopback with a fixed clock.
 func endpointServer(t *testing.T, h Handler, kp keyPair, now time.Time, log zerolog.Logger) *httptest.Server {
 	t.Helper()
-	ep, err := NewEndpoint(h, kp.pub, log, WithClock(func() time.Time { return now }), WithFilesClient(offline))
+	ep, err := NewEndpoint(h, kp.pub, log, WithClock(func() time.Time { return now }), WithFilesClient(offline), WithDeferAfter(0))
 	if err != nil {
 		t.Fatalf("NewEndpoint = %v", err)
 	}

@@ -131,7 +131,7 @@ func TestEndpointFiles(t *testing.T) {
 	kp := newKeyPair(t)
 	now := time.Now()
 	ep, err := NewEndpoint(svc, kp.pub, testLogger(t), WithClock(func() time.Time { return now }),
-		WithFilesClient(loopbackClient(t, fake.srv.URL)))
+		WithFilesClient(loopbackClient(t, fake.srv.URL)), WithDeferAfter(0))
 	if err != nil {
 		t.Fatal(err)
 	}

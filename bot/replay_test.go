@@ -87,7 +87,7 @@ func (s *restartScenario) start(now time.Time) {
 	svc, db := openService(s.t, s.path, nil)
 	s.db = db
 	ep, err := NewEndpoint(svc, s.kp.pub, zerolog.New(zerolog.NewTestWriter(s.t)), WithReplayStore(db),
-		WithClock(func() time.Time { return s.now }), WithFilesClient(offline))
+		WithClock(func() time.Time { return s.now }), WithFilesClient(offline), WithDeferAfter(0))
 	if err != nil {
 		s.t.Fatal(err)
 	}
@@ -180,7 +180,7 @@ func TestReplayStoreUnreadable(t *testing.T) {
 	}
 	now := time.Unix(1_800_000_000, 0)
 	kp := newKeyPair(t)
-	ep, err := NewEndpoint(svc, kp.pub, zerolog.Nop(), WithReplayStore(db), WithClock(func() time.Time { return now }), WithFilesClient(offline))
+	ep, err := NewEndpoint(svc, kp.pub, zerolog.Nop(), WithReplayStore(db), WithClock(func() time.Time { return now }), WithFilesClient(offline), WithDeferAfter(0))
 	if err != nil {
 		t.Fatal(err)
 	}

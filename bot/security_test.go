@@ -662,7 +662,7 @@ func TestPanicKeepsServing(t *testing.T) {
 	defer db.Close()
 	var logs syncBuffer
 	now := time.Now()
-	ep, err := NewEndpoint(panicky{svc}, kp.pub, zerolog.New(&logs), WithClock(func() time.Time { return now }), WithFilesClient(offline))
+	ep, err := NewEndpoint(panicky{svc}, kp.pub, zerolog.New(&logs), WithClock(func() time.Time { return now }), WithFilesClient(offline), WithDeferAfter(0))
 	if err != nil {
 		t.Fatal(err)
 	}
