@@ -106,6 +106,10 @@ type Response struct {
 	// export). The gateway sends them with the reply, the HTTP endpoint as a
 	// follow-up message, the console writes them to a directory.
 	Files []File
+	// Mentions are the user ids the message may ping (Discord's
+	// allowed_mentions users); nil, the default, pings nobody. Only the
+	// turn order's init-ping sets it: the owner whose turn starts.
+	Mentions []string
 }
 
 // Attachment is a file a user gave in an attachment option.
