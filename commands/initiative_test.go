@@ -4,6 +4,7 @@ package commands_test
 // dice.
 
 import (
+	"encoding/json"
 	"reflect"
 	"regexp"
 	"strings"
@@ -583,4 +584,43 @@ func TestInitiativeHiddenRoundEnd(t *testing.T) {
 		t.Errorf("GM's round end = %+v; want the Orc's save, privately", resp)
 	}
 	tb.NoDiceLeft()
+}
+
+// TestInitiativeExport: an export carries the open turn order (and the
+// orders in its history) as version 2; imported, the order plays on and
+// undoes exactly. A table that never had one still exports as version 1,
+// which readers of version 1 read.
+func TestInitiativeExport(t *testing.T) {
+	tb := newTable(t)
+	tb.OK(tb.Do("gm", "/table setup system:hit-protection"))
+	tb.OK(tb.Do("bob", `/char create name:Lister stats:"class=fighter hit-die=d6 hp=4"`))
+	tb.OK(tb.Do("meg", `/char create name:Meghan stats:"class=magic-user level=3 hp=3"`))
+	v1 := exportFile(t, tb, "gm")
+	if !strings.Contains(string(v1), `"version": 1`) || strings.Contains(string(v1), "initiative") {
+		t.Errorf("export before any turn order: %.200s; want version 1 without initiative", v1)
+	}
+	tb.OK(tb.Do("gm", "/init start"))
+	tb.OK(tb.Do("gm", "/init join target:Lister roll:5"))
+	tb.OK(tb.Do("gm", "/init join target:Meghan roll:2"))
+	tb.OK(tb.Do("bob", "/init next"))
+	data := exportFile(t, tb, "gm")
+	var ex commands.Export
+	if err := json.Unmarshal(data, &ex); err != nil {
+		t.Fatal(err)
+	}
+	if ex.Version != 2 || ex.Table.Initiative == nil || len(ex.Table.Initiative.Combatants) != 2 || ex.Table.Initiative.Turn != 1 {
+		t.Fatalf("export with an open order: version %d, order %+v; want version 2 with Lister and Meghan, Meghan's turn", ex.Version, ex.Table.Initiative)
+	}
+	tb.Channel = "chan-2"
+	tb.OK(importFile(tb, "!gm", data))
+	commandstest.WantIn(t, "imported", tb.OK(tb.Do("meg", "/init show")), "▫ **Lister** 5\n▶ **Meghan** 2")
+	commandstest.WantIn(t, "plays on", tb.OK(tb.Do("meg", "/init next")), "Round 2 of the turn order begins.", "It is **Lister**'s turn (round 2).")
+	tb.OK(tb.Do("!gm", "/undo"))
+	commandstest.WantIn(t, "undone", tb.OK(tb.Do("meg", "/init show")), "round 1", "▶ **Meghan** 2")
+	// A closed order stays in the history: still version 2.
+	tb.OK(tb.Do("!gm", "/init end"))
+	var again commands.Export
+	if err := json.Unmarshal(exportFile(t, tb, "!gm"), &again); err != nil || again.Version != 2 || again.Table.Initiative != nil {
+		t.Errorf("export after /init end: version %d, order %+v, %v; want version 2 (the history has orders), none open", again.Version, again.Table.Initiative, err)
+	}
 }
