@@ -68,12 +68,17 @@ type InitiativeRoll struct {
 	Text string
 }
 
-// RollInitiativeDie rolls die + bonus through m (recorded in the event) as
-// an initiative: the roll of a system whose initiative is a die plus a
+// RollInitiativeDie rolls a die + bonus through m (recorded in the event)
+// as an initiative: the roll of a system whose initiative is a die plus a
 // bonus (hit-protection 1d6 + init, hp-mp-wp d20 + Dex modifier + init;
-// RULES.md §0.6). why names the parts of the bonus for the reply, e.g.
-// "Dex +1, init +2" ("" for none).
-func (m *Mutation) RollInitiativeDie(die dice.Expr, bonus int, why string) (InitiativeRoll, error) {
+// RULES.md §0.6). The die is init-dice, the die RollInitiative was given,
+// or the system's own die def when that is nil. why names the parts of the
+// bonus for the reply, e.g. "Dex +1, init +2" ("" for none).
+func (m *Mutation) RollInitiativeDie(def dice.Expr, initDice *dice.Expr, bonus int, why string) (InitiativeRoll, error) {
+	die := def
+	if initDice != nil {
+		die = *initDice
+	}
 	e := dice.Expr{Terms: append([]dice.Term(nil), die.Terms...)}
 	switch {
 	case bonus > 0:

@@ -624,3 +624,46 @@ func TestInitiativeExport(t *testing.T) {
 		t.Errorf("export after /init end: version %d, order %+v, %v; want version 2 (the history has orders), none open", again.Version, again.Table.Initiative, err)
 	}
 }
+
+// TestInitiativeNobodyCanAct: when nobody in the order can act, a round
+// end says so and leaves the turn with nobody; each /init next then ends
+// one round (never more), which the owner of any combatant may do, and
+// the round timers fire each time.
+func TestInitiativeNobodyCanAct(t *testing.T) {
+	tb := hitProtParty(t)
+	tb.OK(tb.Do("gm", "/init join target:Lister roll:5"))
+	tb.OK(tb.Do("gm", "/init join target:Meghan roll:2"))
+	tb.Press("bob", tb.Do("gm", "/damage target:Lister amount:4"), "Go Down")
+	tb.Press("meg", tb.Do("gm", "/damage target:Meghan amount:3"), "Go Down")
+	out := tb.OK(tb.Do("bob", "/init next"))
+	commandstest.WantIn(t, "nobody", out, "**Lister**'s turn ends.", "**Meghan** cannot act (down, its fate hidden until attended): turn skipped.",
+		"The clock moves 1 round: day 1, 00:00 → day 1, 00:01.", "Round 2 of the turn order begins.",
+		"**Lister** cannot act (down, its fate hidden until attended): turn skipped.", "Nobody left in the turn order can act this round: `/init next` ends it.")
+	commandstest.WantIn(t, "show", tb.OK(tb.Do("meg", "/init show")), "Nobody left in the turn order can act this round")
+	tb.Refused(tb.Do("carl", "/init next"), "Only a GM or the owner of a combatant")
+	out = tb.OK(tb.Do("meg", "/init next"))
+	if strings.Count(out, "The clock moves") != 1 || !strings.Contains(out, "day 1, 00:01 → day 1, 00:02") || !strings.Contains(out, "Round 3 of the turn order begins.") {
+		t.Errorf("/init next with nobody acting = %q; want exactly one round end", out)
+	}
+	if tb.clock() != 2 {
+		t.Errorf("clock = %d; want 2", tb.clock())
+	}
+}
+
+// TestInitiativeUndoIsTheGMs: a turn order change is a change of the
+// table, which only a GM undoes (as every table change): a player's /undo
+// passes over their own /init join and /init next.
+func TestInitiativeUndoIsTheGMs(t *testing.T) {
+	tb := newTable(t)
+	tb.OK(tb.Do("gm", "/table setup system:hit-protection"))
+	tb.OK(tb.Do("gm", `/char create name:Lister owner:bob stats:"hp=4"`))
+	tb.OK(tb.Do("gm", "/init start"))
+	tb.OK(tb.Do("bob", "/init join target:Lister roll:3"))
+	tb.OK(tb.Do("bob", "/init next"))
+	tb.Refused(tb.Do("bob", "/undo"), "nothing here that you can undo")
+	commandstest.WantIn(t, "GM undo", tb.OK(tb.Do("gm", "/undo")), "/init next")
+	commandstest.WantIn(t, "GM undo", tb.OK(tb.Do("gm", "/undo")), "/init join")
+	if o := tb.order(); len(o.Combatants) != 0 {
+		t.Errorf("order after undoing the join = %+v; want empty", o)
+	}
+}

@@ -35,15 +35,11 @@ func (sys System) RollInitiative(m *commands.Mutation, ch *storage.Character, di
 	if err != nil {
 		return commands.InitiativeRoll{}, err
 	}
-	d := initiativeDie
-	if die != nil {
-		d = *die
-	}
 	why := ""
 	if bonus != 0 {
 		why = fmt.Sprintf("init %+d", bonus)
 	}
-	return m.RollInitiativeDie(d, bonus, why)
+	return m.RollInitiativeDie(initiativeDie, die, bonus, why)
 }
 
 // InitiativeDice accepts any dice expression in place of the 1d6.

@@ -51,12 +51,8 @@ func (System) RollInitiative(m *commands.Mutation, ch *storage.Character, die *d
 	if err != nil {
 		return commands.InitiativeRoll{}, err
 	}
-	d := initiativeDie
-	if die != nil {
-		d = *die
-	}
 	bonus, why := initiativeBonus(c)
-	return m.RollInitiativeDie(d, bonus, why)
+	return m.RollInitiativeDie(initiativeDie, die, bonus, why)
 }
 
 // InitiativeDice accepts any dice expression in place of the d20.
