@@ -16,8 +16,8 @@ import (
 // removed), and an empty non-nil Sheet comes back nil. Nil and empty slices and
 // maps are kept apart (null versus [] or {}).
 
-// Table is one Discord channel's game table: its rule system, its GMs and its
-// game clock. The channel id is the key.
+// Table is one Discord channel's game table: its rule system, its GMs, its
+// game clock and its open turn order. The channel id is the key.
 type Table struct {
 	// ChannelID is the Discord channel id (a thread is a channel); the key.
 	ChannelID string `json:"channel_id"`
