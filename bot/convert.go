@@ -219,7 +219,9 @@ func collectInputs(values map[string]string, components []discordgo.MessageCompo
 //   - anything else gets type 4, a new message.
 //
 // Messages carry the content, embeds, button rows, the ephemeral flag (64) when
-// asked, and allowed mentions that parse nothing, so no reply ever pings. A nil
+// asked, and allowed mentions that parse nothing, so no text in a reply ever
+// pings; the users in resp.Mentions (the turn order's init-ping: one owner)
+// are the only ones it may ping, listed by id (see allowedUsers). A nil
 // resp becomes an ephemeral apology. A Modal answering a modal submit (which
 // Discord refuses) becomes an ephemeral apology as well. Encode the result
 // with EncodeResponse.
@@ -254,7 +256,7 @@ func ResponseFrom(kind commands.Kind, resp *commands.Response) *discordgo.Intera
 		Content:         resp.Content,
 		Embeds:          make([]*discordgo.MessageEmbed, 0, len(resp.Embeds)),
 		Components:      make([]discordgo.MessageComponent, 0, len(resp.Components)),
-		AllowedMentions: &discordgo.MessageAllowedMentions{Parse: []discordgo.AllowedMentionType{}},
+		AllowedMentions: &discordgo.MessageAllowedMentions{Parse: []discordgo.AllowedMentionType{}, Users: allowedUsers(resp.Mentions)},
 	}
 	for _, e := range resp.Embeds {
 		data.Embeds = append(data.Embeds, embed(e))
@@ -278,6 +280,41 @@ func ResponseFrom(kind commands.Kind, resp *commands.Response) *discordgo.Intera
 		data.Flags = discordgo.MessageFlagsEphemeral
 	}
 	return &discordgo.InteractionResponse{Type: t, Data: data}
+}
+
+// maxAllowedUsers is Discord's limit on allowed_mentions.users.
+const maxAllowedUsers = 100
+
+// allowedUsers returns the user ids a message may ping: those of mentions
+// that are Discord snowflakes (1 to 20 digits), each once, at most
+// maxAllowedUsers; nil when none.
+func allowedUsers(mentions []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, id := range mentions {
+		if len(out) == maxAllowedUsers {
+			break
+		}
+		if seen[id] || !isSnowflake(id) {
+			continue
+		}
+		seen[id] = true
+		out = append(out, id)
+	}
+	return out
+}
+
+// isSnowflake reports whether s is a Discord id: 1 to 20 decimal digits.
+func isSnowflake(s string) bool {
+	if len(s) == 0 || len(s) > 20 {
+		return false
+	}
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // apology is the ephemeral message sent when an interaction could not be
@@ -341,9 +378,13 @@ func modalData(m *commands.Modal) *discordgo.InteractionResponseData {
 
 // Wire shapes of the responses, written by EncodeResponse.
 type (
-	// noMentions marshals as {"parse":[]}: discordgo's MessageAllowedMentions
+	// noMentions marshals as {"parse":[]}, or {"parse":[],"users":[…]}
+	// with the users a message may ping: discordgo's MessageAllowedMentions
 	// always adds "replied_user":false.
-	noMentions struct{}
+	noMentions struct {
+		// Users are the ids a message may ping (allowedUsers), or nil.
+		Users []string
+	}
 	// messageData overrides discordgo's allowed_mentions (the shallower field
 	// wins in encoding/json) so every message parses no mentions.
 	messageData struct {
@@ -372,14 +413,26 @@ type (
 	}
 )
 
-// MarshalJSON returns {"parse":[]}: allowed mentions that parse nothing.
-func (noMentions) MarshalJSON() ([]byte, error) { return []byte(`{"parse":[]}`), nil }
+// MarshalJSON returns {"parse":[]}, allowed mentions that parse nothing, or
+// {"parse":[],"users":[…]} when n lists the users the message may ping.
+func (n noMentions) MarshalJSON() ([]byte, error) {
+	if len(n.Users) == 0 {
+		return []byte(`{"parse":[]}`), nil
+	}
+	users, err := json.Marshal(n.Users)
+	if err != nil {
+		return nil, err
+	}
+	return append(append([]byte(`{"parse":[],"users":`), users...), '}'), nil
+}
 
 // EncodeResponse returns the JSON body Discord expects for resp, the same
 // bytes for the HTTP endpoint and the gateway's callback. A PONG (type 1) is
 // exactly {"type":1}. Every message response (types 4 and 7, and the deferred
-// types 5 and 6) carries "allowed_mentions":{"parse":[]} whatever resp says,
-// so no reply can ping anyone; an autocomplete result always has a "choices"
+// types 5 and 6) carries "allowed_mentions":{"parse":[]}, so no text in a
+// reply can ping anyone, with "users" added only for the snowflake ids that
+// resp's allowed mentions list (ResponseFrom sets them from
+// commands.Response.Mentions); an autocomplete result always has a "choices"
 // array, empty when there are none; a modal carries only its custom_id, title
 // and components. It returns an error only when encoding/json fails.
 func EncodeResponse(resp *discordgo.InteractionResponse) ([]byte, error) {
@@ -410,7 +463,11 @@ func EncodeResponse(resp *discordgo.InteractionResponse) ([]byte, error) {
 		if d.Components == nil {
 			d.Components = []discordgo.MessageComponent{}
 		}
-		v = messageResponse{Type: resp.Type, Data: messageData{InteractionResponseData: &d, AllowedMentions: noMentions{}}}
+		var users []string
+		if d.AllowedMentions != nil {
+			users = allowedUsers(d.AllowedMentions.Users)
+		}
+		v = messageResponse{Type: resp.Type, Data: messageData{InteractionResponseData: &d, AllowedMentions: noMentions{Users: users}}}
 	}
 	b, err := json.Marshal(v)
 	if err != nil {

@@ -349,11 +349,16 @@ func TestEncodeResponseExact(t *testing.T) {
 		{"pong", &discordgo.InteractionResponse{Type: discordgo.InteractionResponsePong}, `{"type":1}`},
 		{"plain message", ResponseFrom(commands.KindCommand, &commands.Response{Content: "hi"}),
 			`{"type":4,"data":{"tts":false,"content":"hi","components":[],"embeds":[],"allowed_mentions":{"parse":[]}}}`},
-		{"mentions given by the caller are overridden", &discordgo.InteractionResponse{
+		// Parse is always empty, whatever the data says; users (set from
+		// commands.Response.Mentions, the turn order's init-ping) pass as
+		// snowflake ids only, each once.
+		{"parse given by the caller is overridden, users kept as ids", &discordgo.InteractionResponse{
 			Type: discordgo.InteractionResponseChannelMessageWithSource,
 			Data: &discordgo.InteractionResponseData{Content: "hi", AllowedMentions: &discordgo.MessageAllowedMentions{
-				Parse: []discordgo.AllowedMentionType{discordgo.AllowedMentionTypeEveryone}, Users: []string{"1"}}}},
-			`{"type":4,"data":{"tts":false,"content":"hi","components":[],"embeds":[],"allowed_mentions":{"parse":[]}}}`},
+				Parse: []discordgo.AllowedMentionType{discordgo.AllowedMentionTypeEveryone}, Users: []string{"1", "@everyone", "<@2>", "1"}, Roles: []string{"3"}}}},
+			`{"type":4,"data":{"tts":false,"content":"hi","components":[],"embeds":[],"allowed_mentions":{"parse":[],"users":["1"]}}}`},
+		{"a mention from the response", ResponseFrom(commands.KindCommand, &commands.Response{Content: "<@1311000000000001002>", Mentions: []string{"1311000000000001002"}}),
+			`{"type":4,"data":{"tts":false,"content":"\u003c@1311000000000001002\u003e","components":[],"embeds":[],"allowed_mentions":{"parse":[],"users":["1311000000000001002"]}}}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -372,7 +377,8 @@ func TestEncodeResponseExact(t *testing.T) {
 // discordgo does not model, decodes and converts (or is a PING).
 func TestFixturesDecode(t *testing.T) {
 	for _, name := range []string{"ping.json", "table_setup.json", "char_create.json", "damage.json",
-		"autocomplete_target.json", "component_button.json", "modal_submit.json", "dm_roll.json"} {
+		"autocomplete_target.json", "component_button.json", "modal_submit.json", "dm_roll.json",
+		"table_option_init_ping.json", "init_start.json", "init_join.json", "init_next.json"} {
 		i := decodeFixture(t, name)
 		if i.Type == discordgo.InteractionPing {
 			continue

@@ -60,7 +60,7 @@ func TestCommandDefinitions(t *testing.T) {
 		walk("/"+d.Name, d.Options)
 	}
 	for _, name := range []string{"table", "char", "damage", "heal", "roll", "save", "rest", "attend", "treat",
-		"strain", "spend", "activity", "clock", "history", "undo", "help"} {
+		"strain", "spend", "activity", "clock", "init", "history", "undo", "help"} {
 		if byName[name] == nil {
 			t.Errorf("no definition for /%s (COMMANDS.md)", name)
 		}
@@ -128,6 +128,12 @@ func TestCommandDefinitions(t *testing.T) {
 				if o.MinValue == nil || *o.MinValue != -100 || o.MaxValue == nil || *o.MaxValue != 100 {
 					t.Errorf("/save bonus = %+v; want -100 to 100", o)
 				}
+			case c.Name == "init" && o.Name == "join":
+				found["init join"] = true
+				if o.Type != 1 || len(o.Options) != 2 || o.Options[0].Name != "target" || !o.Options[0].Required ||
+					o.Options[1].Name != "roll" || o.Options[1].Type != 4 || o.Options[1].Required {
+					t.Errorf("/init join = %+v; want a subcommand with a required target and an optional integer roll", o)
+				}
 			case c.Name == "damage" && o.Name == "soak":
 				found["damage soak"] = true
 				if o.Type != 5 || o.Required {
@@ -136,7 +142,7 @@ func TestCommandDefinitions(t *testing.T) {
 			}
 		}
 	}
-	for _, k := range []string{"table setup", "roll hd", "damage target", "save bonus", "damage soak"} {
+	for _, k := range []string{"table setup", "roll hd", "damage target", "save bonus", "damage soak", "init join"} {
 		if !found[k] {
 			t.Errorf("no option %s in the definitions", k)
 		}

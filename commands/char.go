@@ -276,7 +276,12 @@ func deleteButton(ctx context.Context, s *Service, r *Request) (*Response, error
 			return nil, err
 		}
 		m.Note("Deleted %s.", c.Name)
-		return done(fmt.Sprintf("Deleted **%s** (%s pressed Delete).", Escape(c.Name), Escape(r.UserName))), nil
+		left, err := m.leaveOrder(c.ID, c.Name) // initiative.go
+		if err != nil {
+			return nil, err
+		}
+		text := strings.Join(append([]string{fmt.Sprintf("Deleted **%s** (%s pressed Delete).", Escape(c.Name), Escape(r.UserName))}, left...), "\n")
+		return done(text), nil
 	})
 
 }

@@ -43,29 +43,69 @@ func clockCommand(ctx context.Context, s *Service, r *Request) (*Response, error
 		if err := m.RequireGM("move the clock"); err != nil {
 			return nil, err
 		}
-		report, err := m.AdvanceClock(n, unit)
+		mv, err := m.moveClock(n, unit)
 		if err != nil {
 			return nil, err
 		}
-		if len(report) == 1 {
-			report = append(report, "Nothing ended or fired.")
-		}
-		return &Response{Content: strings.Join(report, "\n") + m.RollsLine()}, nil
+		m.turns.public = append([]string{mv.head}, mv.order...)
+		return &Response{Content: mv.text() + m.RollsLine()}, nil
 	})
 
 }
 
 // AdvanceClock moves the table's clock n units forward, lets the table's
 // system resolve every timed effect on the way (System.AdvanceClock), and
-// returns the report: a first line saying how the clock moved, then one line
-// per effect that ended or fired. Each line is also noted for /history.
-// Systems call it for rests that pass time (a night's sleep).
+// carries the open turn order along (RULES.md §0.6: by rounds its next
+// round starts, by a turn or more it closes). It returns the report: a
+// first line saying how the clock moved, then one line per effect that
+// ended or fired, then what the turn order did. Each line is also noted
+// for /history. Systems call it for rests that pass time (a night's
+// sleep).
 func (m *Mutation) AdvanceClock(n int64, unit clock.Unit) ([]string, error) {
-	from := clock.Time(m.Table.Clock)
-	to := from.Add(n, unit)
-	report, err := m.System.AdvanceClock(m, int64(from), int64(to))
+	mv, err := m.moveClock(n, unit)
 	if err != nil {
 		return nil, err
+	}
+	return append(append([]string{mv.head}, mv.fired...), mv.order...), nil
+}
+
+// ClockUnit is the unit of the clock move in progress, for a system's
+// AdvanceClock (harm: a move by rounds is time within the conflict,
+// RULES.md §3.2.4); 0 outside one.
+func (m *Mutation) ClockUnit() clock.Unit { return m.moving }
+
+// clockMove is what one move of the clock reports.
+type clockMove struct {
+	// head says how the clock moved.
+	head string
+	// fired has one line per effect that ended or fired.
+	fired []string
+	// order says what the open turn order did; nil without one.
+	order []string
+}
+
+// text renders the move for a reply: the head, what fired (or that
+// nothing did), then the turn order.
+func (mv clockMove) text() string {
+	lines := append([]string{mv.head}, mv.fired...)
+	if len(mv.fired) == 0 {
+		lines = append(lines, "Nothing ended or fired.")
+	}
+	return strings.Join(append(lines, mv.order...), "\n")
+}
+
+// moveClock is the one way the clock moves (RULES.md §0.2, §0.6):
+// /clock, the round end of /init next and the rests that pass time all
+// come here. The system resolves its timers between the two clock
+// values, then the open turn order follows (orderFollowsClock).
+func (m *Mutation) moveClock(n int64, unit clock.Unit) (clockMove, error) {
+	from := clock.Time(m.Table.Clock)
+	to := from.Add(n, unit)
+	m.moving = unit
+	report, err := m.System.AdvanceClock(m, int64(from), int64(to))
+	m.moving = 0
+	if err != nil {
+		return clockMove{}, err
 	}
 	m.Table.Clock = int64(to)
 	head := fmt.Sprintf("The clock moves %d %s: %s → %s.", n, strings.TrimSuffix(unit.String(), plural(n)), from, to)
@@ -73,7 +113,12 @@ func (m *Mutation) AdvanceClock(n int64, unit clock.Unit) ([]string, error) {
 	for _, line := range report {
 		m.Note("%s", line)
 	}
-	return append([]string{head}, report...), nil
+	order, err := m.orderFollowsClock(unit)
+	if err != nil {
+		return clockMove{}, err
+	}
+	m.noteLines(order)
+	return clockMove{head: head, fired: report, order: order}, nil
 }
 
 // plural returns the suffix to trim for n == 1 ("s"), else "".

@@ -156,6 +156,7 @@ func NewRegistry(systems ...System) *Registry {
 			{Name: "unit", Description: "Unit (advance; default rounds)", Type: OptionString, Choices: []string{"rounds", "turns", "hours", "days"}},
 		},
 	})
+	g.add(initCommand()) // initcommand.go
 	g.add(&Command{
 		Name: "history", Description: "Recent events with who, what and dice", handle: history,
 		Options: []Option{{Name: "target", Description: "Only events touching this character", Type: OptionString, Autocomplete: true, MaxLength: 32}},

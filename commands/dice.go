@@ -79,11 +79,19 @@ func (m *Mutation) RollString(expr string) (dice.Result, error) {
 
 // RollsLine renders the dice rolled so far in the mutation for a reply:
 // "\nRolled 1d6 [4]; 2d6 [1, 2] = 3", or "" when none were.
+// The rolls of a hidden combatant's initiative are left out (the event
+// records them; initiative.go).
 func (m *Mutation) RollsLine() string {
-	if len(m.rolls) == 0 {
+	var shown []string
+	for i, r := range m.rolls {
+		if !m.turns.private[i] {
+			shown = append(shown, r)
+		}
+	}
+	if len(shown) == 0 {
 		return ""
 	}
-	return "\nRolled " + strings.Join(m.rolls, "; ")
+	return "\nRolled " + strings.Join(shown, "; ")
 }
 
 // MaxAmount bounds an amount of damage, healing or harm given as a number;

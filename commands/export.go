@@ -18,8 +18,12 @@ import (
 const (
 	// ExportFormat names the format in every export file.
 	ExportFormat = "hpkeeper-table"
-	// ExportVersion is the version /table export writes and /table import reads.
-	ExportVersion = 1
+	// ExportVersion is the newest version /table export writes and /table
+	// import reads (it reads every version from 1 up). Version 2 adds the
+	// turn order (the table's "initiative"); a file without one anywhere is
+	// written as version 1, which a reader of version 1 reads
+	// (exportVersion).
+	ExportVersion = 2
 	// MaxImportSize bounds an import file, in bytes.
 	MaxImportSize = 8 << 20
 )
@@ -71,7 +75,7 @@ func tableExport(ctx context.Context, s *Service, r *Request) (*Response, error)
 	}
 	return &Response{
 		Content: fmt.Sprintf("Table export: %s, %s, %s, format %s version %d. `/table import` in a new channel restores it.",
-			ex.Table.System, count(len(ex.Characters), "character"), count(len(ex.Events), "event"), ExportFormat, ExportVersion),
+			ex.Table.System, count(len(ex.Characters), "character"), count(len(ex.Events), "event"), ExportFormat, ex.Version),
 		Files:     []File{{Name: "hpkeeper-table.json", ContentType: "application/json", Data: data}},
 		Ephemeral: true,
 	}, nil
@@ -100,7 +104,24 @@ func exportTable(tx *storage.Tx, t *storage.Table, now time.Time) (*Export, erro
 		return nil, err
 	}
 	slices.Reverse(ex.Events)
+	ex.Version = exportVersion(ex)
 	return ex, nil
+}
+
+// exportVersion is the oldest version that holds everything in ex: 2 when
+// a turn order is in it (the table's, or one in an event's table states),
+// else 1, so that a file without one stays readable by a reader of
+// version 1 (which refuses unknown fields).
+func exportVersion(ex *Export) int {
+	if ex.Table.Initiative != nil {
+		return 2
+	}
+	for _, e := range ex.Events {
+		if e.TableBefore != nil && e.TableBefore.Initiative != nil || e.TableAfter != nil && e.TableAfter.Initiative != nil {
+			return 2
+		}
+	}
+	return 1
 }
 
 func compareID(a, b uint64) int {
@@ -178,14 +199,20 @@ func ParseExport(data []byte) (*Export, error) {
 	if ex.Format != ExportFormat {
 		return nil, Errorf(CodeInvalid, "The file is not an hpkeeper table export (format %q).", Clip(ex.Format, 40))
 	}
-	if ex.Version != ExportVersion {
-		return nil, Errorf(CodeInvalid, "The file is export version %d; this bot reads version %d.", ex.Version, ExportVersion)
+	if ex.Version < 1 || ex.Version > ExportVersion {
+		return nil, Errorf(CodeInvalid, "The file is export version %d; this bot reads versions 1 to %d.", ex.Version, ExportVersion)
 	}
 	if ex.Table == nil {
 		return nil, Errorf(CodeInvalid, "The file has no table.")
 	}
 	if ex.Table.Clock < 0 {
 		return nil, Errorf(CodeInvalid, "The file's clock is negative.")
+	}
+	ids := make(map[uint64]bool, len(ex.Characters))
+	for _, c := range ex.Characters {
+		if c != nil {
+			ids[c.ID] = true
+		}
 	}
 	names := map[string]bool{}
 	var lastID uint64
@@ -202,6 +229,16 @@ func ParseExport(data []byte) (*Export, error) {
 			return nil, Errorf(CodeInvalid, "The file has two characters named %s.", Escape(c.Name))
 		}
 		names[key] = true
+	}
+	if o := ex.Table.Initiative; o != nil {
+		for _, cb := range o.Combatants {
+			if !ids[cb.CharacterID] {
+				return nil, Errorf(CodeInvalid, "The file's turn order names character %d, which is not in the file.", cb.CharacterID)
+			}
+		}
+		if o.Turn < 0 || o.Turn > len(o.Combatants) || len(o.Combatants) > MaxCombatants || o.Start < 0 || o.Start > ex.Table.Clock {
+			return nil, Errorf(CodeInvalid, "The file's turn order does not hang together (turn %d of %d combatants, start %d).", o.Turn, len(o.Combatants), o.Start)
+		}
 	}
 	if ex.LastCharacterID > 1_000_000 {
 		return nil, Errorf(CodeInvalid, "The file's last_character_id %d is too large.", ex.LastCharacterID)

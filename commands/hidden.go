@@ -74,6 +74,26 @@ func displayStatus(r *Request, t *storage.Table, sys System, c *storage.Characte
 	return status, err
 }
 
+// Reported tells the mutation that its reply shows c's numbers although c
+// did not change (a dying save that leaves it dying, reported by a clock
+// move): a hidden c then makes the reply one about a hidden character, as a
+// changed one does (present).
+func (m *Mutation) Reported(c *storage.Character) {
+	m.reported = append(m.reported, c)
+}
+
+// reportedHidden reports whether the reply shows the numbers of the hidden
+// character id without changing it (Reported): its event records the
+// character, unchanged, so that /history shows players only its word.
+func (m *Mutation) reportedHidden(id uint64) bool {
+	for _, c := range m.reported {
+		if c.ID == id && c.Hidden {
+			return true
+		}
+	}
+	return false
+}
+
 // touchedAfter returns the characters the mutation touched, in their state
 // now (deleted ones in their state before), for the reply.
 func (m *Mutation) touchedAfter() []*storage.Character {
@@ -99,7 +119,7 @@ func (m *Mutation) present(resp *Response) *Response {
 		return resp
 	}
 	var touched []*storage.Character
-	hidden := false
+	hidden := m.turns.hidden // a hidden combatant's initiative (initiative.go)
 	for _, c := range m.touchedAfter() {
 		after := m.cache[c.ID]
 		if sameState(m.before[c.ID], after) {
@@ -109,6 +129,9 @@ func (m *Mutation) present(resp *Response) *Response {
 		if c.Hidden { // the state now, or before for a deleted character
 			hidden = true
 		}
+	}
+	for _, c := range m.reported {
+		hidden = hidden || c.Hidden
 	}
 	if len(resp.Embeds) == 0 && len(touched) > 0 && len(touched) <= 5 {
 		for _, c := range touched {
@@ -143,12 +166,17 @@ func (m *Mutation) present(resp *Response) *Response {
 			embeds = append(embeds, e)
 		}
 	}
+	lines = append(lines, m.turns.public...) // the turn order's lines, safe for players
 	return &Response{Content: fmt.Sprintf("%s used /%s.\n%s", Escape(m.Req.UserName), m.Req.Command, strings.Join(lines, "\n")),
 		Embeds: embeds, Components: resp.Components, UpdateMessage: resp.UpdateMessage}
 }
 
-// eventHidden reports whether e touched a hidden character.
+// eventHidden reports whether e touched a hidden character, or the turn
+// order's entry of one (initiativeHidden).
 func eventHidden(e *storage.Event) bool {
+	if initiativeHidden(e) {
+		return true
+	}
 	for _, ch := range e.Changes {
 		if (ch.Before != nil && ch.Before.Hidden) || (ch.After != nil && ch.After.Hidden) {
 			return true
@@ -183,5 +211,9 @@ func renderHiddenEvent(e *storage.Event, sys System, now int64) string {
 		}
 		parts = append(parts, Escape(ch.Name)+": "+v.Word())
 	}
-	return fmt.Sprintf("`#%d` %s · %s · %s\n   %s", e.Seq, e.At.UTC().Format("Jan 2 15:04"), Escape(e.UserName), Escape(cmd), strings.Join(parts, "; "))
+	line := fmt.Sprintf("`#%d` %s · %s · %s", e.Seq, e.At.UTC().Format("Jan 2 15:04"), Escape(e.UserName), Escape(cmd))
+	if len(parts) == 0 { // a turn order change only (initiativeHidden)
+		return line
+	}
+	return line + "\n   " + strings.Join(parts, "; ")
 }

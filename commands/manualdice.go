@@ -41,9 +41,11 @@ const (
 )
 
 // PlatformOptions are the table options of every system, in addition to the
-// system's own TableOptions.
+// system's own TableOptions: dice, and the turn order's init-reroll,
+// init-dice and init-ping (at a system with initiative).
 func PlatformOptions() []TableOption {
-	return []TableOption{{Name: DiceOption, Help: "who rolls: the bot, or the players with physical dice (manual)", Default: DiceBot, Values: []string{DiceBot, DiceManual}}}
+	dice := TableOption{Name: DiceOption, Help: "who rolls: the bot, or the players with physical dice (manual)", Default: DiceBot, Values: []string{DiceBot, DiceManual}}
+	return append([]TableOption{dice}, initiativeOptions()...) // the turn order's (initiative.go)
 }
 
 // setDiceOption carries out /table option name:dice (GM only; the caller checked).

@@ -18,6 +18,20 @@ var markdownEscaper = strings.NewReplacer(
 // markdownEscaper). Every user-given string in a reply goes through it.
 func Escape(s string) string { return markdownEscaper.Replace(s) }
 
+// markdownUnescaper undoes markdownEscaper.
+var markdownUnescaper = strings.NewReplacer(
+	`\\`, `\`, `\*`, `*`, `\_`, `_`, `\~`, "~", "\\`", "`", `\|`, `|`,
+	`\>`, `>`, `\<`, `<`, `\#`, `#`, `\[`, `[`, `\]`, `]`, `\(`, `(`, `\)`, `)`,
+	"@\u200b", "@",
+)
+
+// plainText returns a reply line as /history notes keep it: without the
+// bold markers around names and without Escape's escapes (the history
+// escapes notes itself).
+func plainText(line string) string {
+	return markdownUnescaper.Replace(strings.ReplaceAll(line, "**", ""))
+}
+
 // count renders "1 character", "3 characters".
 func count(n int, noun string) string {
 	if n == 1 {

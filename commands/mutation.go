@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 
+	"github.com/hpkeeper/hpkeeper/rules/clock"
 	"github.com/hpkeeper/hpkeeper/storage"
 )
 
@@ -34,6 +35,13 @@ type Mutation struct {
 	// seqTaken: NextEventSeq was called, so the event must be written even
 	// if nothing changed, or a button would name a later, unrelated event.
 	seqTaken bool
+	// moving is the unit of the clock move in progress (ClockUnit).
+	moving clock.Unit
+	// turns is what the turn order adds to the reply (initiative.go).
+	turns turnState
+	// reported are the characters the reply shows without changing them
+	// (Reported).
+	reported []*storage.Character
 }
 
 // Mutate runs fn on the request's table inside one write transaction and
@@ -60,6 +68,9 @@ func (s *Service) Mutate(ctx context.Context, r *Request, fn func(m *Mutation) (
 			return err
 		}
 		resp = m.present(resp)
+		if len(m.turns.pings) > 0 {
+			resp.Mentions = m.turns.pings // init-ping: the owner whose turn starts
+		}
 		return m.commit(resp)
 	})
 	if err != nil {
@@ -82,6 +93,7 @@ func cloneTable(t *storage.Table) *storage.Table {
 			cp.Options[k] = v
 		}
 	}
+	cp.Initiative = cloneInitiative(t.Initiative)
 	return &cp
 }
 
@@ -311,7 +323,7 @@ func (m *Mutation) commit(resp *Response) error {
 			return err
 		}
 		before := m.before[id]
-		if sameState(before, after) {
+		if sameState(before, after) && !m.reportedHidden(id) {
 			continue
 		}
 		name := ""

@@ -73,7 +73,7 @@ func TestCharCreateRollsHP(t *testing.T) {
 	tb.Refused(tb.Do("bob", "/char create name:Bad,Name stats:hp=2"), "comma")
 	tb.Refused(tb.Do("bob", "/char create name:"+strings.Repeat("x", 33)), "1 to 32")
 	tb.Refused(tb.Do("bob", "/char create name:X stats:hp=9"), "hp=9")
-	tb.Refused(tb.Do("bob", "/char create name:X stats:strength=9"), "Valid keys: class, hd, hit-die, hp, level")
+	tb.Refused(tb.Do("bob", "/char create name:X stats:strength=9"), "Valid keys: class, hd, hit-die, hp, init, level")
 	tb.Refused(tb.Do("bob", "/char create name:X stats:hit-die=d7"), "d4, d6, d8, d10 or d12")
 	tb.Refused(tb.Do("bob", "/char create name:X stats:level"), "key=value")
 	tb.Refused(tb.Do("bob", "/char create name:X owner:carl stats:hp=2"), "Only a GM")

@@ -109,6 +109,10 @@ type Response struct {
 	// Outcome is how the request ended, set by Service.Handle (for metrics;
 	// never shown to the user).
 	Outcome Outcome
+	// Mentions are the user ids the message may ping (Discord's
+	// allowed_mentions users); nil, the default, pings nobody. Only the
+	// turn order's init-ping sets it: the owner whose turn starts.
+	Mentions []string
 }
 
 // Outcome says how Service.Handle ended a request.

@@ -36,7 +36,7 @@ func TestSheetSystemsHelpAndStubs(t *testing.T) {
 	commandstest.WantIn(t, "help harm", commandstest.SheetText(st.Handle("help", "", map[string]string{"topic": "harm"})),
 		"SOY Hybrid Harm", "counsel, endure, first-aid, instinct, react, reason, vigor, willpower", "fudge-dice (3/4")
 	commandstest.WantIn(t, "help hp-mp-wp", commandstest.SheetText(st.Handle("help", "", map[string]string{"topic": "hp-mp-wp"})),
-		"Universal HP/MP/WP", "cha, class, con, dex, effect, feats, fort, hp, hp-max, int, level, mp, mp-max, state, str, temp-con, will, wis, wp")
+		"Universal HP/MP/WP", "cha, class, con, dex, effect, feats, fort, hp, hp-max, init, int, level, mp, mp-max, state, str, temp-con, will, wis, wp")
 	st.Create("Ada", "")
 	// harm implements /damage, /heal, /rest and /spend (harm_test.go); /strain is not one of its commands.
 	st.Refused("strain", "", map[string]string{"target": "Ada"}, "not part of the harm system")

@@ -66,6 +66,7 @@ func tableSetup(ctx context.Context, s *Service, r *Request) (*Response, error) 
 		after := *before
 		after.System = system
 		after.Options = defaultOptions(sys)
+		after.Initiative = nil
 		if err := tx.PutTable(&after); err != nil {
 			return err
 		}
@@ -113,6 +114,7 @@ func tableShow(ctx context.Context, s *Service, r *Request) (*Response, error) {
 		if t.Options[DiceOption] == DiceManual {
 			opts = append(opts, "dice=manual") // physical dice (manualdice.go)
 		}
+		opts = append(opts, initiativeOptionsSet(t)...)
 		if len(opts) == 0 {
 			opts = []string{"none"}
 		}
@@ -190,6 +192,9 @@ func tableOption(ctx context.Context, s *Service, r *Request) (*Response, error)
 		value := strings.ToLower(r.Options["value"])
 		if name == DiceOption {
 			return setDiceOption(m, value)
+		}
+		if isInitiativeOption(name) {
+			return setInitiativeOption(m, name, value)
 		}
 		opts := m.System.TableOptions()
 		var names []string

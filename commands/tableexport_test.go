@@ -96,7 +96,10 @@ func TestImportRefusesBadFiles(t *testing.T) {
 	for _, c := range []struct{ file, want string }{
 		{`not json`, "not an hpkeeper export"},
 		{`{"format":"other","version":1}`, "not an hpkeeper table export"},
-		{`{"format":"hpkeeper-table","version":2}`, "version 2"},
+		{`{"format":"hpkeeper-table","version":3}`, "version 3"},
+		{`{"format":"hpkeeper-table","version":0}`, "version 0"},
+		{`{"format":"hpkeeper-table","version":2,"table":{"system":"harm","initiative":{"combatants":[{"character_id":4}],"turn":0,"start":0,"joins":1}}}`, "names character 4"},
+		{`{"format":"hpkeeper-table","version":2,"table":{"system":"harm","clock":3,"initiative":{"combatants":[],"turn":1,"start":0,"joins":1}}}`, "does not hang together"},
 		{`{"format":"hpkeeper-table","version":1}`, "no table"},
 		{`{"format":"hpkeeper-table","version":1,"table":{"system":"chess"}}`, "does not know"},
 		{`{"format":"hpkeeper-table","version":1,"table":{"system":"harm"},"last_character_id":1,"characters":[{"id":1,"name":"A,B"}]}`, "comma"},

@@ -85,8 +85,9 @@ func (s *Service) Tracker(channelID string) (messageID string, resp *Response, e
 }
 
 // renderTracker renders one line per character (its bars, conditions and
-// timers; a hidden one by its word) and the clock, coloured by the worst
-// level at the table.
+// timers; a hidden one by its word), the open turn order with a marker on
+// the current turn, and the clock, coloured by the worst level at the
+// table.
 func (s *Service) renderTracker(tx *storage.Tx, t *storage.Table) (*Response, error) {
 	sys, err := s.system(t.System)
 	if err != nil {
@@ -121,12 +122,18 @@ func (s *Service) renderTracker(tx *storage.Tx, t *storage.Table) (*Response, er
 	if len(lines) == 0 {
 		lines = []string{"No characters yet: /char create"}
 	}
-	return &Response{Embeds: []Embed{{
+	e := Embed{
 		Title:       "Tracker · " + t.System,
 		Description: joinWithin(lines, maxEmbedDescription, " (/char list)"),
 		Color:       worst.Color(),
 		Footer:      "Clock: " + clock.Time(t.Clock).String() + " · updated after every change",
-	}}}, nil
+	}
+	if f, ok, err := orderField(tx, t, sys); err != nil {
+		return nil, err
+	} else if ok {
+		e.Fields = append(e.Fields, f) // the turn order (initiative.go)
+	}
+	return &Response{Embeds: []Embed{e}}, nil
 }
 
 // maxEmbedDescription is Discord's limit on an embed description.

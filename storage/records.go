@@ -16,8 +16,8 @@ import (
 // removed), and an empty non-nil Sheet comes back nil. Nil and empty slices and
 // maps are kept apart (null versus [] or {}).
 
-// Table is one Discord channel's game table: its rule system, its GMs and its
-// game clock. The channel id is the key.
+// Table is one Discord channel's game table: its rule system, its GMs, its
+// game clock and its open turn order. The channel id is the key.
 type Table struct {
 	// ChannelID is the Discord channel id (a thread is a channel); the key.
 	ChannelID string `json:"channel_id"`
@@ -39,6 +39,53 @@ type Table struct {
 	// TrackerMessageID is the id of the tracker message the bot posted with
 	// /table tracker and edits after every change; "" when there is none.
 	TrackerMessageID string `json:"tracker_message_id,omitempty"`
+	// Initiative is the table's open turn order (/init, RULES.md §0.6); nil
+	// when none is open. Absent from the JSON when nil, so a table record
+	// written before turn orders existed reads unchanged.
+	Initiative *Initiative `json:"initiative,omitempty"`
+}
+
+// Initiative is a table's turn order (RULES.md §0.6): the combatants in
+// the order they act, whose turn it is, and the clock round at which the
+// order's first round began (round n of the order is Table.Clock =
+// Start + n − 1). Events hold it in their table states, so /undo of any
+// /init change restores it exactly.
+type Initiative struct {
+	// Combatants are in turn order: higher initiative first, ties to the
+	// higher bonus, then to the one that joined first. Never nil in a
+	// stored record (an open order with nobody in it is empty).
+	Combatants []Combatant `json:"combatants"`
+	// Turn is the index in Combatants of the combatant whose turn it is;
+	// len(Combatants) when nobody left in this round can act.
+	Turn int `json:"turn"`
+	// Start is the clock (rounds since the table started) of the order's
+	// first round.
+	Start int64 `json:"start"`
+	// Underway is set once a turn has ended or a round has passed; before
+	// that (the opening) the first turn is the top of the order, whoever
+	// joins.
+	Underway bool `json:"underway,omitempty"`
+	// Joins counts the joins so far; each combatant's Join is its number.
+	Joins int `json:"joins"`
+}
+
+// Combatant is one character in a turn order.
+type Combatant struct {
+	// CharacterID is the character's id at the table; each at most once.
+	CharacterID uint64 `json:"character_id"`
+	// Initiative is the total rolled (or given) for the character.
+	Initiative int `json:"initiative"`
+	// Bonus is the character's initiative bonus, which breaks ties.
+	Bonus int `json:"bonus"`
+	// Join is the character's join number, 1, 2, 3 … (who joined first wins
+	// the last tie).
+	Join int `json:"join"`
+	// Roll is how the initiative was made, e.g. "1d6+1 [4] + 1 = 5" or
+	// "given: 14".
+	Roll string `json:"roll,omitempty"`
+	// Hidden is set when the roll was made for a hidden character: the
+	// numbers are the GM's only, in replies and in the history.
+	Hidden bool `json:"hidden,omitempty"`
 }
 
 // Character is one character at a table. Its rule-system state is the opaque

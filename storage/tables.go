@@ -118,6 +118,9 @@ func putTable(j *journal, ch *bolt.Bucket, t *Table) error {
 	if t.Clock < 0 {
 		return fmt.Errorf("put table %s: negative clock %d", t.ChannelID, t.Clock)
 	}
+	if err := checkInitiative(t.Initiative); err != nil {
+		return fmt.Errorf("put table %s: %w", t.ChannelID, err)
+	}
 	data, err := encodeTable(t)
 	if err != nil {
 		return err
@@ -156,4 +159,27 @@ func (tx *Tx) Tables() ([]*Table, error) {
 		out = append(out, t)
 	}
 	return out, nil
+}
+
+// checkInitiative rejects a turn order that no code writes: combatants
+// without a character, a character twice, a turn out of range, a start
+// before the clock began.
+func checkInitiative(o *Initiative) error {
+	if o == nil {
+		return nil
+	}
+	if o.Turn < 0 || o.Turn > len(o.Combatants) {
+		return fmt.Errorf("turn order: turn %d out of 0..%d", o.Turn, len(o.Combatants))
+	}
+	if o.Start < 0 {
+		return fmt.Errorf("turn order: negative start %d", o.Start)
+	}
+	seen := make(map[uint64]bool, len(o.Combatants))
+	for i, c := range o.Combatants {
+		if c.CharacterID == 0 || seen[c.CharacterID] {
+			return fmt.Errorf("turn order: combatant %d has character id %d (zero or twice)", i, c.CharacterID)
+		}
+		seen[c.CharacterID] = true
+	}
+	return nil
 }

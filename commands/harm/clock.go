@@ -10,14 +10,21 @@ import (
 // AdvanceClock ends the conflict when the GM moves the clock (RULES.md
 // §3.2.4): every taken-out character is back.
 //
-// **Reading:** moving the clock by rounds only (/clock next-round, or
-// /clock advance with unit rounds, the default) is time within the
-// conflict and ends nothing; advancing by turns, hours or days, or a day of
-// rest for the whole table, ends it.
-func (System) AdvanceClock(m *commands.Mutation, from, to int64) ([]string, error) {
-	if withinConflict(m.Req) {
+// **Reading:** moving the clock by rounds only (/clock next-round, /clock
+// advance with unit rounds, the default, or a round end of the turn order)
+// is time within the conflict and ends nothing; advancing by turns, hours
+// or days, or a day of rest for the whole table, ends it.
+func (sys System) AdvanceClock(m *commands.Mutation, from, to int64) ([]string, error) {
+	if m.ClockUnit() == clock.Round {
 		return nil, nil
 	}
+	return sys.EndCombat(m)
+}
+
+// EndCombat ends the conflict (RULES.md §3.2.4): every taken-out
+// character is back. The clock moving by a turn or more ends it, and so
+// does closing the turn order (/init end).
+func (System) EndCombat(m *commands.Mutation) ([]string, error) {
 	chars, err := m.Characters()
 	if err != nil {
 		return nil, err
@@ -38,24 +45,4 @@ func (System) AdvanceClock(m *commands.Mutation, from, to int64) ([]string, erro
 		report = append(report, fmt.Sprintf("**%s** is no longer taken out: the conflict is over (%s).", commands.Escape(ch.Name), n.Condition))
 	}
 	return report, nil
-}
-
-// withinConflict reports whether r moves the clock by rounds only, which
-// is time within the conflict (the reading on AdvanceClock).
-func withinConflict(r *commands.Request) bool {
-	if r.Command != "clock" {
-		return false
-	}
-	switch r.Options["action"] {
-	case "next-round":
-		return true
-	case "advance":
-		u, ok := r.Options["unit"]
-		if !ok {
-			return true
-		}
-		unit, err := clock.ParseUnit(u)
-		return err == nil && unit == clock.Round
-	}
-	return false
 }

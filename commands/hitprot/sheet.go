@@ -20,6 +20,7 @@ type sheet struct {
 	HP             int            `json:"hp"`
 	HD             int            `json:"hd"`
 	Saves          map[string]int `json:"saves,omitempty"`
+	Init           int            `json:"init,omitempty"`
 	Status         string         `json:"status,omitempty"`
 	ZeroType       string         `json:"zero_type,omitempty"`
 	FateRevealed   bool           `json:"fate_revealed,omitempty"`
@@ -51,7 +52,7 @@ type sheetLimb struct {
 }
 
 func (s sheet) state() rules.Character {
-	c := rules.Character{Class: s.Class, Level: s.Level, HitDie: s.HitDie, HP: s.HP, HD: s.HD, Saves: s.Saves,
+	c := rules.Character{Class: s.Class, Level: s.Level, HitDie: s.HitDie, HP: s.HP, HD: s.HD, Saves: s.Saves, Init: s.Init,
 		Status: rules.ParseStatus(s.Status), ZeroType: s.ZeroType, FateRevealed: s.FateRevealed,
 		Untreated: s.Untreated, Mobility: s.Mobility, Scars: s.Scars,
 		StunnedUntil: clock.Time(s.StunnedUntil), NoRestoreUntil: clock.Time(s.NoRestoreUntil),
@@ -73,7 +74,7 @@ func (s sheet) with(c rules.Character) sheet {
 }
 
 func sheetOf(c rules.Character) sheet {
-	s := sheet{Class: c.Class, Level: c.Level, HitDie: c.HitDie, HP: c.HP, HD: c.HD, Saves: c.Saves,
+	s := sheet{Class: c.Class, Level: c.Level, HitDie: c.HitDie, HP: c.HP, HD: c.HD, Saves: c.Saves, Init: c.Init,
 		ZeroType: c.ZeroType, FateRevealed: c.FateRevealed, Untreated: c.Untreated, Mobility: c.Mobility,
 		Scars: c.Scars, StunnedUntil: int64(c.StunnedUntil), NoRestoreUntil: int64(c.NoRestoreUntil),
 		DownHits: c.DownHits, DeathCause: c.DeathCause, HeroicAction: c.HeroicAction}

@@ -116,6 +116,8 @@ func (sys System) apply(c rules.Character, stats []commands.Stat, creating bool)
 			}
 		case "hp", "hd":
 			// Checked below, once level and hit die are known.
+		case "init":
+			c.Init, err = commands.StatInt(st, commands.MinInitiativeBonus, commands.MaxInitiativeBonus)
 		default:
 			cat, ok := strings.CutPrefix(st.Key, "save-")
 			if !ok || !isSaveCategory(cat) {

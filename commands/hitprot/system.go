@@ -41,7 +41,7 @@ func (System) TableOptions() []commands.TableOption {
 // StatKeys lists the stats keys /char create and /char set take
 // (COMMANDS.md).
 func (System) StatKeys() []string {
-	return []string{"class", "level", "hit-die", "hp", "hd", "save-death", "save-wands", "save-paralysis", "save-breath", "save-spells"}
+	return []string{"class", "level", "hit-die", "hp", "hd", "save-death", "save-wands", "save-paralysis", "save-breath", "save-spells", "init"}
 }
 
 // Action returns the hit-protection handler of a system command (RULES.md

@@ -69,5 +69,8 @@ func (System) Describe(ch *storage.Character) (string, []commands.Field, error) 
 	if c.HeroicAction != "" {
 		fields = append(fields, commands.Field{Name: "Heroic action", Value: commands.Escape(c.HeroicAction)})
 	}
+	if c.Init != 0 {
+		fields = append(fields, commands.Field{Name: "Initiative", Value: fmt.Sprintf("1d6 %+d (init)", c.Init), Inline: true})
+	}
 	return status, fields, nil
 }

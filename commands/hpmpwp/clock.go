@@ -31,6 +31,8 @@ func (System) AdvanceClock(m *commands.Mutation, from, to int64) ([]string, erro
 			if err := store(m, ch, next, s.ChoiceSeq); err != nil {
 				return nil, err
 			}
+		} else {
+			m.Reported(ch) // a save that changed nothing is still its numbers
 		}
 		// Every line, every save with its DC: the reply is fitted to
 		// Discord's limits by the platform, the /history summary keeps all.

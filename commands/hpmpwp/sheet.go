@@ -26,6 +26,7 @@ type sheet struct {
 	Will      int    `json:"will,omitempty"`
 	Endurance bool   `json:"endurance,omitempty"`
 	DieHard   bool   `json:"die_hard,omitempty"`
+	Init      int    `json:"init,omitempty"`
 	// State is the §2.4 state as its name; "" is fine.
 	State      string `json:"state,omitempty"`
 	DyingSince int64  `json:"dying_since,omitempty"`
@@ -47,7 +48,7 @@ func (s sheet) state() rules.Character {
 		Class: s.Class, Level: s.Level,
 		Str: s.Str, Dex: s.Dex, Con: s.Con, Int: s.Int, Wis: s.Wis, Cha: s.Cha,
 		HPMax: s.HPMax, HP: s.HP, MPMax: s.MPMax, MP: s.MP, WP: s.WP, TempWP: s.TempWP,
-		Fort: s.Fort, Will: s.Will, Endurance: s.Endurance, DieHard: s.DieHard,
+		Fort: s.Fort, Will: s.Will, Endurance: s.Endurance, DieHard: s.DieHard, Init: s.Init,
 		DyingSince: s.DyingSince, ChoicePending: s.ChoiceSeq != 0,
 		HoursWorked: s.HoursWorked, HoursAwake: s.HoursAwake,
 		ExertionSaves: s.ExertionSaves, ExertionFailures: s.ExertionFailures,
@@ -72,7 +73,7 @@ func sheetOf(c rules.Character, seq ...uint64) sheet {
 		Class: c.Class, Level: c.Level,
 		Str: c.Str, Dex: c.Dex, Con: c.Con, Int: c.Int, Wis: c.Wis, Cha: c.Cha,
 		HPMax: c.HPMax, HP: c.HP, MPMax: c.MPMax, MP: c.MP, WP: c.WP, TempWP: c.TempWP,
-		Fort: c.Fort, Will: c.Will, Endurance: c.Endurance, DieHard: c.DieHard,
+		Fort: c.Fort, Will: c.Will, Endurance: c.Endurance, DieHard: c.DieHard, Init: c.Init,
 		DyingSince:  c.DyingSince,
 		HoursWorked: c.HoursWorked, HoursAwake: c.HoursAwake,
 		ExertionSaves: c.ExertionSaves, ExertionFailures: c.ExertionFailures,

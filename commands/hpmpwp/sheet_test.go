@@ -72,7 +72,7 @@ func TestCreateRefused(t *testing.T) {
 	create("", "hp-mp-wp characters need hp-max=N (as usual in 3.5)")
 	create("class=wizard str=12", "need hp-max=N")
 	create("hp-max=10 hit-die=d8", `Unknown stat "hit-die" for hp-mp-wp`,
-		"Valid keys: cha, class, con, dex, effect, feats, fort, hp, hp-max, int, level, mp, mp-max, state, str, temp-con, will, wis, wp.")
+		"Valid keys: cha, class, con, dex, effect, feats, fort, hp, hp-max, init, int, level, mp, mp-max, state, str, temp-con, will, wis, wp.")
 	create("hp-max=0", "hp-max=0", "from 1 to 9999")
 	create("hp-max=10 level=41", "level=41", "from 1 to 40")
 	create("hp-max=10 str=51", "str=51", "from 1 to 50")

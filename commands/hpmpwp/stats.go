@@ -112,6 +112,8 @@ func (sys System) apply(m *commands.Mutation, c rules.Character, stats []command
 			c.Fort, err = commands.StatInt(st, rules.MinSave, rules.MaxSave)
 		case "will":
 			c.Will, err = commands.StatInt(st, rules.MinSave, rules.MaxSave)
+		case "init":
+			c.Init, err = commands.StatInt(st, commands.MinInitiativeBonus, commands.MaxInitiativeBonus)
 		case "feats":
 			c.Endurance, c.DieHard, err = parseFeats(st)
 		case "effect":

@@ -39,7 +39,7 @@ func (System) TableOptions() []commands.TableOption { return []commands.TableOpt
 // (COMMANDS.md).
 func (System) StatKeys() []string {
 	return []string{"class", "level", "hp-max", "hp", "mp-max", "mp", "wp", "temp-con",
-		"str", "dex", "con", "int", "wis", "cha", "fort", "will", "feats", "effect", "state"}
+		"str", "dex", "con", "int", "wis", "cha", "fort", "will", "feats", "effect", "state", "init"}
 }
 
 // Action returns the hp-mp-wp handler of a system command (RULES.md §2),

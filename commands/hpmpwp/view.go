@@ -81,6 +81,10 @@ func (System) Describe(ch *storage.Character) (string, []commands.Field, error) 
 	if f := c.FatigueSummary(); f != "" {
 		fields = append(fields, commands.Field{Name: "Fatigue", Value: f})
 	}
+	if c.Init != 0 {
+		bonus, why := initiativeBonus(c)
+		fields = append(fields, commands.Field{Name: "Initiative", Value: fmt.Sprintf("d20 %+d (%s)", bonus, why), Inline: true})
+	}
 	return status, fields, nil
 }
 

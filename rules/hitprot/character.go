@@ -51,6 +51,9 @@ type Character struct {
 	// Saves overrides the class's save targets per category (d20 ≥ target);
 	// a category not in the map uses DefaultSaves.
 	Saves map[string]int
+	// Init is the initiative bonus, added to the 1d6 of an initiative roll
+	// (RULES.md §0.6); 0 by default.
+	Init int
 
 	// Status is where the character stands in the 0-HP rules (RULES.md §1.3).
 	Status Status

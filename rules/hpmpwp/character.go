@@ -76,6 +76,9 @@ type Character struct {
 	// Endurance and DieHard record the feats of the same names (RULES.md
 	// §2.4, §2.6).
 	Endurance, DieHard bool
+	// Init is the initiative bonus, added with the Dex modifier to the d20
+	// of an initiative roll (RULES.md §0.6); 0 by default.
+	Init int
 
 	// State is the negative-WP state (RULES.md §2.4): Fine while WP ≥ 0,
 	// else Disabled, Dying or Stable; Dead is final.

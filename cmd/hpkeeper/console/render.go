@@ -8,7 +8,7 @@ import (
 )
 
 // renderMessage writes a posted message as terminal text: the ephemeral
-// notice, the content, each embed with a "| " bar (title, description, fields
+// notice, the content, who it pings (init-ping), each embed with a "| " bar (title, description, fields
 // as "Name: Value", footer) and one line of buttons per row.
 func renderMessage(b *strings.Builder, resp *commands.Response, ephemeralFor string) {
 	content := strings.TrimRight(plain(resp.Content), " \t\n")
@@ -23,6 +23,14 @@ func renderMessage(b *strings.Builder, resp *commands.Response, ephemeralFor str
 	if content != "" {
 		b.WriteString(content)
 		b.WriteByte('\n')
+	}
+	if len(resp.Mentions) > 0 {
+		// The users Discord would notify (allowed_mentions), as names.
+		names := make([]string, len(resp.Mentions))
+		for i, id := range resp.Mentions {
+			names[i] = "@" + id
+		}
+		b.WriteString("(pings " + strings.Join(names, ", ") + ")\n")
 	}
 	for i, e := range resp.Embeds {
 		if i > 0 {

@@ -58,6 +58,8 @@ func TestRenderMessage(t *testing.T) {
 	}{
 		{"content", commands.Response{Content: "Hello.\n"}, "", "Hello.\n"},
 		{"empty", commands.Response{}, "", "(empty reply)\n"},
+		{"a ping", commands.Response{Content: "It is **Lister**'s turn (round 2). <@ann>", Mentions: []string{"ann"}}, "",
+			"It is **Lister**'s turn (round 2). @ann\n(pings @ann)\n"},
 		{"ephemeral", commands.Response{Content: "Only a GM can do that.", Ephemeral: true}, "meghan",
 			"(only meghan sees this) Only a GM can do that.\n"},
 		{"ephemeral without content", commands.Response{Embeds: []commands.Embed{{Title: "T"}}, Ephemeral: true}, "you",

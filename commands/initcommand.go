@@ -1,0 +1,335 @@
+package commands
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/hpkeeper/hpkeeper/rules/clock"
+	"github.com/hpkeeper/hpkeeper/storage"
+)
+
+// initCommand is /init, the turn order (RULES.md §0.6, COMMANDS.md).
+func initCommand() *Command {
+	target := func(desc string) Option {
+		return Option{Name: "target", Description: desc, Type: OptionString, Required: true, Autocomplete: true, MaxLength: 200}
+	}
+	return &Command{
+		Name: "init", Description: "A turn order that drives the round clock",
+		Topic: "A turn order for combat (RULES.md §0.6). A GM opens it with `/init start`; `/init join target:NAME` rolls each character's initiative " +
+			"(hit-protection 1d6 + init, hp-mp-wp d20 + Dex modifier + init, harm a React check whose SL is the initiative; `roll:` takes a total rolled at the table) " +
+			"and puts it in order: higher first, ties to the higher bonus, then to who joined first. The first turn begins as characters join. " +
+			"`/init next` (the acting character's owner, or a GM) ends the turn; a combatant that cannot act (dead, unconscious, stunned, taken out) is skipped, " +
+			"and passing the last one ends the round: the clock moves one round exactly as `/clock action:next-round` does, every round timer fires (bleed-outs, stuns, dying saves) " +
+			"and the new round starts at the top. `/init show` shows the order, `/init remove` takes a character out, `/init end` (GM) closes it; at a harm table that ends the conflict. " +
+			"Moving the clock by turns, hours or days closes the order (time outside combat). Every change is an event `/undo` reverts. " +
+			"Hidden characters keep their place; players see their word, never their initiative. " +
+			"Table options: `init-reroll` never|each-round, `init-dice` default|a die such as d20 (harm: 3dF or 4dF), `init-ping` off|on (mention the owner whose turn starts).",
+		Subcommands: []*Subcommand{
+			{Name: "start", Description: "Open a turn order at this table (GM only)", handle: initMutation(initStart)},
+			{Name: "join", Description: "Roll initiative and join the turn order", handle: initMutation(initJoin),
+				Options: []Option{
+					target("Character name; several separated by commas"),
+					{Name: "roll", Description: "The total rolled at the table, instead of the bot's roll", Type: OptionInteger, MinValue: -1000, MaxValue: 1000},
+				}},
+			{Name: "next", Description: "End the current turn; the next combatant acts", handle: initMutation(initNext)},
+			{Name: "show", Description: "The turn order, the round and whose turn it is", handle: initShow},
+			{Name: "remove", Description: "Take characters out of the turn order", handle: initMutation(initRemove),
+				Options: []Option{target("Character name; several separated by commas")}},
+			{Name: "end", Description: "Close the turn order (GM only; ends a harm conflict)", handle: initMutation(initEnd)},
+		},
+	}
+}
+
+// initMutation runs an /init change in one write transaction, at a table
+// whose system has initiative.
+func initMutation(fn func(m *Mutation, ini Initiator) (*Response, error)) HandlerFunc {
+	return func(ctx context.Context, s *Service, r *Request) (*Response, error) {
+		return s.Mutate(ctx, r, func(m *Mutation) (*Response, error) {
+			ini, ok := m.System.(Initiator)
+			if !ok {
+				return nil, Errorf(CodeUnavailable, "The %s system has no initiative, so /init is not part of it.", m.Table.System)
+			}
+			return fn(m, ini)
+		})
+	}
+}
+
+// openOrder returns the table's open turn order, or the CodeConflict error
+// saying there is none.
+func (m *Mutation) openOrder() (*storage.Initiative, error) {
+	if m.Table.Initiative == nil {
+		return nil, Errorf(CodeConflict, "No turn order is open at this table; a GM opens one with `/init start`.")
+	}
+	return m.Table.Initiative, nil
+}
+
+// initStart answers /init start (GM): it opens an empty turn order whose
+// first round is the clock's round now.
+func initStart(m *Mutation, _ Initiator) (*Response, error) {
+	if err := m.RequireGM("open a turn order"); err != nil {
+		return nil, err
+	}
+	if o := m.Table.Initiative; o != nil {
+		return nil, Errorf(CodeConflict, "A turn order is already open (round %d, %s); `/init end` closes it.", m.round(), count(len(o.Combatants), "combatant"))
+	}
+	m.Table.Initiative = &storage.Initiative{Combatants: []storage.Combatant{}, Start: m.Table.Clock}
+	m.Note("Opened the turn order at %s.", clock.Time(m.Table.Clock))
+	return &Response{Content: fmt.Sprintf("A turn order is open: round 1 begins at %s. Characters join with `/init join target:NAME` (owner or GM); the first turn begins as they join.", clock.Time(m.Table.Clock))}, nil
+}
+
+// initJoin answers /init join (owner or GM): each character named rolls
+// initiative (or takes the total given with roll) and goes to its place in
+// the order (RULES.md §0.6). In the opening the first turn is the top of
+// the order; once under way the turn stays where it is.
+func initJoin(m *Mutation, ini Initiator) (*Response, error) {
+	o, err := m.openOrder()
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, n := range strings.Split(m.Req.Options["target"], ",") {
+		if strings.TrimSpace(n) != "" {
+			names = append(names, n)
+		}
+	}
+	if len(names) == 0 {
+		return nil, Errorf(CodeInvalid, "Name at least one character in target.")
+	}
+	given, hasRoll := m.Req.Options["roll"]
+	if hasRoll && len(names) > 1 {
+		return nil, Errorf(CodeInvalid, "roll is one total rolled at the table: join one character at a time with it.")
+	}
+	die, err := initiativeDie(m.Table)
+	if err != nil {
+		return nil, err
+	}
+	opening := !o.Underway || len(o.Combatants) == 0
+	before := currentID(o)
+	var full, public []string
+	hidden := false
+	done := map[uint64]bool{}
+	for _, name := range names {
+		// One at a time, so that a dice=manual prompt names the character
+		// whose roll it asks for.
+		ch, err := m.Character(name)
+		if err != nil {
+			return nil, err
+		}
+		if done[ch.ID] {
+			continue
+		}
+		done[ch.ID] = true
+		if err := m.CanChange(ch); err != nil {
+			return nil, err
+		}
+		if i := combatantIndex(o, ch.ID); i >= 0 {
+			return nil, Errorf(CodeConflict, "%s is already in the turn order; `/init remove` takes it out first.", Escape(ch.Name))
+		}
+		if len(o.Combatants) >= MaxCombatants {
+			return nil, Errorf(CodeInvalid, "A turn order holds at most %d combatants.", MaxCombatants)
+		}
+		var r InitiativeRoll
+		if hasRoll {
+			n, _ := strconv.Atoi(given)
+			bonus, err := ini.InitiativeBonus(ch)
+			if err != nil {
+				return nil, err
+			}
+			r = InitiativeRoll{Total: n, Bonus: bonus, Text: fmt.Sprintf("rolled at the table: %d", n)}
+		} else if r, err = ini.RollInitiative(m, ch, die); err != nil {
+			return nil, err
+		}
+		insertCombatant(o, storage.Combatant{CharacterID: ch.ID, Initiative: r.Total, Bonus: r.Bonus, Roll: r.Text, Hidden: ch.Hidden})
+		line := fmt.Sprintf("**%s** joins the turn order: initiative **%d** (%s).", Escape(ch.Name), r.Total, r.Text)
+		m.Note("%s joins the turn order: initiative %d (%s).", ch.Name, r.Total, r.Text)
+		full = append(full, line)
+		if ch.Hidden {
+			hidden = true
+			line = fmt.Sprintf("**%s** joins the turn order.", Escape(ch.Name))
+		}
+		public = append(public, line)
+	}
+	if opening {
+		t, skips, err := m.nextActor(0)
+		if err != nil {
+			return nil, err
+		}
+		o.Turn = t
+		if currentID(o) != before || len(skips) > 0 {
+			turn, err := m.startTurn(t)
+			if err != nil {
+				return nil, err
+			}
+			more := append(skips, turn)
+			m.noteLines(more)
+			full, public = append(full, more...), append(public, more...)
+		}
+	}
+	m.turns.public = public
+	if hidden && !m.IsGM() {
+		return &Response{Content: strings.Join(public, "\n")}, nil
+	}
+	m.turns.hidden = hidden
+	return &Response{Content: strings.Join(full, "\n")}, nil
+}
+
+// currentID is the character id whose turn it is, 0 when nobody's.
+func currentID(o *storage.Initiative) uint64 {
+	if o.Turn < len(o.Combatants) {
+		return o.Combatants[o.Turn].CharacterID
+	}
+	return 0
+}
+
+// initNext answers /init next (the acting character's owner, or a GM): the
+// turn ends and passes to the next combatant who can act, each one passed
+// over reported. Passing the last one ends the round: the clock moves one
+// round on the very path of /clock action:next-round (moveClock), which
+// reports every timer that ended or fired and starts the next round at the
+// top of the order (RULES.md §0.2, §0.6).
+func initNext(m *Mutation, _ Initiator) (*Response, error) {
+	o, err := m.openOrder()
+	if err != nil {
+		return nil, err
+	}
+	if len(o.Combatants) == 0 {
+		return nil, Errorf(CodeConflict, "Nobody is in the turn order yet: `/init join target:NAME`.")
+	}
+	var cur *storage.Character
+	if o.Turn < len(o.Combatants) {
+		if cur, err = m.characterIfAny(o.Combatants[o.Turn].CharacterID); err != nil {
+			return nil, err
+		}
+	}
+	if err := m.mayEndTurn(o, cur); err != nil {
+		return nil, err
+	}
+	o.Underway = true
+	var lines []string
+	if cur != nil {
+		lines = append(lines, fmt.Sprintf("%s's turn ends.", combatantName(cur)))
+	}
+	t, skips, err := m.nextActor(min(o.Turn+1, len(o.Combatants)))
+	if err != nil {
+		return nil, err
+	}
+	lines = append(lines, skips...)
+	m.noteLines(lines)
+	if t < len(o.Combatants) {
+		turn, err := m.startTurn(t)
+		if err != nil {
+			return nil, err
+		}
+		m.noteLines([]string{turn})
+		lines = append(lines, turn)
+		m.turns.public = lines
+		return &Response{Content: strings.Join(lines, "\n")}, nil
+	}
+	// The last combatant is passed: the round ends.
+	o.Turn = len(o.Combatants)
+	mv, err := m.moveClock(1, clock.Round)
+	if err != nil {
+		return nil, err
+	}
+	m.turns.public = append(append(lines, mv.head), mv.order...)
+	text := strings.TrimPrefix(strings.Join(lines, "\n")+"\n"+mv.text(), "\n")
+	return &Response{Content: text + m.RollsLine()}, nil
+}
+
+// mayEndTurn returns a CodeForbidden error unless the caller may end the
+// turn of cur: its owner or a GM. When nobody has the turn (cur nil), the
+// owner of any combatant may end the round.
+func (m *Mutation) mayEndTurn(o *storage.Initiative, cur *storage.Character) error {
+	if m.IsGM() {
+		return nil
+	}
+	if cur != nil {
+		if cur.OwnerID == m.Req.UserID {
+			return nil
+		}
+		return Errorf(CodeForbidden, "It is %s's turn: only its owner or a GM ends it.", Escape(cur.Name))
+	}
+	for _, cb := range o.Combatants {
+		ch, err := m.characterIfAny(cb.CharacterID)
+		if err != nil {
+			return err
+		}
+		if ch != nil && ch.OwnerID == m.Req.UserID {
+			return nil
+		}
+	}
+	return Errorf(CodeForbidden, "Only a GM or the owner of a combatant can end this round.")
+}
+
+// initRemove answers /init remove (owner or GM): each character named
+// leaves the order; when it had the turn, the turn passes on within the
+// round (the clock does not move).
+func initRemove(m *Mutation, _ Initiator) (*Response, error) {
+	o, err := m.openOrder()
+	if err != nil {
+		return nil, err
+	}
+	chs, err := m.TargetsToChange(m.Req.Options["target"])
+	if err != nil {
+		return nil, err
+	}
+	var lines []string
+	for _, ch := range chs {
+		if combatantIndex(o, ch.ID) < 0 {
+			return nil, Errorf(CodeNotFound, "%s is not in the turn order.", Escape(ch.Name))
+		}
+		more, err := m.leaveOrder(ch.ID, ch.Name)
+		if err != nil {
+			return nil, err
+		}
+		lines = append(lines, more...)
+	}
+	m.noteLines(lines)
+	m.turns.public = lines
+	return &Response{Content: strings.Join(lines, "\n")}, nil
+}
+
+// initEnd answers /init end (GM): the turn order closes; at a harm table
+// the conflict ends with it, and taken out is cleared (RULES.md §0.6,
+// §3.2.4).
+func initEnd(m *Mutation, _ Initiator) (*Response, error) {
+	if err := m.RequireGM("close the turn order"); err != nil {
+		return nil, err
+	}
+	if _, err := m.openOrder(); err != nil {
+		return nil, err
+	}
+	lines, err := m.closeOrder(fmt.Sprintf("The turn order is closed after round %d.", m.round()))
+	if err != nil {
+		return nil, err
+	}
+	m.noteLines(lines)
+	m.turns.public = lines[:1]
+	return &Response{Content: strings.Join(lines, "\n")}, nil
+}
+
+// initShow answers /init show (anyone): the order, the round and whose
+// turn it is. A GM's view of an order with hidden combatants shows their
+// initiative, so it is the GM's alone.
+func initShow(ctx context.Context, s *Service, r *Request) (*Response, error) {
+	var resp *Response
+	err := s.view(r, func(tx *storage.Tx, t *storage.Table) error {
+		if t.Initiative == nil {
+			return Errorf(CodeNotFound, "No turn order is open at this table; a GM opens one with `/init start`.")
+		}
+		sys, err := s.system(t.System)
+		if err != nil {
+			return err
+		}
+		v, err := viewOrder(tx, r, t, sys)
+		if err != nil {
+			return err
+		}
+		lines := append([]string{"**" + v.head + "**"}, v.lines...)
+		resp = &Response{Content: joinWithin(append(lines, v.turn), maxContent, " (the tracker lists them all)"), Ephemeral: v.hidden}
+		return nil
+	})
+	return resp, err
+}
