@@ -76,6 +76,7 @@ func dispatch(ctx context.Context, h Handler, log zerolog.Logger, i *discordgo.I
 	if answer == nil {
 		ilog.Error().Str("command", req.Command).Msg("handler returned no response")
 	}
+	keepFollowUps(ctx, answer) // sent after the answer (followups.go)
 	resp = ResponseFrom(req.Kind, answer)
 	ilog.Debug().
 		Str("command", req.Command).

@@ -136,10 +136,11 @@ func (e *Endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var resp *discordgo.InteractionResponse
+	ctx, box := withFollowUpBox(withFilesClient(r.Context(), e.followUps.httpClient()))
 	if i.Type == discordgo.InteractionPing {
 		resp = &discordgo.InteractionResponse{Type: discordgo.InteractionResponsePong}
 	} else {
-		resp, err = dispatch(withFilesClient(r.Context(), e.followUps.httpClient()), e.h, e.log, i, e.now())
+		resp, err = dispatch(ctx, e.h, e.log, i, e.now())
 		if err != nil {
 			ilog := interactionLogger(e.log, i)
 			ilog.Warn().Err(err).Msg("interaction not handled")
@@ -164,7 +165,7 @@ func (e *Endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		ilog.Warn().Err(err).Msg("cannot write interaction response")
 		return
 	}
-	e.followUps.sendLater(interactionLogger(e.log, i), i, resp) // files, after the inline answer (files.go)
+	e.followUps.sendLater(interactionLogger(e.log, i), i, resp, box.take()) // files and follow-ups, after the inline answer (files.go)
 }
 
 // signedSizeHint caps the buffer readAfter sizes from Content-Length before

@@ -158,31 +158,34 @@ func (f *followUps) httpClient() *http.Client {
 }
 
 // sendLater posts the files of resp, the inline answer to i, as a
-// follow-up message from a goroutine, so that it follows the inline answer.
-func (f *followUps) sendLater(log zerolog.Logger, i *discordgo.Interaction, resp *discordgo.InteractionResponse) {
+// follow-up message, then the answer's follow-up messages msgs
+// (followups.go), from a goroutine, so that they follow the inline answer.
+func (f *followUps) sendLater(log zerolog.Logger, i *discordgo.Interaction, resp *discordgo.InteractionResponse, msgs []*commands.Response) {
 	files, err := readFiles(resp)
 	if err != nil {
 		log.Error().Err(err).Msg("cannot read files of the answer")
+		files = nil
+	}
+	if len(files) == 0 && len(msgs) == 0 {
 		return
 	}
-	if len(files) == 0 {
-		return
-	}
-	ephemeral := resp.Data.Flags&discordgo.MessageFlagsEphemeral != 0
+	ephemeral := resp.Data != nil && resp.Data.Flags&discordgo.MessageFlagsEphemeral != 0
 	f.wg.Add(1)
 	go func() {
 		defer f.wg.Done()
 		ctx, cancel := context.WithTimeout(context.Background(), followUpTimeout)
 		defer cancel()
-		if err := sendFollowUp(ctx, f.httpClient(), i, files, ephemeral); err != nil {
-			log.Error().Err(err).Int("files", len(files)).Msg("cannot send files as a follow-up message")
+		if len(files) > 0 {
+			if err := sendFollowUp(ctx, f.httpClient(), i, files, ephemeral); err != nil {
+				log.Error().Err(err).Int("files", len(files)).Msg("cannot send files as a follow-up message")
+			}
 		}
+		sendFollowUps(ctx, f.httpClient(), log, i, msgs)
 	}()
 }
 
 // sendFollowUp posts files as a follow-up message of interaction i through
-// its webhook, retrying while Discord does not know the interaction yet (404)
-// or fails (5xx, network).
+// its webhook (postFollowUp).
 func sendFollowUp(ctx context.Context, c *http.Client, i *discordgo.Interaction, files []fileData, ephemeral bool) error {
 	msg := map[string]any{"content": "", "allowed_mentions": map[string]any{"parse": []string{}}}
 	if ephemeral {
@@ -196,6 +199,13 @@ func sendFollowUp(ctx context.Context, c *http.Client, i *discordgo.Interaction,
 	if err != nil {
 		return err
 	}
+	return postFollowUp(ctx, c, i, ct, body)
+}
+
+// postFollowUp posts a follow-up message body of interaction i through its
+// webhook, retrying while Discord does not know the interaction yet (404)
+// or fails (5xx, network).
+func postFollowUp(ctx context.Context, c *http.Client, i *discordgo.Interaction, ct string, body []byte) error {
 	endpoint := discordgo.EndpointWebhookToken(i.AppID, i.Token)
 	wait := 250 * time.Millisecond
 	for attempt := 1; ; attempt++ {

@@ -162,13 +162,20 @@ func (g *gateway) onInteraction(s *discordgo.Session, ic *discordgo.InteractionC
 			ilog.Error().Str("panic", fmt.Sprint(p)).Str("stack", string(debug.Stack())).Msg("gateway interaction panicked")
 		}
 	}()
-	resp, err := dispatch(withFilesClient(g.base, s.Client), g.h, g.log, i, time.Now())
+	ctx, box := withFollowUpBox(withFilesClient(g.base, s.Client))
+	resp, err := dispatch(ctx, g.h, g.log, i, time.Now())
 	if err != nil {
 		ilog.Warn().Err(err).Msg("interaction not handled")
 		return
 	}
 	if err := respond(g.base, s, i, resp); err != nil {
 		ilog.Error().Err(err).Msg("cannot answer interaction")
+		return
+	}
+	if msgs := box.take(); len(msgs) > 0 {
+		fctx, cancel := context.WithTimeout(g.base, followUpTimeout)
+		defer cancel()
+		sendFollowUps(fctx, s.Client, ilog, i, msgs) // followups.go
 	}
 }
 

@@ -52,15 +52,15 @@ func charCreate(ctx context.Context, s *Service, r *Request) (*Response, error) 
 		if err != nil {
 			return nil, err
 		}
-		embed, err := displayEmbed(r, m.Table, m.System, c)
+		embed, err := fullEmbed(m.Table, m.System, c)
 		if err != nil {
 			return nil, err
 		}
-		m.Note("Created %s for %s: %s", c.Name, ownerName, status)
-		return &Response{
-			Content: fmt.Sprintf("Created **%s** for %s: %s%s", Escape(c.Name), Escape(ownerName), status, m.RollsLine()),
-			Embeds:  []Embed{embed},
-		}, nil
+		rolled := m.RollsLine() // the dice of the sheet, rolled before c had an id
+		mc := m.For(c)
+		mc.Note("Created %s for %s: %s", c.Name, ownerName, status)
+		mc.Post(Part{Text: fmt.Sprintf("Created **%s** for %s: %s%s", Escape(c.Name), Escape(ownerName), status, rolled), Embeds: []Embed{embed}})
+		return &Response{}, nil
 	})
 
 }
@@ -115,15 +115,15 @@ func charSet(ctx context.Context, s *Service, r *Request) (*Response, error) {
 		if err != nil {
 			return nil, err
 		}
-		embed, err := displayEmbed(r, m.Table, m.System, c)
+		embed, err := fullEmbed(m.Table, m.System, c)
 		if err != nil {
 			return nil, err
 		}
-		m.Note("Set %s on %s: %s → %s", r.Options["stats"], c.Name, before, after)
-		return &Response{
-			Content: fmt.Sprintf("**%s**: set %s. %s%s", Escape(c.Name), Escape(r.Options["stats"]), changeLine(before, after), m.RollsLine()),
-			Embeds:  []Embed{embed},
-		}, nil
+		rolled := m.RollsLine()
+		mc := m.For(c)
+		mc.Note("Set %s on %s: %s → %s", r.Options["stats"], c.Name, before, after)
+		mc.Post(Part{Text: fmt.Sprintf("**%s**: set %s. %s%s", Escape(c.Name), Escape(r.Options["stats"]), changeLine(before, after), rolled), Embeds: []Embed{embed}})
+		return &Response{}, nil
 	})
 
 }
@@ -263,20 +263,23 @@ func deleteButton(ctx context.Context, s *Service, r *Request) (*Response, error
 		}
 		r.Options["name"] = c.Name
 		base := strings.Join(parts[:3], ":") + ":"
-		done := func(text string) *Response {
-			return &Response{Content: text, UpdateMessage: true, Components: [][]Button{{
+		// A name and its deletion are no hidden character's numbers: the
+		// message is the table's.
+		done := func(text string) (*Response, error) {
+			m.ForTable().Post(Part{Text: text, Buttons: [][]Button{{
 				{Label: "Delete", CustomID: base + "yes", Style: StyleDanger, Disabled: true},
 				{Label: "Cancel", CustomID: base + "no", Style: StyleSecondary, Disabled: true},
-			}}}
+			}}})
+			return &Response{UpdateMessage: true}, nil
 		}
 		if parts[3] == "no" {
-			return done(fmt.Sprintf("Kept **%s**.", Escape(c.Name))), nil
+			return done(fmt.Sprintf("Kept **%s**.", Escape(c.Name)))
 		}
 		if err := m.Delete(c); err != nil {
 			return nil, err
 		}
-		m.Note("Deleted %s.", c.Name)
-		return done(fmt.Sprintf("Deleted **%s** (%s pressed Delete).", Escape(c.Name), Escape(r.UserName))), nil
+		m.ForTable().Note("Deleted %s.", c.Name)
+		return done(fmt.Sprintf("Deleted **%s** (%s pressed Delete).", Escape(c.Name), Escape(r.UserName)))
 	})
 
 }

@@ -43,37 +43,59 @@ func clockCommand(ctx context.Context, s *Service, r *Request) (*Response, error
 		if err := m.RequireGM("move the clock"); err != nil {
 			return nil, err
 		}
-		report, err := m.AdvanceClock(n, unit)
+		fired, err := m.AdvanceClock(n, unit)
 		if err != nil {
 			return nil, err
 		}
-		if len(report) == 1 {
-			report = append(report, "Nothing ended or fired.")
+		if fired == 0 {
+			m.ForTable().Say("Nothing ended or fired.")
 		}
-		return &Response{Content: strings.Join(report, "\n") + m.RollsLine()}, nil
+		return &Response{}, nil
 	})
 
 }
 
-// AdvanceClock moves the table's clock n units forward, lets the table's
-// system resolve every timed effect on the way (System.AdvanceClock), and
-// returns the report: a first line saying how the clock moved, then one line
-// per effect that ended or fired. Each line is also noted for /history.
-// Systems call it for rests that pass time (a night's sleep).
-func (m *Mutation) AdvanceClock(n int64, unit clock.Unit) ([]string, error) {
+// AdvanceClock moves the table's clock n units forward and lets the table's
+// system resolve every timed effect on the way (System.AdvanceClock). It
+// says a first line for everyone, how the clock moved, then the system
+// says one part per effect that ended or fired, about its character; each
+// is also noted for /history in its scope. It returns how many parts the
+// system said. Systems call it for rests that pass time (a night's sleep).
+func (m *Mutation) AdvanceClock(n int64, unit clock.Unit) (fired int, err error) {
 	from := clock.Time(m.Table.Clock)
 	to := from.Add(n, unit)
-	report, err := m.System.AdvanceClock(m, int64(from), int64(to))
-	if err != nil {
-		return nil, err
+	head := fmt.Sprintf("The clock moves %d %s: %s → %s.", n, strings.TrimSuffix(unit.String(), plural(n)), from, to)
+	m.ForTable().Say("%s", head)
+	m.ForTable().Note("%s", head)
+	first, firstRoll := len(m.log.parts), len(m.log.rolls)
+	if err := m.System.AdvanceClock(m, int64(from), int64(to)); err != nil {
+		return 0, err
 	}
 	m.Table.Clock = int64(to)
-	head := fmt.Sprintf("The clock moves %d %s: %s → %s.", n, strings.TrimSuffix(unit.String(), plural(n)), from, to)
-	m.Note("%s", head)
-	for _, line := range report {
-		m.Note("%s", line)
+	said := m.log.parts[first:]
+	for _, p := range said {
+		sub := *m
+		sub.about = p.about
+		sub.Note("%s", strings.ReplaceAll(p.Text, "**", ""))
 	}
-	return append([]string{head}, report...), nil
+	// The dice of each effect follow its character's last line.
+	for _, r := range m.log.rolls[firstRoll:] {
+		i := len(said) - 1
+		for i >= 0 && !said[i].about.same(r.about) {
+			i--
+		}
+		if i < 0 {
+			m.log.parts = append(m.log.parts, part{about: r.about, Part: Part{Text: "Rolled " + r.text}})
+			said = m.log.parts[first:]
+			continue
+		}
+		if strings.Contains(said[i].Text, "\nRolled ") {
+			said[i].Text += "; " + r.text
+		} else {
+			said[i].Text += "\nRolled " + r.text
+		}
+	}
+	return len(said), nil
 }
 
 // plural returns the suffix to trim for n == 1 ("s"), else "".

@@ -42,12 +42,14 @@ func (m *Mutation) Roll(expr dice.Expr) (dice.Result, error) {
 }
 
 // Record adds rolls a rules engine made with the service's dice to the
-// event, so /history shows every die whichever way it was rolled. Empty
-// results (no dice) are skipped.
+// event, so /history shows every die whichever way it was rolled, about m's
+// characters (For): players see them only when they may see those
+// characters. Empty results (no dice) are skipped.
 func (m *Mutation) Record(rolls ...dice.Result) {
 	for _, r := range rolls {
 		if len(r.Terms) > 0 {
-			m.rolls = append(m.rolls, r.String())
+			m.log.entries++
+			m.log.rolls = append(m.log.rolls, entry{about: m.about, text: r.String(), seq: m.log.entries})
 		}
 	}
 }
@@ -77,13 +79,20 @@ func (m *Mutation) RollString(expr string) (dice.Result, error) {
 	return m.Roll(e)
 }
 
-// RollsLine renders the dice rolled so far in the mutation for a reply:
-// "\nRolled 1d6 [4]; 2d6 [1, 2] = 3", or "" when none were.
+// RollsLine renders the dice rolled so far in m's scope (For; unscoped:
+// those rolled unscoped) for a reply: "\nRolled 1d6 [4]; 2d6 [1, 2] = 3",
+// or "" when none were.
 func (m *Mutation) RollsLine() string {
-	if len(m.rolls) == 0 {
+	var rolls []string
+	for _, r := range m.log.rolls {
+		if r.about.same(m.about) {
+			rolls = append(rolls, r.text)
+		}
+	}
+	if len(rolls) == 0 {
 		return ""
 	}
-	return "\nRolled " + strings.Join(m.rolls, "; ")
+	return "\nRolled " + strings.Join(rolls, "; ")
 }
 
 // MaxAmount bounds an amount of damage, healing or harm given as a number;

@@ -18,8 +18,11 @@ import (
 const (
 	// ExportFormat names the format in every export file.
 	ExportFormat = "hpkeeper-table"
-	// ExportVersion is the version /table export writes and /table import reads.
-	ExportVersion = 1
+	// ExportVersion is the version /table export writes. /table import
+	// reads it and every version before it: version 2 added the events'
+	// optional parts (storage.EventPart), which version 1 readers refuse
+	// as an unknown field.
+	ExportVersion = 2
 	// MaxImportSize bounds an import file, in bytes.
 	MaxImportSize = 8 << 20
 )
@@ -178,8 +181,8 @@ func ParseExport(data []byte) (*Export, error) {
 	if ex.Format != ExportFormat {
 		return nil, Errorf(CodeInvalid, "The file is not an hpkeeper table export (format %q).", Clip(ex.Format, 40))
 	}
-	if ex.Version != ExportVersion {
-		return nil, Errorf(CodeInvalid, "The file is export version %d; this bot reads version %d.", ex.Version, ExportVersion)
+	if ex.Version < 1 || ex.Version > ExportVersion {
+		return nil, Errorf(CodeInvalid, "The file is export version %d; this bot reads versions 1 to %d.", ex.Version, ExportVersion)
 	}
 	if ex.Table == nil {
 		return nil, Errorf(CodeInvalid, "The file has no table.")

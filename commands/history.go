@@ -41,10 +41,10 @@ func history(ctx context.Context, s *Service, r *Request) (*Response, error) {
 			if only != 0 && !touches(e, only) {
 				return seen < historyWindow, nil
 			}
-			if eventHidden(e) && !isGM(r, t) {
-				lines = append(lines, renderHiddenEvent(e, sys, t.Clock))
-			} else {
+			if isGM(r, t) {
 				lines = append(lines, renderEvent(e))
+			} else {
+				lines = append(lines, renderEventFor(e, sys, t.Clock))
 			}
 			return len(lines) <= historyLimit, nil
 		})

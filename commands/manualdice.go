@@ -147,11 +147,12 @@ func (s *Service) tableDice(ctx context.Context, fn func(m *Mutation) (*Response
 // lastTracked is the character the mutation loaded last: the one whose
 // roll is being made.
 func (m *Mutation) lastTracked() *storage.Character {
-	for i := len(m.touched) - 1; i >= 0; i-- {
-		if c := m.cache[m.touched[i]]; c != nil {
+	touched := m.log.touched
+	for i := len(touched) - 1; i >= 0; i-- {
+		if c := m.cache[touched[i]]; c != nil {
 			return c
 		}
-		if c := m.before[m.touched[i]]; c != nil {
+		if c := m.before[touched[i]]; c != nil {
 			return c
 		}
 	}
@@ -237,9 +238,15 @@ func (s *Service) prompt(r *Request, nf *needFaces, update bool) *Response {
 		who = fmt.Sprintf("**%s**: %s", Escape(nf.who.Name), mention(nf.who.OwnerID))
 	}
 	id := s.pendingFaces.put(pr)
-	text := fmt.Sprintf("🎲 %s, roll **%s** (physical dice, table option dice=manual) and press **Enter dice**; a GM may enter them too. Nothing has happened yet.", who, diceList(nf.want))
-	if len(nf.given) > 0 {
-		text += fmt.Sprintf("\nFaces entered so far: %s.", faceList(nf.given))
+	what, given := diceList(nf.want), nf.given
+	if nf.who != nil && nf.who.Hidden {
+		// The dice of a hidden character are its numbers: the one who
+		// presses Enter dice reads them in the modal.
+		what, given = "the dice Enter dice asks for", nil
+	}
+	text := fmt.Sprintf("🎲 %s, roll **%s** (physical dice, table option dice=manual) and press **Enter dice**; a GM may enter them too. Nothing has happened yet.", who, what)
+	if len(given) > 0 {
+		text += fmt.Sprintf("\nFaces entered so far: %s.", faceList(given))
 	}
 	return &Response{
 		Content:       text,

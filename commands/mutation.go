@@ -25,12 +25,25 @@ type Mutation struct {
 	s           *Service
 	tx          *storage.Tx
 	tableBefore *storage.Table
-	touched     []uint64
 	seen        map[uint64]bool
 	cache       map[uint64]*storage.Character
 	before      map[uint64]*storage.Character
-	rolls       []string
-	notes       []string
+	// about is who what this Mutation says, rolls and notes is about (For,
+	// ForTable); nil: not said, so every character the mutation loaded.
+	about *scope
+	// log is what the mutation and every scoped copy of it (For) record.
+	log *mutationLog
+}
+
+// mutationLog is the record a mutation builds up: the characters it
+// touched, its reply's parts, its dice and its notes, each with the scope
+// it is about (hidden.go), shared by every scoped copy of the mutation.
+type mutationLog struct {
+	touched []uint64
+	parts   []part
+	rolls   []entry
+	notes   []entry
+	entries int // rolls and notes so far, to order them (entry.seq)
 	// seqTaken: NextEventSeq was called, so the event must be written even
 	// if nothing changed, or a button would name a later, unrelated event.
 	seqTaken bool
@@ -54,7 +67,8 @@ func (s *Service) Mutate(ctx context.Context, r *Request, fn func(m *Mutation) (
 			return err
 		}
 		m := &Mutation{Req: r, Table: t, System: sys, s: s, tx: tx, tableBefore: before,
-			seen: map[uint64]bool{}, cache: map[uint64]*storage.Character{}, before: map[uint64]*storage.Character{}}
+			seen: map[uint64]bool{}, cache: map[uint64]*storage.Character{}, before: map[uint64]*storage.Character{},
+			log: &mutationLog{}}
 		resp, err = fn(m)
 		if err != nil {
 			return err
@@ -173,7 +187,7 @@ func (m *Mutation) track(c *storage.Character) (*storage.Character, error) {
 			return nil, err
 		}
 		m.seen[c.ID] = true
-		m.touched = append(m.touched, c.ID)
+		m.log.touched = append(m.log.touched, c.ID)
 		m.before[c.ID] = before
 	}
 	return c, nil
@@ -246,7 +260,7 @@ func (m *Mutation) Create(c *storage.Character) error {
 		return err
 	}
 	m.seen[c.ID] = true
-	m.touched = append(m.touched, c.ID)
+	m.log.touched = append(m.log.touched, c.ID)
 	m.cache[c.ID] = c
 	return nil
 }
@@ -266,7 +280,7 @@ func (m *Mutation) Delete(c *storage.Character) error {
 // Buttons put it in their custom_id to name the event they answer.
 func (m *Mutation) NextEventSeq() (uint64, error) {
 	last, err := m.tx.LastEventSeq(m.Req.ChannelID)
-	m.seqTaken = true
+	m.log.seqTaken = true
 	return last + 1, err
 }
 
@@ -282,9 +296,11 @@ func (m *Mutation) RefuseOptions(opts ...string) error {
 	return nil
 }
 
-// Note adds a line to the event's summary shown by /history.
+// Note adds a line to the event's summary shown by /history, about m's
+// characters (For): players read it only when they may see them.
 func (m *Mutation) Note(format string, args ...any) {
-	m.notes = append(m.notes, fmt.Sprintf(format, args...))
+	m.log.entries++
+	m.log.notes = append(m.log.notes, entry{about: m.about, text: fmt.Sprintf(format, args...), seq: m.log.entries})
 }
 
 // commit saves the table and appends the event, when anything changed.
@@ -300,9 +316,9 @@ func (m *Mutation) commit(resp *Response) error {
 		UserID:    m.Req.UserID,
 		UserName:  m.Req.UserName,
 		Command:   m.Req.Line(),
-		Dice:      m.rolls,
+		Dice:      texts(m.log.rolls),
 	}
-	for _, id := range m.touched {
+	for _, id := range m.log.touched {
 		after, err := m.tx.Character(m.Req.ChannelID, id)
 		if errors.Is(err, storage.ErrNotFound) {
 			after, err = nil, nil
@@ -325,10 +341,11 @@ func (m *Mutation) commit(resp *Response) error {
 	if !reflect.DeepEqual(m.Table, m.tableBefore) {
 		ev.TableBefore, ev.TableAfter = m.tableBefore, m.Table
 	}
-	if len(ev.Changes) == 0 && ev.TableAfter == nil && !m.seqTaken {
+	if len(ev.Changes) == 0 && ev.TableAfter == nil && !m.log.seqTaken {
 		return nil
 	}
-	ev.Summary = strings.Join(m.notes, "\n")
+	ev.Summary = strings.Join(texts(m.log.notes), "\n")
+	ev.Parts = m.eventParts()
 	return m.tx.AppendEvent(ev)
 }
 

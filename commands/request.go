@@ -106,6 +106,12 @@ type Response struct {
 	// export). The gateway sends them with the reply, the HTTP endpoint as a
 	// follow-up message, the console writes them to a directory.
 	Files []File
+	// FollowUps are further messages sent after this one, in order (the
+	// bot posts them through the interaction's webhook): an ephemeral one
+	// shows only to the caller, e.g. a hidden character's numbers for the
+	// GM who acted on it (hidden.go). A follow-up's own Modal, Choices,
+	// UpdateMessage and FollowUps are ignored.
+	FollowUps []*Response
 }
 
 // Attachment is a file a user gave in an attachment option.

@@ -32,11 +32,13 @@ func roll(ctx context.Context, s *Service, r *Request) (*Response, error) {
 			if !ok {
 				return nil, Errorf(CodeInvalid, "/roll needs expr, e.g. expr:1d20+3.")
 			}
+			m = m.For(c)
 			res, err := m.RollString(expr)
 			if err != nil {
 				return nil, err
 			}
-			return &Response{Content: fmt.Sprintf("**%s** rolled %s", Escape(c.Name), res.String())}, nil
+			m.Say("**%s** rolled %s", Escape(c.Name), res.String())
+			return &Response{}, nil
 		})
 
 	}

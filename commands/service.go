@@ -103,6 +103,9 @@ func (s *Service) Handle(ctx context.Context, r *Request) (resp *Response) {
 		return resp
 	}
 	fitLimits(resp)
+	for _, f := range resp.FollowUps {
+		fitLimits(f)
+	}
 	s.changed(r)
 	return resp
 }

@@ -51,9 +51,10 @@ type System interface {
 	Components() map[string]HandlerFunc
 	// AdvanceClock resolves every timed effect of the table's characters as
 	// the clock moves from the round `from` to the round `to` (RULES.md §0.2),
-	// saving changed characters through m, and returns one report line per
-	// effect that ended or fired.
-	AdvanceClock(m *Mutation, from, to int64) ([]string, error)
+	// saving changed characters through m, and reports each effect that
+	// ended or fired, per character, by saying it about that character
+	// (m.For(c).Say); the core notes what was said for /history.
+	AdvanceClock(m *Mutation, from, to int64) error
 }
 
 // Chooser is implemented by a system whose characters can await a choice

@@ -49,7 +49,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 	if !strings.Contains(string(data), `"name": "Bob & <Temp>"`) {
 		t.Errorf("export escapes HTML characters")
 	}
-	if ex.Format != "hpkeeper-table" || ex.Version != 1 || len(ex.Characters) != 2 || ex.LastCharacterID != 3 || ex.Table.Clock != 30 {
+	if ex.Format != "hpkeeper-table" || ex.Version != commands.ExportVersion || len(ex.Characters) != 2 || ex.LastCharacterID != 3 || ex.Table.Clock != 30 {
 		t.Fatalf("export: format %q v%d, %d characters, last id %d, clock %d", ex.Format, ex.Version, len(ex.Characters), ex.LastCharacterID, ex.Table.Clock)
 	}
 
@@ -96,7 +96,8 @@ func TestImportRefusesBadFiles(t *testing.T) {
 	for _, c := range []struct{ file, want string }{
 		{`not json`, "not an hpkeeper export"},
 		{`{"format":"other","version":1}`, "not an hpkeeper table export"},
-		{`{"format":"hpkeeper-table","version":2}`, "version 2"},
+		{`{"format":"hpkeeper-table","version":3}`, "version 3; this bot reads versions 1 to 2"},
+		{`{"format":"hpkeeper-table","version":0}`, "version 0"},
 		{`{"format":"hpkeeper-table","version":1}`, "no table"},
 		{`{"format":"hpkeeper-table","version":1,"table":{"system":"chess"}}`, "does not know"},
 		{`{"format":"hpkeeper-table","version":1,"table":{"system":"harm"},"last_character_id":1,"characters":[{"id":1,"name":"A,B"}]}`, "comma"},

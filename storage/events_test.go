@@ -264,6 +264,23 @@ func TestPlainJSONEventsStillDecode(t *testing.T) {
 	}
 }
 
+// TestEventWithoutPartsDecodes: an event as code before EventPart wrote it
+// (no "parts" key) decodes with nil Parts, and one with parts keeps them.
+func TestEventWithoutPartsDecodes(t *testing.T) {
+	old := []byte(`{"channel_id":"c1","seq":4,"at":"2025-03-01T21:00:00Z","command":"/damage target:Bob amount:4","summary":"Bob takes 4.","dice":null,"changes":null}`)
+	e, err := decodeEvent(old)
+	if err != nil || e.Parts != nil || e.Summary != "Bob takes 4." {
+		t.Fatalf("decodeEvent(an event without parts) = %+v, %v; want it whole with nil Parts", e, err)
+	}
+	b, err := encodeEvent(&Event{ChannelID: "c1", Parts: []EventPart{{Characters: []uint64{2}, Hidden: true, Summary: "x"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e, err = decodeEvent(b); err != nil || len(e.Parts) != 1 || !e.Parts[0].Hidden || e.Parts[0].Characters[0] != 2 {
+		t.Fatalf("decodeEvent(an event with parts) = %+v, %v; want its part back", e, err)
+	}
+}
+
 // TestCorruptCompressedEventIsAnError: a damaged compressed event is reported,
 // not decoded into garbage.
 func TestCorruptCompressedEventIsAnError(t *testing.T) {

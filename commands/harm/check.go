@@ -129,12 +129,15 @@ func (sys System) roll(m *commands.Mutation) (*commands.Response, error) {
 	case !hasAbility && !hasExpr:
 		return nil, commands.Errorf(commands.CodeInvalid, "/roll as:%s needs ability (a check, e.g. ability:endure) or expr.", commands.Escape(ch.Name))
 	case !hasAbility:
+		m := m.For(ch)
 		res, err := m.RollString(expr)
 		if err != nil {
 			return nil, err
 		}
-		return &commands.Response{Content: fmt.Sprintf("**%s** rolled %s", commands.Escape(ch.Name), res.String())}, nil
+		m.Say("**%s** rolled %s", commands.Escape(ch.Name), res.String())
+		return &commands.Response{}, nil
 	}
+	m = m.For(ch)
 	c, err := load(ch)
 	if err != nil {
 		return nil, err
@@ -160,5 +163,6 @@ func (sys System) roll(m *commands.Mutation) (*commands.Response, error) {
 	}
 	text += "."
 	m.Note("%s", strings.ReplaceAll(text, "\n", " "))
-	return &commands.Response{Content: text}, nil
+	m.Say("%s", text)
+	return &commands.Response{}, nil
 }

@@ -1,8 +1,6 @@
 package harm
 
 import (
-	"fmt"
-
 	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/rules/clock"
 )
@@ -14,30 +12,29 @@ import (
 // /clock advance with unit rounds, the default) is time within the
 // conflict and ends nothing; advancing by turns, hours or days, or a day of
 // rest for the whole table, ends it.
-func (System) AdvanceClock(m *commands.Mutation, from, to int64) ([]string, error) {
+func (System) AdvanceClock(m *commands.Mutation, from, to int64) error {
 	if withinConflict(m.Req) {
-		return nil, nil
+		return nil
 	}
 	chars, err := m.Characters()
 	if err != nil {
-		return nil, err
+		return err
 	}
-	var report []string
 	for _, ch := range chars {
 		c, err := load(ch)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		n, ended := c.EndConflict()
 		if !ended {
 			continue
 		}
 		if err := store(m, ch, n); err != nil {
-			return nil, err
+			return err
 		}
-		report = append(report, fmt.Sprintf("**%s** is no longer taken out: the conflict is over (%s).", commands.Escape(ch.Name), n.Condition))
+		m.For(ch).Say("**%s** is no longer taken out: the conflict is over (%s).", commands.Escape(ch.Name), n.Condition)
 	}
-	return report, nil
+	return nil
 }
 
 // withinConflict reports whether r moves the clock by rounds only, which

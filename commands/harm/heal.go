@@ -82,7 +82,6 @@ func (sys System) heal(m *commands.Mutation) (*commands.Response, error) {
 			return nil, err
 		}
 	}
-	var lines []string
 	if helper != "" {
 		healer, err := m.Character(healerName)
 		if err != nil {
@@ -101,11 +100,12 @@ func (sys System) heal(m *commands.Mutation) (*commands.Response, error) {
 		if _, ok := hc.Abilities[helper]; !ok {
 			return nil, noAbility(healer.Name, hc, helper)
 		}
-		hn, aid, err := hc.Help(m, trig, h.FudgeDice, healerPool)
+		mh := m.For(healer)
+		hn, aid, err := hc.Help(mh, trig, h.FudgeDice, healerPool)
 		if err != nil {
 			return nil, ruleError(healer.Name, err)
 		}
-		if err := store(m, healer, hn); err != nil {
+		if err := store(mh, healer, hn); err != nil {
 			return nil, err
 		}
 		line := fmt.Sprintf("**%s** gives **%s** %s: %s = %s.", commands.Escape(healer.Name), commands.Escape(patient.Name),
@@ -113,9 +113,12 @@ func (sys System) heal(m *commands.Mutation) (*commands.Response, error) {
 		if len(aid.Spent) > 0 {
 			line += " Spent " + poolsText(aid.Spent) + "."
 		}
-		lines = append(lines, line)
+		mh.Note("%s", line)
+		mh.Say("%s", line)
 		h.HelpSL = aid.Check.SL
 	}
+	m = m.For(patient)
+	var lines []string
 	n, out, err := c.Heal(m, h)
 	if err != nil {
 		return nil, ruleError(patient.Name, err)
@@ -163,7 +166,8 @@ func (sys System) heal(m *commands.Mutation) (*commands.Response, error) {
 	lines = append(lines, line)
 	text := strings.Join(lines, "\n")
 	m.Note("%s", strings.ReplaceAll(text, "\n", " "))
-	return &commands.Response{Content: text}, nil
+	m.Say("%s", text)
+	return &commands.Response{}, nil
 }
 
 // spendMix reads /heal spend: pool=points pairs separated by commas or

@@ -25,7 +25,6 @@ func (sys System) rest(m *commands.Mutation) (*commands.Response, error) {
 		return nil, err
 	}
 	var chars []*storage.Character
-	var lines []string
 	t, alone := m.Req.Options["target"]
 	if alone {
 		var err error
@@ -41,19 +40,20 @@ func (sys System) rest(m *commands.Mutation) (*commands.Response, error) {
 			verb = "rest"
 		}
 		head := fmt.Sprintf("%s %s a day; the table's clock does not move (%s).", strings.Join(names, ", "), verb, clock.Time(m.Table.Clock))
-		m.Note("%s", head)
-		lines = append(lines, head)
+		m.ForTable().Note("%s", head)
+		m.ForTable().Say("%s", head)
 	} else {
 		var err error
 		if chars, err = m.Characters(); err != nil {
 			return nil, err
 		}
-		if lines, err = m.AdvanceClock(1, clock.Day); err != nil {
+		if _, err = m.AdvanceClock(1, clock.Day); err != nil {
 			return nil, err
 		}
 	}
 	now := clock.Time(m.Table.Clock)
 	for _, ch := range chars {
+		m := m.For(ch)
 		c, err := load(ch)
 		if err != nil {
 			return nil, err
@@ -73,9 +73,9 @@ func (sys System) rest(m *commands.Mutation) (*commands.Response, error) {
 		if n.NeedsHealing() && n.RestHealings(now) > 0 {
 			line += fmt.Sprintf("; **%s**, counter %d: may heal with /heal target:%s trigger:rest", n.Condition, n.HarmCounter, commands.Escape(ch.Name))
 		}
-		lines = append(lines, line+".")
+		m.Say("%s.", line)
 	}
-	return &commands.Response{Content: strings.Join(lines, "\n")}, nil
+	return &commands.Response{}, nil
 }
 
 // spend answers /spend for harm: pool points spent outside a check (RULES.md
@@ -93,8 +93,8 @@ func (sys System) spend(m *commands.Mutation) (*commands.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	var lines []string
 	for _, ch := range targets {
+		m := m.For(ch)
 		c, err := load(ch)
 		if err != nil {
 			return nil, err
@@ -108,7 +108,7 @@ func (sys System) spend(m *commands.Mutation) (*commands.Response, error) {
 		}
 		line := fmt.Sprintf("**%s** spends %d %s: %s %d → %d.", commands.Escape(ch.Name), n, abilityLabel(pool), abilityLabel(pool), change.Before, change.After)
 		m.Note("%s", line)
-		lines = append(lines, line)
+		m.Say("%s", line)
 	}
-	return &commands.Response{Content: strings.Join(lines, "\n")}, nil
+	return &commands.Response{}, nil
 }

@@ -23,8 +23,8 @@ func attend(m *commands.Mutation) (*commands.Response, error) {
 		return nil, err
 	}
 	healer := m.Req.Options["healer"] == "true"
-	var lines []string
 	for _, h := range targets {
+		m := m.For(h.ch)
 		if h.ch.OwnerID == m.Req.UserID && !m.IsGM() {
 			return nil, commands.Errorf(commands.CodeForbidden, "%s is yours: another character's player or a GM attends %s (RULES.md §1.3). Nothing was changed.", h.name(), h.name())
 		}
@@ -41,7 +41,7 @@ func attend(m *commands.Mutation) (*commands.Response, error) {
 		if healer {
 			who += " (a skilled healer)"
 		}
-		lines = append(lines, fmt.Sprintf("%s attends %s (a round): HP %d → %d · HD %d → %d", who, h.name(), hpBefore, c.HP, hdBefore, c.HD))
+		lines := []string{fmt.Sprintf("%s attends %s (a round): HP %d → %d · HD %d → %d", who, h.name(), hpBefore, c.HP, hdBefore, c.HD)}
 		if o.Injury != nil {
 			lines = append(lines, "  Fate revealed, with advantage:")
 		}
@@ -53,9 +53,10 @@ func attend(m *commands.Mutation) (*commands.Response, error) {
 			lines = append(lines, h.name()+" is dead.")
 		}
 		lines[len(lines)-1] += h.conditions(m)
+		m.Say("%s", strings.Join(lines, "\n"))
 		m.Note("%s attended %s.", m.Req.UserName, h.ch.Name)
 	}
-	return &commands.Response{Content: strings.Join(lines, "\n")}, nil
+	return &commands.Response{}, nil
 }
 
 // treat answers /treat (RULES.md §1.4): anyone may treat a character's
@@ -65,8 +66,8 @@ func treat(m *commands.Mutation) (*commands.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	var lines []string
 	for _, h := range targets {
+		m := m.For(h.ch)
 		n, mobility := h.c.Untreated, h.c.Mobility
 		c, err := h.c.Treat()
 		if err != nil {
@@ -79,8 +80,8 @@ func treat(m *commands.Mutation) (*commands.Response, error) {
 		if mobility {
 			gone = "; the mobility handicap ends"
 		}
-		lines = append(lines, fmt.Sprintf("%s treats %s: untreated wounds %d → 0%s.%s", commands.Escape(m.Req.UserName), h.name(), n, gone, h.conditions(m)))
+		m.Say("%s treats %s: untreated wounds %d → 0%s.%s", commands.Escape(m.Req.UserName), h.name(), n, gone, h.conditions(m))
 		m.Note("%s treated %s (%d wounds).", m.Req.UserName, h.ch.Name, n)
 	}
-	return &commands.Response{Content: strings.Join(lines, "\n")}, nil
+	return &commands.Response{}, nil
 }

@@ -44,7 +44,7 @@ func TestLister(t *testing.T) {
 	tb := newParty(t)
 	resp := tb.Do("ann", "/damage target:Lister amount:4")
 	out := tb.OK(resp)
-	commandstest.WantIn(t, "damage", out, "Lister", "takes 4 damage", "HP 4 → 0", "HD 1 → 1", "Lister is at 0 HP", "0-HP choice pending")
+	commandstest.WantIn(t, "damage", out, "Lister", "takes 4 damage", "HP 4 → 0", "HD 1 → 1", "**Lister** is at 0 HP: bob (its owner) or a GM chooses", "0-HP choice pending")
 	if got := buttons(resp); got != "[Heroic Death] [Stay Up] [Go Down]" {
 		t.Errorf("buttons = %q", got)
 	}
@@ -180,7 +180,7 @@ func TestUndoneChoiceFromCharShow(t *testing.T) {
 
 	show := tb.Do("bob", "/char show name:Lister")
 	out := tb.OK(show)
-	commandstest.WantIn(t, "show", out, "0-HP choice pending", "Lister is at 0 HP", "Stay Up: 2d6: Unhurt 2.8%", "3d6dh1): Unhurt 7.4%")
+	commandstest.WantIn(t, "show", out, "0-HP choice pending", "**Lister** is at 0 HP", "Stay Up: 2d6: Unhurt 2.8%", "3d6dh1): Unhurt 7.4%")
 	if got := buttons(show); got != "[Heroic Death] [Stay Up] [Go Down]" {
 		t.Fatalf("/char show buttons = %q; want the three enabled", got)
 	}

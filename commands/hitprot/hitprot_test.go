@@ -58,14 +58,14 @@ func TestWoundsAndClock(t *testing.T) {
 	if got := buttons(resp); got != "[-Lister-] [Heroic Death] [Stay Up] [Go Down] [-Rook-] [Heroic Death] [Stay Up] [Go Down]" {
 		t.Fatalf("two choices: %q", got)
 	}
-	commandstest.WantIn(t, "two", resp.Embeds[0].Title, "Lister, Rook are at 0 HP")
+	commandstest.WantIn(t, "two", tb.OK(resp), "**Lister** is at 0 HP: bob (its owner)", "**Rook** is at 0 HP: ann (its owner)", "The 0-HP choice")
 	// Lister: 2d6 [3, 3] = 6 Nasty, paralysis 5 fails (14): stunned 1 round; 1d4 = 2 days.
 	tb.Dice.Push(3, 3, 5, 2)
 	up := tb.Press("bob", resp, "Stay Up")
 	if got := buttons(up); got != "[-Lister-] [-Heroic Death-] [-Stay Up-] [-Go Down-] [-Rook-] [Heroic Death] [Stay Up] [Go Down]" {
 		t.Errorf("after Lister's choice: %q", got)
 	}
-	commandstest.WantIn(t, "nasty", commandstest.Text(up), "Nasty Wound", "stunned 1 round", "mobility handicap", "2 days (1d4 [2] = 2", "Rook** is at 0 HP: choice pending")
+	commandstest.WantIn(t, "nasty", commandstest.Text(up), "Nasty Wound", "stunned 1 round", "mobility handicap", "2 days (1d4 [2] = 2", "**Rook** is at 0 HP: ann (its owner) or a GM chooses")
 	// Rook: 2d6 [6, 5] = 11 Fatal I, death 13 passes with 13; 1d8 = 3 rounds.
 	tb.Dice.Push(6, 5, 13, 3)
 	// The console presses the latest message; here the updated one.
@@ -248,7 +248,7 @@ func TestDamageAtZeroInNormalPlay(t *testing.T) {
 	tb := newParty(t)
 	tb.OK(tb.Do("ann", `/char create name:Rook stats:"class=thief hp=0"`))
 	resp := tb.Do("ann", "/damage target:Rook amount:1")
-	commandstest.WantIn(t, "damage at 0", tb.OK(resp), "HP 0 → 0", "Rook is at 0 HP")
+	commandstest.WantIn(t, "damage at 0", tb.OK(resp), "HP 0 → 0", "**Rook** is at 0 HP")
 	if got := buttons(resp); got != "[Heroic Death] [Stay Up] [Go Down]" {
 		t.Errorf("buttons = %q", got)
 	}

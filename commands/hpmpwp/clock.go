@@ -8,28 +8,27 @@ import (
 
 // AdvanceClock resolves every character's rounds, hours and days between
 // from and to (RULES.md §0.2, §2.4–§2.6).
-func (System) AdvanceClock(m *commands.Mutation, from, to int64) ([]string, error) {
+func (System) AdvanceClock(m *commands.Mutation, from, to int64) error {
 	chars, err := m.Characters()
 	if err != nil {
-		return nil, err
+		return err
 	}
-	var report []string
-	src := m.RecordingDice()
 	for _, ch := range chars {
+		m := m.For(ch)
 		c, s, err := load(ch)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		next, out, err := c.Advance(src, from, to)
+		next, out, err := c.Advance(m.RecordingDice(), from, to)
 		if err != nil {
-			return nil, ruleError(ch, err)
+			return ruleError(ch, err)
 		}
 		if next == c && len(out.Lines) == 0 {
 			continue
 		}
 		if next != c {
 			if err := store(m, ch, next, s.ChoiceSeq); err != nil {
-				return nil, err
+				return err
 			}
 		}
 		// Every line, every save with its DC: the reply is fitted to
@@ -44,7 +43,7 @@ func (System) AdvanceClock(m *commands.Mutation, from, to int64) ([]string, erro
 		if f := next.FatigueSummary(); f != "" && f != c.FatigueSummary() {
 			rep += "\n" + f
 		}
-		report = append(report, rep)
+		m.Say("%s", rep)
 	}
-	return report, nil
+	return nil
 }

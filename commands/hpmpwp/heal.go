@@ -1,9 +1,7 @@
 package hpmpwp
 
 import (
-	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/rules/dice"
@@ -28,7 +26,8 @@ func heal(m *commands.Mutation) (*commands.Response, error) {
 	default:
 		return nil, commands.Errorf(commands.CodeInvalid, "In hp-mp-wp, /heal pool is hp or wp (got %s).", m.Req.Options["pool"])
 	}
-	n, _, err := m.Amount(1, commands.MaxAmount, "healed")
+	all := m.For(targets...)
+	n, rolled, err := all.Amount(1, commands.MaxAmount, "healed")
 	if err != nil {
 		return nil, err
 	}
@@ -38,15 +37,15 @@ func heal(m *commands.Mutation) (*commands.Response, error) {
 				return nil, err
 			}
 		}
-		return &commands.Response{Content: "No healing (the roll came to 0)." + m.RollsLine()}, nil
+		all.Say("No healing (the roll came to 0).%s", all.RollsLine())
+		return &commands.Response{}, nil
 	}
-	reports, err := each(m, targets, m.CanChange, func(c rules.Character, _ dice.Source) (rules.Character, rules.Outcome, error) {
+	if rolled != "" {
+		all.Say("Healing %s", rolled)
+	}
+	return each(m, targets, m.CanChange, func(c rules.Character, _ dice.Source) (rules.Character, rules.Outcome, error) {
 		return c.Heal(pool, n)
 	})
-	if err != nil {
-		return nil, err
-	}
-	return &commands.Response{Content: strings.Join(reports, "\n\n") + m.RollsLine()}, nil
 }
 
 // attend is /attend bonus:N, a DC 15 Heal check by anyone (RULES.md
@@ -61,13 +60,10 @@ func attend(m *commands.Mutation) (*commands.Response, error) {
 	}
 	bonus, _ := strconv.Atoi(m.Req.Options["bonus"])
 	anyone := func(*storage.Character) error { return nil }
-	reports, err := each(m, targets, anyone, func(c rules.Character, src dice.Source) (rules.Character, rules.Outcome, error) {
+	m.ForTable().Say("%s attends.", commands.Escape(m.Req.UserName))
+	return each(m, targets, anyone, func(c rules.Character, src dice.Source) (rules.Character, rules.Outcome, error) {
 		return c.Attend(src, bonus)
 	})
-	if err != nil {
-		return nil, err
-	}
-	return &commands.Response{Content: fmt.Sprintf("%s attends.\n%s", commands.Escape(m.Req.UserName), strings.Join(reports, "\n\n"))}, nil
 }
 
 // spend is /spend resource:mp (RULES.md §2.5).
@@ -83,11 +79,7 @@ func spend(m *commands.Mutation) (*commands.Response, error) {
 	if err != nil {
 		return nil, commands.Errorf(commands.CodeInvalid, "amount must be a whole number.")
 	}
-	reports, err := each(m, targets, m.CanChange, func(c rules.Character, _ dice.Source) (rules.Character, rules.Outcome, error) {
+	return each(m, targets, m.CanChange, func(c rules.Character, _ dice.Source) (rules.Character, rules.Outcome, error) {
 		return c.SpendMP(n)
 	})
-	if err != nil {
-		return nil, err
-	}
-	return reply(m, reports), nil
 }

@@ -33,7 +33,7 @@ func TestFight(t *testing.T) {
 	out := tb.OK(tb.Do("ann", "/damage target:Vala amount:8 crit:3"))
 	commandstest.WantIn(t, "crit", out, "8 damage, critical ×3", "HP 20 → 12 · MP 4 → 3 (capped at the fatigued maximum) · WP 15 → -1",
 		"critical ×3: 8 × 2 = 16 more to WP", "Fort DC 10 (reaching negative WP): 1d20 [12] = 12 +2 = 14, succeeded",
-		"State: **disabled (conscious)** (was fine)", "exhausted (WP -1 ≤ 0 (exhausting))", "MP max 4 → 3", "Rolled 1d20 [12] = 12")
+		"State: **disabled (conscious)** (was fine)", "exhausted (WP -1 ≤ 0 (exhausting))", "MP max 4 → 3", "Fort DC 10 (reaching negative WP): 1d20 [12] = 12 +2 = 14, succeeded")
 	tb.Refused(tb.Do("bob", "/damage target:Vala amount:1"), "only its owner or a GM")
 	tb.Dice.Push(3)
 	out = tb.OK(tb.Do("ann", "/damage target:Vala amount:4 nonlethal:true"))
@@ -215,17 +215,17 @@ func TestDieHardSeveralTargets(t *testing.T) {
 	tb.OK(tb.Do("carl", `/char create name:Kor stats:"hp-max=5 feats=die-hard"`))
 	tb.Dice.Push(4, 4)
 	resp := tb.Do("ann", "/damage target:Dur,Kor amount:17")
-	commandstest.WantIn(t, "damage", tb.OK(resp), "chooses now on the row with the character's name", "**Dur**, **Kor**")
+	commandstest.WantIn(t, "damage", tb.OK(resp), "Die Hard: bob (its owner) or a GM chooses now", "Damage to **Dur** waits", "Die Hard: carl (its owner) or a GM chooses now", "Damage to **Kor** waits")
 	if len(resp.Components) != 2 || resp.Components[0][0].Label != "Dur" || !resp.Components[0][0].Disabled || resp.Components[1][0].Label != "Kor" {
 		t.Fatalf("rows = %+v; want a row led by a disabled Dur, then Kor", resp.Components)
 	}
 	pressed := tb.PressRow("carl", resp, 1, "Fall Unconscious")
 	commandstest.WantIn(t, "press", tb.OK(pressed), "carl pressed **Fall Unconscious** for **Kor**", "**Dur**: Die Hard choice pending.")
 	rows := pressed.Components
-	if len(rows) != 2 || rows[0][0].Label != "Kor" || !rows[0][1].Disabled || rows[1][0].Label != "Dur" || rows[1][1].Disabled {
-		t.Fatalf("rows after Kor's press = %+v; want Kor's row disabled, Dur's still enabled", rows)
+	if len(rows) != 2 || rows[0][0].Label != "Dur" || rows[0][1].Disabled || rows[1][0].Label != "Kor" || !rows[1][1].Disabled {
+		t.Fatalf("rows after Kor's press = %+v; want Dur's row still enabled, Kor's disabled, in the order offered", rows)
 	}
-	commandstest.WantIn(t, "second press", tb.OK(tb.PressRow("bob", pressed, 1, "Act Disabled")), "bob pressed **Act Disabled** for **Dur**")
+	commandstest.WantIn(t, "second press", tb.OK(tb.PressRow("bob", pressed, 0, "Act Disabled")), "bob pressed **Act Disabled** for **Dur**")
 }
 
 // TestPendingChoiceOnShow: /char show offers a pending Die Hard

@@ -1,9 +1,7 @@
 package hpmpwp
 
 import (
-	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/rules/dice"
@@ -21,8 +19,8 @@ func save(m *commands.Mutation) (*commands.Response, error) {
 		return nil, err
 	}
 	extra, _ := strconv.Atoi(m.Req.Options["bonus"])
-	var lines []string
 	for _, ch := range targets {
+		m := m.For(ch)
 		c, _, err := load(ch)
 		if err != nil {
 			return nil, err
@@ -42,7 +40,7 @@ func save(m *commands.Mutation) (*commands.Response, error) {
 		case 20:
 			note = " (natural 20: succeeds)"
 		}
-		lines = append(lines, fmt.Sprintf("**%s** %s save: %s %+d = %d%s", commands.Escape(ch.Name), name, res, bonus+extra, res.Total+bonus+extra, note))
+		m.Say("**%s** %s save: %s %+d = %d%s", commands.Escape(ch.Name), name, res, bonus+extra, res.Total+bonus+extra, note)
 	}
-	return &commands.Response{Content: strings.Join(lines, "\n")}, nil
+	return &commands.Response{}, nil
 }

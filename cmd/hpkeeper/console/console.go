@@ -16,7 +16,8 @@
 // Replies are printed as plain text: Discord's backslash escapes and
 // zero-width spaces are removed, embeds are drawn behind a "| " bar, buttons
 // as [Label] ([-Label-] when disabled), ephemeral replies start with
-// "(only name sees this)".
+// "(only name sees this)" ("(only you see this)" for the default user), and
+// a reply's follow-ups are printed after it as messages of their own.
 package console
 
 import (
@@ -406,21 +407,33 @@ func (c *Console) answer(user, channel string, resp *commands.Response, from *me
 		b.WriteString("(message updated)\n")
 		renderMessage(&b, resp, from.ephemeralFor)
 	default:
-		m := &message{channel: channel, resp: resp}
-		if resp.Ephemeral {
-			m.ephemeralFor = user
-		}
-		if len(resp.Components) > 0 {
-			c.messages = append(c.messages, m)
-			if len(c.messages) > maxMessages {
-				c.messages = append(c.messages[:0], c.messages[len(c.messages)-maxMessages:]...)
-			}
-		}
-		renderMessage(&b, resp, m.ephemeralFor)
+		c.post(&b, user, channel, resp)
 	}
 	c.writeFiles(&b, resp) // attached files (files.go)
+	// Follow-ups are new messages after the answer (ephemeral ones: to
+	// user alone), as Discord shows them.
+	for _, f := range resp.FollowUps {
+		c.post(&b, user, channel, f)
+		c.writeFiles(&b, f)
+	}
 	c.print(b.String())
 	c.printTracker(channel)
+}
+
+// post renders resp as a new message to user in channel, remembering it
+// when it has buttons to click.
+func (c *Console) post(b *strings.Builder, user, channel string, resp *commands.Response) {
+	m := &message{channel: channel, resp: resp}
+	if resp.Ephemeral {
+		m.ephemeralFor = user
+	}
+	if len(resp.Components) > 0 {
+		c.messages = append(c.messages, m)
+		if len(c.messages) > maxMessages {
+			c.messages = append(c.messages[:0], c.messages[len(c.messages)-maxMessages:]...)
+		}
+	}
+	renderMessage(b, resp, m.ephemeralFor)
 }
 
 // directive carries out a :name arg line.

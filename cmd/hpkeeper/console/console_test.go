@@ -304,13 +304,13 @@ func TestEphemeralButtons(t *testing.T) {
 click Delete
 `)
 	want := `> /char delete name:Lister
-(only you sees this) Delete Lister?
+(only you see this) Delete Lister?
 [Delete] [Cancel]
 > @meghan click Delete
 error: not understood: no message in #general that meghan can see has a button "Delete"
 > click Delete
 (message updated)
-(only you sees this) Deleted.
+(only you see this) Deleted.
 `
 	if out != want {
 		t.Errorf("transcript:\n%s\nwant:\n%s", out, want)
