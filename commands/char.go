@@ -155,18 +155,29 @@ func charShow(ctx context.Context, s *Service, r *Request) (*Response, error) {
 				return Errorf(CodeNotFound, "You have no character at this table; name one, or create yours with /char create.")
 			}
 		}
-		embed, err := displayEmbed(r, t, sys, c)
+		// Players see a hidden character's word; a GM gets its numbers
+		// (and its pending choice) privately.
+		embed, err := playerEmbed(t, sys, c)
 		if err != nil {
 			return err
 		}
 		resp = &Response{Embeds: []Embed{embed}}
-		if ch, ok := sys.(Chooser); ok && canChange(r, t, c) == nil && seesAll(r, t, c) {
+		mine := resp
+		if c.Hidden {
+			full, err := fullEmbed(t, sys, c)
+			if err != nil {
+				return err
+			}
+			mine = &Response{Embeds: []Embed{full}}
+			resp = forGM(r, t, resp, mine)
+		}
+		if ch, ok := sys.(Chooser); ok && canChange(r, t, c) == nil && (!c.Hidden || isGM(r, t)) {
 			text, buttons, err := ch.PendingChoice(c)
 			if err != nil {
 				return err
 			}
 			if buttons != nil {
-				resp.Content, resp.Components = text, buttons
+				mine.Content, mine.Components = strings.TrimSpace(mine.Content+"\n"+text), buttons
 			}
 		}
 		return nil
@@ -190,14 +201,25 @@ func charList(ctx context.Context, s *Service, r *Request) (*Response, error) {
 			return nil
 		}
 		lines := []string{fmt.Sprintf("%s (%s):", count(len(all), "character"), t.System)}
+		var hidden []string
 		for _, c := range all {
-			status, err := displayStatus(r, t, sys, c)
+			status, err := playerStatus(t, sys, c)
 			if err != nil {
 				return err
 			}
 			lines = append(lines, fmt.Sprintf("• **%s** (%s): %s", Escape(c.Name), Escape(c.OwnerName), status))
+			if c.Hidden {
+				full, _, err := sys.Describe(c)
+				if err != nil {
+					return err
+				}
+				hidden = append(hidden, fmt.Sprintf("• **%s** (%s): %s", Escape(c.Name), Escape(c.OwnerName), full))
+			}
 		}
 		resp = &Response{Content: joinWithin(lines, maxContent, " (/char show name:…)")}
+		if len(hidden) > 0 {
+			resp = forGM(r, t, resp, &Response{Content: joinWithin(hidden, maxContent-len(hiddenFollowUp)-1, " (/char show name:…)")})
+		}
 		return nil
 	})
 	return resp, err

@@ -27,13 +27,23 @@ func RollError(err error) error {
 // Dice returns the service's dice source, unrecorded: for a rules engine
 // that lists every roll it makes in its outcome, which the caller then
 // passes to Record. At a table with dice=manual it hands out the faces the
-// players entered (manualdice.go).
-func (m *Mutation) Dice() dice.Source { return m.s.dice }
+// players entered (manualdice.go), asking m's character (For) for them.
+func (m *Mutation) Dice() dice.Source { return mutationDice{m} }
+
+// mutationDice rolls with the service's dice for a mutation's scope.
+type mutationDice struct{ m *Mutation }
+
+func (d mutationDice) Roll(die dice.Die) (int, error) {
+	if ms, ok := d.m.s.dice.(*manualSource); ok {
+		return ms.rollFor(d.m, die)
+	}
+	return d.m.s.dice.Roll(die)
+}
 
 // Roll rolls expr with the service's dice and records the result for the
 // event. Running out of scripted dice is a CodeInvalid error.
 func (m *Mutation) Roll(expr dice.Expr) (dice.Result, error) {
-	res, err := expr.Roll(m.s.dice)
+	res, err := expr.Roll(m.Dice())
 	if err != nil {
 		return res, RollError(err)
 	}

@@ -158,22 +158,17 @@ func takeHidden(m *Mutation, stats []Stat) ([]Stat, *bool, error) {
 	return rest, val, nil
 }
 
-// seesAll reports whether the caller of r sees c's numbers: c is not hidden,
-// or the caller is a GM.
-func seesAll(r *Request, t *storage.Table, c *storage.Character) bool {
-	return !c.Hidden || isGM(r, t)
-}
-
-// displayEmbed is c's embed as the caller of r may see it.
-func displayEmbed(r *Request, t *storage.Table, sys System, c *storage.Character) (Embed, error) {
+// playerEmbed is c's embed as players see it: its word alone when it is
+// hidden (hiddenEmbed).
+func playerEmbed(t *storage.Table, sys System, c *storage.Character) (Embed, error) {
+	if !c.Hidden {
+		return fullEmbed(t, sys, c)
+	}
 	v, err := viewOf(sys, c, t.Clock)
 	if err != nil {
 		return Embed{}, err
 	}
-	if !seesAll(r, t, c) {
-		return hiddenEmbed(c, v), nil
-	}
-	return fullEmbed(t, sys, c)
+	return hiddenEmbed(c, v), nil
 }
 
 // fullEmbed is c's embed with every number: its view, status and fields.
@@ -189,10 +184,10 @@ func fullEmbed(t *storage.Table, sys System, c *storage.Character) (Embed, error
 	return viewEmbed(c, v, status, fields), nil
 }
 
-// displayStatus is c's one-line status as the caller of r may see it: the
-// word alone for a hidden character and a player.
-func displayStatus(r *Request, t *storage.Table, sys System, c *storage.Character) (string, error) {
-	if !seesAll(r, t, c) {
+// playerStatus is c's one-line status as players see it: the word alone
+// when it is hidden.
+func playerStatus(t *storage.Table, sys System, c *storage.Character) (string, error) {
+	if c.Hidden {
 		v, err := viewOf(sys, c, t.Clock)
 		if err != nil {
 			return "", err
@@ -201,6 +196,24 @@ func displayStatus(r *Request, t *storage.Table, sys System, c *storage.Characte
 	}
 	status, _, err := sys.Describe(c)
 	return status, err
+}
+
+// hiddenFollowUp is the header of the ephemeral follow-up that gives a GM
+// what players do not see.
+const hiddenFollowUp = "Hidden from players (they see only the word):"
+
+// forGM adds to a view answered in the channel (resp, written for players)
+// the ephemeral follow-up private, when the caller of r is a GM and private
+// has anything: a view of the table shows hidden characters as players see
+// them, and the GM who asked reads their numbers alone.
+func forGM(r *Request, t *storage.Table, resp, private *Response) *Response {
+	if private == nil || !isGM(r, t) || resp.Ephemeral {
+		return resp
+	}
+	private.Content = strings.TrimSpace(hiddenFollowUp + "\n" + private.Content)
+	private.Ephemeral = true
+	resp.FollowUps = append(resp.FollowUps, private)
+	return resp
 }
 
 // character returns the mutation's character id in its state now, or in
@@ -324,7 +337,7 @@ func (m *Mutation) present(resp *Response) *Response {
 	}
 	if len(kept) > 0 && m.IsGM() {
 		f := m.render(kept)
-		f.Content = strings.TrimSpace("Hidden from players (they see only the word):\n" + f.Content)
+		f.Content = strings.TrimSpace(hiddenFollowUp + "\n" + f.Content)
 		f.Ephemeral = true
 		out.FollowUps = append(out.FollowUps, f)
 	}

@@ -34,17 +34,18 @@ func history(ctx context.Context, s *Service, r *Request) (*Response, error) {
 			}
 			only = c.ID
 		}
-		var lines []string
+		// Players read hidden characters' words; a GM gets those events
+		// in full privately.
+		var lines, hidden []string
 		seen := 0
 		err = tx.EachEventBackward(r.ChannelID, func(e *storage.Event) (bool, error) {
 			seen++
 			if only != 0 && !touches(e, only) {
 				return seen < historyWindow, nil
 			}
-			if isGM(r, t) {
-				lines = append(lines, renderEvent(e))
-			} else {
-				lines = append(lines, renderEventFor(e, sys, t.Clock))
+			lines = append(lines, renderEventFor(e, sys, t.Clock))
+			if eventHidden(e) && len(lines) <= historyLimit {
+				hidden = append(hidden, renderEvent(e))
 			}
 			return len(lines) <= historyLimit, nil
 		})
@@ -59,6 +60,9 @@ func history(ctx context.Context, s *Service, r *Request) (*Response, error) {
 			lines = append(lines[:historyLimit], "… and more, older events not shown")
 		}
 		resp = &Response{Content: joinWithin(append([]string{"**History** (newest first)"}, lines...), maxContent, "")}
+		if len(hidden) > 0 {
+			resp = forGM(r, t, resp, &Response{Content: joinWithin(hidden, maxContent-len(hiddenFollowUp)-1, "")})
+		}
 		return nil
 	})
 	return resp, err

@@ -78,6 +78,9 @@ type needFaces struct {
 	want []dice.Die
 	// who is the character the dice are for (nil when none was involved).
 	who *storage.Character
+	// hidden: the dice asked for, or some of those given, are a hidden
+	// character's (hidden.go), so the prompt names neither.
+	hidden bool
 }
 
 func (e *needFaces) Error() string { return fmt.Sprintf("physical dice needed: %s", diceList(e.want)) }
@@ -91,14 +94,24 @@ type manualSource struct {
 	next  int
 	want  []dice.Die
 	probe dice.Source
+	// who and hidden describe the dice wanted (needFaces).
+	who    *storage.Character
+	hidden bool
 }
 
 var errStopProbe = errors.New("manual dice: stop probing")
 
-func (s *manualSource) Roll(d dice.Die) (int, error) {
+// Roll hands out d's face with nothing known of who rolls it.
+func (s *manualSource) Roll(d dice.Die) (int, error) { return s.rollFor(nil, d) }
+
+// rollFor hands out d's face for the mutation m (nil: none), whose scope
+// says whose die it is (Mutation.For).
+func (s *manualSource) rollFor(m *Mutation, d dice.Die) (int, error) {
+	secret := m != nil && !m.public(m.about)
 	if len(s.want) == 0 && s.next < len(s.faces) {
 		f := s.faces[s.next]
 		s.next++
+		s.hidden = s.hidden || secret
 		if lo, hi := faceRange(d); f < lo || f > hi {
 			return 0, Errorf(CodeConflict, "The table changed while the dice were entered: a %d does not fit a %s. Run the command again.", f, d)
 		}
@@ -106,6 +119,9 @@ func (s *manualSource) Roll(d dice.Die) (int, error) {
 	}
 	if len(s.want) >= maxAskDice || len(s.want) > 0 && s.want[len(s.want)-1] != d {
 		return 0, errStopProbe
+	}
+	if len(s.want) == 0 && m != nil {
+		s.who, s.hidden = m.subject(), s.hidden || secret
 	}
 	s.want = append(s.want, d)
 	return s.probe.Roll(d)
@@ -138,21 +154,25 @@ func (s *Service) tableDice(ctx context.Context, fn func(m *Mutation) (*Response
 		resp, err := fn(m)
 		m.s = orig
 		if len(src.want) > 0 {
-			return nil, &needFaces{given: append([]int(nil), faces[:src.next]...), want: src.want, who: m.lastTracked()}
+			return nil, &needFaces{given: append([]int(nil), faces[:src.next]...), want: src.want, who: src.who, hidden: src.hidden}
 		}
 		return resp, err
 	}
 }
 
-// lastTracked is the character the mutation loaded last: the one whose
-// roll is being made.
-func (m *Mutation) lastTracked() *storage.Character {
+// subject is the character whose roll m makes: the first of its scope
+// (Mutation.For), else the character the mutation loaded last; nil for the
+// table's or nobody's.
+func (m *Mutation) subject() *storage.Character {
+	if m.about != nil {
+		if len(m.about.ids) == 0 {
+			return nil
+		}
+		return m.character(m.about.ids[0])
+	}
 	touched := m.log.touched
 	for i := len(touched) - 1; i >= 0; i-- {
-		if c := m.cache[touched[i]]; c != nil {
-			return c
-		}
-		if c := m.before[touched[i]]; c != nil {
+		if c := m.character(touched[i]); c != nil {
 			return c
 		}
 	}
@@ -239,7 +259,7 @@ func (s *Service) prompt(r *Request, nf *needFaces, update bool) *Response {
 	}
 	id := s.pendingFaces.put(pr)
 	what, given := diceList(nf.want), nf.given
-	if nf.who != nil && nf.who.Hidden {
+	if nf.hidden {
 		// The dice of a hidden character are its numbers: the one who
 		// presses Enter dice reads them in the modal.
 		what, given = "the dice Enter dice asks for", nil

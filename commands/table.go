@@ -117,12 +117,20 @@ func tableShow(ctx context.Context, s *Service, r *Request) (*Response, error) {
 			opts = []string{"none"}
 		}
 		lines := []string{}
+		var hidden []string
 		for _, c := range chars {
-			status, err := displayStatus(r, t, sys, c)
+			status, err := playerStatus(t, sys, c)
 			if err != nil {
 				return err
 			}
 			lines = append(lines, fmt.Sprintf("**%s** (%s): %s", Escape(c.Name), Escape(c.OwnerName), status))
+			if c.Hidden {
+				full, _, err := sys.Describe(c)
+				if err != nil {
+					return err
+				}
+				hidden = append(hidden, fmt.Sprintf("**%s** (%s): %s", Escape(c.Name), Escape(c.OwnerName), full))
+			}
 		}
 		if len(lines) == 0 {
 			lines = []string{"none yet: /char create"}
@@ -136,6 +144,9 @@ func tableShow(ctx context.Context, s *Service, r *Request) (*Response, error) {
 				{Name: "Characters", Value: joinWithin(lines, maxFieldValue, " (/char list)")},
 			},
 		}}}
+		if len(hidden) > 0 {
+			resp = forGM(r, t, resp, &Response{Content: joinWithin(hidden, maxContent-len(hiddenFollowUp)-1, " (/char list)")})
+		}
 		return nil
 	})
 	return resp, err

@@ -97,9 +97,7 @@ func undo(ctx context.Context, s *Service, r *Request) (*Response, error) {
 					resp.Content += "\n" + undoneWord(sys, t.Clock, c)
 				}
 			}
-			if isGM(r, t) {
-				resp.FollowUps = []*Response{{Content: "Hidden from players (they see only the word):\n" + full, Ephemeral: true}}
-			}
+			resp = forGM(r, t, resp, &Response{Content: full})
 		}
 		return tx.AppendEvent(ev)
 	})

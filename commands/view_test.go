@@ -196,9 +196,19 @@ func TestHiddenCharacters(t *testing.T) {
 		t.Errorf("player's history shows the Goblin's numbers: %q", out)
 	}
 
-	// GMs see everything.
-	commandstest.WantIn(t, "GM char show", tb.OK(tb.Do("!gm", "/char show name:Goblin")), "HP 2/8")
-	commandstest.WantIn(t, "GM history", tb.OK(tb.Do("!gm", "/history target:Goblin")), "1d6 [3] = 3", "HP 4 → 2")
+	// GMs see everything, privately: a view they ask for in the channel is
+	// written for players.
+	resp = tb.Do("!gm", "/char show name:Goblin")
+	noNumbers("GM char show, public", tb.OK(resp))
+	commandstest.WantIn(t, "GM char show", commandstest.FollowUp(resp), "HP 2/8")
+	resp = tb.Do("!gm", "/history target:Goblin")
+	noNumbers("GM history, public", tb.OK(resp))
+	commandstest.WantIn(t, "GM history", commandstest.FollowUp(resp), "1d6 [3] = 3", "HP 4 → 2")
+	for _, line := range []string{"/char list", "/table show"} {
+		resp = tb.Do("!gm", line)
+		noNumbers("GM "+line+", public", tb.OK(resp))
+		commandstest.WantIn(t, "GM "+line, commandstest.FollowUp(resp), "**Goblin** (gm): HP 2/8")
+	}
 
 	// A hidden character's owner who is not a GM sees the word in replies,
 	// and gets no follow-up.
