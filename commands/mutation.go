@@ -284,18 +284,6 @@ func (m *Mutation) NextEventSeq() (uint64, error) {
 	return last + 1, err
 }
 
-// RefuseOptions returns a CodeInvalid error naming the first of opts that
-// the request gives: options of a shared command that the table's system does
-// not use are refused, never silently ignored.
-func (m *Mutation) RefuseOptions(opts ...string) error {
-	for _, o := range opts {
-		if _, ok := m.Req.Options[o]; ok {
-			return Errorf(CodeInvalid, "/%s %s: is not used by the %s system.", m.Req.Command, o, m.Table.System)
-		}
-	}
-	return nil
-}
-
 // Note adds a line to the event's summary shown by /history, about m's
 // characters (For): players read it only when they may see them.
 func (m *Mutation) Note(format string, args ...any) {

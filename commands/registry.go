@@ -3,6 +3,7 @@ package commands
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -47,8 +48,14 @@ type Option struct {
 	// Choices, when set, are the only values accepted (shown as a list in Discord).
 	Choices []string
 	// Autocomplete makes Discord ask for suggestions while the option is typed
-	// (character names).
+	// (character names; for an option BySystem, the values of the table's
+	// system, as Discord's static Choices cannot depend on the channel).
 	Autocomplete bool
+	// BySystem marks an option of a shared command that the table's system
+	// gives its meaning and its values (SystemOption): the core refuses it
+	// at a table whose system does not use it, and a value that system
+	// does not take, listing the values it does.
+	BySystem bool
 	// MinValue and MaxValue bound an OptionInteger (both zero: unbounded).
 	MinValue, MaxValue int64
 	// MaxLength bounds an OptionString in characters (0: Discord's 6,000).
@@ -126,6 +133,90 @@ func (g *Registry) addSystem(sys System) {
 	for prefix, h := range sys.Components() {
 		g.component(prefix, h)
 	}
+}
+
+// addSystemOptions merges the options each system gives a meaning to
+// (System.Options) into the commands: an option the core does not define is
+// added for it, and an option with values of its own in some system is
+// autocompleted (Discord's static choices cannot depend on the table). It
+// panics when a system declares an option of a command that is not shared
+// or that the core gives its own meaning (not BySystem), or two systems
+// give one option two types.
+func (g *Registry) addSystemOptions() {
+	for _, sys := range g.systems {
+		for _, so := range sys.Options() {
+			c := g.Lookup(so.Command)
+			if c == nil || len(c.Subcommands) > 0 {
+				panic("commands: system " + sys.Name() + " declares an option of /" + so.Command + ", which is not a shared command")
+			}
+			typ := so.Type
+			if typ == 0 {
+				typ = OptionString
+			}
+			i := slices.IndexFunc(c.Options, func(o Option) bool { return o.Name == so.Name })
+			if i < 0 {
+				c.Options = append(c.Options, Option{Name: so.Name, Description: Clip(so.Help, 100), Type: typ, BySystem: true, MaxLength: 100})
+				i = len(c.Options) - 1
+			}
+			o := &c.Options[i]
+			switch {
+			case !o.BySystem:
+				panic("commands: system " + sys.Name() + " declares /" + so.Command + " " + so.Name + ", which the core gives its own meaning")
+			case so.Type != 0 && so.Type != o.Type:
+				panic("commands: system " + sys.Name() + " gives /" + so.Command + " " + so.Name + " another type")
+			}
+			if len(so.Values) > 0 {
+				o.Autocomplete = true
+			}
+		}
+	}
+}
+
+// systemOption returns what the option name of command means in sys, or
+// nil when sys does not use it.
+func systemOption(sys System, command, name string) *SystemOption {
+	for _, so := range sys.Options() {
+		if so.Command == command && so.Name == name {
+			return &so
+		}
+	}
+	return nil
+}
+
+// checkSystemOptions refuses the options of r (a shared command at a table
+// of sys, defined by defs) that are BySystem and that sys does not use, or
+// whose value sys does not take, listing the values it does; a value is
+// matched ignoring case and normalised to sys's spelling.
+func checkSystemOptions(r *Request, sys System, defs []Option) error {
+	names := make([]string, 0, len(r.Options))
+	for name := range r.Options {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		i := slices.IndexFunc(defs, func(o Option) bool { return o.Name == name })
+		if i < 0 || !defs[i].BySystem {
+			continue
+		}
+		so := systemOption(sys, r.Command, name)
+		if so == nil {
+			return Errorf(CodeInvalid, "/%s %s: is not used by the %s system (/help topic:%s says what each system takes).", r.Command, name, sys.Name(), r.Command)
+		}
+		if len(so.Values) == 0 {
+			continue
+		}
+		v := r.Options[name]
+		j := slices.IndexFunc(so.Values, func(x string) bool { return strings.EqualFold(x, strings.TrimSpace(v)) })
+		if j < 0 {
+			which := "one of " + strings.Join(so.Values, ", ")
+			if len(so.Values) == 1 {
+				which = so.Values[0]
+			}
+			return Errorf(CodeInvalid, "Option %s must be %s at this %s table (got %q); /help topic:%s says what each means.", name, which, sys.Name(), Clip(v, 40), r.Command)
+		}
+		r.Options[name] = so.Values[j]
+	}
+	return nil
 }
 
 // systemNamed returns the registered system with the name, or nil.

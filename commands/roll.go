@@ -13,6 +13,9 @@ import (
 func roll(ctx context.Context, s *Service, r *Request) (*Response, error) {
 	if _, ok := r.Options["as"]; ok {
 		return s.Mutate(ctx, r, func(m *Mutation) (*Response, error) {
+			if err := checkSystemOptions(r, m.System, s.registry.Lookup("roll").Options); err != nil {
+				return nil, err
+			}
 			if h := m.System.Roll(); h != nil {
 				return h(m)
 			}
@@ -22,11 +25,6 @@ func roll(ctx context.Context, s *Service, r *Request) (*Response, error) {
 			}
 			if err := m.CanChange(c); err != nil {
 				return nil, err
-			}
-			for _, opt := range []string{"hd", "ability", "pool"} {
-				if _, ok := r.Options[opt]; ok {
-					return nil, Errorf(CodeUnavailable, "/roll %s: is not part of the %s system.", opt, m.Table.System)
-				}
 			}
 			expr, ok := r.Options["expr"]
 			if !ok {
@@ -44,6 +42,11 @@ func roll(ctx context.Context, s *Service, r *Request) (*Response, error) {
 	}
 	if _, ok := r.Options["hd"]; ok {
 		return nil, Errorf(CodeInvalid, "/roll hd needs as:<character>, whose hit dice are spent (e.g. as:Lister).")
+	}
+	for _, o := range s.registry.Lookup("roll").Options {
+		if _, ok := r.Options[o.Name]; ok && o.BySystem {
+			return nil, Errorf(CodeInvalid, "/roll %s: is for a character's roll: give as:<character> too.", o.Name)
+		}
 	}
 	expr, ok := r.Options["expr"]
 	if !ok {

@@ -29,6 +29,13 @@ type System interface {
 	// StatKeys lists the keys /char create and /char set accept, for help and
 	// error messages.
 	StatKeys() []string
+	// Options lists the options of the shared commands (/damage, /heal,
+	// /roll as:…, …) that the system gives a meaning to, with the values
+	// each takes in it: the core accepts no other BySystem option at the
+	// system's tables, autocompletes their values, refuses other values
+	// with these, and /help lists them per system. An option the core
+	// does not define is registered for the system.
+	Options() []SystemOption
 	// NewSheet returns the encoded sheet of a new character built from stats,
 	// rolling what the system rolls at creation with m.Roll. Bad stats are a
 	// CodeInvalid *Error.
@@ -55,6 +62,20 @@ type System interface {
 	// ended or fired, per character, by saying it about that character
 	// (m.For(c).Say); the core notes what was said for /history.
 	AdvanceClock(m *Mutation, from, to int64) error
+}
+
+// SystemOption is what an option of a shared command means in one system.
+type SystemOption struct {
+	// Command and Name say which option: "heal" and "pool".
+	Command, Name string
+	// Help says what the option does in the system, for /help topic:heal
+	// (and, for an option the core does not define, Discord's description).
+	Help string
+	// Values are the values the option takes in the system, in the order
+	// suggested; nil: any value of the option's type.
+	Values []string
+	// Type is the type of an option the core does not define (zero: text).
+	Type OptionType
 }
 
 // Chooser is implemented by a system whose characters can await a choice
@@ -225,6 +246,9 @@ func systemAction(name string) HandlerFunc {
 			act := m.System.Action(name)
 			if act == nil {
 				return nil, Errorf(CodeUnavailable, "/%s is not part of the %s system (/help topic:%s lists its commands).", name, m.Table.System, m.Table.System)
+			}
+			if err := checkSystemOptions(r, m.System, s.registry.Lookup(name).Options); err != nil {
+				return nil, err
 			}
 			return act(m)
 		})

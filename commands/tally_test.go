@@ -52,6 +52,14 @@ func (tally) TableOptions() []commands.TableOption { return nil }
 
 func (tally) StatKeys() []string { return []string{"points"} }
 
+// Options: /heal takes the points healed; /rest takes a kind of its own.
+func (tally) Options() []commands.SystemOption {
+	return []commands.SystemOption{
+		{Command: "heal", Name: "amount", Help: "points back"},
+		{Command: "rest", Name: "kind", Help: "a nap", Values: []string{"nap"}},
+	}
+}
+
 func (sys tally) NewSheet(m *commands.Mutation, stats []commands.Stat) (json.RawMessage, error) {
 	return sys.SetSheet(m, json.RawMessage(`{"points":5,"max":5}`), stats)
 }

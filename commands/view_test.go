@@ -277,7 +277,7 @@ func TestTableTracker(t *testing.T) {
 func TestHelpSystemCommands(t *testing.T) {
 	tb := newTable(t)
 	out := commandstest.Text(tb.Do("ann", "/help topic:harm"))
-	commandstest.WantIn(t, "harm help", out, "Commands:", "`/damage target:… amount:… [lethal:…] [kind:…] [pool:…]`", "`/heal")
+	commandstest.WantIn(t, "harm help", out, "Commands:", "`/damage target:… amount:… [kind:…] [pool:…]`", "`/heal")
 	for _, not := range []string{"/strain", "soak", "crit"} {
 		if strings.Contains(out, not) {
 			t.Errorf("harm help mentions %s: %q", not, out)

@@ -115,9 +115,6 @@ func (sys System) roll(m *commands.Mutation) (*commands.Response, error) {
 	if err := m.CanChange(ch); err != nil {
 		return nil, err
 	}
-	if err := m.RefuseOptions("hd", "melee", "purpose"); err != nil {
-		return nil, err
-	}
 	ability, hasAbility := m.Req.Options["ability"]
 	expr, hasExpr := m.Req.Options["expr"]
 	pool, hasPool := m.Req.Options["pool"]

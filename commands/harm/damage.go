@@ -14,9 +14,6 @@ import (
 // Willpower, pool spends a point of that ability's pool for a bonus die on
 // the check (§3.1). Each target takes the harm in turn.
 func (sys System) damage(m *commands.Mutation) (*commands.Response, error) {
-	if err := m.RefuseOptions("soak", "type", "crit", "nonlethal", "lethal"); err != nil {
-		return nil, err
-	}
 	kind := rules.Physical
 	if k, ok := m.Req.Options["kind"]; ok {
 		var err error

@@ -19,9 +19,6 @@ import (
 // (§3.1). With a healer, the caller must be able to act for the healer;
 // otherwise for the patient.
 func (sys System) heal(m *commands.Mutation) (*commands.Response, error) {
-	if err := m.RefuseOptions("amount"); err != nil {
-		return nil, err
-	}
 	pool, err := poolOption(m, "pool")
 	if err != nil {
 		return nil, err

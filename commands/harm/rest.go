@@ -7,7 +7,6 @@ import (
 
 	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/rules/clock"
-	rules "github.com/hpkeeper/hpkeeper/rules/harm"
 	"github.com/hpkeeper/hpkeeper/storage"
 )
 
@@ -18,9 +17,7 @@ import (
 // clock stands (rules.Character.RestDay). It tells who may now heal with
 // trigger:rest.
 func (sys System) rest(m *commands.Mutation) (*commands.Response, error) {
-	if m.Req.Options["kind"] != "day" {
-		return nil, commands.Errorf(commands.CodeInvalid, "The harm system rests by the day: /rest kind:day (GM) passes a day and refreshes the pools; then /heal trigger:rest heals.")
-	}
+	// kind is day, the only value Options gives it.
 	if err := m.RequireGM("pass a day of rest"); err != nil {
 		return nil, err
 	}
@@ -81,10 +78,7 @@ func (sys System) rest(m *commands.Mutation) (*commands.Response, error) {
 // spend answers /spend for harm: pool points spent outside a check (RULES.md
 // §3.1).
 func (sys System) spend(m *commands.Mutation) (*commands.Response, error) {
-	pool := m.Req.Options["resource"]
-	if !rules.IsPool(pool) {
-		return nil, commands.Errorf(commands.CodeInvalid, "The harm system spends vigor, instinct or reason, not %s.", commands.Clip(pool, 32))
-	}
+	pool := m.Req.Options["resource"] // a pool (Options)
 	n, err := strconv.Atoi(m.Req.Options["amount"])
 	if err != nil || n < 1 {
 		return nil, commands.Errorf(commands.CodeInvalid, "amount is a whole number of 1 or more.")

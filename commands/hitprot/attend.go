@@ -15,9 +15,6 @@ import (
 // fate is rolled with 3d6dh1, and bleed-outs stop as the wound allows
 // (healer:true for a Fatal Wound I).
 func attend(m *commands.Mutation) (*commands.Response, error) {
-	if err := m.RefuseOptions("bonus"); err != nil {
-		return nil, err
-	}
 	targets, err := loadTargets(m, m.Req.Options["target"], false)
 	if err != nil {
 		return nil, err

@@ -13,9 +13,6 @@ import (
 // damage answers /damage (RULES.md §1.3): soak, HP loss, the 0-HP choice,
 // the injury table while staying up, and lethal damage to the down.
 func damage(m *commands.Mutation) (*commands.Response, error) {
-	if err := m.RefuseOptions("crit", "nonlethal", "kind", "pool"); err != nil {
-		return nil, err
-	}
 	targets, err := loadTargets(m, m.Req.Options["target"], true)
 	if err != nil {
 		return nil, err

@@ -101,11 +101,11 @@ func TestRollsAndSaves(t *testing.T) {
 	tb.Dice.Push(10, 3)
 	out = tb.OK(tb.Do("meg", "/save target:Meghan type:death hd:1"))
 	commandstest.WantIn(t, "save", out, "save vs death 1d20 [10] = 10 + hit dice 1d4 [3] = 3 → 13 vs 13: passed", "HD 1 → 0")
-	tb.Refused(tb.Do("meg", "/save target:Meghan type:fort"), "hit-protection saves")
+	tb.Refused(tb.Do("meg", "/save target:Meghan type:fort"), `Option type must be one of death, wands, paralysis, breath, spells at this hit-protection table (got "fort")`)
 	tb.Refused(tb.Do("bob", "/save target:Meghan type:death"), "only its owner or a GM")
 	commandstest.WantIn(t, "spend", tb.OK(tb.Do("bob", "/spend target:Lister resource:hd amount:1")), "HD 1 → 0")
 	tb.Refused(tb.Do("bob", "/spend target:Lister resource:hd amount:1"), "no hit dice left")
-	tb.Refused(tb.Do("bob", "/spend target:Lister resource:mp amount:1"), "only hd")
+	tb.Refused(tb.Do("bob", "/spend target:Lister resource:mp amount:1"), `Option resource must be hd at this hit-protection table (got "mp")`)
 	tb.NoDiceLeft()
 }
 

@@ -13,10 +13,7 @@ import (
 // save answers /save (RULES.md §0.4, §1.2, §1.6): d20 + hit dice + bonus
 // against the character's target.
 func save(m *commands.Mutation) (*commands.Response, error) {
-	cat := m.Req.Options["type"]
-	if !isSaveCategory(cat) {
-		return nil, commands.Errorf(commands.CodeInvalid, "The hit-protection saves are %s; not %s.", strings.Join(rules.SaveCategories, ", "), commands.Clip(cat, 20))
-	}
+	cat := m.Req.Options["type"] // one of rules.SaveCategories (Options)
 	hd, _ := strconv.Atoi(m.Req.Options["hd"])
 	bonus, _ := strconv.Atoi(m.Req.Options["bonus"])
 	targets, err := loadTargets(m, m.Req.Options["target"], true)
@@ -44,11 +41,9 @@ func save(m *commands.Mutation) (*commands.Response, error) {
 	return &commands.Response{}, nil
 }
 
-// spend answers /spend resource:hd (RULES.md §1.6).
+// spend answers /spend resource:hd (RULES.md §1.6; hd is the only value
+// Options gives resource).
 func spend(m *commands.Mutation) (*commands.Response, error) {
-	if r := m.Req.Options["resource"]; r != "hd" {
-		return nil, commands.Errorf(commands.CodeInvalid, "The hit-protection system spends only hd (hit dice), not %s.", commands.Clip(r, 20))
-	}
 	n, _ := strconv.Atoi(m.Req.Options["amount"])
 	targets, err := loadTargets(m, m.Req.Options["target"], true)
 	if err != nil {

@@ -41,9 +41,6 @@ func each(m *commands.Mutation, targets []*storage.Character, check func(*storag
 
 // damage is /damage (RULES.md §2.2, §2.4).
 func damage(m *commands.Mutation) (*commands.Response, error) {
-	if err := m.RefuseOptions("soak", "type", "lethal", "kind", "pool"); err != nil {
-		return nil, err
-	}
 	targets, err := m.TargetsToChange(m.Req.Options["target"])
 	if err != nil {
 		return nil, err

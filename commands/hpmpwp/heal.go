@@ -11,20 +11,13 @@ import (
 
 // heal is /heal amount pool:hp|wp (RULES.md §2.5).
 func heal(m *commands.Mutation) (*commands.Response, error) {
-	if err := m.RefuseOptions("trigger", "healer", "ability", "spend", "healer-pool"); err != nil {
-		return nil, err
-	}
 	targets, err := m.Targets(m.Req.Options["target"])
 	if err != nil {
 		return nil, err
 	}
-	pool := rules.PoolHP
-	switch m.Req.Options["pool"] {
-	case "", "hp":
-	case "wp":
+	pool := rules.PoolHP // pool is hp or wp (Options)
+	if m.Req.Options["pool"] == "wp" {
 		pool = rules.PoolWP
-	default:
-		return nil, commands.Errorf(commands.CodeInvalid, "In hp-mp-wp, /heal pool is hp or wp (got %s).", m.Req.Options["pool"])
 	}
 	all := m.For(targets...)
 	n, rolled, err := all.Amount(1, commands.MaxAmount, "healed")
@@ -51,9 +44,6 @@ func heal(m *commands.Mutation) (*commands.Response, error) {
 // attend is /attend bonus:N, a DC 15 Heal check by anyone (RULES.md
 // §0.1, §2.4).
 func attend(m *commands.Mutation) (*commands.Response, error) {
-	if err := m.RefuseOptions("healer"); err != nil {
-		return nil, err
-	}
 	targets, err := m.Targets(m.Req.Options["target"])
 	if err != nil {
 		return nil, err
@@ -66,11 +56,9 @@ func attend(m *commands.Mutation) (*commands.Response, error) {
 	})
 }
 
-// spend is /spend resource:mp (RULES.md §2.5).
+// spend is /spend resource:mp (RULES.md §2.5; mp is the only value
+// Options gives resource).
 func spend(m *commands.Mutation) (*commands.Response, error) {
-	if r := m.Req.Options["resource"]; r != "mp" {
-		return nil, commands.Errorf(commands.CodeInvalid, "hp-mp-wp characters spend mp, not %s.", commands.Clip(r, 20))
-	}
 	targets, err := m.Targets(m.Req.Options["target"])
 	if err != nil {
 		return nil, err

@@ -36,9 +36,7 @@ func activity(m *commands.Mutation) (*commands.Response, error) {
 // Nobody put to bed wakes on their own before the 8 hours are over
 // (hpkeeper's reading); the unconscious and the dead are not put to bed.
 func rest(m *commands.Mutation) (*commands.Response, error) {
-	if m.Req.Options["kind"] != "night" {
-		return nil, commands.Errorf(commands.CodeInvalid, "hp-mp-wp has only kind:night (8 hours of sleep on the clock); time heals through /clock advance.")
-	}
+	// kind is night, the only value Options gives it.
 	if err := m.RequireGM("call a night's rest"); err != nil {
 		return nil, err
 	}

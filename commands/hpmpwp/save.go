@@ -10,10 +10,7 @@ import (
 // save is /save type:fort|will bonus:N: d20 + the sheet's save + bonus,
 // shown for the GM to compare with a DC (RULES.md §0.4).
 func save(m *commands.Mutation) (*commands.Response, error) {
-	kind := m.Req.Options["type"]
-	if kind != "fort" && kind != "will" {
-		return nil, commands.Errorf(commands.CodeInvalid, "hp-mp-wp saves are fort or will, not %s.", commands.Clip(kind, 20))
-	}
+	kind := m.Req.Options["type"] // fort or will (Options)
 	targets, err := m.TargetsToChange(m.Req.Options["target"])
 	if err != nil {
 		return nil, err
