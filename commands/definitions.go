@@ -124,7 +124,8 @@ func NewRegistry(systems ...System) *Registry {
 		Name: "attend", Description: "Attend a downed or dying character", handle: systemAction("attend"),
 		Options: []Option{
 			optTarget,
-			{Name: "healer", Description: "A skilled healer or healing magic attends", Type: OptionBoolean, BySystem: true},
+			{Name: "healer", Description: "The character giving the care", Type: OptionString, Autocomplete: true, BySystem: true, MaxLength: 32},
+			{Name: "skilled", Description: "A skilled healer or healing magic attends", Type: OptionBoolean, BySystem: true},
 			{Name: "bonus", Description: "Heal check bonus", Type: OptionInteger, MinValue: -100, MaxValue: 100, BySystem: true},
 		},
 	})

@@ -226,6 +226,30 @@ func (m *Mutation) TargetsToChange(list string) ([]*storage.Character, error) {
 	return chs, nil
 }
 
+// Healer resolves the `healer` option, the character who gives the care
+// (/attend, /heal): nil when it is not given. The caller must be able to
+// act for it (owner or GM), and it cannot be one of patients: care comes
+// from another character (RULES.md §0.1, §1.3, §2.4, §3.3).
+func (m *Mutation) Healer(patients ...*storage.Character) (*storage.Character, error) {
+	name, ok := m.Req.Options["healer"]
+	if !ok {
+		return nil, nil
+	}
+	h, err := m.Character(name)
+	if err != nil {
+		return nil, err
+	}
+	if err := m.CanChange(h); err != nil {
+		return nil, err
+	}
+	for _, p := range patients {
+		if p.ID == h.ID {
+			return nil, Errorf(CodeInvalid, "%s cannot give itself the care; name another character in healer.", Escape(h.Name))
+		}
+	}
+	return h, nil
+}
+
 // Save stores c's new state.
 func (m *Mutation) Save(c *storage.Character) error {
 	if _, err := m.track(c); err != nil {

@@ -92,7 +92,7 @@ var privacyScenarios = []struct {
 		"/damage target:Goblin amount:4 crit:3", "/damage target:Goblin amount:2 kind:social pool:instinct", "/damage target:Goblin amount:1 lethal:false"}},
 	{"roll", []string{"/roll as:Goblin expr:1d20", "/roll as:Goblin hd:1 expr:1d20 purpose:save", "/roll as:Goblin ability:endure", "/roll as:Goblin ability:react pool:instinct", "/roll expr:2d6"}},
 	{"save", []string{"/save target:Goblin type:death", "/save target:Goblin,Lister type:fort", "/save target:Goblin type:will bonus:2", "/save target:Goblin type:spells hd:1"}},
-	{"attend", []string{"/attend target:Goblin", "/attend target:Goblin healer:true bonus:3"}},
+	{"attend", []string{"/attend target:Goblin", "/attend target:Goblin healer:Lister bonus:3", "/attend target:Goblin skilled:true", "/attend target:Goblin healer:true"}},
 	{"treat", []string{"/treat target:Goblin"}},
 	{"strain", []string{"/strain target:Goblin"}},
 	{"heal", []string{"/heal target:Goblin amount:2", "/heal target:Goblin,Lister amount:1d4 pool:wp", "/heal target:Goblin trigger:pools",

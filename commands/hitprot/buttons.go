@@ -86,7 +86,7 @@ func stayUpLine(h *character, c rules.Character, now clock.Time) string {
 		how := "unless attended (/attend)"
 		switch b.Wound {
 		case rules.FatalWoundI:
-			how = "unless a skilled healer or healing magic attends (/attend healer:true)"
+			how = "unless a skilled healer or healing magic attends (/attend skilled:true)"
 		case rules.FatalWoundII:
 			how = "and nothing can prevent it"
 		}

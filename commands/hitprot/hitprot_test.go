@@ -76,6 +76,8 @@ func TestWoundsAndClock(t *testing.T) {
 	tb.Refused(tb.Do("meg", "/treat target:Lister"), "no untreated wound")
 	tb.Refused(tb.Do("bob", "/rest kind:turn"), "no HP restoring until day 3")
 	tb.Refused(tb.Do("meg", "/attend target:Rook"), "skilled healer")
+	tb.Refused(tb.Do("meg", "/attend target:Rook healer:Lister skilled:true"), "Lister belongs to bob")
+	tb.Refused(tb.Do("ann", "/attend target:Rook healer:Rook skilled:true"), "Rook cannot give itself the care")
 	out := tb.OK(tb.Do("ann", "/clock action:next-round"))
 	commandstest.WantIn(t, "round 1", out, "**Lister** no longer stunned")
 	out = tb.OK(tb.Do("ann", "/clock action:advance amount:2 unit:days"))
@@ -161,6 +163,22 @@ func TestBleedOutsThroughClock(t *testing.T) {
 		"**Bram** the use of the right leg is back (day 15, 00:00)", "**Bram** the no-restoring period ends (day 15, 00:00)")
 	commandstest.WantIn(t, "list", tb.OK(tb.Do("ann", "/char list")), "Lister** (bob): HP 0/6 · HD 1/1 · dead (bled out from a Critical Wound)")
 	tb.NoDiceLeft()
+}
+
+// TestAttendHealer: healer names the character who attends (the one meaning
+// it has in every system), skilled says a skilled healer or healing magic
+// attends; healer:true is still read as skilled:true (RULES.md §1.4).
+func TestAttendHealer(t *testing.T) {
+	tb := newParty(t)
+	tb.Press("bob", tb.Do("ann", "/damage target:Lister amount:4"), "Go Down")
+	tb.Dice.Push(1, 1, 1)
+	commandstest.WantIn(t, "named", tb.OK(tb.Do("meg", "/attend target:Lister healer:Meghan skilled:true")),
+		"**Meghan** (a skilled healer) attends **Lister** (a round)", "Unhurt")
+	commandstest.WantIn(t, "history", tb.OK(tb.Do("meg", "/history target:Lister")), "Meghan (a skilled healer) attended Lister.")
+	tb.NoDiceLeft()
+	help := commandstest.Text(tb.Do("meg", "/help topic:attend"))
+	commandstest.WantIn(t, "help", help, "`healer`: The character giving the care", "hit-protection: the character who attends",
+		"`skilled`: A skilled healer or healing magic attends")
 }
 
 // TestAttendNotByOwner: RULES.md §1.3 item 6, "any other

@@ -59,7 +59,8 @@ func (System) Options() []commands.SystemOption {
 		{Command: "save", Name: "hd", Help: "hit dice to add to the save and spend"},
 		{Command: "save", Name: "bonus", Help: "added to the roll"},
 		{Command: "rest", Name: "kind", Help: "turn: spend a hit die; breath: a fighter catches its breath (table option catch-breath); night: the GM's night's sleep", Values: []string{"turn", "breath", "night"}},
-		{Command: "attend", Name: "healer", Help: "true: a skilled healer or healing magic attends, which a Fatal Wound I needs"},
+		{Command: "attend", Name: "healer", Help: "the character who attends, not the target (its player or a GM acts); healer:true is the old spelling of skilled:true"},
+		{Command: "attend", Name: "skilled", Help: "a skilled healer or healing magic attends, which a Fatal Wound I needs"},
 		{Command: "spend", Name: "resource", Help: "hit dice", Values: []string{"hd"}},
 	}
 }

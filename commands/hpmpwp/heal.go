@@ -49,8 +49,16 @@ func attend(m *commands.Mutation) (*commands.Response, error) {
 		return nil, err
 	}
 	bonus, _ := strconv.Atoi(m.Req.Options["bonus"])
+	healer, err := m.Healer(targets...)
+	if err != nil {
+		return nil, err
+	}
+	who := commands.Escape(m.Req.UserName)
+	if healer != nil {
+		who = "**" + commands.Escape(healer.Name) + "**"
+	}
 	anyone := func(*storage.Character) error { return nil }
-	m.ForTable().Say("%s attends.", commands.Escape(m.Req.UserName))
+	m.ForTable().Say("%s attends (a DC 15 Heal check).", who)
 	return each(m, targets, anyone, func(c rules.Character, src dice.Source) (rules.Character, rules.Outcome, error) {
 		return c.Attend(src, bonus)
 	})

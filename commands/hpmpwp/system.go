@@ -53,6 +53,7 @@ func (System) Options() []commands.SystemOption {
 		{Command: "save", Name: "type", Help: "d20 + the sheet's Fort or Will, for the GM to compare with the DC", Values: []string{"fort", "will"}},
 		{Command: "save", Name: "bonus", Help: "added to the roll"},
 		{Command: "rest", Name: "kind", Help: "night: the GM puts the table (or target) to sleep for 8 hours on the clock", Values: []string{"night"}},
+		{Command: "attend", Name: "healer", Help: "the character who makes the Heal check, not the target"},
 		{Command: "attend", Name: "bonus", Help: "the Heal check's bonus, against DC 15"},
 		{Command: "spend", Name: "resource", Help: "mana points", Values: []string{"mp"}},
 		{Command: "activity", Name: "kind", Help: "what the character does as hours pass; awake on a sleeper is a Will save to wake early", Values: []string{"awake", "work", "sleep"}},
