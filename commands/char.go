@@ -250,7 +250,7 @@ func charDelete(ctx context.Context, s *Service, r *Request) (*Response, error) 
 		}
 		id := fmt.Sprintf("%s:%d:%s:", deletePrefix, c.ID, stateHash(c))
 		resp = &Response{
-			Content: fmt.Sprintf("Delete **%s** for good? Its sheet is removed (/undo can bring it back).", Escape(c.Name)),
+			Content: fmt.Sprintf("Delete **%s**? Its sheet leaves the table; /undo brings it back.", Escape(c.Name)),
 			Components: [][]Button{{
 				{Label: "Delete", CustomID: id + "yes", Style: StyleDanger},
 				{Label: "Cancel", CustomID: id + "no", Style: StyleSecondary},
@@ -281,7 +281,7 @@ func deleteButton(ctx context.Context, s *Service, r *Request) (*Response, error
 			return nil, err
 		}
 		if stateHash(c) != parts[2] {
-			return nil, Errorf(CodeConflict, "%s has changed since deletion was asked; nothing was changed. Run /char delete again.", Escape(c.Name))
+			return nil, Errorf(CodeConflict, "%s has changed since deletion was asked; nothing was changed. Run /char delete name:%s again.", Escape(c.Name), Arg(c.Name))
 		}
 		r.Options["name"] = c.Name
 		base := strings.Join(parts[:3], ":") + ":"

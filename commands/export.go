@@ -162,8 +162,8 @@ func tableImport(ctx context.Context, s *Service, r *Request) (*Response, error)
 	if err != nil {
 		return nil, err
 	}
-	return &Response{Content: fmt.Sprintf("Imported a **%s** table: %s, %s, clock %s. /table show lists it.",
-		ex.Table.System, count(len(ex.Characters), "character"), count(len(ex.Events), "event"), clock.Time(ex.Table.Clock).String())}, nil
+	return &Response{Content: fmt.Sprintf("Imported %s table: %s, %s, clock %s. /table show lists it.",
+		indefinite("**"+ex.Table.System+"**"), count(len(ex.Characters), "character"), count(len(ex.Events), "event"), clock.Time(ex.Table.Clock).String())}, nil
 }
 
 // ParseExport decodes and checks an export file (format, version, and that

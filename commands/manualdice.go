@@ -46,27 +46,13 @@ func PlatformOptions() []TableOption {
 	return []TableOption{{Name: DiceOption, Help: "who rolls: the bot, or the players with physical dice (manual)", Default: DiceBot, Values: []string{DiceBot, DiceManual}}}
 }
 
-// setDiceOption carries out /table option name:dice (GM only; the caller checked).
-func setDiceOption(m *Mutation, value string) (*Response, error) {
-	if value != DiceBot && value != DiceManual {
-		return nil, Errorf(CodeInvalid, "Option dice takes bot or manual (got %q).", Clip(value, 40))
-	}
-	old := m.Table.Options[DiceOption]
-	if old == "" {
-		old = DiceBot
-	}
-	newOpts := map[string]string{}
-	for k, v := range m.Table.Options {
-		newOpts[k] = v
-	}
-	newOpts[DiceOption] = value
-	m.Table.Options = newOpts
-	m.Note("Set dice from %s to %s.", old, value)
+// diceOptionText is the reply to /table option name:dice from old to value.
+func diceOptionText(old, value string) string {
 	what := "the bot rolls every die."
 	if value == DiceManual {
 		what = "when a character needs dice, its owner is asked for the faces of their physical dice."
 	}
-	return &Response{Content: fmt.Sprintf("Table option dice: %s → %s: %s", old, value, what)}, nil
+	return fmt.Sprintf("Table option dice: %s → %s: %s", old, value, what)
 }
 
 // needFaces is the error of a run at a dice=manual table that needs dice
@@ -392,7 +378,7 @@ func examplePlaceholder(ds []dice.Die) string {
 func ParseFacesFor(text string, want []dice.Die) ([]int, error) {
 	fields := strings.FieldsFunc(text, func(r rune) bool { return r == ' ' || r == ',' || r == '\t' || r == '\n' })
 	if len(fields) != len(want) {
-		return nil, Errorf(CodeInvalid, "Enter %d faces for %s; you entered %d. Press Enter dice again.", len(want), diceList(want), len(fields))
+		return nil, Errorf(CodeInvalid, "Enter %s for %s; you entered %d. Press Enter dice again.", count(len(want), "face"), diceList(want), len(fields))
 	}
 	out := make([]int, len(fields))
 	for i, f := range fields {

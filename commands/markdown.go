@@ -18,6 +18,30 @@ var markdownEscaper = strings.NewReplacer(
 // markdownEscaper). Every user-given string in a reply goes through it.
 func Escape(s string) string { return markdownEscaper.Replace(s) }
 
+// Arg renders a user-given value (a character's name) as an option value
+// of a command a reply suggests, so that the command works when typed as
+// printed: escaped (Escape, which Discord shows as the plain text) and in
+// double quotes when it holds a space.
+func Arg(v string) string {
+	if strings.ContainsAny(v, " \t") {
+		return `"` + Escape(v) + `"`
+	}
+	return Escape(v)
+}
+
+// indefinite returns word after "a" or "an" as it is said (markdown around
+// it is skipped): "an **hp-mp-wp**" (an initialism, said "aitch-pee"), "a
+// **harm**", "a **hit-protection**", "an item".
+func indefinite(word string) string {
+	w := strings.ToLower(strings.TrimLeft(word, "*_`"))
+	vowel := func(i int) bool { return i < len(w) && strings.ContainsRune("aeiou", rune(w[i])) }
+	initialism := len(w) > 1 && strings.ContainsRune("fhlmnrsx", rune(w[0])) && !vowel(1) && w[1] != 'y'
+	if vowel(0) || initialism {
+		return "an " + word
+	}
+	return "a " + word
+}
+
 // count renders "1 character", "3 characters".
 func count(n int, noun string) string {
 	if n == 1 {

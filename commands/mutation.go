@@ -250,6 +250,25 @@ func (m *Mutation) Healer(patients ...*storage.Character) (*storage.Character, e
 	return h, nil
 }
 
+// RefuseUndone returns, for a press on a button of event seq that no longer
+// matches c's state, the CodeConflict error saying the message is out of
+// date because /undo undid that event (an /undo among the latest
+// undoWindow events names it), so c has no choice (e.g. "0-HP choice") to
+// make there; nil when the event was not undone (the choice was made or
+// offered again), or the error of reading the history.
+func (m *Mutation) RefuseUndone(seq uint64, c *storage.Character, choice string) error {
+	undone, seen := false, 0
+	err := m.tx.EachEventBackward(m.Req.ChannelID, func(e *storage.Event) (bool, error) {
+		seen++
+		undone = e.UndoOf == seq
+		return !undone && e.Seq > seq && seen < undoWindow, nil
+	})
+	if err != nil || !undone {
+		return err
+	}
+	return Errorf(CodeConflict, "This message is out of date: the damage it answers (#%d) was undone, so **%s** has no %s to make here. Nothing was changed.", seq, Escape(c.Name), choice)
+}
+
 // Save stores c's new state.
 func (m *Mutation) Save(c *storage.Character) error {
 	if _, err := m.track(c); err != nil {

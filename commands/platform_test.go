@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/hpkeeper/hpkeeper/commands"
+	"github.com/hpkeeper/hpkeeper/commands/commandstest"
 	"github.com/hpkeeper/hpkeeper/storage"
 )
 
@@ -37,8 +38,15 @@ func TestTableSetupAndPermissions(t *testing.T) {
 	tb.OK(tb.Do("ann", "/table gm action:add user:dave"))
 	tb.Refused(tb.Do("ann", "/table gm action:add user:dave"), "already")
 	tb.OK(tb.Do("dave", "/char set name:Lister stats:hp=3"))
-	tb.OK(tb.Do("ann", "/table gm action:remove user:dave"))
+	commandstest.WantIn(t, "remove", tb.OK(tb.Do("ann", "/table gm action:remove user:dave")), "<@dave> is no longer one of this table's added GMs",
+		"a member with Discord's Manage Channels permission in this channel stays a GM")
 	tb.Refused(tb.Do("dave", "/char set name:Lister stats:hp=2"), "only its owner or a GM")
+	// A GM by Manage Channels who removes themself stays a GM, and is told
+	// so and what would end it.
+	tb.OK(tb.Do("ann", "/table gm action:add user:carol"))
+	commandstest.WantIn(t, "remove self", tb.OK(tb.Do("!carol", "/table gm action:remove user:carol")),
+		"stays a GM through Discord's Manage Channels permission", "only taking that permission away")
+	tb.OK(tb.Do("!carol", "/char set name:Lister stats:hp=3"))
 
 	show := tb.OK(tb.Do("bob", "/table show"))
 	for _, want := range []string{"hit-protection", "catch-breath=off", "day 1, 00:00", "Lister", "HP 3/8"} {
@@ -56,7 +64,8 @@ func TestTableOption(t *testing.T) {
 		t.Errorf("option reply = %q", out)
 	}
 	tb.Refused(tb.Do("ann", "/table option name:catch-breath value:maybe"), "off or on")
-	tb.Refused(tb.Do("ann", "/table option name:fudge-dice value:4"), "Unknown table option")
+	// An unknown option is refused with the options this table has.
+	tb.Refused(tb.Do("ann", "/table option name:fudge-dice value:4"), `Unknown table option "fudge-dice"; this hit-protection table has dice, catch-breath`)
 }
 
 func TestCharCreateRollsHP(t *testing.T) {

@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/hpkeeper/hpkeeper/rules/clock"
@@ -186,12 +186,20 @@ func tableGM(ctx context.Context, s *Service, r *Request) (*Response, error) {
 				return nil, Errorf(CodeConflict, "That would leave the table without a GM; add another GM first.")
 			}
 			m.Note("Removed %s as a GM.", name)
-			return &Response{Content: fmt.Sprintf("%s is no longer a GM at this table.", mention(user))}, nil
+			if user == r.UserID && r.hasManageChannels() {
+				// RULES.md §0.1: Manage Channels makes a GM whatever the list says.
+				return &Response{Content: fmt.Sprintf("%s is no longer one of this table's added GMs, but stays a GM through Discord's Manage Channels permission in this channel; only taking that permission away (channel or role settings) ends it.", mention(user))}, nil
+			}
+			return &Response{Content: fmt.Sprintf("%s is no longer one of this table's added GMs (a member with Discord's Manage Channels permission in this channel stays a GM through it).", mention(user))}, nil
 		}
 	})
 
 }
 
+// tableOption answers /table option (GM only): the options of every table
+// (PlatformOptions) and the system's own (System.TableOptions), each taking
+// one of its values. An unknown name is refused with the options that
+// exist at this table.
 func tableOption(ctx context.Context, s *Service, r *Request) (*Response, error) {
 	return s.Mutate(ctx, r, func(m *Mutation) (*Response, error) {
 		if err := m.RequireGM("change table options"); err != nil {
@@ -199,39 +207,35 @@ func tableOption(ctx context.Context, s *Service, r *Request) (*Response, error)
 		}
 		name := strings.ToLower(r.Options["name"])
 		value := strings.ToLower(r.Options["value"])
-		if name == DiceOption {
-			return setDiceOption(m, value)
+		opts := append(PlatformOptions(), m.System.TableOptions()...)
+		i := slices.IndexFunc(opts, func(o TableOption) bool { return o.Name == name })
+		if i < 0 {
+			names := make([]string, len(opts))
+			for j, o := range opts {
+				names[j] = o.Name
+			}
+			return nil, Errorf(CodeInvalid, "Unknown table option %q; this %s table has %s (/help topic:table says what each does).", Clip(name, 40), m.Table.System, strings.Join(names, ", "))
 		}
-		opts := m.System.TableOptions()
-		var names []string
-		for _, o := range opts {
-			names = append(names, o.Name)
-			if o.Name != name {
-				continue
-			}
-			for _, v := range o.Values {
-				if v == value {
-					old := m.Table.Options[name]
-					if m.Table.Options == nil {
-						m.Table.Options = map[string]string{}
-					}
-					newOpts := map[string]string{}
-					for k, v := range m.Table.Options {
-						newOpts[k] = v
-					}
-					newOpts[name] = value
-					m.Table.Options = newOpts
-					m.Note("Set %s from %s to %s.", name, old, value)
-					return &Response{Content: fmt.Sprintf("Table option %s: %s → %s.", name, old, value)}, nil
-				}
-			}
+		o := opts[i]
+		if !slices.Contains(o.Values, value) {
 			return nil, Errorf(CodeInvalid, "Option %s takes %s (got %q).", name, strings.Join(o.Values, " or "), Clip(value, 40))
 		}
-		sort.Strings(names)
-		if len(names) == 0 {
-			return nil, Errorf(CodeInvalid, "The %s system has no table options.", m.Table.System)
+		old := m.Table.Options[name]
+		if old == "" {
+			old = o.Values[0]
 		}
-		return nil, Errorf(CodeInvalid, "Unknown table option %q for %s; options: %s.", Clip(name, 40), m.Table.System, strings.Join(names, ", "))
+		newOpts := map[string]string{}
+		for k, v := range m.Table.Options {
+			newOpts[k] = v
+		}
+		newOpts[name] = value
+		m.Table.Options = newOpts
+		m.ForTable().Note("Set %s from %s to %s.", name, old, value)
+		text := fmt.Sprintf("Table option %s: %s → %s.", name, old, value)
+		if name == DiceOption {
+			text = diceOptionText(old, value)
+		}
+		m.ForTable().Say("%s", text)
+		return &Response{}, nil
 	})
-
 }

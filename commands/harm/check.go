@@ -92,14 +92,19 @@ func abilityName(s string) string {
 	return strings.ToLower(strings.Join(strings.Fields(strings.ReplaceAll(s, "_", " ")), "-"))
 }
 
-// noAbility is the reply to a check of an ability the character lacks.
+// noAbility is the reply to a check of an ability the character lacks,
+// with the /char set that adds it Unskilled when the name can be one.
 func noAbility(name string, c rules.Character, ability string) error {
 	var have []string
 	for _, a := range c.AbilityNames() {
 		have = append(have, abilityLabel(a))
 	}
-	return commands.Errorf(commands.CodeInvalid, "%s has no ability %q; it has %s. Add one with /char set stats:%s=0 (Unskilled).",
-		commands.Escape(name), commands.Clip(ability, 32), strings.Join(have, ", "), commands.Clip(abilityName(ability), 32))
+	add := ""
+	if key := abilityName(ability); rules.ValidName(key) {
+		add = fmt.Sprintf(" Add it with /char set name:%s stats:%s=0 (Unskilled).", commands.Arg(name), key)
+	}
+	return commands.Errorf(commands.CodeInvalid, "%s has no ability %q; it has %s.%s",
+		commands.Escape(name), commands.Clip(ability, 32), strings.Join(have, ", "), add)
 }
 
 // roll answers /roll as:… for harm. With ability it is an action (RULES.md

@@ -83,10 +83,10 @@ func stayUpLine(h *character, c rules.Character, now clock.Time) string {
 	}
 	var out []string
 	for _, b := range c.Bleeds {
-		how := "unless attended (/attend)"
+		how := fmt.Sprintf("unless attended (/attend target:%s)", commands.Arg(h.ch.Name))
 		switch b.Wound {
 		case rules.FatalWoundI:
-			how = "unless a skilled healer or healing magic attends (/attend skilled:true)"
+			how = fmt.Sprintf("unless a skilled healer or healing magic attends (/attend target:%s skilled:true)", commands.Arg(h.ch.Name))
 		case rules.FatalWoundII:
 			how = "and nothing can prevent it"
 		}
@@ -129,6 +129,9 @@ func choiceButton(ctx context.Context, s *commands.Service, r *commands.Request)
 			return nil, err
 		}
 		if h.sheet.ChoiceSeq != seq || h.sheet.Chose != "" || h.c.Status != rules.Choosing {
+			if err := m.RefuseUndone(seq, ch, "0-HP choice"); err != nil {
+				return nil, err
+			}
 			what := "already chosen"
 			if h.sheet.Chose != "" && h.sheet.ChoiceSeq == seq {
 				what += ": " + h.sheet.Chose

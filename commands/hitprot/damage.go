@@ -49,7 +49,8 @@ func damage(m *commands.Mutation) (*commands.Response, error) {
 		}
 		line := fmt.Sprintf("%s takes %d%s damage", h.name(), amount, kind)
 		if hit.Soak {
-			line += fmt.Sprintf(" (soaked %d → %d)", res.Soaked, res.Taken)
+			// The soak roll and its dice are on the note line below.
+			line += fmt.Sprintf(", soaked to %d", res.Taken)
 		}
 		line += fmt.Sprintf(": HP %d → %d · HD %d → %d", hpBefore, c.HP, hdBefore, c.HD)
 		lines := []string{line}

@@ -40,7 +40,7 @@ func (System) AdvanceClock(m *commands.Mutation, from, to int64) error {
 		if c.State != next.State || c.Activity != next.Activity {
 			rep += "\nState: **" + stateText(next) + "**"
 		}
-		if f := next.FatigueSummary(); f != "" && f != c.FatigueSummary() {
+		if f := fatigue(next); f != "" && f != fatigue(c) {
 			rep += "\n" + f
 		}
 		m.Say("%s", rep)

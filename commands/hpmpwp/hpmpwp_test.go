@@ -32,8 +32,8 @@ func TestFight(t *testing.T) {
 	tb.Dice.Push(12)
 	out := tb.OK(tb.Do("ann", "/damage target:Vala amount:8 crit:3"))
 	commandstest.WantIn(t, "crit", out, "8 damage, critical ×3", "HP 20 → 12 · MP 4 → 3 (capped at the fatigued maximum) · WP 15 → -1",
-		"critical ×3: 8 × 2 = 16 more to WP", "Fort DC 10 (reaching negative WP): 1d20 [12] = 12 +2 = 14, succeeded",
-		"State: **disabled (conscious)** (was fine)", "exhausted (WP -1 ≤ 0 (exhausting))", "MP max 4 → 3", "Fort DC 10 (reaching negative WP): 1d20 [12] = 12 +2 = 14, succeeded")
+		"critical ×3: WP also take the damage twice more: 2 × 8 = 16", "Fort DC 10 (reaching negative WP): 1d20 [12] = 12 +2 = 14, succeeded",
+		"State: **disabled (conscious), exhausted** (was conscious)", "exhausted (WP -1 ≤ 0 (exhausting))", "MP max 4 → 3", "Fort DC 10 (reaching negative WP): 1d20 [12] = 12 +2 = 14, succeeded")
 	tb.Refused(tb.Do("bob", "/damage target:Vala amount:1"), "only its owner or a GM")
 	tb.Dice.Push(3)
 	out = tb.OK(tb.Do("ann", "/damage target:Vala amount:4 nonlethal:true"))
@@ -47,10 +47,10 @@ func TestFight(t *testing.T) {
 	tb.Dice.Push(14)
 	tb.OK(tb.Do("bob", `/char create name:Bors stats:"hp-max=8"`))
 	out = tb.OK(tb.Do("bob", "/attend target:Vala healer:Bors bonus:1"))
-	commandstest.WantIn(t, "attend", out, "**Bors** attends (a DC 15 Heal check)", "Heal DC 15 (attend): 1d20 [14] = 14 +1 = 15, succeeded", "State: **stable (unconscious)** (was dying)")
+	commandstest.WantIn(t, "attend", out, "**Bors** attends (a DC 15 Heal check)", "Heal DC 15 (attend): 1d20 [14] = 14 +1 = 15, succeeded", "State: **stable (unconscious), exhausted** (was dying)")
 	tb.Refused(tb.Do("bob", "/attend target:Vala"), "not dying")
 	out = tb.OK(tb.Do("ann", "/heal target:Vala amount:3 pool:wp"))
-	commandstest.WantIn(t, "heal", out, "WP -1 → 2", "State: **fine** (was stable)")
+	commandstest.WantIn(t, "heal", out, "WP -1 → 2", "State: **conscious, fatigued** (was stable)")
 	tb.OK(tb.Do("ann", "/undo"))
 	commandstest.WantIn(t, "after undo", tb.OK(tb.Do("ann", "/char show name:Vala")), "WP -1/15 · stable (unconscious) · exhausted")
 	if n := tb.Dice.Remaining(); n != 0 {
@@ -73,7 +73,7 @@ func TestDieHardButtons(t *testing.T) {
 	if !pressed.UpdateMessage || !pressed.Components[0][0].Disabled {
 		t.Errorf("press = %+v; want the message updated with disabled buttons", pressed)
 	}
-	commandstest.WantIn(t, "press", tb.OK(pressed), "bob pressed **Act Disabled**", "State: **disabled (conscious)**")
+	commandstest.WantIn(t, "press", tb.OK(pressed), "bob pressed **Act Disabled**", "State: **disabled (conscious), exhausted**")
 	tb.Refused(tb.Press("bob", resp, "Fall Unconscious"), "already made or no longer pending")
 	tb.Dice.Push(15)
 	out := tb.OK(tb.Do("bob", "/strain target:Dur"))
@@ -165,7 +165,7 @@ func TestDieHardNonlethal(t *testing.T) {
 	tb.OK(tb.Do("bob", `/char create name:Dur stats:"hp-max=5 feats=die-hard"`))
 	tb.Dice.Push(4)
 	resp := tb.Do("ann", "/damage target:Dur amount:17 nonlethal:true")
-	commandstest.WantIn(t, "damage", tb.OK(resp), "failed", "non-lethal damage: unconscious and stable, no further saves", "State: **stable (unconscious)**")
+	commandstest.WantIn(t, "damage", tb.OK(resp), "failed", "non-lethal damage: unconscious and stable, no further saves", "State: **stable (unconscious), exhausted**")
 	if len(resp.Components) != 0 || strings.Contains(resp.Content, "Act Disabled") {
 		t.Errorf("non-lethal failure offered a choice: %+v", resp)
 	}
@@ -229,6 +229,43 @@ func TestDieHardSeveralTargets(t *testing.T) {
 	commandstest.WantIn(t, "second press", tb.OK(tb.PressRow("bob", pressed, 0, "Act Disabled")), "bob pressed **Act Disabled** for **Dur**")
 }
 
+// TestStateWords: what a player would say (issue 15): at 0 HP and
+// exhausted a character is conscious and exhausted, not "fine"; the dead
+// are dead, with no fatigue; a ×2 critical hit is written as the rule says
+// it (RULES.md §2.2).
+func TestStateWords(t *testing.T) {
+	tb := newTable(t)
+	tb.OK(tb.Do("ann", "/table setup system:hp-mp-wp"))
+	tb.OK(tb.Do("ann", `/char create name:Vala stats:"hp-max=10 con=12"`))
+	out := tb.OK(tb.Do("ann", "/damage target:Vala amount:10"))
+	commandstest.WantIn(t, "0 HP", out, "State: **conscious, exhausted**", "exhausted (HP 0 (exhausting))")
+	if strings.Contains(out, "fine") {
+		t.Errorf("damage to 0 HP = %q; want no \"fine\"", out)
+	}
+	out = tb.OK(tb.Do("ann", "/damage target:Vala amount:3 crit:2"))
+	commandstest.WantIn(t, "crit 2", out, "critical ×2: WP also take the damage once more: 3", "WP 12 → 6")
+	tb.OK(tb.Do("ann", `/char set name:Vala stats:"state=dead"`))
+	out = tb.OK(tb.Do("ann", "/char show name:Vala"))
+	commandstest.WantIn(t, "dead", out, "· dead")
+	for _, not := range []string{"exhausted", "fatigued", "−2 to all abilities"} {
+		if strings.Contains(out, not) {
+			t.Errorf("a dead character's sheet says %q: %q", not, out)
+		}
+	}
+}
+
+// TestDieHardAfterUndoneDamage: the Die Hard buttons of undone damage say
+// the message is out of date because of the undo.
+func TestDieHardAfterUndoneDamage(t *testing.T) {
+	tb := newTable(t)
+	tb.OK(tb.Do("ann", "/table setup system:hp-mp-wp"))
+	tb.OK(tb.Do("bob", `/char create name:Dur stats:"hp-max=5 feats=die-hard"`))
+	tb.Dice.Push(4)
+	resp := tb.Do("ann", "/damage target:Dur amount:17")
+	tb.OK(tb.Do("ann", "/undo"))
+	tb.Refused(tb.Press("bob", resp, "Act Disabled"), "This message is out of date: the damage it answers (#3) was undone, so **Dur** has no Die Hard choice to make here.")
+}
+
 // TestPendingChoiceOnShow: /char show offers a pending Die Hard
 // choice's buttons again to the owner or a GM (Chooser), e.g. after /undo
 // brought the choice back; the damage refusal says so.
@@ -241,7 +278,7 @@ func TestPendingChoiceOnShow(t *testing.T) {
 	tb.OK(tb.Press("bob", resp, "Act Disabled"))
 	commandstest.WantIn(t, "show after the choice", tb.OK(tb.Do("bob", "/char show name:Dur")), "disabled (conscious)")
 	tb.OK(tb.Do("bob", "/undo"))
-	tb.Refused(tb.Do("ann", "/damage target:Dur amount:1"), "/char show offers the buttons again")
+	tb.Refused(tb.Do("ann", "/damage target:Dur amount:1"), "/char show name:Dur offers the buttons again")
 	if show := tb.Do("carl", "/char show name:Dur"); len(show.Components) != 0 {
 		t.Errorf("show to a stranger = %+v; want no buttons", show.Components)
 	}

@@ -1,0 +1,20 @@
+package commands
+
+import "testing"
+
+// TestIndefinite: "a" or "an" as the word is said, markdown skipped.
+func TestIndefinite(t *testing.T) {
+	for word, want := range map[string]string{
+		"**hp-mp-wp**":       "an **hp-mp-wp**",
+		"**hit-protection**": "a **hit-protection**",
+		"**harm**":           "a **harm**",
+		"item":               "an item",
+		"table":              "a table",
+		"mp":                 "an mp",
+		"yard":               "a yard",
+	} {
+		if got := indefinite(word); got != want {
+			t.Errorf("indefinite(%q) = %q; want %q", word, got, want)
+		}
+	}
+}
