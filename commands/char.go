@@ -90,6 +90,9 @@ func charSet(ctx context.Context, s *Service, r *Request) (*Response, error) {
 		if err := m.CanChange(c); err != nil {
 			return nil, err
 		}
+		if option(m.Table, SheetEditOption, m.System) == SheetEditGM && !m.IsGM() {
+			return nil, Errorf(CodeForbidden, "Only a GM can change sheet values at this table (table option sheet-edit=gm); %s still acts with /damage, /heal, /rest and the others.", Escape(c.Name))
+		}
 		before, _, err := m.System.Describe(c)
 		if err != nil {
 			return nil, err

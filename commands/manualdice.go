@@ -40,12 +40,6 @@ const (
 	pendingRollTTL = 24 * time.Hour
 )
 
-// PlatformOptions are the table options of every system, in addition to the
-// system's own TableOptions.
-func PlatformOptions() []TableOption {
-	return []TableOption{{Name: DiceOption, Help: "who rolls: the bot, or the players with physical dice (manual)", Default: DiceBot, Values: []string{DiceBot, DiceManual}}}
-}
-
 // diceOptionText is the reply to /table option name:dice from old to value.
 func diceOptionText(old, value string) string {
 	what := "the bot rolls every die."

@@ -65,7 +65,28 @@ func TestTableOption(t *testing.T) {
 	}
 	tb.Refused(tb.Do("ann", "/table option name:catch-breath value:maybe"), "off or on")
 	// An unknown option is refused with the options this table has.
-	tb.Refused(tb.Do("ann", "/table option name:fudge-dice value:4"), `Unknown table option "fudge-dice"; this hit-protection table has dice, catch-breath`)
+	tb.Refused(tb.Do("ann", "/table option name:fudge-dice value:4"), `Unknown table option "fudge-dice"; this hit-protection table has dice, sheet-edit, catch-breath`)
+}
+
+// TestSheetEdit: the table option sheet-edit decides who sets sheet values
+// with /char set: owner (the default, RULES.md §0.1: its owner or a GM) or
+// gm (GMs only); players still act on their characters either way.
+func TestSheetEdit(t *testing.T) {
+	tb := newTable(t)
+	tb.OK(tb.Do("gm", "/table setup system:hit-protection"))
+	tb.OK(tb.Do("ann", `/char create name:Lister stats:"class=fighter hit-die=d6 hp=3"`))
+	commandstest.WantIn(t, "show", tb.OK(tb.Do("ann", "/table show")), "sheet-edit=owner")
+	tb.OK(tb.Do("ann", "/char set name:Lister stats:hp=4"))
+	tb.Refused(tb.Do("ann", "/table option name:sheet-edit value:gm"), "Only a GM")
+	tb.Refused(tb.Do("gm", "/table option name:sheet-edit value:players"), "Option sheet-edit takes owner or gm")
+	commandstest.WantIn(t, "set", tb.OK(tb.Do("gm", "/table option name:sheet-edit value:gm")), "sheet-edit: owner → gm")
+	commandstest.WantIn(t, "show", tb.OK(tb.Do("ann", "/table show")), "sheet-edit=gm")
+	tb.Refused(tb.Do("ann", "/char set name:Lister stats:hp=6"), "Only a GM can change sheet values at this table (table option sheet-edit=gm)")
+	commandstest.WantIn(t, "player acts", tb.OK(tb.Do("ann", "/damage target:Lister amount:1")), "HP 4 → 3")
+	tb.OK(tb.Do("ann", `/char create name:Pip stats:"class=thief hp=2"`))
+	commandstest.WantIn(t, "GM sets", tb.OK(tb.Do("gm", "/char set name:Lister stats:hp=5")), "HP 3/6 · HD 1/1 → HP 5/6 · HD 1/1")
+	tb.OK(tb.Do("gm", "/table option name:sheet-edit value:owner"))
+	tb.OK(tb.Do("ann", "/char set name:Lister stats:hp=4"))
 }
 
 func TestCharCreateRollsHP(t *testing.T) {

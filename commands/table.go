@@ -20,6 +20,42 @@ type TableOption struct {
 	Values []string
 }
 
+// The table option sheet-edit: who may change a character's sheet values
+// with /char set.
+const (
+	// SheetEditOption is the platform table option that every system offers.
+	SheetEditOption = "sheet-edit"
+	// SheetEditOwner (the default) lets a character's owner or a GM set its
+	// values (RULES.md §0.1).
+	SheetEditOwner = "owner"
+	// SheetEditGM lets only GMs set values: players still act (damage,
+	// heal, rest …) but cannot set their own HP, for gritty tables.
+	SheetEditGM = "gm"
+)
+
+// PlatformOptions are the table options of every system, in addition to the
+// system's own TableOptions: dice (manualdice.go) and sheet-edit.
+func PlatformOptions() []TableOption {
+	return []TableOption{
+		{Name: DiceOption, Help: "who rolls: the bot, or the players with physical dice (manual)", Default: DiceBot, Values: []string{DiceBot, DiceManual}},
+		{Name: SheetEditOption, Help: "who changes sheet values with /char set: a character's owner or a GM (owner), or GMs only (gm)", Default: SheetEditOwner, Values: []string{SheetEditOwner, SheetEditGM}},
+	}
+}
+
+// option returns the value of the table option name, its default when the
+// table has none set (a table set up before the option existed).
+func option(t *storage.Table, name string, sys System) string {
+	if v := t.Options[name]; v != "" {
+		return v
+	}
+	for _, o := range append(PlatformOptions(), sys.TableOptions()...) {
+		if o.Name == name {
+			return o.Values[0]
+		}
+	}
+	return ""
+}
+
 // tableSetup creates the channel's table or changes its system (RULES.md
 // §0.1): anyone may set up a new table and becomes its GM; changing the system
 // is GM-only and refused while characters exist.
@@ -107,14 +143,8 @@ func tableShow(ctx context.Context, s *Service, r *Request) (*Response, error) {
 			gms[i] = mention(id)
 		}
 		var opts []string
-		for _, o := range sys.TableOptions() {
-			opts = append(opts, fmt.Sprintf("%s=%s", o.Name, t.Options[o.Name]))
-		}
-		if t.Options[DiceOption] == DiceManual {
-			opts = append(opts, "dice=manual") // physical dice (manualdice.go)
-		}
-		if len(opts) == 0 {
-			opts = []string{"none"}
+		for _, o := range append(PlatformOptions(), sys.TableOptions()...) {
+			opts = append(opts, fmt.Sprintf("%s=%s", o.Name, option(t, o.Name, sys)))
 		}
 		lines := []string{}
 		var hidden []string
@@ -220,10 +250,7 @@ func tableOption(ctx context.Context, s *Service, r *Request) (*Response, error)
 		if !slices.Contains(o.Values, value) {
 			return nil, Errorf(CodeInvalid, "Option %s takes %s (got %q).", name, strings.Join(o.Values, " or "), Clip(value, 40))
 		}
-		old := m.Table.Options[name]
-		if old == "" {
-			old = o.Values[0]
-		}
+		old := option(m.Table, name, m.System)
 		newOpts := map[string]string{}
 		for k, v := range m.Table.Options {
 			newOpts[k] = v
