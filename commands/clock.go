@@ -76,7 +76,7 @@ func (m *Mutation) AdvanceClock(n int64, unit clock.Unit) (fired int, err error)
 	for _, p := range said {
 		sub := *m
 		sub.about = p.about
-		sub.Note("%s", strings.ReplaceAll(p.Text, "**", ""))
+		sub.Note("%s", Unmarkdown(p.Text))
 	}
 	// The dice of each effect follow its character's last line.
 	for _, r := range m.log.rolls[firstRoll:] {

@@ -163,7 +163,13 @@ func NewRegistry(systems ...System) *Registry {
 	})
 	g.add(&Command{
 		Name: "history", Description: "Recent events with who, what and dice", handle: history,
-		Options: []Option{{Name: "target", Description: "Only events touching this character", Type: OptionString, Autocomplete: true, MaxLength: 32}},
+		Topic: "`/history` shows the latest events, newest first, ten a page; `page:2` the next ten, or `before:#12` the ten before event #12 (each page ends with the command for the next). `target:` keeps the events that touched a character, `user:` those a user made.",
+		Options: []Option{
+			{Name: "target", Description: "Only events touching this character", Type: OptionString, Autocomplete: true, MaxLength: 32},
+			{Name: "user", Description: "Only events this user made", Type: OptionUser},
+			{Name: "before", Description: "Only events before this one, e.g. #12", Type: OptionString, MaxLength: 20},
+			{Name: "page", Description: "Page 1 is the latest ten events, page 2 the ten before them, …", Type: OptionInteger, MinValue: 1, MaxValue: maxHistoryPage},
+		},
 	})
 	g.add(&Command{
 		Name: "undo", Description: "Revert the latest event you may change", handle: undo,

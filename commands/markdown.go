@@ -18,6 +18,24 @@ var markdownEscaper = strings.NewReplacer(
 // markdownEscaper). Every user-given string in a reply goes through it.
 func Escape(s string) string { return markdownEscaper.Replace(s) }
 
+// Unmarkdown turns reply text (Discord markdown, user-given names escaped)
+// back into plain text for a note of the history (Mutation.Note), which is
+// escaped when shown: bold markers go, and so do the escapes Escape adds.
+func Unmarkdown(s string) string {
+	s = strings.ReplaceAll(strings.ReplaceAll(s, "**", ""), "@\u200b", "@")
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) && strings.IndexByte(markdownSpecials, s[i+1]) >= 0 {
+			i++
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// markdownSpecials are the characters Escape puts a backslash before.
+const markdownSpecials = "\\*_~`|><#[]()"
+
 // Arg renders a user-given value (a character's name) as an option value
 // of a command a reply suggests, so that the command works when typed as
 // printed: escaped (Escape, which Discord shows as the plain text) and in

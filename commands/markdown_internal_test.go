@@ -18,3 +18,13 @@ func TestIndefinite(t *testing.T) {
 		}
 	}
 }
+
+// TestUnmarkdown: a reply's text becomes a plain note: no bold, no escapes
+// (Escape's inverse).
+func TestUnmarkdown(t *testing.T) {
+	for _, s := range []string{"Sir_Bob", "a*b", "x@y", `back\slash`, "[link](x)", "plain"} {
+		if got := Unmarkdown("**" + Escape(s) + "** takes 3"); got != s+" takes 3" {
+			t.Errorf("Unmarkdown(Escape(%q)) = %q; want %q", s, got, s+" takes 3")
+		}
+	}
+}

@@ -2,6 +2,7 @@ package commands_test
 
 import (
 	"context"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -230,6 +231,52 @@ func TestClock(t *testing.T) {
 	if out := tb.OK(tb.Do("bob", "/clock")); !strings.Contains(out, "day 1, 00:01") {
 		t.Errorf("after undo show = %q", out)
 	}
+}
+
+// TestHistoryPages: /history shows ten events a page; page:N and
+// before:#N page back, filters by target and user combine, and every page
+// that leaves older events out ends with the one line that shows them, a
+// command that works as printed.
+func TestHistoryPages(t *testing.T) {
+	tb := newTable(t)
+	tb.OK(tb.Do("gm", "/table setup system:hit-protection")) // #1
+	tb.OK(tb.Do("ann", `/char create name:"Sir Bob" stats:"class=fighter hit-die=d12 hp=12"`))
+	tb.OK(tb.Do("bob", `/char create name:Rook stats:"class=thief hp=2"`)) // #3
+	for i := 0; i < 12; i++ {                                              // #4 … #15: ann, gm, ann, gm …
+		user := []string{"ann", "gm"}[i%2]
+		tb.OK(tb.Do(user, `/damage target:"Sir Bob" amount:1`))
+	}
+	seqs := func(out string) []string { return regexp.MustCompile("`#(\\d+)`").FindAllString(out, -1) }
+	page := tb.OK(tb.Do("bob", "/history"))
+	if got := seqs(page); len(got) != 10 || got[0] != "`#15`" || got[9] != "`#6`" {
+		t.Fatalf("first page = %v; want #15 … #6", got)
+	}
+	commandstest.WantIn(t, "first page", page, "Older events: /history before:#6")
+	if got := seqs(tb.OK(tb.Do("bob", "/history before:#6"))); len(got) != 5 || got[0] != "`#5`" || got[4] != "`#1`" {
+		t.Errorf("before:#6 = %v; want #5 … #1", got)
+	}
+	last := tb.OK(tb.Do("bob", "/history page:2"))
+	if got := seqs(last); len(got) != 5 || got[0] != "`#5`" || strings.Contains(last, "Older events") {
+		t.Errorf("page:2 = %v %q; want #5 … #1 and no older-events line", got, last)
+	}
+	commandstest.WantIn(t, "page 3", tb.OK(tb.Do("bob", "/history page:3")), "No events here on page 3.")
+	tb.Refused(tb.Do("bob", "/history page:2 before:#6"), "before or page, not both")
+	tb.Refused(tb.Do("bob", "/history before:soon"), "before:#12")
+
+	// Filters: the older-events line keeps them, and works as printed.
+	byGM := tb.OK(tb.Do("bob", `/history target:"Sir Bob" user:gm`))
+	if got := seqs(byGM); len(got) != 6 || got[0] != "`#15`" {
+		t.Errorf("target and user = %v; want the GM's six damages", got)
+	}
+	if strings.Contains(byGM, "Older events") {
+		t.Errorf("target and user = %q; want no older-events line when nothing older matches", byGM)
+	}
+	filtered := tb.OK(tb.Do("bob", `/history target:"Sir Bob"`))
+	commandstest.WantIn(t, "target", filtered, `Older events: /history before:#6 target:"Sir Bob"`)
+	if got := seqs(tb.OK(tb.Do("bob", `/history before:#6 target:"Sir Bob"`))); len(got) != 3 || got[2] != "`#2`" {
+		t.Errorf("the older page of a target = %v; want #5, #4 and the creation #2", got)
+	}
+	commandstest.WantIn(t, "user", tb.OK(tb.Do("bob", "/history user:bob")), "/char create name:Rook")
 }
 
 func TestHistoryAndUndo(t *testing.T) {

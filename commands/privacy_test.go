@@ -104,7 +104,7 @@ var privacyScenarios = []struct {
 	{"table option", []string{"/table option name:catch-breath value:on", "/table option name:fudge-dice value:4", "/table option name:dice value:manual",
 		"/damage target:Goblin amount:1d6", "/rest kind:night", "/table option name:dice value:bot",
 		"/table option name:sheet-edit value:gm", `/char set name:Goblin stats:"{set}"`, "/table option name:sheet-edit value:owner"}},
-	{"history", []string{"/history", "/history target:Goblin"}},
+	{"history", []string{"/history", "/history target:Goblin", "/history page:2", "/history user:gm before:#9"}},
 	{"undo", []string{"/undo"}},
 	{"odds", []string{"/odds", "/odds expr:2d6"}},
 	{"help", []string{"/help", "/help topic:damage", "/help topic:{system}"}},

@@ -164,7 +164,7 @@ func (sys System) roll(m *commands.Mutation) (*commands.Response, error) {
 		text += ", taken out of the conflict"
 	}
 	text += "."
-	m.Note("%s", strings.ReplaceAll(text, "\n", " "))
+	m.Note("%s", commands.Unmarkdown(strings.ReplaceAll(text, "\n", " ")))
 	m.Say("%s", text)
 	return &commands.Response{}, nil
 }

@@ -58,7 +58,7 @@ func (sys System) damage(m *commands.Mutation) (*commands.Response, error) {
 			return nil, err
 		}
 		text := outcomeText(ch.Name, out)
-		m.Note("%s", strings.ReplaceAll(text, "\n", " "))
+		m.Note("%s", commands.Unmarkdown(strings.ReplaceAll(text, "\n", " ")))
 		m.Say("%s", text)
 	}
 	return &commands.Response{}, nil

@@ -110,7 +110,7 @@ func (sys System) heal(m *commands.Mutation) (*commands.Response, error) {
 		if len(aid.Spent) > 0 {
 			line += " Spent " + poolsText(aid.Spent) + "."
 		}
-		mh.Note("%s", line)
+		mh.Note("%s", commands.Unmarkdown(line))
 		mh.Say("%s", line)
 		h.HelpSL = aid.Check.SL
 	}
@@ -162,7 +162,7 @@ func (sys System) heal(m *commands.Mutation) (*commands.Response, error) {
 	}
 	lines = append(lines, line)
 	text := strings.Join(lines, "\n")
-	m.Note("%s", strings.ReplaceAll(text, "\n", " "))
+	m.Note("%s", commands.Unmarkdown(strings.ReplaceAll(text, "\n", " ")))
 	m.Say("%s", text)
 	return &commands.Response{}, nil
 }

@@ -37,7 +37,7 @@ func (sys System) rest(m *commands.Mutation) (*commands.Response, error) {
 			verb = "rest"
 		}
 		head := fmt.Sprintf("%s %s a day; the table's clock does not move (%s).", strings.Join(names, ", "), verb, clock.Time(m.Table.Clock))
-		m.ForTable().Note("%s", head)
+		m.ForTable().Note("%s", commands.Unmarkdown(head))
 		m.ForTable().Say("%s", head)
 	} else {
 		var err error
@@ -101,7 +101,7 @@ func (sys System) spend(m *commands.Mutation) (*commands.Response, error) {
 			return nil, err
 		}
 		line := fmt.Sprintf("**%s** spends %d %s: %s %d → %d.", commands.Escape(ch.Name), n, abilityLabel(pool), abilityLabel(pool), change.Before, change.After)
-		m.Note("%s", line)
+		m.Note("%s", commands.Unmarkdown(line))
 		m.Say("%s", line)
 	}
 	return &commands.Response{}, nil

@@ -3,7 +3,6 @@ package hpmpwp
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/storage"
@@ -81,7 +80,7 @@ func choiceButton(ctx context.Context, s *commands.Service, r *commands.Request)
 			label = "Act Disabled"
 		}
 		rep := outcomeText(ch.Name, out)
-		m.Note("Die Hard: %s (%s pressed %s)", strings.ReplaceAll(rep, "**", ""), r.UserName, label)
+		m.Note("Die Hard: %s (%s pressed %s)", commands.Unmarkdown(rep), r.UserName, label)
 		mine := commands.Part{Text: fmt.Sprintf("Die Hard: %s pressed **%s** for **%s**.\n%s", commands.Escape(r.UserName), label, commands.Escape(ch.Name), rep),
 			Buttons: [][]commands.Button{choiceButtons(id, seq, true)}}
 

@@ -3,7 +3,6 @@ package hpmpwp
 import (
 	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/rules/dice"
@@ -33,7 +32,7 @@ func each(m *commands.Mutation, targets []*storage.Character, check func(*storag
 			return nil, err
 		}
 		rep := outcomeText(ch.Name, out)
-		m.Note("%s", strings.ReplaceAll(rep, "**", ""))
+		m.Note("%s", commands.Unmarkdown(rep))
 		m.Say("%s", rep)
 	}
 	return &commands.Response{}, nil
@@ -89,7 +88,7 @@ func damage(m *commands.Mutation) (*commands.Response, error) {
 			return nil, err
 		}
 		rep := outcomeText(ch.Name, out)
-		m.Note("%s", strings.ReplaceAll(rep, "**", ""))
+		m.Note("%s", commands.Unmarkdown(rep))
 		if buttons != nil {
 			rep += fmt.Sprintf("\nDie Hard: %s (its owner) or a GM chooses now — **Act Disabled** or **Fall Unconscious** (stable). Damage to **%s** waits for the choice.",
 				commands.Escape(ch.OwnerName), commands.Escape(ch.Name))
