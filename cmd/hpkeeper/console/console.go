@@ -78,6 +78,11 @@ type Options struct {
 	// FilesDir is the directory where the files the bot attaches (odds
 	// charts, table exports) are written; "" lists them without writing.
 	FilesDir string
+	// StrictDice makes :dice behave like --dice: once faces were queued,
+	// running out of them is an error, not a silent random roll (RULES.md
+	// §0.3), so a script cannot pass by luck. Main sets it unless --seed
+	// makes the random rolls repeatable.
+	StrictDice bool
 }
 
 // Console is one console session: the fake Discord's state (current user and
@@ -87,6 +92,7 @@ type Console struct {
 	svc         Service
 	reg         *commands.Registry
 	queue       *dice.Scripted
+	strictDice  bool
 	out         *errWriter
 	interactive bool
 
@@ -128,6 +134,7 @@ func New(svc Service, queue *dice.Scripted, out io.Writer, opts Options) *Consol
 		svc:         svc,
 		reg:         svc.Registry(),
 		queue:       queue,
+		strictDice:  opts.StrictDice,
 		out:         &errWriter{w: out},
 		interactive: opts.Interactive,
 		filesDir:    opts.FilesDir,
@@ -472,6 +479,9 @@ func (c *Console) directive(name, arg string) error {
 			return notUnderstood(":dice: %v", err)
 		}
 		c.queue.Push(faces...)
+		if c.strictDice {
+			c.queue.SetFallback(nil) // from now on, every die is queued (Options.StrictDice)
+		}
 		s := make([]string, len(faces))
 		for i, f := range faces {
 			s[i] = strconv.Itoa(f)
