@@ -153,9 +153,9 @@ func (sys System) heal(m *commands.Mutation) (*commands.Response, error) {
 	if out.Check.SL == 0 {
 		line += fmt.Sprintf(": nothing changes (%s); **%s**, counter %d.", triggerUsed(trig), out.After, out.CounterAfter)
 	} else if out.After != out.Before {
-		line += fmt.Sprintf(": **%s → %s**, counter %d → %d.", out.Before, out.After, out.CounterBefore, out.CounterAfter)
+		line += fmt.Sprintf(": **%s → %s**, %s.", out.Before, out.After, counterChange(out.CounterBefore, out.CounterAfter))
 	} else {
-		line += fmt.Sprintf(": stays **%s**, counter %d → %d.", out.After, out.CounterBefore, out.CounterAfter)
+		line += fmt.Sprintf(": stays **%s**, %s.", out.After, counterChange(out.CounterBefore, out.CounterAfter))
 	}
 	if len(bonus) > 0 {
 		line += " Spent " + poolsText(bonus) + "."
@@ -165,6 +165,15 @@ func (sys System) heal(m *commands.Mutation) (*commands.Response, error) {
 	m.Note("%s", commands.Unmarkdown(strings.ReplaceAll(text, "\n", " ")))
 	m.Say("%s", text)
 	return &commands.Response{}, nil
+}
+
+// counterChange renders the harm counter around a healing check: "counter
+// 3 → 1", or "counter stays 0" when the SL found it at 0 already.
+func counterChange(before, after int) string {
+	if before == after {
+		return fmt.Sprintf("counter stays %d", after)
+	}
+	return fmt.Sprintf("counter %d → %d", before, after)
 }
 
 // spendMix reads /heal spend: pool=points pairs separated by commas or

@@ -1,6 +1,7 @@
 package hitprot
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -52,6 +53,10 @@ func attend(m *commands.Mutation) (*commands.Response, error) {
 		}
 		hpBefore, hdBefore := h.c.HP, h.c.HD
 		c, o, err := h.c.Attend(m.Dice(), skilled, clock.Time(m.Table.Clock))
+		if errors.Is(err, rules.ErrCannotStop) && !skilled && strings.Contains(err.Error(), rules.FatalWoundI.String()) {
+			return nil, commands.Errorf(commands.CodeConflict, "%s: %s. Nothing was changed. A skilled healer or healing magic attends with /attend target:%s skilled:true.",
+				h.name(), reason(err, rules.ErrCannotStop), commands.Arg(h.ch.Name))
+		}
 		if err != nil {
 			return nil, ruleError(h, err)
 		}

@@ -38,7 +38,7 @@ func (System) AdvanceClock(m *commands.Mutation, from, to int64) error {
 			rep += "\n• " + l
 		}
 		if c.State != next.State || c.Activity != next.Activity {
-			rep += "\nState: **" + stateText(next) + "**"
+			rep += "\nState: **" + stateLine(next) + "**"
 		}
 		if f := fatigue(next); f != "" && f != fatigue(c) {
 			rep += "\n" + f

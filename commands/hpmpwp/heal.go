@@ -59,6 +59,7 @@ func attend(m *commands.Mutation) (*commands.Response, error) {
 	}
 	anyone := func(*storage.Character) error { return nil }
 	m.ForTable().Say("%s attends (a DC 15 Heal check).", who)
+	m.ForTable().Note("%s attends (a DC 15 Heal check).", commands.Unmarkdown(who))
 	return each(m, targets, anyone, func(c rules.Character, src dice.Source) (rules.Character, rules.Outcome, error) {
 		return c.Attend(src, bonus)
 	})

@@ -115,6 +115,15 @@ func stateText(c rules.Character) string {
 	return s
 }
 
+// stateLine is the state of a reply's State line: the state and the
+// fatigue condition, e.g. "conscious, exhausted" (RULES.md §2.3, §2.4).
+func stateLine(c rules.Character) string {
+	if cond := condition(c); cond != "" {
+		return stateText(c) + ", " + cond
+	}
+	return stateText(c)
+}
+
 // stateWord names a state for players: "conscious" for fine (a state with
 // no name in RULES.md §2.4: WP 0 or more), else its rule name.
 func stateWord(s rules.State) string {
@@ -179,11 +188,7 @@ func outcomeText(name string, out rules.Outcome) string {
 	for _, l := range out.Lines {
 		b.WriteString("\n• " + l)
 	}
-	state := stateText(out.After)
-	if cond := condition(out.After); cond != "" {
-		state += ", " + cond
-	}
-	fmt.Fprintf(&b, "\nState: **%s**", state)
+	fmt.Fprintf(&b, "\nState: **%s**", stateLine(out.After))
 	if out.Before.State != out.After.State {
 		fmt.Fprintf(&b, " (was %s)", stateWord(out.Before.State))
 	}
