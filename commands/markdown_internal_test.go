@@ -28,3 +28,13 @@ func TestUnmarkdown(t *testing.T) {
 		}
 	}
 }
+
+// TestLiteralTextKeepsOurMentions: a refusal keeps the bot's own mention of
+// a user (which never pings) and neutralises every mention a user typed.
+func TestLiteralTextKeepsOurMentions(t *testing.T) {
+	got := literalText(`Lister belongs to ` + mention("1311000000000001002") + `; "<@1311000000000001003>" and @everyone`)
+	want := "Lister belongs to <@1311000000000001002>; \"\\<@\u200b1311000000000001003\\>\" and @\u200beveryone"
+	if got != want {
+		t.Errorf("literalText = %q; want %q", got, want)
+	}
+}

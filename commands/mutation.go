@@ -114,7 +114,9 @@ func canChange(r *Request, t *storage.Table, c *storage.Character) error {
 	if c.OwnerID == r.UserID || isGM(r, t) {
 		return nil
 	}
-	return Errorf(CodeForbidden, "%s belongs to %s: only its owner or a GM can do that.", Escape(c.Name), Escape(c.OwnerName))
+	// The owner as a mention (replies never ping): "belongs to you" read
+	// as the reader, not the console's user named "you".
+	return Errorf(CodeForbidden, "%s belongs to %s: only its owner or a GM can do that.", Escape(c.Name), mention(c.OwnerID))
 }
 
 // Tx returns the write transaction, for reads the helpers do not cover. Load

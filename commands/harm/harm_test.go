@@ -185,7 +185,7 @@ func TestHealFirstAidAndCounsel(t *testing.T) {
 	tb.Dice.Push(-1, -1, -1)
 	tb.OK(tb.Do("ann", "/damage target:Garrett amount:3"))
 	tb.Refused(tb.Do("cat", "/heal target:Garrett trigger:first-aid"), "needs healer")
-	tb.Refused(tb.Do("bob", "/heal target:Garrett trigger:first-aid healer:Ada"), "Ada belongs to cat")
+	tb.Refused(tb.Do("bob", "/heal target:Garrett trigger:first-aid healer:Ada"), "Ada belongs to <@cat>")
 	tb.Refused(tb.Do("cat", "/heal target:Ada trigger:first-aid healer:Ada"), "nothing to heal")
 	tb.Refused(tb.Do("cat", "/heal target:Garrett trigger:counsel healer:Garrett"), "another character")
 
@@ -326,7 +326,7 @@ func TestHealPoolPoints(t *testing.T) {
 	tb.Refused(tb.Do("bob", "/heal target:Garrett trigger:pools healer-pool:reason"), "healer-pool buys the healer a bonus die")
 	tb.Refused(tb.Do("cat", "/heal target:Garrett trigger:first-aid healer:Ada healer-pool:vigor"), "first-aid draws on reason, not vigor")
 	// Ada's owner may give first aid but not spend Garrett's Vigor.
-	tb.Refused(tb.Do("cat", "/heal target:Garrett trigger:first-aid healer:Ada pool:vigor"), "Garrett belongs to bob")
+	tb.Refused(tb.Do("cat", "/heal target:Garrett trigger:first-aid healer:Ada pool:vigor"), "Garrett belongs to <@bob>")
 
 	tb.Dice.Push(0, 0, -1, 1)        // Ada's First Aid 2 with a Reason point: SL 3
 	tb.Dice.Push(-1, -1, 0, 0, 0, 1) // Garrett's Endure with 3 bonus dice

@@ -81,7 +81,7 @@ func TestWoundsAndClock(t *testing.T) {
 	tb.Refused(tb.Do("meg", "/treat target:Lister"), "no untreated wound")
 	tb.Refused(tb.Do("bob", "/rest kind:turn"), "no HP restoring until day 3")
 	tb.Refused(tb.Do("meg", "/attend target:Rook"), "skilled healer")
-	tb.Refused(tb.Do("meg", "/attend target:Rook healer:Lister skilled:true"), "Lister belongs to bob")
+	tb.Refused(tb.Do("meg", "/attend target:Rook healer:Lister skilled:true"), "Lister belongs to <@bob>")
 	tb.Refused(tb.Do("ann", "/attend target:Rook healer:Rook skilled:true"), "Rook cannot give itself the care")
 	out := tb.OK(tb.Do("ann", "/clock action:next-round"))
 	commandstest.WantIn(t, "round 1", out, "**Lister** no longer stunned")
