@@ -273,23 +273,32 @@ func (m *Mutation) hiddenOf(sc *scope) []uint64 {
 	return out
 }
 
-// wordPart is what players read of a hidden character: "**Goblin**:
-// Wounded", with its word embed (hiddenEmbed) when embed is set and the
-// character is still there.
-func (m *Mutation) wordPart(id uint64, embed bool) Part {
+// wordLine is what players read of a hidden character: "**Goblin**:
+// Wounded", or "gone" once deleted.
+func (m *Mutation) wordLine(id uint64) string {
 	c := m.cache[id]
 	if c == nil {
-		return Part{Text: "**" + Escape(m.before[id].Name) + "**: gone"}
+		return "**" + Escape(m.before[id].Name) + "**: gone"
 	}
 	v, err := viewOf(m.System, c, m.Table.Clock)
 	if err != nil {
-		return Part{Text: "**" + Escape(c.Name) + "**"}
+		return "**" + Escape(c.Name) + "**"
 	}
-	p := Part{Text: "**" + Escape(c.Name) + "**: " + v.Word()}
-	if embed {
-		p.Embeds = []Embed{hiddenEmbed(c, v)}
+	return "**" + Escape(c.Name) + "**: " + v.Word()
+}
+
+// wordEmbed is the embed players see of a hidden character (hiddenEmbed);
+// false once it is deleted.
+func (m *Mutation) wordEmbed(id uint64) (Embed, bool) {
+	c := m.cache[id]
+	if c == nil {
+		return Embed{}, false
 	}
-	return p
+	v, err := viewOf(m.System, c, m.Table.Clock)
+	if err != nil {
+		return Embed{}, false
+	}
+	return hiddenEmbed(c, v), true
 }
 
 // maxRows is Discord's limit on rows of buttons in a message.
@@ -313,17 +322,31 @@ func (m *Mutation) present(resp *Response) *Response {
 	}
 	parts = append(parts, m.autoEmbeds(parts)...)
 	var shown, kept []part
-	var words []uint64
+	var words, embedded []uint64 // hidden characters shown by their word, in text and embed
+	public := 0
 	for _, p := range parts {
 		if m.public(p.about) {
 			shown = append(shown, p)
+			public++
 			continue
 		}
 		kept = append(kept, p)
+		// Each hidden character's word where its first part was, and its
+		// word embed where its first embed was.
 		for _, id := range m.hiddenOf(p.about) {
+			var w Part
 			if !slices.Contains(words, id) {
 				words = append(words, id)
-				shown = append(shown, part{about: &scope{table: true}, Part: m.wordPart(id, len(words) <= 5)})
+				w.Text = m.wordLine(id)
+			}
+			if len(p.Embeds) > 0 && !slices.Contains(embedded, id) && len(embedded) < 5 {
+				if e, ok := m.wordEmbed(id); ok {
+					embedded = append(embedded, id)
+					w.Embeds = []Embed{e}
+				}
+			}
+			if w.Text != "" || len(w.Embeds) > 0 {
+				shown = append(shown, part{about: &scope{table: true}, Part: w})
 			}
 		}
 	}
@@ -332,7 +355,7 @@ func (m *Mutation) present(resp *Response) *Response {
 	}
 	out := m.render(shown)
 	out.Ephemeral, out.UpdateMessage, out.FollowUps = resp.Ephemeral, resp.UpdateMessage, resp.FollowUps
-	if len(words) > 0 && len(words) == len(shown) && m.Req.Kind == KindCommand {
+	if len(words) > 0 && public == 0 && m.Req.Kind == KindCommand {
 		out.Content = fmt.Sprintf("%s used %s.\n%s", Escape(m.Req.UserName), m.Req.commandName(), out.Content)
 	}
 	if len(kept) > 0 && m.IsGM() {
