@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/bwmarrin/discordgo"
 
@@ -54,15 +53,7 @@ func checkFollowUp(t *testing.T, contentType string, body []byte) {
 // webhook, ephemeral.
 func TestEndpointFollowUps(t *testing.T) {
 	fake := newFakeWebhook(t)
-	kp := newKeyPair(t)
-	now := time.Now()
-	ep, err := NewEndpoint(withFollowUp, kp.pub, testLogger(t), WithClock(func() time.Time { return now }),
-		WithFilesClient(loopbackClient(t, fake.srv.URL)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(ep)
-	defer srv.Close()
+	ep, srv, kp, now := webhookEndpoint(t, withFollowUp, fake)
 	status, b := do(t, srv.Client(), kp.signedRequest(t, srv.URL, fixture(t, "damage.json"), now))
 	ep.Wait()
 	if w := decodeWire(t, b); status != 200 || w.Data.Content != "**Goblin**: Wounded" || w.Data.Flags != 0 {

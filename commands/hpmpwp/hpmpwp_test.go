@@ -60,14 +60,21 @@ func TestFight(t *testing.T) {
 	}
 }
 
-// TestDieHardButtons: the choice blocks damage, takes the owner or a
-// GM, and a second press is refused (RULES.md §2.4).
-func TestDieHardButtons(t *testing.T) {
+// dieHard returns a table where the GM, ann, has just damaged bob's Dur
+// (Die Hard) to -2 WP with a failed save, and the reply with the choice.
+func dieHard(t *testing.T) (*commandstest.Table, *commands.Response) {
+	t.Helper()
 	tb := newTable(t)
 	tb.OK(tb.Do("ann", "/table setup system:hp-mp-wp"))
 	tb.OK(tb.Do("bob", `/char create name:Dur stats:"hp-max=5 feats=die-hard"`))
 	tb.Dice.Push(4)
-	resp := tb.Do("ann", "/damage target:Dur amount:17")
+	return tb, tb.Do("ann", "/damage target:Dur amount:17")
+}
+
+// TestDieHardButtons: the choice blocks damage, takes the owner or a
+// GM, and a second press is refused (RULES.md §2.4).
+func TestDieHardButtons(t *testing.T) {
+	tb, resp := dieHard(t)
 	commandstest.WantIn(t, "damage", tb.OK(resp), "WP 10 → -2", "failed", "Die Hard: must choose", "Act Disabled")
 	tb.Refused(tb.Do("ann", "/damage target:Dur amount:1"), "must first choose")
 	tb.Refused(tb.Press("carl", resp, "Act Disabled"), "only its owner or a GM")
@@ -259,11 +266,7 @@ func TestStateWords(t *testing.T) {
 // TestDieHardAfterUndoneDamage: the Die Hard buttons of undone damage say
 // the message is out of date because of the undo.
 func TestDieHardAfterUndoneDamage(t *testing.T) {
-	tb := newTable(t)
-	tb.OK(tb.Do("ann", "/table setup system:hp-mp-wp"))
-	tb.OK(tb.Do("bob", `/char create name:Dur stats:"hp-max=5 feats=die-hard"`))
-	tb.Dice.Push(4)
-	resp := tb.Do("ann", "/damage target:Dur amount:17")
+	tb, resp := dieHard(t)
 	tb.OK(tb.Do("ann", "/undo"))
 	tb.Refused(tb.Press("bob", resp, "Act Disabled"), "This message is out of date: the damage it answers (#3) was undone, so **Dur** has no Die Hard choice to make here.")
 }
