@@ -54,6 +54,15 @@ func interactionLogger(log zerolog.Logger, i *discordgo.Interaction) zerolog.Log
 		Logger()
 }
 
+// reply is one converted answer: resp for Discord, and the follow-up
+// messages (commands.Response.FollowUps, e.g. a hidden character's numbers
+// for the GM alone) that are posted after it through the interaction's
+// webhook (followups.go).
+type reply struct {
+	resp      *discordgo.InteractionResponse
+	followUps []*commands.Response
+}
+
 // dispatch converts interaction i, lets h answer it with the per-interaction
 // logger in ctx (without ctx's cancellation: an answer is finished even when
 // the request that brought it is gone), and converts the answer. A panic
@@ -64,61 +73,64 @@ func interactionLogger(log zerolog.Logger, i *discordgo.Interaction) zerolog.Log
 // When after is positive and h has not answered within it, dispatch returns
 // at once the deferred response for the request's kind (see deferral) and a
 // channel on which the answer arrives when h is done; the transport sends
-// the deferral first and then the answer with deliverLate (deferred.go).
-// Otherwise late is nil and resp is the answer.
-func dispatch(ctx context.Context, h Handler, log zerolog.Logger, i *discordgo.Interaction, now time.Time, after time.Duration) (resp *discordgo.InteractionResponse, late <-chan *discordgo.InteractionResponse, err error) {
+// the deferral first and then the answer with deliverLate, and then its
+// follow-ups (deferred.go). Otherwise late is nil and first is the answer.
+func dispatch(ctx context.Context, h Handler, log zerolog.Logger, i *discordgo.Interaction, now time.Time, after time.Duration) (first reply, late <-chan reply, err error) {
 	ilog := interactionLogger(log, i)
 	ctx = ilog.WithContext(context.WithoutCancel(ctx))
 	defer func() {
 		if p := recover(); p != nil {
 			logPanic(ilog, p)
-			resp, late, err = apology(), nil, nil
+			first, late, err = reply{resp: apology()}, nil, nil
 		}
 	}()
 	req, err := RequestFrom(i, now)
 	if err != nil {
-		return nil, nil, err
+		return reply{}, nil, err
 	}
 	fetchAttachments(ctx, filesClient(ctx), ilog, req) // files.go
 	if after <= 0 {
 		return answer(ctx, h, ilog, req), nil, nil
 	}
-	answered := make(chan *discordgo.InteractionResponse, 1)
+	answered := make(chan reply, 1)
 	go func() { answered <- answer(ctx, h, ilog, req) }()
 	timer := time.NewTimer(after)
 	defer timer.Stop()
 	select {
-	case resp := <-answered:
-		return resp, nil, nil
+	case r := <-answered:
+		return r, nil, nil
 	case <-timer.C:
 		ilog.Info().Str("command", req.Command).Int("kind", int(req.Kind)).Dur("after", after).Msg("interaction deferred")
-		return deferral(req.Kind), answered, nil
+		return reply{resp: deferral(req.Kind)}, answered, nil
 	}
 }
 
 // answer lets h answer req and converts the answer; a panic is logged and
 // answered with an ephemeral apology.
-func answer(ctx context.Context, h Handler, ilog zerolog.Logger, req *commands.Request) (resp *discordgo.InteractionResponse) {
+func answer(ctx context.Context, h Handler, ilog zerolog.Logger, req *commands.Request) (r reply) {
 	defer func() {
 		if p := recover(); p != nil {
 			logPanic(ilog, p)
-			resp = apology()
+			r = reply{resp: apology()}
 		}
 	}()
 	start := time.Now()
 	a := h.Handle(ctx, req)
 	if a == nil {
 		ilog.Error().Str("command", req.Command).Msg("handler returned no response")
+	} else {
+		r.followUps = a.FollowUps
 	}
-	resp = ResponseFrom(req.Kind, a)
+	r.resp = ResponseFrom(req.Kind, a)
 	ilog.Debug().
 		Str("command", req.Command).
 		Str("subcommand", req.Subcommand).
 		Int("kind", int(req.Kind)).
-		Int("response_type", int(resp.Type)).
+		Int("response_type", int(r.resp.Type)).
+		Int("follow_ups", len(r.followUps)).
 		Dur("took", time.Since(start)).
 		Msg("interaction answered")
-	return resp
+	return r
 }
 
 // logPanic logs a recovered panic p with its stack.

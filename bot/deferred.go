@@ -33,8 +33,9 @@ import (
 //   - autocomplete cannot be deferred: it is answered with no choices, and the
 //     late choices are dropped.
 //
-// Files go with the edit or the follow-up, as a multipart body. An answer
-// not ready within the token's life is logged and dropped.
+// Files go with the edit or the follow-up, as a multipart body; the
+// answer's own follow-ups (commands.Response.FollowUps) are posted after it.
+// An answer not ready within the token's life is logged and dropped.
 
 // DefaultDeferAfter is how long a handler may take before its interaction
 // is answered with a deferred response: a third of Discord's 3 s, leaving
@@ -71,17 +72,18 @@ func deferral(kind commands.Kind) *discordgo.InteractionResponse {
 }
 
 // awaitLate waits for the answer to interaction i, received at received
-// and deferred with deferred, and delivers it with deliverLate through c.
-// It gives up, logging an error, when the answer is not ready within the
-// token's life.
-func awaitLate(c *http.Client, log zerolog.Logger, i *discordgo.Interaction, received time.Time, deferred *discordgo.InteractionResponse, late <-chan *discordgo.InteractionResponse) {
+// and deferred with deferred, delivers it with deliverLate through c, and
+// then posts its follow-ups (followups.go), as an inline answer's follow-ups
+// follow it. It gives up, logging an error, when the answer is not ready
+// within the token's life.
+func awaitLate(c *http.Client, log zerolog.Logger, i *discordgo.Interaction, received time.Time, deferred *discordgo.InteractionResponse, late <-chan reply) {
 	ilog := interactionLogger(log, i)
 	expiry := received.Add(tokenLife)
 	timer := time.NewTimer(time.Until(expiry))
 	defer timer.Stop()
-	var resp *discordgo.InteractionResponse
+	var r reply
 	select {
-	case resp = <-late:
+	case r = <-late:
 	case <-timer.C:
 		ilog.Error().Msg("no answer within the interaction token's 15 minutes; nothing sent")
 		return
@@ -93,11 +95,12 @@ func awaitLate(c *http.Client, log zerolog.Logger, i *discordgo.Interaction, rec
 	ctx, cancel := context.WithDeadline(context.Background(), deadline)
 	defer cancel()
 	start := time.Now()
-	if err := deliverLate(ctx, c, i, deferred.Type, resp); err != nil {
+	if err := deliverLate(ctx, c, i, deferred.Type, r.resp); err != nil {
 		ilog.Error().Err(err).Msg("cannot deliver the deferred answer")
 		return
 	}
-	ilog.Debug().Int("response_type", int(resp.Type)).Dur("took", time.Since(start)).Msg("deferred answer delivered")
+	ilog.Debug().Int("response_type", int(r.resp.Type)).Dur("took", time.Since(start)).Msg("deferred answer delivered")
+	sendFollowUps(ctx, c, ilog, i, r.followUps)
 }
 
 // deliverLate sends resp, the answer to interaction i after the deferral of

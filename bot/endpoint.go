@@ -157,13 +157,13 @@ func (e *Endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	received := time.Now() // the token's life runs on the real clock
 	var (
-		resp *discordgo.InteractionResponse
-		late <-chan *discordgo.InteractionResponse
+		first reply
+		late  <-chan reply
 	)
 	if i.Type == discordgo.InteractionPing {
-		resp = &discordgo.InteractionResponse{Type: discordgo.InteractionResponsePong}
+		first.resp = &discordgo.InteractionResponse{Type: discordgo.InteractionResponsePong}
 	} else {
-		resp, late, err = dispatch(withFilesClient(r.Context(), e.followUps.httpClient()), e.h, e.log, i, e.now(), e.deferAfter)
+		first, late, err = dispatch(withFilesClient(r.Context(), e.followUps.httpClient()), e.h, e.log, i, e.now(), e.deferAfter)
 		if err != nil {
 			ilog := interactionLogger(e.log, i)
 			ilog.Warn().Err(err).Msg("interaction not handled")
@@ -171,7 +171,7 @@ func (e *Endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	out, err := EncodeResponse(resp)
+	out, err := EncodeResponse(first.resp)
 	if err != nil {
 		ilog := interactionLogger(e.log, i)
 		ilog.Error().Err(err).Msg("cannot encode interaction response")
@@ -194,7 +194,7 @@ func (e *Endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				<-late
 				return
 			}
-			awaitLate(e.followUps.httpClient(), e.log, i, received, resp, late) // deferred.go
+			awaitLate(e.followUps.httpClient(), e.log, i, received, first.resp, late) // deferred.go
 		}(err == nil)
 	}
 	if err != nil {
@@ -203,7 +203,7 @@ func (e *Endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if late == nil {
-		e.followUps.sendLater(interactionLogger(e.log, i), i, resp) // files, after the inline answer (files.go)
+		e.followUps.sendLater(interactionLogger(e.log, i), i, first) // files and follow-ups, after the inline answer (files.go)
 	}
 }
 

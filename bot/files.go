@@ -157,26 +157,30 @@ func (f *followUps) httpClient() *http.Client {
 	return http.DefaultClient
 }
 
-// sendLater posts the files of resp, the inline answer to i, as a
-// follow-up message from a goroutine, so that it follows the inline answer.
-func (f *followUps) sendLater(log zerolog.Logger, i *discordgo.Interaction, resp *discordgo.InteractionResponse) {
-	files, err := readFiles(resp)
+// sendLater posts the files of r's response, the inline answer to i, as a
+// follow-up message, then r's follow-up messages (followups.go), from a
+// goroutine, so that they follow the inline answer.
+func (f *followUps) sendLater(log zerolog.Logger, i *discordgo.Interaction, r reply) {
+	files, err := readFiles(r.resp)
 	if err != nil {
 		log.Error().Err(err).Msg("cannot read files of the answer")
+		files = nil
+	}
+	if len(files) == 0 && len(r.followUps) == 0 {
 		return
 	}
-	if len(files) == 0 {
-		return
-	}
-	ephemeral := resp.Data.Flags&discordgo.MessageFlagsEphemeral != 0
+	ephemeral := r.resp.Data != nil && r.resp.Data.Flags&discordgo.MessageFlagsEphemeral != 0
 	f.wg.Add(1)
 	go func() {
 		defer f.wg.Done()
 		ctx, cancel := context.WithTimeout(context.Background(), followUpTimeout)
 		defer cancel()
-		if err := sendFollowUp(ctx, f.httpClient(), i, files, ephemeral); err != nil {
-			log.Error().Err(err).Int("files", len(files)).Msg("cannot send files as a follow-up message")
+		if len(files) > 0 {
+			if err := sendFollowUp(ctx, f.httpClient(), i, files, ephemeral); err != nil {
+				log.Error().Err(err).Int("files", len(files)).Msg("cannot send files as a follow-up message")
+			}
 		}
+		sendFollowUps(ctx, f.httpClient(), log, i, r.followUps)
 	}()
 }
 

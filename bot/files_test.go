@@ -118,6 +118,24 @@ func newFakeWebhook(t *testing.T) *fakeWebhook {
 	return f
 }
 
+// webhookEndpoint serves an Endpoint for h whose follow-ups and downloads
+// go to fake, with a fixed clock, never deferring (the tests read inline
+// answers); it returns the endpoint, its server (closed when the test ends),
+// the key pair requests are signed with and the time.
+func webhookEndpoint(t *testing.T, h Handler, fake *fakeWebhook) (*Endpoint, *httptest.Server, keyPair, time.Time) {
+	t.Helper()
+	kp := newKeyPair(t)
+	now := time.Now()
+	ep, err := NewEndpoint(h, kp.pub, testLogger(t), WithClock(func() time.Time { return now }),
+		WithFilesClient(loopbackClient(t, fake.srv.URL)), WithDeferAfter(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(ep)
+	t.Cleanup(srv.Close)
+	return ep, srv, kp, now
+}
+
 // TestEndpointFiles: over HTTP, /odds answers inline with the text and
 // posts the chart as a follow-up through the interaction's webhook
 // (retrying while Discord does not know the interaction yet); /table export
@@ -128,15 +146,7 @@ func TestEndpointFiles(t *testing.T) {
 	defer db.Close()
 	fake := newFakeWebhook(t)
 	fake.notYet = 1
-	kp := newKeyPair(t)
-	now := time.Now()
-	ep, err := NewEndpoint(svc, kp.pub, testLogger(t), WithClock(func() time.Time { return now }),
-		WithFilesClient(loopbackClient(t, fake.srv.URL)), WithDeferAfter(0))
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(ep)
-	defer srv.Close()
+	ep, srv, kp, now := webhookEndpoint(t, svc, fake)
 	post := func(body []byte) wireResponse {
 		t.Helper()
 		status, b := do(t, srv.Client(), kp.signedRequest(t, srv.URL, body, now))

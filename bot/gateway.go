@@ -186,12 +186,12 @@ func (g *gateway) onInteraction(s *discordgo.Session, i *discordgo.Interaction) 
 		}
 	}()
 	received := time.Now()
-	resp, late, err := dispatch(withFilesClient(g.base, s.Client), g.h, g.log, i, received, g.deferAfter)
+	first, late, err := dispatch(withFilesClient(g.base, s.Client), g.h, g.log, i, received, g.deferAfter)
 	if err != nil {
 		ilog.Warn().Err(err).Msg("interaction not handled")
 		return
 	}
-	if err := respond(g.base, s, i, resp); err != nil {
+	if err := respond(g.base, s, i, first.resp); err != nil {
 		ilog.Error().Err(err).Msg("cannot answer interaction")
 		if late != nil {
 			<-late // the handler goes on: wait for it before the database may close
@@ -199,7 +199,13 @@ func (g *gateway) onInteraction(s *discordgo.Session, i *discordgo.Interaction) 
 		return
 	}
 	if late != nil {
-		awaitLate(s.Client, g.log, i, received, resp, late) // deferred.go
+		awaitLate(s.Client, g.log, i, received, first.resp, late) // deferred.go
+		return
+	}
+	if len(first.followUps) > 0 {
+		fctx, cancel := context.WithTimeout(g.base, followUpTimeout)
+		defer cancel()
+		sendFollowUps(fctx, s.Client, ilog, i, first.followUps) // followups.go
 	}
 }
 

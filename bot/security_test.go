@@ -429,7 +429,7 @@ func TestButtonsAfterRestart(t *testing.T) {
 	}{
 		{"choice already made", lister["Stay Up"], "already chosen"},
 		{"character deleted", kryten["Stay Up"], "gone"},
-		{"damage undone", cat["Stay Up"], "no longer pending"},
+		{"damage undone", cat["Stay Up"], "out of date: the damage it answers (#7) was undone"},
 		{"delete pressed twice", del["Delete"], "gone"},
 	} {
 		t.Run(tc.name, func(st *testing.T) {

@@ -2,6 +2,7 @@ package commands
 
 import (
 	"context"
+	"slices"
 	"strings"
 
 	"github.com/hpkeeper/hpkeeper/storage"
@@ -10,13 +11,19 @@ import (
 // maxChoices is Discord's limit on autocomplete choices.
 const maxChoices = 25
 
-// autocomplete suggests character names for the focused option: names that
-// start with what was typed first, then names that contain it. For `target`,
-// which lists names separated by commas, it completes the last name and keeps
-// the ones before it.
+// autocomplete suggests, for the focused option, the values the table's
+// system gives it (an option BySystem, see System.Options), the table
+// options and their values (/table option), or character names: those that
+// start with what was typed first, then those that contain it. For
+// `target`, which lists names separated by commas, it completes the last
+// name and keeps the ones before it.
 func (s *Service) autocomplete(ctx context.Context, r *Request) (*Response, error) {
-	if _, _, err := s.registry.route(r); err != nil {
+	_, defs, err := s.registry.route(r)
+	if err != nil {
 		return nil, err
+	}
+	if values, ok, err := s.suggestValues(r, defs); ok || err != nil {
+		return &Response{Choices: matching(values, r.Options[r.Focused])}, err
 	}
 	typed := r.Options[r.Focused]
 	prefix := ""
@@ -32,7 +39,7 @@ func (s *Service) autocomplete(ctx context.Context, r *Request) (*Response, erro
 		listed[strings.ToLower(strings.TrimSpace(n))] = true
 	}
 	var starts, contains []Choice
-	err := s.db.View(func(tx *storage.Tx) error {
+	err = s.db.View(func(tx *storage.Tx) error {
 		chars, err := tx.Characters(r.ChannelID)
 		if err != nil {
 			return err
@@ -67,4 +74,73 @@ func (s *Service) autocomplete(ctx context.Context, r *Request) (*Response, erro
 		out = []Choice{}
 	}
 	return &Response{Choices: out}, nil
+}
+
+// suggestValues returns the values to suggest for r's focused option when
+// they are not character names (ok): the values of an option BySystem in
+// the table's system (none when it does not use the option, or there is no
+// table), or the table options and their values for /table option.
+func (s *Service) suggestValues(r *Request, defs []Option) (values []string, ok bool, err error) {
+	i := slices.IndexFunc(defs, func(o Option) bool { return o.Name == r.Focused })
+	isTableOption := r.Command == "table" && r.Subcommand == "option"
+	if i < 0 || !defs[i].BySystem && !isTableOption {
+		return nil, false, nil
+	}
+	var sys System
+	var t *storage.Table
+	err = s.db.View(func(tx *storage.Tx) error {
+		var err error
+		if t, err = tx.Table(r.ChannelID); err != nil {
+			return nil // no table: nothing to suggest
+		}
+		sys, err = s.system(t.System)
+		return err
+	})
+	if err != nil || sys == nil {
+		return nil, true, err
+	}
+	if isTableOption {
+		opts := tableOptions(sys)
+		for _, o := range opts {
+			switch {
+			case r.Focused == "name":
+				values = append(values, o.Name)
+			case strings.EqualFold(o.Name, strings.TrimSpace(r.Options["name"])):
+				values = o.Values
+			}
+		}
+		return values, true, nil
+	}
+	so := systemOption(sys, r.path(), r.Focused)
+	if so == nil {
+		return nil, true, nil
+	}
+	if len(so.Values) == 0 {
+		return nil, !defs[i].Autocomplete, nil // names, when the option takes them
+	}
+	return so.Values, true, nil
+}
+
+// matching returns the choices among values that start with typed, then
+// those that contain it (ignoring case), at most maxChoices.
+func matching(values []string, typed string) []Choice {
+	needle := strings.ToLower(strings.TrimSpace(typed))
+	var starts, contains []Choice
+	for _, v := range values {
+		lv := strings.ToLower(v)
+		switch {
+		case strings.HasPrefix(lv, needle):
+			starts = append(starts, Choice{Name: v, Value: v})
+		case strings.Contains(lv, needle):
+			contains = append(contains, Choice{Name: v, Value: v})
+		}
+	}
+	out := append(starts, contains...)
+	if len(out) > maxChoices {
+		out = out[:maxChoices]
+	}
+	if out == nil {
+		out = []Choice{}
+	}
+	return out
 }

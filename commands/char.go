@@ -52,15 +52,15 @@ func charCreate(ctx context.Context, s *Service, r *Request) (*Response, error) 
 		if err != nil {
 			return nil, err
 		}
-		embed, err := displayEmbed(r, m.Table, m.System, c)
+		embed, err := fullEmbed(m.Table, m.System, c)
 		if err != nil {
 			return nil, err
 		}
-		m.Note("Created %s for %s: %s", c.Name, ownerName, status)
-		return &Response{
-			Content: fmt.Sprintf("Created **%s** for %s: %s%s", Escape(c.Name), Escape(ownerName), status, m.RollsLine()),
-			Embeds:  []Embed{embed},
-		}, nil
+		rolled := m.RollsLine() // the dice of the sheet, rolled before c had an id
+		mc := m.For(c)
+		mc.Note("Created %s for %s: %s", c.Name, ownerName, status)
+		mc.Post(Part{Text: fmt.Sprintf("Created **%s** for %s: %s%s", Escape(c.Name), Escape(ownerName), status, rolled), Embeds: []Embed{embed}})
+		return &Response{}, nil
 	})
 
 }
@@ -90,6 +90,9 @@ func charSet(ctx context.Context, s *Service, r *Request) (*Response, error) {
 		if err := m.CanChange(c); err != nil {
 			return nil, err
 		}
+		if option(m.Table, SheetEditOption, m.System) == SheetEditGM && !m.IsGM() {
+			return nil, Errorf(CodeForbidden, "Only a GM can change sheet values at this table (table option sheet-edit=gm); %s still acts with /damage, /heal, /rest and the others.", Escape(c.Name))
+		}
 		before, _, err := m.System.Describe(c)
 		if err != nil {
 			return nil, err
@@ -115,15 +118,15 @@ func charSet(ctx context.Context, s *Service, r *Request) (*Response, error) {
 		if err != nil {
 			return nil, err
 		}
-		embed, err := displayEmbed(r, m.Table, m.System, c)
+		embed, err := fullEmbed(m.Table, m.System, c)
 		if err != nil {
 			return nil, err
 		}
-		m.Note("Set %s on %s: %s → %s", r.Options["stats"], c.Name, before, after)
-		return &Response{
-			Content: fmt.Sprintf("**%s**: set %s. %s%s", Escape(c.Name), Escape(r.Options["stats"]), changeLine(before, after), m.RollsLine()),
-			Embeds:  []Embed{embed},
-		}, nil
+		rolled := m.RollsLine()
+		mc := m.For(c)
+		mc.Note("Set %s on %s: %s → %s", r.Options["stats"], c.Name, before, after)
+		mc.Post(Part{Text: fmt.Sprintf("**%s**: set %s. %s%s", Escape(c.Name), Escape(r.Options["stats"]), changeLine(before, after), rolled), Embeds: []Embed{embed}})
+		return &Response{}, nil
 	})
 
 }
@@ -155,18 +158,29 @@ func charShow(ctx context.Context, s *Service, r *Request) (*Response, error) {
 				return Errorf(CodeNotFound, "You have no character at this table; name one, or create yours with /char create.")
 			}
 		}
-		embed, err := displayEmbed(r, t, sys, c)
+		// Players see a hidden character's word; a GM gets its numbers
+		// (and its pending choice) privately.
+		embed, err := playerEmbed(t, sys, c)
 		if err != nil {
 			return err
 		}
 		resp = &Response{Embeds: []Embed{embed}}
-		if ch, ok := sys.(Chooser); ok && canChange(r, t, c) == nil && seesAll(r, t, c) {
+		mine := resp
+		if c.Hidden {
+			full, err := fullEmbed(t, sys, c)
+			if err != nil {
+				return err
+			}
+			mine = &Response{Embeds: []Embed{full}}
+			resp = forGM(r, t, resp, mine)
+		}
+		if ch, ok := sys.(Chooser); ok && canChange(r, t, c) == nil && (!c.Hidden || isGM(r, t)) {
 			text, buttons, err := ch.PendingChoice(c)
 			if err != nil {
 				return err
 			}
 			if buttons != nil {
-				resp.Content, resp.Components = text, buttons
+				mine.Content, mine.Components = strings.TrimSpace(mine.Content+"\n"+text), buttons
 			}
 		}
 		return nil
@@ -190,14 +204,25 @@ func charList(ctx context.Context, s *Service, r *Request) (*Response, error) {
 			return nil
 		}
 		lines := []string{fmt.Sprintf("%s (%s):", count(len(all), "character"), t.System)}
+		var hidden []string
 		for _, c := range all {
-			status, err := displayStatus(r, t, sys, c)
+			status, err := playerStatus(t, sys, c)
 			if err != nil {
 				return err
 			}
 			lines = append(lines, fmt.Sprintf("• **%s** (%s): %s", Escape(c.Name), Escape(c.OwnerName), status))
+			if c.Hidden {
+				full, _, err := sys.Describe(c)
+				if err != nil {
+					return err
+				}
+				hidden = append(hidden, fmt.Sprintf("• **%s** (%s): %s", Escape(c.Name), Escape(c.OwnerName), full))
+			}
 		}
 		resp = &Response{Content: joinWithin(lines, maxContent, " (/char show name:…)")}
+		if len(hidden) > 0 {
+			resp = forGM(r, t, resp, &Response{Content: joinWithin(hidden, maxContent-len(hiddenFollowUp)-1, " (/char show name:…)")})
+		}
 		return nil
 	})
 	return resp, err
@@ -228,7 +253,7 @@ func charDelete(ctx context.Context, s *Service, r *Request) (*Response, error) 
 		}
 		id := fmt.Sprintf("%s:%d:%s:", deletePrefix, c.ID, stateHash(c))
 		resp = &Response{
-			Content: fmt.Sprintf("Delete **%s** for good? Its sheet is removed (/undo can bring it back).", Escape(c.Name)),
+			Content: fmt.Sprintf("Delete **%s**? Its sheet leaves the table; /undo brings it back.", Escape(c.Name)),
 			Components: [][]Button{{
 				{Label: "Delete", CustomID: id + "yes", Style: StyleDanger},
 				{Label: "Cancel", CustomID: id + "no", Style: StyleSecondary},
@@ -259,29 +284,32 @@ func deleteButton(ctx context.Context, s *Service, r *Request) (*Response, error
 			return nil, err
 		}
 		if stateHash(c) != parts[2] {
-			return nil, Errorf(CodeConflict, "%s has changed since deletion was asked; nothing was changed. Run /char delete again.", Escape(c.Name))
+			return nil, Errorf(CodeConflict, "%s has changed since deletion was asked; nothing was changed. Run /char delete name:%s again.", Escape(c.Name), Arg(c.Name))
 		}
 		r.Options["name"] = c.Name
 		base := strings.Join(parts[:3], ":") + ":"
-		done := func(text string) *Response {
-			return &Response{Content: text, UpdateMessage: true, Components: [][]Button{{
+		// A name and its deletion are no hidden character's numbers: the
+		// message is the table's.
+		done := func(text string) (*Response, error) {
+			m.ForTable().Post(Part{Text: text, Buttons: [][]Button{{
 				{Label: "Delete", CustomID: base + "yes", Style: StyleDanger, Disabled: true},
 				{Label: "Cancel", CustomID: base + "no", Style: StyleSecondary, Disabled: true},
-			}}}
+			}}})
+			return &Response{UpdateMessage: true}, nil
 		}
 		if parts[3] == "no" {
-			return done(fmt.Sprintf("Kept **%s**.", Escape(c.Name))), nil
+			return done(fmt.Sprintf("Kept **%s**.", Escape(c.Name)))
 		}
 		if err := m.Delete(c); err != nil {
 			return nil, err
 		}
-		m.Note("Deleted %s.", c.Name)
+		m.ForTable().Note("Deleted %s.", c.Name)
 		left, err := m.leaveOrder(c.ID, c.Name) // initiative.go
 		if err != nil {
 			return nil, err
 		}
-		text := strings.Join(append([]string{fmt.Sprintf("Deleted **%s** (%s pressed Delete).", Escape(c.Name), Escape(r.UserName))}, left...), "\n")
-		return done(text), nil
+		m.noteLines(left)
+		return done(strings.Join(append([]string{fmt.Sprintf("Deleted **%s** (%s pressed Delete).", Escape(c.Name), Escape(r.UserName))}, left...), "\n"))
 	})
 
 }

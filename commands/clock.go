@@ -43,82 +43,87 @@ func clockCommand(ctx context.Context, s *Service, r *Request) (*Response, error
 		if err := m.RequireGM("move the clock"); err != nil {
 			return nil, err
 		}
-		mv, err := m.moveClock(n, unit)
-		if err != nil {
+		if _, err := m.moveClock(n, unit, true); err != nil {
 			return nil, err
 		}
-		m.turns.public = append([]string{mv.head}, mv.order...)
-		return &Response{Content: mv.text() + m.RollsLine()}, nil
+		return &Response{}, nil
 	})
 
 }
 
-// AdvanceClock moves the table's clock n units forward, lets the table's
-// system resolve every timed effect on the way (System.AdvanceClock), and
-// carries the open turn order along (RULES.md §0.6: by rounds its next
-// round starts, by a turn or more it closes). It returns the report: a
-// first line saying how the clock moved, then one line per effect that
-// ended or fired, then what the turn order did. Each line is also noted
-// for /history. Systems call it for rests that pass time (a night's
-// sleep).
-func (m *Mutation) AdvanceClock(n int64, unit clock.Unit) ([]string, error) {
-	mv, err := m.moveClock(n, unit)
-	if err != nil {
-		return nil, err
-	}
-	return append(append([]string{mv.head}, mv.fired...), mv.order...), nil
+// AdvanceClock moves the table's clock n units forward as moveClock does
+// (the system's timers, then the open turn order) and returns how many
+// parts the system said. Systems call it for rests that pass time (a
+// night's sleep).
+func (m *Mutation) AdvanceClock(n int64, unit clock.Unit) (fired int, err error) {
+	return m.moveClock(n, unit, false)
 }
 
 // ClockUnit is the unit of the clock move in progress, for a system's
 // AdvanceClock (harm: a move by rounds is time within the conflict,
 // RULES.md §3.2.4); 0 outside one.
-func (m *Mutation) ClockUnit() clock.Unit { return m.moving }
+func (m *Mutation) ClockUnit() clock.Unit { return m.log.moving }
 
-// clockMove is what one move of the clock reports.
-type clockMove struct {
-	// head says how the clock moved.
-	head string
-	// fired has one line per effect that ended or fired.
-	fired []string
-	// order says what the open turn order did; nil without one.
-	order []string
-}
-
-// text renders the move for a reply: the head, what fired (or that
-// nothing did), then the turn order.
-func (mv clockMove) text() string {
-	lines := append([]string{mv.head}, mv.fired...)
-	if len(mv.fired) == 0 {
-		lines = append(lines, "Nothing ended or fired.")
-	}
-	return strings.Join(append(lines, mv.order...), "\n")
-}
-
-// moveClock is the one way the clock moves (RULES.md §0.2, §0.6):
-// /clock, the round end of /init next and the rests that pass time all
-// come here. The system resolves its timers between the two clock
-// values, then the open turn order follows (orderFollowsClock).
-func (m *Mutation) moveClock(n int64, unit clock.Unit) (clockMove, error) {
+// moveClock is the one way the clock moves (RULES.md §0.2, §0.6): /clock,
+// the round end of /init next and the rests that pass time all come here.
+// It says a first line for everyone, how the clock moved; then the system
+// resolves its timers between the two clock values (System.AdvanceClock),
+// saying one part per effect that ended or fired, about its character
+// (each noted for /history in its scope, the dice of each effect after its
+// character's last line); with nothing, when it fired nothing, "Nothing
+// ended or fired."; then the open turn order follows (orderFollowsClock).
+// It returns how many parts the system said.
+func (m *Mutation) moveClock(n int64, unit clock.Unit, nothing bool) (fired int, err error) {
 	from := clock.Time(m.Table.Clock)
 	to := from.Add(n, unit)
-	m.moving = unit
-	report, err := m.System.AdvanceClock(m, int64(from), int64(to))
-	m.moving = 0
+	head := fmt.Sprintf("The clock moves %d %s: %s → %s.", n, strings.TrimSuffix(unit.String(), plural(n)), from, to)
+	m.ForTable().Say("%s", head)
+	m.ForTable().Note("%s", head)
+	first, firstRoll := len(m.log.parts), len(m.log.rolls)
+	m.log.moving = unit
+	err = m.System.AdvanceClock(m, int64(from), int64(to))
+	m.log.moving = 0
 	if err != nil {
-		return clockMove{}, err
+		return 0, err
 	}
 	m.Table.Clock = int64(to)
-	head := fmt.Sprintf("The clock moves %d %s: %s → %s.", n, strings.TrimSuffix(unit.String(), plural(n)), from, to)
-	m.Note("%s", head)
-	for _, line := range report {
-		m.Note("%s", line)
+	m.noteSaid(first)
+	said := m.log.parts[first:]
+	// The dice of each effect follow its character's last line.
+	for _, r := range m.log.rolls[firstRoll:] {
+		i := len(said) - 1
+		for i >= 0 && !said[i].about.same(r.about) {
+			i--
+		}
+		if i < 0 {
+			m.log.parts = append(m.log.parts, part{about: r.about, Part: Part{Text: "Rolled " + r.text}})
+			said = m.log.parts[first:]
+			continue
+		}
+		if strings.Contains(said[i].Text, "\nRolled ") {
+			said[i].Text += "; " + r.text
+		} else {
+			said[i].Text += "\nRolled " + r.text
+		}
 	}
-	order, err := m.orderFollowsClock(unit)
-	if err != nil {
-		return clockMove{}, err
+	fired = len(said)
+	if fired == 0 && nothing {
+		m.ForTable().Say("Nothing ended or fired.")
 	}
-	m.noteLines(order)
-	return clockMove{head: head, fired: report, order: order}, nil
+	if err := m.orderFollowsClock(unit); err != nil {
+		return 0, err
+	}
+	return fired, nil
+}
+
+// noteSaid notes for /history, each in its scope, the parts said through
+// the mutation since the first (an index of its parts), as plain text.
+func (m *Mutation) noteSaid(first int) {
+	for _, p := range m.log.parts[first:] {
+		sub := *m
+		sub.about = p.about
+		sub.Note("%s", Unmarkdown(p.Text))
+	}
 }
 
 // plural returns the suffix to trim for n == 1 ("s"), else "".

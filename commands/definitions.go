@@ -35,8 +35,8 @@ func NewRegistry(systems ...System) *Registry {
 				Options: []Option{{Name: "file", Description: "The JSON file /table export gave", Type: OptionAttachment, Required: true}}},
 			{Name: "option", Description: "Change a table option (GM only)", handle: tableOption,
 				Options: []Option{
-					{Name: "name", Description: "Option name, e.g. catch-breath or fudge-dice", Type: OptionString, Required: true, MaxLength: 32},
-					{Name: "value", Description: "New value", Type: OptionString, Required: true, MaxLength: 32},
+					{Name: "name", Description: "Option name, e.g. dice (the table's system's options are suggested)", Type: OptionString, Required: true, Autocomplete: true, MaxLength: 32},
+					{Name: "value", Description: "New value (the option's values are suggested)", Type: OptionString, Required: true, Autocomplete: true, MaxLength: 32},
 				}},
 		},
 	})
@@ -59,32 +59,36 @@ func NewRegistry(systems ...System) *Registry {
 				Options: []Option{optName}},
 		},
 	})
+	// The options marked BySystem mean what the table's system says
+	// (System.Options): their descriptions name no system, their values
+	// are autocompleted from the table's system, and /help lists them per
+	// system.
 	g.add(&Command{
 		Name: "damage", Description: "Damage or harm one or more characters", handle: systemAction("damage"),
 		Topic: "`/damage target:… amount:…` applies damage (or harm) as the table's system defines it; `amount` may be a number or dice.",
 		Options: []Option{
 			optTarget,
 			{Name: "amount", Description: "Damage: a number or dice, e.g. 7 or 2d6+1", Type: OptionString, Required: true, MaxLength: 64},
-			{Name: "soak", Description: "Spend and roll a hit die to soak the damage (hit-protection)", Type: OptionBoolean},
-			{Name: "type", Description: "Damage type (hit-protection)", Type: OptionString, Choices: []string{"fire", "acid", "lightning", "other"}},
-			{Name: "crit", Description: "Critical multiplier (hp-mp-wp)", Type: OptionString, Choices: []string{"2", "3", "4"}},
-			{Name: "nonlethal", Description: "Non-lethal damage (hp-mp-wp)", Type: OptionBoolean},
-			{Name: "lethal", Description: "Lethal intent against a downed character (default true)", Type: OptionBoolean},
-			{Name: "kind", Description: "Kind of harm (harm)", Type: OptionString, Choices: []string{"physical", "social", "mental"}},
-			{Name: "pool", Description: "Pool point to spend for a bonus die on the harm check (harm)", Type: OptionString, Choices: []string{"vigor", "instinct", "reason"}},
+			{Name: "soak", Description: "Spend and roll a hit die to soak the damage", Type: OptionBoolean, BySystem: true},
+			{Name: "type", Description: "Damage type", Type: OptionString, BySystem: true, MaxLength: 32},
+			{Name: "crit", Description: "Critical hit multiplier", Type: OptionString, BySystem: true, MaxLength: 32},
+			{Name: "nonlethal", Description: "Non-lethal damage", Type: OptionBoolean, BySystem: true},
+			{Name: "lethal", Description: "Lethal intent against a downed character (default true)", Type: OptionBoolean, BySystem: true},
+			{Name: "kind", Description: "Kind of harm", Type: OptionString, BySystem: true, MaxLength: 32},
+			{Name: "pool", Description: "Pool point to spend for a bonus die on the check", Type: OptionString, BySystem: true, MaxLength: 32},
 		},
 	})
 	g.add(&Command{
 		Name: "heal", Description: "Heal a character as the system defines it", handle: systemAction("heal"),
 		Options: []Option{
 			optTarget,
-			{Name: "amount", Description: "Points healed: a number or dice", Type: OptionString, MaxLength: 64},
-			{Name: "pool", Description: "Which points (hp-mp-wp); pool point for a bonus die on the healing check (harm)", Type: OptionString, Choices: []string{"hp", "wp", "vigor", "instinct", "reason"}},
-			{Name: "trigger", Description: "What allows the healing (harm)", Type: OptionString, Choices: []string{"first-aid", "counsel", "rest", "pools"}},
-			{Name: "healer", Description: "The character giving first aid or counsel (harm)", Type: OptionString, Autocomplete: true, MaxLength: 32},
-			{Name: "ability", Description: "Ability for the healing check (harm)", Type: OptionString, Choices: []string{"endure", "react", "willpower"}},
-			{Name: "spend", Description: "trigger:pools: the 5 points, e.g. vigor=2,reason=3 (default: the fullest pools) (harm)", Type: OptionString, MaxLength: 64},
-			{Name: "healer-pool", Description: "Pool point the healer spends for a bonus die on first aid or counsel (harm)", Type: OptionString, Choices: []string{"vigor", "instinct", "reason"}},
+			{Name: "amount", Description: "Points healed: a number or dice", Type: OptionString, BySystem: true, MaxLength: 64},
+			{Name: "pool", Description: "Which points, or a pool point to spend for a bonus die", Type: OptionString, BySystem: true, MaxLength: 32},
+			{Name: "trigger", Description: "What allows the healing", Type: OptionString, BySystem: true, MaxLength: 32},
+			{Name: "healer", Description: "The character giving the care", Type: OptionString, Autocomplete: true, BySystem: true, MaxLength: 32},
+			{Name: "ability", Description: "Ability for the healing check", Type: OptionString, BySystem: true, MaxLength: 32},
+			{Name: "spend", Description: "The points to spend, e.g. vigor=2,reason=3", Type: OptionString, BySystem: true, MaxLength: 64},
+			{Name: "healer-pool", Description: "Pool point the healer spends for a bonus die", Type: OptionString, BySystem: true, MaxLength: 32},
 		},
 	})
 	g.add(&Command{
@@ -93,35 +97,36 @@ func NewRegistry(systems ...System) *Registry {
 		Options: []Option{
 			{Name: "expr", Description: "Dice expression, e.g. 1d20+3 or 3d6dl1", Type: OptionString, MaxLength: 64},
 			{Name: "as", Description: "Roll as this character", Type: OptionString, Autocomplete: true, MaxLength: 32},
-			{Name: "hd", Description: "Hit dice to add (hit-protection)", Type: OptionInteger, MinValue: 0, MaxValue: 100},
-			{Name: "purpose", Description: "What the roll is for", Type: OptionString, Choices: []string{"attack", "damage", "save", "spell", "other"}},
-			{Name: "melee", Description: "A melee roll (hit-protection fighters)", Type: OptionBoolean},
-			{Name: "ability", Description: "Ability for a check (harm)", Type: OptionString, MaxLength: 32},
-			{Name: "pool", Description: "Pool point to spend for a bonus die (harm)", Type: OptionString, Choices: []string{"vigor", "instinct", "reason"}},
+			{Name: "hd", Description: "Hit dice to add", Type: OptionInteger, MinValue: 0, MaxValue: 100, BySystem: true},
+			{Name: "purpose", Description: "What the roll is for", Type: OptionString, BySystem: true, MaxLength: 32},
+			{Name: "melee", Description: "A melee roll", Type: OptionBoolean, BySystem: true},
+			{Name: "ability", Description: "Ability for a check", Type: OptionString, BySystem: true, MaxLength: 32},
+			{Name: "pool", Description: "Pool point to spend for a bonus die", Type: OptionString, BySystem: true, MaxLength: 32},
 		},
 	})
 	g.add(&Command{
 		Name: "save", Description: "Roll a saving throw for a character", handle: systemAction("save"),
 		Options: []Option{
 			optTarget,
-			{Name: "type", Description: "Save category", Type: OptionString, Required: true, Choices: []string{"death", "wands", "paralysis", "breath", "spells", "fort", "will"}},
-			{Name: "hd", Description: "Hit dice to add (hit-protection)", Type: OptionInteger, MinValue: 0, MaxValue: 100},
-			{Name: "bonus", Description: "Extra bonus or penalty", Type: OptionInteger, MinValue: -100, MaxValue: 100},
+			{Name: "type", Description: "Save category", Type: OptionString, Required: true, BySystem: true, MaxLength: 32},
+			{Name: "hd", Description: "Hit dice to add", Type: OptionInteger, MinValue: 0, MaxValue: 100, BySystem: true},
+			{Name: "bonus", Description: "Extra bonus or penalty", Type: OptionInteger, MinValue: -100, MaxValue: 100, BySystem: true},
 		},
 	})
 	g.add(&Command{
 		Name: "rest", Description: "Rest as the system defines it", handle: systemAction("rest"),
 		Options: []Option{
-			{Name: "kind", Description: "Kind of rest", Type: OptionString, Required: true, Choices: []string{"turn", "breath", "night", "day"}},
-			{Name: "target", Description: "Character (night and day: default the whole table)", Type: OptionString, Autocomplete: true, MaxLength: 200},
+			{Name: "kind", Description: "Kind of rest", Type: OptionString, Required: true, BySystem: true, MaxLength: 32},
+			{Name: "target", Description: "Character; for the GM's rests default the whole table", Type: OptionString, Autocomplete: true, MaxLength: 200},
 		},
 	})
 	g.add(&Command{
 		Name: "attend", Description: "Attend a downed or dying character", handle: systemAction("attend"),
 		Options: []Option{
 			optTarget,
-			{Name: "healer", Description: "A skilled healer or healing magic attends", Type: OptionBoolean},
-			{Name: "bonus", Description: "Heal check bonus (hp-mp-wp)", Type: OptionInteger, MinValue: -100, MaxValue: 100},
+			{Name: "healer", Description: "The character giving the care", Type: OptionString, Autocomplete: true, BySystem: true, MaxLength: 32},
+			{Name: "skilled", Description: "A skilled healer or healing magic attends", Type: OptionBoolean, BySystem: true},
+			{Name: "bonus", Description: "Heal check bonus", Type: OptionInteger, MinValue: -100, MaxValue: 100, BySystem: true},
 		},
 	})
 	g.add(&Command{
@@ -129,22 +134,22 @@ func NewRegistry(systems ...System) *Registry {
 		Options: []Option{optTarget},
 	})
 	g.add(&Command{
-		Name: "strain", Description: "A strenuous action while disabled (hp-mp-wp)", handle: systemAction("strain"),
+		Name: "strain", Description: "A strenuous action while disabled", handle: systemAction("strain"),
 		Options: []Option{optTarget},
 	})
 	g.add(&Command{
 		Name: "spend", Description: "Spend a resource", handle: systemAction("spend"),
 		Options: []Option{
 			optTarget,
-			{Name: "resource", Description: "What to spend", Type: OptionString, Required: true, Choices: []string{"hd", "mp", "vigor", "instinct", "reason"}},
+			{Name: "resource", Description: "What to spend", Type: OptionString, Required: true, BySystem: true, MaxLength: 32},
 			{Name: "amount", Description: "How much", Type: OptionInteger, Required: true, MinValue: 1, MaxValue: 10000},
 		},
 	})
 	g.add(&Command{
-		Name: "activity", Description: "Set what a character does as hours pass (hp-mp-wp)", handle: systemAction("activity"),
+		Name: "activity", Description: "Set what a character does as hours pass", handle: systemAction("activity"),
 		Options: []Option{
 			optTarget,
-			{Name: "kind", Description: "Activity", Type: OptionString, Required: true, Choices: []string{"awake", "work", "sleep"}},
+			{Name: "kind", Description: "Activity", Type: OptionString, Required: true, BySystem: true, MaxLength: 32},
 		},
 	})
 	g.add(&Command{
@@ -159,7 +164,13 @@ func NewRegistry(systems ...System) *Registry {
 	g.add(initCommand()) // initcommand.go
 	g.add(&Command{
 		Name: "history", Description: "Recent events with who, what and dice", handle: history,
-		Options: []Option{{Name: "target", Description: "Only events touching this character", Type: OptionString, Autocomplete: true, MaxLength: 32}},
+		Topic: "`/history` shows the latest events, newest first, ten a page; `page:2` the next ten, or `before:#12` the ten before event #12 (each page ends with the command for the next). `target:` keeps the events that touched a character, `user:` those a user made.",
+		Options: []Option{
+			{Name: "target", Description: "Only events touching this character", Type: OptionString, Autocomplete: true, MaxLength: 32},
+			{Name: "user", Description: "Only events this user made", Type: OptionUser},
+			{Name: "before", Description: "Only events before this one, e.g. #12", Type: OptionString, MaxLength: 20},
+			{Name: "page", Description: "Page 1 is the latest ten events, page 2 the ten before them, …", Type: OptionInteger, MinValue: 1, MaxValue: maxHistoryPage},
+		},
 	})
 	g.add(&Command{
 		Name: "undo", Description: "Revert the latest event you may change", handle: undo,
@@ -174,6 +185,7 @@ func NewRegistry(systems ...System) *Registry {
 		Name: "help", Description: "How to use hpkeeper", handle: help,
 		Options: []Option{{Name: "topic", Description: "A command or a system", Type: OptionString, MaxLength: 32}},
 	})
+	g.addSystemOptions()
 	g.component(deletePrefix, deleteButton)
 	g.component(facesPrefix, facesButton)
 	return g

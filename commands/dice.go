@@ -27,13 +27,23 @@ func RollError(err error) error {
 // Dice returns the service's dice source, unrecorded: for a rules engine
 // that lists every roll it makes in its outcome, which the caller then
 // passes to Record. At a table with dice=manual it hands out the faces the
-// players entered (manualdice.go).
-func (m *Mutation) Dice() dice.Source { return m.s.dice }
+// players entered (manualdice.go), asking m's character (For) for them.
+func (m *Mutation) Dice() dice.Source { return mutationDice{m} }
+
+// mutationDice rolls with the service's dice for a mutation's scope.
+type mutationDice struct{ m *Mutation }
+
+func (d mutationDice) Roll(die dice.Die) (int, error) {
+	if ms, ok := d.m.s.dice.(*manualSource); ok {
+		return ms.rollFor(d.m, die)
+	}
+	return d.m.s.dice.Roll(die)
+}
 
 // Roll rolls expr with the service's dice and records the result for the
 // event. Running out of scripted dice is a CodeInvalid error.
 func (m *Mutation) Roll(expr dice.Expr) (dice.Result, error) {
-	res, err := expr.Roll(m.s.dice)
+	res, err := expr.Roll(m.Dice())
 	if err != nil {
 		return res, RollError(err)
 	}
@@ -42,12 +52,14 @@ func (m *Mutation) Roll(expr dice.Expr) (dice.Result, error) {
 }
 
 // Record adds rolls a rules engine made with the service's dice to the
-// event, so /history shows every die whichever way it was rolled. Empty
-// results (no dice) are skipped.
+// event, so /history shows every die whichever way it was rolled, about m's
+// characters (For): players see them only when they may see those
+// characters. Empty results (no dice) are skipped.
 func (m *Mutation) Record(rolls ...dice.Result) {
 	for _, r := range rolls {
 		if len(r.Terms) > 0 {
-			m.rolls = append(m.rolls, r.String())
+			m.log.entries++
+			m.log.rolls = append(m.log.rolls, entry{about: m.about, text: r.String(), seq: m.log.entries})
 		}
 	}
 }
@@ -77,21 +89,20 @@ func (m *Mutation) RollString(expr string) (dice.Result, error) {
 	return m.Roll(e)
 }
 
-// RollsLine renders the dice rolled so far in the mutation for a reply:
-// "\nRolled 1d6 [4]; 2d6 [1, 2] = 3", or "" when none were.
-// The rolls of a hidden combatant's initiative are left out (the event
-// records them; initiative.go).
+// RollsLine renders the dice rolled so far in m's scope (For; unscoped:
+// those rolled unscoped) for a reply: "\nRolled 1d6 [4]; 2d6 [1, 2] = 3",
+// or "" when none were.
 func (m *Mutation) RollsLine() string {
-	var shown []string
-	for i, r := range m.rolls {
-		if !m.turns.private[i] {
-			shown = append(shown, r)
+	var rolls []string
+	for _, r := range m.log.rolls {
+		if r.about.same(m.about) {
+			rolls = append(rolls, r.text)
 		}
 	}
-	if len(shown) == 0 {
+	if len(rolls) == 0 {
 		return ""
 	}
-	return "\nRolled " + strings.Join(shown, "; ")
+	return "\nRolled " + strings.Join(rolls, "; ")
 }
 
 // MaxAmount bounds an amount of damage, healing or harm given as a number;

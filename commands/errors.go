@@ -74,15 +74,23 @@ func ErrorMessage(err error) string {
 // quotedText matches a "double-quoted" Go string literal, as %q writes one.
 var quotedText = regexp.MustCompile(`"(?:[^"\\]|\\.)*"`)
 
+// ourMention matches a user mention the bot wrote (mention) after
+// literalText put a zero-width space in it: user text never has one
+// unescaped, as Escape turns its '<' and '>' into "\<" and "\>".
+var ourMention = regexp.MustCompile("<@\u200b([0-9A-Za-z_-]+)>")
+
 // literalText makes the user text an error message quotes show literally:
 // inside "double quotes" markdown and mentions are escaped (see Escape), and
 // anywhere else every '@' gets a zero-width space after it, so no refusal
-// ever renders a mention or formatting a user typed.
+// ever renders a mention or formatting a user typed. The bot's own
+// mentions of a user (which never ping: allowed mentions parse nothing)
+// stay mentions.
 func literalText(msg string) string {
 	msg = quotedText.ReplaceAllStringFunc(msg, func(q string) string {
 		return `"` + Escape(q[1:len(q)-1]) + `"`
 	})
-	return strings.ReplaceAll(strings.ReplaceAll(msg, "@\u200b", "@"), "@", "@\u200b")
+	msg = strings.ReplaceAll(strings.ReplaceAll(msg, "@\u200b", "@"), "@", "@\u200b")
+	return ourMention.ReplaceAllString(msg, "<@$1>")
 }
 
 // Apology is the reply to an interaction that failed on our side (an

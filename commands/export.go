@@ -19,10 +19,11 @@ const (
 	// ExportFormat names the format in every export file.
 	ExportFormat = "hpkeeper-table"
 	// ExportVersion is the newest version /table export writes and /table
-	// import reads (it reads every version from 1 up). Version 2 adds the
-	// turn order (the table's "initiative"); a file without one anywhere is
-	// written as version 1, which a reader of version 1 reads
-	// (exportVersion).
+	// import reads (it reads every version from 1 up). Version 2 adds two
+	// optional fields: the turn order (the table's "initiative", also in
+	// events' table states) and the events' parts (storage.EventPart). A
+	// file with neither is written as version 1, which a reader of version
+	// 1 (refusing unknown fields) still reads (exportVersion).
 	ExportVersion = 2
 	// MaxImportSize bounds an import file, in bytes.
 	MaxImportSize = 8 << 20
@@ -109,15 +110,15 @@ func exportTable(tx *storage.Tx, t *storage.Table, now time.Time) (*Export, erro
 }
 
 // exportVersion is the oldest version that holds everything in ex: 2 when
-// a turn order is in it (the table's, or one in an event's table states),
-// else 1, so that a file without one stays readable by a reader of
-// version 1 (which refuses unknown fields).
+// a turn order is in it (the table's, or one in an event's table states)
+// or an event has parts, else 1, so that a file with neither stays
+// readable by a reader of version 1 (which refuses unknown fields).
 func exportVersion(ex *Export) int {
 	if ex.Table.Initiative != nil {
 		return 2
 	}
 	for _, e := range ex.Events {
-		if e.TableBefore != nil && e.TableBefore.Initiative != nil || e.TableAfter != nil && e.TableAfter.Initiative != nil {
+		if len(e.Parts) > 0 || e.TableBefore != nil && e.TableBefore.Initiative != nil || e.TableAfter != nil && e.TableAfter.Initiative != nil {
 			return 2
 		}
 	}
@@ -180,8 +181,8 @@ func tableImport(ctx context.Context, s *Service, r *Request) (*Response, error)
 	if err != nil {
 		return nil, err
 	}
-	return &Response{Content: fmt.Sprintf("Imported a **%s** table: %s, %s, clock %s. /table show lists it.",
-		ex.Table.System, count(len(ex.Characters), "character"), count(len(ex.Events), "event"), clock.Time(ex.Table.Clock).String())}, nil
+	return &Response{Content: fmt.Sprintf("Imported %s table: %s, %s, clock %s. /table show lists it.",
+		indefinite("**"+ex.Table.System+"**"), count(len(ex.Characters), "character"), count(len(ex.Events), "event"), clock.Time(ex.Table.Clock).String())}, nil
 }
 
 // ParseExport decodes and checks an export file (format, version, and that

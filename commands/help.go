@@ -3,6 +3,7 @@ package commands
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -49,21 +50,7 @@ func help(ctx context.Context, s *Service, r *Request) (*Response, error) {
 		return &Response{Content: text, Ephemeral: true}, nil
 	}
 	if c := s.registry.Lookup(topic); c != nil {
-		var b strings.Builder
-		fmt.Fprintf(&b, "**/%s**: %s\n", c.Name, c.Description)
-		if c.Topic != "" {
-			b.WriteString(c.Topic + "\n")
-		}
-		for _, sub := range c.Subcommands {
-			fmt.Fprintf(&b, "`/%s %s`%s: %s\n", c.Name, sub.Name, optionSummary(sub.Options), sub.Description)
-		}
-		if len(c.Subcommands) == 0 && len(c.Options) > 0 {
-			fmt.Fprintf(&b, "Options:%s\n", optionSummary(c.Options))
-			for _, o := range c.Options {
-				fmt.Fprintf(&b, "• `%s`: %s\n", o.Name, o.Description)
-			}
-		}
-		return &Response{Content: strings.TrimRight(b.String(), "\n"), Ephemeral: true}, nil
+		return &Response{Content: commandHelp(s, c), Ephemeral: true}, nil
 	}
 	return nil, Errorf(CodeNotFound, "No help topic %q. Topics: a command name (damage, table, …) or a system (%s).", Clip(topic, 40), strings.Join(s.registry.systemNames(), ", "))
 }
@@ -81,23 +68,118 @@ func optionSummary(opts []Option) string {
 	return b.String()
 }
 
+// commandHelp explains command c: its subcommands, or its options, each
+// with what it means in every system that gives it a meaning and the
+// values it takes there (System.Options); the table options per system for
+// /table.
+func commandHelp(s *Service, c *Command) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "**/%s**: %s\n", c.Name, c.Description)
+	if c.Topic != "" {
+		b.WriteString(c.Topic + "\n")
+	}
+	for _, sub := range c.Subcommands {
+		fmt.Fprintf(&b, "`/%s %s`%s: %s\n", c.Name, sub.Name, optionSummary(sub.Options), sub.Description)
+	}
+	if c.Name == "table" {
+		b.WriteString(tableOptionsHelp(s.registry.systems) + "\n")
+	}
+	var without []string
+	for _, sys := range s.registry.systems {
+		if slices.Contains(systemActions, c.Name) && sys.Action(c.Name) == nil {
+			without = append(without, sys.Name())
+		}
+	}
+	if len(without) > 0 {
+		fmt.Fprintf(&b, "Not part of %s.\n", strings.Join(without, ", "))
+	}
+	if len(c.Subcommands) == 0 && len(c.Options) > 0 {
+		fmt.Fprintf(&b, "Options:%s\n", optionSummary(c.Options))
+		for _, o := range c.Options {
+			optionHelp(&b, s.registry.systems, c.Name, o, without)
+		}
+	}
+	for _, sub := range c.Subcommands {
+		for _, o := range sub.Options {
+			if o.BySystem {
+				fmt.Fprintf(&b, "`/%s %s` option:\n", c.Name, sub.Name)
+				optionHelp(&b, s.registry.systems, c.Name+" "+sub.Name, o, without)
+			}
+		}
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// optionHelp writes option o of the command path (e.g. "heal", "init
+// join") as one bullet: its description and, when it is BySystem, what it
+// means in each system and the values it takes there (System.Options), then
+// the systems that do not use it (those in without have no such command).
+func optionHelp(b *strings.Builder, systems []System, path string, o Option, without []string) {
+	fmt.Fprintf(b, "• `%s`: %s", o.Name, o.Description)
+	if !o.BySystem {
+		b.WriteString("\n")
+		return
+	}
+	var unused []string
+	for _, sys := range systems {
+		so := systemOption(sys, path, o.Name)
+		if so == nil {
+			if !slices.Contains(without, sys.Name()) {
+				unused = append(unused, sys.Name())
+			}
+			continue
+		}
+		fmt.Fprintf(b, "\n  %s: %s", sys.Name(), so.Help)
+		if len(so.Values) > 0 {
+			fmt.Fprintf(b, " — %s", strings.Join(so.Values, ", "))
+		}
+	}
+	if len(unused) > 0 {
+		fmt.Fprintf(b, "\n  not used by %s", strings.Join(unused, ", "))
+	}
+	b.WriteString("\n")
+}
+
+// tableOptionsHelp lists the table options: those of every table, the turn
+// order's (at the systems with initiative), then each system's.
+func tableOptionsHelp(systems []System) string {
+	list := func(opts []TableOption) string {
+		var out []string
+		for _, o := range opts {
+			out = append(out, fmt.Sprintf("`%s` (%s: %s)", o.Name, strings.Join(o.Values, ", "), o.Help))
+		}
+		return strings.Join(out, ", ")
+	}
+	lines := []string{"Table options of every table: " + list(PlatformOptions())}
+	var with []string
+	for _, sys := range systems {
+		if _, ok := sys.(Initiator); ok {
+			with = append(with, sys.Name())
+		}
+	}
+	if len(with) > 0 {
+		lines = append(lines, "The turn order's ("+strings.Join(with, ", ")+"): "+list(initiativeOptions()))
+	}
+	for _, sys := range systems {
+		if opts := sys.TableOptions(); len(opts) > 0 {
+			lines = append(lines, sys.Name()+": "+list(opts))
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
 // systemActions are the commands whose meaning belongs to the table's system
 // (System.Action); the command name is the action name.
 var systemActions = []string{"damage", "heal", "rest", "save", "attend", "treat", "strain", "spend", "activity"}
 
 // systemCommands lists, from the registry, the commands sys implements, one
-// line each with the options it uses (options marked for another system are
-// left out).
+// line each with the options it uses (the core's, and those sys gives a
+// meaning to).
 func systemCommands(s *Service, sys System) string {
 	var b strings.Builder
 	b.WriteString("Commands:")
 	for _, c := range s.registry.Commands() {
-		isAction := false
-		for _, a := range systemActions {
-			if a == c.Name {
-				isAction = true
-			}
-		}
+		isAction := slices.Contains(systemActions, c.Name)
 		switch {
 		case isAction && sys.Action(c.Name) == nil:
 			continue
@@ -106,24 +188,12 @@ func systemCommands(s *Service, sys System) string {
 		}
 		var opts []Option
 		for _, o := range c.Options {
-			if forOtherSystem(o.Description, sys.Name(), s.registry.systemNames()) {
-				continue
+			if !o.BySystem || systemOption(sys, c.Name, o.Name) != nil {
+				opts = append(opts, o)
 			}
-			opts = append(opts, o)
 		}
 		fmt.Fprintf(&b, "\n`/%s%s` %s", c.Name, optionSummary(opts), c.Description)
 	}
-	b.WriteString("\nAlso: /char, /table, /clock, /history, /undo, /help.")
+	b.WriteString("\nAlso: /char, /table, /clock, /history, /undo, /help; `/help topic:<command>` lists each option's values.")
 	return b.String()
-}
-
-// forOtherSystem reports whether an option's description ends with a system
-// tag, e.g. "(hp-mp-wp)", naming one of systems other than name.
-func forOtherSystem(desc, name string, systems []string) bool {
-	for _, sys := range systems {
-		if strings.HasSuffix(desc, "("+sys+")") {
-			return sys != name
-		}
-	}
-	return false
 }

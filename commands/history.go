@@ -3,25 +3,43 @@ package commands
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/hpkeeper/hpkeeper/storage"
 )
 
-// historyLimit is how many events /history shows; historyWindow is how many
-// of the latest events it looks through for a target's, so one read
+// historyLimit is how many events a /history page shows; historyWindow is
+// how many events one page looks through for a filter's, so one read
 // transaction never walks a whole long log.
 const (
 	historyLimit  = 10
 	historyWindow = 1000
+	// maxHistoryPage bounds page:.
+	maxHistoryPage = 100
 )
 
-// history answers /history (RULES.md §0.5): the latest events at the table,
-// newest first, with who, what and every die; with `target`, only the events
-// that touched that character.
+// history answers /history (RULES.md §0.5): the events at the table, newest
+// first, with who, what and every die, a page at a time: the latest, the
+// page:N-th, or those before:#N. target keeps the events that touched that
+// character, user those that user made. A page that does not hold every
+// older event ends with the same line, the command that shows the next
+// page: "Older events: /history before:#12".
 func history(ctx context.Context, s *Service, r *Request) (*Response, error) {
+	before, err := historyBefore(r)
+	if err != nil {
+		return nil, err
+	}
+	skip := 0
+	if p, ok := r.Options["page"]; ok {
+		if before != 0 {
+			return nil, Errorf(CodeInvalid, "Give before or page, not both: page:2 is the page after the latest, before:#N the page of the events before #N.")
+		}
+		n, _ := strconv.Atoi(p)
+		skip = (n - 1) * historyLimit
+	}
 	var resp *Response
-	err := s.view(r, func(tx *storage.Tx, t *storage.Table) error {
+	err = s.view(r, func(tx *storage.Tx, t *storage.Table) error {
 		sys, err := s.system(t.System)
 		if err != nil {
 			return err
@@ -34,34 +52,123 @@ func history(ctx context.Context, s *Service, r *Request) (*Response, error) {
 			}
 			only = c.ID
 		}
-		var lines []string
-		seen := 0
-		err = tx.EachEventBackward(r.ChannelID, func(e *storage.Event) (bool, error) {
+		user := r.Options["user"]
+		var shown []*storage.Event
+		more, seen := false, 0
+		err = tx.EachEventBefore(r.ChannelID, before, func(e *storage.Event) (bool, error) {
 			seen++
-			if only != 0 && !touches(e, only) {
-				return seen < historyWindow, nil
+			switch {
+			case only != 0 && !touches(e, only), user != "" && e.UserID != user:
+			case skip > 0:
+				skip--
+			case len(shown) == historyLimit:
+				more = true
+				return false, nil
+			default:
+				shown = append(shown, e)
 			}
-			if eventHidden(e) && !isGM(r, t) {
-				lines = append(lines, renderHiddenEvent(e, sys, t.Clock))
-			} else {
-				lines = append(lines, renderEvent(e))
+			if seen >= historyWindow {
+				more = len(shown) > 0 || more
+				return false, nil
 			}
-			return len(lines) <= historyLimit, nil
+			return true, nil
 		})
 		if err != nil {
 			return err
 		}
-		if len(lines) == 0 {
-			resp = &Response{Content: "No events yet."}
+		if len(shown) == 0 {
+			resp = &Response{Content: "No events here" + historyScope(r, before) + "."}
 			return nil
 		}
-		if len(lines) > historyLimit {
-			lines = append(lines[:historyLimit], "… and more, older events not shown")
+		// Players read hidden characters' words; a GM gets those events
+		// in full privately.
+		lines := []string{"**History** (newest first)"}
+		var hidden []string
+		for _, e := range shown {
+			lines = append(lines, renderEventFor(e, sys, t.Clock))
+			if eventHidden(e) {
+				hidden = append(hidden, renderEvent(e))
+			}
 		}
-		resp = &Response{Content: joinWithin(append([]string{"**History** (newest first)"}, lines...), maxContent, "")}
+		lines, cut := fitHistory(lines, func(last int) string { return olderLine(r, shown[last-1].Seq) })
+		more = more || cut
+		if more {
+			lines = append(lines, olderLine(r, shown[len(lines)-2].Seq))
+		}
+		resp = &Response{Content: strings.Join(lines, "\n")}
+		if len(hidden) > 0 {
+			resp = forGM(r, t, resp, &Response{Content: joinWithin(hidden, maxContent-len(hiddenFollowUp)-1, "")})
+		}
 		return nil
 	})
 	return resp, err
+}
+
+// historyBefore reads the before option: an event number, "#12" or "12";
+// 0 when absent.
+func historyBefore(r *Request) (uint64, error) {
+	v, ok := r.Options["before"]
+	if !ok {
+		return 0, nil
+	}
+	n, err := strconv.ParseUint(strings.TrimPrefix(strings.TrimSpace(v), "#"), 10, 64)
+	if err != nil || n == 0 {
+		return 0, Errorf(CodeInvalid, "before takes an event number as /history shows it, e.g. before:#12 (got %q).", Clip(v, 20))
+	}
+	return n, nil
+}
+
+// fitHistory keeps the header and as many event lines as fit in a message
+// together with the older-events line of the last one kept (older), and
+// reports whether any were cut.
+func fitHistory(lines []string, older func(last int) string) ([]string, bool) {
+	total := 0
+	for i, l := range lines {
+		total += runes(l) + 1
+		if i > 0 && total+runes(older(i))+1 > maxContent {
+			if i == 1 {
+				lines[1] = Clip(lines[1], maxContent-runes(lines[0])-runes(older(1))-2)
+				return lines[:2], len(lines) > 2
+			}
+			return lines[:i], true
+		}
+	}
+	return lines, false
+}
+
+// olderLine is the last line of a /history page that does not hold every
+// older event: the command, with the page's filters, that shows the events
+// before #seq.
+func olderLine(r *Request, seq uint64) string {
+	cmd := fmt.Sprintf("/history before:#%d", seq)
+	if name, ok := r.Options["target"]; ok {
+		cmd += " target:" + Arg(name)
+	}
+	if user, ok := r.Options["user"]; ok {
+		cmd += " user:" + mention(user)
+	}
+	return "Older events: " + cmd
+}
+
+// historyScope says which events an empty /history page looked for.
+func historyScope(r *Request, before uint64) string {
+	var parts []string
+	if name, ok := r.Options["target"]; ok {
+		parts = append(parts, "touching "+Escape(name))
+	}
+	if user, ok := r.Options["user"]; ok {
+		parts = append(parts, "by "+mention(user))
+	}
+	if before != 0 {
+		parts = append(parts, fmt.Sprintf("before #%d", before))
+	}
+	if p, ok := r.Options["page"]; ok && p != "1" {
+		parts = append(parts, "on page "+p)
+	}
+	if len(parts) == 0 {
+		return " yet"
+	}
+	return " " + strings.Join(parts, ", ")
 }
 
 func touches(e *storage.Event, id uint64) bool {

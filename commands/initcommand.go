@@ -18,7 +18,7 @@ func initCommand() *Command {
 	return &Command{
 		Name: "init", Description: "A turn order that drives the round clock",
 		Topic: "A turn order for combat (RULES.md §0.6). A GM opens it with `/init start`; `/init join target:NAME` rolls each character's initiative " +
-			"(hit-protection 1d6 + init, hp-mp-wp d20 + Dex modifier + init, harm a React check whose SL is the initiative; `roll:` takes a total rolled at the table) " +
+			"(each system's roll is below; `roll:` takes one rolled at the table) " +
 			"and puts it in order: higher first, ties to the higher bonus, then to who joined first. The first turn begins as characters join. " +
 			"`/init next` (the acting character's owner, or a GM) ends the turn; a combatant that cannot act (dead, unconscious, stunned, taken out) is skipped, " +
 			"and passing the last one ends the round: the clock moves one round exactly as `/clock action:next-round` does, every round timer fires (bleed-outs, stuns, dying saves) " +
@@ -31,7 +31,7 @@ func initCommand() *Command {
 			{Name: "join", Description: "Roll initiative and join the turn order", handle: initMutation(initJoin),
 				Options: []Option{
 					target("Character name; several separated by commas"),
-					{Name: "roll", Description: "The total rolled at the table, instead of the bot's roll", Type: OptionInteger, MinValue: -1000, MaxValue: 1000},
+					{Name: "roll", Description: "The initiative rolled at the table, instead of the bot's roll", Type: OptionInteger, MinValue: -1000, MaxValue: 1000, BySystem: true},
 				}},
 			{Name: "next", Description: "End the current turn; the next combatant acts", handle: initMutation(initNext)},
 			{Name: "show", Description: "The turn order, the round and whose turn it is", handle: initShow},
@@ -43,13 +43,19 @@ func initCommand() *Command {
 }
 
 // initMutation runs an /init change in one write transaction, at a table
-// whose system has initiative.
+// whose system has initiative, with the options the system gives a meaning
+// (System.Options, e.g. /init join roll:) checked.
 func initMutation(fn func(m *Mutation, ini Initiator) (*Response, error)) HandlerFunc {
 	return func(ctx context.Context, s *Service, r *Request) (*Response, error) {
 		return s.Mutate(ctx, r, func(m *Mutation) (*Response, error) {
 			ini, ok := m.System.(Initiator)
 			if !ok {
 				return nil, Errorf(CodeUnavailable, "The %s system has no initiative, so /init is not part of it.", m.Table.System)
+			}
+			if opts := s.registry.optionsOf(r.path()); opts != nil {
+				if err := checkSystemOptions(r, m.System, *opts); err != nil {
+					return nil, err
+				}
 			}
 			return fn(m, ini)
 		})
@@ -75,14 +81,18 @@ func initStart(m *Mutation, _ Initiator) (*Response, error) {
 		return nil, Errorf(CodeConflict, "A turn order is already open (round %d, %s); `/init end` closes it.", m.round(), count(len(o.Combatants), "combatant"))
 	}
 	m.Table.Initiative = &storage.Initiative{Combatants: []storage.Combatant{}, Start: m.Table.Clock}
-	m.Note("Opened the turn order at %s.", clock.Time(m.Table.Clock))
-	return &Response{Content: fmt.Sprintf("A turn order is open: round 1 begins at %s. Characters join with `/init join target:NAME` (owner or GM); the first turn begins as they join.", clock.Time(m.Table.Clock))}, nil
+	m.ForTable().Note("Opened the turn order at %s.", clock.Time(m.Table.Clock))
+	m.ForTable().Say("A turn order is open: round 1 begins at %s. Characters join with `/init join target:NAME` (owner or GM); the first turn begins as they join.", clock.Time(m.Table.Clock))
+	return &Response{}, nil
 }
 
 // initJoin answers /init join (owner or GM): each character named rolls
 // initiative (or takes the total given with roll) and goes to its place in
 // the order (RULES.md §0.6). In the opening the first turn is the top of
-// the order; once under way the turn stays where it is.
+// the order; once under way the turn stays where it is. Each join is said
+// about its character, with the roll: players read that a hidden one
+// joins, and its word; the GM who joined it reads its roll in the
+// follow-up (hidden.go).
 func initJoin(m *Mutation, ini Initiator) (*Response, error) {
 	o, err := m.openOrder()
 	if err != nil {
@@ -107,8 +117,6 @@ func initJoin(m *Mutation, ini Initiator) (*Response, error) {
 	}
 	opening := !o.Underway || len(o.Combatants) == 0
 	before := currentID(o)
-	var full, public []string
-	hidden := false
 	done := map[uint64]bool{}
 	for _, name := range names {
 		// One at a time, so that a dice=manual prompt names the character
@@ -130,6 +138,7 @@ func initJoin(m *Mutation, ini Initiator) (*Response, error) {
 		if len(o.Combatants) >= MaxCombatants {
 			return nil, Errorf(CodeInvalid, "A turn order holds at most %d combatants.", MaxCombatants)
 		}
+		mc := m.For(ch)
 		var r InitiativeRoll
 		if hasRoll {
 			n, _ := strconv.Atoi(given)
@@ -138,18 +147,15 @@ func initJoin(m *Mutation, ini Initiator) (*Response, error) {
 				return nil, err
 			}
 			r = InitiativeRoll{Total: n, Bonus: bonus, Text: fmt.Sprintf("rolled at the table: %d", n)}
-		} else if r, err = ini.RollInitiative(m, ch, die); err != nil {
+		} else if r, err = ini.RollInitiative(mc, ch, die); err != nil {
 			return nil, err
 		}
 		insertCombatant(o, storage.Combatant{CharacterID: ch.ID, Initiative: r.Total, Bonus: r.Bonus, Roll: r.Text, Hidden: ch.Hidden})
-		line := fmt.Sprintf("**%s** joins the turn order: initiative **%d** (%s).", Escape(ch.Name), r.Total, r.Text)
-		m.Note("%s joins the turn order: initiative %d (%s).", ch.Name, r.Total, r.Text)
-		full = append(full, line)
 		if ch.Hidden {
-			hidden = true
-			line = fmt.Sprintf("**%s** joins the turn order.", Escape(ch.Name))
+			m.sayLines([]string{fmt.Sprintf("**%s** joins the turn order.", Escape(ch.Name))})
 		}
-		public = append(public, line)
+		mc.Say("**%s** joins the turn order: initiative **%d** (%s).", Escape(ch.Name), r.Total, r.Text)
+		mc.Note("%s joins the turn order: initiative %d (%s).", ch.Name, r.Total, r.Text)
 	}
 	if opening {
 		t, skips, err := m.nextActor(0)
@@ -162,17 +168,10 @@ func initJoin(m *Mutation, ini Initiator) (*Response, error) {
 			if err != nil {
 				return nil, err
 			}
-			more := append(skips, turn)
-			m.noteLines(more)
-			full, public = append(full, more...), append(public, more...)
+			m.sayLines(append(skips, turn))
 		}
 	}
-	m.turns.public = public
-	if hidden && !m.IsGM() {
-		return &Response{Content: strings.Join(public, "\n")}, nil
-	}
-	m.turns.hidden = hidden
-	return &Response{Content: strings.Join(full, "\n")}, nil
+	return &Response{}, nil
 }
 
 // currentID is the character id whose turn it is, 0 when nobody's.
@@ -216,26 +215,21 @@ func initNext(m *Mutation, _ Initiator) (*Response, error) {
 		return nil, err
 	}
 	lines = append(lines, skips...)
-	m.noteLines(lines)
 	if t < len(o.Combatants) {
 		turn, err := m.startTurn(t)
 		if err != nil {
 			return nil, err
 		}
-		m.noteLines([]string{turn})
-		lines = append(lines, turn)
-		m.turns.public = lines
-		return &Response{Content: strings.Join(lines, "\n")}, nil
+		m.sayLines(append(lines, turn))
+		return &Response{}, nil
 	}
 	// The last combatant is passed: the round ends.
+	m.sayLines(lines)
 	o.Turn = len(o.Combatants)
-	mv, err := m.moveClock(1, clock.Round)
-	if err != nil {
+	if _, err := m.moveClock(1, clock.Round, true); err != nil {
 		return nil, err
 	}
-	m.turns.public = append(append(lines, mv.head), mv.order...)
-	text := strings.TrimPrefix(strings.Join(lines, "\n")+"\n"+mv.text(), "\n")
-	return &Response{Content: text + m.RollsLine()}, nil
+	return &Response{}, nil
 }
 
 // mayEndTurn returns a CodeForbidden error unless the caller may end the
@@ -286,9 +280,8 @@ func initRemove(m *Mutation, _ Initiator) (*Response, error) {
 		}
 		lines = append(lines, more...)
 	}
-	m.noteLines(lines)
-	m.turns.public = lines
-	return &Response{Content: strings.Join(lines, "\n")}, nil
+	m.sayLines(lines)
+	return &Response{}, nil
 }
 
 // initEnd answers /init end (GM): the turn order closes; at a harm table
@@ -301,18 +294,15 @@ func initEnd(m *Mutation, _ Initiator) (*Response, error) {
 	if _, err := m.openOrder(); err != nil {
 		return nil, err
 	}
-	lines, err := m.closeOrder(fmt.Sprintf("The turn order is closed after round %d.", m.round()))
-	if err != nil {
+	if err := m.closeOrder(fmt.Sprintf("The turn order is closed after round %d.", m.round())); err != nil {
 		return nil, err
 	}
-	m.noteLines(lines)
-	m.turns.public = lines[:1]
-	return &Response{Content: strings.Join(lines, "\n")}, nil
+	return &Response{}, nil
 }
 
 // initShow answers /init show (anyone): the order, the round and whose
-// turn it is. A GM's view of an order with hidden combatants shows their
-// initiative, so it is the GM's alone.
+// turn it is, as players see it; a GM who asks in the channel reads the
+// hidden combatants' initiative in an ephemeral follow-up (forGM).
 func initShow(ctx context.Context, s *Service, r *Request) (*Response, error) {
 	var resp *Response
 	err := s.view(r, func(tx *storage.Tx, t *storage.Table) error {
@@ -323,12 +313,15 @@ func initShow(ctx context.Context, s *Service, r *Request) (*Response, error) {
 		if err != nil {
 			return err
 		}
-		v, err := viewOrder(tx, r, t, sys)
+		v, err := viewOrder(tx, t, sys)
 		if err != nil {
 			return err
 		}
 		lines := append([]string{"**" + v.head + "**"}, v.lines...)
-		resp = &Response{Content: joinWithin(append(lines, v.turn), maxContent, " (the tracker lists them all)"), Ephemeral: v.hidden}
+		resp = &Response{Content: joinWithin(append(lines, v.turn), maxContent, " (the tracker lists them all)")}
+		if len(v.hidden) > 0 {
+			resp = forGM(r, t, resp, &Response{Content: joinWithin(v.hidden, maxContent-len(hiddenFollowUp)-1, " (/init show)")})
+		}
 		return nil
 	})
 	return resp, err

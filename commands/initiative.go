@@ -25,9 +25,10 @@ type Initiator interface {
 	// the die, which breaks ties between equal initiatives, also for a
 	// total rolled at the table (/init join roll:…).
 	InitiativeBonus(c *storage.Character) (int, error)
-	// RollInitiative rolls c's initiative through m (m.Roll or
-	// m.RecordingDice, so that the event records every die and a
-	// dice=manual table asks for the faces). die is the table option
+	// RollInitiative rolls c's initiative through m, scoped to c (m.Roll
+	// or m.RecordingDice, so that the event records every die, a hidden
+	// c's dice stay the GM's and a dice=manual table asks c's owner for
+	// the faces). die is the table option
 	// init-dice, already accepted by InitiativeDice, or nil for the
 	// system's own die. A character that cannot roll is a CodeInvalid
 	// *Error.
@@ -50,10 +51,11 @@ type Actor interface {
 
 // CombatEnder is implemented by a system with something to end when a
 // turn order closes (harm: the conflict, and with it taken out; RULES.md
-// §3.2.4). EndCombat saves what it changes through m and returns one line
-// per character changed.
+// §3.2.4). EndCombat saves what it changes through m and says one part
+// per character changed, about that character (m.For(c).Say); the core
+// notes what was said for /history.
 type CombatEnder interface {
-	EndCombat(m *Mutation) ([]string, error)
+	EndCombat(m *Mutation) error
 }
 
 // InitiativeRoll is one character's initiative as its system rolled it
@@ -145,7 +147,7 @@ func isInitiativeOption(name string) bool {
 // expression the system accepts, stored in canonical notation.
 func setInitiativeOption(m *Mutation, name, value string) (*Response, error) {
 	ini, ok := m.System.(Initiator)
-	if !ok {
+	if !ok { // tableOptions lists these options only at a system with initiative
 		return nil, Errorf(CodeInvalid, "The %s system has no initiative, so option %s does nothing here.", m.Table.System, name)
 	}
 	stored := value
@@ -187,8 +189,9 @@ func setInitiativeOption(m *Mutation, name, value string) (*Response, error) {
 		opts[name] = stored
 	}
 	m.Table.Options = opts
-	m.Note("Set %s from %s to %s.", name, old, stored)
-	return &Response{Content: fmt.Sprintf("Table option %s: %s → %s.", name, old, stored)}, nil
+	m.ForTable().Note("Set %s from %s to %s.", name, old, stored)
+	m.ForTable().Say("Table option %s: %s → %s.", name, old, stored)
+	return &Response{}, nil
 }
 
 // initiativeOptionDefault is the default value of a turn order option.
@@ -237,34 +240,6 @@ func cloneInitiative(o *storage.Initiative) *storage.Initiative {
 		cp.Combatants = append([]storage.Combatant{}, o.Combatants...)
 	}
 	return &cp
-}
-
-// turnState is what a mutation keeps about the turn order's reply.
-type turnState struct {
-	// pings are the user ids the reply may mention (init-ping): the owner
-	// whose turn started.
-	pings []string
-	// public are the reply's lines as any player may read them, kept when
-	// present rewrites a reply about a hidden character for a player.
-	public []string
-	// hidden is set when the reply shows a hidden combatant's numbers that
-	// no character change shows (an initiative roll): a GM then gets it
-	// privately (present).
-	hidden bool
-	// private marks the indexes of rolls (Mutation.rolls) made for hidden
-	// combatants: recorded in the event, left out of RollsLine.
-	private map[int]bool
-}
-
-// hideRollsFrom marks the rolls made since index from as a hidden
-// combatant's: the event records them, the reply leaves them out.
-func (m *Mutation) hideRollsFrom(from int) {
-	for i := from; i < len(m.rolls); i++ {
-		if m.turns.private == nil {
-			m.turns.private = map[int]bool{}
-		}
-		m.turns.private[i] = true
-	}
 }
 
 // ahead reports whether a acts before b (RULES.md §0.6): the higher
@@ -403,7 +378,7 @@ func (m *Mutation) nextActor(from int) (int, []string, error) {
 func (m *Mutation) startTurn(i int) (string, error) {
 	o := m.Table.Initiative
 	o.Turn = i
-	m.turns.pings = nil
+	m.log.pings = nil
 	if i >= len(o.Combatants) {
 		if len(o.Combatants) == 0 {
 			return "Nobody is in the turn order yet: `/init join target:NAME`.", nil
@@ -417,7 +392,7 @@ func (m *Mutation) startTurn(i int) (string, error) {
 	line := fmt.Sprintf("It is %s's turn (round %d).", combatantName(ch), m.round())
 	if ch != nil && ch.OwnerID != "" && m.Table.Options[InitPingOption] == "on" {
 		line += " " + mention(ch.OwnerID)
-		m.turns.pings = []string{ch.OwnerID}
+		m.log.pings = []string{ch.OwnerID}
 	}
 	return line, nil
 }
@@ -425,32 +400,41 @@ func (m *Mutation) startTurn(i int) (string, error) {
 // unpinged returns a reply line without the init-ping mention startTurn
 // added, for the history.
 func (m *Mutation) unpinged(line string) string {
-	for _, id := range m.turns.pings {
+	for _, id := range m.log.pings {
 		line = strings.TrimSuffix(line, " "+mention(id))
 	}
 	return line
 }
 
-// noteLines notes the turn order's reply lines for /history, as plain
-// text without the init-ping mention.
+// noteLines notes the turn order's reply lines for /history, about the
+// table, as plain text without the init-ping mention.
 func (m *Mutation) noteLines(lines []string) {
 	for _, l := range lines {
-		m.Note("%s", plainText(m.unpinged(l)))
+		m.ForTable().Note("%s", Unmarkdown(m.unpinged(l)))
 	}
+}
+
+// sayLines says the turn order's lines (whose turn it is, who is skipped,
+// who leaves: no character's numbers) for everyone, and notes them.
+func (m *Mutation) sayLines(lines []string) {
+	for _, l := range lines {
+		m.ForTable().Say("%s", l)
+	}
+	m.noteLines(lines)
 }
 
 // round is the number of the open order's round now, 1 for the first.
 func (m *Mutation) round() int64 { return m.Table.Clock - m.Table.Initiative.Start + 1 }
 
 // orderFollowsClock carries the open turn order along a clock move by
-// unit (RULES.md §0.6), after the system resolved its timers. A move by
-// turns, hours or days closes the order: that is time outside combat.
-// **Reading:** a move by rounds, of any number, is time within the
-// combat (as harm reads its conflicts, §3.2.4): the round under way ends
-// and the next starts at the top of the order.
-func (m *Mutation) orderFollowsClock(unit clock.Unit) ([]string, error) {
+// unit (RULES.md §0.6), after the system resolved its timers, and says
+// what it did. A move by turns, hours or days closes the order: that is
+// time outside combat. **Reading:** a move by rounds, of any number, is
+// time within the combat (as harm reads its conflicts, §3.2.4): the round
+// under way ends and the next starts at the top of the order.
+func (m *Mutation) orderFollowsClock(unit clock.Unit) error {
 	if m.Table.Initiative == nil {
-		return nil, nil
+		return nil
 	}
 	if unit != clock.Round {
 		return m.closeOrder(fmt.Sprintf("The turn order is closed: the clock moved by %s, time outside combat.", unit))
@@ -459,76 +443,72 @@ func (m *Mutation) orderFollowsClock(unit clock.Unit) ([]string, error) {
 }
 
 // startRound starts the next round of the open order at the clock as it
-// is now: with init-reroll each-round everyone who can act rerolls, then
-// the turn goes to the first combatant who can act.
-func (m *Mutation) startRound() ([]string, error) {
+// is now, and says so: with init-reroll each-round everyone who can act
+// rerolls, then the turn goes to the first combatant who can act.
+func (m *Mutation) startRound() error {
 	o := m.Table.Initiative
 	o.Underway = true
-	lines := []string{fmt.Sprintf("Round %d of the turn order begins.", m.round())}
+	m.sayLines([]string{fmt.Sprintf("Round %d of the turn order begins.", m.round())})
 	if m.Table.Options[InitRerollOption] == InitRerollEachRound {
-		line, err := m.rerollOrder()
-		if err != nil {
-			return nil, err
-		}
-		if line != "" {
-			lines = append(lines, line)
+		if err := m.rerollOrder(); err != nil {
+			return err
 		}
 	}
 	i, skips, err := m.nextActor(0)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	turn, err := m.startTurn(i)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	return append(append(lines, skips...), turn), nil
+	m.sayLines(append(skips, turn))
+	return nil
 }
 
 // rerollOrder rerolls the initiative of every combatant who can act
-// (init-reroll each-round) and sorts the order again. It returns the new
-// order in one line; a hidden combatant shows by name only and its dice
-// stay out of the reply (the event records them).
+// (init-reroll each-round), each said about its character with every die
+// (a hidden one's is the GM's), sorts the order again and says the new
+// order in one line for everyone, where a hidden combatant shows by name
+// only.
 //
 // **Reading:** "everyone" is everyone who can act at the round's start;
 // the dead, the unconscious and the stunned keep their initiative (they
 // are skipped anyway) and roll no dice.
-func (m *Mutation) rerollOrder() (string, error) {
+func (m *Mutation) rerollOrder() error {
 	o := m.Table.Initiative
 	ini, ok := m.System.(Initiator)
 	if !ok || len(o.Combatants) == 0 {
-		return "", nil
+		return nil
 	}
 	die, err := initiativeDie(m.Table)
 	if err != nil {
-		return "", err
+		return err
 	}
 	for i := range o.Combatants {
 		cb := &o.Combatants[i]
 		ch, ok, _, err := m.canAct(*cb)
 		if err != nil {
-			return "", err
+			return err
 		}
 		if !ok {
 			continue
 		}
-		from := len(m.rolls)
-		r, err := ini.RollInitiative(m, ch, die)
+		mc := m.For(ch)
+		r, err := ini.RollInitiative(mc, ch, die)
 		if err != nil {
-			return "", err
-		}
-		if ch.Hidden {
-			m.hideRollsFrom(from)
+			return err
 		}
 		cb.Initiative, cb.Bonus, cb.Roll, cb.Hidden = r.Total, r.Bonus, r.Text, ch.Hidden
-		m.Note("%s rerolls initiative: %d (%s).", ch.Name, r.Total, r.Text)
+		mc.Say("**%s** rerolls initiative: %d (%s).", Escape(ch.Name), r.Total, r.Text)
+		mc.Note("%s rerolls initiative: %d (%s).", ch.Name, r.Total, r.Text)
 	}
 	sortOrder(o)
 	var parts []string
 	for _, cb := range o.Combatants {
 		ch, err := m.characterIfAny(cb.CharacterID)
 		if err != nil {
-			return "", err
+			return err
 		}
 		if ch != nil && ch.Hidden {
 			parts = append(parts, combatantName(ch))
@@ -536,24 +516,25 @@ func (m *Mutation) rerollOrder() (string, error) {
 			parts = append(parts, fmt.Sprintf("%s %d", combatantName(ch), cb.Initiative))
 		}
 	}
-	return "Initiative rerolled (init-reroll each-round): " + strings.Join(parts, ", ") + ".", nil
+	m.sayLines([]string{"Initiative rerolled (init-reroll each-round): " + strings.Join(parts, ", ") + "."})
+	return nil
 }
 
 // closeOrder closes the open turn order (/init end, or a clock move of a
-// turn or more), line first, then what the system ends with it
-// (CombatEnder: harm's conflict, RULES.md §3.2.4).
-func (m *Mutation) closeOrder(line string) ([]string, error) {
+// turn or more) and says so, line first, then what the system ends with
+// it (CombatEnder: harm's conflict, RULES.md §3.2.4), noted in its scope.
+func (m *Mutation) closeOrder(line string) error {
 	m.Table.Initiative = nil
-	m.turns.pings = nil
-	lines := []string{line}
+	m.log.pings = nil
+	m.sayLines([]string{line})
 	if e, ok := m.System.(CombatEnder); ok {
-		more, err := e.EndCombat(m)
-		if err != nil {
-			return nil, err
+		first := len(m.log.parts)
+		if err := e.EndCombat(m); err != nil {
+			return err
 		}
-		lines = append(lines, more...)
+		m.noteSaid(first)
 	}
-	return lines, nil
+	return nil
 }
 
 // leaveOrder takes the character out of the open turn order, if it is in
@@ -601,6 +582,9 @@ func (m *Mutation) leaveOrder(id uint64, name string) ([]string, error) {
 // initiativeHidden reports whether event e changed the entry of a hidden
 // combatant in the turn order (joined, rerolled, left): its numbers are
 // the GM's, so /history shows players the event as for a hidden character.
+// An event written now says the same through its parts (the join and the
+// reroll are noted about the combatant); one written before events had
+// parts keeps the roll in its summary, and this keeps it from players.
 func initiativeHidden(e *storage.Event) bool {
 	var before, after []storage.Combatant
 	if e.TableBefore != nil && e.TableBefore.Initiative != nil {
@@ -628,26 +612,28 @@ func initiativeHidden(e *storage.Event) bool {
 	return false
 }
 
-// orderView is the turn order as one reader sees it.
+// orderView is the turn order as players see it, with what only a GM
+// reads apart.
 type orderView struct {
 	// head is "Turn order · round 2 · day 1, 00:01".
 	head string
-	// lines are one per combatant, the current turn marked ▶.
+	// lines are one per combatant, the current turn marked ▶; a hidden
+	// combatant shows its word only.
 	lines []string
 	// turn says whose turn it is.
 	turn string
-	// hidden is set when the view shows a hidden combatant's numbers.
-	hidden bool
+	// hidden are the hidden combatants' numbers, one line each, for a GM
+	// alone.
+	hidden []string
 }
 
-// viewOrder renders t's open turn order for the caller of r (nil r: a
-// player, as the tracker shows it): each combatant with its initiative,
-// the current one marked, who cannot act and why. A hidden combatant shows
-// its word only, unless the caller is a GM.
-func viewOrder(tx *storage.Tx, r *Request, t *storage.Table, sys System) (orderView, error) {
+// viewOrder renders t's open turn order: each combatant with its
+// initiative, the current one marked, who cannot act and why; a hidden
+// combatant shows its word only, and its initiative and roll go to
+// v.hidden.
+func viewOrder(tx *storage.Tx, t *storage.Table, sys System) (orderView, error) {
 	o := t.Initiative
 	v := orderView{head: fmt.Sprintf("Turn order · round %d · %s", t.Clock-o.Start+1, clock.Time(t.Clock))}
-	gm := r != nil && isGM(r, t)
 	for i, cb := range o.Combatants {
 		ch, err := tx.Character(t.ChannelID, cb.CharacterID)
 		if errors.Is(err, storage.ErrNotFound) {
@@ -662,17 +648,20 @@ func viewOrder(tx *storage.Tx, r *Request, t *storage.Table, sys System) (orderV
 		}
 		line := fmt.Sprintf("%s %s", mark, combatantName(ch))
 		hidden := ch != nil && ch.Hidden
-		switch {
-		case hidden && !gm:
+		if hidden {
 			w, err := viewOf(sys, ch, t.Clock)
 			if err != nil {
 				return v, err
 			}
 			line += " (" + w.Word() + ")"
-		case hidden:
-			line += fmt.Sprintf(" %d (hidden: %s)", cb.Initiative, cb.Roll)
-			v.hidden = true
-		default:
+			secret := fmt.Sprintf("%s initiative %d (%s)", combatantName(ch), cb.Initiative, cb.Roll)
+			if ok, why, err := actorCanAct(sys, ch, t.Clock); err != nil {
+				return v, err
+			} else if !ok {
+				secret += " · cannot act: " + Escape(why)
+			}
+			v.hidden = append(v.hidden, secret)
+		} else {
 			line += fmt.Sprintf(" %d", cb.Initiative)
 		}
 		if ch != nil && !hidden {
@@ -702,7 +691,7 @@ func orderField(tx *storage.Tx, t *storage.Table, sys System) (Field, bool, erro
 	if t.Initiative == nil {
 		return Field{}, false, nil
 	}
-	v, err := viewOrder(tx, nil, t, sys)
+	v, err := viewOrder(tx, t, sys)
 	if err != nil {
 		return Field{}, false, err
 	}

@@ -228,7 +228,7 @@ func TestInitiativeDyingSaves(t *testing.T) {
 		"**Vala** cannot act (dying, unconscious): turn skipped.", "It is **Orm**'s turn (round 2).", "Rolled 1d20 [5] = 5")
 	tb.Dice.Push(9)
 	out = tb.OK(tb.Do("bob", "/init next"))
-	commandstest.WantIn(t, "round 2 end", out, "Fort DC 11 (stabilize): 1d20 [9] = 9 +2 = 11, succeeded", "State: **stable (unconscious)**",
+	commandstest.WantIn(t, "round 2 end", out, "Fort DC 11 (stabilize): 1d20 [9] = 9 +2 = 11, succeeded", "State: **stable (unconscious), exhausted**",
 		"**Vala** cannot act (stable, unconscious): turn skipped.", "It is **Orm**'s turn (round 3).")
 	tb.NoDiceLeft()
 }
@@ -268,36 +268,39 @@ func TestInitiativeUndoRoundEnd(t *testing.T) {
 }
 
 // TestInitiativeHiddenNPC: a hidden NPC keeps its place in the order, but
-// players see only its word: its initiative roll goes to the GM alone
-// (the GM's reply is private), /init show, the tracker and /history show
-// players no number, and an each-round reroll leaves its dice out of the
-// reply.
+// players see only its word (hidden.go): the GM's join says publicly that
+// it joins, with its word, and gives the GM its roll in the ephemeral
+// follow-up; /init show, the tracker and /history show players no number
+// (a GM reads them in follow-ups), and an each-round reroll shows players
+// its name only.
 func TestInitiativeHiddenNPC(t *testing.T) {
 	tb := hitProtParty(t)
 	commandstest.Text(tb.Do("gm", `/char create name:Goblin stats:"class=fighter hit-die=d8 hp=7 hidden=true init=2"`))
 	tb.OK(tb.Do("gm", "/init join target:Lister roll:5"))
-	tb.Dice.Push(6)
-	resp := tb.Do("gm", "/init join target:Goblin")
-	if !resp.Ephemeral || !strings.Contains(resp.Content, "initiative **8** (1d6+2 [6] + 2 = 8 (init +2))") || !strings.Contains(resp.Content, "only you see the numbers") {
-		t.Errorf("GM's join of a hidden NPC = %+v; want a private reply with the roll", resp)
-	}
 	noNumbers := func(what, s string) {
 		t.Helper()
-		if strings.Contains(s, "Goblin** 8") || strings.Contains(s, "**8**") || strings.Contains(s, "[6]") || strings.Contains(s, "= 8") || strings.Contains(s, "initiative: 4") {
+		if strings.Contains(s, "Goblin** 8") || strings.Contains(s, "**8**") || strings.Contains(s, "[6]") || strings.Contains(s, "= 8") ||
+			strings.Contains(s, "initiative: 4") || strings.Contains(s, "[2]") || strings.Contains(s, "= 4") {
 			t.Errorf("%s shows the hidden Goblin's initiative: %q", what, s)
 		}
 	}
+	tb.Dice.Push(6)
+	resp := tb.Do("gm", "/init join target:Goblin")
+	join := tb.OK(resp)
+	noNumbers("GM's join, public", join)
+	commandstest.WantIn(t, "GM's join, public", join, "**Goblin** joins the turn order.", "**Goblin**: Wounded", "It is **Goblin**'s turn (round 1).")
+	commandstest.WantIn(t, "GM's join, follow-up", commandstest.FollowUp(resp), "Hidden from players",
+		"**Goblin** joins the turn order: initiative **8** (1d6+2 [6] + 2 = 8 (init +2)).")
 	show := tb.OK(tb.Do("bob", "/init show"))
 	noNumbers("player /init show", show)
 	commandstest.WantIn(t, "player /init show", show, "▶ **Goblin** (Wounded)", "▫ **Lister** 5", "It is **Goblin**'s turn.")
 	gmShow := tb.Do("gm", "/init show")
-	if !gmShow.Ephemeral || !strings.Contains(gmShow.Content, "▶ **Goblin** 8 (hidden: 1d6+2 [6] + 2 = 8 (init +2))") {
-		t.Errorf("GM's /init show = %+v; want the Goblin's initiative, privately", gmShow)
-	}
+	noNumbers("GM's /init show, public", tb.OK(gmShow))
+	commandstest.WantIn(t, "GM's /init show, follow-up", commandstest.FollowUp(gmShow), "**Goblin** initiative 8 (1d6+2 [6] + 2 = 8 (init +2))")
 	hist := tb.OK(tb.Do("bob", "/history"))
 	noNumbers("player /history", hist)
-	commandstest.WantIn(t, "player /history", hist, "/init join")
-	commandstest.WantIn(t, "GM /history", tb.OK(tb.Do("gm", "/history")), "1d6+2 [6] + 2 = 8")
+	commandstest.WantIn(t, "player /history", hist, "/init join\n   Goblin joins the turn order.")
+	commandstest.WantIn(t, "GM /history", commandstest.FollowUp(tb.Do("gm", "/history")), "1d6+2 [6] + 2 = 8")
 	p := &fakePoster{}
 	tb.Svc.SetTrackerPoster(p, "")
 	commandstest.Text(tb.Do("bob", "/table tracker"))
@@ -308,20 +311,19 @@ func TestInitiativeHiddenNPC(t *testing.T) {
 	noNumbers("tracker", commandstest.Text(tr))
 	commandstest.WantIn(t, "tracker", commandstest.Text(tr), "Turn order · round 1 · day 1, 00:00: ▶ **Goblin** (Wounded)\n▫ **Lister** 5")
 
-	// Each round rerolls everyone who can act; the Goblin's die stays out
-	// of the reply, the event keeps it.
+	// Each round rerolls everyone who can act; players read the Goblin's
+	// name and word, the event keeps its die.
 	tb.OK(tb.Do("gm", "/table option name:init-reroll value:each-round"))
 	tb.OK(tb.Do("gm", "/init next"))
 	tb.Dice.Push(2, 1) // Goblin 1d6+2 [2] = 4, then Lister 1d6+1 [1] = 2
 	out := tb.OK(tb.Do("bob", "/init next"))
-	commandstest.WantIn(t, "reroll", out, "Initiative rerolled (init-reroll each-round): **Goblin**, **Lister** 2.", "It is **Goblin**'s turn (round 2).", "Rolled 1d6+1 [1] + 1 = 2")
-	if strings.Contains(out, "[2]") || strings.Contains(out, " 4") {
-		t.Errorf("round start shows the hidden Goblin's reroll: %q", out)
-	}
-	commandstest.WantIn(t, "GM /history", tb.OK(tb.Do("gm", "/history")), "1d6+2 [2] + 2 = 4")
+	noNumbers("player's round start", out)
+	commandstest.WantIn(t, "reroll", out, "**Goblin**: Wounded", "**Lister** rerolls initiative: 2 (1d6+1 [1] + 1 = 2 (init +1)).",
+		"Initiative rerolled (init-reroll each-round): **Goblin**, **Lister** 2.", "It is **Goblin**'s turn (round 2).")
+	commandstest.WantIn(t, "GM /history", commandstest.FollowUp(tb.Do("gm", "/history")), "1d6+2 [2] + 2 = 4")
 	hist = tb.OK(tb.Do("bob", "/history"))
 	noNumbers("player /history after the reroll", hist)
-	commandstest.WantIn(t, "player /history after the reroll", hist, "· bob · /init next\n`#")
+	commandstest.WantIn(t, "player /history after the reroll", hist, "· bob · /init next\n   Lister's turn ends.")
 	tb.NoDiceLeft()
 }
 
@@ -434,7 +436,7 @@ func setHarm(t *testing.T, tb *table, name, fields string) {
 
 // TestInitiativeOptions: init-dice replaces the die (validated, in
 // canonical notation, default restores the system's), init-reroll and
-// init-ping take their values; /table show lists what is set.
+// init-ping take their values; /table show lists each with its value.
 func TestInitiativeOptions(t *testing.T) {
 	tb := hitProtParty(t)
 	tb.Refused(tb.Do("bob", "/table option name:init-dice value:d20"), "Only a GM")
@@ -449,15 +451,13 @@ func TestInitiativeOptions(t *testing.T) {
 	commandstest.WantIn(t, "default", tb.OK(tb.Do("gm", "/table option name:init-dice value:default")), "init-dice: 1d20 → default.")
 	tb.Dice.Push(2)
 	commandstest.WantIn(t, "1d6 again", tb.OK(tb.Do("meg", "/init join target:Meghan")), "(1d6 [2] = 2)")
-	if show := tb.OK(tb.Do("bob", "/table show")); strings.Contains(show, "init-dice") {
-		t.Errorf("/table show after default = %q; want no init-dice", show)
-	}
+	commandstest.WantIn(t, "table show after default", tb.OK(tb.Do("bob", "/table show")), "init-reroll=never, init-dice=default, init-ping=off")
 	tb.NoDiceLeft()
 }
 
 // TestInitiativeEachRoundReroll: init-reroll each-round rerolls everyone
-// who can act at each round's start and sorts the order again; every die
-// is in the event.
+// who can act at each round's start, each with every die, and sorts the
+// order again; every die is in the event.
 func TestInitiativeEachRoundReroll(t *testing.T) {
 	tb := hitProtParty(t)
 	tb.OK(tb.Do("gm", "/table option name:init-reroll value:each-round"))
@@ -466,8 +466,8 @@ func TestInitiativeEachRoundReroll(t *testing.T) {
 	tb.OK(tb.Do("bob", "/init next"))
 	tb.Dice.Push(1, 6) // Lister 1d6+1 [1] = 2, Meghan 1d6 [6] = 6
 	out := tb.OK(tb.Do("meg", "/init next"))
-	commandstest.WantIn(t, "reroll", out, "Initiative rerolled (init-reroll each-round): **Meghan** 6, **Lister** 2.", "It is **Meghan**'s turn (round 2).",
-		"Rolled 1d6+1 [1] + 1 = 2; 1d6 [6] = 6")
+	commandstest.WantIn(t, "reroll", out, "**Lister** rerolls initiative: 2 (1d6+1 [1] + 1 = 2 (init +1)).\n**Meghan** rerolls initiative: 6 (1d6 [6] = 6).\n"+
+		"Initiative rerolled (init-reroll each-round): **Meghan** 6, **Lister** 2.", "It is **Meghan**'s turn (round 2).")
 	commandstest.WantIn(t, "history", tb.OK(tb.Do("gm", "/history")), "dice: 1d6+1 [1] + 1 = 2; 1d6 [6] = 6")
 	tb.NoDiceLeft()
 }
@@ -540,7 +540,7 @@ func TestInitiativeLimits(t *testing.T) {
 	tally := &table{commandstest.New(t, tally{})}
 	tally.OK(tally.Do("gm", "/table setup system:tally"))
 	tally.Refused(tally.Do("gm", "/init start"), "The tally system has no initiative")
-	tally.Refused(tally.Do("gm", "/table option name:init-ping value:on"), "no initiative")
+	tally.Refused(tally.Do("gm", "/table option name:init-ping value:on"), `Unknown table option "init-ping"; this tally table has dice, sheet-edit`)
 }
 
 // TestInitiativeHelp: /help topic:init explains the turn order.
@@ -552,10 +552,12 @@ func TestInitiativeHelp(t *testing.T) {
 }
 
 // TestInitiativeHiddenRoundEnd: a round end whose timers report on a
-// hidden NPC (a dying save that leaves it dying) follows today's rule for
-// hidden characters: a player who ended the turn reads the turn order's
-// lines and the NPC's word, never its save; a GM gets the numbers
-// privately; /history shows players the word.
+// hidden NPC (a dying save that leaves it dying, which changes nothing)
+// shows that save to nobody but the GM: a player who ended the turn reads
+// the turn order's lines, never the save, nor does /history show it to
+// players; a GM who ends the round reads the same public reply and the
+// save in the ephemeral follow-up (hidden.go: the save is said about the
+// NPC).
 func TestInitiativeHiddenRoundEnd(t *testing.T) {
 	tb := newTable(t)
 	tb.OK(tb.Do("gm", "/table setup system:hp-mp-wp"))
@@ -565,24 +567,33 @@ func TestInitiativeHiddenRoundEnd(t *testing.T) {
 	tb.OK(tb.Do("gm", "/init start"))
 	tb.OK(tb.Do("ann", "/init join target:Vala roll:12"))
 	commandstest.Text(tb.Do("gm", "/init join target:Orc roll:3"))
+	noSave := func(what, s string) {
+		t.Helper()
+		for _, not := range []string{"Fort", "[4]", "[5]", "[6]", "WP -", "still dying", "-2"} {
+			if strings.Contains(s, not) {
+				t.Errorf("%s shows the hidden Orc's %q: %q", what, not, s)
+			}
+		}
+	}
 	tb.Dice.Push(5) // the Orc's save fails: still dying
 	resp := tb.Do("ann", "/init next")
 	out := tb.OK(resp)
-	for _, not := range []string{"Fort", "[5]", "WP", "still dying"} {
-		if strings.Contains(out, not) {
-			t.Errorf("player's round end shows the hidden Orc's %q: %q", not, out)
-		}
+	noSave("player's round end", out)
+	if len(resp.FollowUps) != 0 {
+		t.Errorf("player's round end has follow-ups %+v; want none", resp.FollowUps)
 	}
 	commandstest.WantIn(t, "player's round end", out, "**Vala**'s turn ends.", "**Orc** cannot act (Down): turn skipped.",
-		"The clock moves 1 round", "Round 2 of the turn order begins.", "It is **Vala**'s turn (round 2).")
+		"The clock moves 1 round", "**Orc**: Down", "Round 2 of the turn order begins.", "It is **Vala**'s turn (round 2).")
 	tb.Dice.Push(4)
 	tb.OK(tb.Do("ann", "/init next")) // Orc skipped again; round 3
-	commandstest.WantIn(t, "player /history", tb.OK(tb.Do("ann", "/history")), "· ann · /init next\n   Orc: Down")
+	hist := tb.OK(tb.Do("ann", "/history"))
+	noSave("player /history", hist)
+	commandstest.WantIn(t, "player /history", hist, "· ann · /init next\n   Vala's turn ends.")
 	tb.Dice.Push(6)
 	resp = tb.Do("gm", "/init next")
-	if !resp.Ephemeral || !strings.Contains(resp.Content, "Fort DC 12 (stabilize): 1d20 [6]") {
-		t.Errorf("GM's round end = %+v; want the Orc's save, privately", resp)
-	}
+	noSave("GM's round end, public", tb.OK(resp))
+	commandstest.WantIn(t, "GM's round end, follow-up", commandstest.FollowUp(resp), "Fort DC 12 (stabilize): 1d20 [6]")
+	commandstest.WantIn(t, "GM /history", commandstest.FollowUp(tb.Do("gm", "/history")), "1d20 [4]", "1d20 [5]")
 	tb.NoDiceLeft()
 }
 
@@ -665,5 +676,31 @@ func TestInitiativeUndoIsTheGMs(t *testing.T) {
 	commandstest.WantIn(t, "GM undo", tb.OK(tb.Do("gm", "/undo")), "/init join")
 	if o := tb.order(); len(o.Combatants) != 0 {
 		t.Errorf("order after undoing the join = %+v; want empty", o)
+	}
+}
+
+// TestInitiativeRollBySystem: /init join roll: is an option whose meaning
+// the table's system gives (System.Options): each system says what total
+// it takes, /help topic:init lists them per system, whole and within
+// Discord's 2,000 characters, and the registry marks the option BySystem.
+func TestInitiativeRollBySystem(t *testing.T) {
+	tb := newTable(t)
+	resp := tb.Do("ann", "/help topic:init")
+	help := commandstest.Text(resp)
+	if n := len([]rune(resp.Content)); n > 2000 || strings.HasSuffix(resp.Content, "…") {
+		t.Errorf("/help topic:init is %d characters, cut: %q", n, resp.Content)
+	}
+	commandstest.WantIn(t, "help", help, "`/init join` option:\n• `roll`: The initiative rolled at the table",
+		"hit-protection: 1d6 + init", "hp-mp-wp: d20 + Dex modifier + init", "harm: the success level of a React check")
+	join := tb.Svc.Registry().Lookup("init").Sub("join")
+	for _, o := range join.Options {
+		if o.Name == "roll" && !o.BySystem {
+			t.Errorf("/init join roll is not BySystem")
+		}
+	}
+	for _, sys := range allSystems {
+		if systemOptionOf(sys, "init join", "roll") == nil {
+			t.Errorf("%s does not say what /init join roll: means", sys.Name())
+		}
 	}
 }

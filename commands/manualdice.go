@@ -40,35 +40,13 @@ const (
 	pendingRollTTL = 24 * time.Hour
 )
 
-// PlatformOptions are the table options of every system, in addition to the
-// system's own TableOptions: dice, and the turn order's init-reroll,
-// init-dice and init-ping (at a system with initiative).
-func PlatformOptions() []TableOption {
-	dice := TableOption{Name: DiceOption, Help: "who rolls: the bot, or the players with physical dice (manual)", Default: DiceBot, Values: []string{DiceBot, DiceManual}}
-	return append([]TableOption{dice}, initiativeOptions()...) // the turn order's (initiative.go)
-}
-
-// setDiceOption carries out /table option name:dice (GM only; the caller checked).
-func setDiceOption(m *Mutation, value string) (*Response, error) {
-	if value != DiceBot && value != DiceManual {
-		return nil, Errorf(CodeInvalid, "Option dice takes bot or manual (got %q).", Clip(value, 40))
-	}
-	old := m.Table.Options[DiceOption]
-	if old == "" {
-		old = DiceBot
-	}
-	newOpts := map[string]string{}
-	for k, v := range m.Table.Options {
-		newOpts[k] = v
-	}
-	newOpts[DiceOption] = value
-	m.Table.Options = newOpts
-	m.Note("Set dice from %s to %s.", old, value)
+// diceOptionText is the reply to /table option name:dice from old to value.
+func diceOptionText(old, value string) string {
 	what := "the bot rolls every die."
 	if value == DiceManual {
 		what = "when a character needs dice, its owner is asked for the faces of their physical dice."
 	}
-	return &Response{Content: fmt.Sprintf("Table option dice: %s → %s: %s", old, value, what)}, nil
+	return fmt.Sprintf("Table option dice: %s → %s: %s", old, value, what)
 }
 
 // needFaces is the error of a run at a dice=manual table that needs dice
@@ -80,6 +58,9 @@ type needFaces struct {
 	want []dice.Die
 	// who is the character the dice are for (nil when none was involved).
 	who *storage.Character
+	// hidden: the dice asked for, or some of those given, are a hidden
+	// character's (hidden.go), so the prompt names neither.
+	hidden bool
 }
 
 func (e *needFaces) Error() string { return fmt.Sprintf("physical dice needed: %s", diceList(e.want)) }
@@ -93,14 +74,24 @@ type manualSource struct {
 	next  int
 	want  []dice.Die
 	probe dice.Source
+	// who and hidden describe the dice wanted (needFaces).
+	who    *storage.Character
+	hidden bool
 }
 
 var errStopProbe = errors.New("manual dice: stop probing")
 
-func (s *manualSource) Roll(d dice.Die) (int, error) {
+// Roll hands out d's face with nothing known of who rolls it.
+func (s *manualSource) Roll(d dice.Die) (int, error) { return s.rollFor(nil, d) }
+
+// rollFor hands out d's face for the mutation m (nil: none), whose scope
+// says whose die it is (Mutation.For).
+func (s *manualSource) rollFor(m *Mutation, d dice.Die) (int, error) {
+	secret := m != nil && !m.public(m.about)
 	if len(s.want) == 0 && s.next < len(s.faces) {
 		f := s.faces[s.next]
 		s.next++
+		s.hidden = s.hidden || secret
 		if lo, hi := faceRange(d); f < lo || f > hi {
 			return 0, Errorf(CodeConflict, "The table changed while the dice were entered: a %d does not fit a %s. Run the command again.", f, d)
 		}
@@ -108,6 +99,9 @@ func (s *manualSource) Roll(d dice.Die) (int, error) {
 	}
 	if len(s.want) >= maxAskDice || len(s.want) > 0 && s.want[len(s.want)-1] != d {
 		return 0, errStopProbe
+	}
+	if len(s.want) == 0 && m != nil {
+		s.who, s.hidden = m.subject(), s.hidden || secret
 	}
 	s.want = append(s.want, d)
 	return s.probe.Roll(d)
@@ -140,20 +134,25 @@ func (s *Service) tableDice(ctx context.Context, fn func(m *Mutation) (*Response
 		resp, err := fn(m)
 		m.s = orig
 		if len(src.want) > 0 {
-			return nil, &needFaces{given: append([]int(nil), faces[:src.next]...), want: src.want, who: m.lastTracked()}
+			return nil, &needFaces{given: append([]int(nil), faces[:src.next]...), want: src.want, who: src.who, hidden: src.hidden}
 		}
 		return resp, err
 	}
 }
 
-// lastTracked is the character the mutation loaded last: the one whose
-// roll is being made.
-func (m *Mutation) lastTracked() *storage.Character {
-	for i := len(m.touched) - 1; i >= 0; i-- {
-		if c := m.cache[m.touched[i]]; c != nil {
-			return c
+// subject is the character whose roll m makes: the first of its scope
+// (Mutation.For), else the character the mutation loaded last; nil for the
+// table's or nobody's.
+func (m *Mutation) subject() *storage.Character {
+	if m.about != nil {
+		if len(m.about.ids) == 0 {
+			return nil
 		}
-		if c := m.before[m.touched[i]]; c != nil {
+		return m.character(m.about.ids[0])
+	}
+	touched := m.log.touched
+	for i := len(touched) - 1; i >= 0; i-- {
+		if c := m.character(touched[i]); c != nil {
 			return c
 		}
 	}
@@ -239,9 +238,15 @@ func (s *Service) prompt(r *Request, nf *needFaces, update bool) *Response {
 		who = fmt.Sprintf("**%s**: %s", Escape(nf.who.Name), mention(nf.who.OwnerID))
 	}
 	id := s.pendingFaces.put(pr)
-	text := fmt.Sprintf("🎲 %s, roll **%s** (physical dice, table option dice=manual) and press **Enter dice**; a GM may enter them too. Nothing has happened yet.", who, diceList(nf.want))
-	if len(nf.given) > 0 {
-		text += fmt.Sprintf("\nFaces entered so far: %s.", faceList(nf.given))
+	what, given := diceList(nf.want), nf.given
+	if nf.hidden {
+		// The dice of a hidden character are its numbers: the one who
+		// presses Enter dice reads them in the modal.
+		what, given = "the dice Enter dice asks for", nil
+	}
+	text := fmt.Sprintf("🎲 %s, roll **%s** (physical dice, table option dice=manual) and press **Enter dice**; a GM may enter them too. Nothing has happened yet.", who, what)
+	if len(given) > 0 {
+		text += fmt.Sprintf("\nFaces entered so far: %s.", faceList(given))
 	}
 	return &Response{
 		Content:       text,
@@ -367,7 +372,7 @@ func examplePlaceholder(ds []dice.Die) string {
 func ParseFacesFor(text string, want []dice.Die) ([]int, error) {
 	fields := strings.FieldsFunc(text, func(r rune) bool { return r == ' ' || r == ',' || r == '\t' || r == '\n' })
 	if len(fields) != len(want) {
-		return nil, Errorf(CodeInvalid, "Enter %d faces for %s; you entered %d. Press Enter dice again.", len(want), diceList(want), len(fields))
+		return nil, Errorf(CodeInvalid, "Enter %s for %s; you entered %d. Press Enter dice again.", count(len(want), "face"), diceList(want), len(fields))
 	}
 	out := make([]int, len(fields))
 	for i, f := range fields {

@@ -36,7 +36,7 @@ func TestManualDice(t *testing.T) {
 	if modal.Modal == nil || !strings.Contains(modal.Modal.Inputs[0].Label, "1d6") {
 		t.Fatalf("press gave %+v", modal)
 	}
-	tb.Refused(tb.Submit("ann", modal, "4 4"), "Enter 1 faces for 1d6; you entered 2")
+	tb.Refused(tb.Submit("ann", modal, "4 4"), "Enter 1 face for 1d6; you entered 2")
 	tb.Refused(tb.Submit("ann", modal, "7"), "cannot come up on a d6")
 	tb.Refused(tb.Submit("ann", modal, "x"), "cannot come up on a d6")
 	done := tb.Submit("ann", modal, "4")

@@ -18,18 +18,46 @@ var markdownEscaper = strings.NewReplacer(
 // markdownEscaper). Every user-given string in a reply goes through it.
 func Escape(s string) string { return markdownEscaper.Replace(s) }
 
-// markdownUnescaper undoes markdownEscaper.
-var markdownUnescaper = strings.NewReplacer(
-	`\\`, `\`, `\*`, `*`, `\_`, `_`, `\~`, "~", "\\`", "`", `\|`, `|`,
-	`\>`, `>`, `\<`, `<`, `\#`, `#`, `\[`, `[`, `\]`, `]`, `\(`, `(`, `\)`, `)`,
-	"@\u200b", "@",
-)
+// Unmarkdown turns reply text (Discord markdown, user-given names escaped)
+// back into plain text for a note of the history (Mutation.Note), which is
+// escaped when shown: bold markers go, and so do the escapes Escape adds.
+func Unmarkdown(s string) string {
+	s = strings.ReplaceAll(strings.ReplaceAll(s, "**", ""), "@\u200b", "@")
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) && strings.IndexByte(markdownSpecials, s[i+1]) >= 0 {
+			i++
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
 
-// plainText returns a reply line as /history notes keep it: without the
-// bold markers around names and without Escape's escapes (the history
-// escapes notes itself).
-func plainText(line string) string {
-	return markdownUnescaper.Replace(strings.ReplaceAll(line, "**", ""))
+// markdownSpecials are the characters Escape puts a backslash before.
+const markdownSpecials = "\\*_~`|><#[]()"
+
+// Arg renders a user-given value (a character's name) as an option value
+// of a command a reply suggests, so that the command works when typed as
+// printed: escaped (Escape, which Discord shows as the plain text) and in
+// double quotes when it holds a space.
+func Arg(v string) string {
+	if strings.ContainsAny(v, " \t") {
+		return `"` + Escape(v) + `"`
+	}
+	return Escape(v)
+}
+
+// indefinite returns word after "a" or "an" as it is said (markdown around
+// it is skipped): "an **hp-mp-wp**" (an initialism, said "aitch-pee"), "a
+// **harm**", "a **hit-protection**", "an item".
+func indefinite(word string) string {
+	w := strings.ToLower(strings.TrimLeft(word, "*_`"))
+	vowel := func(i int) bool { return i < len(w) && strings.ContainsRune("aeiou", rune(w[i])) }
+	initialism := len(w) > 1 && strings.ContainsRune("fhlmnrsx", rune(w[0])) && !vowel(1) && w[1] != 'y'
+	if vowel(0) || initialism {
+		return "an " + word
+	}
+	return "a " + word
 }
 
 // count renders "1 character", "3 characters".

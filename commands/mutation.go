@@ -26,22 +26,33 @@ type Mutation struct {
 	s           *Service
 	tx          *storage.Tx
 	tableBefore *storage.Table
-	touched     []uint64
 	seen        map[uint64]bool
 	cache       map[uint64]*storage.Character
 	before      map[uint64]*storage.Character
-	rolls       []string
-	notes       []string
+	// about is who what this Mutation says, rolls and notes is about (For,
+	// ForTable); nil: not said, so every character the mutation loaded.
+	about *scope
+	// log is what the mutation and every scoped copy of it (For) record.
+	log *mutationLog
+}
+
+// mutationLog is the record a mutation builds up: the characters it
+// touched, its reply's parts, its dice and its notes, each with the scope
+// it is about (hidden.go), shared by every scoped copy of the mutation.
+type mutationLog struct {
+	touched []uint64
+	parts   []part
+	rolls   []entry
+	notes   []entry
+	entries int // rolls and notes so far, to order them (entry.seq)
 	// seqTaken: NextEventSeq was called, so the event must be written even
 	// if nothing changed, or a button would name a later, unrelated event.
 	seqTaken bool
 	// moving is the unit of the clock move in progress (ClockUnit).
 	moving clock.Unit
-	// turns is what the turn order adds to the reply (initiative.go).
-	turns turnState
-	// reported are the characters the reply shows without changing them
-	// (Reported).
-	reported []*storage.Character
+	// pings are the user ids the reply may mention (init-ping: the owner
+	// whose turn started; initiative.go).
+	pings []string
 }
 
 // Mutate runs fn on the request's table inside one write transaction and
@@ -62,14 +73,15 @@ func (s *Service) Mutate(ctx context.Context, r *Request, fn func(m *Mutation) (
 			return err
 		}
 		m := &Mutation{Req: r, Table: t, System: sys, s: s, tx: tx, tableBefore: before,
-			seen: map[uint64]bool{}, cache: map[uint64]*storage.Character{}, before: map[uint64]*storage.Character{}}
+			seen: map[uint64]bool{}, cache: map[uint64]*storage.Character{}, before: map[uint64]*storage.Character{},
+			log: &mutationLog{}}
 		resp, err = fn(m)
 		if err != nil {
 			return err
 		}
 		resp = m.present(resp)
-		if len(m.turns.pings) > 0 {
-			resp.Mentions = m.turns.pings // init-ping: the owner whose turn starts
+		if len(m.log.pings) > 0 {
+			resp.Mentions = m.log.pings // init-ping: the owner whose turn starts
 		}
 		return m.commit(resp)
 	})
@@ -112,7 +124,9 @@ func canChange(r *Request, t *storage.Table, c *storage.Character) error {
 	if c.OwnerID == r.UserID || isGM(r, t) {
 		return nil
 	}
-	return Errorf(CodeForbidden, "%s belongs to %s: only its owner or a GM can do that.", Escape(c.Name), Escape(c.OwnerName))
+	// The owner as a mention (replies never ping): "belongs to you" read
+	// as the reader, not the console's user named "you".
+	return Errorf(CodeForbidden, "%s belongs to %s: only its owner or a GM can do that.", Escape(c.Name), mention(c.OwnerID))
 }
 
 // Tx returns the write transaction, for reads the helpers do not cover. Load
@@ -185,7 +199,7 @@ func (m *Mutation) track(c *storage.Character) (*storage.Character, error) {
 			return nil, err
 		}
 		m.seen[c.ID] = true
-		m.touched = append(m.touched, c.ID)
+		m.log.touched = append(m.log.touched, c.ID)
 		m.before[c.ID] = before
 	}
 	return c, nil
@@ -224,6 +238,49 @@ func (m *Mutation) TargetsToChange(list string) ([]*storage.Character, error) {
 	return chs, nil
 }
 
+// Healer resolves the `healer` option, the character who gives the care
+// (/attend, /heal): nil when it is not given. The caller must be able to
+// act for it (owner or GM), and it cannot be one of patients: care comes
+// from another character (RULES.md §0.1, §1.3, §2.4, §3.3).
+func (m *Mutation) Healer(patients ...*storage.Character) (*storage.Character, error) {
+	name, ok := m.Req.Options["healer"]
+	if !ok {
+		return nil, nil
+	}
+	h, err := m.Character(name)
+	if err != nil {
+		return nil, err
+	}
+	if err := m.CanChange(h); err != nil {
+		return nil, err
+	}
+	for _, p := range patients {
+		if p.ID == h.ID {
+			return nil, Errorf(CodeInvalid, "%s cannot give itself the care; name another character in healer.", Escape(h.Name))
+		}
+	}
+	return h, nil
+}
+
+// RefuseUndone returns, for a press on a button of event seq that no longer
+// matches c's state, the CodeConflict error saying the message is out of
+// date because /undo undid that event (an /undo among the latest
+// undoWindow events names it), so c has no choice (e.g. "0-HP choice") to
+// make there; nil when the event was not undone (the choice was made or
+// offered again), or the error of reading the history.
+func (m *Mutation) RefuseUndone(seq uint64, c *storage.Character, choice string) error {
+	undone, seen := false, 0
+	err := m.tx.EachEventBackward(m.Req.ChannelID, func(e *storage.Event) (bool, error) {
+		seen++
+		undone = e.UndoOf == seq
+		return !undone && e.Seq > seq && seen < undoWindow, nil
+	})
+	if err != nil || !undone {
+		return err
+	}
+	return Errorf(CodeConflict, "This message is out of date: the damage it answers (#%d) was undone, so **%s** has no %s to make here. Nothing was changed.", seq, Escape(c.Name), choice)
+}
+
 // Save stores c's new state.
 func (m *Mutation) Save(c *storage.Character) error {
 	if _, err := m.track(c); err != nil {
@@ -258,7 +315,7 @@ func (m *Mutation) Create(c *storage.Character) error {
 		return err
 	}
 	m.seen[c.ID] = true
-	m.touched = append(m.touched, c.ID)
+	m.log.touched = append(m.log.touched, c.ID)
 	m.cache[c.ID] = c
 	return nil
 }
@@ -278,25 +335,15 @@ func (m *Mutation) Delete(c *storage.Character) error {
 // Buttons put it in their custom_id to name the event they answer.
 func (m *Mutation) NextEventSeq() (uint64, error) {
 	last, err := m.tx.LastEventSeq(m.Req.ChannelID)
-	m.seqTaken = true
+	m.log.seqTaken = true
 	return last + 1, err
 }
 
-// RefuseOptions returns a CodeInvalid error naming the first of opts that
-// the request gives: options of a shared command that the table's system does
-// not use are refused, never silently ignored.
-func (m *Mutation) RefuseOptions(opts ...string) error {
-	for _, o := range opts {
-		if _, ok := m.Req.Options[o]; ok {
-			return Errorf(CodeInvalid, "/%s %s: is not used by the %s system.", m.Req.Command, o, m.Table.System)
-		}
-	}
-	return nil
-}
-
-// Note adds a line to the event's summary shown by /history.
+// Note adds a line to the event's summary shown by /history, about m's
+// characters (For): players read it only when they may see them.
 func (m *Mutation) Note(format string, args ...any) {
-	m.notes = append(m.notes, fmt.Sprintf(format, args...))
+	m.log.entries++
+	m.log.notes = append(m.log.notes, entry{about: m.about, text: fmt.Sprintf(format, args...), seq: m.log.entries})
 }
 
 // commit saves the table and appends the event, when anything changed.
@@ -312,9 +359,9 @@ func (m *Mutation) commit(resp *Response) error {
 		UserID:    m.Req.UserID,
 		UserName:  m.Req.UserName,
 		Command:   m.Req.Line(),
-		Dice:      m.rolls,
+		Dice:      texts(m.log.rolls),
 	}
-	for _, id := range m.touched {
+	for _, id := range m.log.touched {
 		after, err := m.tx.Character(m.Req.ChannelID, id)
 		if errors.Is(err, storage.ErrNotFound) {
 			after, err = nil, nil
@@ -323,7 +370,7 @@ func (m *Mutation) commit(resp *Response) error {
 			return err
 		}
 		before := m.before[id]
-		if sameState(before, after) && !m.reportedHidden(id) {
+		if sameState(before, after) {
 			continue
 		}
 		name := ""
@@ -337,10 +384,11 @@ func (m *Mutation) commit(resp *Response) error {
 	if !reflect.DeepEqual(m.Table, m.tableBefore) {
 		ev.TableBefore, ev.TableAfter = m.tableBefore, m.Table
 	}
-	if len(ev.Changes) == 0 && ev.TableAfter == nil && !m.seqTaken {
+	if len(ev.Changes) == 0 && ev.TableAfter == nil && !m.log.seqTaken {
 		return nil
 	}
-	ev.Summary = strings.Join(m.notes, "\n")
+	ev.Summary = strings.Join(texts(m.log.notes), "\n")
+	ev.Parts = m.eventParts()
 	return m.tx.AppendEvent(ev)
 }
 

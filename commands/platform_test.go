@@ -2,10 +2,12 @@ package commands_test
 
 import (
 	"context"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/hpkeeper/hpkeeper/commands"
+	"github.com/hpkeeper/hpkeeper/commands/commandstest"
 	"github.com/hpkeeper/hpkeeper/storage"
 )
 
@@ -37,8 +39,15 @@ func TestTableSetupAndPermissions(t *testing.T) {
 	tb.OK(tb.Do("ann", "/table gm action:add user:dave"))
 	tb.Refused(tb.Do("ann", "/table gm action:add user:dave"), "already")
 	tb.OK(tb.Do("dave", "/char set name:Lister stats:hp=3"))
-	tb.OK(tb.Do("ann", "/table gm action:remove user:dave"))
+	commandstest.WantIn(t, "remove", tb.OK(tb.Do("ann", "/table gm action:remove user:dave")), "<@dave> is no longer one of this table's added GMs",
+		"a member with Discord's Manage Channels permission in this channel stays a GM")
 	tb.Refused(tb.Do("dave", "/char set name:Lister stats:hp=2"), "only its owner or a GM")
+	// A GM by Manage Channels who removes themself stays a GM, and is told
+	// so and what would end it.
+	tb.OK(tb.Do("ann", "/table gm action:add user:carol"))
+	commandstest.WantIn(t, "remove self", tb.OK(tb.Do("!carol", "/table gm action:remove user:carol")),
+		"stays a GM through Discord's Manage Channels permission", "only taking that permission away")
+	tb.OK(tb.Do("!carol", "/char set name:Lister stats:hp=3"))
 
 	show := tb.OK(tb.Do("bob", "/table show"))
 	for _, want := range []string{"hit-protection", "catch-breath=off", "day 1, 00:00", "Lister", "HP 3/8"} {
@@ -56,7 +65,29 @@ func TestTableOption(t *testing.T) {
 		t.Errorf("option reply = %q", out)
 	}
 	tb.Refused(tb.Do("ann", "/table option name:catch-breath value:maybe"), "off or on")
-	tb.Refused(tb.Do("ann", "/table option name:fudge-dice value:4"), "Unknown table option")
+	// An unknown option is refused with the options this table has.
+	tb.Refused(tb.Do("ann", "/table option name:fudge-dice value:4"), `Unknown table option "fudge-dice"; this hit-protection table has dice, sheet-edit, init-reroll, init-dice, init-ping, catch-breath`)
+}
+
+// TestSheetEdit: the table option sheet-edit decides who sets sheet values
+// with /char set: owner (the default, RULES.md §0.1: its owner or a GM) or
+// gm (GMs only); players still act on their characters either way.
+func TestSheetEdit(t *testing.T) {
+	tb := newTable(t)
+	tb.OK(tb.Do("gm", "/table setup system:hit-protection"))
+	tb.OK(tb.Do("ann", `/char create name:Lister stats:"class=fighter hit-die=d6 hp=3"`))
+	commandstest.WantIn(t, "show", tb.OK(tb.Do("ann", "/table show")), "sheet-edit=owner")
+	tb.OK(tb.Do("ann", "/char set name:Lister stats:hp=4"))
+	tb.Refused(tb.Do("ann", "/table option name:sheet-edit value:gm"), "Only a GM")
+	tb.Refused(tb.Do("gm", "/table option name:sheet-edit value:players"), "Option sheet-edit takes owner or gm")
+	commandstest.WantIn(t, "set", tb.OK(tb.Do("gm", "/table option name:sheet-edit value:gm")), "sheet-edit: owner → gm")
+	commandstest.WantIn(t, "show", tb.OK(tb.Do("ann", "/table show")), "sheet-edit=gm")
+	tb.Refused(tb.Do("ann", "/char set name:Lister stats:hp=6"), "Only a GM can change sheet values at this table (table option sheet-edit=gm)")
+	commandstest.WantIn(t, "player acts", tb.OK(tb.Do("ann", "/damage target:Lister amount:1")), "HP 4 → 3")
+	tb.OK(tb.Do("ann", `/char create name:Pip stats:"class=thief hp=2"`))
+	commandstest.WantIn(t, "GM sets", tb.OK(tb.Do("gm", "/char set name:Lister stats:hp=5")), "HP 3/6 · HD 1/1 → HP 5/6 · HD 1/1")
+	tb.OK(tb.Do("gm", "/table option name:sheet-edit value:owner"))
+	tb.OK(tb.Do("ann", "/char set name:Lister stats:hp=4"))
 }
 
 func TestCharCreateRollsHP(t *testing.T) {
@@ -200,6 +231,52 @@ func TestClock(t *testing.T) {
 	if out := tb.OK(tb.Do("bob", "/clock")); !strings.Contains(out, "day 1, 00:01") {
 		t.Errorf("after undo show = %q", out)
 	}
+}
+
+// TestHistoryPages: /history shows ten events a page; page:N and
+// before:#N page back, filters by target and user combine, and every page
+// that leaves older events out ends with the one line that shows them, a
+// command that works as printed.
+func TestHistoryPages(t *testing.T) {
+	tb := newTable(t)
+	tb.OK(tb.Do("gm", "/table setup system:hit-protection")) // #1
+	tb.OK(tb.Do("ann", `/char create name:"Sir Bob" stats:"class=fighter hit-die=d12 hp=12"`))
+	tb.OK(tb.Do("bob", `/char create name:Rook stats:"class=thief hp=2"`)) // #3
+	for i := 0; i < 12; i++ {                                              // #4 … #15: ann, gm, ann, gm …
+		user := []string{"ann", "gm"}[i%2]
+		tb.OK(tb.Do(user, `/damage target:"Sir Bob" amount:1`))
+	}
+	seqs := func(out string) []string { return regexp.MustCompile("`#(\\d+)`").FindAllString(out, -1) }
+	page := tb.OK(tb.Do("bob", "/history"))
+	if got := seqs(page); len(got) != 10 || got[0] != "`#15`" || got[9] != "`#6`" {
+		t.Fatalf("first page = %v; want #15 … #6", got)
+	}
+	commandstest.WantIn(t, "first page", page, "Older events: /history before:#6")
+	if got := seqs(tb.OK(tb.Do("bob", "/history before:#6"))); len(got) != 5 || got[0] != "`#5`" || got[4] != "`#1`" {
+		t.Errorf("before:#6 = %v; want #5 … #1", got)
+	}
+	last := tb.OK(tb.Do("bob", "/history page:2"))
+	if got := seqs(last); len(got) != 5 || got[0] != "`#5`" || strings.Contains(last, "Older events") {
+		t.Errorf("page:2 = %v %q; want #5 … #1 and no older-events line", got, last)
+	}
+	commandstest.WantIn(t, "page 3", tb.OK(tb.Do("bob", "/history page:3")), "No events here on page 3.")
+	tb.Refused(tb.Do("bob", "/history page:2 before:#6"), "before or page, not both")
+	tb.Refused(tb.Do("bob", "/history before:soon"), "before:#12")
+
+	// Filters: the older-events line keeps them, and works as printed.
+	byGM := tb.OK(tb.Do("bob", `/history target:"Sir Bob" user:gm`))
+	if got := seqs(byGM); len(got) != 6 || got[0] != "`#15`" {
+		t.Errorf("target and user = %v; want the GM's six damages", got)
+	}
+	if strings.Contains(byGM, "Older events") {
+		t.Errorf("target and user = %q; want no older-events line when nothing older matches", byGM)
+	}
+	filtered := tb.OK(tb.Do("bob", `/history target:"Sir Bob"`))
+	commandstest.WantIn(t, "target", filtered, `Older events: /history before:#6 target:"Sir Bob"`)
+	if got := seqs(tb.OK(tb.Do("bob", `/history before:#6 target:"Sir Bob"`))); len(got) != 3 || got[2] != "`#2`" {
+		t.Errorf("the older page of a target = %v; want #5, #4 and the creation #2", got)
+	}
+	commandstest.WantIn(t, "user", tb.OK(tb.Do("bob", "/history user:bob")), "/char create name:Rook")
 }
 
 func TestHistoryAndUndo(t *testing.T) {

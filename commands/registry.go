@@ -3,6 +3,7 @@ package commands
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -47,8 +48,14 @@ type Option struct {
 	// Choices, when set, are the only values accepted (shown as a list in Discord).
 	Choices []string
 	// Autocomplete makes Discord ask for suggestions while the option is typed
-	// (character names).
+	// (character names; for an option BySystem, the values of the table's
+	// system, as Discord's static Choices cannot depend on the channel).
 	Autocomplete bool
+	// BySystem marks an option of a shared command that the table's system
+	// gives its meaning and its values (SystemOption): the core refuses it
+	// at a table whose system does not use it, and a value that system
+	// does not take, listing the values it does.
+	BySystem bool
 	// MinValue and MaxValue bound an OptionInteger (both zero: unbounded).
 	MinValue, MaxValue int64
 	// MaxLength bounds an OptionString in characters (0: Discord's 6,000).
@@ -126,6 +133,109 @@ func (g *Registry) addSystem(sys System) {
 	for prefix, h := range sys.Components() {
 		g.component(prefix, h)
 	}
+}
+
+// addSystemOptions merges the options each system gives a meaning to
+// (System.Options) into the commands: an option the core does not define is
+// added for it, and an option with values of its own in some system is
+// autocompleted (Discord's static choices cannot depend on the table). It
+// panics when a system declares an option of a command path that does not
+// take options (a command with subcommands), or that the core gives its own
+// meaning (not BySystem), or two systems give one option two types.
+func (g *Registry) addSystemOptions() {
+	for _, sys := range g.systems {
+		for _, so := range sys.Options() {
+			opts := g.optionsOf(so.Command)
+			if opts == nil {
+				panic("commands: system " + sys.Name() + " declares an option of /" + so.Command + ", which takes no options")
+			}
+			typ := so.Type
+			if typ == 0 {
+				typ = OptionString
+			}
+			i := slices.IndexFunc(*opts, func(o Option) bool { return o.Name == so.Name })
+			if i < 0 {
+				*opts = append(*opts, Option{Name: so.Name, Description: Clip(so.Help, 100), Type: typ, BySystem: true, MaxLength: 100})
+				i = len(*opts) - 1
+			}
+			o := &(*opts)[i]
+			switch {
+			case !o.BySystem:
+				panic("commands: system " + sys.Name() + " declares /" + so.Command + " " + so.Name + ", which the core gives its own meaning")
+			case so.Type != 0 && so.Type != o.Type:
+				panic("commands: system " + sys.Name() + " gives /" + so.Command + " " + so.Name + " another type")
+			}
+			if len(so.Values) > 0 {
+				o.Autocomplete = true
+			}
+		}
+	}
+}
+
+// optionsOf returns the options of the command path, "damage" or "init
+// join", or nil when the path names nothing that takes options.
+func (g *Registry) optionsOf(path string) *[]Option {
+	name, sub, _ := strings.Cut(path, " ")
+	c := g.Lookup(name)
+	switch {
+	case c == nil:
+		return nil
+	case sub == "" && len(c.Subcommands) == 0:
+		return &c.Options
+	case sub == "":
+		return nil
+	}
+	if s := c.Sub(sub); s != nil {
+		return &s.Options
+	}
+	return nil
+}
+
+// systemOption returns what the option name of the command path
+// ("damage", "init join") means in sys, or nil when sys does not use it.
+func systemOption(sys System, command, name string) *SystemOption {
+	for _, so := range sys.Options() {
+		if so.Command == command && so.Name == name {
+			return &so
+		}
+	}
+	return nil
+}
+
+// checkSystemOptions refuses the options of r (a shared command or
+// subcommand at a table of sys, defined by defs) that are BySystem and that sys does not use, or
+// whose value sys does not take, listing the values it does; a value is
+// matched ignoring case and normalised to sys's spelling.
+func checkSystemOptions(r *Request, sys System, defs []Option) error {
+	names := make([]string, 0, len(r.Options))
+	for name := range r.Options {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		i := slices.IndexFunc(defs, func(o Option) bool { return o.Name == name })
+		if i < 0 || !defs[i].BySystem {
+			continue
+		}
+		so := systemOption(sys, r.path(), name)
+		if so == nil {
+			return Errorf(CodeInvalid, "/%s %s: is not used by the %s system (/help topic:%s says what each system takes).", r.path(), name, sys.Name(), r.Command)
+		}
+		if len(so.Values) == 0 {
+			continue
+		}
+		v := r.Options[name]
+		j := slices.IndexFunc(so.Values, func(x string) bool { return strings.EqualFold(x, strings.TrimSpace(v)) })
+		if j < 0 {
+			which := "one of " + strings.Join(so.Values, ", ")
+			if len(so.Values) == 1 {
+				which = so.Values[0]
+			}
+			return Errorf(CodeInvalid, "Option %s must be %s at this %s table (got %q); /help topic:%s says what each means.", name, which, sys.Name(), Clip(v, 40), r.Command)
+		}
+		r.Options[name] = so.Values[j]
+	}
+	return nil
 }
 
 // systemNamed returns the registered system with the name, or nil.
@@ -266,6 +376,10 @@ func validate(r *Request, defs []Option) error {
 	}
 	return nil
 }
+
+// path is the command path of the request, as System.Options names it:
+// "damage", "table setup".
+func (r *Request) path() string { return strings.TrimPrefix(r.commandName(), "/") }
 
 // commandName renders "/table setup".
 func (r *Request) commandName() string {

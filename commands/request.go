@@ -113,6 +113,12 @@ type Response struct {
 	// allowed_mentions users); nil, the default, pings nobody. Only the
 	// turn order's init-ping sets it: the owner whose turn starts.
 	Mentions []string
+	// FollowUps are further messages sent after this one, in order (the
+	// bot posts them through the interaction's webhook): an ephemeral one
+	// shows only to the caller, e.g. a hidden character's numbers for the
+	// GM who acted on it (hidden.go). A follow-up's own Modal, Choices,
+	// UpdateMessage and FollowUps are ignored.
+	FollowUps []*Response
 }
 
 // Outcome says how Service.Handle ended a request.

@@ -13,6 +13,9 @@ import (
 func roll(ctx context.Context, s *Service, r *Request) (*Response, error) {
 	if _, ok := r.Options["as"]; ok {
 		return s.Mutate(ctx, r, func(m *Mutation) (*Response, error) {
+			if err := checkSystemOptions(r, m.System, s.registry.Lookup("roll").Options); err != nil {
+				return nil, err
+			}
 			if h := m.System.Roll(); h != nil {
 				return h(m)
 			}
@@ -23,25 +26,27 @@ func roll(ctx context.Context, s *Service, r *Request) (*Response, error) {
 			if err := m.CanChange(c); err != nil {
 				return nil, err
 			}
-			for _, opt := range []string{"hd", "ability", "pool"} {
-				if _, ok := r.Options[opt]; ok {
-					return nil, Errorf(CodeUnavailable, "/roll %s: is not part of the %s system.", opt, m.Table.System)
-				}
-			}
 			expr, ok := r.Options["expr"]
 			if !ok {
 				return nil, Errorf(CodeInvalid, "/roll needs expr, e.g. expr:1d20+3.")
 			}
+			m = m.For(c)
 			res, err := m.RollString(expr)
 			if err != nil {
 				return nil, err
 			}
-			return &Response{Content: fmt.Sprintf("**%s** rolled %s", Escape(c.Name), res.String())}, nil
+			m.Say("**%s** rolled %s", Escape(c.Name), res.String())
+			return &Response{}, nil
 		})
 
 	}
 	if _, ok := r.Options["hd"]; ok {
 		return nil, Errorf(CodeInvalid, "/roll hd needs as:<character>, whose hit dice are spent (e.g. as:Lister).")
+	}
+	for _, o := range s.registry.Lookup("roll").Options {
+		if _, ok := r.Options[o.Name]; ok && o.BySystem {
+			return nil, Errorf(CodeInvalid, "/roll %s: is for a character's roll: give as:<character> too.", o.Name)
+		}
 	}
 	expr, ok := r.Options["expr"]
 	if !ok {

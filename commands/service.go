@@ -104,6 +104,9 @@ func (s *Service) Handle(ctx context.Context, r *Request) (resp *Response) {
 	}
 	fitLimits(resp)
 	resp.Outcome = OutcomeOK
+	for _, f := range resp.FollowUps {
+		fitLimits(f)
+	}
 	s.changed(r)
 	return resp
 }

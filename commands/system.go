@@ -29,6 +29,13 @@ type System interface {
 	// StatKeys lists the keys /char create and /char set accept, for help and
 	// error messages.
 	StatKeys() []string
+	// Options lists the options of the shared commands (/damage, /heal,
+	// /roll as:…, /init join roll:…, …) that the system gives a meaning to, with the values
+	// each takes in it: the core accepts no other BySystem option at the
+	// system's tables, autocompletes their values, refuses other values
+	// with these, and /help lists them per system. An option the core
+	// does not define is registered for the system.
+	Options() []SystemOption
 	// NewSheet returns the encoded sheet of a new character built from stats,
 	// rolling what the system rolls at creation with m.Roll. Bad stats are a
 	// CodeInvalid *Error.
@@ -51,9 +58,25 @@ type System interface {
 	Components() map[string]HandlerFunc
 	// AdvanceClock resolves every timed effect of the table's characters as
 	// the clock moves from the round `from` to the round `to` (RULES.md §0.2),
-	// saving changed characters through m, and returns one report line per
-	// effect that ended or fired.
-	AdvanceClock(m *Mutation, from, to int64) ([]string, error)
+	// saving changed characters through m, and reports each effect that
+	// ended or fired, per character, by saying it about that character
+	// (m.For(c).Say); the core notes what was said for /history.
+	AdvanceClock(m *Mutation, from, to int64) error
+}
+
+// SystemOption is what an option of a shared command means in one system.
+type SystemOption struct {
+	// Command and Name say which option: "heal" and "pool", or, for an
+	// option of a subcommand, its path: "init join" and "roll".
+	Command, Name string
+	// Help says what the option does in the system, for /help topic:heal
+	// (and, for an option the core does not define, Discord's description).
+	Help string
+	// Values are the values the option takes in the system, in the order
+	// suggested; nil: any value of the option's type.
+	Values []string
+	// Type is the type of an option the core does not define (zero: text).
+	Type OptionType
 }
 
 // Chooser is implemented by a system whose characters can await a choice
@@ -224,6 +247,9 @@ func systemAction(name string) HandlerFunc {
 			act := m.System.Action(name)
 			if act == nil {
 				return nil, Errorf(CodeUnavailable, "/%s is not part of the %s system (/help topic:%s lists its commands).", name, m.Table.System, m.Table.System)
+			}
+			if err := checkSystemOptions(r, m.System, s.registry.Lookup(name).Options); err != nil {
+				return nil, err
 			}
 			return act(m)
 		})

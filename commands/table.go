@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/hpkeeper/hpkeeper/rules/clock"
@@ -18,6 +18,54 @@ type TableOption struct {
 	Default string
 	// Values are the accepted values, the first being the default.
 	Values []string
+}
+
+// The table option sheet-edit: who may change a character's sheet values
+// with /char set.
+const (
+	// SheetEditOption is the platform table option that every system offers.
+	SheetEditOption = "sheet-edit"
+	// SheetEditOwner (the default) lets a character's owner or a GM set its
+	// values (RULES.md §0.1).
+	SheetEditOwner = "owner"
+	// SheetEditGM lets only GMs set values: players still act (damage,
+	// heal, rest …) but cannot set their own HP, for gritty tables.
+	SheetEditGM = "gm"
+)
+
+// PlatformOptions are the table options of every system, in addition to the
+// system's own TableOptions: dice (manualdice.go) and sheet-edit.
+func PlatformOptions() []TableOption {
+	return []TableOption{
+		{Name: DiceOption, Help: "who rolls: the bot, or the players with physical dice (manual)", Default: DiceBot, Values: []string{DiceBot, DiceManual}},
+		{Name: SheetEditOption, Help: "who changes sheet values with /char set: a character's owner or a GM (owner), or GMs only (gm)", Default: SheetEditOwner, Values: []string{SheetEditOwner, SheetEditGM}},
+	}
+}
+
+// tableOptions are the table options of a table of sys, in the order /table
+// show lists them: PlatformOptions, the turn order's when sys has
+// initiative (initiative.go), then the system's own.
+func tableOptions(sys System) []TableOption {
+	opts := PlatformOptions()
+	if _, ok := sys.(Initiator); ok {
+		opts = append(opts, initiativeOptions()...)
+	}
+	return append(opts, sys.TableOptions()...)
+}
+
+// option returns the value of the table option name, its default when the
+// table has none set (a table set up before the option existed, or a turn
+// order option left at its default).
+func option(t *storage.Table, name string, sys System) string {
+	if v := t.Options[name]; v != "" {
+		return v
+	}
+	for _, o := range tableOptions(sys) {
+		if o.Name == name {
+			return o.Values[0]
+		}
+	}
+	return ""
 }
 
 // tableSetup creates the channel's table or changes its system (RULES.md
@@ -108,23 +156,24 @@ func tableShow(ctx context.Context, s *Service, r *Request) (*Response, error) {
 			gms[i] = mention(id)
 		}
 		var opts []string
-		for _, o := range sys.TableOptions() {
-			opts = append(opts, fmt.Sprintf("%s=%s", o.Name, t.Options[o.Name]))
-		}
-		if t.Options[DiceOption] == DiceManual {
-			opts = append(opts, "dice=manual") // physical dice (manualdice.go)
-		}
-		opts = append(opts, initiativeOptionsSet(t)...)
-		if len(opts) == 0 {
-			opts = []string{"none"}
+		for _, o := range tableOptions(sys) {
+			opts = append(opts, fmt.Sprintf("%s=%s", o.Name, option(t, o.Name, sys)))
 		}
 		lines := []string{}
+		var hidden []string
 		for _, c := range chars {
-			status, err := displayStatus(r, t, sys, c)
+			status, err := playerStatus(t, sys, c)
 			if err != nil {
 				return err
 			}
 			lines = append(lines, fmt.Sprintf("**%s** (%s): %s", Escape(c.Name), Escape(c.OwnerName), status))
+			if c.Hidden {
+				full, _, err := sys.Describe(c)
+				if err != nil {
+					return err
+				}
+				hidden = append(hidden, fmt.Sprintf("**%s** (%s): %s", Escape(c.Name), Escape(c.OwnerName), full))
+			}
 		}
 		if len(lines) == 0 {
 			lines = []string{"none yet: /char create"}
@@ -138,6 +187,9 @@ func tableShow(ctx context.Context, s *Service, r *Request) (*Response, error) {
 				{Name: "Characters", Value: joinWithin(lines, maxFieldValue, " (/char list)")},
 			},
 		}}}
+		if len(hidden) > 0 {
+			resp = forGM(r, t, resp, &Response{Content: joinWithin(hidden, maxContent-len(hiddenFollowUp)-1, " (/char list)")})
+		}
 		return nil
 	})
 	return resp, err
@@ -177,12 +229,20 @@ func tableGM(ctx context.Context, s *Service, r *Request) (*Response, error) {
 				return nil, Errorf(CodeConflict, "That would leave the table without a GM; add another GM first.")
 			}
 			m.Note("Removed %s as a GM.", name)
-			return &Response{Content: fmt.Sprintf("%s is no longer a GM at this table.", mention(user))}, nil
+			if user == r.UserID && r.hasManageChannels() {
+				// RULES.md §0.1: Manage Channels makes a GM whatever the list says.
+				return &Response{Content: fmt.Sprintf("%s is no longer one of this table's added GMs, but stays a GM through Discord's Manage Channels permission in this channel; only taking that permission away (channel or role settings) ends it.", mention(user))}, nil
+			}
+			return &Response{Content: fmt.Sprintf("%s is no longer one of this table's added GMs (a member with Discord's Manage Channels permission in this channel stays a GM through it).", mention(user))}, nil
 		}
 	})
 
 }
 
+// tableOption answers /table option (GM only): the options of every table
+// (PlatformOptions), the turn order's (setInitiativeOption) and the system's
+// own (System.TableOptions), each taking one of its values. An unknown name
+// is refused with the options that exist at this table.
 func tableOption(ctx context.Context, s *Service, r *Request) (*Response, error) {
 	return s.Mutate(ctx, r, func(m *Mutation) (*Response, error) {
 		if err := m.RequireGM("change table options"); err != nil {
@@ -190,42 +250,35 @@ func tableOption(ctx context.Context, s *Service, r *Request) (*Response, error)
 		}
 		name := strings.ToLower(r.Options["name"])
 		value := strings.ToLower(r.Options["value"])
-		if name == DiceOption {
-			return setDiceOption(m, value)
+		opts := tableOptions(m.System)
+		i := slices.IndexFunc(opts, func(o TableOption) bool { return o.Name == name })
+		if i < 0 {
+			names := make([]string, len(opts))
+			for j, o := range opts {
+				names[j] = o.Name
+			}
+			return nil, Errorf(CodeInvalid, "Unknown table option %q; this %s table has %s (/help topic:table says what each does).", Clip(name, 40), m.Table.System, strings.Join(names, ", "))
 		}
 		if isInitiativeOption(name) {
 			return setInitiativeOption(m, name, value)
 		}
-		opts := m.System.TableOptions()
-		var names []string
-		for _, o := range opts {
-			names = append(names, o.Name)
-			if o.Name != name {
-				continue
-			}
-			for _, v := range o.Values {
-				if v == value {
-					old := m.Table.Options[name]
-					if m.Table.Options == nil {
-						m.Table.Options = map[string]string{}
-					}
-					newOpts := map[string]string{}
-					for k, v := range m.Table.Options {
-						newOpts[k] = v
-					}
-					newOpts[name] = value
-					m.Table.Options = newOpts
-					m.Note("Set %s from %s to %s.", name, old, value)
-					return &Response{Content: fmt.Sprintf("Table option %s: %s → %s.", name, old, value)}, nil
-				}
-			}
+		o := opts[i]
+		if !slices.Contains(o.Values, value) {
 			return nil, Errorf(CodeInvalid, "Option %s takes %s (got %q).", name, strings.Join(o.Values, " or "), Clip(value, 40))
 		}
-		sort.Strings(names)
-		if len(names) == 0 {
-			return nil, Errorf(CodeInvalid, "The %s system has no table options.", m.Table.System)
+		old := option(m.Table, name, m.System)
+		newOpts := map[string]string{}
+		for k, v := range m.Table.Options {
+			newOpts[k] = v
 		}
-		return nil, Errorf(CodeInvalid, "Unknown table option %q for %s; options: %s.", Clip(name, 40), m.Table.System, strings.Join(names, ", "))
+		newOpts[name] = value
+		m.Table.Options = newOpts
+		m.ForTable().Note("Set %s from %s to %s.", name, old, value)
+		text := fmt.Sprintf("Table option %s: %s → %s.", name, old, value)
+		if name == DiceOption {
+			text = diceOptionText(old, value)
+		}
+		m.ForTable().Say("%s", text)
+		return &Response{}, nil
 	})
-
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/hpkeeper/hpkeeper/commands"
+	"github.com/hpkeeper/hpkeeper/commands/commandstest"
 )
 
 // exportFile runs /table export as user and returns the JSON file.
@@ -96,7 +97,7 @@ func TestImportRefusesBadFiles(t *testing.T) {
 	for _, c := range []struct{ file, want string }{
 		{`not json`, "not an hpkeeper export"},
 		{`{"format":"other","version":1}`, "not an hpkeeper table export"},
-		{`{"format":"hpkeeper-table","version":3}`, "version 3"},
+		{`{"format":"hpkeeper-table","version":3}`, "version 3; this bot reads versions 1 to 2"},
 		{`{"format":"hpkeeper-table","version":0}`, "version 0"},
 		{`{"format":"hpkeeper-table","version":2,"table":{"system":"harm","initiative":{"combatants":[{"character_id":4}],"turn":0,"start":0,"joins":1}}}`, "names character 4"},
 		{`{"format":"hpkeeper-table","version":2,"table":{"system":"harm","clock":3,"initiative":{"combatants":[],"turn":1,"start":0,"joins":1}}}`, "does not hang together"},
@@ -136,4 +137,35 @@ func TestImportRefusesBadFiles(t *testing.T) {
 		return nil, errors.New("HTTP 404")
 	}}}
 	tb.Refused(tb.Svc.Handle(context.Background(), req), "Could not download the file from Discord (HTTP 404)")
+}
+
+// TestExportVersionOfParts: events about a hidden character carry parts
+// (storage.EventPart), which a reader of version 1 would refuse as an
+// unknown field, so such a file is version 2; imported, the history still
+// shows players only the hidden character's word.
+func TestExportVersionOfParts(t *testing.T) {
+	tb := newTable(t)
+	tb.OK(tb.Do("!gm", "/table setup system:hit-protection"))
+	tb.OK(tb.Do("ann", `/char create name:Lister stats:"class=fighter hit-die=d6 hp=4"`))
+	if v1 := exportFile(t, tb, "!gm"); !strings.Contains(string(v1), `"version": 1`) || strings.Contains(string(v1), `"parts"`) {
+		t.Errorf("export without hidden characters: %.200s; want version 1 without parts", v1)
+	}
+	commandstest.Text(tb.Do("!gm", `/char create name:Goblin stats:"class=cleric level=9 hit-die=d12 hp=11 hidden=true"`))
+	tb.Dice.Push(5)
+	commandstest.Text(tb.Do("!gm", "/damage target:Goblin amount:1d6"))
+	data := exportFile(t, tb, "!gm")
+	var ex commands.Export
+	if err := json.Unmarshal(data, &ex); err != nil {
+		t.Fatal(err)
+	}
+	if ex.Version != 2 || ex.Table.Initiative != nil || !strings.Contains(string(data), `"parts"`) {
+		t.Fatalf("export with a hidden character's events: version %d, %.300s; want version 2 with parts", ex.Version, data)
+	}
+	tb.Channel = "chan-2"
+	tb.OK(importFile(tb, "!gm", data))
+	hist := tb.OK(tb.Do("ann", "/history"))
+	if strings.Contains(hist, "[5]") || strings.Contains(hist, "HP 11") || strings.Contains(hist, "→ 6") {
+		t.Errorf("player /history after import shows the hidden Goblin's numbers: %q", hist)
+	}
+	commandstest.WantIn(t, "player /history after import", hist, "Goblin: Wounded")
 }

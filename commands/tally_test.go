@@ -52,6 +52,14 @@ func (tally) TableOptions() []commands.TableOption { return nil }
 
 func (tally) StatKeys() []string { return []string{"points"} }
 
+// Options: /heal takes the points healed; /rest takes a kind of its own.
+func (tally) Options() []commands.SystemOption {
+	return []commands.SystemOption{
+		{Command: "heal", Name: "amount", Help: "points back"},
+		{Command: "rest", Name: "kind", Help: "a nap", Values: []string{"nap"}},
+	}
+}
+
 func (sys tally) NewSheet(m *commands.Mutation, stats []commands.Stat) (json.RawMessage, error) {
 	return sys.SetSheet(m, json.RawMessage(`{"points":5,"max":5}`), stats)
 }
@@ -124,17 +132,16 @@ func (tally) Chart(*storage.Table) (*commands.Response, error) {
 	return &commands.Response{Content: "Rally odds", Files: []commands.File{{Name: "rally.png", ContentType: "image/png", Data: png}}}, err
 }
 
-func (tally) AdvanceClock(m *commands.Mutation, from, to int64) ([]string, error) {
+func (tally) AdvanceClock(m *commands.Mutation, from, to int64) error {
 	days := clock.Passed(clock.Time(from), clock.Time(to), clock.Day)
 	all, err := m.Characters()
 	if err != nil || days == 0 {
-		return nil, err
+		return err
 	}
-	var report []string
 	for _, c := range all {
 		s, err := loadTally(c)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if s.Points == s.Max {
 			continue
@@ -142,11 +149,11 @@ func (tally) AdvanceClock(m *commands.Mutation, from, to int64) ([]string, error
 		before := s.Points
 		s.Points = min(s.Max, s.Points+int(days))
 		if err := m.SaveSheet(c, s); err != nil {
-			return nil, err
+			return err
 		}
-		report = append(report, fmt.Sprintf("%s rests: points %d → %d", c.Name, before, s.Points))
+		m.For(c).Say("%s rests: points %d → %d", c.Name, before, s.Points)
 	}
-	return report, nil
+	return nil
 }
 
 func loadTally(c *storage.Character) (tallySheet, error) {

@@ -76,19 +76,45 @@ func undo(ctx context.Context, s *Service, r *Request) (*Response, error) {
 			Summary:     fmt.Sprintf("Undid #%d by %s: %s", target.Seq, target.UserName, target.Command),
 			TableBefore: target.TableAfter, TableAfter: target.TableBefore,
 		}
+		var ids []uint64
 		for _, c := range target.Changes {
 			ev.Changes = append(ev.Changes, storage.Change{CharacterID: c.CharacterID, Name: c.Name, Before: c.After, After: c.Before})
+			ids = append(ids, c.CharacterID)
 		}
-		if err := tx.AppendEvent(ev); err != nil {
-			return err
-		}
-		resp = &Response{Content: fmt.Sprintf("Undid `#%d` by %s: %s\nEverything it changed is back as it was; no dice were rerolled.", target.Seq, Escape(target.UserName), Escape(target.Command))}
+		full := fmt.Sprintf("Undid `#%d` by %s: %s\nEverything it changed is back as it was; no dice were rerolled.", target.Seq, Escape(target.UserName), Escape(target.Command))
+		resp = &Response{Content: full}
 		if eventHidden(target) {
-			resp.Ephemeral = true // the command shows a hidden character's numbers
+			// The command may show a hidden character's numbers: players read
+			// its name and each hidden character's word; a GM gets it all.
+			ev.Parts = []storage.EventPart{{Characters: ids, Hidden: true, Summary: ev.Summary}}
+			sys, err := s.system(t.System)
+			if err != nil {
+				return err
+			}
+			resp.Content = fmt.Sprintf("Undid `#%d` by %s (%s): everything it changed is back as it was; no dice were rerolled.", target.Seq, Escape(target.UserName), Escape(commandName(target.Command)))
+			for _, c := range ev.Changes {
+				if hid := c.After != nil && c.After.Hidden || c.Before != nil && c.Before.Hidden; hid {
+					resp.Content += "\n" + undoneWord(sys, t.Clock, c)
+				}
+			}
+			resp = forGM(r, t, resp, &Response{Content: full})
 		}
-		return nil
+		return tx.AppendEvent(ev)
 	})
 	return resp, err
+}
+
+// undoneWord is what players read of a hidden character an undo changed:
+// "**Goblin**: Wounded", or "gone" when the undo removed it.
+func undoneWord(sys System, now int64, c storage.Change) string {
+	if c.After == nil {
+		return "**" + Escape(c.Name) + "**: gone"
+	}
+	v, err := viewOf(sys, c.After, now)
+	if err != nil {
+		return "**" + Escape(c.Name) + "**"
+	}
+	return "**" + Escape(c.Name) + "**: " + v.Word()
 }
 
 // undoWindow is how many of the latest events /undo looks through.

@@ -150,22 +150,27 @@ func TestHiddenCharacters(t *testing.T) {
 	tb.Refused(tb.Do("ann", `/char create name:Goblin stats:"hp=7 hidden=true"`), "Only a GM can hide or reveal a character")
 	tb.Refused(tb.Do("ann", `/char set name:Lister stats:"hidden=true"`), "Only a GM can hide")
 	tb.Refused(tb.Do("!gm", `/char create name:Goblin stats:"hidden=maybe"`), "true or false")
-	resp := tb.Do("!gm", `/char create name:Goblin stats:"class=fighter hit-die=d8 hp=7 hidden=true"`)
-	if !resp.Ephemeral || !strings.Contains(commandstest.Text(resp), "HP 7/8") {
-		t.Errorf("GM's create reply should be private with numbers: %+v", resp)
-	}
-	tb.Dice.Push(3)
-	resp = tb.Do("!gm", "/damage target:Goblin amount:1d6")
-	if !resp.Ephemeral || !strings.Contains(commandstest.Text(resp), "HP 7 → 4") || !strings.Contains(commandstest.Text(resp), "1d6 [3] = 3") {
-		t.Errorf("GM's damage reply should be private with numbers and dice: %+v", resp)
-	}
 
 	noNumbers := func(what string, s string) {
 		t.Helper()
-		if strings.Contains(s, "4/8") || strings.Contains(s, "7 → 4") || strings.Contains(s, "[3]") || strings.Contains(s, "amount") {
-			t.Errorf("%s shows a hidden character's numbers: %q", what, s)
+		for _, secret := range []string{"7/8", "4/8", "7 → 4", "[3]", "amount"} {
+			if strings.Contains(s, secret) {
+				t.Errorf("%s shows a hidden character's numbers (%q): %q", what, secret, s)
+			}
 		}
 	}
+	// The GM's reply about a hidden character is public with its word; the
+	// numbers and dice follow for the GM alone.
+	resp := tb.Do("!gm", `/char create name:Goblin stats:"class=fighter hit-die=d8 hp=7 hidden=true"`)
+	noNumbers("GM's create, public", tb.OK(resp))
+	commandstest.WantIn(t, "GM's create, public", tb.OK(resp), "gm used /char create.", "**Goblin**: Wounded")
+	commandstest.WantIn(t, "GM's create, follow-up", commandstest.FollowUp(resp), "Hidden from players", "Created **Goblin** for gm: HP 7/8")
+	tb.Dice.Push(3)
+	resp = tb.Do("!gm", "/damage target:Goblin amount:1d6")
+	noNumbers("GM's damage, public", tb.OK(resp))
+	commandstest.WantIn(t, "GM's damage, public", tb.OK(resp), "**Goblin**: Wounded")
+	commandstest.WantIn(t, "GM's damage, follow-up", commandstest.FollowUp(resp), "HP 7 → 4", "1d6 [3] = 3")
+
 	out := tb.OK(tb.Do("bob", "/char show name:Goblin"))
 	noNumbers("char show", out)
 	commandstest.WantIn(t, "char show", out, "Wounded")
@@ -179,26 +184,51 @@ func TestHiddenCharacters(t *testing.T) {
 	noNumbers("history", out)
 	commandstest.WantIn(t, "history", out, "/damage", "Goblin: Wounded", "/char create", "Created Lister for ann: HP 8/8") // Lister's events stay whole
 
-	// GMs see everything.
-	commandstest.WantIn(t, "GM char show", tb.OK(tb.Do("!gm", "/char show name:Goblin")), "HP 4/8")
-	commandstest.WantIn(t, "GM history", tb.OK(tb.Do("!gm", "/history target:Goblin")), "1d6 [3] = 3")
+	// One event about both: the public reply and a player's history show
+	// Lister's numbers and the Goblin's word.
+	resp = tb.Do("!gm", "/damage target:Lister,Goblin amount:2")
+	noNumbers("mixed damage", tb.OK(resp))
+	commandstest.WantIn(t, "mixed damage", tb.OK(resp), "**Lister** takes 2 damage: HP 8 → 6", "**Goblin**: Wounded")
+	commandstest.WantIn(t, "mixed damage, follow-up", commandstest.FollowUp(resp), "**Goblin** takes 2 damage: HP 4 → 2")
+	out = tb.OK(tb.Do("bob", "/history"))
+	commandstest.WantIn(t, "mixed history", out, "Lister takes 2 damage: HP 8 → 6", "Goblin: Wounded")
+	if strings.Contains(out, "4 → 2") {
+		t.Errorf("player's history shows the Goblin's numbers: %q", out)
+	}
 
-	// A hidden character's owner who is not a GM sees the word in replies.
-	commandstest.Text(tb.Do("!gm", `/char create name:Spy owner:bob stats:"class=fighter hit-die=d6 hp=6 hidden=true"`))
+	// GMs see everything, privately: a view they ask for in the channel is
+	// written for players.
+	resp = tb.Do("!gm", "/char show name:Goblin")
+	noNumbers("GM char show, public", tb.OK(resp))
+	commandstest.WantIn(t, "GM char show", commandstest.FollowUp(resp), "HP 2/8")
+	resp = tb.Do("!gm", "/history target:Goblin")
+	noNumbers("GM history, public", tb.OK(resp))
+	commandstest.WantIn(t, "GM history", commandstest.FollowUp(resp), "1d6 [3] = 3", "HP 4 → 2")
+	for _, line := range []string{"/char list", "/table show"} {
+		resp = tb.Do("!gm", line)
+		noNumbers("GM "+line+", public", tb.OK(resp))
+		commandstest.WantIn(t, "GM "+line, commandstest.FollowUp(resp), "**Goblin** (gm): HP 2/8")
+	}
+
+	// A hidden character's owner who is not a GM sees the word in replies,
+	// and gets no follow-up.
+	tb.Do("!gm", `/char create name:Spy owner:bob stats:"class=fighter hit-die=d6 hp=6 hidden=true"`)
 	resp = tb.Do("bob", "/damage target:Spy amount:6")
 	out = tb.OK(resp)
-	if resp.Ephemeral || strings.Contains(out, "6 →") || strings.Contains(out, "HP") {
-		t.Errorf("player's reply about a hidden character shows numbers: %q", out)
+	if strings.Contains(out, "6 →") || strings.Contains(out, "HP") || len(resp.FollowUps) != 0 {
+		t.Errorf("player's reply about a hidden character shows numbers: %q, follow-ups %+v", out, resp.FollowUps)
 	}
 	commandstest.WantIn(t, "player's damage", out, "Spy**: Down")
 
 	// Revealing: the GM sets hidden=false; players see the numbers again.
 	tb.OK(tb.Do("!gm", `/char set name:Goblin stats:"hidden=false"`))
-	commandstest.WantIn(t, "revealed", tb.OK(tb.Do("bob", "/char show name:Goblin")), "HP 4/8")
-	// Hiding is recorded, so /undo hides it again.
-	if resp := tb.Do("!gm", "/undo"); !resp.Ephemeral {
-		t.Errorf("undo about a hidden character is public: %+v", resp)
-	}
+	commandstest.WantIn(t, "revealed", tb.OK(tb.Do("bob", "/char show name:Goblin")), "HP 2/8")
+	// Hiding is recorded, so /undo hides it again; the undo's command line
+	// is the GM's alone.
+	resp = tb.Do("!gm", "/undo")
+	noNumbers("undo", tb.OK(resp))
+	commandstest.WantIn(t, "undo", tb.OK(resp), "Undid `#", "(/char set)", "**Goblin**: Wounded")
+	commandstest.WantIn(t, "undo, follow-up", commandstest.FollowUp(resp), "/char set name:Goblin stats:hidden=false")
 	noNumbers("undone reveal", tb.OK(tb.Do("bob", "/char show name:Goblin")))
 }
 
@@ -219,7 +249,7 @@ func TestTableTracker(t *testing.T) {
 	var changed []string
 	tb.Svc.OnChange(func(ch string) { changed = append(changed, ch) })
 	tb.OK(tb.Do("ann", `/char create name:Vala stats:"hp-max=20 con=12"`))
-	commandstest.WantIn(t, "hidden create", commandstest.Text(tb.Do("!gm", `/char create name:Orc stats:"hp-max=10 con=10 hidden=true"`)), "Created")
+	commandstest.WantIn(t, "hidden create", commandstest.FollowUp(tb.Do("!gm", `/char create name:Orc stats:"hp-max=10 con=10 hidden=true"`)), "Created")
 	if id, resp, err := tb.Svc.Tracker(tb.Channel); err != nil || id != "" || resp != nil {
 		t.Fatalf("tracker before /table tracker = %q, %v, %v", id, resp, err)
 	}
@@ -247,7 +277,7 @@ func TestTableTracker(t *testing.T) {
 func TestHelpSystemCommands(t *testing.T) {
 	tb := newTable(t)
 	out := commandstest.Text(tb.Do("ann", "/help topic:harm"))
-	commandstest.WantIn(t, "harm help", out, "Commands:", "`/damage target:… amount:… [lethal:…] [kind:…] [pool:…]`", "`/heal")
+	commandstest.WantIn(t, "harm help", out, "Commands:", "`/damage target:… amount:… [kind:…] [pool:…]`", "`/heal")
 	for _, not := range []string{"/strain", "soak", "crit"} {
 		if strings.Contains(out, not) {
 			t.Errorf("harm help mentions %s: %q", not, out)

@@ -98,6 +98,13 @@ func (tx *Tx) LastEventSeq(channelID string) (uint64, error) {
 // use tx, including appending events: those appended during the walk are not
 // visited.
 func (tx *Tx) EachEventBackward(channelID string, fn func(*Event) (more bool, err error)) error {
+	return tx.EachEventBefore(channelID, 0, fn)
+}
+
+// EachEventBefore is EachEventBackward from the newest event whose Seq is
+// below before (0: from the newest of all), so that a page of an old part
+// of a long history is read without decoding the events after it.
+func (tx *Tx) EachEventBefore(channelID string, before uint64, fn func(*Event) (more bool, err error)) error {
 	btx, err := tx.read()
 	if err != nil {
 		return err
@@ -112,6 +119,13 @@ func (tx *Tx) EachEventBackward(channelID string, fn func(*Event) (more bool, er
 	}
 	c := events.Cursor()
 	k, v := c.Last()
+	if before > 0 {
+		if k, v = c.Seek(itob(before)); k == nil {
+			k, v = c.Last()
+		} else {
+			k, v = c.Prev()
+		}
+	}
 	for k != nil {
 		seq, err := btoi(k)
 		if err != nil {

@@ -264,6 +264,47 @@ func TestPlainJSONEventsStillDecode(t *testing.T) {
 	}
 }
 
+// TestEachEventBefore: the walk starts below the given seq, newest first;
+// before 0, or past the newest, walks everything.
+func TestEachEventBefore(t *testing.T) {
+	db := mustOpen(t)
+	setupTable(t, db, "c1")
+	appendEvents(t, db, "c1", 5)
+	mustView(t, db, func(tx *Tx) error {
+		for _, c := range []struct {
+			before uint64
+			want   []uint64
+		}{{0, []uint64{5, 4, 3, 2, 1}}, {4, []uint64{3, 2, 1}}, {1, nil}, {9, []uint64{5, 4, 3, 2, 1}}} {
+			var got []uint64
+			err := tx.EachEventBefore("c1", c.before, func(e *Event) (bool, error) {
+				got = append(got, e.Seq)
+				return true, nil
+			})
+			if err != nil || !reflect.DeepEqual(got, c.want) {
+				t.Errorf("EachEventBefore(%d) visited %v, %v; want %v", c.before, got, err, c.want)
+			}
+		}
+		return nil
+	})
+}
+
+// TestEventWithoutPartsDecodes: an event as code before EventPart wrote it
+// (no "parts" key) decodes with nil Parts, and one with parts keeps them.
+func TestEventWithoutPartsDecodes(t *testing.T) {
+	old := []byte(`{"channel_id":"c1","seq":4,"at":"2025-03-01T21:00:00Z","command":"/damage target:Bob amount:4","summary":"Bob takes 4.","dice":null,"changes":null}`)
+	e, err := decodeEvent(old)
+	if err != nil || e.Parts != nil || e.Summary != "Bob takes 4." {
+		t.Fatalf("decodeEvent(an event without parts) = %+v, %v; want it whole with nil Parts", e, err)
+	}
+	b, err := encodeEvent(&Event{ChannelID: "c1", Parts: []EventPart{{Characters: []uint64{2}, Hidden: true, Summary: "x"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e, err = decodeEvent(b); err != nil || len(e.Parts) != 1 || !e.Parts[0].Hidden || e.Parts[0].Characters[0] != 2 {
+		t.Fatalf("decodeEvent(an event with parts) = %+v, %v; want its part back", e, err)
+	}
+}
+
 // TestCorruptCompressedEventIsAnError: a damaged compressed event is reported,
 // not decoded into garbage.
 func TestCorruptCompressedEventIsAnError(t *testing.T) {

@@ -144,6 +144,27 @@ type Event struct {
 	TableAfter *Table `json:"table_after,omitempty"`
 	// UndoOf, when non-zero, is the Seq of the event this event undid.
 	UndoOf uint64 `json:"undo_of,omitempty"`
+	// Parts, when set, split Summary and Dice by the characters each line
+	// and die is about, so that /history can show players everything about
+	// the characters they may see and only a word for hidden ones. Events
+	// that touched no hidden character, and events written before parts
+	// existed, have none.
+	Parts []EventPart `json:"parts,omitempty"`
+}
+
+// EventPart is the share of an Event's summary and dice that is about some
+// characters, or about the table.
+type EventPart struct {
+	// Characters are the ids of the characters the part is about; none: the
+	// table.
+	Characters []uint64 `json:"characters,omitempty"`
+	// Hidden is set when players could not see the part (every character it
+	// is about was hidden): they read each hidden character's word instead.
+	Hidden bool `json:"hidden,omitempty"`
+	// Summary is the part's lines of the summary.
+	Summary string `json:"summary,omitempty"`
+	// Dice are the part's rolls, rendered as in Event.Dice.
+	Dice []string `json:"dice,omitempty"`
 }
 
 // Change is the before and after state of one character touched by an Event.

@@ -278,6 +278,10 @@ func TestRecordsRoundTrip(t *testing.T) {
 		Summary:   "Bob takes 4.\nBob is down.",
 		Dice:      []string{"3d6dl1 [5, 2, ~~1~~] = 7"},
 		UndoOf:    3,
+		Parts: []EventPart{
+			{Summary: "The clock moves."},
+			{Characters: []uint64{1}, Hidden: true, Summary: "Bob takes 4.\nBob is down.", Dice: []string{"3d6dl1 [5, 2, ~~1~~] = 7"}},
+		},
 	}
 	mustUpdate(t, db, func(tx *Tx) error {
 		if err := tx.PutTable(tbl); err != nil {

@@ -164,6 +164,19 @@ func Text(resp *commands.Response) string {
 	return strings.NewReplacer(`\\`, `\`, `\`, ``, "\u200b", "").Replace(flatten(resp, true))
 }
 
+// FollowUp flattens the ephemeral follow-ups of resp as Text does, one
+// after the other: what only the caller (a GM, for a hidden character's
+// numbers) sees.
+func FollowUp(resp *commands.Response) string {
+	var parts []string
+	for _, f := range resp.FollowUps {
+		if f.Ephemeral {
+			parts = append(parts, Text(f))
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
 // flatten writes resp's content, then each embed's title, description and
 // fields ("name: value"), and its footer when footer is set, one per line.
 func flatten(resp *commands.Response, footer bool) string {

@@ -92,14 +92,19 @@ func abilityName(s string) string {
 	return strings.ToLower(strings.Join(strings.Fields(strings.ReplaceAll(s, "_", " ")), "-"))
 }
 
-// noAbility is the reply to a check of an ability the character lacks.
+// noAbility is the reply to a check of an ability the character lacks,
+// with the /char set that adds it Unskilled when the name can be one.
 func noAbility(name string, c rules.Character, ability string) error {
 	var have []string
 	for _, a := range c.AbilityNames() {
 		have = append(have, abilityLabel(a))
 	}
-	return commands.Errorf(commands.CodeInvalid, "%s has no ability %q; it has %s. Add one with /char set stats:%s=0 (Unskilled).",
-		commands.Escape(name), commands.Clip(ability, 32), strings.Join(have, ", "), commands.Clip(abilityName(ability), 32))
+	add := ""
+	if key := abilityName(ability); rules.ValidName(key) {
+		add = fmt.Sprintf(" Add it with /char set name:%s stats:%s=0 (Unskilled).", commands.Arg(name), key)
+	}
+	return commands.Errorf(commands.CodeInvalid, "%s has no ability %q; it has %s.%s",
+		commands.Escape(name), commands.Clip(ability, 32), strings.Join(have, ", "), add)
 }
 
 // roll answers /roll as:… for harm. With ability it is an action (RULES.md
@@ -115,9 +120,6 @@ func (sys System) roll(m *commands.Mutation) (*commands.Response, error) {
 	if err := m.CanChange(ch); err != nil {
 		return nil, err
 	}
-	if err := m.RefuseOptions("hd", "melee", "purpose"); err != nil {
-		return nil, err
-	}
 	ability, hasAbility := m.Req.Options["ability"]
 	expr, hasExpr := m.Req.Options["expr"]
 	pool, hasPool := m.Req.Options["pool"]
@@ -129,12 +131,15 @@ func (sys System) roll(m *commands.Mutation) (*commands.Response, error) {
 	case !hasAbility && !hasExpr:
 		return nil, commands.Errorf(commands.CodeInvalid, "/roll as:%s needs ability (a check, e.g. ability:endure) or expr.", commands.Escape(ch.Name))
 	case !hasAbility:
+		m := m.For(ch)
 		res, err := m.RollString(expr)
 		if err != nil {
 			return nil, err
 		}
-		return &commands.Response{Content: fmt.Sprintf("**%s** rolled %s", commands.Escape(ch.Name), res.String())}, nil
+		m.Say("**%s** rolled %s", commands.Escape(ch.Name), res.String())
+		return &commands.Response{}, nil
 	}
+	m = m.For(ch)
 	c, err := load(ch)
 	if err != nil {
 		return nil, err
@@ -159,6 +164,7 @@ func (sys System) roll(m *commands.Mutation) (*commands.Response, error) {
 		text += ", taken out of the conflict"
 	}
 	text += "."
-	m.Note("%s", strings.ReplaceAll(text, "\n", " "))
-	return &commands.Response{Content: text}, nil
+	m.Note("%s", commands.Unmarkdown(strings.ReplaceAll(text, "\n", " ")))
+	m.Say("%s", text)
+	return &commands.Response{}, nil
 }

@@ -1,8 +1,6 @@
 package harm
 
 import (
-	"fmt"
-
 	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/rules/clock"
 )
@@ -14,35 +12,35 @@ import (
 // advance with unit rounds, the default, or a round end of the turn order)
 // is time within the conflict and ends nothing; advancing by turns, hours
 // or days, or a day of rest for the whole table, ends it.
-func (sys System) AdvanceClock(m *commands.Mutation, from, to int64) ([]string, error) {
+func (sys System) AdvanceClock(m *commands.Mutation, from, to int64) error {
 	if m.ClockUnit() == clock.Round {
-		return nil, nil
+		return nil
 	}
 	return sys.EndCombat(m)
 }
 
 // EndCombat ends the conflict (RULES.md §3.2.4): every taken-out
-// character is back. The clock moving by a turn or more ends it, and so
-// does closing the turn order (/init end).
-func (System) EndCombat(m *commands.Mutation) ([]string, error) {
+// character is back, each said about that character (m.For). The clock
+// moving by a turn or more ends it, and so does closing the turn order
+// (/init end).
+func (System) EndCombat(m *commands.Mutation) error {
 	chars, err := m.Characters()
 	if err != nil {
-		return nil, err
+		return err
 	}
-	var report []string
 	for _, ch := range chars {
 		c, err := load(ch)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		n, ended := c.EndConflict()
 		if !ended {
 			continue
 		}
 		if err := store(m, ch, n); err != nil {
-			return nil, err
+			return err
 		}
-		report = append(report, fmt.Sprintf("**%s** is no longer taken out: the conflict is over (%s).", commands.Escape(ch.Name), n.Condition))
+		m.For(ch).Say("**%s** is no longer taken out: the conflict is over (%s).", commands.Escape(ch.Name), n.Condition)
 	}
-	return report, nil
+	return nil
 }

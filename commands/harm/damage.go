@@ -14,9 +14,6 @@ import (
 // Willpower, pool spends a point of that ability's pool for a bonus die on
 // the check (§3.1). Each target takes the harm in turn.
 func (sys System) damage(m *commands.Mutation) (*commands.Response, error) {
-	if err := m.RefuseOptions("soak", "type", "crit", "nonlethal", "lethal"); err != nil {
-		return nil, err
-	}
 	kind := rules.Physical
 	if k, ok := m.Req.Options["kind"]; ok {
 		var err error
@@ -34,20 +31,21 @@ func (sys System) damage(m *commands.Mutation) (*commands.Response, error) {
 	}
 	// The amount is the harm's success level: a number ≥ 1, or dice (the
 	// opponent's check, e.g. 3dF+2) whose total, floored at 0, is the SL.
-	sl, rolled, err := m.Amount(1, commands.MaxAmount, "of harm (its success level)")
+	all := m.For(targets...)
+	sl, rolled, err := all.Amount(1, commands.MaxAmount, "of harm (its success level)")
 	if err != nil {
 		return nil, err
 	}
-	var lines []string
 	if rolled != "" {
-		lines = append(lines, fmt.Sprintf("Harm rolled: %s → SL %d.", rolled, sl))
+		all.Say("Harm rolled: %s → SL %d.", rolled, sl)
 	}
 	if sl < 1 {
-		lines = append(lines, "SL 0: no harm is dealt.")
-		m.Note("%s", strings.Join(lines, " "))
-		return &commands.Response{Content: strings.Join(lines, "\n")}, nil
+		all.Say("SL 0: no harm is dealt.")
+		all.Note("Harm rolled: %s → SL 0: no harm is dealt.", rolled)
+		return &commands.Response{}, nil
 	}
 	for _, ch := range targets {
+		m := m.For(ch)
 		c, err := load(ch)
 		if err != nil {
 			return nil, err
@@ -60,10 +58,10 @@ func (sys System) damage(m *commands.Mutation) (*commands.Response, error) {
 			return nil, err
 		}
 		text := outcomeText(ch.Name, out)
-		m.Note("%s", strings.ReplaceAll(text, "\n", " "))
-		lines = append(lines, text)
+		m.Note("%s", commands.Unmarkdown(strings.ReplaceAll(text, "\n", " ")))
+		m.Say("%s", text)
 	}
-	return &commands.Response{Content: strings.Join(lines, "\n")}, nil
+	return &commands.Response{}, nil
 }
 
 // outcomeText shows a harm: counter before and after, the check with

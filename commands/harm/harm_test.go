@@ -173,7 +173,7 @@ func TestBrokenActionCost(t *testing.T) {
 	tb.Dice.Push(1, 1, 0, 0)
 	out = tb.OK(tb.Do("bob", "/heal target:Garrett trigger:pools"))
 	wantAll(t, "Broken healing", out, "Garrett spends 5 pool points: Instinct 3 → 0 (healing), Reason 3 → 1 (healing).",
-		"Endure 2 (Journeyman), 1 penalty die (Broken): 4dFkl3+2 [~~+~~, +, 0, 0] + 2 = 3 → SL 3: Broken → Bloody, counter 0 → 0.")
+		"Endure 2 (Journeyman), 1 penalty die (Broken): 4dFkl3+2 [~~+~~, +, 0, 0] + 2 = 3 → SL 3: Broken → Bloody, counter stays 0.")
 	wantAll(t, "show", tb.OK(tb.Do("bob", "/char show name:Garrett")), "Bloody · harm 0 · Vigor 0/3 · Instinct 0/3 · Reason 1/3")
 }
 
@@ -185,7 +185,7 @@ func TestHealFirstAidAndCounsel(t *testing.T) {
 	tb.Dice.Push(-1, -1, -1)
 	tb.OK(tb.Do("ann", "/damage target:Garrett amount:3"))
 	tb.Refused(tb.Do("cat", "/heal target:Garrett trigger:first-aid"), "needs healer")
-	tb.Refused(tb.Do("bob", "/heal target:Garrett trigger:first-aid healer:Ada"), "Ada belongs to cat")
+	tb.Refused(tb.Do("bob", "/heal target:Garrett trigger:first-aid healer:Ada"), "Ada belongs to <@cat>")
 	tb.Refused(tb.Do("cat", "/heal target:Ada trigger:first-aid healer:Ada"), "nothing to heal")
 	tb.Refused(tb.Do("cat", "/heal target:Garrett trigger:counsel healer:Garrett"), "another character")
 
@@ -194,7 +194,7 @@ func TestHealFirstAidAndCounsel(t *testing.T) {
 	out := tb.OK(tb.Do("cat", "/heal target:Garrett trigger:first-aid healer:Ada"))
 	wantAll(t, "first aid", out,
 		"Ada gives Garrett first aid: First Aid 2 (Journeyman): 3dF+2 [0, 0, 0] + 2 = 2 → SL 2 = 2 bonus dice.",
-		"Healing check: Endure 2 (Journeyman), 2 bonus dice (First Aid SL 2): 5dFkh3+2 [+, ~~−~~, ~~0~~, +, 0] + 2 = 4 → SL 4: Bloody → Healthy, counter 0 → 0.")
+		"Healing check: Endure 2 (Journeyman), 2 bonus dice (First Aid SL 2): 5dFkh3+2 [+, ~~−~~, ~~0~~, +, 0] + 2 = 4 → SL 4: Bloody → Healthy, counter stays 0.")
 
 	// Counsel with SL 0 helps not at all; a healing check of SL 0 changes
 	// nothing, but the counsel is spent.
@@ -218,13 +218,13 @@ func TestHealRestNeedsADay(t *testing.T) {
 	tb.OK(tb.Do("ann", "/damage target:Garrett amount:2"))
 	tb.Refused(tb.Do("bob", "/heal target:Garrett trigger:rest"), "a day of rest has not passed")
 	tb.Refused(tb.Do("bob", "/rest kind:day"), "Only a GM")
-	tb.Refused(tb.Do("ann", "/rest kind:night"), "rests by the day")
+	tb.Refused(tb.Do("ann", "/rest kind:night"), `Option kind must be day at this harm table (got "night"); /help topic:rest says what each means.`)
 	out := tb.OK(tb.Do("ann", "/rest kind:day"))
 	wantAll(t, "rest day", out, "The clock moves 1 day", "Garrett: Vigor 0 → 3 (day of rest); Bloody, counter 0: may heal with /heal target:Garrett trigger:rest", "Ada: pools full.")
 	tb.Dice.Push(1, 0, 0)
 	out = tb.OK(tb.Do("bob", "/heal target:Garrett trigger:rest ability:endure"))
 	wantAll(t, "heal rest", out, "Garrett has rested a day (since day 1, 00:00).",
-		"Healing check: Endure 2 (Journeyman): 3dF+2 [+, 0, 0] + 2 = 3 → SL 3: Bloody → Healthy, counter 0 → 0.")
+		"Healing check: Endure 2 (Journeyman): 3dF+2 [+, 0, 0] + 2 = 3 → SL 3: Bloody → Healthy, counter stays 0.")
 	tb.Dice.Push(-1, -1, -1)
 	tb.OK(tb.Do("ann", "/damage target:Garrett amount:1"))
 	tb.Refused(tb.Do("bob", "/heal target:Garrett trigger:rest"), "a day of rest has not passed")
@@ -248,7 +248,7 @@ func TestHealPools(t *testing.T) {
 	tb.Dice.Push(1, 0, 0)
 	out = tb.OK(tb.Do("cat", "/heal target:Ada trigger:pools"))
 	wantAll(t, "pools from the fullest", out, "Ada spends 5 pool points: Vigor 2 → 0 (healing), Instinct 3 → 0 (healing).",
-		"Healing check: Endure 0 (Unskilled): 3dF [+, 0, 0] = 1 → SL 1: Bloody → Healthy, counter 0 → 0.")
+		"Healing check: Endure 0 (Unskilled): 3dF [+, 0, 0] = 1 → SL 1: Bloody → Healthy, counter stays 0.")
 	tb.Dice.Push(-1, -1, -1)
 	tb.OK(tb.Do("ann", "/damage target:Ada amount:1"))
 	tb.Refused(tb.Do("cat", "/heal target:Ada trigger:pools"), "healing needs 5 pool points and there are 0")
@@ -261,7 +261,7 @@ func TestSpendAndPermissions(t *testing.T) {
 	tb := newParty(t)
 	wantAll(t, "spend", tb.OK(tb.Do("bob", "/spend target:Garrett resource:instinct amount:2")), "Garrett spends 2 Instinct: Instinct 3 → 1.")
 	tb.Refused(tb.Do("bob", "/spend target:Garrett resource:instinct amount:2"), "instinct has 1, not 2")
-	tb.Refused(tb.Do("bob", "/spend target:Garrett resource:hd amount:1"), "vigor, instinct or reason")
+	tb.Refused(tb.Do("bob", "/spend target:Garrett resource:hd amount:1"), `Option resource must be one of vigor, instinct, reason at this harm table (got "hd")`)
 	tb.Refused(tb.Do("cat", "/damage target:Garrett amount:1"), "only its owner or a GM")
 	tb.Refused(tb.Do("ann", "/damage target:Garrett amount:0"), "must be 1 to 1000")
 	tb.Refused(tb.Do("ann", "/damage target:Garrett amount:1 soak:true"), "soak: is not used")
@@ -321,12 +321,12 @@ func TestHealPoolPoints(t *testing.T) {
 	tb := newParty(t)
 	tb.Dice.Push(-1, -1, -1)
 	tb.OK(tb.Do("ann", "/damage target:Garrett amount:3"))
-	tb.Refused(tb.Do("bob", "/heal target:Garrett trigger:pools pool:hp"), "pool: is vigor, instinct or reason")
+	tb.Refused(tb.Do("bob", "/heal target:Garrett trigger:pools pool:hp"), `Option pool must be one of vigor, instinct, reason at this harm table (got "hp")`)
 	tb.Refused(tb.Do("bob", "/heal target:Garrett trigger:pools pool:instinct"), "endure draws on vigor, not instinct")
 	tb.Refused(tb.Do("bob", "/heal target:Garrett trigger:pools healer-pool:reason"), "healer-pool buys the healer a bonus die")
 	tb.Refused(tb.Do("cat", "/heal target:Garrett trigger:first-aid healer:Ada healer-pool:vigor"), "first-aid draws on reason, not vigor")
 	// Ada's owner may give first aid but not spend Garrett's Vigor.
-	tb.Refused(tb.Do("cat", "/heal target:Garrett trigger:first-aid healer:Ada pool:vigor"), "Garrett belongs to bob")
+	tb.Refused(tb.Do("cat", "/heal target:Garrett trigger:first-aid healer:Ada pool:vigor"), "Garrett belongs to <@bob>")
 
 	tb.Dice.Push(0, 0, -1, 1)        // Ada's First Aid 2 with a Reason point: SL 3
 	tb.Dice.Push(-1, -1, 0, 0, 0, 1) // Garrett's Endure with 3 bonus dice
@@ -344,7 +344,7 @@ func TestHealPoolPoints(t *testing.T) {
 	out = tb.OK(tb.Do("bob", "/heal target:Garrett trigger:pools spend:instinct=3,reason=2 pool:vigor ability:endure"))
 	wantAll(t, "pools healing with a Vigor point", out,
 		"Garrett spends 5 pool points: Instinct 3 → 0 (healing), Reason 3 → 1 (healing).",
-		"Healing check: Endure 2 (Journeyman), 1 bonus die (Vigor point): 4dFkh3+2 [~~−~~, +, 0, 0] + 2 = 3 → SL 3: Bloody → Healthy, counter 0 → 0.",
+		"Healing check: Endure 2 (Journeyman), 1 bonus die (Vigor point): 4dFkh3+2 [~~−~~, +, 0, 0] + 2 = 3 → SL 3: Bloody → Healthy, counter stays 0.",
 		"Spent Vigor 3 → 2 (bonus die).")
 
 	// No point left: refused before any die is rolled; nothing changes.

@@ -19,9 +19,6 @@ import (
 // (§3.1). With a healer, the caller must be able to act for the healer;
 // otherwise for the patient.
 func (sys System) heal(m *commands.Mutation) (*commands.Response, error) {
-	if err := m.RefuseOptions("amount"); err != nil {
-		return nil, err
-	}
 	pool, err := poolOption(m, "pool")
 	if err != nil {
 		return nil, err
@@ -82,7 +79,6 @@ func (sys System) heal(m *commands.Mutation) (*commands.Response, error) {
 			return nil, err
 		}
 	}
-	var lines []string
 	if helper != "" {
 		healer, err := m.Character(healerName)
 		if err != nil {
@@ -101,11 +97,12 @@ func (sys System) heal(m *commands.Mutation) (*commands.Response, error) {
 		if _, ok := hc.Abilities[helper]; !ok {
 			return nil, noAbility(healer.Name, hc, helper)
 		}
-		hn, aid, err := hc.Help(m, trig, h.FudgeDice, healerPool)
+		mh := m.For(healer)
+		hn, aid, err := hc.Help(mh, trig, h.FudgeDice, healerPool)
 		if err != nil {
 			return nil, ruleError(healer.Name, err)
 		}
-		if err := store(m, healer, hn); err != nil {
+		if err := store(mh, healer, hn); err != nil {
 			return nil, err
 		}
 		line := fmt.Sprintf("**%s** gives **%s** %s: %s = %s.", commands.Escape(healer.Name), commands.Escape(patient.Name),
@@ -113,9 +110,12 @@ func (sys System) heal(m *commands.Mutation) (*commands.Response, error) {
 		if len(aid.Spent) > 0 {
 			line += " Spent " + poolsText(aid.Spent) + "."
 		}
-		lines = append(lines, line)
+		mh.Note("%s", commands.Unmarkdown(line))
+		mh.Say("%s", line)
 		h.HelpSL = aid.Check.SL
 	}
+	m = m.For(patient)
+	var lines []string
 	n, out, err := c.Heal(m, h)
 	if err != nil {
 		return nil, ruleError(patient.Name, err)
@@ -153,17 +153,27 @@ func (sys System) heal(m *commands.Mutation) (*commands.Response, error) {
 	if out.Check.SL == 0 {
 		line += fmt.Sprintf(": nothing changes (%s); **%s**, counter %d.", triggerUsed(trig), out.After, out.CounterAfter)
 	} else if out.After != out.Before {
-		line += fmt.Sprintf(": **%s → %s**, counter %d → %d.", out.Before, out.After, out.CounterBefore, out.CounterAfter)
+		line += fmt.Sprintf(": **%s → %s**, %s.", out.Before, out.After, counterChange(out.CounterBefore, out.CounterAfter))
 	} else {
-		line += fmt.Sprintf(": stays **%s**, counter %d → %d.", out.After, out.CounterBefore, out.CounterAfter)
+		line += fmt.Sprintf(": stays **%s**, %s.", out.After, counterChange(out.CounterBefore, out.CounterAfter))
 	}
 	if len(bonus) > 0 {
 		line += " Spent " + poolsText(bonus) + "."
 	}
 	lines = append(lines, line)
 	text := strings.Join(lines, "\n")
-	m.Note("%s", strings.ReplaceAll(text, "\n", " "))
-	return &commands.Response{Content: text}, nil
+	m.Note("%s", commands.Unmarkdown(strings.ReplaceAll(text, "\n", " ")))
+	m.Say("%s", text)
+	return &commands.Response{}, nil
+}
+
+// counterChange renders the harm counter around a healing check: "counter
+// 3 → 1", or "counter stays 0" when the SL found it at 0 already.
+func counterChange(before, after int) string {
+	if before == after {
+		return fmt.Sprintf("counter stays %d", after)
+	}
+	return fmt.Sprintf("counter %d → %d", before, after)
 }
 
 // spendMix reads /heal spend: pool=points pairs separated by commas or

@@ -7,7 +7,6 @@ import (
 
 	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/rules/clock"
-	rules "github.com/hpkeeper/hpkeeper/rules/harm"
 	"github.com/hpkeeper/hpkeeper/storage"
 )
 
@@ -18,14 +17,11 @@ import (
 // clock stands (rules.Character.RestDay). It tells who may now heal with
 // trigger:rest.
 func (sys System) rest(m *commands.Mutation) (*commands.Response, error) {
-	if m.Req.Options["kind"] != "day" {
-		return nil, commands.Errorf(commands.CodeInvalid, "The harm system rests by the day: /rest kind:day (GM) passes a day and refreshes the pools; then /heal trigger:rest heals.")
-	}
+	// kind is day, the only value Options gives it.
 	if err := m.RequireGM("pass a day of rest"); err != nil {
 		return nil, err
 	}
 	var chars []*storage.Character
-	var lines []string
 	t, alone := m.Req.Options["target"]
 	if alone {
 		var err error
@@ -41,19 +37,20 @@ func (sys System) rest(m *commands.Mutation) (*commands.Response, error) {
 			verb = "rest"
 		}
 		head := fmt.Sprintf("%s %s a day; the table's clock does not move (%s).", strings.Join(names, ", "), verb, clock.Time(m.Table.Clock))
-		m.Note("%s", head)
-		lines = append(lines, head)
+		m.ForTable().Note("%s", commands.Unmarkdown(head))
+		m.ForTable().Say("%s", head)
 	} else {
 		var err error
 		if chars, err = m.Characters(); err != nil {
 			return nil, err
 		}
-		if lines, err = m.AdvanceClock(1, clock.Day); err != nil {
+		if _, err = m.AdvanceClock(1, clock.Day); err != nil {
 			return nil, err
 		}
 	}
 	now := clock.Time(m.Table.Clock)
 	for _, ch := range chars {
+		m := m.For(ch)
 		c, err := load(ch)
 		if err != nil {
 			return nil, err
@@ -71,20 +68,17 @@ func (sys System) rest(m *commands.Mutation) (*commands.Response, error) {
 			m.Note("%s: %s.", ch.Name, poolsText(changes))
 		}
 		if n.NeedsHealing() && n.RestHealings(now) > 0 {
-			line += fmt.Sprintf("; **%s**, counter %d: may heal with /heal target:%s trigger:rest", n.Condition, n.HarmCounter, commands.Escape(ch.Name))
+			line += fmt.Sprintf("; **%s**, counter %d: may heal with /heal target:%s trigger:rest", n.Condition, n.HarmCounter, commands.Arg(ch.Name))
 		}
-		lines = append(lines, line+".")
+		m.Say("%s.", line)
 	}
-	return &commands.Response{Content: strings.Join(lines, "\n")}, nil
+	return &commands.Response{}, nil
 }
 
 // spend answers /spend for harm: pool points spent outside a check (RULES.md
 // §3.1).
 func (sys System) spend(m *commands.Mutation) (*commands.Response, error) {
-	pool := m.Req.Options["resource"]
-	if !rules.IsPool(pool) {
-		return nil, commands.Errorf(commands.CodeInvalid, "The harm system spends vigor, instinct or reason, not %s.", commands.Clip(pool, 32))
-	}
+	pool := m.Req.Options["resource"] // a pool (Options)
 	n, err := strconv.Atoi(m.Req.Options["amount"])
 	if err != nil || n < 1 {
 		return nil, commands.Errorf(commands.CodeInvalid, "amount is a whole number of 1 or more.")
@@ -93,8 +87,8 @@ func (sys System) spend(m *commands.Mutation) (*commands.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	var lines []string
 	for _, ch := range targets {
+		m := m.For(ch)
 		c, err := load(ch)
 		if err != nil {
 			return nil, err
@@ -107,8 +101,8 @@ func (sys System) spend(m *commands.Mutation) (*commands.Response, error) {
 			return nil, err
 		}
 		line := fmt.Sprintf("**%s** spends %d %s: %s %d → %d.", commands.Escape(ch.Name), n, abilityLabel(pool), abilityLabel(pool), change.Before, change.After)
-		m.Note("%s", line)
-		lines = append(lines, line)
+		m.Note("%s", commands.Unmarkdown(line))
+		m.Say("%s", line)
 	}
-	return &commands.Response{Content: strings.Join(lines, "\n")}, nil
+	return &commands.Response{}, nil
 }

@@ -53,6 +53,11 @@ func TestCreateRefused(t *testing.T) {
 	create("climb_wall=2", `Unknown stat "climb\_wall" for harm`,
 		"Valid keys: counsel, endure, first-aid, instinct, react, reason, vigor, willpower", "name=rank:pool")
 	create("2climb=1", `Unknown stat "2climb"`)
+	// A key of another system is an unknown stat, as in the other systems,
+	// not a new ability with a bad rank.
+	create("class=fighter", `Unknown stat "class" for harm`, "Valid keys: counsel, endure")
+	create("climb=high", `Unknown stat "climb" for harm`, "any other ability as name=rank")
+	create("climb=9", "climb=9", "a rank from 0 to 6")
 	create("willpower=none", "willpower is innate")
 	var many []string
 	for _, c := range "abcdefghijklmnopqr" {

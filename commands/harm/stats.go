@@ -86,6 +86,13 @@ func (sys System) apply(c rules.Character, stats []commands.Stat, creating bool)
 			delete(c.Abilities, st.Key)
 			continue
 		}
+		_, known := c.Abilities[st.Key]
+		if _, fixed := rules.PoolOf(st.Key); !known && !fixed && !isRank(st.Value) {
+			// Not an ability this sheet has or RULES.md names, and not a
+			// rank either: a key of another system (class=fighter), not a
+			// new ability.
+			return c, unknownStat(sys, st.Key)
+		}
 		a, err := abilityValue(st, c.Abilities)
 		if err != nil {
 			return c, err
@@ -99,6 +106,14 @@ func (sys System) apply(c rules.Character, stats []commands.Stat, creating bool)
 		return c, commands.Errorf(commands.CodeInvalid, "%v.", err)
 	}
 	return c, nil
+}
+
+// isRank reports whether an ability value starts with a whole number, a
+// rank, whether or not it is in range ("2", "9", "2:vigor").
+func isRank(v string) bool {
+	rank, _, _ := strings.Cut(v, ":")
+	_, err := strconv.Atoi(rank)
+	return err == nil
 }
 
 // poolValue reads "max" or "current/max"; cur is −1 when not given.

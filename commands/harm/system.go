@@ -34,7 +34,7 @@ func (System) Name() string { return "harm" }
 
 // Help explains the system for /help topic:harm.
 func (System) Help() string {
-	return "SOY Hybrid Harm: checks are 3dF + rank (Unskilled 0 … Grand Master 4): `/roll as:NAME ability:climb pool:vigor` (a point of the ability's pool buys a bonus die). " +
+	return "SOY Hybrid Harm: checks are 3dF + rank (0 Unskilled, 1 Apprentice, 2 Journeyman, 3 Master, 4 Grand Master; ranks 0 to 6 are allowed): `/roll as:NAME ability:climb pool:vigor` (a point of the ability's pool buys a bonus die). " +
 		"`/damage target:NAME amount:SL kind:physical|social|mental` adds harm to a counter and calls for an Endure, React or Willpower check; failing it worsens the condition Healthy → Bloody → Broken, and harm on a Broken character takes it out. " +
 		"`/heal trigger:first-aid|counsel healer:NAME`, `trigger:rest` or `trigger:pools` makes a healing check. " +
 		"`pool:` on /damage and /heal and `healer-pool:` on /heal buy a bonus die on those checks too. " +
@@ -53,6 +53,27 @@ func (System) TableOptions() []commands.TableOption {
 // (COMMANDS.md).
 func (System) StatKeys() []string {
 	return []string{rules.Endure, rules.React, rules.Willpower, rules.FirstAid, rules.Counsel, rules.Vigor, rules.Instinct, rules.Reason}
+}
+
+// Options lists what the options of the shared commands mean in harm,
+// with their values (RULES.md §3.1–§3.3).
+func (System) Options() []commands.SystemOption {
+	pools := rules.Pools
+	return []commands.SystemOption{
+		{Command: "damage", Name: "kind", Help: "the harm's kind, which picks the check: physical Endure, social React, mental Willpower", Values: []string{"physical", "social", "mental"}},
+		{Command: "damage", Name: "pool", Help: "a point of the checked ability's pool for a bonus die on the harm check", Values: pools},
+		{Command: "heal", Name: "trigger", Help: "what allows the healing: another character's first aid or counsel, a day of rest, or 5 pool points", Values: []string{"first-aid", "counsel", "rest", "pools"}},
+		{Command: "heal", Name: "healer", Help: "the character giving first aid or counsel"},
+		{Command: "heal", Name: "ability", Help: "the innate ability of the healing check", Values: rules.Innate},
+		{Command: "heal", Name: "spend", Help: "trigger:pools: the 5 points, e.g. vigor=2,reason=3 (default: the fullest pools)"},
+		{Command: "heal", Name: "pool", Help: "a point of the healing ability's pool for a bonus die on the healing check", Values: pools},
+		{Command: "heal", Name: "healer-pool", Help: "a point the healer spends for a bonus die on first aid or counsel", Values: pools},
+		{Command: "roll", Name: "ability", Help: "the ability of a check: 3dF + rank"},
+		{Command: "roll", Name: "pool", Help: "a point of the ability's pool for a bonus die", Values: pools},
+		{Command: "rest", Name: "kind", Help: "day: the GM passes a day of rest and refills the pools; with target only those rest", Values: []string{"day"}},
+		{Command: "spend", Name: "resource", Help: "pool points outside a check", Values: pools},
+		{Command: "init join", Name: "roll", Help: "the success level of a React check (RULES.md §0.6), as rolled at the table"},
+	}
 }
 
 // Action returns the harm commands (RULES.md §3): /damage deals harm,

@@ -1,35 +1,62 @@
 package hitprot
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/rules/clock"
 	rules "github.com/hpkeeper/hpkeeper/rules/hitprot"
+	"github.com/hpkeeper/hpkeeper/storage"
 )
 
 // attend answers /attend (RULES.md §1.3 item 6, §1.4): any other
 // character's player, or a GM, may attend — not the target's own player,
-// who could otherwise undo and re-roll its hidden fate; a down character's
-// fate is rolled with 3d6dh1, and bleed-outs stop as the wound allows
-// (healer:true for a Fatal Wound I).
+// who could otherwise undo and re-roll its hidden fate — optionally naming
+// the attending character (healer); a down character's fate is rolled with
+// 3d6dh1, and bleed-outs stop as the wound allows (skilled:true, a skilled
+// healer or healing magic, for a Fatal Wound I).
 func attend(m *commands.Mutation) (*commands.Response, error) {
-	if err := m.RefuseOptions("bonus"); err != nil {
-		return nil, err
-	}
 	targets, err := loadTargets(m, m.Req.Options["target"], false)
 	if err != nil {
 		return nil, err
 	}
-	healer := m.Req.Options["healer"] == "true"
-	var lines []string
+	skilled := m.Req.Options["skilled"] == "true"
+	// healer:true and healer:false are the old spelling of skilled (RULES.md
+	// §1.4 still says healer:true), unless a character has that name.
+	if v, ok := m.Req.Options["healer"]; ok && (strings.EqualFold(v, "true") || strings.EqualFold(v, "false")) {
+		if _, err := m.Character(v); err != nil {
+			skilled = skilled || strings.EqualFold(v, "true")
+			delete(m.Req.Options, "healer")
+		}
+	}
+	patients := make([]*storage.Character, len(targets))
+	for i, h := range targets {
+		patients[i] = h.ch
+	}
+	healer, err := m.Healer(patients...)
+	if err != nil {
+		return nil, err
+	}
+	who := commands.Escape(m.Req.UserName)
+	if healer != nil {
+		who = "**" + commands.Escape(healer.Name) + "**"
+	}
+	if skilled {
+		who += " (a skilled healer)"
+	}
 	for _, h := range targets {
+		m := m.For(h.ch)
 		if h.ch.OwnerID == m.Req.UserID && !m.IsGM() {
 			return nil, commands.Errorf(commands.CodeForbidden, "%s is yours: another character's player or a GM attends %s (RULES.md §1.3). Nothing was changed.", h.name(), h.name())
 		}
 		hpBefore, hdBefore := h.c.HP, h.c.HD
-		c, o, err := h.c.Attend(m.Dice(), healer, clock.Time(m.Table.Clock))
+		c, o, err := h.c.Attend(m.Dice(), skilled, clock.Time(m.Table.Clock))
+		if errors.Is(err, rules.ErrCannotStop) && !skilled && strings.Contains(err.Error(), rules.FatalWoundI.String()) {
+			return nil, commands.Errorf(commands.CodeConflict, "%s: %s. Nothing was changed. A skilled healer or healing magic attends with /attend target:%s skilled:true.",
+				h.name(), reason(err, rules.ErrCannotStop), commands.Arg(h.ch.Name))
+		}
 		if err != nil {
 			return nil, ruleError(h, err)
 		}
@@ -37,11 +64,7 @@ func attend(m *commands.Mutation) (*commands.Response, error) {
 		if err := h.store(m, c); err != nil {
 			return nil, err
 		}
-		who := commands.Escape(m.Req.UserName)
-		if healer {
-			who += " (a skilled healer)"
-		}
-		lines = append(lines, fmt.Sprintf("%s attends %s (a round): HP %d → %d · HD %d → %d", who, h.name(), hpBefore, c.HP, hdBefore, c.HD))
+		lines := []string{fmt.Sprintf("%s attends %s (a round): HP %d → %d · HD %d → %d", who, h.name(), hpBefore, c.HP, hdBefore, c.HD)}
 		if o.Injury != nil {
 			lines = append(lines, "  Fate revealed, with advantage:")
 		}
@@ -53,9 +76,10 @@ func attend(m *commands.Mutation) (*commands.Response, error) {
 			lines = append(lines, h.name()+" is dead.")
 		}
 		lines[len(lines)-1] += h.conditions(m)
-		m.Note("%s attended %s.", m.Req.UserName, h.ch.Name)
+		m.Say("%s", strings.Join(lines, "\n"))
+		m.Note("%s attended %s.", strings.ReplaceAll(who, "**", ""), h.ch.Name)
 	}
-	return &commands.Response{Content: strings.Join(lines, "\n")}, nil
+	return &commands.Response{}, nil
 }
 
 // treat answers /treat (RULES.md §1.4): anyone may treat a character's
@@ -65,8 +89,8 @@ func treat(m *commands.Mutation) (*commands.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	var lines []string
 	for _, h := range targets {
+		m := m.For(h.ch)
 		n, mobility := h.c.Untreated, h.c.Mobility
 		c, err := h.c.Treat()
 		if err != nil {
@@ -79,8 +103,8 @@ func treat(m *commands.Mutation) (*commands.Response, error) {
 		if mobility {
 			gone = "; the mobility handicap ends"
 		}
-		lines = append(lines, fmt.Sprintf("%s treats %s: untreated wounds %d → 0%s.%s", commands.Escape(m.Req.UserName), h.name(), n, gone, h.conditions(m)))
+		m.Say("%s treats %s: untreated wounds %d → 0%s.%s", commands.Escape(m.Req.UserName), h.name(), n, gone, h.conditions(m))
 		m.Note("%s treated %s (%d wounds).", m.Req.UserName, h.ch.Name, n)
 	}
-	return &commands.Response{Content: strings.Join(lines, "\n")}, nil
+	return &commands.Response{}, nil
 }

@@ -18,24 +18,23 @@ const choicePrefix = "hp0"
 // heroicInput is the custom_id of the Heroic Death modal's text input.
 const heroicInput = "heroic-action"
 
-// choiceRows builds one row of 0-HP buttons per character; with several
-// characters a disabled button naming each leads its row.
-func choiceRows(hs []*character, seq uint64) [][]commands.Button {
-	var rows [][]commands.Button
-	for _, h := range hs {
-		id := commands.ChoiceID{Prefix: choicePrefix, Character: h.ch.ID, Event: seq}
-		done := h.sheet.Chose != "" || h.c.Status != rules.Choosing
-		row := []commands.Button{
-			{Label: "Heroic Death", CustomID: id.With("heroic"), Style: commands.StyleDanger, Disabled: done},
-			{Label: "Stay Up", CustomID: id.With("up"), Style: commands.StylePrimary, Disabled: done},
-			{Label: "Go Down", CustomID: id.With("down"), Style: commands.StyleSecondary, Disabled: done},
-		}
-		if len(hs) > 1 {
-			row = append([]commands.Button{commands.NameButton(h.ch.Name, id.With("name"))}, row...)
-		}
-		rows = append(rows, row)
-	}
-	return rows
+// choiceRows is the row of 0-HP buttons of h, disabled once the choice is
+// made (the core leads it with h's name when a message offers several
+// characters the choice).
+func choiceRows(h *character, seq uint64) [][]commands.Button {
+	id := commands.ChoiceID{Prefix: choicePrefix, Character: h.ch.ID, Event: seq}
+	done := h.sheet.Chose != "" || h.c.Status != rules.Choosing
+	return [][]commands.Button{{
+		{Label: "Heroic Death", CustomID: id.With("heroic"), Style: commands.StyleDanger, Disabled: done},
+		{Label: "Stay Up", CustomID: id.With("up"), Style: commands.StylePrimary, Disabled: done},
+		{Label: "Go Down", CustomID: id.With("down"), Style: commands.StyleSecondary, Disabled: done},
+	}}
+}
+
+// choosingLine says that h is at 0 HP and who chooses (RULES.md §1.3 item
+// 3): its owner or a GM.
+func choosingLine(h *character) string {
+	return fmt.Sprintf("%s is at 0 HP: %s (its owner) or a GM chooses **Heroic Death**, **Stay Up** or **Go Down**.", h.name(), commands.Escape(h.ch.OwnerName))
 }
 
 // PendingChoice offers c's pending 0-HP choice again (RULES.md §1.3 item 3;
@@ -52,33 +51,19 @@ func (System) PendingChoice(ch *storage.Character) (string, [][]commands.Button,
 	if h.c.Status != rules.Choosing || h.sheet.Chose != "" || h.sheet.ChoiceSeq == 0 {
 		return "", nil, nil
 	}
-	e := oddsEmbed([]*character{h})
-	lines := []string{"**" + e.Title + "**: the 0-HP choice is pending.", e.Description}
+	e := oddsEmbed()
+	lines := []string{choosingLine(h), e.Description}
 	for _, f := range e.Fields {
 		lines = append(lines, f.Name+": "+f.Value)
 	}
-	return strings.Join(lines, "\n"), choiceRows([]*character{h}, h.sheet.ChoiceSeq), nil
+	return strings.Join(lines, "\n"), choiceRows(h, h.sheet.ChoiceSeq), nil
 }
 
 // oddsEmbed is the 0-HP choice with its exact odds (RULES.md §1.3, §1.4).
-func oddsEmbed(hs []*character) commands.Embed {
-	names := make([]string, len(hs))
-	owners := map[string]bool{}
-	var who []string
-	for i, h := range hs {
-		names[i] = commands.Escape(h.ch.Name)
-		if !owners[h.ch.OwnerName] {
-			owners[h.ch.OwnerName] = true
-			who = append(who, commands.Escape(h.ch.OwnerName))
-		}
-	}
-	verb := "is"
-	if len(hs) > 1 {
-		verb = "are"
-	}
+func oddsEmbed() commands.Embed {
 	return commands.Embed{
-		Title:       fmt.Sprintf("%s %s at 0 HP", strings.Join(names, ", "), verb),
-		Description: fmt.Sprintf("Choose what happens (%s or a GM): **Heroic Death** (one heroic action, then death), **Stay Up** (roll 2d6 on the injury table now; each later hit adds 1d6) or **Go Down** (fate hidden until attended: 3d6 keeping the two lowest).", strings.Join(who, ", ")),
+		Title:       "The 0-HP choice",
+		Description: "**Heroic Death** (one heroic action, then death), **Stay Up** (roll 2d6 on the injury table now; each later hit adds 1d6) or **Go Down** (fate hidden until attended: 3d6 keeping the two lowest).",
 		Color:       0xED4245,
 		Fields: []commands.Field{
 			{Name: "Stay Up: 2d6", Value: oddsLine(rules.StayUpRoll)},
@@ -98,10 +83,10 @@ func stayUpLine(h *character, c rules.Character, now clock.Time) string {
 	}
 	var out []string
 	for _, b := range c.Bleeds {
-		how := "unless attended (/attend)"
+		how := fmt.Sprintf("unless attended (/attend target:%s)", commands.Arg(h.ch.Name))
 		switch b.Wound {
 		case rules.FatalWoundI:
-			how = "unless a skilled healer or healing magic attends (/attend healer:true)"
+			how = fmt.Sprintf("unless a skilled healer or healing magic attends (/attend target:%s skilled:true)", commands.Arg(h.ch.Name))
 		case rules.FatalWoundII:
 			how = "and nothing can prevent it"
 		}
@@ -144,6 +129,9 @@ func choiceButton(ctx context.Context, s *commands.Service, r *commands.Request)
 			return nil, err
 		}
 		if h.sheet.ChoiceSeq != seq || h.sheet.Chose != "" || h.c.Status != rules.Choosing {
+			if err := m.RefuseUndone(seq, ch, "0-HP choice"); err != nil {
+				return nil, err
+			}
 			what := "already chosen"
 			if h.sheet.Chose != "" && h.sheet.ChoiceSeq == seq {
 				what += ": " + h.sheet.Chose
@@ -154,6 +142,7 @@ func choiceButton(ctx context.Context, s *commands.Service, r *commands.Request)
 		}
 		now := clock.Time(m.Table.Clock)
 		var lines []string
+		mc := m.For(ch)
 		switch choice {
 		case "heroic":
 			return &commands.Response{Modal: &commands.Modal{
@@ -174,27 +163,27 @@ func choiceButton(ctx context.Context, s *commands.Service, r *commands.Request)
 				return nil, ruleError(h, err)
 			}
 			h.sheet.Chose = label
-			if err := h.store(m, c); err != nil {
+			if err := h.store(mc, c); err != nil {
 				return nil, err
 			}
 			lines = append(lines, fmt.Sprintf("%s chooses **Heroic Death**: %s\n%s is dead: HP %d → %d · HD %d → %d.", h.name(), commands.Escape(action), h.name(), hpBefore, c.HP, hdBefore, c.HD))
-			m.Note("%s: Heroic Death (%s).", ch.Name, action)
+			mc.Note("%s: Heroic Death (%s).", ch.Name, action)
 		case "up":
 			hpBefore, hdBefore := h.c.HP, h.c.HD
-			c, o, err := h.c.StayUp(m.Dice(), now)
+			c, o, err := h.c.StayUp(mc.Dice(), now)
 			if err != nil {
 				return nil, ruleError(h, err)
 			}
-			m.Record(o.Rolls...)
+			mc.Record(o.Rolls...)
 			h.sheet.Chose = label
-			if err := h.store(m, c); err != nil {
+			if err := h.store(mc, c); err != nil {
 				return nil, err
 			}
 			lines = append(lines, fmt.Sprintf("%s chooses **Stay Up**: HP %d → %d · HD %d → %d", h.name(), hpBefore, c.HP, hdBefore, c.HD))
 			lines = append(lines, injuryLines(o)...)
 			lines = append(lines, stayUpLine(h, c, now))
-			lines[len(lines)-1] += h.conditions(m)
-			m.Note("%s: Stay Up, %s → %s.", ch.Name, o.Injury.Roll, o.Injury.Band)
+			lines[len(lines)-1] += h.conditions(mc)
+			mc.Note("%s: Stay Up, %s → %s.", ch.Name, o.Injury.Roll, o.Injury.Band)
 		case "down":
 			hpBefore, hdBefore := h.c.HP, h.c.HD
 			c, err := h.c.GoDown()
@@ -202,44 +191,41 @@ func choiceButton(ctx context.Context, s *commands.Service, r *commands.Request)
 				return nil, ruleError(h, err)
 			}
 			h.sheet.Chose = label
-			if err := h.store(m, c); err != nil {
+			if err := h.store(mc, c); err != nil {
 				return nil, err
 			}
 			lines = append(lines, fmt.Sprintf("%s chooses **Go Down**: HP %d → %d · HD %d → %d; down at HP 0, fate hidden until another character's player or a GM attends (/attend: 3d6 keeping the two lowest). Lethal damage kills a down character.", h.name(), hpBefore, c.HP, hdBefore, c.HD))
-			m.Note("%s: Go Down.", ch.Name)
+			mc.Note("%s: Go Down.", ch.Name)
 		}
-
+		// The message offered the choice to these characters, in this order.
 		all, err := m.Characters()
 		if err != nil {
 			return nil, err
 		}
-		var offered []*character
-		pending := false
+		var waiting []*storage.Character
 		for _, o := range all {
 			oh, err := load(o)
 			if err != nil {
 				return nil, err
 			}
+			if o.ID == ch.ID {
+				mc.Post(commands.Part{Text: strings.Join(lines, "\n"), Buttons: choiceRows(h, seq)})
+				continue
+			}
 			if oh.sheet.ChoiceSeq != seq {
 				continue
 			}
-			offered = append(offered, oh)
+			p := commands.Part{Buttons: choiceRows(oh, seq)}
 			if oh.sheet.Chose == "" && oh.c.Status == rules.Choosing {
-				pending = true
-				lines = append(lines, fmt.Sprintf("%s is at 0 HP: choice pending.", oh.name()))
+				p.Text = choosingLine(oh)
+				waiting = append(waiting, o)
 			}
+			m.For(o).Post(p)
 		}
-		resp := &commands.Response{Content: strings.Join(lines, "\n"), UpdateMessage: true, Components: choiceRows(offered, seq)}
-		if pending {
-			var waiting []*character
-			for _, oh := range offered {
-				if oh.sheet.Chose == "" {
-					waiting = append(waiting, oh)
-				}
-			}
-			resp.Embeds = []commands.Embed{oddsEmbed(waiting)}
+		if len(waiting) > 0 {
+			m.For(waiting...).Post(commands.Part{Embeds: []commands.Embed{oddsEmbed()}})
 		}
-		return resp, nil
+		return &commands.Response{UpdateMessage: true}, nil
 	})
 
 }

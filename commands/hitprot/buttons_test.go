@@ -44,7 +44,7 @@ func TestLister(t *testing.T) {
 	tb := newParty(t)
 	resp := tb.Do("ann", "/damage target:Lister amount:4")
 	out := tb.OK(resp)
-	commandstest.WantIn(t, "damage", out, "Lister", "takes 4 damage", "HP 4 → 0", "HD 1 → 1", "Lister is at 0 HP", "0-HP choice pending")
+	commandstest.WantIn(t, "damage", out, "Lister", "takes 4 damage", "HP 4 → 0", "HD 1 → 1", "**Lister** is at 0 HP: bob (its owner) or a GM chooses", "0-HP choice pending")
 	if got := buttons(resp); got != "[Heroic Death] [Stay Up] [Go Down]" {
 		t.Errorf("buttons = %q", got)
 	}
@@ -165,6 +165,18 @@ func TestGoDown(t *testing.T) {
 	tb.NoDiceLeft()
 }
 
+// TestChoiceAfterUndoneDamage: a press on the 0-HP buttons of damage that
+// /undo undid says the message is out of date because of the undo, and
+// changes nothing (nothing had been chosen).
+func TestChoiceAfterUndoneDamage(t *testing.T) {
+	tb := newParty(t)
+	resp := tb.Do("ann", "/damage target:Lister amount:4")
+	tb.OK(resp)
+	commandstest.WantIn(t, "undo", tb.OK(tb.Do("ann", "/undo")), "Undid `#4`")
+	tb.Refused(tb.Press("bob", resp, "Stay Up"), "This message is out of date: the damage it answers (#4) was undone, so **Lister** has no 0-HP choice to make here. Nothing was changed.")
+	commandstest.WantIn(t, "show", tb.OK(tb.Do("bob", "/char show name:Lister")), "HP 4/6")
+}
+
 // TestUndoneChoiceFromCharShow: /undo of a 0-HP choice brings the
 // choice back with its old message disabled; /char show offers the owner
 // (or a GM) the buttons again, with the odds, and they work; the old
@@ -180,7 +192,7 @@ func TestUndoneChoiceFromCharShow(t *testing.T) {
 
 	show := tb.Do("bob", "/char show name:Lister")
 	out := tb.OK(show)
-	commandstest.WantIn(t, "show", out, "0-HP choice pending", "Lister is at 0 HP", "Stay Up: 2d6: Unhurt 2.8%", "3d6dh1): Unhurt 7.4%")
+	commandstest.WantIn(t, "show", out, "0-HP choice pending", "**Lister** is at 0 HP", "Stay Up: 2d6: Unhurt 2.8%", "3d6dh1): Unhurt 7.4%")
 	if got := buttons(show); got != "[Heroic Death] [Stay Up] [Go Down]" {
 		t.Fatalf("/char show buttons = %q; want the three enabled", got)
 	}
@@ -226,7 +238,7 @@ func TestStayUpReplies(t *testing.T) {
 	tb.Dice.Push(4, 4, 3, 1, 1, 1)
 	out := commandstest.Text(tb.PressRow("bob", resp, 0, "Stay Up"))
 	commandstest.WantIn(t, "critical", out, "chooses **Stay Up**: HP 0 → 0 · HD 1 → 1", "loses the left arm",
-		"is bleeding out from the Critical Wound: dies at day 1, 00:02 unless attended (/attend)", "each later hit is damage + 1d6")
+		"is bleeding out from the Critical Wound: dies at day 1, 00:02 unless attended (/attend target:Lister)", "each later hit is damage + 1d6")
 	if strings.Contains(out, "fights on") {
 		t.Errorf("Stay Up reply after a failed Critical Wound: %q; must not say it fights on", out)
 	}

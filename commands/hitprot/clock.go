@@ -1,8 +1,6 @@
 package hitprot
 
 import (
-	"fmt"
-
 	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/rules/clock"
 )
@@ -10,27 +8,26 @@ import (
 // AdvanceClock resolves every hit-protection timer as the clock moves
 // (RULES.md §0.2, §1.4): stuns that end, limbs back in use, no-restoring
 // periods that end, bleed-outs that kill.
-func (System) AdvanceClock(m *commands.Mutation, from, to int64) ([]string, error) {
+func (System) AdvanceClock(m *commands.Mutation, from, to int64) error {
 	all, err := m.Characters()
 	if err != nil {
-		return nil, err
+		return err
 	}
-	var report []string
 	for _, ch := range all {
 		h, err := load(ch)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		c, notes := h.c.Advance(clock.Time(from), clock.Time(to))
 		if len(notes) == 0 {
 			continue
 		}
 		if err := h.store(m, c); err != nil {
-			return nil, err
+			return err
 		}
 		for _, n := range notes {
-			report = append(report, fmt.Sprintf("%s %s", h.name(), n))
+			m.For(ch).Say("%s %s", h.name(), n)
 		}
 	}
-	return report, nil
+	return nil
 }

@@ -7,31 +7,33 @@ import (
 	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/rules/clock"
 	rules "github.com/hpkeeper/hpkeeper/rules/hitprot"
+	"github.com/hpkeeper/hpkeeper/storage"
 )
 
 // damage answers /damage (RULES.md §1.3): soak, HP loss, the 0-HP choice,
 // the injury table while staying up, and lethal damage to the down.
 func damage(m *commands.Mutation) (*commands.Response, error) {
-	if err := m.RefuseOptions("crit", "nonlethal", "kind", "pool"); err != nil {
-		return nil, err
-	}
 	targets, err := loadTargets(m, m.Req.Options["target"], true)
 	if err != nil {
 		return nil, err
 	}
-	amount, rolled, err := m.Amount(0, commands.MaxAmount, "of damage")
+	all := make([]*storage.Character, len(targets))
+	for i, h := range targets {
+		all[i] = h.ch
+	}
+	amount, rolled, err := m.For(all...).Amount(0, commands.MaxAmount, "of damage")
 	if err != nil {
 		return nil, err
+	}
+	if rolled != "" {
+		m.For(all...).Say("Damage %s", rolled)
 	}
 	typ := m.Req.Options["type"]
 	hit := rules.Hit{Amount: amount, Soak: m.Req.Options["soak"] == "true", Type: typ,
 		NonLethal: m.Req.Options["lethal"] == "false", Now: clock.Time(m.Table.Clock)}
-	var lines []string
-	if rolled != "" {
-		lines = append(lines, "Damage "+rolled)
-	}
 	var zero []*character
 	for _, h := range targets {
+		m := m.For(h.ch)
 		hpBefore, hdBefore := h.c.HP, h.c.HD
 		c, o, res, err := h.c.TakeDamage(m.Dice(), hit)
 		if err != nil {
@@ -47,23 +49,24 @@ func damage(m *commands.Mutation) (*commands.Response, error) {
 		}
 		line := fmt.Sprintf("%s takes %d%s damage", h.name(), amount, kind)
 		if hit.Soak {
-			line += fmt.Sprintf(" (soaked %d → %d)", res.Soaked, res.Taken)
+			// The soak roll and its dice are on the note line below.
+			line += fmt.Sprintf(", soaked to %d", res.Taken)
 		}
 		line += fmt.Sprintf(": HP %d → %d · HD %d → %d", hpBefore, c.HP, hdBefore, c.HD)
-		lines = append(lines, line)
+		lines := []string{line}
 		for _, n := range o.Notes {
 			lines = append(lines, "  "+n)
 		}
 		lines = append(lines, injuryLines(o)...)
 		lines[len(lines)-1] += h.conditions(m)
+		m.Say("%s", strings.Join(lines, "\n"))
 		m.Note("%s takes %d damage: HP %d → %d, HD %d → %d", h.ch.Name, amount, hpBefore, c.HP, hdBefore, c.HD)
 		if res.ReachedZero {
 			zero = append(zero, h)
 		}
 	}
-	resp := &commands.Response{Content: strings.Join(lines, "\n")}
 	if len(zero) == 0 {
-		return resp, nil
+		return &commands.Response{}, nil
 	}
 	if len(zero) > 5 {
 		return nil, commands.Errorf(commands.CodeInvalid, "%d characters would reach 0 HP at once; a message holds at most 5 choices. Split the targets.", len(zero))
@@ -72,16 +75,18 @@ func damage(m *commands.Mutation) (*commands.Response, error) {
 	if err != nil {
 		return nil, err
 	}
+	var down []*storage.Character
 	for _, h := range zero {
 		h.sheet.ChoiceSeq, h.sheet.Chose = seq, ""
 		if err := h.store(m, h.c); err != nil {
 			return nil, err
 		}
+		m.For(h.ch).Post(commands.Part{Text: choosingLine(h), Buttons: choiceRows(h, seq)})
+		down = append(down, h.ch)
 	}
-	resp.Components = choiceRows(zero, seq)
-	resp.Embeds = []commands.Embed{oddsEmbed(zero)}
-	resp.Files = []commands.File{injuryOddsLater()} // the odds chart, drawn after the transaction
-	return resp, nil
+	// The odds chart, drawn after the transaction.
+	m.For(down...).Post(commands.Part{Embeds: []commands.Embed{oddsEmbed()}, Files: []commands.File{injuryOddsLater()}})
+	return &commands.Response{}, nil
 }
 
 // injuryLines renders an outcome's injury roll and its effects.

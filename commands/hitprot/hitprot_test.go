@@ -35,13 +35,18 @@ func TestSoakAndMeghan(t *testing.T) {
 	commandstest.WantIn(t, "rest", out, "Meghan", "1d4 [3] = 3", "HP 1 → 3", "HD 3 → 2")
 	tb.Dice.Push(3)
 	out = tb.OK(tb.Do("ann", "/damage target:Meghan amount:4 soak:true"))
-	commandstest.WantIn(t, "soak", out, "soaked 3 → 1", "HP 3 → 2", "HD 2 → 1")
+	commandstest.WantIn(t, "soak", out, "takes 4 damage, soaked to 1: HP 3 → 2 · HD 2 → 1", "soaks with a hit die: 1d4 [3] = 3, damage 4 → 1")
 	tb.OK(tb.Do("ann", "/char set name:Meghan stats:\"hp=3 hd=2\""))
 	tb.Refused(tb.Do("meg", "/rest kind:night"), "Only a GM")
 	tb.Dice.Push(4, 2) // Lister re-rolls 4, then Meghan 2 (keeps 3)
 	out = tb.OK(tb.Do("ann", "/rest kind:night"))
-	commandstest.WantIn(t, "night", out, "The clock moves 1 day", "day 2", "**Meghan** sleeps the night: re-rolls 1d4 [2] = 2, keeps the higher: HP 3 → 3 · HD 2 → 3",
-		"**Lister** sleeps the night: re-rolls 1d6 [4] = 4, keeps the higher: HP 4 → 4 · HD 1 → 1")
+	// Only what changed is given as a change; what did not says why.
+	commandstest.WantIn(t, "night", out, "The clock moves 1 day", "day 2",
+		"**Meghan** sleeps the night: re-rolls 1d4 [2] = 2, keeps the higher: HP stay at 3 (the roll is not higher) · HD 2 → 3 (regains a hit die)",
+		"**Lister** sleeps the night: re-rolls 1d6 [4] = 4, keeps the higher: HP stay at 4 (the roll is not higher) · HD stay at 1 (no hit die to regain: as many as its level, 1)")
+	if strings.Contains(out, "HD 1 → 1") || strings.Contains(out, "HP 4 → 4") {
+		t.Errorf("night = %q; want no change shown where nothing changed", out)
+	}
 	tb.NoDiceLeft()
 	tb.Refused(tb.Do("ann", "/rest kind:day"), "turn, breath")
 	tb.OK(tb.Do("ann", "/char set name:Meghan stats:hd=0"))
@@ -58,14 +63,14 @@ func TestWoundsAndClock(t *testing.T) {
 	if got := buttons(resp); got != "[-Lister-] [Heroic Death] [Stay Up] [Go Down] [-Rook-] [Heroic Death] [Stay Up] [Go Down]" {
 		t.Fatalf("two choices: %q", got)
 	}
-	commandstest.WantIn(t, "two", resp.Embeds[0].Title, "Lister, Rook are at 0 HP")
+	commandstest.WantIn(t, "two", tb.OK(resp), "**Lister** is at 0 HP: bob (its owner)", "**Rook** is at 0 HP: ann (its owner)", "The 0-HP choice")
 	// Lister: 2d6 [3, 3] = 6 Nasty, paralysis 5 fails (14): stunned 1 round; 1d4 = 2 days.
 	tb.Dice.Push(3, 3, 5, 2)
 	up := tb.Press("bob", resp, "Stay Up")
 	if got := buttons(up); got != "[-Lister-] [-Heroic Death-] [-Stay Up-] [-Go Down-] [-Rook-] [Heroic Death] [Stay Up] [Go Down]" {
 		t.Errorf("after Lister's choice: %q", got)
 	}
-	commandstest.WantIn(t, "nasty", commandstest.Text(up), "Nasty Wound", "stunned 1 round", "mobility handicap", "2 days (1d4 [2] = 2", "Rook** is at 0 HP: choice pending")
+	commandstest.WantIn(t, "nasty", commandstest.Text(up), "Nasty Wound", "stunned 1 round", "mobility handicap", "2 days (1d4 [2] = 2", "**Rook** is at 0 HP: ann (its owner) or a GM chooses")
 	// Rook: 2d6 [6, 5] = 11 Fatal I, death 13 passes with 13; 1d8 = 3 rounds.
 	tb.Dice.Push(6, 5, 13, 3)
 	// The console presses the latest message; here the updated one.
@@ -76,6 +81,8 @@ func TestWoundsAndClock(t *testing.T) {
 	tb.Refused(tb.Do("meg", "/treat target:Lister"), "no untreated wound")
 	tb.Refused(tb.Do("bob", "/rest kind:turn"), "no HP restoring until day 3")
 	tb.Refused(tb.Do("meg", "/attend target:Rook"), "skilled healer")
+	tb.Refused(tb.Do("meg", "/attend target:Rook healer:Lister skilled:true"), "Lister belongs to <@bob>")
+	tb.Refused(tb.Do("ann", "/attend target:Rook healer:Rook skilled:true"), "Rook cannot give itself the care")
 	out := tb.OK(tb.Do("ann", "/clock action:next-round"))
 	commandstest.WantIn(t, "round 1", out, "**Lister** no longer stunned")
 	out = tb.OK(tb.Do("ann", "/clock action:advance amount:2 unit:days"))
@@ -101,11 +108,11 @@ func TestRollsAndSaves(t *testing.T) {
 	tb.Dice.Push(10, 3)
 	out = tb.OK(tb.Do("meg", "/save target:Meghan type:death hd:1"))
 	commandstest.WantIn(t, "save", out, "save vs death 1d20 [10] = 10 + hit dice 1d4 [3] = 3 → 13 vs 13: passed", "HD 1 → 0")
-	tb.Refused(tb.Do("meg", "/save target:Meghan type:fort"), "hit-protection saves")
+	tb.Refused(tb.Do("meg", "/save target:Meghan type:fort"), `Option type must be one of death, wands, paralysis, breath, spells at this hit-protection table (got "fort")`)
 	tb.Refused(tb.Do("bob", "/save target:Meghan type:death"), "only its owner or a GM")
 	commandstest.WantIn(t, "spend", tb.OK(tb.Do("bob", "/spend target:Lister resource:hd amount:1")), "HD 1 → 0")
 	tb.Refused(tb.Do("bob", "/spend target:Lister resource:hd amount:1"), "no hit dice left")
-	tb.Refused(tb.Do("bob", "/spend target:Lister resource:mp amount:1"), "only hd")
+	tb.Refused(tb.Do("bob", "/spend target:Lister resource:mp amount:1"), `Option resource must be hd at this hit-protection table (got "mp")`)
 	tb.NoDiceLeft()
 }
 
@@ -126,7 +133,7 @@ func TestCatchBreathAndUndo(t *testing.T) {
 	resp = tb.Do("ann", "/damage target:Lister amount:1d4")
 	commandstest.WantIn(t, "dice damage", tb.OK(resp), "Damage 1d4 [2] = 2", "HP 1 → 0")
 	tb.OK(tb.Do("ann", "/undo"))
-	tb.Refused(tb.Press("bob", resp, "Stay Up"), "no longer pending")
+	tb.Refused(tb.Press("bob", resp, "Stay Up"), "This message is out of date: the damage it answers (#8) was undone")
 	tb.Refused(tb.Do("ann", "/damage target:Lister amount:-2"), "0 to 1000")
 	tb.Refused(tb.Do("ann", "/damage target:Lister amount:5000"), "0 to 1000")
 	tb.Refused(tb.Do("ann", "/damage target:Lister amount:2 crit:2"), "/damage crit: is not used by the hit-protection system")
@@ -161,6 +168,22 @@ func TestBleedOutsThroughClock(t *testing.T) {
 		"**Bram** the use of the right leg is back (day 15, 00:00)", "**Bram** the no-restoring period ends (day 15, 00:00)")
 	commandstest.WantIn(t, "list", tb.OK(tb.Do("ann", "/char list")), "Lister** (bob): HP 0/6 · HD 1/1 · dead (bled out from a Critical Wound)")
 	tb.NoDiceLeft()
+}
+
+// TestAttendHealer: healer names the character who attends (the one meaning
+// it has in every system), skilled says a skilled healer or healing magic
+// attends; healer:true is still read as skilled:true (RULES.md §1.4).
+func TestAttendHealer(t *testing.T) {
+	tb := newParty(t)
+	tb.Press("bob", tb.Do("ann", "/damage target:Lister amount:4"), "Go Down")
+	tb.Dice.Push(1, 1, 1)
+	commandstest.WantIn(t, "named", tb.OK(tb.Do("meg", "/attend target:Lister healer:Meghan skilled:true")),
+		"**Meghan** (a skilled healer) attends **Lister** (a round)", "Unhurt")
+	commandstest.WantIn(t, "history", tb.OK(tb.Do("meg", "/history target:Lister")), "Meghan (a skilled healer) attended Lister.")
+	tb.NoDiceLeft()
+	help := commandstest.Text(tb.Do("meg", "/help topic:attend"))
+	commandstest.WantIn(t, "help", help, "`healer`: The character giving the care", "hit-protection: the character who attends",
+		"`skilled`: A skilled healer or healing magic attends")
 }
 
 // TestAttendNotByOwner: RULES.md §1.3 item 6, "any other
@@ -248,7 +271,7 @@ func TestDamageAtZeroInNormalPlay(t *testing.T) {
 	tb := newParty(t)
 	tb.OK(tb.Do("ann", `/char create name:Rook stats:"class=thief hp=0"`))
 	resp := tb.Do("ann", "/damage target:Rook amount:1")
-	commandstest.WantIn(t, "damage at 0", tb.OK(resp), "HP 0 → 0", "Rook is at 0 HP")
+	commandstest.WantIn(t, "damage at 0", tb.OK(resp), "HP 0 → 0", "**Rook** is at 0 HP")
 	if got := buttons(resp); got != "[Heroic Death] [Stay Up] [Go Down]" {
 		t.Errorf("buttons = %q", got)
 	}

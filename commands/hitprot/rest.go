@@ -3,7 +3,6 @@ package hitprot
 import (
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/rules/clock"
@@ -26,8 +25,8 @@ func rest(m *commands.Mutation) (*commands.Response, error) {
 			return nil, err
 		}
 		now := clock.Time(m.Table.Clock)
-		var lines []string
 		for _, h := range targets {
+			m := m.For(h.ch)
 			var c rules.Character
 			var res rules.RestResult
 			if kind == "turn" {
@@ -56,16 +55,15 @@ func rest(m *commands.Mutation) (*commands.Response, error) {
 			if kind == "breath" {
 				what = "steps out of the fight for a round to catch its breath (not in melee)"
 			}
-			lines = append(lines, fmt.Sprintf("%s %s, spends a hit die: %s, keeps the higher: HP %d → %d · HD %d → %d%s",
-				h.name(), what, res.Roll, res.HPBefore, res.HPAfter, res.HDBefore, res.HDAfter, h.conditions(m)))
+			m.Say("%s %s, spends a hit die: %s, keeps the higher: %s · HD %d → %d%s",
+				h.name(), what, res.Roll, hpChange(res), res.HDBefore, res.HDAfter, h.conditions(m))
 			m.Note("%s %s: HP %d → %d, HD %d → %d.", h.ch.Name, what, res.HPBefore, res.HPAfter, res.HDBefore, res.HDAfter)
 		}
-		return &commands.Response{Content: strings.Join(lines, "\n")}, nil
+		return &commands.Response{}, nil
 	case "night":
 		if err := m.RequireGM("call a night's sleep"); err != nil {
 			return nil, err
 		}
-		var lines []string
 		var sleepers []*character
 		var err error
 		if t, ok := m.Req.Options["target"]; ok {
@@ -74,11 +72,9 @@ func rest(m *commands.Mutation) (*commands.Response, error) {
 				return nil, err
 			}
 		} else {
-			report, err := m.AdvanceClock(1, clock.Day)
-			if err != nil {
+			if _, err := m.AdvanceClock(1, clock.Day); err != nil {
 				return nil, err
 			}
-			lines = append(lines, report...)
 			all, err := m.Characters()
 			if err != nil {
 				return nil, err
@@ -93,6 +89,7 @@ func rest(m *commands.Mutation) (*commands.Response, error) {
 		}
 		now := clock.Time(m.Table.Clock)
 		for _, h := range sleepers {
+			m := m.For(h.ch)
 			if h.c.Status == rules.Dead {
 				if _, ok := m.Req.Options["target"]; ok {
 					return nil, ruleError(h, rules.ErrDead)
@@ -107,18 +104,31 @@ func rest(m *commands.Mutation) (*commands.Response, error) {
 			if err := h.store(m, c); err != nil {
 				return nil, err
 			}
-			roll := "re-rolls " + res.Roll.String() + ", keeps the higher"
+			roll := "re-rolls " + res.Roll.String() + ", keeps the higher: " + hpChange(res)
 			if res.Skipped != "" {
-				roll = "no re-roll (" + res.Skipped + ")"
+				roll = fmt.Sprintf("no re-roll (%s): HP stay at %d", res.Skipped, res.HPAfter)
 			}
-			lines = append(lines, fmt.Sprintf("%s sleeps the night: %s: HP %d → %d · HD %d → %d (regains 1 hit die, up to the level)%s",
-				h.name(), roll, res.HPBefore, res.HPAfter, res.HDBefore, res.HDAfter, h.conditions(m)))
+			hd := fmt.Sprintf("HD %d → %d (regains a hit die)", res.HDBefore, res.HDAfter)
+			if res.HDAfter == res.HDBefore {
+				hd = fmt.Sprintf("HD stay at %d (no hit die to regain: as many as its level, %d)", res.HDAfter, h.c.Level)
+			}
+			m.Say("%s sleeps the night: %s · %s%s", h.name(), roll, hd, h.conditions(m))
 			m.Note("%s slept: HP %d → %d, HD %d → %d.", h.ch.Name, res.HPBefore, res.HPAfter, res.HDBefore, res.HDAfter)
 		}
 		if len(sleepers) == 0 {
-			lines = append(lines, "Nobody here to sleep.")
+			m.ForTable().Say("Nobody here to sleep.")
 		}
-		return &commands.Response{Content: strings.Join(lines, "\n")}, nil
+		return &commands.Response{}, nil
 	}
 	return nil, commands.Errorf(commands.CodeInvalid, "The hit-protection system rests with kind turn, breath (catch-breath) or night; not %s.", commands.Clip(kind, 20))
+}
+
+// hpChange renders a rest's HP, keeping the higher of the roll and the HP
+// before (RULES.md §1.5): "HP 1 → 3", or "HP stay at 3 (the roll is not
+// higher)".
+func hpChange(res rules.RestResult) string {
+	if res.HPAfter == res.HPBefore {
+		return fmt.Sprintf("HP stay at %d (the roll is not higher)", res.HPAfter)
+	}
+	return fmt.Sprintf("HP %d → %d", res.HPBefore, res.HPAfter)
 }

@@ -13,18 +13,15 @@ import (
 // save answers /save (RULES.md §0.4, §1.2, §1.6): d20 + hit dice + bonus
 // against the character's target.
 func save(m *commands.Mutation) (*commands.Response, error) {
-	cat := m.Req.Options["type"]
-	if !isSaveCategory(cat) {
-		return nil, commands.Errorf(commands.CodeInvalid, "The hit-protection saves are %s; not %s.", strings.Join(rules.SaveCategories, ", "), commands.Clip(cat, 20))
-	}
+	cat := m.Req.Options["type"] // one of rules.SaveCategories (Options)
 	hd, _ := strconv.Atoi(m.Req.Options["hd"])
 	bonus, _ := strconv.Atoi(m.Req.Options["bonus"])
 	targets, err := loadTargets(m, m.Req.Options["target"], true)
 	if err != nil {
 		return nil, err
 	}
-	var lines []string
 	for _, h := range targets {
+		m := m.For(h.ch)
 		hdBefore := h.c.HD
 		c, s, err := h.c.Save(m.Dice(), cat, hd, bonus)
 		if err != nil {
@@ -38,24 +35,22 @@ func save(m *commands.Mutation) (*commands.Response, error) {
 		if hd > 0 {
 			line += fmt.Sprintf(" · HD %d → %d", hdBefore, c.HD)
 		}
-		lines = append(lines, line+h.conditions(m))
+		m.Say("%s", line+h.conditions(m))
 		m.Note("%s %s", h.ch.Name, s)
 	}
-	return &commands.Response{Content: strings.Join(lines, "\n")}, nil
+	return &commands.Response{}, nil
 }
 
-// spend answers /spend resource:hd (RULES.md §1.6).
+// spend answers /spend resource:hd (RULES.md §1.6; hd is the only value
+// Options gives resource).
 func spend(m *commands.Mutation) (*commands.Response, error) {
-	if r := m.Req.Options["resource"]; r != "hd" {
-		return nil, commands.Errorf(commands.CodeInvalid, "The hit-protection system spends only hd (hit dice), not %s.", commands.Clip(r, 20))
-	}
 	n, _ := strconv.Atoi(m.Req.Options["amount"])
 	targets, err := loadTargets(m, m.Req.Options["target"], true)
 	if err != nil {
 		return nil, err
 	}
-	var lines []string
 	for _, h := range targets {
+		m := m.For(h.ch)
 		before := h.c.HD
 		c, err := h.c.SpendHD(n)
 		if err != nil {
@@ -64,10 +59,10 @@ func spend(m *commands.Mutation) (*commands.Response, error) {
 		if err := h.store(m, c); err != nil {
 			return nil, err
 		}
-		lines = append(lines, fmt.Sprintf("%s spends %d hit %s: HD %d → %d", h.name(), n, map[bool]string{true: "die", false: "dice"}[n == 1], before, c.HD))
+		m.Say("%s spends %d hit %s: HD %d → %d", h.name(), n, map[bool]string{true: "die", false: "dice"}[n == 1], before, c.HD)
 		m.Note("%s spent %d HD: %d → %d.", h.ch.Name, n, before, c.HD)
 	}
-	return &commands.Response{Content: strings.Join(lines, "\n")}, nil
+	return &commands.Response{}, nil
 }
 
 // roll answers /roll as:… (RULES.md §1.6): the expression, plus hd hit
@@ -92,6 +87,7 @@ func roll(m *commands.Mutation) (*commands.Response, error) {
 	if h.c.Status == rules.Dead {
 		return nil, ruleError(h, rules.ErrDead)
 	}
+	m = m.For(ch)
 	hd, _ := strconv.Atoi(m.Req.Options["hd"])
 	purpose := m.Req.Options["purpose"]
 	if purpose == "" {
@@ -157,5 +153,6 @@ func roll(m *commands.Mutation) (*commands.Response, error) {
 		line += fmt.Sprintf(" · HD %d → %d", before, c.HD)
 		m.Note("%s rolled %s, spending %d HD.", ch.Name, strings.Join(parts, " + "), hd)
 	}
-	return &commands.Response{Content: line}, nil
+	m.Say("%s", line)
+	return &commands.Response{}, nil
 }

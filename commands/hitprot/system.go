@@ -19,6 +19,7 @@ package hitprot
 
 import (
 	"github.com/hpkeeper/hpkeeper/commands"
+	rules "github.com/hpkeeper/hpkeeper/rules/hitprot"
 )
 
 // System adapts the hit-protection system (RULES.md §1).
@@ -42,6 +43,27 @@ func (System) TableOptions() []commands.TableOption {
 // (COMMANDS.md).
 func (System) StatKeys() []string {
 	return []string{"class", "level", "hit-die", "hp", "hd", "save-death", "save-wands", "save-paralysis", "save-breath", "save-spells", "init"}
+}
+
+// Options lists what the options of the shared commands mean in
+// hit-protection, with their values (RULES.md §1.2–§1.6).
+func (System) Options() []commands.SystemOption {
+	return []commands.SystemOption{
+		{Command: "damage", Name: "soak", Help: "spend and roll a hit die; the damage is reduced by the roll"},
+		{Command: "damage", Name: "type", Help: "fire, acid and lightning call for a save vs breath on a Critical Wound", Values: []string{rules.Fire, rules.Acid, rules.Lightning, rules.Other}},
+		{Command: "damage", Name: "lethal", Help: "false: damage to a character who went down is recorded and has no other effect"},
+		{Command: "roll", Name: "hd", Help: "hit dice to add to the roll and spend"},
+		{Command: "roll", Name: "purpose", Help: "what the roll is for, which sets how many hit dice may be added", Values: []string{rules.PurposeAttack, rules.PurposeDamage, rules.PurposeSave, rules.PurposeSpell, rules.PurposeOther}},
+		{Command: "roll", Name: "melee", Help: "a melee attack or damage roll: a fighter may add any number of hit dice"},
+		{Command: "save", Name: "type", Help: "the save category, d20 ≥ its target", Values: rules.SaveCategories},
+		{Command: "save", Name: "hd", Help: "hit dice to add to the save and spend"},
+		{Command: "save", Name: "bonus", Help: "added to the roll"},
+		{Command: "rest", Name: "kind", Help: "turn: spend a hit die; breath: a fighter catches its breath (table option catch-breath); night: the GM's night's sleep", Values: []string{"turn", "breath", "night"}},
+		{Command: "attend", Name: "healer", Help: "the character who attends, not the target (its player or a GM acts); healer:true is the old spelling of skilled:true"},
+		{Command: "attend", Name: "skilled", Help: "a skilled healer or healing magic attends, which a Fatal Wound I needs"},
+		{Command: "spend", Name: "resource", Help: "hit dice", Values: []string{"hd"}},
+		{Command: "init join", Name: "roll", Help: "1d6 + init (RULES.md §0.6), as rolled at the table"},
+	}
 }
 
 // Action returns the hit-protection handler of a system command (RULES.md

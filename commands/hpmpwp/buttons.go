@@ -3,7 +3,6 @@ package hpmpwp
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/storage"
@@ -13,25 +12,12 @@ import (
 // §2.4): "hmw:<character id>:<event seq>:act|down".
 const choicePrefix = "hmw"
 
-// maxRows is Discord's limit on button rows in a message.
-const maxRows = 5
-
 func choiceButtons(id, seq uint64, disabled bool) []commands.Button {
 	cid := commands.ChoiceID{Prefix: choicePrefix, Character: id, Event: seq}
 	return []commands.Button{
 		{Label: "Act Disabled", CustomID: cid.With("act"), Style: commands.StylePrimary, Disabled: disabled},
 		{Label: "Fall Unconscious", CustomID: cid.With("down"), Style: commands.StyleSecondary, Disabled: disabled},
 	}
-}
-
-// nameRows leads each row of Die Hard buttons with a disabled button
-// naming its character (a label is plain text, not markdown).
-func nameRows(rows [][]commands.Button, names []string) [][]commands.Button {
-	for i, row := range rows {
-		id := strings.TrimSuffix(row[0].CustomID, "act") + "name"
-		rows[i] = append([]commands.Button{commands.NameButton(names[i], id)}, row...)
-	}
-	return rows
 }
 
 // PendingChoice offers a pending Die Hard choice again (RULES.md §2.4;
@@ -76,8 +62,12 @@ func choiceButton(ctx context.Context, s *commands.Service, r *commands.Request)
 			return nil, err
 		}
 		if !c.ChoicePending || st.ChoiceSeq != seq {
+			if err := m.RefuseUndone(seq, ch, "Die Hard choice"); err != nil {
+				return nil, err
+			}
 			return nil, commands.Errorf(commands.CodeConflict, "%s's Die Hard choice is already made or no longer pending; nothing was changed.", commands.Escape(ch.Name))
 		}
+		m = m.For(ch)
 		next, out, err := c.Choose(act)
 		if err != nil {
 			return nil, ruleError(ch, err)
@@ -90,16 +80,18 @@ func choiceButton(ctx context.Context, s *commands.Service, r *commands.Request)
 			label = "Act Disabled"
 		}
 		rep := outcomeText(ch.Name, out)
-		m.Note("Die Hard: %s (%s pressed %s)", strings.ReplaceAll(rep, "**", ""), r.UserName, label)
-		content := fmt.Sprintf("Die Hard: %s pressed **%s** for **%s**.\n%s", commands.Escape(r.UserName), label, commands.Escape(ch.Name), rep)
+		m.Note("Die Hard: %s (%s pressed %s)", commands.Unmarkdown(rep), r.UserName, label)
+		mine := commands.Part{Text: fmt.Sprintf("Die Hard: %s pressed **%s** for **%s**.\n%s", commands.Escape(r.UserName), label, commands.Escape(ch.Name), rep),
+			Buttons: [][]commands.Button{choiceButtons(id, seq, true)}}
 
-		rows, names := [][]commands.Button{choiceButtons(id, seq, true)}, []string{ch.Name}
+		// The message offered the choice to these characters, in this order.
 		all, err := m.Characters()
 		if err != nil {
 			return nil, err
 		}
 		for _, o := range all {
 			if o.ID == id {
+				m.Post(mine)
 				continue
 			}
 			oc, os, err := load(o)
@@ -107,18 +99,11 @@ func choiceButton(ctx context.Context, s *commands.Service, r *commands.Request)
 				return nil, err
 			}
 			if oc.ChoicePending && os.ChoiceSeq == seq {
-				rows = append(rows, choiceButtons(o.ID, seq, false))
-				names = append(names, o.Name)
-				content += fmt.Sprintf("\n**%s**: Die Hard choice pending.", commands.Escape(o.Name))
+				m.For(o).Post(commands.Part{Text: fmt.Sprintf("**%s**: Die Hard choice pending.", commands.Escape(o.Name)),
+					Buttons: [][]commands.Button{choiceButtons(o.ID, seq, false)}})
 			}
 		}
-		if len(rows) > 1 {
-			rows = nameRows(rows, names)
-		}
-		if len(rows) > maxRows {
-			rows = rows[:maxRows]
-		}
-		return &commands.Response{Content: content, Components: rows, UpdateMessage: true}, nil
+		return &commands.Response{UpdateMessage: true}, nil
 	})
 
 }

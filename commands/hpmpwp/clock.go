@@ -8,31 +8,28 @@ import (
 
 // AdvanceClock resolves every character's rounds, hours and days between
 // from and to (RULES.md §0.2, §2.4–§2.6).
-func (System) AdvanceClock(m *commands.Mutation, from, to int64) ([]string, error) {
+func (System) AdvanceClock(m *commands.Mutation, from, to int64) error {
 	chars, err := m.Characters()
 	if err != nil {
-		return nil, err
+		return err
 	}
-	var report []string
-	src := m.RecordingDice()
 	for _, ch := range chars {
+		m := m.For(ch)
 		c, s, err := load(ch)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		next, out, err := c.Advance(src, from, to)
+		next, out, err := c.Advance(m.RecordingDice(), from, to)
 		if err != nil {
-			return nil, ruleError(ch, err)
+			return ruleError(ch, err)
 		}
 		if next == c && len(out.Lines) == 0 {
 			continue
 		}
 		if next != c {
 			if err := store(m, ch, next, s.ChoiceSeq); err != nil {
-				return nil, err
+				return err
 			}
-		} else {
-			m.Reported(ch) // a save that changed nothing is still its numbers
 		}
 		// Every line, every save with its DC: the reply is fitted to
 		// Discord's limits by the platform, the /history summary keeps all.
@@ -41,12 +38,12 @@ func (System) AdvanceClock(m *commands.Mutation, from, to int64) ([]string, erro
 			rep += "\n• " + l
 		}
 		if c.State != next.State || c.Activity != next.Activity {
-			rep += "\nState: **" + stateText(next) + "**"
+			rep += "\nState: **" + stateLine(next) + "**"
 		}
-		if f := next.FatigueSummary(); f != "" && f != c.FatigueSummary() {
+		if f := fatigue(next); f != "" && f != fatigue(c) {
 			rep += "\n" + f
 		}
-		report = append(report, rep)
+		m.Say("%s", rep)
 	}
-	return report, nil
+	return nil
 }

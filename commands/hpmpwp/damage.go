@@ -3,7 +3,6 @@ package hpmpwp
 import (
 	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/rules/dice"
@@ -11,13 +10,13 @@ import (
 	"github.com/hpkeeper/hpkeeper/storage"
 )
 
-// each runs fn on each target the caller may change, with the rules'
-// dice, and joins the reports. fn returns the new state and outcome.
+// each runs fn on each target the caller may change (check), with the
+// rules' dice, and says each outcome about its character (its lines show
+// every die). fn returns the new state and outcome.
 func each(m *commands.Mutation, targets []*storage.Character, check func(*storage.Character) error,
-	fn func(c rules.Character, src dice.Source) (rules.Character, rules.Outcome, error)) ([]string, error) {
-	var reports []string
-	src := m.RecordingDice()
+	fn func(c rules.Character, src dice.Source) (rules.Character, rules.Outcome, error)) (*commands.Response, error) {
 	for _, ch := range targets {
+		m := m.For(ch)
 		if err := check(ch); err != nil {
 			return nil, err
 		}
@@ -25,7 +24,7 @@ func each(m *commands.Mutation, targets []*storage.Character, check func(*storag
 		if err != nil {
 			return nil, err
 		}
-		next, out, err := fn(c, src)
+		next, out, err := fn(c, m.RecordingDice())
 		if err != nil {
 			return nil, ruleError(ch, err)
 		}
@@ -33,21 +32,14 @@ func each(m *commands.Mutation, targets []*storage.Character, check func(*storag
 			return nil, err
 		}
 		rep := outcomeText(ch.Name, out)
-		m.Note("%s", strings.ReplaceAll(rep, "**", ""))
-		reports = append(reports, rep)
+		m.Note("%s", commands.Unmarkdown(rep))
+		m.Say("%s", rep)
 	}
-	return reports, nil
-}
-
-func reply(m *commands.Mutation, reports []string) *commands.Response {
-	return &commands.Response{Content: strings.Join(reports, "\n\n")}
+	return &commands.Response{}, nil
 }
 
 // damage is /damage (RULES.md §2.2, §2.4).
 func damage(m *commands.Mutation) (*commands.Response, error) {
-	if err := m.RefuseOptions("soak", "type", "lethal", "kind", "pool"); err != nil {
-		return nil, err
-	}
 	targets, err := m.TargetsToChange(m.Req.Options["target"])
 	if err != nil {
 		return nil, err
@@ -56,11 +48,13 @@ func damage(m *commands.Mutation) (*commands.Response, error) {
 	if c := m.Req.Options["crit"]; c != "" {
 		hit.Crit, _ = strconv.Atoi(c)
 	}
-	if hit.Amount, _, err = m.Amount(1, commands.MaxAmount, "of damage"); err != nil {
+	all := m.For(targets...)
+	if hit.Amount, _, err = all.Amount(1, commands.MaxAmount, "of damage"); err != nil {
 		return nil, err
 	}
 	if hit.Amount < 1 {
-		return &commands.Response{Content: "No damage (the roll came to 0)." + m.RollsLine()}, nil
+		all.Say("No damage (the roll came to 0).%s", all.RollsLine())
+		return &commands.Response{}, nil
 	}
 	seq, err := m.NextEventSeq()
 	if err != nil {
@@ -73,50 +67,35 @@ func damage(m *commands.Mutation) (*commands.Response, error) {
 	if hit.Nonlethal {
 		head += ", non-lethal"
 	}
-	var rows [][]commands.Button
-	var names []string
-	var reports []string
-	src := m.RecordingDice()
+	all.Say("%s.%s", head, all.RollsLine())
 	for _, ch := range targets {
+		m := m.For(ch)
 		c, s, err := load(ch)
 		if err != nil {
 			return nil, err
 		}
-		next, out, err := c.TakeDamage(src, hit, m.Table.Clock)
+		next, out, err := c.TakeDamage(m.RecordingDice(), hit, m.Table.Clock)
 		if err != nil {
 			return nil, ruleError(ch, err)
 		}
 		choiceSeq := s.ChoiceSeq
+		var buttons [][]commands.Button
 		if next.ChoicePending && !c.ChoicePending {
 			choiceSeq = seq
-			rows = append(rows, choiceButtons(ch.ID, seq, false))
-			names = append(names, ch.Name)
+			buttons = [][]commands.Button{choiceButtons(ch.ID, seq, false)}
 		}
 		if err := store(m, ch, next, choiceSeq); err != nil {
 			return nil, err
 		}
 		rep := outcomeText(ch.Name, out)
-		m.Note("%s", strings.ReplaceAll(rep, "**", ""))
-		reports = append(reports, rep)
-	}
-	content := head + ".\n" + strings.Join(reports, "\n\n")
-	switch {
-	case len(rows) == 1:
-		content += "\nDie Hard: the owner (or a GM) chooses now — **Act Disabled** or **Fall Unconscious** (stable). Damage to the character waits for the choice."
-	case len(rows) > 1:
-		var bold []string
-		for _, n := range names {
-			bold = append(bold, "**"+commands.Escape(n)+"**")
+		m.Note("%s", commands.Unmarkdown(rep))
+		if buttons != nil {
+			rep += fmt.Sprintf("\nDie Hard: %s (its owner) or a GM chooses now — **Act Disabled** or **Fall Unconscious** (stable). Damage to **%s** waits for the choice.",
+				commands.Escape(ch.OwnerName), commands.Escape(ch.Name))
 		}
-		content += fmt.Sprintf("\nDie Hard: each owner (or a GM) chooses now on the row with the character's name — **Act Disabled** or **Fall Unconscious** (stable): %s. Damage to them waits for the choice.",
-			strings.Join(bold, ", "))
-		rows = nameRows(rows, names)
+		m.Post(commands.Part{Text: rep, Buttons: buttons})
 	}
-	if len(rows) > maxRows {
-		rows = rows[:maxRows]
-		content += "\nMore choices than a message holds: /char show offers each character's buttons."
-	}
-	return &commands.Response{Content: content + m.RollsLine(), Components: rows}, nil
+	return &commands.Response{}, nil
 }
 
 // strain is /strain (RULES.md §2.4).
@@ -125,11 +104,7 @@ func strain(m *commands.Mutation) (*commands.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	reports, err := each(m, targets, m.CanChange, func(c rules.Character, src dice.Source) (rules.Character, rules.Outcome, error) {
+	return each(m, targets, m.CanChange, func(c rules.Character, src dice.Source) (rules.Character, rules.Outcome, error) {
 		return c.Strain(src, m.Table.Clock)
 	})
-	if err != nil {
-		return nil, err
-	}
-	return reply(m, reports), nil
 }

@@ -1,9 +1,7 @@
 package hpmpwp
 
 import (
-	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/rules/dice"
@@ -13,22 +11,16 @@ import (
 
 // heal is /heal amount pool:hp|wp (RULES.md §2.5).
 func heal(m *commands.Mutation) (*commands.Response, error) {
-	if err := m.RefuseOptions("trigger", "healer", "ability", "spend", "healer-pool"); err != nil {
-		return nil, err
-	}
 	targets, err := m.Targets(m.Req.Options["target"])
 	if err != nil {
 		return nil, err
 	}
-	pool := rules.PoolHP
-	switch m.Req.Options["pool"] {
-	case "", "hp":
-	case "wp":
+	pool := rules.PoolHP // pool is hp or wp (Options)
+	if m.Req.Options["pool"] == "wp" {
 		pool = rules.PoolWP
-	default:
-		return nil, commands.Errorf(commands.CodeInvalid, "In hp-mp-wp, /heal pool is hp or wp (got %s).", m.Req.Options["pool"])
 	}
-	n, _, err := m.Amount(1, commands.MaxAmount, "healed")
+	all := m.For(targets...)
+	n, rolled, err := all.Amount(1, commands.MaxAmount, "healed")
 	if err != nil {
 		return nil, err
 	}
@@ -38,43 +30,44 @@ func heal(m *commands.Mutation) (*commands.Response, error) {
 				return nil, err
 			}
 		}
-		return &commands.Response{Content: "No healing (the roll came to 0)." + m.RollsLine()}, nil
+		all.Say("No healing (the roll came to 0).%s", all.RollsLine())
+		return &commands.Response{}, nil
 	}
-	reports, err := each(m, targets, m.CanChange, func(c rules.Character, _ dice.Source) (rules.Character, rules.Outcome, error) {
+	if rolled != "" {
+		all.Say("Healing %s", rolled)
+	}
+	return each(m, targets, m.CanChange, func(c rules.Character, _ dice.Source) (rules.Character, rules.Outcome, error) {
 		return c.Heal(pool, n)
 	})
-	if err != nil {
-		return nil, err
-	}
-	return &commands.Response{Content: strings.Join(reports, "\n\n") + m.RollsLine()}, nil
 }
 
 // attend is /attend bonus:N, a DC 15 Heal check by anyone (RULES.md
 // §0.1, §2.4).
 func attend(m *commands.Mutation) (*commands.Response, error) {
-	if err := m.RefuseOptions("healer"); err != nil {
-		return nil, err
-	}
 	targets, err := m.Targets(m.Req.Options["target"])
 	if err != nil {
 		return nil, err
 	}
 	bonus, _ := strconv.Atoi(m.Req.Options["bonus"])
-	anyone := func(*storage.Character) error { return nil }
-	reports, err := each(m, targets, anyone, func(c rules.Character, src dice.Source) (rules.Character, rules.Outcome, error) {
-		return c.Attend(src, bonus)
-	})
+	healer, err := m.Healer(targets...)
 	if err != nil {
 		return nil, err
 	}
-	return &commands.Response{Content: fmt.Sprintf("%s attends.\n%s", commands.Escape(m.Req.UserName), strings.Join(reports, "\n\n"))}, nil
+	who := commands.Escape(m.Req.UserName)
+	if healer != nil {
+		who = "**" + commands.Escape(healer.Name) + "**"
+	}
+	anyone := func(*storage.Character) error { return nil }
+	m.ForTable().Say("%s attends (a DC 15 Heal check).", who)
+	m.ForTable().Note("%s attends (a DC 15 Heal check).", commands.Unmarkdown(who))
+	return each(m, targets, anyone, func(c rules.Character, src dice.Source) (rules.Character, rules.Outcome, error) {
+		return c.Attend(src, bonus)
+	})
 }
 
-// spend is /spend resource:mp (RULES.md §2.5).
+// spend is /spend resource:mp (RULES.md §2.5; mp is the only value
+// Options gives resource).
 func spend(m *commands.Mutation) (*commands.Response, error) {
-	if r := m.Req.Options["resource"]; r != "mp" {
-		return nil, commands.Errorf(commands.CodeInvalid, "hp-mp-wp characters spend mp, not %s.", commands.Clip(r, 20))
-	}
 	targets, err := m.Targets(m.Req.Options["target"])
 	if err != nil {
 		return nil, err
@@ -83,11 +76,7 @@ func spend(m *commands.Mutation) (*commands.Response, error) {
 	if err != nil {
 		return nil, commands.Errorf(commands.CodeInvalid, "amount must be a whole number.")
 	}
-	reports, err := each(m, targets, m.CanChange, func(c rules.Character, _ dice.Source) (rules.Character, rules.Outcome, error) {
+	return each(m, targets, m.CanChange, func(c rules.Character, _ dice.Source) (rules.Character, rules.Outcome, error) {
 		return c.SpendMP(n)
 	})
-	if err != nil {
-		return nil, err
-	}
-	return reply(m, reports), nil
 }

@@ -3,6 +3,8 @@ package hpmpwp_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"flag"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -32,8 +34,8 @@ func TestFight(t *testing.T) {
 	tb.Dice.Push(12)
 	out := tb.OK(tb.Do("ann", "/damage target:Vala amount:8 crit:3"))
 	commandstest.WantIn(t, "crit", out, "8 damage, critical ×3", "HP 20 → 12 · MP 4 → 3 (capped at the fatigued maximum) · WP 15 → -1",
-		"critical ×3: 8 × 2 = 16 more to WP", "Fort DC 10 (reaching negative WP): 1d20 [12] = 12 +2 = 14, succeeded",
-		"State: **disabled (conscious)** (was fine)", "exhausted (WP -1 ≤ 0 (exhausting))", "MP max 4 → 3", "Rolled 1d20 [12] = 12")
+		"critical ×3: WP also take the damage twice more: 2 × 8 = 16", "Fort DC 10 (reaching negative WP): 1d20 [12] = 12 +2 = 14, succeeded",
+		"State: **disabled (conscious), exhausted** (was conscious)", "exhausted (WP -1 ≤ 0 (exhausting))", "MP max 4 → 3", "Fort DC 10 (reaching negative WP): 1d20 [12] = 12 +2 = 14, succeeded")
 	tb.Refused(tb.Do("bob", "/damage target:Vala amount:1"), "only its owner or a GM")
 	tb.Dice.Push(3)
 	out = tb.OK(tb.Do("ann", "/damage target:Vala amount:4 nonlethal:true"))
@@ -45,11 +47,12 @@ func TestFight(t *testing.T) {
 	out = tb.OK(tb.Do("!gm", "/clock action:next-round"))
 	commandstest.WantIn(t, "round 2", out, "Fort DC 11 (stabilize)")
 	tb.Dice.Push(14)
-	out = tb.OK(tb.Do("bob", "/attend target:Vala bonus:1"))
-	commandstest.WantIn(t, "attend", out, "bob attends", "Heal DC 15 (attend): 1d20 [14] = 14 +1 = 15, succeeded", "State: **stable (unconscious)** (was dying)")
+	tb.OK(tb.Do("bob", `/char create name:Bors stats:"hp-max=8"`))
+	out = tb.OK(tb.Do("bob", "/attend target:Vala healer:Bors bonus:1"))
+	commandstest.WantIn(t, "attend", out, "**Bors** attends (a DC 15 Heal check)", "Heal DC 15 (attend): 1d20 [14] = 14 +1 = 15, succeeded", "State: **stable (unconscious), exhausted** (was dying)")
 	tb.Refused(tb.Do("bob", "/attend target:Vala"), "not dying")
 	out = tb.OK(tb.Do("ann", "/heal target:Vala amount:3 pool:wp"))
-	commandstest.WantIn(t, "heal", out, "WP -1 → 2", "State: **fine** (was stable)")
+	commandstest.WantIn(t, "heal", out, "WP -1 → 2", "State: **conscious, fatigued** (was stable)")
 	tb.OK(tb.Do("ann", "/undo"))
 	commandstest.WantIn(t, "after undo", tb.OK(tb.Do("ann", "/char show name:Vala")), "WP -1/15 · stable (unconscious) · exhausted")
 	if n := tb.Dice.Remaining(); n != 0 {
@@ -57,14 +60,21 @@ func TestFight(t *testing.T) {
 	}
 }
 
-// TestDieHardButtons: the choice blocks damage, takes the owner or a
-// GM, and a second press is refused (RULES.md §2.4).
-func TestDieHardButtons(t *testing.T) {
+// dieHard returns a table where the GM, ann, has just damaged bob's Dur
+// (Die Hard) to -2 WP with a failed save, and the reply with the choice.
+func dieHard(t *testing.T) (*commandstest.Table, *commands.Response) {
+	t.Helper()
 	tb := newTable(t)
 	tb.OK(tb.Do("ann", "/table setup system:hp-mp-wp"))
 	tb.OK(tb.Do("bob", `/char create name:Dur stats:"hp-max=5 feats=die-hard"`))
 	tb.Dice.Push(4)
-	resp := tb.Do("ann", "/damage target:Dur amount:17")
+	return tb, tb.Do("ann", "/damage target:Dur amount:17")
+}
+
+// TestDieHardButtons: the choice blocks damage, takes the owner or a
+// GM, and a second press is refused (RULES.md §2.4).
+func TestDieHardButtons(t *testing.T) {
+	tb, resp := dieHard(t)
 	commandstest.WantIn(t, "damage", tb.OK(resp), "WP 10 → -2", "failed", "Die Hard: must choose", "Act Disabled")
 	tb.Refused(tb.Do("ann", "/damage target:Dur amount:1"), "must first choose")
 	tb.Refused(tb.Press("carl", resp, "Act Disabled"), "only its owner or a GM")
@@ -72,7 +82,7 @@ func TestDieHardButtons(t *testing.T) {
 	if !pressed.UpdateMessage || !pressed.Components[0][0].Disabled {
 		t.Errorf("press = %+v; want the message updated with disabled buttons", pressed)
 	}
-	commandstest.WantIn(t, "press", tb.OK(pressed), "bob pressed **Act Disabled**", "State: **disabled (conscious)**")
+	commandstest.WantIn(t, "press", tb.OK(pressed), "bob pressed **Act Disabled**", "State: **disabled (conscious), exhausted**")
 	tb.Refused(tb.Press("bob", resp, "Fall Unconscious"), "already made or no longer pending")
 	tb.Dice.Push(15)
 	out := tb.OK(tb.Do("bob", "/strain target:Dur"))
@@ -88,7 +98,7 @@ func TestSpendActivityAndNight(t *testing.T) {
 	out := tb.OK(tb.Do("ann", "/spend target:Mira resource:mp amount:7"))
 	commandstest.WantIn(t, "spend", out, "MP 12 → 5", "fatigued (MP 5 ≤ 50% of 12)", "MP max 12 → 11")
 	tb.Refused(tb.Do("ann", "/spend target:Mira resource:mp amount:6"), "not enough MP")
-	tb.Refused(tb.Do("ann", "/spend target:Mira resource:hd amount:1"), "spend mp")
+	tb.Refused(tb.Do("ann", "/spend target:Mira resource:hd amount:1"), `Option resource must be mp at this hp-mp-wp table (got "hd")`)
 	commandstest.WantIn(t, "effect", tb.OK(tb.Do("ann", `/char set name:Mira stats:"effect=exhausted"`)), "exhausted")
 	tb.OK(tb.Do("ann", `/char set name:Mira stats:"effect=none"`))
 	tb.OK(tb.Do("ann", "/activity target:Mira kind:work"))
@@ -164,7 +174,7 @@ func TestDieHardNonlethal(t *testing.T) {
 	tb.OK(tb.Do("bob", `/char create name:Dur stats:"hp-max=5 feats=die-hard"`))
 	tb.Dice.Push(4)
 	resp := tb.Do("ann", "/damage target:Dur amount:17 nonlethal:true")
-	commandstest.WantIn(t, "damage", tb.OK(resp), "failed", "non-lethal damage: unconscious and stable, no further saves", "State: **stable (unconscious)**")
+	commandstest.WantIn(t, "damage", tb.OK(resp), "failed", "non-lethal damage: unconscious and stable, no further saves", "State: **stable (unconscious), exhausted**")
 	if len(resp.Components) != 0 || strings.Contains(resp.Content, "Act Disabled") {
 		t.Errorf("non-lethal failure offered a choice: %+v", resp)
 	}
@@ -215,17 +225,50 @@ func TestDieHardSeveralTargets(t *testing.T) {
 	tb.OK(tb.Do("carl", `/char create name:Kor stats:"hp-max=5 feats=die-hard"`))
 	tb.Dice.Push(4, 4)
 	resp := tb.Do("ann", "/damage target:Dur,Kor amount:17")
-	commandstest.WantIn(t, "damage", tb.OK(resp), "chooses now on the row with the character's name", "**Dur**, **Kor**")
+	commandstest.WantIn(t, "damage", tb.OK(resp), "Die Hard: bob (its owner) or a GM chooses now", "Damage to **Dur** waits", "Die Hard: carl (its owner) or a GM chooses now", "Damage to **Kor** waits")
 	if len(resp.Components) != 2 || resp.Components[0][0].Label != "Dur" || !resp.Components[0][0].Disabled || resp.Components[1][0].Label != "Kor" {
 		t.Fatalf("rows = %+v; want a row led by a disabled Dur, then Kor", resp.Components)
 	}
 	pressed := tb.PressRow("carl", resp, 1, "Fall Unconscious")
 	commandstest.WantIn(t, "press", tb.OK(pressed), "carl pressed **Fall Unconscious** for **Kor**", "**Dur**: Die Hard choice pending.")
 	rows := pressed.Components
-	if len(rows) != 2 || rows[0][0].Label != "Kor" || !rows[0][1].Disabled || rows[1][0].Label != "Dur" || rows[1][1].Disabled {
-		t.Fatalf("rows after Kor's press = %+v; want Kor's row disabled, Dur's still enabled", rows)
+	if len(rows) != 2 || rows[0][0].Label != "Dur" || rows[0][1].Disabled || rows[1][0].Label != "Kor" || !rows[1][1].Disabled {
+		t.Fatalf("rows after Kor's press = %+v; want Dur's row still enabled, Kor's disabled, in the order offered", rows)
 	}
-	commandstest.WantIn(t, "second press", tb.OK(tb.PressRow("bob", pressed, 1, "Act Disabled")), "bob pressed **Act Disabled** for **Dur**")
+	commandstest.WantIn(t, "second press", tb.OK(tb.PressRow("bob", pressed, 0, "Act Disabled")), "bob pressed **Act Disabled** for **Dur**")
+}
+
+// TestStateWords: what a player would say (issue 15): at 0 HP and
+// exhausted a character is conscious and exhausted, not "fine"; the dead
+// are dead, with no fatigue; a ×2 critical hit is written as the rule says
+// it (RULES.md §2.2).
+func TestStateWords(t *testing.T) {
+	tb := newTable(t)
+	tb.OK(tb.Do("ann", "/table setup system:hp-mp-wp"))
+	tb.OK(tb.Do("ann", `/char create name:Vala stats:"hp-max=10 con=12"`))
+	out := tb.OK(tb.Do("ann", "/damage target:Vala amount:10"))
+	commandstest.WantIn(t, "0 HP", out, "State: **conscious, exhausted**", "exhausted (HP 0 (exhausting))")
+	if strings.Contains(out, "fine") {
+		t.Errorf("damage to 0 HP = %q; want no \"fine\"", out)
+	}
+	out = tb.OK(tb.Do("ann", "/damage target:Vala amount:3 crit:2"))
+	commandstest.WantIn(t, "crit 2", out, "critical ×2: WP also take the damage once more: 3", "WP 12 → 6")
+	tb.OK(tb.Do("ann", `/char set name:Vala stats:"state=dead"`))
+	out = tb.OK(tb.Do("ann", "/char show name:Vala"))
+	commandstest.WantIn(t, "dead", out, "· dead")
+	for _, not := range []string{"exhausted", "fatigued", "−2 to all abilities"} {
+		if strings.Contains(out, not) {
+			t.Errorf("a dead character's sheet says %q: %q", not, out)
+		}
+	}
+}
+
+// TestDieHardAfterUndoneDamage: the Die Hard buttons of undone damage say
+// the message is out of date because of the undo.
+func TestDieHardAfterUndoneDamage(t *testing.T) {
+	tb, resp := dieHard(t)
+	tb.OK(tb.Do("ann", "/undo"))
+	tb.Refused(tb.Press("bob", resp, "Act Disabled"), "This message is out of date: the damage it answers (#3) was undone, so **Dur** has no Die Hard choice to make here.")
 }
 
 // TestPendingChoiceOnShow: /char show offers a pending Die Hard
@@ -240,7 +283,7 @@ func TestPendingChoiceOnShow(t *testing.T) {
 	tb.OK(tb.Press("bob", resp, "Act Disabled"))
 	commandstest.WantIn(t, "show after the choice", tb.OK(tb.Do("bob", "/char show name:Dur")), "disabled (conscious)")
 	tb.OK(tb.Do("bob", "/undo"))
-	tb.Refused(tb.Do("ann", "/damage target:Dur amount:1"), "/char show offers the buttons again")
+	tb.Refused(tb.Do("ann", "/damage target:Dur amount:1"), "/char show name:Dur offers the buttons again")
 	if show := tb.Do("carl", "/char show name:Dur"); len(show.Components) != 0 {
 		t.Errorf("show to a stranger = %+v; want no buttons", show.Components)
 	}
@@ -272,13 +315,18 @@ func TestUnconsciousHoursCountAsSleep(t *testing.T) {
 	commandstest.WantIn(t, "show", tb.OK(tb.Do("ann", "/char show name:Wen")), "stable (unconscious)", "work · 0 h worked · 0 h awake")
 }
 
+var randomSeed = flag.Uint64("hpmpwp.seed", 0, "seed of TestRandomCommands (0: from the clock)")
+
 // TestRandomCommands runs random command sequences, /char set among
 // them, through the command layer and checks the sheet after each: HP and
 // MP within 0 and the maxima lowered by fatigue (RULES.md §2.3), the state
 // consistent with WP (§2.4), and only a sleeper keeps a sleep-until time.
 func TestRandomCommands(t *testing.T) {
-	seed := uint64(time.Now().UnixNano())
-	t.Logf("seed %d", seed)
+	seed := *randomSeed
+	if seed == 0 {
+		seed = uint64(time.Now().UnixNano())
+	}
+	t.Logf("seed %d (-hpmpwp.seed=%d replays it)", seed, seed)
 	rng := rand.New(rand.NewPCG(seed, 1))
 	db := commandstest.OpenDB(t)
 	svc := commands.New(db, dice.NewRandom(seed), hpmpwp.System{})
@@ -342,6 +390,9 @@ func TestRandomCommands(t *testing.T) {
 		err := db.View(func(tx *storage.Tx) error {
 			for _, name := range []string{"A", "B"} {
 				ch, err := tx.CharacterByName("rand", name)
+				if errors.Is(err, storage.ErrNotFound) {
+					continue // an /undo took back its creation
+				}
 				if err != nil {
 					return err
 				}
@@ -384,8 +435,9 @@ func TestRefusesOtherSystemsOptions(t *testing.T) {
 	tb := newTable(t)
 	tb.OK(tb.Do("ann", "/table setup system:hp-mp-wp"))
 	tb.OK(tb.Do("ann", "/char create name:Vala stats:hp-max=20"))
-	tb.Refused(tb.Do("ann", "/heal target:Vala amount:2 pool:vigor"), "pool is hp or wp")
+	tb.Refused(tb.Do("ann", "/heal target:Vala amount:2 pool:vigor"), `Option pool must be one of hp, wp at this hp-mp-wp table (got "vigor")`)
 	tb.Refused(tb.Do("ann", "/heal target:Vala amount:2 trigger:rest"), "/heal trigger: is not used by the hp-mp-wp system")
 	tb.Refused(tb.Do("ann", "/damage target:Vala amount:2 soak:true"), "/damage soak: is not used by the hp-mp-wp system")
-	tb.Refused(tb.Do("ann", "/attend target:Vala healer:true"), "/attend healer: is not used")
+	tb.Refused(tb.Do("ann", "/attend target:Vala skilled:true"), "/attend skilled: is not used by the hp-mp-wp system")
+	tb.Refused(tb.Do("ann", "/attend target:Vala healer:Vala"), "Vala cannot give itself the care")
 }

@@ -22,17 +22,13 @@ func activity(m *commands.Mutation) (*commands.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	reports, err := each(m, targets, m.CanChange, func(c rules.Character, src dice.Source) (rules.Character, rules.Outcome, error) {
+	return each(m, targets, m.CanChange, func(c rules.Character, src dice.Source) (rules.Character, rules.Outcome, error) {
 		next, out, err := c.SetActivity(src, a)
 		if err == nil && len(out.Lines) == 0 {
 			out.Lines = append(out.Lines, fmt.Sprintf("activity: %s", next.Activity))
 		}
 		return next, out, err
 	})
-	if err != nil {
-		return nil, err
-	}
-	return reply(m, reports), nil
 }
 
 // rest is /rest kind:night (GM): the whole table (or target) goes to
@@ -40,9 +36,7 @@ func activity(m *commands.Mutation) (*commands.Response, error) {
 // Nobody put to bed wakes on their own before the 8 hours are over
 // (hpkeeper's reading); the unconscious and the dead are not put to bed.
 func rest(m *commands.Mutation) (*commands.Response, error) {
-	if m.Req.Options["kind"] != "night" {
-		return nil, commands.Errorf(commands.CodeInvalid, "hp-mp-wp has only kind:night (8 hours of sleep on the clock); time heals through /clock advance.")
-	}
+	// kind is night, the only value Options gives it.
 	if err := m.RequireGM("call a night's rest"); err != nil {
 		return nil, err
 	}
@@ -58,6 +52,7 @@ func rest(m *commands.Mutation) (*commands.Response, error) {
 	}
 	until := int64(clock.Time(m.Table.Clock).Add(8, clock.Hour))
 	var names []string
+	var sleepers []*storage.Character
 	for _, ch := range targets {
 		c, s, err := load(ch)
 		if err != nil {
@@ -76,14 +71,15 @@ func rest(m *commands.Mutation) (*commands.Response, error) {
 			name += " (already asleep)"
 		}
 		names = append(names, name)
-	}
-	report, err := m.AdvanceClock(8, clock.Hour)
-	if err != nil {
-		return nil, err
+		sleepers = append(sleepers, ch)
 	}
 	head := "Night's rest: nobody goes to sleep."
 	if len(names) > 0 {
 		head = "Night's rest, to sleep until " + clock.Time(until).String() + ": " + strings.Join(names, ", ") + "."
 	}
-	return &commands.Response{Content: head + "\n" + strings.Join(report, "\n") + m.RollsLine()}, nil
+	m.ForTable().Say("%s", head)
+	if _, err := m.AdvanceClock(8, clock.Hour); err != nil {
+		return nil, err
+	}
+	return &commands.Response{}, nil
 }

@@ -1,9 +1,7 @@
 package hpmpwp
 
 import (
-	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/rules/dice"
@@ -12,17 +10,14 @@ import (
 // save is /save type:fort|will bonus:N: d20 + the sheet's save + bonus,
 // shown for the GM to compare with a DC (RULES.md §0.4).
 func save(m *commands.Mutation) (*commands.Response, error) {
-	kind := m.Req.Options["type"]
-	if kind != "fort" && kind != "will" {
-		return nil, commands.Errorf(commands.CodeInvalid, "hp-mp-wp saves are fort or will, not %s.", commands.Clip(kind, 20))
-	}
+	kind := m.Req.Options["type"] // fort or will (Options)
 	targets, err := m.TargetsToChange(m.Req.Options["target"])
 	if err != nil {
 		return nil, err
 	}
 	extra, _ := strconv.Atoi(m.Req.Options["bonus"])
-	var lines []string
 	for _, ch := range targets {
+		m := m.For(ch)
 		c, _, err := load(ch)
 		if err != nil {
 			return nil, err
@@ -42,7 +37,7 @@ func save(m *commands.Mutation) (*commands.Response, error) {
 		case 20:
 			note = " (natural 20: succeeds)"
 		}
-		lines = append(lines, fmt.Sprintf("**%s** %s save: %s %+d = %d%s", commands.Escape(ch.Name), name, res, bonus+extra, res.Total+bonus+extra, note))
+		m.Say("**%s** %s save: %s %+d = %d%s", commands.Escape(ch.Name), name, res, bonus+extra, res.Total+bonus+extra, note)
 	}
-	return &commands.Response{Content: strings.Join(lines, "\n")}, nil
+	return &commands.Response{}, nil
 }

@@ -153,9 +153,11 @@ func TestSetLevelRollsMP(t *testing.T) {
 	}
 }
 
-// TestHasNoTableOptions: an hp-mp-wp table has no table options, so
-// harm's fudge-dice is refused there.
+// TestHasNoTableOptions: an hp-mp-wp table has no table options of its
+// own, so harm's fudge-dice is refused there with the options it has
+// (those of every table), not "no table options" (dice is one).
 func TestHasNoTableOptions(t *testing.T) {
 	st := commandstest.NewSheets(t, "hp-mp-wp", hpmpwp.System{})
-	st.Refused("table", "option", map[string]string{"name": "fudge-dice", "value": "4"}, "no table options")
+	st.Refused("table", "option", map[string]string{"name": "fudge-dice", "value": "4"}, `Unknown table option "fudge-dice"; this hp-mp-wp table has dice`)
+	st.OK("table", "option", map[string]string{"name": "dice", "value": "manual"})
 }

@@ -42,6 +42,25 @@ func (System) StatKeys() []string {
 		"str", "dex", "con", "int", "wis", "cha", "fort", "will", "feats", "effect", "state", "init"}
 }
 
+// Options lists what the options of the shared commands mean in hp-mp-wp,
+// with their values (RULES.md §2.2–§2.6, §0.4).
+func (System) Options() []commands.SystemOption {
+	return []commands.SystemOption{
+		{Command: "damage", Name: "crit", Help: "a critical hit: HP take the damage, and WP take it again × (multiplier − 1)", Values: []string{"2", "3", "4"}},
+		{Command: "damage", Name: "nonlethal", Help: "non-lethal damage: a failed save at negative WP leaves the character unconscious and stable"},
+		{Command: "heal", Name: "amount", Help: "points healed: a number or dice"},
+		{Command: "heal", Name: "pool", Help: "which points heal (default hp)", Values: []string{"hp", "wp"}},
+		{Command: "save", Name: "type", Help: "d20 + the sheet's Fort or Will, for the GM to compare with the DC", Values: []string{"fort", "will"}},
+		{Command: "save", Name: "bonus", Help: "added to the roll"},
+		{Command: "rest", Name: "kind", Help: "night: the GM puts the table (or target) to sleep for 8 hours on the clock", Values: []string{"night"}},
+		{Command: "attend", Name: "healer", Help: "the character who makes the Heal check, not the target"},
+		{Command: "attend", Name: "bonus", Help: "the Heal check's bonus, against DC 15"},
+		{Command: "spend", Name: "resource", Help: "mana points", Values: []string{"mp"}},
+		{Command: "activity", Name: "kind", Help: "what the character does as hours pass; awake on a sleeper is a Will save to wake early", Values: []string{"awake", "work", "sleep"}},
+		{Command: "init join", Name: "roll", Help: "d20 + Dex modifier + init (RULES.md §0.6), as rolled at the table"},
+	}
+}
+
 // Action returns the hp-mp-wp handler of a system command (RULES.md §2),
 // or nil for /treat, which the system does not have.
 func (System) Action(name string) commands.ActionFunc {

@@ -22,7 +22,7 @@ func (System) View(ch *storage.Character, now int64) (commands.CharacterView, er
 	if c.State != rules.Fine || c.ChoicePending || c.Activity == rules.Sleep {
 		v.Conditions = append(v.Conditions, stateText(c))
 	}
-	if cond := c.Condition(); cond != "" {
+	if cond := condition(c); cond != "" {
 		v.Conditions = append(v.Conditions, cond)
 	}
 	if until := sleepUntil(c); until != "" {
@@ -58,7 +58,7 @@ func (System) Describe(ch *storage.Character) (string, []commands.Field, error) 
 	if c.State != rules.Fine || c.ChoicePending || c.Activity == rules.Sleep {
 		status += " · " + stateText(c)
 	}
-	if cond := c.Condition(); cond != "" {
+	if cond := condition(c); cond != "" {
 		status += " · " + cond
 	}
 	var abilities []string
@@ -78,7 +78,7 @@ func (System) Describe(ch *storage.Character) (string, []commands.Field, error) 
 		{Name: "Activity", Value: fmt.Sprintf("%s%s · %d h worked · %d h awake · exertion saves %d, failures %d",
 			c.Activity, sleepUntil(c), c.HoursWorked, c.HoursAwake, c.ExertionSaves, c.ExertionFailures), Inline: true},
 	}
-	if f := c.FatigueSummary(); f != "" {
+	if f := fatigue(c); f != "" {
 		fields = append(fields, commands.Field{Name: "Fatigue", Value: f})
 	}
 	if c.Init != 0 {
@@ -97,22 +97,62 @@ func sleepUntil(c rules.Character) string {
 	return " (night's rest until " + clock.Time(c.SleepUntil).String() + ")"
 }
 
-// stateText describes the state for a reply, e.g. "disabled (conscious)".
+// stateText describes the state as a player would say it (RULES.md §2.4),
+// e.g. "conscious", "asleep", "disabled (conscious)", "dying (unconscious)",
+// "dead".
 func stateText(c rules.Character) string {
-	s := c.State.String()
-	switch c.State {
-	case rules.Disabled:
+	s := stateWord(c.State)
+	switch {
+	case c.State == rules.Fine && c.Activity == rules.Sleep:
+		s = "asleep"
+	case c.State == rules.Disabled:
 		s += " (conscious)"
-	case rules.Dying, rules.Stable:
+	case c.State == rules.Dying, c.State == rules.Stable:
 		s += " (unconscious)"
 	}
 	if c.ChoicePending {
 		s += ", Die Hard choice pending"
 	}
-	if c.Activity == rules.Sleep && c.State.Conscious() {
+	if c.Activity == rules.Sleep && c.State == rules.Disabled {
 		s += ", asleep"
 	}
 	return s
+}
+
+// stateLine is the state of a reply's State line: the state and the
+// fatigue condition, e.g. "conscious, exhausted" (RULES.md §2.3, §2.4).
+func stateLine(c rules.Character) string {
+	if cond := condition(c); cond != "" {
+		return stateText(c) + ", " + cond
+	}
+	return stateText(c)
+}
+
+// stateWord names a state for players: "conscious" for fine (a state with
+// no name in RULES.md §2.4: WP 0 or more), else its rule name.
+func stateWord(s rules.State) string {
+	if s == rules.Fine {
+		return "conscious"
+	}
+	return s.String()
+}
+
+// condition is c's fatigue condition, "fatigued", "exhausted" or ""; the
+// dead have none (RULES.md §2.3 is about the living).
+func condition(c rules.Character) string {
+	if c.State == rules.Dead {
+		return ""
+	}
+	return c.Condition()
+}
+
+// fatigue is c's fatigue for a reply (rules.Character.FatigueSummary), or
+// "" for the dead.
+func fatigue(c rules.Character) string {
+	if c.State == rules.Dead {
+		return ""
+	}
+	return c.FatigueSummary()
 }
 
 // capped is the note on HP or MP lowered to the maxima lowered by
@@ -152,11 +192,11 @@ func outcomeText(name string, out rules.Outcome) string {
 	for _, l := range out.Lines {
 		b.WriteString("\n• " + l)
 	}
-	fmt.Fprintf(&b, "\nState: **%s**", stateText(out.After))
+	fmt.Fprintf(&b, "\nState: **%s**", stateLine(out.After))
 	if out.Before.State != out.After.State {
-		fmt.Fprintf(&b, " (was %s)", out.Before.State)
+		fmt.Fprintf(&b, " (was %s)", stateWord(out.Before.State))
 	}
-	if f := out.After.FatigueSummary(); f != "" {
+	if f := fatigue(out.After); f != "" {
 		b.WriteString("\n" + f)
 	}
 	return b.String()

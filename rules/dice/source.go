@@ -177,6 +177,14 @@ func (s *Scripted) Roll(d Die) (int, error) {
 	return f, nil
 }
 
+// SetFallback replaces the source that rolls once the script is empty
+// (see NewQueue); nil makes running out an ErrScriptExhausted error.
+func (s *Scripted) SetFallback(fallback Source) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.fallback = fallback
+}
+
 // Push queues faces after the ones not yet handed out.
 func (s *Scripted) Push(faces ...int) {
 	s.mu.Lock()

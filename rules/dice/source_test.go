@@ -182,3 +182,21 @@ func TestSourcesConcurrent(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestSetFallback: a queue whose fallback is taken away fails once its
+// faces run out, and rolls with a fallback given back.
+func TestSetFallback(t *testing.T) {
+	q := NewQueue(NewRandom(1))
+	q.Push(4)
+	q.SetFallback(nil)
+	if f, err := q.Roll(Die{Sides: 6}); f != 4 || err != nil {
+		t.Fatalf("Roll = %d, %v; want the queued 4", f, err)
+	}
+	if _, err := q.Roll(Die{Sides: 6}); !errors.Is(err, ErrScriptExhausted) {
+		t.Fatalf("Roll after the queue ran out = %v; want ErrScriptExhausted", err)
+	}
+	q.SetFallback(NewRandom(1))
+	if f, err := q.Roll(Die{Sides: 6}); err != nil || f < 1 || f > 6 {
+		t.Fatalf("Roll with a fallback again = %d, %v; want a face of a d6", f, err)
+	}
+}

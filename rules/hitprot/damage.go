@@ -267,7 +267,7 @@ func (c Character) Attend(src dice.Source, healer bool, now clock.Time) (Charact
 			stopped++
 		case b.Wound == FatalWoundI:
 			kept = append(kept, b)
-			refused = append(refused, fmt.Sprintf("the Fatal Wound I needs a skilled healer or healing magic (healer:true); still dies at %s", b.DiesAt))
+			refused = append(refused, fmt.Sprintf("the Fatal Wound I needs a skilled healer or healing magic; still dies at %s", b.DiesAt))
 		default:
 			kept = append(kept, b)
 			refused = append(refused, fmt.Sprintf("nothing can prevent the Fatal Wound II; still dies at %s", b.DiesAt))

@@ -51,7 +51,12 @@ func (c Character) TakeDamage(src dice.Source, hit Hit, now int64) (Character, O
 	}
 	if hit.Crit > 0 {
 		extra := hit.Amount * (hit.Crit - 1)
-		out.line("critical ×%d: %d × %d = %d more to WP", hit.Crit, hit.Amount, hit.Crit-1, extra)
+		// As the rule says it: WP take the damage × (multiplier − 1) more.
+		if hit.Crit == 2 {
+			out.line("critical ×2: WP also take the damage once more: %d", extra)
+		} else {
+			out.line("critical ×%d: WP also take the damage %s more: %d × %d = %d", hit.Crit, map[int]string{3: "twice", 4: "three times"}[hit.Crit], hit.Crit-1, hit.Amount, extra)
+		}
 		toWP += extra
 	}
 	wasNegative := c.WP < 0

@@ -16,7 +16,8 @@
 // Replies are printed as plain text: Discord's backslash escapes and
 // zero-width spaces are removed, embeds are drawn behind a "| " bar, buttons
 // as [Label] ([-Label-] when disabled), ephemeral replies start with
-// "(only name sees this)".
+// "(only name sees this)" ("(only you see this)" for the default user), and
+// a reply's follow-ups are printed after it as messages of their own.
 package console
 
 import (
@@ -77,6 +78,11 @@ type Options struct {
 	// FilesDir is the directory where the files the bot attaches (odds
 	// charts, table exports) are written; "" lists them without writing.
 	FilesDir string
+	// StrictDice makes :dice behave like --dice: once faces were queued,
+	// running out of them is an error, not a silent random roll (RULES.md
+	// §0.3), so a script cannot pass by luck. Main sets it unless --seed
+	// makes the random rolls repeatable.
+	StrictDice bool
 }
 
 // Console is one console session: the fake Discord's state (current user and
@@ -86,6 +92,7 @@ type Console struct {
 	svc         Service
 	reg         *commands.Registry
 	queue       *dice.Scripted
+	strictDice  bool
 	out         *errWriter
 	interactive bool
 
@@ -127,6 +134,7 @@ func New(svc Service, queue *dice.Scripted, out io.Writer, opts Options) *Consol
 		svc:         svc,
 		reg:         svc.Registry(),
 		queue:       queue,
+		strictDice:  opts.StrictDice,
 		out:         &errWriter{w: out},
 		interactive: opts.Interactive,
 		filesDir:    opts.FilesDir,
@@ -406,21 +414,33 @@ func (c *Console) answer(user, channel string, resp *commands.Response, from *me
 		b.WriteString("(message updated)\n")
 		renderMessage(&b, resp, from.ephemeralFor)
 	default:
-		m := &message{channel: channel, resp: resp}
-		if resp.Ephemeral {
-			m.ephemeralFor = user
-		}
-		if len(resp.Components) > 0 {
-			c.messages = append(c.messages, m)
-			if len(c.messages) > maxMessages {
-				c.messages = append(c.messages[:0], c.messages[len(c.messages)-maxMessages:]...)
-			}
-		}
-		renderMessage(&b, resp, m.ephemeralFor)
+		c.post(&b, user, channel, resp)
 	}
 	c.writeFiles(&b, resp) // attached files (files.go)
+	// Follow-ups are new messages after the answer (ephemeral ones: to
+	// user alone), as Discord shows them.
+	for _, f := range resp.FollowUps {
+		c.post(&b, user, channel, f)
+		c.writeFiles(&b, f)
+	}
 	c.print(b.String())
 	c.printTracker(channel)
+}
+
+// post renders resp as a new message to user in channel, remembering it
+// when it has buttons to click.
+func (c *Console) post(b *strings.Builder, user, channel string, resp *commands.Response) {
+	m := &message{channel: channel, resp: resp}
+	if resp.Ephemeral {
+		m.ephemeralFor = user
+	}
+	if len(resp.Components) > 0 {
+		c.messages = append(c.messages, m)
+		if len(c.messages) > maxMessages {
+			c.messages = append(c.messages[:0], c.messages[len(c.messages)-maxMessages:]...)
+		}
+	}
+	renderMessage(b, resp, m.ephemeralFor)
 }
 
 // directive carries out a :name arg line.
@@ -459,6 +479,9 @@ func (c *Console) directive(name, arg string) error {
 			return notUnderstood(":dice: %v", err)
 		}
 		c.queue.Push(faces...)
+		if c.strictDice {
+			c.queue.SetFallback(nil) // from now on, every die is queued (Options.StrictDice)
+		}
 		s := make([]string, len(faces))
 		for i, f := range faces {
 			s[i] = strconv.Itoa(f)

@@ -31,8 +31,10 @@ var systems = []commands.System{hitprot.System{}, hpmpwp.System{}, harm.System{}
 var fixedNow = time.Date(2025, time.March, 14, 20, 0, 0, 0, time.UTC)
 
 // newTestService returns a service over a fresh database in t.TempDir() with
-// a fixed clock, and its dice queue (scripted faces first, then a seeded
-// generator, so any unscripted roll is still repeatable).
+// a fixed clock, and its dice queue: scripted faces only, so a transcript
+// whose script does not queue every die it rolls fails (running out is an
+// error, as with --dice), and every script replays the same in
+// `hpkeeper console` without --seed.
 func newTestService(t *testing.T) (*commands.Service, *dice.Scripted) {
 	t.Helper()
 	db, err := storage.Open(filepath.Join(t.TempDir(), "hpkeeper.db"), storage.Options{})
@@ -44,7 +46,7 @@ func newTestService(t *testing.T) (*commands.Service, *dice.Scripted) {
 			t.Error(err)
 		}
 	})
-	queue := dice.NewQueue(dice.NewRandom(1))
+	queue := dice.NewQueue(nil)
 	svc := commands.New(db, queue, systems...)
 	svc.SetClock(func() time.Time { return fixedNow })
 	return svc, queue
@@ -304,13 +306,13 @@ func TestEphemeralButtons(t *testing.T) {
 click Delete
 `)
 	want := `> /char delete name:Lister
-(only you sees this) Delete Lister?
+(only you see this) Delete Lister?
 [Delete] [Cancel]
 > @meghan click Delete
 error: not understood: no message in #general that meghan can see has a button "Delete"
 > click Delete
 (message updated)
-(only you sees this) Deleted.
+(only you see this) Deleted.
 `
 	if out != want {
 		t.Errorf("transcript:\n%s\nwant:\n%s", out, want)

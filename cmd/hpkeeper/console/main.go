@@ -46,8 +46,10 @@ const (
 //
 // As RULES.md §0.3 says, faces given with --dice are consumed in order and
 // running out of them is an error (the bot answers so); with --seed as well,
-// random rolls follow the given faces instead. Without --dice the :dice
-// directive queues faces in front of the random rolls.
+// random rolls follow the given faces instead. The :dice directive works
+// the same way: without --seed, once it queued faces, running out of them is
+// an error too, so a script cannot pass by a lucky random roll; before any
+// :dice (and without --dice) rolls are random.
 func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, systems ...commands.System) int {
 	fs := flag.NewFlagSet("hpkeeper console", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -118,7 +120,7 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 		ctx = log.WithContext(ctx)
 	}
 
-	c := New(commands.New(db, queue, systems...), queue, stdout, Options{Interactive: isTerminal(stdin), FilesDir: *filesDir})
+	c := New(commands.New(db, queue, systems...), queue, stdout, Options{Interactive: isTerminal(stdin), FilesDir: *filesDir, StrictDice: !seeded})
 	switch err := c.Run(ctx, stdin); {
 	case err == nil:
 		return ExitOK

@@ -43,6 +43,18 @@ func TestMainSession(t *testing.T) {
 		t.Errorf("Main(--dice 3, /roll expr:2d6) = %d, stdout:\n%s\nwant 0 and a reply that the dice ran out", code, out)
 	}
 
+	// :dice behaves like --dice: without --seed, once faces were queued,
+	// running out of them is an error, not a random roll; before any
+	// :dice, rolls are random.
+	code, out, _ = runMain(t, "/roll expr:1d6\n:dice 3\n/roll expr:2d6\n/roll expr:1d6\n", "--db", db)
+	if code != ExitOK || strings.Count(out, "ran out") != 2 || !strings.Contains(out, "you rolled 1d6 [") {
+		t.Errorf("Main(:dice 3, /roll expr:2d6, /roll expr:1d6) = %d, stdout:\n%s\nwant a random first roll, then two replies that the dice ran out", code, out)
+	}
+	code, out, _ = runMain(t, ":dice 3\n/roll expr:2d6\n", "--db", db, "--seed", "5")
+	if code != ExitOK || strings.Contains(out, "ran out") || !strings.Contains(out, "2d6 [3, ") {
+		t.Errorf("Main(--seed 5, :dice 3, /roll expr:2d6) = %d, stdout:\n%s\nwant the 3, then a seeded random die", code, out)
+	}
+
 	// --seed makes random rolls repeatable, also after the --dice faces.
 	roll := func(args ...string) string {
 		t.Helper()

@@ -14,6 +14,9 @@ func renderMessage(b *strings.Builder, resp *commands.Response, ephemeralFor str
 	content := strings.TrimRight(plain(resp.Content), " \t\n")
 	if ephemeralFor != "" {
 		notice := "(only " + ephemeralFor + " sees this)"
+		if ephemeralFor == DefaultUser {
+			notice = "(only you see this)" // "you" takes the plural verb
+		}
 		if content == "" {
 			content = notice
 		} else {

@@ -63,7 +63,7 @@ func TestRenderMessage(t *testing.T) {
 		{"ephemeral", commands.Response{Content: "Only a GM can do that.", Ephemeral: true}, "meghan",
 			"(only meghan sees this) Only a GM can do that.\n"},
 		{"ephemeral without content", commands.Response{Embeds: []commands.Embed{{Title: "T"}}, Ephemeral: true}, "you",
-			"(only you sees this)\n| T\n"},
+			"(only you see this)\n| T\n"},
 		{"embed", commands.Response{
 			Content: "Created.",
 			Embeds: []commands.Embed{{

@@ -1,0 +1,193 @@
+package commands_test
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/hpkeeper/hpkeeper/commands"
+	"github.com/hpkeeper/hpkeeper/commands/commandstest"
+)
+
+// usageError matches the refusals of a command that was not typed right:
+// a suggested command must never get one.
+var usageError = regexp.MustCompile(`needs the option|has no option|takes no options|Unknown command|has no subcommand|needs a subcommand|No character named|must be one of|must be [a-z]+ at|is not used by|is not valid|Unknown stat|Bad dice|must be a whole number|must be true or false`)
+
+// TestSuggestedFixesWork: every command a reply suggests ("use /char show
+// name:Sir Bob to get the buttons again") works when typed as printed: each
+// is taken from the text as the console prints it, run as the user it
+// speaks to, and must not be refused as mistyped. The cases are the replies
+// of the code that suggest a command (grep the message strings for "/").
+func TestSuggestedFixesWork(t *testing.T) {
+	cases := []struct {
+		name, system string
+		setup        []string
+		user, line   string
+		// runAs runs the suggestions ("" the user of line).
+		runAs string
+		// want are the suggestions the reply must make.
+		want []string
+	}{
+		{name: "0-HP choice pending", system: "hit-protection",
+			setup: []string{`ann /char create name:"Sir Bob" stats:"class=fighter hit-die=d6 hp=2"`, `!gm /damage target:"Sir Bob" amount:2`},
+			user:  "!gm", line: `/damage target:"Sir Bob" amount:1`, runAs: "ann", want: []string{`/char show name:"Sir Bob"`}},
+		{name: "bleeding out", system: "hit-protection",
+			setup: []string{`ann /char create name:Lister stats:"class=fighter hit-die=d6 hp=2"`, "!gm /damage target:Lister amount:2", ":dice 6,5,13,3"},
+			user:  "ann", line: "press Stay Up", runAs: "!gm", want: []string{"/attend target:Lister skilled:true"}},
+		{name: "Fatal Wound I without a skilled healer", system: "hit-protection",
+			setup: []string{`ann /char create name:"Sir Bob" stats:"class=fighter hit-die=d6 hp=2"`, `!gm /damage target:"Sir Bob" amount:2`, ":dice 5,6,12,2", "ann press Stay Up"},
+			user:  "!gm", line: `/attend target:"Sir Bob"`, want: []string{`/attend target:"Sir Bob" skilled:true`}},
+		{name: "catch-breath off", system: "hit-protection",
+			setup: []string{`ann /char create name:Lister stats:"class=fighter hit-die=d6 hp=2"`},
+			user:  "ann", line: "/rest kind:breath", runAs: "!gm", want: []string{"/table option name:catch-breath value:on"}},
+		{name: "Die Hard pending", system: "hp-mp-wp",
+			setup: []string{`ann /char create name:"Big Bram" stats:"hp-max=5 feats=die-hard"`, ":dice 4", `!gm /damage target:"Big Bram" amount:17`},
+			user:  "!gm", line: `/damage target:"Big Bram" amount:1`, runAs: "ann", want: []string{`/char show name:"Big Bram"`}},
+		{name: "no such ability", system: "harm",
+			setup: []string{`ann /char create name:Esme stats:"endure=1"`},
+			user:  "ann", line: "/roll as:Esme ability:swim", want: []string{"/char set name:Esme stats:swim=0"}},
+		{name: "heal after a day of rest", system: "harm",
+			setup: []string{`ann /char create name:"Old Garrett" stats:"endure=0 vigor=2"`, ":dice -1,-1,-1", `!gm /damage target:"Old Garrett" amount:2`},
+			user:  "!gm", line: "/rest kind:day", runAs: "ann", want: []string{`/heal target:"Old Garrett" trigger:rest`}},
+		{name: "option of another system", system: "harm",
+			user: "ann", line: "/damage target:X amount:1 crit:2", want: []string{"/help topic:damage"}},
+		{name: "value of another system", system: "harm",
+			user: "ann", line: "/rest kind:night", want: []string{"/help topic:rest"}},
+		{name: "command of another system", system: "hit-protection",
+			user: "ann", line: "/strain target:X", want: []string{"/help topic:hit-protection"}},
+		{name: "no such character", system: "hit-protection",
+			user: "ann", line: "/char show name:Nobody", want: []string{"/char list"}},
+		{name: "no such table option", system: "hp-mp-wp",
+			user: "!gm", line: "/table option name:foo value:on", want: []string{"/help topic:table"}},
+		{name: "no chart", system: "hp-mp-wp",
+			user: "ann", line: "/odds", want: []string{"/odds expr:2d10", "/odds expr:1d20"}},
+		{name: "import without a file", system: "harm",
+			user: "!gm", line: "/table import file:x.json", want: []string{"/table export"}},
+		{name: "deletion asked before a change", system: "hit-protection",
+			setup: []string{`ann /char create name:"Sir Bob" stats:"class=fighter hit-die=d6 hp=2"`, `ann /char delete name:"Sir Bob"`, `!gm /damage target:"Sir Bob" amount:1`},
+			user:  "ann", line: "press Delete", want: []string{`/char delete name:"Sir Bob"`}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			tb := newTable(t)
+			tb.OK(tb.Do("!gm", "/table setup system:"+c.system))
+			var last *commands.Response // the latest reply with buttons, for press
+			run := func(user, line string) *commands.Response {
+				t.Helper()
+				var resp *commands.Response
+				switch {
+				case strings.HasPrefix(line, ":dice "):
+					for _, f := range strings.Split(strings.TrimPrefix(line, ":dice "), ",") {
+						tb.Dice.Push(atoi(t, f))
+					}
+					return nil
+				case strings.HasPrefix(line, "press "):
+					resp = tb.Press(strings.TrimPrefix(user, "!"), last, strings.TrimPrefix(line, "press "))
+				default:
+					resp = tb.Do(user, line)
+				}
+				if len(resp.Components) > 0 {
+					last = resp
+				}
+				return resp
+			}
+			for _, s := range c.setup {
+				user, line, _ := strings.Cut(s, " ")
+				if strings.HasPrefix(s, ":") {
+					user, line = "", s
+				}
+				run(user, line)
+			}
+			text := commandstest.Text(run(c.user, c.line))
+			got := suggested(tb.Svc.Registry(), text)
+			for _, w := range c.want {
+				if !slices.Contains(got, w) {
+					t.Fatalf("%s = %q suggests %q; want %q among them", c.line, text, got, w)
+				}
+			}
+			runAs := c.runAs
+			if runAs == "" {
+				runAs = c.user
+			}
+			for _, s := range got {
+				if out := commandstest.Text(tb.Do(runAs, s)); usageError.MatchString(out) {
+					t.Errorf("%s suggests %q, which %s runs and gets %q", c.line, s, runAs, out)
+				}
+			}
+		})
+	}
+}
+
+// TestSuggestedExtraction pins how suggestions are read from a text.
+func TestSuggestedExtraction(t *testing.T) {
+	reg := newTable(t).Svc.Registry()
+	text := "Use /char show name:\"Sir Bob\" to get the buttons again; /undo brings it back. `/odds expr:2d10` or /table option name:dice value:manual."
+	want := []string{`/char show name:"Sir Bob"`, "/undo", "/odds expr:2d10", "/table option name:dice value:manual"}
+	if got := suggested(reg, text); !slices.Equal(got, want) {
+		t.Errorf("suggested(%q) = %q; want %q", text, got, want)
+	}
+}
+
+// suggested returns the commands text suggests, as a user would type them:
+// a registered command, its subcommand when it has subcommands, and the
+// options of that command that follow, a value ending before a space (or a
+// closing quote) and trailing punctuation. A bare command that needs
+// options ("/strain is not part of …") is a mention, not a suggestion, and
+// so is a template ("/odds expr:…").
+func suggested(reg *commands.Registry, text string) []string {
+	text = strings.ReplaceAll(text, "`", " ")
+	var out []string
+	for _, loc := range regexp.MustCompile(`(^|[\s(])/([a-z]+)`).FindAllStringSubmatchIndex(text, -1) {
+		c := reg.Lookup(text[loc[4]:loc[5]])
+		if c == nil {
+			continue
+		}
+		rest := text[loc[5]:]
+		line := "/" + c.Name
+		opts := c.Options
+		if len(c.Subcommands) > 0 {
+			m := regexp.MustCompile(`^ ([a-z]+)`).FindStringSubmatch(rest)
+			if m == nil || c.Sub(m[1]) == nil {
+				continue
+			}
+			line += " " + m[1]
+			opts = c.Sub(m[1]).Options
+			rest = rest[len(m[0]):]
+		}
+		for {
+			m := regexp.MustCompile(`^ ([a-z-]+):("[^"]*"|[^\s"]+)`).FindStringSubmatch(rest)
+			if m == nil || !slices.ContainsFunc(opts, func(o commands.Option) bool { return o.Name == m[1] }) {
+				break
+			}
+			v := m[2]
+			if !strings.HasPrefix(v, `"`) {
+				v = strings.TrimRight(v, ".,;)")
+			}
+			line += " " + m[1] + ":" + v
+			rest = rest[len(m[0]):]
+		}
+		bare := !strings.Contains(line, ":")
+		if bare && slices.ContainsFunc(opts, func(o commands.Option) bool { return o.Required }) || strings.Contains(line, "…") {
+			continue
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+func atoi(t *testing.T, s string) int {
+	t.Helper()
+	n := 0
+	neg := strings.HasPrefix(s, "-")
+	for _, r := range strings.TrimPrefix(s, "-") {
+		if r < '0' || r > '9' {
+			t.Fatalf("not a number: %q", s)
+		}
+		n = n*10 + int(r-'0')
+	}
+	if neg {
+		n = -n
+	}
+	return n
+}
