@@ -153,10 +153,15 @@ func sendWebhookMessage(ctx context.Context, c *http.Client, method, endpoint st
 }
 
 // webhookPayload is the JSON of the message of resp sent through a webhook
-// with flags: its content, embeds and button rows, mentions parsing nothing.
+// with flags: its content, embeds and button rows, mentions parsing nothing
+// but the users resp's allowed mentions list (init-ping), as EncodeResponse
+// writes them inline.
 func webhookPayload(resp *discordgo.InteractionResponse, flags discordgo.MessageFlags) ([]byte, error) {
 	msg := webhookMessage{Embeds: []*discordgo.MessageEmbed{}, Components: []discordgo.MessageComponent{}, Flags: flags}
 	if d := resp.Data; d != nil {
+		if d.AllowedMentions != nil {
+			msg.AllowedMentions.Users = allowedUsers(d.AllowedMentions.Users)
+		}
 		msg.Content = d.Content
 		if d.Embeds != nil {
 			msg.Embeds = d.Embeds

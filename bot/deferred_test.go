@@ -120,6 +120,7 @@ func TestDeferredAnswers(t *testing.T) {
 		content  string   // content of the last call's payload
 		files    []string // files of the last call
 		noFollow bool
+		mentions string // allowed_mentions of the last call (default: parse nothing)
 	}{
 		{name: "public command answer edits the deferral", body: damage, resp: &commands.Response{Content: "**Lister** takes 4 damage"},
 			first: 5, calls: []string{"PATCH " + originalPath}, content: "**Lister** takes 4 damage"},
@@ -135,6 +136,10 @@ func TestDeferredAnswers(t *testing.T) {
 		{name: "follow-ups go after an ephemeral deferred answer", body: press, resp: &commands.Response{Content: "Already chosen", Ephemeral: true,
 			FollowUps: []*commands.Response{{Content: "Hidden from players: **Goblin** HP 7 → 4", Ephemeral: true}}},
 			first: 6, calls: []string{"POST ", "POST "}, flags: 64, content: "Hidden from players: **Goblin** HP 7 → 4"},
+		{name: "a late turn start pings its owner alone", body: damage, resp: &commands.Response{Content: "It is **Lister**'s turn (round 2). <@1311000000000001002>",
+			Mentions: []string{"1311000000000001002"}},
+			first: 5, calls: []string{"PATCH " + originalPath}, content: "It is **Lister**'s turn (round 2). <@1311000000000001002>",
+			mentions: `{"parse":[],"users":["1311000000000001002"]}`},
 		{name: "button update edits the message", body: press, resp: &commands.Response{Content: "Stays up", UpdateMessage: true},
 			first: 6, calls: []string{"PATCH " + originalPath}, content: "Stays up"},
 		{name: "button answer as a new message is a follow-up", body: press, resp: &commands.Response{Content: "Already chosen", Ephemeral: true},
@@ -211,7 +216,11 @@ func TestDeferredAnswers(t *testing.T) {
 			if msg.Content != tt.content || msg.Flags != tt.flags {
 				t.Errorf("last call %s payload %s; want content %q flags %d", last.method, last.payload, tt.content, tt.flags)
 			}
-			wantNoMentions(t, last.payload)
+			if tt.mentions == "" {
+				wantNoMentions(t, last.payload)
+			} else if !bytes.Contains(last.payload, []byte(`"allowed_mentions":`+tt.mentions)) {
+				t.Errorf("last call payload %s; want allowed_mentions %s", last.payload, tt.mentions)
+			}
 			if strings.Join(last.files, ",") != strings.Join(tt.files, ",") {
 				t.Errorf("files %v; want %v", last.files, tt.files)
 			}

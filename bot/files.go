@@ -204,7 +204,8 @@ func sendFollowUp(ctx context.Context, c *http.Client, i *discordgo.Interaction,
 
 // webhookMessage is the JSON body of a message sent or edited through an
 // interaction's webhook (follow-ups, edits of the original response): it
-// never parses mentions. Flags is omitted when 0 (an edit may not set
+// never parses mentions and pings only the users AllowedMentions lists (a
+// late answer's init-ping). Flags is omitted when 0 (an edit may not set
 // ephemeral).
 type webhookMessage struct {
 	Content         string                       `json:"content"`
