@@ -155,7 +155,7 @@ func initJoin(m *Mutation, ini Initiator) (*Response, error) {
 			m.sayLines([]string{fmt.Sprintf("**%s** joins the turn order.", Escape(ch.Name))})
 		}
 		mc.Say("**%s** joins the turn order: initiative **%d** (%s).", Escape(ch.Name), r.Total, r.Text)
-		mc.Note("%s joins the turn order: initiative %d (%s).", ch.Name, r.Total, r.Text)
+		mc.Note("%s joins the turn order: initiative %d (%s).", ch.Name, r.Total, Unmarkdown(r.Text))
 	}
 	if opening {
 		t, skips, err := m.nextActor(0)

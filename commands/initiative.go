@@ -501,7 +501,7 @@ func (m *Mutation) rerollOrder() error {
 		}
 		cb.Initiative, cb.Bonus, cb.Roll, cb.Hidden = r.Total, r.Bonus, r.Text, ch.Hidden
 		mc.Say("**%s** rerolls initiative: %d (%s).", Escape(ch.Name), r.Total, r.Text)
-		mc.Note("%s rerolls initiative: %d (%s).", ch.Name, r.Total, r.Text)
+		mc.Note("%s rerolls initiative: %d (%s).", ch.Name, r.Total, Unmarkdown(r.Text))
 	}
 	sortOrder(o)
 	var parts []string

@@ -704,3 +704,19 @@ func TestInitiativeRollBySystem(t *testing.T) {
 		}
 	}
 }
+
+// TestInitiativeHistoryIsPlain: the history notes a harm initiative (whose
+// roll text bolds the SL) as plain text, as it notes every reply line.
+func TestInitiativeHistoryIsPlain(t *testing.T) {
+	tb := newTable(t)
+	tb.OK(tb.Do("gm", "/table setup system:harm"))
+	tb.OK(tb.Do("ann", `/char create name:Vala stats:"endure=2 react=1 vigor=5"`))
+	tb.OK(tb.Do("gm", "/init start"))
+	tb.Dice.Push(1, 0, -1)
+	commandstest.WantIn(t, "join", tb.OK(tb.Do("ann", "/init join target:Vala")), "= 1 → **SL 1**).")
+	hist := tb.OK(tb.Do("ann", "/history"))
+	commandstest.WantIn(t, "history", hist, "Vala joins the turn order: initiative 1 (React 1 (Apprentice): 3dF+1 [+, 0, −] + 1 = 1 → SL 1).")
+	if strings.Contains(hist, "**SL") {
+		t.Errorf("/history keeps the roll's markdown: %q", hist)
+	}
+}
