@@ -389,3 +389,23 @@ func TestRefusesOtherSystemsOptions(t *testing.T) {
 	tb.Refused(tb.Do("ann", "/damage target:Vala amount:2 soak:true"), "/damage soak: is not used by the hp-mp-wp system")
 	tb.Refused(tb.Do("ann", "/attend target:Vala healer:true"), "/attend healer: is not used")
 }
+
+// TestFatigueFloor is RULES.md §2.3's example through the commands: a
+// fighter 5 with MP max 8 and Wis 10 at half HP is capped at the floor MP
+// 5, not at 3, and healing ends the fatigue; the next hour refills MP.
+func TestFatigueFloor(t *testing.T) {
+	tb := newTable(t)
+	tb.OK(tb.Do("ann", "/table setup system:hp-mp-wp"))
+	tb.OK(tb.Do("ann", `/char create name:Brom stats:"level=5 hp-max=40 mp-max=8"`))
+	tb.Dice.Push(10, 10)
+	out := tb.OK(tb.Do("ann", "/damage target:Brom amount:2d10"))
+	commandstest.WantIn(t, "damage", out, "HP 40 → 20 · MP 8 → 5 (capped at the fatigued maximum)", "fatigued (HP 20 ≤ 50% of 40)", "MP max 8 → 5")
+	if strings.Contains(out, "MP 5 ≤") {
+		t.Errorf("damage = %q; want MP 5 of 8 above the 50%% line", out)
+	}
+	out = tb.OK(tb.Do("ann", "/heal target:Brom amount:20"))
+	commandstest.WantIn(t, "heal", out, "HP 20 → 35", "no longer fatigued")
+	out = tb.OK(tb.Do("ann", "/clock action:advance amount:1 unit:hours"))
+	commandstest.WantIn(t, "an hour", out, "HP 35 → 40 · MP 5 → 8")
+	tb.NoDiceLeft()
+}

@@ -113,16 +113,22 @@ var AbilityNames = [6]string{"Str", "Dex", "Con", "Int", "Wis", "Cha"}
 
 // EffectiveHPMax returns the HP max lowered by the Con penalty (RULES.md
 // §2.3): the sheet's HP max + level × (Con modifier after the penalty − Con
-// modifier), never below 0.
+// modifier), never below FatigueFloor(HP max).
 func (c Character) EffectiveHPMax() int {
-	return max(0, c.HPMax+c.Level*(Modifier(c.Con-c.Penalty())-Modifier(c.Con)))
+	return max(FatigueFloor(c.HPMax), c.HPMax+c.Level*(Modifier(c.Con-c.Penalty())-Modifier(c.Con)))
 }
 
 // EffectiveMPMax returns the MP max lowered by the Wis penalty (RULES.md
-// §2.3), never below 0.
+// §2.3), never below FatigueFloor(MP max).
 func (c Character) EffectiveMPMax() int {
-	return max(0, c.MPMax+c.Level*(Modifier(c.Wis-c.Penalty())-Modifier(c.Wis)))
+	return max(FatigueFloor(c.MPMax), c.MPMax+c.Level*(Modifier(c.Wis-c.Penalty())-Modifier(c.Wis)))
 }
+
+// FatigueFloor returns the lowest value fatigue's penalty may lower a
+// maximum of max points to (RULES.md §2.3 Reading): ⌊max / 2⌋ + 1, just
+// above the 50% line, so that a character can always regenerate out of
+// fatigue; max itself when that is lower (0 for a maximum of 0).
+func FatigueFloor(max int) int { return min(max, max/2+1) }
 
 // Settle applies what follows from the state without a roll: current HP and
 // MP are capped at the lowered maxima (and not raised again when they

@@ -44,25 +44,28 @@ func TestFortyEightHourWalk(t *testing.T) {
 		}
 	}
 	// Hours 1–8: no saves. Fatigued by WP 8 < 10: Con 8, HP max 18; Wis 8,
-	// MP max 4 − 2 = 2 caps MP.
+	// MP max 4 − 2 = 2, raised to the floor ⌊4/2⌋ + 1 = 3 (RULES.md §2.3
+	// Reading), caps MP.
 	walk(0, 8)
-	check("8 h", 18, 2, 8, 8, 8, 0, Work)
+	check("8 h", 18, 3, 8, 8, 8, 0, Work)
 	// Hours 9–12: saves DC 10, 12, 14, 16 (Fort +2): 15 and 15 pass, 5 and
-	// 5 fail → −4: Con 6 (−2): HP max 16, Wis 6: MP max 4 − 4 = 0.
+	// 5 fail → −4: Con 6 (−2): HP max 16, Wis 6: MP max 4 − 4 = 0, at
+	// the floor 3.
 	walk(8, 12, 15, 15, 5, 5)
-	check("12 h", 16, 0, 8, 12, 12, 2, Work)
+	check("12 h", 16, 3, 8, 12, 12, 2, Work)
 	if c.ExertionSaves != 4 {
 		t.Errorf("12 h: %d saves; want 4", c.ExertionSaves)
 	}
 	// Stay up: worked 12 > 8 keeps the saves coming: DC 18 natural 20
-	// passes, DC 20, 22, 24 fail on 1s → 5 failures, −10: Con 0 → asleep.
+	// passes, DC 20, 22, 24 fail on 1s → 5 failures, −10: Con 0 → asleep;
+	// HP max 20 − 10 = 10, at the floor 11.
 	c, _, _ = c.SetActivity(src, Awake)
 	walk(12, 16, 20, 1, 1, 1)
-	check("16 h", 10, 0, 8, 12, 16, 5, Sleep)
+	check("16 h", 11, 3, 8, 12, 16, 5, Sleep)
 	// Hours 17–20 sleep off 4 hours worked; a wake attempt at DC 10 + 8 +
 	// 10 = 28 fails on 19.
 	walk(16, 20)
-	check("20 h", 10, 0, 8, 8, 0, 5, Sleep)
+	check("20 h", 11, 3, 8, 8, 0, 5, Sleep)
 	src.Push(19)
 	c, out, _ := c.SetActivity(src, Awake)
 	if out.Saves[0].DC != 28 || c.Activity != Sleep {
@@ -72,7 +75,7 @@ func TestFortyEightHourWalk(t *testing.T) {
 	// WP +2 → 10. Hour 29 removes a failure (4 left, −8: Con 2, HP max 12),
 	// and HP regenerate to it.
 	walk(20, 29)
-	check("29 h", 12, 0, 10, 0, 0, 4, Sleep)
+	check("29 h", 12, 3, 10, 0, 0, 4, Sleep)
 	src.Push(18)
 	c, out, _ = c.SetActivity(src, Awake)
 	if out.Saves[0].DC != 18 || c.Activity != Awake {
@@ -80,9 +83,9 @@ func TestFortyEightHourWalk(t *testing.T) {
 	}
 	// Awake hours 30–48: the 17th, 18th and 19th hours awake (46–48) save
 	// at DC 10 + 2 × 8 = 26, 28, 30; natural 20s pass. HP regenerate to
-	// the lowered max 12, MP stay at max 0.
+	// the lowered max 12, MP stay at the floor 3.
 	walk(29, 48, 20, 20, 20)
-	check("48 h", 12, 0, 10, 0, 19, 4, Awake)
+	check("48 h", 12, 3, 10, 0, 19, 4, Awake)
 	if c.ExertionSaves != 11 || c.Penalty() != 8 || c.Condition() != "exhausted" {
 		t.Errorf("48 h: saves %d, penalty %d, %s; want 11, 8, exhausted", c.ExertionSaves, c.Penalty(), c.Condition())
 	}
