@@ -409,3 +409,26 @@ func TestFatigueFloor(t *testing.T) {
 	commandstest.WantIn(t, "an hour", out, "HP 35 → 40 · MP 5 → 8")
 	tb.NoDiceLeft()
 }
+
+// TestAwakeAfterWork is RULES.md §2.6's corrected trigger through the
+// commands: a barbarian works 9 hours (one save, DC 10) and stays awake; the
+// hours up to 16 awake roll nothing, the 17th saves at DC 12.
+func TestAwakeAfterWork(t *testing.T) {
+	tb := newTable(t)
+	tb.OK(tb.Do("ann", "/table setup system:hp-mp-wp"))
+	tb.OK(tb.Do("ann", `/char create name:Krag stats:"class=barbarian hp-max=12 fort=2"`))
+	tb.OK(tb.Do("ann", "/activity target:Krag kind:work"))
+	tb.Dice.Push(11)
+	out := tb.OK(tb.Do("ann", "/clock action:advance amount:9 unit:hours"))
+	commandstest.WantIn(t, "workday", out, "Fort DC 10 (exertion, hours worked): 1d20 [11] = 11 +2 = 13, succeeded")
+	tb.OK(tb.Do("ann", "/activity target:Krag kind:awake"))
+	out = tb.OK(tb.Do("ann", "/clock action:advance amount:7 unit:hours"))
+	if strings.Contains(out, "exertion") || strings.Contains(out, "Rolled") {
+		t.Errorf("hours 10–16 awake = %q; want no exertion save", out)
+	}
+	tb.Dice.Push(9)
+	out = tb.OK(tb.Do("ann", "/clock action:advance amount:1 unit:hours"))
+	commandstest.WantIn(t, "17th hour awake", out, "Fort DC 12 (exertion, hours awake): 1d20 [9] = 9 +2 = 11, failed", "exertion failure 1: −2 to all abilities")
+	commandstest.WantIn(t, "show", tb.OK(tb.Do("ann", "/char show name:Krag")), "awake · 9 h worked · 17 h awake · exertion saves 2, failures 1")
+	tb.NoDiceLeft()
+}

@@ -114,23 +114,27 @@ func (c Character) sleepHour(now int64, wake bool, out *Outcome) Character {
 
 // activityHour applies one hour of the activity at clock time now (RULES.md
 // §2.6). Work adds an hour worked and an hour awake, awake an hour awake;
-// then, past 8 hours worked or 16 awake, an exertion save (Fort, +4 with
-// Endurance) against ExertionDC, a failure adding an exertion failure. A
-// penalty that brings an ability to 0 or below puts the character to sleep.
-// Sleep is sleepHour.
+// then an exertion save (Fort, +4 with Endurance) against ExertionDC, a
+// failure adding an exertion failure, after an hour of work that leaves
+// more than 8 hours worked or any hour that leaves more than 16 awake: an
+// awake hour after a long workday costs no save until hours awake pass 16.
+// A penalty that brings an ability to 0 or below puts the character to
+// sleep. Sleep is sleepHour.
 func (c Character) activityHour(src dice.Source, now int64, out *Outcome) (Character, error) {
+	overworked := false
 	switch c.Activity {
 	case Sleep:
 		return c.sleepHour(now, true, out), nil
 	case Work:
 		c.HoursWorked++
 		c.HoursAwake++
+		overworked = c.HoursWorked > WorkHours
 	default:
 		c.HoursAwake++
 	}
-	if c.HoursWorked > WorkHours || c.HoursAwake > AwakeHours {
+	if overworked || c.HoursAwake > AwakeHours {
 		why := "hours awake"
-		if c.HoursWorked > WorkHours {
+		if overworked {
 			why = "hours worked"
 		}
 		s, err := roll(src, "Fort", "exertion, "+why, c.fortBonus(), c.ExertionDC())
