@@ -2,6 +2,7 @@ package commands
 
 import (
 	"errors"
+	"math"
 	"strconv"
 	"strings"
 
@@ -86,15 +87,17 @@ func (m *Mutation) RollsLine() string {
 	return "\nRolled " + strings.Join(m.rolls, "; ")
 }
 
-// MaxAmount bounds an amount of damage, healing or harm given as a number;
-// a dice total is clamped to it.
+// MaxAmount bounds an amount of damage, healing or harm, given as a number
+// or as dice that can total at most this much.
 const MaxAmount = 1000
 
 // Amount reads the `amount` option (RULES.md §0.3): a whole number from lo
-// to hi, or a dice expression rolled through m whose total is clamped to
-// 0..hi. It returns the amount and, for dice, the rendered roll ("" for a
-// number). A number out of range or bad dice is a CodeInvalid error naming
-// what the amount is for (what, e.g. "of damage").
+// to hi, or a dice expression rolled through m whose highest total is at
+// most hi (a total below 0 counts as 0). It returns the amount and, for
+// dice, the rendered roll ("" for a number). A number out of range, dice
+// that can total more than hi (refused before rolling, saying how far the
+// total can reach) or bad dice are a CodeInvalid error naming what the
+// amount is for (what, e.g. "of damage").
 func (m *Mutation) Amount(lo, hi int, what string) (int, string, error) {
 	a := strings.TrimSpace(m.Req.Options["amount"])
 	if a == "" {
@@ -106,9 +109,17 @@ func (m *Mutation) Amount(lo, hi int, what string) (int, string, error) {
 		}
 		return n, "", nil
 	}
-	res, err := m.RollString(a)
+	e, err := dice.Parse(a)
+	if err != nil {
+		return 0, "", Errorf(CodeInvalid, "Bad dice expression: %v.", err)
+	}
+	var re *dice.RangeError
+	if err := e.CheckRange(math.MinInt, hi); errors.As(err, &re) {
+		return 0, "", Errorf(CodeInvalid, "The amount %s %s can reach %d, above the limit of %d. Roll fewer or smaller dice; nothing was changed.", what, re.Expr, re.Max, hi)
+	}
+	res, err := m.Roll(e)
 	if err != nil {
 		return 0, "", err
 	}
-	return max(0, min(res.Total, hi)), res.String(), nil
+	return max(0, res.Total), res.String(), nil
 }

@@ -70,6 +70,8 @@ func TestInputLimits(t *testing.T) {
 		{"/damage target:Lister amount:" + big, "Bad dice"},
 		{"/damage target:Lister amount:1001", "must be"},
 		{"/damage target:Lister amount:1000d1000", "at most 100 dice"},
+		{"/damage target:Lister amount:100d1000", "100d1000 can reach 100000, above the limit of 1000"},
+		{"/damage target:Lister amount:2d6+999", "2d6+999 can reach 1011, above the limit of 1000"},
 		{"/damage target:Lister amount:" + long, "characters long"},
 		{"/damage target:Lister amount:1d0", "Bad dice"},
 		{"/damage target:" + long + " amount:1", "characters long"},
