@@ -39,6 +39,9 @@ func clockCommand(ctx context.Context, s *Service, r *Request) (*Response, error
 	} else if _, ok := r.Options["amount"]; ok {
 		return nil, Errorf(CodeInvalid, "next-round moves exactly one round; use action:advance with amount.")
 	}
+	if err := checkAdvance(n, unit); err != nil {
+		return nil, err
+	}
 	return s.Mutate(ctx, r, func(m *Mutation) (*Response, error) {
 		if err := m.RequireGM("move the clock"); err != nil {
 			return nil, err

@@ -187,6 +187,9 @@ func ParseExport(data []byte) (*Export, error) {
 	if ex.Table.Clock < 0 {
 		return nil, Errorf(CodeInvalid, "The file's clock is negative.")
 	}
+	if n := len(ex.Characters); n > MaxCharacters {
+		return nil, Errorf(CodeInvalid, "The file holds %d characters; a table holds at most %d.", n, MaxCharacters)
+	}
 	names := map[string]bool{}
 	var lastID uint64
 	for i, c := range ex.Characters {
@@ -224,8 +227,9 @@ func ParseExport(data []byte) (*Export, error) {
 func foldName(s string) string { return strings.ToLower(s) }
 
 // restore writes ex into the empty channel of r: the table, the characters
-// with their ids (placeholders fill the ids of deleted characters, then go,
-// so that ids are never reused) and the history with its sequence numbers.
+// with their ids (the ids of deleted characters are skipped, so that ids are
+// never reused, in time linear in the characters) and the history with its
+// sequence numbers.
 // Every record moves to the request's channel and guild; the tracker message
 // stays behind.
 func restore(tx *storage.Tx, sys System, ex *Export, r *Request) error {
@@ -236,32 +240,23 @@ func restore(tx *storage.Tx, sys System, ex *Export, r *Request) error {
 	if err := tx.PutTable(t); err != nil {
 		return err
 	}
-	byID := map[uint64]*storage.Character{}
-	for _, c := range ex.Characters {
-		byID[c.ID] = c
-	}
-	for id := uint64(1); id <= ex.LastCharacterID; id++ {
-		c := byID[id]
-		placeholder := c == nil
-		if placeholder {
-			c = &storage.Character{Name: fmt.Sprintf("\u2060import %d", id)}
+	for _, c := range ex.Characters { // in rising id order (ParseExport)
+		if err := tx.SkipCharacterIDs(r.ChannelID, c.ID-1); err != nil {
+			return err
 		}
 		n := moveCharacter(c, r)
 		if err := tx.CreateCharacter(n); err != nil {
 			return err
 		}
-		if n.ID != id {
-			return fmt.Errorf("import: character %q got id %d, want %d", c.Name, n.ID, id)
-		}
-		if placeholder {
-			if err := tx.DeleteCharacter(r.ChannelID, id); err != nil {
-				return err
-			}
-			continue
+		if n.ID != c.ID {
+			return fmt.Errorf("import: character %q got id %d, want %d", c.Name, n.ID, c.ID)
 		}
 		if _, _, err := sys.Describe(n); err != nil {
 			return Errorf(CodeInvalid, "Character %s of the file has a sheet the %s system cannot read.", Escape(c.Name), t.System)
 		}
+	}
+	if err := tx.SkipCharacterIDs(r.ChannelID, ex.LastCharacterID); err != nil {
+		return err
 	}
 	for _, e := range ex.Events {
 		n := *e

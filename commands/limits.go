@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/hpkeeper/hpkeeper/rules/clock"
 )
 
 // Discord's limits on a message (API reference, "Embed Limits", message
@@ -30,6 +32,51 @@ const (
 	maxInputLabel   = 45
 	maxPlaceholder  = 100
 )
+
+// Limits on what one command may ask for, so that no command holds the
+// single writer for long (SECURITY.md, "Input limits"; BENCHMARKS.md, "Worst
+// case of every command").
+const (
+	// MaxCharacters is the most characters a table holds: a party, its
+	// retainers and NPCs and a battle's worth of foes, twice what the
+	// autocomplete of a name offers (25) and about what the tracker's one
+	// embed lists. /char create and /table import refuse more.
+	MaxCharacters = 50
+	// MaxAdvanceDays is the longest one /clock advance moves the clock, in
+	// days (4,320 hours): longer than every timer and every recovery of the
+	// three systems (hit-protection's longest no-restoring period is 2d6
+	// weeks, 84 days; hp-mp-wp's slowest recovery, WP from −100 to Con 50
+	// at level 1, 150 days). A longer stretch of downtime is a few commands.
+	MaxAdvanceDays = 180
+)
+
+// roomForCharacter refuses a new character at a table that already holds
+// MaxCharacters.
+func (m *Mutation) roomForCharacter() error {
+	chars, err := m.tx.Characters(m.Req.ChannelID)
+	if err != nil {
+		return err
+	}
+	if len(chars) >= MaxCharacters {
+		return Errorf(CodeInvalid, "This table holds %d characters, the most a table may hold. Delete one first (/char delete).", len(chars))
+	}
+	return nil
+}
+
+// checkAdvance refuses moving the clock n units past MaxAdvanceDays, with
+// the command to type instead, in the same unit.
+func checkAdvance(n int64, unit clock.Unit) error {
+	most := MaxAdvanceDays * clock.RoundsPerDay / unit.Rounds()
+	if n <= most {
+		return nil
+	}
+	limit := fmt.Sprintf("%d days", MaxAdvanceDays)
+	if unit != clock.Day {
+		limit += fmt.Sprintf(" (%d %s)", most, unit)
+	}
+	return Errorf(CodeInvalid, "The clock moves at most %s in one command, longer than any timer or recovery runs; %d %s is more. Move it in steps: `/clock action:advance amount:%d unit:%s`, then the rest.",
+		limit, n, unit, most, unit)
+}
 
 // notFitting is the field that ends the embeds when their total would pass
 // maxEmbedTotal.

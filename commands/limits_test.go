@@ -117,9 +117,10 @@ func checkDiscordLimits(t *testing.T, resp *commands.Response) {
 func TestLongListsFitDiscord(t *testing.T) {
 	tb := newTable(t)
 	tb.OK(tb.Do("ann", "/table setup system:hit-protection"))
-	for i := 0; i < 60; i++ {
+	for i := range commands.MaxCharacters {
 		tb.OK(tb.Do("ann", fmt.Sprintf("/char create name:Character-with-a-long-name-%02d stats:hp=1", i)))
 	}
+	tb.Refused(tb.Do("ann", "/char create name:One-too-many stats:hp=1"), "This table holds 50 characters, the most a table may hold")
 	for _, line := range []string{"/table show", "/char list", "/history"} {
 		resp := tb.Do("bob", line)
 		checkDiscordLimits(t, resp)
