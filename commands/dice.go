@@ -2,6 +2,7 @@ package commands
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -42,30 +43,60 @@ func (m *Mutation) Roll(expr dice.Expr) (dice.Result, error) {
 	return res, nil
 }
 
+// MaxRecordedRolls bounds the rolls an event (and a reply's "Rolled" line)
+// lists one by one: past it they are counted ("… and 8400 more rolls").
+// Only a long clock advance rolls that many (a d20 for each save of each
+// character); its reply and its event sum up every save by kind with its
+// outcomes, so the event stays bounded whatever the advance.
+const MaxRecordedRolls = 500
+
 // Record adds rolls a rules engine made with the service's dice to the
-// event, so /history shows every die whichever way it was rolled. Empty
-// results (no dice) are skipped.
+// event, so /history shows every die whichever way it was rolled (up to
+// MaxRecordedRolls, then counted). Empty results (no dice) are skipped.
 func (m *Mutation) Record(rolls ...dice.Result) {
 	for _, r := range rolls {
-		if len(r.Terms) > 0 {
+		switch {
+		case len(r.Terms) == 0:
+		case len(m.rolls) < MaxRecordedRolls:
 			m.rolls = append(m.rolls, r.String())
+		default:
+			m.moreRolls++
 		}
 	}
 }
 
+// recordedRolls returns the event's dice: the rolls listed, then how many
+// more were made.
+func (m *Mutation) recordedRolls() []string {
+	if m.moreRolls == 0 {
+		return m.rolls
+	}
+	return append(m.rolls[:len(m.rolls):len(m.rolls)], m.moreRollsText())
+}
+
+func (m *Mutation) moreRollsText() string { return "… and " + count(m.moreRolls, "more roll") }
+
 // RecordingDice returns a dice.Source for rules engines that take one: each
-// die is rolled through m.Roll, so it is recorded in the event like every
-// other roll.
+// die is rolled with the service's dice and recorded in the event like every
+// other roll (as "1d20 [13] = 13"), its errors as Roll returns them. It
+// costs a die and a counter once MaxRecordedRolls are listed.
 func (m *Mutation) RecordingDice() dice.Source { return recordingDice{m} }
 
 type recordingDice struct{ m *Mutation }
 
 func (d recordingDice) Roll(die dice.Die) (int, error) {
-	res, err := d.m.Roll(dice.Expr{Terms: []dice.Term{{Sign: 1, Count: 1, Sides: die.Sides, Fudge: die.Fudge}}})
+	f, err := d.m.s.dice.Roll(die)
 	if err != nil {
-		return 0, err
+		return 0, RollError(fmt.Errorf("rolling 1%s: %w", die, err))
 	}
-	return res.Total, nil
+	if len(d.m.rolls) >= MaxRecordedRolls {
+		d.m.moreRolls++ // counted, not rendered
+		return f, nil
+	}
+	t := dice.Term{Sign: 1, Count: 1, Sides: die.Sides, Fudge: die.Fudge}
+	d.m.Record(dice.Result{Expr: dice.Expr{Terms: []dice.Term{t}},
+		Terms: []dice.TermResult{{Term: t, Dice: []dice.Rolled{{Face: f}}, Value: f}}, Total: f})
+	return f, nil
 }
 
 // RollString parses and rolls a dice expression (a CodeInvalid error when it
@@ -79,13 +110,22 @@ func (m *Mutation) RollString(expr string) (dice.Result, error) {
 }
 
 // RollsLine renders the dice rolled so far in the mutation for a reply:
-// "\nRolled 1d6 [4]; 2d6 [1, 2] = 3", or "" when none were.
+// "\nRolled 1d6 [4]; 2d6 [1, 2] = 3", or "" when none were; past
+// maxReplyRolls rolls, "… and 1047 more rolls".
 func (m *Mutation) RollsLine() string {
 	if len(m.rolls) == 0 {
 		return ""
 	}
+	if more := len(m.rolls) + m.moreRolls - maxReplyRolls; more > 0 {
+		return "\nRolled " + strings.Join(m.rolls[:maxReplyRolls], "; ") + "; … and " + count(more, "more roll")
+	}
 	return "\nRolled " + strings.Join(m.rolls, "; ")
 }
+
+// maxReplyRolls bounds the rolls RollsLine lists one by one: more come from
+// a long clock advance (a d20 for each save) or from many targets, whose
+// lines show each save already.
+const maxReplyRolls = 20
 
 // MaxAmount bounds an amount of damage, healing or harm, given as a number
 // or as dice that can total at most this much.

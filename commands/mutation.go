@@ -30,6 +30,7 @@ type Mutation struct {
 	cache       map[uint64]*storage.Character
 	before      map[uint64]*storage.Character
 	rolls       []string
+	moreRolls   int // rolls made past MaxRecordedRolls (dice.go)
 	notes       []string
 	// seqTaken: NextEventSeq was called, so the event must be written even
 	// if nothing changed, or a button would name a later, unrelated event.
@@ -300,7 +301,7 @@ func (m *Mutation) commit(resp *Response) error {
 		UserID:    m.Req.UserID,
 		UserName:  m.Req.UserName,
 		Command:   m.Req.Line(),
-		Dice:      m.rolls,
+		Dice:      m.recordedRolls(),
 	}
 	for _, id := range m.touched {
 		after, err := m.tx.Character(m.Req.ChannelID, id)

@@ -432,3 +432,60 @@ func TestAwakeAfterWork(t *testing.T) {
 	commandstest.WantIn(t, "show", tb.OK(tb.Do("ann", "/char show name:Krag")), "awake · 9 h worked · 17 h awake · exertion saves 2, failures 1")
 	tb.NoDiceLeft()
 }
+
+// TestLongAdvanceSummary: an advance of more than DetailHours sums up each
+// character instead of a line per hour (RULES.md §0.2): Ox stays awake for
+// 48 hours, hours awake 17–48 save on natural 20s, DC 10 to 72.
+func TestLongAdvanceSummary(t *testing.T) {
+	tb := newTable(t)
+	tb.OK(tb.Do("ann", "/table setup system:hp-mp-wp"))
+	tb.OK(tb.Do("ann", `/char create name:Ox stats:"hp-max=10 mp-max=0"`))
+	for range 32 {
+		tb.Dice.Push(20)
+	}
+	out := tb.OK(tb.Do("ann", "/clock action:advance amount:2 unit:days"))
+	commandstest.WantIn(t, "summary", out, "The clock moves 2 days: day 1, 00:00 → day 3, 00:00.",
+		"**Ox**: HP 10 · MP 0 · WP 10\n• Fort (exertion, hours awake) ×32: 32 succeeded (3 by 5 or more), 0 failed, DC 10–72")
+	if strings.Contains(out, "day 1, 17:00:") || strings.Contains(out, "natural 20") {
+		t.Errorf("summary = %q; want no line per hour", out)
+	}
+	commandstest.WantIn(t, "history", tb.OK(tb.Do("ann", "/history target:Ox")), "Fort (exertion, hours awake) ×32")
+	tb.NoDiceLeft()
+}
+
+// TestStallScript is issue 14's script: one character at a new table and
+// /clock action:advance amount:10000 unit:days. It is refused before any
+// work with the limit; the longest advance allowed, 180 days, is summed up,
+// and what it stores stays bounded: the event lists at most
+// MaxRecordedRolls rolls and then counts them, its summary has a few lines a
+// character, and the reply fits Discord. (Its time is measured by
+// BenchmarkWorstCase, not here.)
+func TestStallScript(t *testing.T) {
+	db := commandstest.OpenDB(t)
+	tb := &commandstest.Table{T: t, Svc: commands.New(db, dice.NewRandom(14), hpmpwp.System{}), DB: db, Channel: "dm"}
+	tb.OK(tb.Do("ann", "/table setup system:hp-mp-wp"))
+	tb.OK(tb.Do("ann", `/char create name:Ox stats:"hp-max=10 mp-max=0"`))
+	tb.Refused(tb.Do("ann", "/clock action:advance amount:10000 unit:days"), "The clock moves at most 180 days in one command")
+	resp := tb.Do("ann", "/clock action:advance amount:180 unit:days")
+	out := tb.OK(resp)
+	commandstest.WantIn(t, "180 days", out, "The clock moves 180 days", "**Ox**: HP 10", "• Fort (exertion, hours awake) ×", "• wakes ×", "more rolls")
+	if n := len([]rune(resp.Content)); n > 2000 {
+		t.Errorf("reply of %d characters", n)
+	}
+	err := db.View(func(tx *storage.Tx) error {
+		e, err := tx.Event("dm", 3)
+		if err != nil {
+			return err
+		}
+		if len(e.Dice) != commands.MaxRecordedRolls+1 || !strings.HasPrefix(e.Dice[len(e.Dice)-1], "… and ") || !strings.HasSuffix(e.Dice[len(e.Dice)-1], " more rolls") {
+			t.Errorf("event dice: %d entries ending %q; want %d listed and the rest counted", len(e.Dice), e.Dice[len(e.Dice)-1], commands.MaxRecordedRolls)
+		}
+		if lines := strings.Count(e.Summary, "\n") + 1; lines > 12 {
+			t.Errorf("event summary of %d lines:\n%s", lines, e.Summary)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
