@@ -143,6 +143,12 @@ func tableImport(ctx context.Context, s *Service, r *Request) (*Response, error)
 	if err != nil {
 		return nil, Errorf(CodeInvalid, "The file's table plays %q, which this bot does not know.", Clip(ex.Table.System, 40))
 	}
+	// The history is encoded here, outside the write transaction: it is
+	// most of an import's work (the writer stores it only).
+	events, err := moveEvents(ex.Events, r)
+	if err != nil {
+		return nil, err
+	}
 	err = s.db.Update(func(tx *storage.Tx) error {
 		if _, err := tx.Table(r.ChannelID); err == nil {
 			return Errorf(CodeConflict, "This channel already has a table. Import into a new channel or thread, which has none.")
@@ -154,7 +160,7 @@ func tableImport(ctx context.Context, s *Service, r *Request) (*Response, error)
 		} else if last != 0 {
 			return Errorf(CodeConflict, "This channel has a history (%d events) from an earlier table; import into a new channel or thread.", last)
 		}
-		return restore(tx, sys, ex, r)
+		return restore(tx, sys, ex, events, r)
 	})
 	if err != nil {
 		return nil, err
@@ -228,11 +234,11 @@ func foldName(s string) string { return strings.ToLower(s) }
 
 // restore writes ex into the empty channel of r: the table, the characters
 // with their ids (the ids of deleted characters are skipped, so that ids are
-// never reused, in time linear in the characters) and the history with its
-// sequence numbers.
+// never reused, in time linear in the characters) and the history, events
+// (moveEvents), with its sequence numbers.
 // Every record moves to the request's channel and guild; the tracker message
 // stays behind.
-func restore(tx *storage.Tx, sys System, ex *Export, r *Request) error {
+func restore(tx *storage.Tx, sys System, ex *Export, events []storage.EncodedEvent, r *Request) error {
 	t := moveTable(ex.Table, r)
 	if t.Options == nil {
 		t.Options = defaultOptions(sys)
@@ -258,7 +264,15 @@ func restore(tx *storage.Tx, sys System, ex *Export, r *Request) error {
 	if err := tx.SkipCharacterIDs(r.ChannelID, ex.LastCharacterID); err != nil {
 		return err
 	}
-	for _, e := range ex.Events {
+	return tx.AppendEncodedEvents(r.ChannelID, events)
+}
+
+// moveEvents returns the events of an export moved to the request's channel
+// and guild (as moveTable and moveCharacter move their records), encoded
+// for storage.
+func moveEvents(evs []*storage.Event, r *Request) ([]storage.EncodedEvent, error) {
+	out := make([]storage.EncodedEvent, 0, len(evs))
+	for _, e := range evs {
 		n := *e
 		n.ChannelID = r.ChannelID
 		if n.TableBefore != nil {
@@ -275,14 +289,13 @@ func restore(tx *storage.Tx, sys System, ex *Export, r *Request) error {
 			ch.Before, ch.After = moveCharacter(ch.Before, r), moveCharacter(ch.After, r)
 			n.Changes[i] = ch
 		}
-		if err := tx.AppendEvent(&n); err != nil {
-			return err
+		enc, err := storage.EncodeEvent(&n)
+		if err != nil {
+			return nil, err
 		}
-		if n.Seq != e.Seq {
-			return fmt.Errorf("import: event got seq %d, want %d", n.Seq, e.Seq)
-		}
+		out = append(out, enc)
 	}
-	return nil
+	return out, nil
 }
 
 // moveTable returns a copy of t at the request's channel and guild.
