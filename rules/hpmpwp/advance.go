@@ -63,7 +63,7 @@ func (c Character) walk(src dice.Source, from, to int64, quiet bool) (Character,
 		sum.Steps++
 		out.at = t
 		mark := len(out.Lines)
-		prev := c
+		wasFatigued, wasExhausted := c.fatigue()
 		if c.State == Dying {
 			if err := c.nextRound(src, t, &out); err != nil {
 				return out.Before, out, err
@@ -80,7 +80,7 @@ func (c Character) walk(src dice.Source, from, to int64, quiet bool) (Character,
 		if t%clock.RoundsPerDay == 0 {
 			c.passDay(&out)
 		}
-		if l := conditionEnded(&prev, &c); l != "" {
+		if l := fatigueEnded(wasFatigued, wasExhausted, &c); l != "" {
 			out.event(l, "%s", l)
 		}
 		if len(out.Lines) > mark {
@@ -143,12 +143,8 @@ func (c *Character) quietHours(next, to int64) int64 {
 	if c.HP != c.effectiveHPMax(p) || c.MP != c.effectiveMPMax(p) {
 		return 0
 	}
-	if awake {
-		for _, a := range c.abilities() {
-			if a <= 0 {
-				return 0 // the next awake hour puts it to sleep
-			}
-		}
+	if awake && c.lowestAbility() <= 0 {
+		return 0 // the next awake hour puts it to sleep
 	}
 	return k
 }

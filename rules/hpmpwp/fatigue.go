@@ -120,6 +120,11 @@ func (c *Character) abilities() [6]int {
 	return [6]int{c.Str - p, c.Dex - p, c.Con - p, c.Int - p, c.Wis - p, c.Cha - p}
 }
 
+// lowestAbility is the lowest of Abilities.
+func (c *Character) lowestAbility() int {
+	return min(c.Str, c.Dex, c.Con, c.Int, c.Wis, c.Cha) - c.penalty()
+}
+
 // AbilityNames are the abbreviations of the six abilities in the order of
 // Abilities.
 var AbilityNames = [6]string{"Str", "Dex", "Con", "Int", "Wis", "Cha"}

@@ -268,6 +268,12 @@ func (c Character) settle(out *Outcome) Character {
 // fatigued", or "" when nothing ended.
 func conditionEnded(before, after *Character) string {
 	bf, be := before.fatigue()
+	return fatigueEnded(bf, be, after)
+}
+
+// fatigueEnded is conditionEnded for a character that was fatigued (bf) or
+// exhausted (be) before.
+func fatigueEnded(bf, be bool, after *Character) string {
 	af, ae := after.fatigue()
 	switch {
 	case be && ae || !bf || bf && !be && af && !ae:

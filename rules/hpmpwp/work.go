@@ -148,12 +148,9 @@ func (c *Character) activityHour(src dice.Source, now int64, out *Outcome) error
 			out.event("", "exertion failure %d: −%d to all abilities", c.ExertionFailures, 2*c.ExertionFailures)
 		}
 	}
-	for _, a := range c.abilities() {
-		if a <= 0 {
-			c.Activity = Sleep
-			out.event("falls asleep (an ability at 0 or below)", "an ability at 0 or below: falls asleep")
-			break
-		}
+	if c.lowestAbility() <= 0 {
+		c.Activity = Sleep
+		out.event("falls asleep (an ability at 0 or below)", "an ability at 0 or below: falls asleep")
 	}
 	return nil
 }
