@@ -18,9 +18,10 @@ func TestMaxAdvance(t *testing.T) {
 	tb.OK(tb.Do("gm", "/table setup system:hit-protection"))
 	tb.OK(tb.Do("gm", `/char create name:Lister stats:"hp=4"`))
 	for _, tc := range []struct{ line, want string }{
-		{"/clock action:advance amount:10000 unit:days", "The clock moves at most 180 days in one command, longer than any timer or recovery runs; 10000 days is more. Move it in steps: `/clock action:advance amount:180 unit:days`, then the rest."},
-		{"/clock action:advance amount:181 unit:days", "`/clock action:advance amount:180 unit:days`"},
-		{"/clock action:advance amount:4321 unit:hours", "at most 180 days (4320 hours) in one command"},
+		{"/clock action:advance amount:10000 unit:days", "The clock moves at most 90 days in one command, longer than any timer runs; 10000 days is more. Move it in steps: `/clock action:advance amount:90 unit:days`, then the rest."},
+		{"/clock action:advance amount:91 unit:days", "`/clock action:advance amount:90 unit:days`"},
+		{"/clock action:advance amount:2161 unit:hours", "at most 90 days (2160 hours) in one command"},
+		{"/clock action:advance amount:10000 unit:hours", "`/clock action:advance amount:2160 unit:hours`"},
 	} {
 		before := tb.state()
 		resp := tb.Do("gm", tc.line)
@@ -31,13 +32,13 @@ func TestMaxAdvance(t *testing.T) {
 		_, rest, _ := strings.Cut(resp.Content, "`")
 		suggested, _, _ := strings.Cut(rest, "`")
 		clock := tb.OK(tb.Do("gm", suggested))
-		if !strings.Contains(clock, "The clock moves 180 days") && !strings.Contains(clock, "The clock moves 4320 hours") {
+		if !strings.Contains(clock, "The clock moves 90 days") && !strings.Contains(clock, "The clock moves 2160 hours") {
 			t.Errorf("the suggested %q = %q; want the clock moved", suggested, clock)
 		}
 	}
-	// At the limits: 180 days, 4320 hours, and the largest amounts of the
+	// At the limits: 90 days, 2160 hours, and the largest amounts of the
 	// smaller units (10,000 turns are 69 days).
-	for _, line := range []string{"/clock action:advance amount:180 unit:days", "/clock action:advance amount:4320 unit:hours", "/clock action:advance amount:10000 unit:turns", "/clock action:advance amount:10000"} {
+	for _, line := range []string{"/clock action:advance amount:90 unit:days", "/clock action:advance amount:2160 unit:hours", "/clock action:advance amount:10000 unit:turns", "/clock action:advance amount:10000"} {
 		tb.OK(tb.Do("gm", line))
 	}
 }

@@ -43,11 +43,14 @@ const (
 	// embed lists. /char create and /table import refuse more.
 	MaxCharacters = 50
 	// MaxAdvanceDays is the longest one /clock advance moves the clock, in
-	// days (4,320 hours): longer than every timer and every recovery of the
-	// three systems (hit-protection's longest no-restoring period is 2d6
-	// weeks, 84 days; hp-mp-wp's slowest recovery, WP from −100 to Con 50
-	// at level 1, 150 days). A longer stretch of downtime is a few commands.
-	MaxAdvanceDays = 180
+	// days (2,160 hours): a season, longer than every timer of the three
+	// systems (the longest, hit-protection's no-restoring period of 2d6
+	// weeks, is 84 days) and than most recoveries (hp-mp-wp regains WP at
+	// 1 a level a day: from −20 to Con 18 at level 1 in 38 days). A year is
+	// five commands. At the largest hp-mp-wp table the advance holds the
+	// single writer for about 25 ms (BENCHMARKS.md); a year would hold it
+	// four times as long.
+	MaxAdvanceDays = 90
 )
 
 // roomForCharacter refuses a new character at a table that already holds
@@ -74,7 +77,7 @@ func checkAdvance(n int64, unit clock.Unit) error {
 	if unit != clock.Day {
 		limit += fmt.Sprintf(" (%d %s)", most, unit)
 	}
-	return Errorf(CodeInvalid, "The clock moves at most %s in one command, longer than any timer or recovery runs; %d %s is more. Move it in steps: `/clock action:advance amount:%d unit:%s`, then the rest.",
+	return Errorf(CodeInvalid, "The clock moves at most %s in one command, longer than any timer runs; %d %s is more. Move it in steps: `/clock action:advance amount:%d unit:%s`, then the rest.",
 		limit, n, unit, most, unit)
 }
 

@@ -111,8 +111,8 @@ func (l *workLimiter) forgetFull(now time.Time) {
 // AdvanceDayCost is what each whole day a /clock advance passes costs, in
 // units: the longest advance (MaxAdvanceDays, which can hold the writer for
 // tens of milliseconds at the largest hp-mp-wp table) takes 900 of the
-// WorkBurst, so one user gets about one a minute; a week costs 35.
-const AdvanceDayCost = 5
+// WorkBurst, so one user gets about one a minute; a week costs 70.
+const AdvanceDayCost = 10
 
 // workCost is the cost in units of answering command request r.
 func workCost(r *Request) int {

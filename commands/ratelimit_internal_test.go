@@ -82,12 +82,12 @@ func TestWorkCost(t *testing.T) {
 		{"roll", map[string]string{"expr": "5d6", "hd": "20"}, 25},
 		{"history", nil, HistoryCost},
 		{"char", map[string]string{"name": "100d6"}, 0},
-		{"clock", map[string]string{"action": "advance", "amount": "180", "unit": "days"}, 900},
-		{"clock", map[string]string{"action": "advance", "amount": "4320", "unit": "hours"}, 900},
-		{"clock", map[string]string{"action": "advance", "amount": "7", "unit": "days"}, 35},
+		{"clock", map[string]string{"action": "advance", "amount": "90", "unit": "days"}, 900},
+		{"clock", map[string]string{"action": "advance", "amount": "2160", "unit": "hours"}, 900},
+		{"clock", map[string]string{"action": "advance", "amount": "7", "unit": "days"}, 70},
 		{"clock", map[string]string{"action": "advance", "amount": "23", "unit": "hours"}, 0},
-		{"clock", map[string]string{"action": "advance", "amount": "10000"}, 30},
-		{"clock", map[string]string{"action": "advance", "amount": "181", "unit": "days"}, 0}, // refused before any work
+		{"clock", map[string]string{"action": "advance", "amount": "10000"}, 60},
+		{"clock", map[string]string{"action": "advance", "amount": "91", "unit": "days"}, 0}, // refused before any work
 		{"clock", map[string]string{"action": "next-round"}, 0},
 	} {
 		r := &Request{Command: tc.command, Options: tc.opts}

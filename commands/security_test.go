@@ -228,7 +228,7 @@ func TestWorkLimit(t *testing.T) {
 		t.Errorf("a second longest advance at once: %q (ephemeral %v); want a slow-down", r.Content, r.Ephemeral)
 	}
 	if r := tb2.at("dan", "/clock action:advance amount:7 unit:days", now.Add(3*time.Second)); r.Ephemeral {
-		t.Errorf("a week after 3 s: %q; want it to pass", r.Content)
+		t.Errorf("a week (70 units) after 3 s (150 units): %q; want it to pass", r.Content)
 	}
 	if c := commands.ErrorCode(commands.Errorf(commands.CodeRateLimited, "x")); c != commands.CodeRateLimited {
 		t.Errorf("ErrorCode = %d; want CodeRateLimited", c)

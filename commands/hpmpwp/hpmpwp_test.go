@@ -455,7 +455,7 @@ func TestLongAdvanceSummary(t *testing.T) {
 
 // TestStallScript is issue 14's script: one character at a new table and
 // /clock action:advance amount:10000 unit:days. It is refused before any
-// work with the limit; the longest advance allowed, 180 days, is summed up,
+// work with the limit; the longest advance allowed, 90 days, is summed up,
 // and what it stores stays bounded: the event lists at most
 // MaxRecordedRolls rolls and then counts them, its summary has a few lines a
 // character, and the reply fits Discord. (Its time is measured by
@@ -465,10 +465,10 @@ func TestStallScript(t *testing.T) {
 	tb := &commandstest.Table{T: t, Svc: commands.New(db, dice.NewRandom(14), hpmpwp.System{}), DB: db, Channel: "dm"}
 	tb.OK(tb.Do("ann", "/table setup system:hp-mp-wp"))
 	tb.OK(tb.Do("ann", `/char create name:Ox stats:"hp-max=10 mp-max=0"`))
-	tb.Refused(tb.Do("ann", "/clock action:advance amount:10000 unit:days"), "The clock moves at most 180 days in one command")
-	resp := tb.Do("ann", "/clock action:advance amount:180 unit:days")
+	tb.Refused(tb.Do("ann", "/clock action:advance amount:10000 unit:days"), "The clock moves at most 90 days in one command")
+	resp := tb.Do("ann", "/clock action:advance amount:90 unit:days")
 	out := tb.OK(resp)
-	commandstest.WantIn(t, "180 days", out, "The clock moves 180 days", "**Ox**: HP 10", "• Fort (exertion, hours awake) ×", "• wakes ×", "more rolls")
+	commandstest.WantIn(t, "90 days", out, "The clock moves 90 days", "**Ox**: HP 10", "• Fort (exertion, hours awake) ×", "• wakes ×", "more rolls")
 	if n := len([]rune(resp.Content)); n > 2000 {
 		t.Errorf("reply of %d characters", n)
 	}

@@ -216,7 +216,7 @@ type EventCount struct {
 // worked and 1 exertion failure slept off", or "" (see Advance).
 func (s *Summary) Sleep() string { return s.sleep.String() }
 
-func (s *Summary) countSave(v Save) {
+func (s *Summary) countSave(v *Save) {
 	i := 0
 	for i < len(s.Saves) && (s.Saves[i].Kind != v.Kind || s.Saves[i].For != v.For) {
 		i++

@@ -30,7 +30,7 @@ func (c Character) Strain(src dice.Source, now int64) (Character, Outcome, error
 	if err != nil {
 		return out.Before, out, err
 	}
-	out.save(s)
+	out.save(&s)
 	switch {
 	case s.FailedBy10():
 		c.State = Dead
@@ -77,7 +77,7 @@ func (c *Character) nextRound(src dice.Source, now int64, out *Outcome) error {
 	if err != nil {
 		return err
 	}
-	out.save(s)
+	out.save(&s)
 	switch {
 	case s.SucceededBy5():
 		c.State = Disabled
@@ -111,7 +111,7 @@ func (c Character) Attend(src dice.Source, bonus int) (Character, Outcome, error
 	if err != nil {
 		return c, out, err
 	}
-	out.save(s)
+	out.save(&s)
 	if s.Success {
 		c.State = Stable
 		out.line("is stable: unconscious, not dying")

@@ -304,12 +304,12 @@ func (o *Outcome) event(what, format string, args ...any) {
 	}
 }
 
-func (o *Outcome) save(s Save) {
+func (o *Outcome) save(s *Save) {
 	if o.Summary != nil {
 		o.Summary.countSave(s)
 	}
 	if !o.quiet {
-		o.Saves = append(o.Saves, s)
+		o.Saves = append(o.Saves, *s)
 		o.Lines = append(o.Lines, s.String())
 	}
 }

@@ -36,7 +36,7 @@ func (c Character) SetActivity(src dice.Source, a Activity) (Character, Outcome,
 		if err != nil {
 			return c, out, err
 		}
-		out.save(s)
+		out.save(&s)
 		if !s.Success {
 			out.line("sleeps on")
 			out.After = c
@@ -142,7 +142,7 @@ func (c *Character) activityHour(src dice.Source, now int64, out *Outcome) error
 			return err
 		}
 		c.ExertionSaves++
-		out.save(s)
+		out.save(&s)
 		if !s.Success {
 			c.ExertionFailures++
 			out.event("", "exertion failure %d: −%d to all abilities", c.ExertionFailures, 2*c.ExertionFailures)
