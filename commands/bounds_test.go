@@ -110,3 +110,27 @@ func TestImportSkipsIDsInLinearTime(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestExportTooLarge: a table whose history passes MaxImportSize is refused
+// export, saying why, and nothing is attached.
+func TestExportTooLarge(t *testing.T) {
+	tb := newTable(t)
+	tb.OK(tb.Do("!gm", "/table setup system:harm"))
+	long := strings.Repeat("a long summary ", 10_000) // 150 KB an event
+	err := tb.DB.Update(func(tx *storage.Tx) error {
+		for range commands.MaxImportSize/len(long) + 2 {
+			if err := tx.AppendEvent(&storage.Event{ChannelID: tb.Channel, Command: "/history", Summary: long}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp := tb.Do("!gm", "/table export")
+	tb.Refused(resp, "cannot be exported in one piece")
+	if len(resp.Files) != 0 {
+		t.Errorf("a refused export attached %d files", len(resp.Files))
+	}
+}

@@ -67,7 +67,7 @@ func tableExport(ctx context.Context, s *Service, r *Request) (*Response, error)
 	}
 	data := buf.Bytes()
 	if len(data) > MaxImportSize {
-		return nil, Errorf(CodeInvalid, "This table's export would be %d bytes; a file may hold at most %d (Discord's upload limit), so it cannot be exported in one piece.", len(data), MaxImportSize)
+		return nil, tooBigToExport(len(data))
 	}
 	return &Response{
 		Content: fmt.Sprintf("Table export: %s, %s, %s, format %s version %d. `/table import` in a new channel restores it.",
@@ -77,7 +77,14 @@ func tableExport(ctx context.Context, s *Service, r *Request) (*Response, error)
 	}, nil
 }
 
-// exportTable reads everything of table t.
+// tooBigToExport is the refusal of an export of more than MaxImportSize
+// bytes (at least size).
+func tooBigToExport(size int) error {
+	return Errorf(CodeInvalid, "This table's export would pass %d bytes (%d and counting); a file may hold at most %d (Discord's upload limit), so it cannot be exported in one piece.", MaxImportSize, size, MaxImportSize)
+}
+
+// exportTable reads everything of table t, and refuses (tooBigToExport) a
+// history too large to export.
 func exportTable(tx *storage.Tx, t *storage.Table, now time.Time) (*Export, error) {
 	chars, err := tx.Characters(t.ChannelID)
 	if err != nil {
@@ -89,10 +96,20 @@ func exportTable(tx *storage.Tx, t *storage.Table, now time.Time) (*Export, erro
 	for _, c := range chars {
 		ex.LastCharacterID = max(ex.LastCharacterID, c.ID)
 	}
+	// Reading stops, and the export is refused, once the events' JSON alone
+	// passes MaxImportSize: a long history is not read whole to be refused.
+	size := 0
 	err = tx.EachEventBackward(t.ChannelID, func(e *storage.Event) (bool, error) {
 		ex.Events = append(ex.Events, e)
 		for _, ch := range e.Changes {
 			ex.LastCharacterID = max(ex.LastCharacterID, ch.CharacterID)
+		}
+		b, err := json.Marshal(e)
+		if err != nil {
+			return false, fmt.Errorf("encode event %d: %w", e.Seq, err)
+		}
+		if size += len(b); size > MaxImportSize {
+			return false, tooBigToExport(size)
 		}
 		return true, nil
 	})

@@ -114,13 +114,20 @@ func (l *workLimiter) forgetFull(now time.Time) {
 // WorkBurst, so one user gets about one a minute; a week costs 70.
 const AdvanceDayCost = 10
 
+// FileCost is what a /table export or /table import costs, in units: each
+// can read, encode or decode up to MaxImportSize (8 MiB, a few hundred
+// milliseconds of CPU), so one user gets five a minute.
+const FileCost = 200
+
 // workCost is the cost in units of answering command request r.
 func workCost(r *Request) int {
-	switch r.Command {
-	case "history":
+	switch {
+	case r.Command == "history":
 		return HistoryCost
-	case "clock":
+	case r.Command == "clock":
 		return advanceCost(r)
+	case r.Command == "table" && (r.Subcommand == "export" || r.Subcommand == "import"):
+		return FileCost
 	}
 	n := 0
 	for _, opt := range []string{"expr", "amount"} {

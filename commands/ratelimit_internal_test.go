@@ -2,6 +2,7 @@ package commands
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 )
@@ -89,8 +90,12 @@ func TestWorkCost(t *testing.T) {
 		{"clock", map[string]string{"action": "advance", "amount": "10000"}, 60},
 		{"clock", map[string]string{"action": "advance", "amount": "91", "unit": "days"}, 0}, // refused before any work
 		{"clock", map[string]string{"action": "next-round"}, 0},
+		{"table export", nil, FileCost},
+		{"table import", map[string]string{"file": "t.json"}, FileCost},
+		{"table show", nil, 0},
 	} {
-		r := &Request{Command: tc.command, Options: tc.opts}
+		command, sub, _ := strings.Cut(tc.command, " ")
+		r := &Request{Command: command, Subcommand: sub, Options: tc.opts}
 		if got := workCost(r); got != tc.want {
 			t.Errorf("workCost(/%s %v) = %d; want %d", tc.command, tc.opts, got, tc.want)
 		}

@@ -275,12 +275,34 @@ func importExport(b *testing.B) {
 		b.ReportMetric(float64(len(data))/(1<<20), "MiB")
 	})
 	// A new character whom no event of the imported history touches: its
-	// /history reads the whole window.
+	// /history reads the whole window. At "window" the history is the
+	// window's 1,000 events, each the largest advance.
 	deleteCharacter(b, s, "imported1", "W49")
 	mustHandle(b, s, worstReq("imported1", "char create", "name:Nobody", "stats:hp-max=10"))
-	for _, c := range []struct{ name, cmd, opt string }{
-		{"export-8MiB", "table export", ""},
-		{"history-target-over-8MiB", "history", "target:Nobody"},
+	mustHandle(b, s, worstReq("window", "table setup", "system:hp-mp-wp"))
+	err := db.Update(func(tx *storage.Tx) error {
+		// Nobody gets id 101, which the copies (of characters 1 … 50) never
+		// touch.
+		if err := tx.SkipCharacterIDs("window", 100); err != nil {
+			return err
+		}
+		for range 1000 {
+			e := *advance
+			e.ChannelID = "window"
+			if err := tx.AppendEvent(&e); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	mustHandle(b, s, worstReq("window", "char create", "name:Nobody", "stats:hp-max=10"))
+	for _, c := range []struct{ name, ch, cmd, opt string }{
+		{"export-8MiB", "imported1", "table export", ""},
+		{"history-target-over-8MiB", "imported1", "history", "target:Nobody"},
+		{"history-target-over-1000-advances", "window", "history", "target:Nobody"},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			for b.Loop() {
@@ -288,7 +310,7 @@ func importExport(b *testing.B) {
 				if c.opt != "" {
 					opts = []string{c.opt}
 				}
-				r := worstReq("imported1", c.cmd, opts...)
+				r := worstReq(c.ch, c.cmd, opts...)
 				if resp := s.Handle(ctx, r); resp.Ephemeral && len(resp.Files) == 0 {
 					b.Fatalf("%s: %s", c.cmd, resp.Content)
 				}
