@@ -48,7 +48,7 @@ const (
 	// weeks, is 84 days) and than most recoveries (hp-mp-wp regains WP at
 	// 1 a level a day: from −20 to Con 18 at level 1 in 38 days). A year is
 	// five commands. At the largest hp-mp-wp table the advance holds the
-	// single writer for about 25 ms (BENCHMARKS.md); a year would hold it
+	// single writer for about 25–30 ms (BENCHMARKS.md); a year would hold it
 	// four times as long.
 	MaxAdvanceDays = 90
 )
