@@ -5,7 +5,6 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"testing"
-	"time"
 
 	"github.com/hpkeeper/hpkeeper/rules/clock"
 	"github.com/hpkeeper/hpkeeper/rules/dice"
@@ -43,11 +42,7 @@ func randomCharacter(rng *rand.Rand) Character {
 // summary's saves, events and sleep. And AdvanceSummary gives what Advance
 // gives. Replay a failure with -seed.
 func TestQuietStretchesChangeNothing(t *testing.T) {
-	s := *seed
-	if s == 0 {
-		s = time.Now().UnixNano()
-	}
-	t.Logf("seed %d (replay with -seed %d)", s, s)
+	s := testSeed(t)
 	rng := rand.New(rand.NewPCG(uint64(s), 2))
 	defer func(old int64) { minSkip = old }(minSkip)
 	var skipped int64

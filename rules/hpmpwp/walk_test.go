@@ -10,7 +10,18 @@ import (
 	"github.com/hpkeeper/hpkeeper/rules/dice"
 )
 
-var seed = flag.Int64("seed", 0, "seed of TestRandomSequences (0: from the time)")
+var seed = flag.Int64("seed", 0, "seed of the randomised tests (0: from the time)")
+
+// testSeed returns the seed of a randomised test, -seed or the time, and
+// logs it so that a failure can be replayed.
+func testSeed(t *testing.T) int64 {
+	s := *seed
+	if s == 0 {
+		s = time.Now().UnixNano()
+	}
+	t.Logf("seed %d (replay with -seed %d)", s, s)
+	return s
+}
 
 // TestFiftyTwoHourWalk walks the clock 52 hours (RULES.md §2.5, §2.6): a
 // level-2 fighter (HP 10/20, WP 8/10, Fort +2, Will +0) works 12 hours, stays
@@ -164,11 +175,7 @@ func TestAdvanceDyingRounds(t *testing.T) {
 // negative, the dead never change, and the state consistent with WP. Replay a
 // failure with -seed.
 func TestRandomSequences(t *testing.T) {
-	s := *seed
-	if s == 0 {
-		s = time.Now().UnixNano()
-	}
-	t.Logf("seed %d (replay with -seed %d)", s, s)
+	s := testSeed(t)
 	rng := rand.New(rand.NewPCG(uint64(s), 0))
 	src := dice.NewRandom(uint64(s))
 	for run := range 200 {
