@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"mime"
 	"mime/multipart"
@@ -14,6 +15,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/rs/zerolog"
 
@@ -287,5 +289,82 @@ func TestGatewayDefers(t *testing.T) {
 	if len(calls) != 1 || calls[0].method != http.MethodPatch || !strings.HasSuffix(calls[0].path, originalPath) ||
 		!bytes.Contains(calls[0].payload, []byte(`"content":"**Lister** takes 4 damage"`)) {
 		t.Errorf("webhook calls %+v; want one PATCH of @original with the answer", calls)
+	}
+}
+
+// TestLongAdvanceThroughEndpoint is issue 14's stall script through the
+// endpoint, before a real service: /clock action:advance amount:10000
+// unit:days is refused inline at once, and the longest advance allowed (90
+// days) at the largest hp-mp-wp table (50 characters), sent with a deferral
+// delay shorter than any handler, is deferred (type 5) and its summary then
+// edits @original through the webhook, within Discord's limits.
+func TestLongAdvanceThroughEndpoint(t *testing.T) {
+	fake := newFakeWebhooks(t)
+	kp := newKeyPair(t)
+	svc, db := openService(t, filepath.Join(t.TempDir(), "hpkeeper.db"), dice.NewRandom(14))
+	defer db.Close()
+	const channel, gm = "1311000000000000200", "1311000000000001001" // the fixtures'
+	handle := func(command, sub string, opts map[string]string) {
+		t.Helper()
+		r := &commands.Request{Kind: commands.KindCommand, ChannelID: channel, GuildID: "1311000000000000100", UserID: gm,
+			UserName: "gm_rowan", Permissions: commands.ManageChannels, Command: command, Subcommand: sub, Options: opts}
+		if resp := svc.Handle(context.Background(), r); resp.Ephemeral {
+			t.Fatalf("/%s %s: %s", command, sub, resp.Content)
+		}
+	}
+	handle("table", "setup", map[string]string{"system": "hp-mp-wp"})
+	for i := range commands.MaxCharacters {
+		handle("char", "create", map[string]string{"name": fmt.Sprintf("W%02d", i),
+			"stats": "hp-max=9999 str=50 dex=50 con=50 int=50 wis=50 cha=50 fort=40"})
+	}
+	advance := func(days int) []byte {
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(fixture(t, "table_setup.json"), &m); err != nil {
+			t.Fatal(err)
+		}
+		m["data"] = json.RawMessage(fmt.Sprintf(`{"id":"1311000000000020009","name":"clock","type":1,"options":[`+
+			`{"name":"action","type":3,"value":"advance"},{"name":"amount","type":4,"value":%d},{"name":"unit","type":3,"value":"days"}]}`, days))
+		b, err := json.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+
+	inline, err := NewEndpoint(svc, kp.pub, zerolog.Nop(), WithFilesClient(loopbackClient(t, fake.srv.URL)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := httptest.NewRecorder()
+	inline.ServeHTTP(rec, signed(kp, advance(10000), time.Now()))
+	inline.Wait()
+	if w := decodeWire(t, rec.Body.Bytes()); w.Type != 4 || w.Data.Flags&64 == 0 || !strings.Contains(w.Data.Content, "The clock moves at most 90 days in one command") {
+		t.Fatalf("10,000 days: %s; want an ephemeral refusal inline", rec.Body)
+	}
+
+	ep, err := NewEndpoint(svc, kp.pub, zerolog.New(zerolog.NewTestWriter(t)), WithDeferAfter(time.Nanosecond),
+		WithFilesClient(loopbackClient(t, fake.srv.URL)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec = httptest.NewRecorder()
+	ep.ServeHTTP(rec, signed(kp, advance(commands.MaxAdvanceDays), time.Now()))
+	ep.Wait()
+	if w := decodeWire(t, rec.Body.Bytes()); w.Type != 5 {
+		t.Fatalf("90 days: first answer %s; want the deferral (type 5)", rec.Body)
+	}
+	calls := fake.recorded()
+	if len(calls) != 1 || calls[0].method != http.MethodPatch || !strings.HasSuffix(calls[0].path, originalPath) {
+		t.Fatalf("webhook calls %+v; want one PATCH of @original", calls)
+	}
+	var msg struct {
+		Content string `json:"content"`
+	}
+	if err := json.Unmarshal(calls[0].payload, &msg); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(msg.Content, "The clock moves 90 days") || !strings.Contains(msg.Content, "• Fort (exertion, hours awake) ×") ||
+		utf8.RuneCountInString(msg.Content) > 2000 {
+		t.Errorf("the edit's content (%d characters): %q; want the summary within 2,000 characters", utf8.RuneCountInString(msg.Content), msg.Content)
 	}
 }

@@ -20,6 +20,7 @@ import (
 var fuzzTargets = []struct{ pkg, name string }{
 	{"./rules/dice", "FuzzParse"},
 	{"./commands", "FuzzParseStats"},
+	{"./commands", "FuzzFitLimits"},
 	{"./cmd/hpkeeper/console", "FuzzParseLine"},
 	{"./cmd/hpkeeper/console", "FuzzPlainEscape"},
 	{"./bot", "FuzzInteraction"},

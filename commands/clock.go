@@ -39,6 +39,9 @@ func clockCommand(ctx context.Context, s *Service, r *Request) (*Response, error
 	} else if _, ok := r.Options["amount"]; ok {
 		return nil, Errorf(CodeInvalid, "next-round moves exactly one round; use action:advance with amount.")
 	}
+	if err := checkAdvance(n, unit); err != nil {
+		return nil, err
+	}
 	return s.Mutate(ctx, r, func(m *Mutation) (*Response, error) {
 		if err := m.RequireGM("move the clock"); err != nil {
 			return nil, err
@@ -89,23 +92,39 @@ func (m *Mutation) moveClock(n int64, unit clock.Unit, nothing bool) (fired int,
 	m.Table.Clock = int64(to)
 	m.noteSaid(first)
 	said := m.log.parts[first:]
-	// The dice of each effect follow its character's last line.
+	// The dice of each effect follow its character's last line, at most
+	// maxReplyRolls of them (the event keeps up to MaxRecordedRolls).
+	rolls := map[int][]string{} // by index in said
+	type orphan struct {
+		about *scope
+		rolls []string
+	}
+	var orphans []orphan // the rolls of each scope that said nothing
 	for _, r := range m.log.rolls[firstRoll:] {
 		i := len(said) - 1
 		for i >= 0 && !said[i].about.same(r.about) {
 			i--
 		}
-		if i < 0 {
-			m.log.parts = append(m.log.parts, part{about: r.about, Part: Part{Text: "Rolled " + r.text}})
-			said = m.log.parts[first:]
+		if i >= 0 {
+			rolls[i] = append(rolls[i], r.text)
 			continue
 		}
-		if strings.Contains(said[i].Text, "\nRolled ") {
-			said[i].Text += "; " + r.text
-		} else {
-			said[i].Text += "\nRolled " + r.text
+		j := 0
+		for j < len(orphans) && !orphans[j].about.same(r.about) {
+			j++
 		}
+		if j == len(orphans) {
+			orphans = append(orphans, orphan{about: r.about})
+		}
+		orphans[j].rolls = append(orphans[j].rolls, r.text)
 	}
+	for i, rs := range rolls {
+		said[i].Text += rollsLine(rs)
+	}
+	for _, o := range orphans {
+		m.log.parts = append(m.log.parts, part{about: o.about, Part: Part{Text: strings.TrimPrefix(rollsLine(o.rolls), "\n")}})
+	}
+	said = m.log.parts[first:]
 	fired = len(said)
 	if fired == 0 && nothing {
 		m.ForTable().Say("Nothing ended or fired.")

@@ -2,6 +2,7 @@ package commands
 
 import (
 	"errors"
+	"math"
 	"strconv"
 	"strings"
 
@@ -51,22 +52,45 @@ func (m *Mutation) Roll(expr dice.Expr) (dice.Result, error) {
 	return res, nil
 }
 
+// MaxRecordedRolls bounds the rolls an event (and a reply's "Rolled" line)
+// lists one by one: past it they are counted ("… and 8400 more rolls").
+// Only a long clock advance rolls that many (a d20 for each save of each
+// character); its reply and its event sum up every save by kind with its
+// outcomes, so the event stays bounded whatever the advance.
+const MaxRecordedRolls = 500
+
 // Record adds rolls a rules engine made with the service's dice to the
-// event, so /history shows every die whichever way it was rolled, about m's
-// characters (For): players see them only when they may see those
-// characters. Empty results (no dice) are skipped.
+// event, so /history shows every die whichever way it was rolled (up to
+// MaxRecordedRolls, then counted), about m's characters (For): players see
+// them only when they may see those characters. Empty results (no dice)
+// are skipped.
 func (m *Mutation) Record(rolls ...dice.Result) {
 	for _, r := range rolls {
-		if len(r.Terms) > 0 {
+		switch {
+		case len(r.Terms) == 0:
+		case len(m.log.rolls) < MaxRecordedRolls:
 			m.log.entries++
 			m.log.rolls = append(m.log.rolls, entry{about: m.about, text: r.String(), seq: m.log.entries})
+		default:
+			m.log.moreRolls++ // counted, not rendered
 		}
 	}
 }
 
+// recordedRolls returns the event's dice: the rolls listed, then how many
+// more were made.
+func (m *Mutation) recordedRolls() []string {
+	rolls := texts(m.log.rolls)
+	if m.log.moreRolls == 0 {
+		return rolls
+	}
+	return append(rolls, "… and "+count(m.log.moreRolls, "more roll"))
+}
+
 // RecordingDice returns a dice.Source for rules engines that take one: each
 // die is rolled through m.Roll, so it is recorded in the event like every
-// other roll.
+// other roll (as "1d20 [13] = 13", past MaxRecordedRolls only counted) and
+// a dice=manual table is asked for it.
 func (m *Mutation) RecordingDice() dice.Source { return recordingDice{m} }
 
 type recordingDice struct{ m *Mutation }
@@ -91,7 +115,7 @@ func (m *Mutation) RollString(expr string) (dice.Result, error) {
 
 // RollsLine renders the dice rolled so far in m's scope (For; unscoped:
 // those rolled unscoped) for a reply: "\nRolled 1d6 [4]; 2d6 [1, 2] = 3",
-// or "" when none were.
+// or "" when none were; past maxReplyRolls rolls, "… and 1047 more rolls".
 func (m *Mutation) RollsLine() string {
 	var rolls []string
 	for _, r := range m.log.rolls {
@@ -99,21 +123,47 @@ func (m *Mutation) RollsLine() string {
 			rolls = append(rolls, r.text)
 		}
 	}
+	return rollsLine(rolls)
+}
+
+// rollsLine renders rolls for a reply, built once: "\nRolled 1d6 [4]; 2d6
+// [1, 2] = 3", at most maxReplyRolls of them and then "; … and 1047 more
+// rolls"; "" for none.
+func rollsLine(rolls []string) string {
 	if len(rolls) == 0 {
 		return ""
 	}
-	return "\nRolled " + strings.Join(rolls, "; ")
+	var b strings.Builder
+	b.WriteString("\nRolled ")
+	for i, r := range rolls {
+		if i == maxReplyRolls {
+			b.WriteString("; … and " + count(len(rolls)-maxReplyRolls, "more roll"))
+			break
+		}
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString(r)
+	}
+	return b.String()
 }
 
-// MaxAmount bounds an amount of damage, healing or harm given as a number;
-// a dice total is clamped to it.
+// maxReplyRolls bounds the rolls RollsLine lists one by one: more come from
+// a long clock advance (a d20 for each save) or from many targets, whose
+// lines show each save already.
+const maxReplyRolls = 20
+
+// MaxAmount bounds an amount of damage, healing or harm, given as a number
+// or as dice that can total at most this much.
 const MaxAmount = 1000
 
 // Amount reads the `amount` option (RULES.md §0.3): a whole number from lo
-// to hi, or a dice expression rolled through m whose total is clamped to
-// 0..hi. It returns the amount and, for dice, the rendered roll ("" for a
-// number). A number out of range or bad dice is a CodeInvalid error naming
-// what the amount is for (what, e.g. "of damage").
+// to hi, or a dice expression rolled through m whose highest total is at
+// most hi (a total below 0 counts as 0). It returns the amount and, for
+// dice, the rendered roll ("" for a number). A number out of range, dice
+// that can total more than hi (refused before rolling, saying how far the
+// total can reach) or bad dice are a CodeInvalid error naming what the
+// amount is for (what, e.g. "of damage").
 func (m *Mutation) Amount(lo, hi int, what string) (int, string, error) {
 	a := strings.TrimSpace(m.Req.Options["amount"])
 	if a == "" {
@@ -125,9 +175,17 @@ func (m *Mutation) Amount(lo, hi int, what string) (int, string, error) {
 		}
 		return n, "", nil
 	}
-	res, err := m.RollString(a)
+	e, err := dice.Parse(a)
+	if err != nil {
+		return 0, "", Errorf(CodeInvalid, "Bad dice expression: %v.", err)
+	}
+	var re *dice.RangeError
+	if err := e.CheckRange(math.MinInt, hi); errors.As(err, &re) {
+		return 0, "", Errorf(CodeInvalid, "The amount %s %s can reach %d, above the limit of %d. Roll fewer or smaller dice; nothing was changed.", what, re.Expr, re.Max, hi)
+	}
+	res, err := m.Roll(e)
 	if err != nil {
 		return 0, "", err
 	}
-	return max(0, min(res.Total, hi)), res.String(), nil
+	return max(0, res.Total), res.String(), nil
 }

@@ -72,7 +72,7 @@ func tableExport(ctx context.Context, s *Service, r *Request) (*Response, error)
 	}
 	data := buf.Bytes()
 	if len(data) > MaxImportSize {
-		return nil, Errorf(CodeInvalid, "This table's export would be %d bytes; a file may hold at most %d (Discord's upload limit), so it cannot be exported in one piece.", len(data), MaxImportSize)
+		return nil, tooBigToExport(len(data))
 	}
 	return &Response{
 		Content: fmt.Sprintf("Table export: %s, %s, %s, format %s version %d. `/table import` in a new channel restores it.",
@@ -82,7 +82,14 @@ func tableExport(ctx context.Context, s *Service, r *Request) (*Response, error)
 	}, nil
 }
 
-// exportTable reads everything of table t.
+// tooBigToExport is the refusal of an export of more than MaxImportSize
+// bytes (at least size).
+func tooBigToExport(size int) error {
+	return Errorf(CodeInvalid, "This table's export would pass %d bytes (%d and counting); a file may hold at most %d (Discord's upload limit), so it cannot be exported in one piece.", MaxImportSize, size, MaxImportSize)
+}
+
+// exportTable reads everything of table t, and refuses (tooBigToExport) a
+// history too large to export.
 func exportTable(tx *storage.Tx, t *storage.Table, now time.Time) (*Export, error) {
 	chars, err := tx.Characters(t.ChannelID)
 	if err != nil {
@@ -94,10 +101,20 @@ func exportTable(tx *storage.Tx, t *storage.Table, now time.Time) (*Export, erro
 	for _, c := range chars {
 		ex.LastCharacterID = max(ex.LastCharacterID, c.ID)
 	}
+	// Reading stops, and the export is refused, once the events' JSON alone
+	// passes MaxImportSize: a long history is not read whole to be refused.
+	size := 0
 	err = tx.EachEventBackward(t.ChannelID, func(e *storage.Event) (bool, error) {
 		ex.Events = append(ex.Events, e)
 		for _, ch := range e.Changes {
 			ex.LastCharacterID = max(ex.LastCharacterID, ch.CharacterID)
+		}
+		b, err := json.Marshal(e)
+		if err != nil {
+			return false, fmt.Errorf("encode event %d: %w", e.Seq, err)
+		}
+		if size += len(b); size > MaxImportSize {
+			return false, tooBigToExport(size)
 		}
 		return true, nil
 	})
@@ -165,6 +182,12 @@ func tableImport(ctx context.Context, s *Service, r *Request) (*Response, error)
 	if err != nil {
 		return nil, Errorf(CodeInvalid, "The file's table plays %q, which this bot does not know.", Clip(ex.Table.System, 40))
 	}
+	// The history is encoded here, outside the write transaction: it is
+	// most of an import's work (the writer stores it only).
+	events, err := moveEvents(ex.Events, r)
+	if err != nil {
+		return nil, err
+	}
 	err = s.db.Update(func(tx *storage.Tx) error {
 		if _, err := tx.Table(r.ChannelID); err == nil {
 			return Errorf(CodeConflict, "This channel already has a table. Import into a new channel or thread, which has none.")
@@ -176,7 +199,7 @@ func tableImport(ctx context.Context, s *Service, r *Request) (*Response, error)
 		} else if last != 0 {
 			return Errorf(CodeConflict, "This channel has a history (%d events) from an earlier table; import into a new channel or thread.", last)
 		}
-		return restore(tx, sys, ex, r)
+		return restore(tx, sys, ex, events, r)
 	})
 	if err != nil {
 		return nil, err
@@ -208,6 +231,9 @@ func ParseExport(data []byte) (*Export, error) {
 	}
 	if ex.Table.Clock < 0 {
 		return nil, Errorf(CodeInvalid, "The file's clock is negative.")
+	}
+	if n := len(ex.Characters); n > MaxCharacters {
+		return nil, Errorf(CodeInvalid, "The file holds %d characters; a table holds at most %d.", n, MaxCharacters)
 	}
 	ids := make(map[uint64]bool, len(ex.Characters))
 	for _, c := range ex.Characters {
@@ -262,11 +288,12 @@ func ParseExport(data []byte) (*Export, error) {
 func foldName(s string) string { return strings.ToLower(s) }
 
 // restore writes ex into the empty channel of r: the table, the characters
-// with their ids (placeholders fill the ids of deleted characters, then go,
-// so that ids are never reused) and the history with its sequence numbers.
+// with their ids (the ids of deleted characters are skipped, so that ids are
+// never reused, in time linear in the characters) and the history, events
+// (moveEvents), with its sequence numbers.
 // Every record moves to the request's channel and guild; the tracker message
 // stays behind.
-func restore(tx *storage.Tx, sys System, ex *Export, r *Request) error {
+func restore(tx *storage.Tx, sys System, ex *Export, events []storage.EncodedEvent, r *Request) error {
 	t := moveTable(ex.Table, r)
 	if t.Options == nil {
 		t.Options = defaultOptions(sys)
@@ -274,34 +301,33 @@ func restore(tx *storage.Tx, sys System, ex *Export, r *Request) error {
 	if err := tx.PutTable(t); err != nil {
 		return err
 	}
-	byID := map[uint64]*storage.Character{}
-	for _, c := range ex.Characters {
-		byID[c.ID] = c
-	}
-	for id := uint64(1); id <= ex.LastCharacterID; id++ {
-		c := byID[id]
-		placeholder := c == nil
-		if placeholder {
-			c = &storage.Character{Name: fmt.Sprintf("\u2060import %d", id)}
+	for _, c := range ex.Characters { // in rising id order (ParseExport)
+		if err := tx.SkipCharacterIDs(r.ChannelID, c.ID-1); err != nil {
+			return err
 		}
 		n := moveCharacter(c, r)
 		if err := tx.CreateCharacter(n); err != nil {
 			return err
 		}
-		if n.ID != id {
-			return fmt.Errorf("import: character %q got id %d, want %d", c.Name, n.ID, id)
-		}
-		if placeholder {
-			if err := tx.DeleteCharacter(r.ChannelID, id); err != nil {
-				return err
-			}
-			continue
+		if n.ID != c.ID {
+			return fmt.Errorf("import: character %q got id %d, want %d", c.Name, n.ID, c.ID)
 		}
 		if _, _, err := sys.Describe(n); err != nil {
 			return Errorf(CodeInvalid, "Character %s of the file has a sheet the %s system cannot read.", Escape(c.Name), t.System)
 		}
 	}
-	for _, e := range ex.Events {
+	if err := tx.SkipCharacterIDs(r.ChannelID, ex.LastCharacterID); err != nil {
+		return err
+	}
+	return tx.AppendEncodedEvents(r.ChannelID, events)
+}
+
+// moveEvents returns the events of an export moved to the request's channel
+// and guild (as moveTable and moveCharacter move their records), encoded
+// for storage.
+func moveEvents(evs []*storage.Event, r *Request) ([]storage.EncodedEvent, error) {
+	out := make([]storage.EncodedEvent, 0, len(evs))
+	for _, e := range evs {
 		n := *e
 		n.ChannelID = r.ChannelID
 		if n.TableBefore != nil {
@@ -318,14 +344,13 @@ func restore(tx *storage.Tx, sys System, ex *Export, r *Request) error {
 			ch.Before, ch.After = moveCharacter(ch.Before, r), moveCharacter(ch.After, r)
 			n.Changes[i] = ch
 		}
-		if err := tx.AppendEvent(&n); err != nil {
-			return err
+		enc, err := storage.EncodeEvent(&n)
+		if err != nil {
+			return nil, err
 		}
-		if n.Seq != e.Seq {
-			return fmt.Errorf("import: event got seq %d, want %d", n.Seq, e.Seq)
-		}
+		out = append(out, enc)
 	}
-	return nil
+	return out, nil
 }
 
 // moveTable returns a copy of t at the request's channel and guild.

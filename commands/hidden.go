@@ -301,9 +301,6 @@ func (m *Mutation) wordEmbed(id uint64) (Embed, bool) {
 	return hiddenEmbed(c, v), true
 }
 
-// maxRows is Discord's limit on rows of buttons in a message.
-const maxRows = 5
-
 // present finishes a mutation's reply (see the comment at the top of this
 // file). The parts said through the mutation come first, then what resp
 // carries itself (not scoped: about every character loaded). A reply with

@@ -107,8 +107,8 @@ const (
 )
 
 // MaxCombatants bounds a turn order, so that a round's walk and its
-// rerolls stay short.
-const MaxCombatants = 50
+// rerolls stay short: every character of the largest table (MaxCharacters).
+const MaxCombatants = MaxCharacters
 
 // The table options of the turn order (RULES.md §0.6), which every system
 // with an Initiator offers.

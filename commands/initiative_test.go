@@ -518,21 +518,26 @@ func TestInitiativeRemoveAndDelete(t *testing.T) {
 	commandstest.WantIn(t, "end", out, "The turn order is closed after round 1.")
 }
 
-// TestInitiativeLimits: a turn order holds at most MaxCombatants; a
-// system without initiative has no /init.
+// TestInitiativeLimits: a turn order holds at most MaxCombatants, every
+// character of the largest table, all of which may join; a system without
+// initiative has no /init.
 func TestInitiativeLimits(t *testing.T) {
 	tb := hitProtParty(t)
-	var names []string
-	for i := range commands.MaxCombatants + 1 {
+	names := []string{"Lister", "Meghan", "Kryten"}
+	for i := range commands.MaxCombatants - len(names) {
 		name := "M" + string(rune('A'+i/26)) + string(rune('a'+i%26))
 		names = append(names, name)
 		tb.OK(tb.Do("gm", `/char create name:`+name+` stats:"hp=1"`))
 	}
-	for _, n := range names[:commands.MaxCombatants] {
+	tb.Refused(tb.Do("gm", `/char create name:Extra stats:"hp=1"`), "the most a table may hold")
+	for _, n := range names {
 		tb.OK(tb.Do("gm", "/init join target:"+n+" roll:1"))
 	}
+	if o := tb.order(); len(o.Combatants) != commands.MaxCombatants {
+		t.Errorf("order holds %d combatants; want %d", len(o.Combatants), commands.MaxCombatants)
+	}
 	before := noPointer(tb.state())
-	tb.Refused(tb.Do("gm", "/init join target:"+names[commands.MaxCombatants]+" roll:1"), "at most 50 combatants")
+	tb.Refused(tb.Do("gm", "/init join target:Lister roll:1"), "Lister")
 	if noPointer(tb.state()) != before {
 		t.Error("a refused join changed the table")
 	}

@@ -3,10 +3,15 @@ package commands
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
+
+	"github.com/hpkeeper/hpkeeper/rules/clock"
 )
 
-// Discord's limits on a message (API reference, "Embed Limits" and message
-// content), enforced in one place so that no reply is ever refused.
+// Discord's limits on a message (API reference, "Embed Limits", message
+// content, message components, autocomplete and modals), enforced in one
+// place (fitLimits) so that no reply is ever refused. Lengths are in
+// characters (Unicode code points), as Discord counts them.
 const (
 	maxContent      = 2000
 	maxEmbeds       = 10
@@ -16,14 +21,75 @@ const (
 	maxFieldName    = 256
 	maxFieldValue   = 1024
 	maxEmbedFooter  = 2048
-	maxEmbedTotal   = 6000
+	maxEmbedTotal   = 6000 // titles, descriptions, field names and values, footers of all embeds
+	maxRows         = 5    // action rows of a message
+	maxRowButtons   = 5    // buttons in one action row
 	maxButtonLabel  = 80
-	maxChoiceLength = 100
+	maxCustomID     = 100 // custom_id of a button or modal and its inputs
+	maxChoiceLength = 100 // an autocomplete choice's name and value
+	maxModalTitle   = 45
+	maxModalInputs  = 5
+	maxInputLabel   = 45
+	maxPlaceholder  = 100
 )
 
-// fitLimits shortens a response to Discord's limits: long texts end in "…",
-// surplus embeds and fields are dropped with a note, and the embeds together
-// stay within 6,000 characters.
+// Limits on what one command may ask for, so that no command holds the
+// single writer for long (SECURITY.md, "Input limits"; BENCHMARKS.md, "Worst
+// case of every command").
+const (
+	// MaxCharacters is the most characters a table holds: a party, its
+	// retainers and NPCs and a battle's worth of foes, twice what the
+	// autocomplete of a name offers (25) and about what the tracker's one
+	// embed lists. /char create and /table import refuse more.
+	MaxCharacters = 50
+	// MaxAdvanceDays is the longest one /clock advance moves the clock, in
+	// days (2,160 hours): a season, longer than every timer of the three
+	// systems (the longest, hit-protection's no-restoring period of 2d6
+	// weeks, is 84 days) and than most recoveries (hp-mp-wp regains WP at
+	// 1 a level a day: from −20 to Con 18 at level 1 in 38 days). A year is
+	// five commands. At the largest hp-mp-wp table the advance holds the
+	// single writer for about 25–30 ms (BENCHMARKS.md); a year would hold it
+	// four times as long.
+	MaxAdvanceDays = 90
+)
+
+// roomForCharacter refuses a new character at a table that already holds
+// MaxCharacters.
+func (m *Mutation) roomForCharacter() error {
+	chars, err := m.tx.Characters(m.Req.ChannelID)
+	if err != nil {
+		return err
+	}
+	if len(chars) >= MaxCharacters {
+		return Errorf(CodeInvalid, "This table holds %d characters, the most a table may hold. Delete one first (/char delete).", len(chars))
+	}
+	return nil
+}
+
+// checkAdvance refuses moving the clock n units past MaxAdvanceDays, with
+// the command to type instead, in the same unit.
+func checkAdvance(n int64, unit clock.Unit) error {
+	most := MaxAdvanceDays * clock.RoundsPerDay / unit.Rounds()
+	if n <= most {
+		return nil
+	}
+	limit := fmt.Sprintf("%d days", MaxAdvanceDays)
+	if unit != clock.Day {
+		limit += fmt.Sprintf(" (%d %s)", most, unit)
+	}
+	return Errorf(CodeInvalid, "The clock moves at most %s in one command, longer than any timer runs; %d %s is more. Move it in steps: `/clock action:advance amount:%d unit:%s`, then the rest.",
+		limit, n, unit, most, unit)
+}
+
+// notFitting is the field that ends the embeds when their total would pass
+// maxEmbedTotal.
+var notFitting = Field{Name: "…", Value: "the rest does not fit in one message"}
+
+// fitLimits shortens a response to Discord's limits (the constants above):
+// long texts end in "…"; surplus embeds, fields, rows and buttons are
+// dropped, fields with a note; and the embeds together stay within
+// maxEmbedTotal characters, the note that ends them included. It takes time
+// linear in the response's size.
 func fitLimits(resp *Response) {
 	resp.Content = Clip(resp.Content, maxContent)
 	if len(resp.Embeds) > maxEmbeds {
@@ -37,36 +103,160 @@ func fitLimits(resp *Response) {
 		e.Footer = Clip(e.Footer, maxEmbedFooter)
 		if len(e.Fields) > maxEmbedFields {
 			dropped := len(e.Fields) - maxEmbedFields + 1
-			e.Fields = append(e.Fields[:maxEmbedFields-1], Field{Name: "…", Value: fmt.Sprintf("%d more not shown", dropped)})
+			e.Fields = append(e.Fields[:maxEmbedFields-1:maxEmbedFields-1], Field{Name: "…", Value: fmt.Sprintf("%d more not shown", dropped)})
 		}
-		total += runes(e.Title) + runes(e.Description) + runes(e.Footer)
 		for j := range e.Fields {
 			f := &e.Fields[j]
-			f.Name = Clip(f.Name, maxFieldName)
-			f.Value = Clip(f.Value, maxFieldValue)
-			if f.Name == "" {
-				f.Name = "\u200b"
-			}
-			if f.Value == "" {
-				f.Value = "\u200b"
-			}
-			size := runes(f.Name) + runes(f.Value)
-			if total+size > maxEmbedTotal {
-				e.Fields = append(e.Fields[:j:j], Field{Name: "…", Value: "the rest does not fit in one message"})
-				resp.Embeds = resp.Embeds[:i+1]
-				return
-			}
-			total += size
+			f.Name = nonEmpty(Clip(f.Name, maxFieldName))
+			f.Value = nonEmpty(Clip(f.Value, maxFieldValue))
 		}
+		total += embedSize(e)
 	}
-	for _, row := range resp.Components {
-		for j := range row {
-			row[j].Label = Clip(row[j].Label, maxButtonLabel)
-		}
+	if total > maxEmbedTotal {
+		fitEmbedTotal(resp)
+	}
+	fitComponents(resp)
+	if len(resp.Choices) > maxChoices {
+		resp.Choices = resp.Choices[:maxChoices]
 	}
 	for i := range resp.Choices {
-		resp.Choices[i].Name = Clip(resp.Choices[i].Name, maxChoiceLength)
+		resp.Choices[i].Name = nonEmpty(Clip(resp.Choices[i].Name, maxChoiceLength))
+		resp.Choices[i].Value = Clip(resp.Choices[i].Value, maxChoiceLength)
 	}
+	if md := resp.Modal; md != nil {
+		md.Title = nonEmpty(Clip(md.Title, maxModalTitle))
+		md.CustomID = clipBytes(md.CustomID, maxCustomID)
+		if len(md.Inputs) > maxModalInputs {
+			md.Inputs = md.Inputs[:maxModalInputs]
+		}
+		for i := range md.Inputs {
+			in := &md.Inputs[i]
+			in.Label = nonEmpty(Clip(in.Label, maxInputLabel))
+			in.Placeholder = Clip(in.Placeholder, maxPlaceholder)
+			in.CustomID = clipBytes(in.CustomID, maxCustomID)
+			in.MaxLength = min(max(in.MaxLength, 0), MaxModalText)
+			in.MinLength = min(max(in.MinLength, 0), MaxModalText)
+			if in.MaxLength > 0 {
+				in.MinLength = min(in.MinLength, in.MaxLength)
+			}
+		}
+	}
+}
+
+// fitEmbedTotal cuts the embeds, each already within its own limits, to
+// maxEmbedTotal characters in all: it keeps titles, descriptions, footers
+// and fields in order while they fit within the total less the size of
+// notFitting, cuts the text that reaches past it, drops what follows, and
+// ends the last embed kept with notFitting.
+func fitEmbedTotal(resp *Response) {
+	budget := maxEmbedTotal - runes(notFitting.Name) - runes(notFitting.Value)
+	used := 0
+	// take returns s cut to what is left of the budget ("" when nothing is)
+	// and counts it.
+	take := func(s string) string {
+		left := budget - used
+		if n := runes(s); n > left {
+			if left < 2 {
+				s = ""
+			} else {
+				s = Clip(s, left)
+			}
+		}
+		used += runes(s)
+		return s
+	}
+	for i := range resp.Embeds {
+		e := &resp.Embeds[i]
+		if used >= budget-1 && i > 0 {
+			resp.Embeds = resp.Embeds[:i]
+			break
+		}
+		e.Title = take(e.Title)
+		e.Description = take(e.Description)
+		e.Footer = take(e.Footer)
+		kept := len(e.Fields)
+		for j, f := range e.Fields {
+			size := runes(f.Name) + runes(f.Value)
+			if used+size <= budget {
+				used += size
+				continue
+			}
+			kept = j
+			if left := budget - used - runes(f.Name); left >= 2 {
+				e.Fields[j].Value = Clip(f.Value, left)
+				used = budget
+				kept = j + 1
+			}
+			break
+		}
+		if kept < len(e.Fields) {
+			e.Fields = e.Fields[:kept]
+			resp.Embeds = resp.Embeds[:i+1]
+			break
+		}
+	}
+	last := &resp.Embeds[len(resp.Embeds)-1]
+	if len(last.Fields) >= maxEmbedFields {
+		last.Fields = last.Fields[:maxEmbedFields-1]
+	}
+	last.Fields = append(last.Fields, notFitting)
+}
+
+// embedSize is what e counts towards maxEmbedTotal.
+func embedSize(e *Embed) int {
+	n := runes(e.Title) + runes(e.Description) + runes(e.Footer)
+	for _, f := range e.Fields {
+		n += runes(f.Name) + runes(f.Value)
+	}
+	return n
+}
+
+// fitComponents keeps at most maxRows rows of at most maxRowButtons buttons,
+// drops empty rows, and cuts labels and custom_ids to Discord's lengths (a
+// button needs a label: an empty one becomes a zero-width space).
+func fitComponents(resp *Response) {
+	rows := resp.Components[:0]
+	for _, row := range resp.Components {
+		if len(row) == 0 {
+			continue
+		}
+		if len(row) > maxRowButtons {
+			row = row[:maxRowButtons]
+		}
+		for j := range row {
+			row[j].Label = nonEmpty(Clip(row[j].Label, maxButtonLabel))
+			row[j].CustomID = clipBytes(row[j].CustomID, maxCustomID)
+		}
+		rows = append(rows, row)
+	}
+	if len(rows) > maxRows {
+		rows = rows[:maxRows]
+	}
+	if len(rows) == 0 {
+		rows = nil
+	}
+	resp.Components = rows
+}
+
+// nonEmpty returns s, or a zero-width space for "": Discord refuses empty
+// field names and values, labels and titles.
+func nonEmpty(s string) string {
+	if s == "" {
+		return "\u200b"
+	}
+	return s
+}
+
+// clipBytes cuts s to at most n bytes on a rune boundary, with no ellipsis:
+// a custom_id is an identifier, not text.
+func clipBytes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
 
 func runes(s string) int { return len([]rune(s)) }

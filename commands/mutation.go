@@ -40,11 +40,12 @@ type Mutation struct {
 // touched, its reply's parts, its dice and its notes, each with the scope
 // it is about (hidden.go), shared by every scoped copy of the mutation.
 type mutationLog struct {
-	touched []uint64
-	parts   []part
-	rolls   []entry
-	notes   []entry
-	entries int // rolls and notes so far, to order them (entry.seq)
+	touched   []uint64
+	parts     []part
+	rolls     []entry
+	moreRolls int // rolls made past MaxRecordedRolls (dice.go)
+	notes     []entry
+	entries   int // rolls and notes so far, to order them (entry.seq)
 	// seqTaken: NextEventSeq was called, so the event must be written even
 	// if nothing changed, or a button would name a later, unrelated event.
 	seqTaken bool
@@ -359,7 +360,7 @@ func (m *Mutation) commit(resp *Response) error {
 		UserID:    m.Req.UserID,
 		UserName:  m.Req.UserName,
 		Command:   m.Req.Line(),
-		Dice:      texts(m.log.rolls),
+		Dice:      m.recordedRolls(),
 	}
 	for _, id := range m.log.touched {
 		after, err := m.tx.Character(m.Req.ChannelID, id)

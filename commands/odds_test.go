@@ -25,6 +25,13 @@ func TestOddsExpr(t *testing.T) {
 		t.Errorf("4dF: %v %v %v", totals, values, err)
 	}
 	tb.Refused(tb.Do("ann", "/odds expr:1d1000"), "possible totals")
+	tb.Refused(tb.Do("ann", "/odds expr:100d1000"), "100d1000 has 99901 possible totals; a chart shows at most 60")
+	// Refused before any counting (its distribution makes some 529,000
+	// allocations): the refusal's work, not its time, is what is checked.
+	big := dice.MustParse("100d1000")
+	if allocs := testing.AllocsPerRun(3, func() { commands.DiceOdds(big) }); allocs > 50 {
+		t.Errorf("DiceOdds(100d1000) made %v allocations; want the refusal before the distribution is counted", allocs)
+	}
 	tb.Refused(tb.Do("ann", "/odds expr:2x"), "Bad dice")
 	tb.Refused(tb.Do("ann", "/odds"), "no table")
 	tb.OK(tb.Do("!carol", "/table setup system:hp-mp-wp"))

@@ -8,6 +8,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/hpkeeper/hpkeeper/rules/clock"
 	"github.com/hpkeeper/hpkeeper/rules/dice"
 )
 
@@ -107,10 +108,26 @@ func (l *workLimiter) forgetFull(now time.Time) {
 	}
 }
 
+// AdvanceDayCost is what each whole day a /clock advance passes costs, in
+// units: the longest advance (MaxAdvanceDays, which can hold the writer for
+// tens of milliseconds at the largest hp-mp-wp table) takes 900 of the
+// WorkBurst, so one user gets about one a minute; a week costs 70.
+const AdvanceDayCost = 10
+
+// FileCost is what a /table export or /table import costs, in units: each
+// can read, encode or decode up to MaxImportSize (8 MiB, a few hundred
+// milliseconds of CPU), so one user gets five a minute.
+const FileCost = 200
+
 // workCost is the cost in units of answering command request r.
 func workCost(r *Request) int {
-	if r.Command == "history" {
+	switch {
+	case r.Command == "history":
 		return HistoryCost
+	case r.Command == "clock":
+		return advanceCost(r)
+	case r.Command == "table" && (r.Subcommand == "export" || r.Subcommand == "import"):
+		return FileCost
 	}
 	n := 0
 	for _, opt := range []string{"expr", "amount"} {
@@ -131,6 +148,30 @@ func workCost(r *Request) int {
 	return n
 }
 
+// advanceCost is the cost of a /clock request: AdvanceDayCost for each
+// whole day it moves the clock (n × unit, up to 10,000 × a day, cannot
+// overflow).
+func advanceCost(r *Request) int {
+	if r.Options["action"] != "advance" {
+		return 0
+	}
+	n, err := strconv.ParseInt(r.Options["amount"], 10, 64)
+	if err != nil || n < 0 {
+		return 0
+	}
+	unit := clock.Round
+	if u, ok := r.Options["unit"]; ok {
+		if unit, err = clock.ParseUnit(u); err != nil {
+			return 0
+		}
+	}
+	rounds := n * unit.Rounds()
+	if rounds > MaxAdvanceDays*clock.RoundsPerDay {
+		return 0 // refused before any work (checkAdvance)
+	}
+	return int(rounds/clock.RoundsPerDay) * AdvanceDayCost
+}
+
 // limitWork spends the work of command request r from its user's allowance,
 // or returns the CodeRateLimited error saying how long to wait.
 func (s *Service) limitWork(r *Request) error {
@@ -140,7 +181,7 @@ func (s *Service) limitWork(r *Request) error {
 		return nil
 	}
 	secs := int(math.Ceil(wait.Seconds()))
-	return Errorf(CodeRateLimited, "Slow down: that is a lot of dice or history for one minute (%d units; you may spend %d a minute). Try again in %d s. Nothing was changed.", cost, WorkPerMinute, secs)
+	return Errorf(CodeRateLimited, "Slow down: that is a lot of dice, history or clock time for one minute (%d units; you may spend %d a minute). Try again in %d s. Nothing was changed.", cost, WorkPerMinute, secs)
 }
 
 // MaxModalText is the longest text a modal input may carry, in characters:

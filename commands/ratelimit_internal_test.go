@@ -2,6 +2,7 @@ package commands
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 )
@@ -82,8 +83,19 @@ func TestWorkCost(t *testing.T) {
 		{"roll", map[string]string{"expr": "5d6", "hd": "20"}, 25},
 		{"history", nil, HistoryCost},
 		{"char", map[string]string{"name": "100d6"}, 0},
+		{"clock", map[string]string{"action": "advance", "amount": "90", "unit": "days"}, 900},
+		{"clock", map[string]string{"action": "advance", "amount": "2160", "unit": "hours"}, 900},
+		{"clock", map[string]string{"action": "advance", "amount": "7", "unit": "days"}, 70},
+		{"clock", map[string]string{"action": "advance", "amount": "23", "unit": "hours"}, 0},
+		{"clock", map[string]string{"action": "advance", "amount": "10000"}, 60},
+		{"clock", map[string]string{"action": "advance", "amount": "91", "unit": "days"}, 0}, // refused before any work
+		{"clock", map[string]string{"action": "next-round"}, 0},
+		{"table export", nil, FileCost},
+		{"table import", map[string]string{"file": "t.json"}, FileCost},
+		{"table show", nil, 0},
 	} {
-		r := &Request{Command: tc.command, Options: tc.opts}
+		command, sub, _ := strings.Cut(tc.command, " ")
+		r := &Request{Command: command, Subcommand: sub, Options: tc.opts}
 		if got := workCost(r); got != tc.want {
 			t.Errorf("workCost(/%s %v) = %d; want %d", tc.command, tc.opts, got, tc.want)
 		}

@@ -70,6 +70,8 @@ func TestInputLimits(t *testing.T) {
 		{"/damage target:Lister amount:" + big, "Bad dice"},
 		{"/damage target:Lister amount:1001", "must be"},
 		{"/damage target:Lister amount:1000d1000", "at most 100 dice"},
+		{"/damage target:Lister amount:100d1000", "100d1000 can reach 100000, above the limit of 1000"},
+		{"/damage target:Lister amount:2d6+999", "2d6+999 can reach 1011, above the limit of 1000"},
 		{"/damage target:Lister amount:" + long, "characters long"},
 		{"/damage target:Lister amount:1d0", "Bad dice"},
 		{"/damage target:" + long + " amount:1", "characters long"},
@@ -212,6 +214,21 @@ func TestWorkLimit(t *testing.T) {
 	}
 	if r := tb.at("cat", "/history", now); !r.Ephemeral || !strings.Contains(r.Content, "Slow down") {
 		t.Errorf("history page %d at once: %q; want a slow-down", commands.WorkBurst/commands.HistoryCost+1, r.Content)
+	}
+	// Days on the clock count: one longest advance at once, not two; a
+	// week passes 3 s later.
+	big := fmt.Sprintf("/clock action:advance amount:%d unit:days", commands.MaxAdvanceDays)
+	tb2 := newTable(t)
+	tb2.Channel = "chan-clock"
+	tb2.OK(tb2.Do("dan", "/table setup system:harm"))
+	if r := tb2.at("dan", big, now); r.Ephemeral {
+		t.Fatalf("the longest advance: %q; want it to pass", r.Content)
+	}
+	if r := tb2.at("dan", big, now); !r.Ephemeral || !strings.Contains(r.Content, "Slow down") || !strings.Contains(r.Content, "clock time") {
+		t.Errorf("a second longest advance at once: %q (ephemeral %v); want a slow-down", r.Content, r.Ephemeral)
+	}
+	if r := tb2.at("dan", "/clock action:advance amount:7 unit:days", now.Add(3*time.Second)); r.Ephemeral {
+		t.Errorf("a week (70 units) after 3 s (150 units): %q; want it to pass", r.Content)
 	}
 	if c := commands.ErrorCode(commands.Errorf(commands.CodeRateLimited, "x")); c != commands.CodeRateLimited {
 		t.Errorf("ErrorCode = %d; want CodeRateLimited", c)

@@ -35,6 +35,54 @@ func (tx *Tx) AppendEvent(e *Event) error {
 	return nil
 }
 
+// EncodedEvent is an event encoded as AppendEvent stores it (EncodeEvent),
+// for AppendEncodedEvents.
+type EncodedEvent struct {
+	channelID string
+	seq       uint64
+	data      []byte
+}
+
+// EncodeEvent encodes e, whose ChannelID and Seq are those it will have, for
+// AppendEncodedEvents. It needs no transaction: a caller that appends many
+// events (/table import) encodes them before its write transaction, so that
+// the single writer only stores them.
+func EncodeEvent(e *Event) (EncodedEvent, error) {
+	data, err := encodeEvent(e)
+	if err != nil {
+		return EncodedEvent{}, err
+	}
+	return EncodedEvent{channelID: e.ChannelID, seq: e.Seq, data: data}, nil
+}
+
+// AppendEncodedEvents appends the events evs (EncodeEvent) to the history
+// of the table in channelID, in order, as AppendEvent would: each must be of
+// that channel and carry the next seq there, or nothing more is appended and
+// the error says which did not.
+func (tx *Tx) AppendEncodedEvents(channelID string, evs []EncodedEvent) error {
+	btx, err := tx.write()
+	if err != nil {
+		return fmt.Errorf("append events: %w", err)
+	}
+	ch, err := tx.j.channelBucket(btx, channelID)
+	if err != nil {
+		return fmt.Errorf("append events: %w", err)
+	}
+	events := ch.Bucket(bucketEvents)
+	for _, e := range evs {
+		if e.channelID != channelID || e.seq != events.Sequence()+1 {
+			return fmt.Errorf("append events at table %s: event %d of table %s is not the next (%d)", channelID, e.seq, e.channelID, events.Sequence()+1)
+		}
+		if _, err := tx.j.nextSeq(events); err != nil {
+			return fmt.Errorf("append event at table %s: %w", channelID, err)
+		}
+		if err := tx.j.put(events, itob(e.seq), e.data); err != nil {
+			return fmt.Errorf("append event %d at table %s: %w", e.seq, channelID, err)
+		}
+	}
+	return nil
+}
+
 // Event returns event seq of the channel's table, or an error wrapping
 // ErrNotFound.
 func (tx *Tx) Event(channelID string, seq uint64) (*Event, error) {

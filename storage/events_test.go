@@ -312,3 +312,55 @@ func TestCorruptCompressedEventIsAnError(t *testing.T) {
 		t.Error("decodeEvent(corrupt S2 block) = nil error")
 	}
 }
+
+// TestAppendEncodedEvents: events encoded before the write transaction
+// (EncodeEvent) are stored exactly as AppendEvent stores them, in sequence;
+// one that is not the next of its channel is refused.
+func TestAppendEncodedEvents(t *testing.T) {
+	db := mustOpen(t)
+	setupTable(t, db, "c1")
+	setupTable(t, db, "c2")
+	want := appendEvents(t, db, "c1", 3)
+	var encoded []EncodedEvent
+	for _, e := range want {
+		n := *e
+		n.ChannelID = "c2"
+		enc, err := EncodeEvent(&n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		encoded = append(encoded, enc)
+	}
+	mustUpdate(t, db, func(tx *Tx) error { return tx.AppendEncodedEvents("c2", encoded[:2]) })
+	for _, bad := range [][]EncodedEvent{encoded[:1], encoded[1:2]} {
+		if err := db.Update(func(tx *Tx) error { return tx.AppendEncodedEvents("c2", bad) }); err == nil {
+			t.Errorf("AppendEncodedEvents of event %d after 2 succeeded; want it refused", bad[0].seq)
+		}
+	}
+	if err := db.Update(func(tx *Tx) error { return tx.AppendEncodedEvents("c1", encoded[2:]) }); err == nil {
+		t.Error("AppendEncodedEvents of a c2 event at c1 succeeded")
+	}
+	mustUpdate(t, db, func(tx *Tx) error { return tx.AppendEncodedEvents("c2", encoded[2:]) })
+	mustView(t, db, func(tx *Tx) error {
+		if seq, err := tx.LastEventSeq("c2"); err != nil || seq != 3 {
+			t.Errorf("LastEventSeq(c2) = %d, %v; want 3", seq, err)
+		}
+		for _, w := range want {
+			got, err := tx.Event("c2", w.Seq)
+			if err != nil {
+				return err
+			}
+			w2 := *w
+			w2.ChannelID = "c2"
+			if !reflect.DeepEqual(got, &w2) {
+				t.Errorf("event %d = %+v; want %+v", w.Seq, got, &w2)
+			}
+		}
+		return nil
+	})
+	for seq := uint64(1); seq <= 3; seq++ {
+		if a, b := rawEvent(t, db, "c1", seq), rawEvent(t, db, "c2", seq); len(a) != len(b) {
+			t.Errorf("event %d: %d bytes through AppendEvent, %d encoded beforehand", seq, len(a), len(b))
+		}
+	}
+}

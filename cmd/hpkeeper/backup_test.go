@@ -50,7 +50,13 @@ func TestBackupUnderLoad(t *testing.T) {
 	t.Setenv("HPKEEPER_ADMIN_TOKEN", e2eAdminToken) // the child inherits it
 	c := startServe(t, bin, dbPath, pub, true)
 	const gm = "1311000000000001001"
-	mustPost(t, c.addr, priv, interaction(1, gm, "table", "setup", "system", "hp-mp-wp"))
+	// Each writer creates its characters at four tables in turn: a table
+	// holds at most commands.MaxCharacters.
+	channels := make([]string, 16)
+	for i := range channels {
+		channels[i] = fmt.Sprintf("13110000000000004%02d", i)
+		mustPost(t, c.addr, priv, interactionIn(channels[i], 1+i, gm, "table", "setup", "system", "hp-mp-wp"))
+	}
 
 	var (
 		mu    sync.Mutex
@@ -65,7 +71,7 @@ func TestBackupUnderLoad(t *testing.T) {
 			client := &http.Client{Timeout: 10 * time.Second}
 			for i := 0; !stop.Load(); i++ {
 				name := fmt.Sprintf("W%d-%d", w, i)
-				status, rep, err := post(context.Background(), client, c.addr, priv, interaction(1000+w*100000+i, gm, "char", "create", "name", name, "stats", "hp-max=9 mp-max=0"))
+				status, rep, err := post(context.Background(), client, c.addr, priv, interactionIn(channels[4*w+i%4], 1000+w*100000+i, gm, "char", "create", "name", name, "stats", "hp-max=9 mp-max=0"))
 				if err != nil || status != http.StatusOK || rep.Data.Flags&64 != 0 {
 					t.Errorf("create %s: %d %+v %v", name, status, rep, err)
 					return
@@ -117,7 +123,7 @@ func TestBackupUnderLoad(t *testing.T) {
 	if m == nil {
 		t.Fatalf("check printed no character count: %s", out)
 	}
-	inCopy := checkDB(t, dst)
+	inCopy := checkDB(t, dst, channels...)
 	for _, name := range before {
 		if !inCopy[name] {
 			t.Errorf("%s was acknowledged before the backup began but is not in the copy", name)

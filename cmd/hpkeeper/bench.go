@@ -135,6 +135,9 @@ func parseBenchFlags(args []string, stderr io.Writer) (*benchConfig, error) {
 	case c.tables < 1 || c.chars < 2 || c.concurrency < 1 || c.runs < 1 || c.duration <= 0 || c.warmup < 0:
 		fmt.Fprintln(stderr, "hpkeeper bench: --tables, --concurrency, --runs and --duration must be positive, --chars at least 2")
 		return nil, errUsage
+	case c.chars > commands.MaxCharacters:
+		fmt.Fprintf(stderr, "hpkeeper bench: --chars is at most %d, the most a table holds\n", commands.MaxCharacters)
+		return nil, errUsage
 	case math.IsNaN(c.rate) || c.rate < 0 || c.rate > 0 && (c.rate > 1e6 || float64(c.concurrency)/c.rate > 3600):
 		// Each client starts an action every concurrency/rate seconds: keep
 		// that interval between a microsecond and an hour.

@@ -167,6 +167,11 @@ func startServe(t *testing.T, bin, dbPath string, pub ed25519.PublicKey, wantRea
 // interaction returns the JSON of a slash command from user in e2eChannel;
 // opts are name/value pairs of the (sub)command's string options.
 func interaction(id int, user, command, sub string, opts ...string) []byte {
+	return interactionIn(e2eChannel, id, user, command, sub, opts...)
+}
+
+// interactionIn is interaction in the channel given.
+func interactionIn(channel string, id int, user, command, sub string, opts ...string) []byte {
 	var o []map[string]any
 	for i := 0; i+1 < len(opts); i += 2 {
 		o = append(o, map[string]any{"name": opts[i], "type": 3, "value": opts[i+1]})
@@ -177,7 +182,7 @@ func interaction(id int, user, command, sub string, opts ...string) []byte {
 	}
 	b, err := json.Marshal(map[string]any{
 		"id": strconv.Itoa(id), "application_id": "1", "type": 2, "token": "t", "version": 1,
-		"guild_id": "1311000000000000100", "channel_id": e2eChannel,
+		"guild_id": "1311000000000000100", "channel_id": channel,
 		"member": map[string]any{"user": map[string]any{"id": user, "username": user}, "permissions": "0", "nick": ""},
 		"data":   data,
 	})
@@ -251,8 +256,8 @@ func genKey(t *testing.T) (ed25519.PublicKey, ed25519.PrivateKey) {
 
 // checkDB opens the file (failing at once if it is still locked), runs the
 // bbolt consistency check and returns the names of the characters at
-// e2eChannel.
-func checkDB(t *testing.T, path string) map[string]bool {
+// e2eChannel, or at the channels given.
+func checkDB(t *testing.T, path string, channels ...string) map[string]bool {
 	t.Helper()
 	db, err := storage.Open(path, storage.Options{Timeout: -1})
 	if err != nil {
@@ -263,12 +268,20 @@ func checkDB(t *testing.T, path string) map[string]bool {
 		t.Fatalf("consistency check: %v", err)
 	}
 	names := map[string]bool{}
+	if len(channels) == 0 {
+		channels = []string{e2eChannel}
+	}
 	err = db.View(func(tx *storage.Tx) error {
-		cs, err := tx.Characters(e2eChannel)
-		for _, c := range cs {
-			names[c.Name] = true
+		for _, ch := range channels {
+			cs, err := tx.Characters(ch)
+			if err != nil {
+				return err
+			}
+			for _, c := range cs {
+				names[c.Name] = true
+			}
 		}
-		return err
+		return nil
 	})
 	if err != nil {
 		t.Fatalf("read characters: %v", err)
@@ -315,11 +328,19 @@ func TestKillKeepsAcknowledgedWrites(t *testing.T) {
 		nextID int
 	)
 	const gm = "1311000000000001001"
+	// The characters go to 64 tables in turn: a table holds at most
+	// commands.MaxCharacters.
+	channels := make([]string, 64)
+	for i := range channels {
+		channels[i] = fmt.Sprintf("13110000000000003%02d", i)
+	}
 	start := time.Now()
 	for round := 0; round < kills; round++ {
 		c := startServe(t, bin, dbPath, pub, true)
 		if round == 0 {
-			mustPost(t, c.addr, priv, interaction(1, gm, "table", "setup", "system", "hp-mp-wp"))
+			for i, ch := range channels {
+				mustPost(t, c.addr, priv, interactionIn(ch, 1+i, gm, "table", "setup", "system", "hp-mp-wp"))
+			}
 		}
 		ctx, cancel := context.WithCancel(context.Background())
 		client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 8}, Timeout: 10 * time.Second}
@@ -339,7 +360,7 @@ func TestKillKeepsAcknowledgedWrites(t *testing.T) {
 					// requests signed before it (TestReplayRefusedAfterRestart),
 					// which would idle the clients for a second every round.
 					status, rep, err := postAt(ctx, client, c.addr, priv,
-						interaction(1000+id, gm, "char", "create", "name", name, "stats", "hp-max=9 mp-max=0"),
+						interactionIn(channels[id%len(channels)], 1000+id, gm, "char", "create", "name", name, "stats", "hp-max=9 mp-max=0"),
 						time.Now().Add(bot.RestartClockSkew+time.Second))
 					if err != nil {
 						mu.Lock()
@@ -366,7 +387,7 @@ func TestKillKeepsAcknowledgedWrites(t *testing.T) {
 		cancel()
 		wg.Wait()
 		client.CloseIdleConnections()
-		names := checkDB(t, dbPath)
+		names := checkDB(t, dbPath, channels...)
 		mu.Lock()
 		for _, n := range acked {
 			if !names[n] {

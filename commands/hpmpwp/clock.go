@@ -2,28 +2,53 @@ package hpmpwp
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/hpkeeper/hpkeeper/commands"
+	"github.com/hpkeeper/hpkeeper/rules/clock"
+	rules "github.com/hpkeeper/hpkeeper/rules/hpmpwp"
+)
+
+// How much of an advance a reply lists line by line. An advance of at most
+// DetailHours whole hours reports every save and event of a character with
+// its clock time, as long as that character has at most DetailLines of
+// them; a longer advance, or a character with more, gets a summary instead:
+// its net changes, each kind of save with its count and outcomes, and what
+// happened how often (rules.Summary). A day is the longest stretch a
+// player follows hour by hour (a night's rest is 8 hours); past it the lines
+// would be cut to Discord's 2,000 characters anyway.
+const (
+	DetailHours = 24
+	DetailLines = 40
 )
 
 // AdvanceClock resolves every character's rounds, hours and days between
-// from and to (RULES.md §0.2, §2.4–§2.6).
+// from and to (RULES.md §0.2, §2.4–§2.6), each character's effects said
+// through m.For(ch): each character's walk is linear in the hours and dying
+// rounds passed, and its report is built once, in time linear in its
+// length, which does not grow with the advance past DetailHours.
 func (System) AdvanceClock(m *commands.Mutation, from, to int64) error {
 	chars, err := m.Characters()
 	if err != nil {
 		return err
 	}
+	detail := clock.Passed(clock.Time(from), clock.Time(to), clock.Hour) <= DetailHours
 	for _, ch := range chars {
 		m := m.For(ch)
 		c, s, err := load(ch)
 		if err != nil {
 			return err
 		}
-		next, out, err := c.Advance(m.RecordingDice(), from, to)
+		walk := c.AdvanceSummary
+		if detail {
+			walk = c.Advance
+		}
+		next, out, err := walk(m.RecordingDice(), from, to)
 		if err != nil {
 			return ruleError(ch, err)
 		}
-		if next == c && len(out.Lines) == 0 {
+		sum := out.Summary
+		if next == c && len(out.Lines) == 0 && len(sum.Saves) == 0 && len(sum.Events) == 0 {
 			continue
 		}
 		if next != c {
@@ -31,19 +56,57 @@ func (System) AdvanceClock(m *commands.Mutation, from, to int64) error {
 				return err
 			}
 		}
-		// Every line, every save with its DC: the reply is fitted to
-		// Discord's limits by the platform, the /history summary keeps all.
-		rep := fmt.Sprintf("**%s**: %s", commands.Escape(ch.Name), points(out))
-		for _, l := range out.Lines {
-			rep += "\n• " + l
+		var b strings.Builder
+		fmt.Fprintf(&b, "**%s**: %s", commands.Escape(ch.Name), points(out))
+		if detail && len(out.Lines) <= DetailLines {
+			for _, l := range out.Lines {
+				b.WriteString("\n• ")
+				b.WriteString(l)
+			}
+		} else {
+			writeSummary(&b, sum)
 		}
 		if c.State != next.State || c.Activity != next.Activity {
-			rep += "\nState: **" + stateLine(next) + "**"
+			b.WriteString("\nState: **" + stateLine(next) + "**")
 		}
 		if f := fatigue(next); f != "" && f != fatigue(c) {
-			rep += "\n" + f
+			b.WriteString("\n" + f)
 		}
-		m.Say("%s", rep)
+		m.Say("%s", b.String())
 	}
 	return nil
+}
+
+// writeSummary writes the summary of a long advance (RULES.md §0.2), one
+// line each: every kind of save with its count, outcomes and DCs, e.g. "•
+// Fort (exertion, hours awake) ×212: 190 succeeded, 22 failed (3 by 10 or
+// more), DC 10–52"; everything that happened with how often and when, e.g.
+// "• wakes ×22, first day 1, 21:00, last day 30, 05:00"; and the hours
+// slept.
+func writeSummary(b *strings.Builder, sum *rules.Summary) {
+	for _, sc := range sum.Saves {
+		fmt.Fprintf(b, "\n• %s (%s) ×%d: %d succeeded", sc.Kind, sc.For, sc.Count, sc.Succeeded)
+		if sc.SucceededBy5 > 0 {
+			fmt.Fprintf(b, " (%d by 5 or more)", sc.SucceededBy5)
+		}
+		fmt.Fprintf(b, ", %d failed", sc.Failed)
+		if sc.FailedBy10 > 0 {
+			fmt.Fprintf(b, " (%d by 10 or more)", sc.FailedBy10)
+		}
+		if sc.MinDC == sc.MaxDC {
+			fmt.Fprintf(b, ", DC %d", sc.MinDC)
+		} else {
+			fmt.Fprintf(b, ", DC %d–%d", sc.MinDC, sc.MaxDC)
+		}
+	}
+	for _, e := range sum.Events {
+		if e.Count == 1 {
+			fmt.Fprintf(b, "\n• %s (%s)", e.What, clock.Time(e.First))
+			continue
+		}
+		fmt.Fprintf(b, "\n• %s ×%d, first %s, last %s", e.What, e.Count, clock.Time(e.First), clock.Time(e.Last))
+	}
+	if l := sum.Sleep(); l != "" {
+		b.WriteString("\n• " + l)
+	}
 }

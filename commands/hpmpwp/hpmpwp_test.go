@@ -441,3 +441,103 @@ func TestRefusesOtherSystemsOptions(t *testing.T) {
 	tb.Refused(tb.Do("ann", "/attend target:Vala skilled:true"), "/attend skilled: is not used by the hp-mp-wp system")
 	tb.Refused(tb.Do("ann", "/attend target:Vala healer:Vala"), "Vala cannot give itself the care")
 }
+
+// TestFatigueFloor is RULES.md §2.3's example through the commands: a
+// fighter 5 with MP max 8 and Wis 10 at half HP is capped at the floor MP
+// 5, not at 3, and healing ends the fatigue; the next hour refills MP.
+func TestFatigueFloor(t *testing.T) {
+	tb := newTable(t)
+	tb.OK(tb.Do("ann", "/table setup system:hp-mp-wp"))
+	tb.OK(tb.Do("ann", `/char create name:Brom stats:"level=5 hp-max=40 mp-max=8"`))
+	tb.Dice.Push(10, 10)
+	out := tb.OK(tb.Do("ann", "/damage target:Brom amount:2d10"))
+	commandstest.WantIn(t, "damage", out, "HP 40 → 20 · MP 8 → 5 (capped at the fatigued maximum)", "fatigued (HP 20 ≤ 50% of 40)", "MP max 8 → 5")
+	if strings.Contains(out, "MP 5 ≤") {
+		t.Errorf("damage = %q; want MP 5 of 8 above the 50%% line", out)
+	}
+	out = tb.OK(tb.Do("ann", "/heal target:Brom amount:20"))
+	commandstest.WantIn(t, "heal", out, "HP 20 → 35", "no longer fatigued")
+	out = tb.OK(tb.Do("ann", "/clock action:advance amount:1 unit:hours"))
+	commandstest.WantIn(t, "an hour", out, "HP 35 → 40 · MP 5 → 8")
+	tb.NoDiceLeft()
+}
+
+// TestAwakeAfterWork is RULES.md §2.6's corrected trigger through the
+// commands: a barbarian works 9 hours (one save, DC 10) and stays awake; the
+// hours up to 16 awake roll nothing, the 17th saves at DC 12.
+func TestAwakeAfterWork(t *testing.T) {
+	tb := newTable(t)
+	tb.OK(tb.Do("ann", "/table setup system:hp-mp-wp"))
+	tb.OK(tb.Do("ann", `/char create name:Krag stats:"class=barbarian hp-max=12 fort=2"`))
+	tb.OK(tb.Do("ann", "/activity target:Krag kind:work"))
+	tb.Dice.Push(11)
+	out := tb.OK(tb.Do("ann", "/clock action:advance amount:9 unit:hours"))
+	commandstest.WantIn(t, "workday", out, "Fort DC 10 (exertion, hours worked): 1d20 [11] = 11 +2 = 13, succeeded")
+	tb.OK(tb.Do("ann", "/activity target:Krag kind:awake"))
+	out = tb.OK(tb.Do("ann", "/clock action:advance amount:7 unit:hours"))
+	if strings.Contains(out, "exertion") || strings.Contains(out, "Rolled") {
+		t.Errorf("hours 10–16 awake = %q; want no exertion save", out)
+	}
+	tb.Dice.Push(9)
+	out = tb.OK(tb.Do("ann", "/clock action:advance amount:1 unit:hours"))
+	commandstest.WantIn(t, "17th hour awake", out, "Fort DC 12 (exertion, hours awake): 1d20 [9] = 9 +2 = 11, failed", "exertion failure 1: −2 to all abilities")
+	commandstest.WantIn(t, "show", tb.OK(tb.Do("ann", "/char show name:Krag")), "awake · 9 h worked · 17 h awake · exertion saves 2, failures 1")
+	tb.NoDiceLeft()
+}
+
+// TestLongAdvanceSummary: an advance of more than DetailHours sums up each
+// character instead of a line per hour (RULES.md §0.2): Ox stays awake for
+// 48 hours, hours awake 17–48 save on natural 20s, DC 10 to 72.
+func TestLongAdvanceSummary(t *testing.T) {
+	tb := newTable(t)
+	tb.OK(tb.Do("ann", "/table setup system:hp-mp-wp"))
+	tb.OK(tb.Do("ann", `/char create name:Ox stats:"hp-max=10 mp-max=0"`))
+	for range 32 {
+		tb.Dice.Push(20)
+	}
+	out := tb.OK(tb.Do("ann", "/clock action:advance amount:2 unit:days"))
+	commandstest.WantIn(t, "summary", out, "The clock moves 2 days: day 1, 00:00 → day 3, 00:00.",
+		"**Ox**: HP 10 · MP 0 · WP 10\n• Fort (exertion, hours awake) ×32: 32 succeeded (3 by 5 or more), 0 failed, DC 10–72")
+	if strings.Contains(out, "day 1, 17:00:") || strings.Contains(out, "natural 20") {
+		t.Errorf("summary = %q; want no line per hour", out)
+	}
+	commandstest.WantIn(t, "history", tb.OK(tb.Do("ann", "/history target:Ox")), "Fort (exertion, hours awake) ×32")
+	tb.NoDiceLeft()
+}
+
+// TestStallScript is issue 14's script: one character at a new table and
+// /clock action:advance amount:10000 unit:days. It is refused before any
+// work with the limit; the longest advance allowed, 90 days, is summed up,
+// and what it stores stays bounded: the event lists at most
+// MaxRecordedRolls rolls and then counts them, its summary has a few lines a
+// character, and the reply fits Discord. (Its time is measured by
+// BenchmarkWorstCase, not here.)
+func TestStallScript(t *testing.T) {
+	db := commandstest.OpenDB(t)
+	tb := &commandstest.Table{T: t, Svc: commands.New(db, dice.NewRandom(14), hpmpwp.System{}), DB: db, Channel: "dm"}
+	tb.OK(tb.Do("ann", "/table setup system:hp-mp-wp"))
+	tb.OK(tb.Do("ann", `/char create name:Ox stats:"hp-max=10 mp-max=0"`))
+	tb.Refused(tb.Do("ann", "/clock action:advance amount:10000 unit:days"), "The clock moves at most 90 days in one command")
+	resp := tb.Do("ann", "/clock action:advance amount:90 unit:days")
+	out := tb.OK(resp)
+	commandstest.WantIn(t, "90 days", out, "The clock moves 90 days", "**Ox**: HP 10", "• Fort (exertion, hours awake) ×", "• wakes ×", "more rolls")
+	if n := len([]rune(resp.Content)); n > 2000 {
+		t.Errorf("reply of %d characters", n)
+	}
+	err := db.View(func(tx *storage.Tx) error {
+		e, err := tx.Event("dm", 3)
+		if err != nil {
+			return err
+		}
+		if len(e.Dice) != commands.MaxRecordedRolls+1 || !strings.HasPrefix(e.Dice[len(e.Dice)-1], "… and ") || !strings.HasSuffix(e.Dice[len(e.Dice)-1], " more rolls") {
+			t.Errorf("event dice: %d entries ending %q; want %d listed and the rest counted", len(e.Dice), e.Dice[len(e.Dice)-1], commands.MaxRecordedRolls)
+		}
+		if lines := strings.Count(e.Summary, "\n") + 1; lines > 12 {
+			t.Errorf("event summary of %d lines:\n%s", lines, e.Summary)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -132,14 +132,14 @@ func TestSet(t *testing.T) {
 // TestSetLevelRollsMP: gaining levels without mp-max rolls the new
 // levels' mana dice and adds them to MP max, not to current MP. MP 13 of 32
 // is ≤ 50%: Sel is fatigued, and HP are capped at the lowered HP max 6 +
-// 3 × (−1) = 3 (RULES.md §2.3).
+// 3 × (−1) = 3, raised to the floor ⌊6/2⌋ + 1 = 4 (RULES.md §2.3 Reading).
 func TestSetLevelRollsMP(t *testing.T) {
 	st := commandstest.NewSheets(t, "hp-mp-wp", hpmpwp.System{})
 	st.Create("Sel", "class=sorcerer hp-max=6 wis=12")
 	commandstest.WantIn(t, "create", st.Show("Sel"), "MP 13/13")
 	st.Dice.Push(5, 12)
 	out := st.Set("Sel", "level=3")
-	commandstest.WantIn(t, "set level=3", out, "MP 13/13 · WP 10/10 → HP 3/6 · MP 13/32 · WP 10/10 · fatigued", "Rolled 2d12 [5, 12] = 17", "sorcerer 3")
+	commandstest.WantIn(t, "set level=3", out, "MP 13/13 · WP 10/10 → HP 4/6 · MP 13/32 · WP 10/10 · fatigued", "Rolled 2d12 [5, 12] = 17", "sorcerer 3")
 	commandstest.WantIn(t, "history", commandstest.SheetText(st.Handle("history", "", nil)), "MP max +19 → 32: levels 2–3 rolled 2d12 [5, 12] = 17; Wis +1 per level")
 	out = st.Set("Sel", "level=2")
 	commandstest.WantIn(t, "set level=2", out, "MP 13/32", "sorcerer 2")

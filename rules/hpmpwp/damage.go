@@ -109,7 +109,7 @@ func (c Character) reachNegative(src dice.Source, now int64, lethal bool, kind s
 	if err != nil {
 		return c, err
 	}
-	out.save(s)
+	out.save(&s)
 	switch {
 	case s.Success:
 		c.State = Disabled
@@ -158,7 +158,7 @@ func (c Character) hitWhileNegative(src dice.Source, now int64, out *Outcome) (C
 	if err != nil {
 		return c, err
 	}
-	out.save(s)
+	out.save(&s)
 	switch {
 	case s.FailedBy10():
 		c.State = Dead

@@ -30,7 +30,7 @@ func (c Character) Strain(src dice.Source, now int64) (Character, Outcome, error
 	if err != nil {
 		return out.Before, out, err
 	}
-	out.save(s)
+	out.save(&s)
 	switch {
 	case s.FailedBy10():
 		c.State = Dead
@@ -61,30 +61,38 @@ func (c Character) StabilizeDC(now int64) int {
 // unchanged with an empty outcome. The error is the source's.
 func (c Character) NextRound(src dice.Source, now int64) (Character, Outcome, error) {
 	out := Outcome{Before: c, After: c}
+	if err := c.nextRound(src, now, &out); err != nil {
+		return out.Before, out, err
+	}
+	out.After = c
+	return c, out, nil
+}
+
+// nextRound is NextRound in place, recording in out.
+func (c *Character) nextRound(src dice.Source, now int64, out *Outcome) error {
 	if c.State != Dying {
-		return c, out, nil
+		return nil
 	}
-	s, err := roll(src, "Fort", "stabilize", c.fortBonus(), c.StabilizeDC(now))
+	s, err := out.roll(src, "Fort", "stabilize", c.fortBonus(), c.StabilizeDC(now))
 	if err != nil {
-		return c, out, err
+		return err
 	}
-	out.save(s)
+	out.save(&s)
 	switch {
 	case s.SucceededBy5():
 		c.State = Disabled
-		out.line("stabilizes and wakes: conscious and disabled (no WP or HP regained)")
+		out.event("stabilizes and wakes, disabled", "stabilizes and wakes: conscious and disabled (no WP or HP regained)")
 	case s.Success:
 		c.State = Stable
-		out.line("is stable: unconscious, not dying (no WP or HP regained)")
+		out.event("becomes stable", "is stable: unconscious, not dying (no WP or HP regained)")
 	case s.FailedBy10():
 		c.State = Dead
-		out.line("dies")
+		out.event("dies", "dies")
 	default:
-		out.line("is still dying")
+		out.event("", "is still dying")
 	}
-	c = c.settle(&out)
-	out.After = c
-	return c, out, nil
+	c.settleIn(out)
+	return nil
 }
 
 // Attend is another character's DC 15 Heal check, d20 + bonus, on a dying
@@ -103,7 +111,7 @@ func (c Character) Attend(src dice.Source, bonus int) (Character, Outcome, error
 	if err != nil {
 		return c, out, err
 	}
-	out.save(s)
+	out.save(&s)
 	if s.Success {
 		c.State = Stable
 		out.line("is stable: unconscious, not dying")

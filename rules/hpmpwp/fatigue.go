@@ -63,26 +63,35 @@ func plural(n int) string {
 	return "s"
 }
 
+// fatigue reports whether any cause of fatigue holds and whether a starred
+// one does (RULES.md §2.3): what Causes lists, without its texts, so that
+// the hourly walk asks it in nanoseconds.
+func (c *Character) fatigue() (fatigued, exhausted bool) {
+	exhausted = c.HP == 0 || c.MPMax > 0 && c.MP == 0 || c.WP <= 0 || c.ExertionFailures >= 3 || c.Effect == EffectExhausted
+	fatigued = exhausted || 2*c.HP <= c.HPMax || c.MPMax > 0 && 2*c.MP <= c.MPMax || c.WP < c.WPMax() ||
+		c.ExertionFailures > 0 || c.Effect == EffectFatigued
+	return fatigued, exhausted
+}
+
 // Fatigued reports whether any cause of fatigue holds (RULES.md §2.3); an
 // exhausted character is fatigued too.
-func (c Character) Fatigued() bool { return len(c.Causes()) > 0 }
+func (c Character) Fatigued() bool {
+	f, _ := c.fatigue()
+	return f
+}
 
 // Exhausted reports whether any starred cause holds (RULES.md §2.3).
 func (c Character) Exhausted() bool {
-	for _, k := range c.Causes() {
-		if k.Exhausting {
-			return true
-		}
-	}
-	return false
+	_, e := c.fatigue()
+	return e
 }
 
 // Condition returns "exhausted", "fatigued" or "" (RULES.md §2.3).
 func (c Character) Condition() string {
-	switch {
-	case c.Exhausted():
+	switch f, e := c.fatigue(); {
+	case e:
 		return "exhausted"
-	case c.Fatigued():
+	case f:
 		return "fatigued"
 	}
 	return ""
@@ -92,9 +101,11 @@ func (c Character) Condition() string {
 // (RULES.md §2.3, §2.6): 2 per exertion failure, and at least 2 while
 // fatigued for any reason (the first exertion −2 is fatigue's own penalty,
 // so other causes add no second −2). Exhaustion adds nothing more.
-func (c Character) Penalty() int {
+func (c Character) Penalty() int { return c.penalty() }
+
+func (c *Character) penalty() int {
 	p := 2 * c.ExertionFailures
-	if p == 0 && c.Fatigued() {
+	if f, _ := c.fatigue(); p == 0 && f {
 		p = 2
 	}
 	return p
@@ -102,9 +113,16 @@ func (c Character) Penalty() int {
 
 // Abilities returns the six effective ability scores Str, Dex, Con, Int,
 // Wis, Cha after the penalty (RULES.md §2.3); they may be 0 or below.
-func (c Character) Abilities() [6]int {
-	p := c.Penalty()
+func (c Character) Abilities() [6]int { return c.abilities() }
+
+func (c *Character) abilities() [6]int {
+	p := c.penalty()
 	return [6]int{c.Str - p, c.Dex - p, c.Con - p, c.Int - p, c.Wis - p, c.Cha - p}
+}
+
+// lowestAbility is the lowest of Abilities.
+func (c *Character) lowestAbility() int {
+	return min(c.Str, c.Dex, c.Con, c.Int, c.Wis, c.Cha) - c.penalty()
 }
 
 // AbilityNames are the abbreviations of the six abilities in the order of
@@ -113,16 +131,28 @@ var AbilityNames = [6]string{"Str", "Dex", "Con", "Int", "Wis", "Cha"}
 
 // EffectiveHPMax returns the HP max lowered by the Con penalty (RULES.md
 // §2.3): the sheet's HP max + level × (Con modifier after the penalty − Con
-// modifier), never below 0.
-func (c Character) EffectiveHPMax() int {
-	return max(0, c.HPMax+c.Level*(Modifier(c.Con-c.Penalty())-Modifier(c.Con)))
+// modifier), never below FatigueFloor(HP max).
+func (c Character) EffectiveHPMax() int { return c.effectiveHPMax(c.penalty()) }
+
+// effectiveHPMax is EffectiveHPMax with the penalty p.
+func (c *Character) effectiveHPMax(p int) int {
+	return max(FatigueFloor(c.HPMax), c.HPMax+c.Level*(Modifier(c.Con-p)-Modifier(c.Con)))
 }
 
 // EffectiveMPMax returns the MP max lowered by the Wis penalty (RULES.md
-// §2.3), never below 0.
-func (c Character) EffectiveMPMax() int {
-	return max(0, c.MPMax+c.Level*(Modifier(c.Wis-c.Penalty())-Modifier(c.Wis)))
+// §2.3), never below FatigueFloor(MP max).
+func (c Character) EffectiveMPMax() int { return c.effectiveMPMax(c.penalty()) }
+
+// effectiveMPMax is EffectiveMPMax with the penalty p.
+func (c *Character) effectiveMPMax(p int) int {
+	return max(FatigueFloor(c.MPMax), c.MPMax+c.Level*(Modifier(c.Wis-p)-Modifier(c.Wis)))
 }
+
+// FatigueFloor returns the lowest value fatigue's penalty may lower a
+// maximum of max points to (RULES.md §2.3 Reading): ⌊max / 2⌋ + 1, just
+// above the 50% line, so that a character can always regenerate out of
+// fatigue; max itself when that is lower (0 for a maximum of 0).
+func FatigueFloor(max int) int { return min(max, max/2+1) }
 
 // Settle applies what follows from the state without a roll: current HP and
 // MP are capped at the lowered maxima (and not raised again when they
@@ -131,6 +161,13 @@ func (c Character) EffectiveMPMax() int {
 // (RULES.md §2.6). Every rule here returns a settled
 // character; sheet edits should settle too.
 func (c Character) Settle() Character {
+	c.settleIn(nil)
+	return c
+}
+
+// settleIn is Settle in place, recording in out (when not nil) whether HP
+// or MP were capped at the lowered maxima (RULES.md §2.3).
+func (c *Character) settleIn(out *Outcome) {
 	if c.State != Dead {
 		if c.WP >= 0 {
 			c.State, c.DyingSince, c.ChoicePending = Fine, 0, false
@@ -145,9 +182,19 @@ func (c Character) Settle() Character {
 	}
 	// Capping can add a cause (HP 0) but not change the penalty: the
 	// penalty is already ≥ 2 whenever a maximum is lowered.
-	c.HP = min(c.HP, c.EffectiveHPMax())
-	c.MP = min(c.MP, c.EffectiveMPMax())
-	return c
+	p := c.penalty()
+	if hp := c.effectiveHPMax(p); c.HP > hp {
+		c.HP = hp
+		if out != nil {
+			out.CappedHP = true
+		}
+	}
+	if mp := c.effectiveMPMax(p); c.MP > mp {
+		c.MP = mp
+		if out != nil {
+			out.CappedMP = true
+		}
+	}
 }
 
 // FatigueSummary renders fatigue for a reply (RULES.md §2.3): "" when the

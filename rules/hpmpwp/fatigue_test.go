@@ -1,8 +1,11 @@
 package hpmpwp
 
 import (
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/hpkeeper/hpkeeper/rules/dice"
 )
 
 // TestFatigueCauses checks each cause of RULES.md §2.3 alone.
@@ -122,5 +125,59 @@ func TestFatigueFromOtherCausesAddsNoSecondPenalty(t *testing.T) {
 	c.HP, c.ExertionSaves, c.ExertionFailures = 5, 1, 1
 	if c.Penalty() != 2 {
 		t.Errorf("Penalty() = %d; want 2", c.Penalty())
+	}
+}
+
+// TestFatigueFloorExample is RULES.md §2.3's example of the fatigue floor:
+// a fighter 5 with MP max 8 and Wis 10, fatigued by half its HP: Wis 8
+// lowers MP max by 5 to 3, raised to the floor ⌊8/2⌋ + 1 = 5, so MP 8 → 5,
+// which is above 50% of 8. Healed, it is no longer fatigued, and the next
+// hour regenerates its HP and MP to the full maxima. Without the floor it was capped at MP 3 and stayed
+// "fatigued (MP 3 ≤ 50% of 8)" for good.
+func TestFatigueFloorExample(t *testing.T) {
+	c := New(DefaultClass, 5, 40)
+	c.MPMax, c.MP = 8, 8
+	c, out, err := c.TakeDamage(dice.NewScripted(), Hit{Amount: 20}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.HP != 20 || c.EffectiveMPMax() != 5 || c.MP != 5 || !out.CappedMP {
+		t.Fatalf("20 damage: HP %d, MP %d/%d (capped %v); want HP 20, MP 5 at the floor 5", c.HP, c.MP, c.EffectiveMPMax(), out.CappedMP)
+	}
+	if got := c.FatigueSummary(); !strings.Contains(got, "fatigued (HP 20 ≤ 50% of 40)") || strings.Contains(got, "MP 5 ≤") || !strings.Contains(got, "MP max 8 → 5") {
+		t.Errorf("FatigueSummary() = %q; want fatigue from HP alone and MP max 8 → 5", got)
+	}
+	c, out, err = c.Heal(PoolHP, 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Healing is capped at the HP max lowered while fatigued (Con 8: 40 −
+	// 5 = 35); at HP 35 the fatigue ends.
+	if c.Fatigued() || c.HP != 35 || !slices.Contains(out.Lines, "no longer fatigued") {
+		t.Fatalf("healed: %q, HP %d, lines %q; want no longer fatigued, HP 35", c.Condition(), c.HP, out.Lines)
+	}
+	c, _, err = c.PassHour(dice.NewScripted(), 60)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.HP != 40 || c.MP != 8 {
+		t.Errorf("an hour later: HP %d, MP %d; want 40 and 8 (+5 each, up to the maxima)", c.HP, c.MP)
+	}
+}
+
+// TestFatigueFloor: the lowest maximum fatigue leaves (RULES.md §2.3
+// Reading), ⌊max / 2⌋ + 1, for small, odd and even maxima.
+func TestFatigueFloor(t *testing.T) {
+	for max, want := range map[int]int{0: 0, 1: 1, 2: 2, 3: 2, 4: 3, 8: 5, 9: 5, 40: 21} {
+		if got := FatigueFloor(max); got != want {
+			t.Errorf("FatigueFloor(%d) = %d; want %d", max, got, want)
+		}
+	}
+	// A level-20 character with HP max 30 and three exertion failures (−6:
+	// Con 10 → 4, modifier −3) would drop to 30 − 60; the floor keeps 16.
+	c := fighter(30, 10)
+	c.Level, c.ExertionSaves, c.ExertionFailures = 20, 3, 3
+	if got := c.EffectiveHPMax(); got != 16 {
+		t.Errorf("EffectiveHPMax() = %d; want the floor 16", got)
 	}
 }

@@ -51,7 +51,7 @@ func (c Character) Heal(pool Pool, amount int) (Character, Outcome, error) {
 	if out.Before.State != Fine && out.Before.State != Dead && c.State == Fine {
 		out.line("WP back at %d: no longer %s", c.WP, out.Before.State)
 	}
-	if l := conditionEnded(out.Before, c); l != "" {
+	if l := conditionEnded(&out.Before, &c); l != "" {
 		out.line("%s", l)
 	}
 	out.After = c
@@ -98,42 +98,58 @@ func (c Character) regenerating() bool { return c.State != Dying && c.State != D
 // (hpkeeper's reading). The error is the source's.
 func (c Character) PassHour(src dice.Source, now int64) (Character, Outcome, error) {
 	out := Outcome{Before: c}
-	if c.State == Dead {
-		out.After = c
-		return c, out, nil
-	}
-	if c.State.Conscious() {
-		var err error
-		if c, err = c.activityHour(src, now, &out); err != nil {
-			return out.Before, out, err
-		}
-	} else {
-		c = c.sleepHour(now, false, &out)
-	}
-	c = c.settle(&out)
-	if c.regenerating() {
-		hp := max(c.HP, min(c.HP+c.Level, c.EffectiveHPMax()))
-		mp := max(c.MP, min(c.MP+c.Level, c.EffectiveMPMax()))
-		c.HP, c.MP = hp, mp
-		c = c.settle(&out)
+	if err := c.passHour(src, now, &out); err != nil {
+		return out.Before, out, err
 	}
 	out.After = c
 	return c, out, nil
+}
+
+// passHour is PassHour in place, recording in out; on an error c is left
+// half-changed.
+func (c *Character) passHour(src dice.Source, now int64, out *Outcome) error {
+	if c.State == Dead {
+		return nil
+	}
+	if c.State.Conscious() {
+		if err := c.activityHour(src, now, out); err != nil {
+			return err
+		}
+	} else {
+		c.sleepHour(now, false, out)
+	}
+	c.settleIn(out)
+	if c.regenerating() {
+		p := c.penalty()
+		hp := max(c.HP, min(c.HP+c.Level, c.effectiveHPMax(p)))
+		mp := max(c.MP, min(c.MP+c.Level, c.effectiveMPMax(p)))
+		if hp != c.HP || mp != c.MP {
+			c.HP, c.MP = hp, mp
+			c.settleIn(out)
+		}
+	}
+	return nil
 }
 
 // PassDay applies one whole day of the table's clock (RULES.md §2.5): +1 WP
 // per level, capped at the WP max (the Con score); nothing while dying or
 // dead. WP back at 0 or more end the disabled and stable states.
 func (c Character) PassDay() (Character, Outcome) {
-	out := Outcome{Before: c, After: c}
-	if !c.regenerating() || c.WP >= c.WPMax() {
-		return c, out
-	}
-	c.WP = min(c.WP+c.Level, c.WPMax())
-	c = c.settle(&out)
-	if out.Before.State != Fine && c.State == Fine {
-		out.line("WP back at %d: no longer %s", c.WP, out.Before.State)
-	}
+	out := Outcome{Before: c}
+	c.passDay(&out)
 	out.After = c
 	return c, out
+}
+
+// passDay is PassDay in place, recording in out.
+func (c *Character) passDay(out *Outcome) {
+	if !c.regenerating() || c.WP >= c.WPMax() {
+		return
+	}
+	before := c.State
+	c.WP = min(c.WP+c.Level, c.WPMax())
+	c.settleIn(out)
+	if before != Fine && c.State == Fine {
+		out.event("WP back at 0 or more", "WP back at %d: no longer %s", c.WP, before)
+	}
 }

@@ -188,16 +188,38 @@ func (s Save) String() string {
 
 var d20 = dice.Expr{Terms: []dice.Term{{Sign: 1, Count: 1, Sides: 20}}}
 
-// roll makes a save (or, for kind "Heal", a check) with src (RULES.md §0.4).
+// d20Roll holds the one term and the one die of a d20's dice.Result, so
+// that a save allocates once.
+type d20Roll struct {
+	term [1]dice.TermResult
+	die  [1]dice.Rolled
+}
+
+// roll makes a save (or, for kind "Heal", a check) with src (RULES.md §0.4):
+// one d20, as d20.Roll(src) would roll it. The error is the source's,
+// wrapped as Expr.Roll wraps it.
 func roll(src dice.Source, kind, purpose string, bonus, dc int) (Save, error) {
-	res, err := d20.Roll(src)
+	return (*Outcome)(nil).roll(src, kind, purpose, bonus, dc)
+}
+
+// roll is roll for a save recorded in o: in a quiet outcome (o.quiet,
+// AdvanceSummary), which only counts saves, the Save's Roll is left empty,
+// so that the walk allocates nothing for it.
+func (o *Outcome) roll(src dice.Source, kind, purpose string, bonus, dc int) (Save, error) {
+	f, err := src.Roll(d20.Terms[0].Die())
 	if err != nil {
-		return Save{}, err
+		return Save{}, fmt.Errorf("rolling %s: %w", d20, err)
 	}
-	s := Save{Kind: kind, For: purpose, DC: dc, Bonus: bonus, Roll: res, Total: res.Total + bonus}
+	s := Save{Kind: kind, For: purpose, DC: dc, Bonus: bonus, Total: f + bonus}
+	if o == nil || !o.quiet {
+		r := &d20Roll{}
+		r.die[0].Face = f
+		r.term[0] = dice.TermResult{Term: d20.Terms[0], Dice: r.die[:], Value: f}
+		s.Roll = dice.Result{Expr: d20, Terms: r.term[:], Total: f}
+	}
 	s.Success = s.Total >= dc
 	if kind != "Heal" {
-		switch res.Total {
+		switch f {
 		case 1:
 			s.Success = false
 		case 20:
@@ -221,35 +243,46 @@ type Outcome struct {
 	// CappedHP and CappedMP are set when current HP or MP were lowered to
 	// the maxima lowered by fatigue's penalty (RULES.md §2.3).
 	CappedHP, CappedMP bool
+	// Summary, set by Advance and AdvanceSummary, counts the saves and
+	// what happened during the advance (see Summary).
+	Summary *Summary
+
+	// quiet: record the saves and events in Summary only, not in Saves and
+	// Lines (AdvanceSummary).
+	quiet bool
+	// at is the clock time (in rounds) of the step being walked, for
+	// Summary.
+	at int64
 }
 
 // settle is Settle recording in out whether HP or MP were capped at the
 // lowered maxima (RULES.md §2.3).
 func (c Character) settle(out *Outcome) Character {
-	s := c.Settle()
-	if s.HP < c.HP {
-		out.CappedHP = true
-	}
-	if s.MP < c.MP {
-		out.CappedMP = true
-	}
-	return s
+	c.settleIn(out)
+	return c
 }
 
 // conditionEnded returns the line reporting that fatigue or exhaustion
 // ended between before and after (RULES.md §0.2, §2.3): "no longer
 // exhausted (still fatigued)", "no longer exhausted or fatigued", "no longer
 // fatigued", or "" when nothing ended.
-func conditionEnded(before, after Character) string {
-	b, a := before.Condition(), after.Condition()
+func conditionEnded(before, after *Character) string {
+	bf, be := before.fatigue()
+	return fatigueEnded(bf, be, after)
+}
+
+// fatigueEnded is conditionEnded for a character that was fatigued (bf) or
+// exhausted (be) before.
+func fatigueEnded(bf, be bool, after *Character) string {
+	af, ae := after.fatigue()
 	switch {
-	case b == a || b == "":
-		return ""
-	case b == "exhausted" && a == "fatigued":
+	case be && ae || !bf || bf && !be && af && !ae:
+		return "" // nothing ended (or it got worse)
+	case be && af:
 		return "no longer exhausted (still fatigued)"
-	case b == "exhausted":
+	case be:
 		return "no longer exhausted or fatigued"
-	case a == "":
+	case !af:
 		return "no longer fatigued"
 	}
 	return ""
@@ -259,9 +292,26 @@ func (o *Outcome) line(format string, args ...any) {
 	o.Lines = append(o.Lines, fmt.Sprintf(format, args...))
 }
 
-func (o *Outcome) save(s Save) {
-	o.Saves = append(o.Saves, s)
-	o.Lines = append(o.Lines, s.String())
+// event records something that happened as the clock passed: the line
+// (format and args), and in the Summary, when there is one, one more of
+// what, e.g. "wakes" (what "" is not counted: its save says it).
+func (o *Outcome) event(what, format string, args ...any) {
+	if o.Summary != nil && what != "" {
+		o.Summary.countEvent(what, o.at)
+	}
+	if !o.quiet {
+		o.line(format, args...)
+	}
+}
+
+func (o *Outcome) save(s *Save) {
+	if o.Summary != nil {
+		o.Summary.countSave(s)
+	}
+	if !o.quiet {
+		o.Saves = append(o.Saves, *s)
+		o.Lines = append(o.Lines, s.String())
+	}
 }
 
 // NegativeWPDC returns the Fort save DC for a WP total below 0 (RULES.md

@@ -10,13 +10,24 @@ import (
 	"github.com/hpkeeper/hpkeeper/rules/dice"
 )
 
-var seed = flag.Int64("seed", 0, "seed of TestRandomSequences (0: from the time)")
+var seed = flag.Int64("seed", 0, "seed of the randomised tests (0: from the time)")
 
-// TestFortyEightHourWalk walks the clock 48 hours (RULES.md §2.5, §2.6): a
+// testSeed returns the seed of a randomised test, -seed or the time, and
+// logs it so that a failure can be replayed.
+func testSeed(t *testing.T) int64 {
+	s := *seed
+	if s == 0 {
+		s = time.Now().UnixNano()
+	}
+	t.Logf("seed %d (replay with -seed %d)", s, s)
+	return s
+}
+
+// TestFiftyTwoHourWalk walks the clock 52 hours (RULES.md §2.5, §2.6): a
 // level-2 fighter (HP 10/20, WP 8/10, Fort +2, Will +0) works 12 hours, stays
-// up until the penalty puts it to sleep, fails to wake early, wakes early
-// later and stays up again, regenerating all along.
-func TestFortyEightHourWalk(t *testing.T) {
+// up past 16 hours awake until the penalty puts it to sleep, fails to wake
+// early, wakes early later and stays up again, regenerating all along.
+func TestFiftyTwoHourWalk(t *testing.T) {
 	c := fighter(20, 10)
 	c.Level, c.HP, c.WP, c.Fort, c.Activity = 2, 10, 8, 2, Work
 	src := dice.NewScripted()
@@ -44,47 +55,83 @@ func TestFortyEightHourWalk(t *testing.T) {
 		}
 	}
 	// Hours 1–8: no saves. Fatigued by WP 8 < 10: Con 8, HP max 18; Wis 8,
-	// MP max 4 − 2 = 2 caps MP.
+	// MP max 4 − 2 = 2, raised to the floor ⌊4/2⌋ + 1 = 3 (RULES.md §2.3
+	// Reading), caps MP.
 	walk(0, 8)
-	check("8 h", 18, 2, 8, 8, 8, 0, Work)
+	check("8 h", 18, 3, 8, 8, 8, 0, Work)
 	// Hours 9–12: saves DC 10, 12, 14, 16 (Fort +2): 15 and 15 pass, 5 and
-	// 5 fail → −4: Con 6 (−2): HP max 16, Wis 6: MP max 4 − 4 = 0.
+	// 5 fail → −4: Con 6 (−2): HP max 16, Wis 6: MP max 4 − 4 = 0, at
+	// the floor 3.
 	walk(8, 12, 15, 15, 5, 5)
-	check("12 h", 16, 0, 8, 12, 12, 2, Work)
+	check("12 h", 16, 3, 8, 12, 12, 2, Work)
 	if c.ExertionSaves != 4 {
 		t.Errorf("12 h: %d saves; want 4", c.ExertionSaves)
 	}
-	// Stay up: worked 12 > 8 keeps the saves coming: DC 18 natural 20
-	// passes, DC 20, 22, 24 fail on 1s → 5 failures, −10: Con 0 → asleep.
+	// Stay up: an awake hour after the workday costs no save (RULES.md
+	// §2.6) until hours awake pass 16: hours 13–16 roll nothing.
 	c, _, _ = c.SetActivity(src, Awake)
-	walk(12, 16, 20, 1, 1, 1)
-	check("16 h", 10, 0, 8, 12, 16, 5, Sleep)
-	// Hours 17–20 sleep off 4 hours worked; a wake attempt at DC 10 + 8 +
-	// 10 = 28 fails on 19.
-	walk(16, 20)
-	check("20 h", 10, 0, 8, 8, 0, 5, Sleep)
+	walk(12, 16)
+	check("16 h", 16, 3, 8, 12, 16, 2, Awake)
+	// Hours awake 17–20 save: DC 18 natural 20 passes, DC 20, 22, 24 fail
+	// on 1s → 5 failures, −10: Con 0 → asleep; HP max 20 − 10 = 10, at the
+	// floor 11.
+	walk(16, 20, 20, 1, 1, 1)
+	check("20 h", 11, 3, 8, 12, 20, 5, Sleep)
+	// Hours 21–24 sleep off 4 hours worked; day 2 begins at 24 h: WP +2 →
+	// 10. A wake attempt at DC 10 + 8 + 10 = 28 fails on 19.
+	walk(20, 24)
+	check("24 h", 11, 3, 10, 8, 0, 5, Sleep)
 	src.Push(19)
 	c, out, _ := c.SetActivity(src, Awake)
 	if out.Saves[0].DC != 28 || c.Activity != Sleep {
-		t.Errorf("wake at 20 h: %s, %s; want DC 28 and asleep", out.Saves[0], c.Activity)
+		t.Errorf("wake at 24 h: %s, %s; want DC 28 and asleep", out.Saves[0], c.Activity)
 	}
-	// Hours 21–28 sleep off the other 8 hours worked; day 2 begins at 24 h:
-	// WP +2 → 10. Hour 29 removes a failure (4 left, −8: Con 2, HP max 12),
-	// and HP regenerate to it.
-	walk(20, 29)
-	check("29 h", 12, 0, 10, 0, 0, 4, Sleep)
+	// Hours 25–32 sleep off the other 8 hours worked. Hour 33 removes a
+	// failure (4 left, −8: Con 2, HP max 12), and HP regenerate to it.
+	walk(24, 33)
+	check("33 h", 12, 3, 10, 0, 0, 4, Sleep)
 	src.Push(18)
 	c, out, _ = c.SetActivity(src, Awake)
 	if out.Saves[0].DC != 18 || c.Activity != Awake {
-		t.Errorf("wake at 29 h: %s, %s; want DC 18 and awake", out.Saves[0], c.Activity)
+		t.Errorf("wake at 33 h: %s, %s; want DC 18 and awake", out.Saves[0], c.Activity)
 	}
-	// Awake hours 30–48: the 17th, 18th and 19th hours awake (46–48) save
-	// at DC 10 + 2 × 8 = 26, 28, 30; natural 20s pass. HP regenerate to
-	// the lowered max 12, MP stay at max 0.
-	walk(29, 48, 20, 20, 20)
-	check("48 h", 12, 0, 10, 0, 19, 4, Awake)
+	// Awake hours 34–52: the 17th, 18th and 19th hours awake (50–52) save
+	// at DC 10 + 2 × 8 = 26, 28, 30; natural 20s pass. HP stay at the
+	// lowered max 12, MP at the floor 3.
+	walk(33, 52, 20, 20, 20)
+	check("52 h", 12, 3, 10, 0, 19, 4, Awake)
 	if c.ExertionSaves != 11 || c.Penalty() != 8 || c.Condition() != "exhausted" {
-		t.Errorf("48 h: saves %d, penalty %d, %s; want 11, 8, exhausted", c.ExertionSaves, c.Penalty(), c.Condition())
+		t.Errorf("52 h: saves %d, penalty %d, %s; want 11, 8, exhausted", c.ExertionSaves, c.Penalty(), c.Condition())
+	}
+}
+
+// TestNoExertionSaveAwakeAfterWork is RULES.md §2.6's corrected trigger: a
+// barbarian (Fort +2) works 9 hours, the 9th with a save at DC 10, and then
+// stays awake. Hours 10–16 are awake hours with 9 hours worked and at most
+// 16 awake: no save (before, each made one, DC 12, 14, … 24, and the
+// failures put it to sleep from −10 to all abilities by the 16th hour). The
+// 17th hour awake makes the second save, at DC 12.
+func TestNoExertionSaveAwakeAfterWork(t *testing.T) {
+	c := New("barbarian", 1, 12)
+	c.Fort, c.Activity = 2, Work
+	hour := func(h int64) int64 { return h * clock.RoundsPerHour }
+	c, out, err := c.Advance(dice.NewScripted(11), 0, hour(9))
+	if err != nil || len(out.Saves) != 1 || out.Saves[0].DC != 10 || out.Saves[0].For != "exertion, hours worked" || !out.Saves[0].Success {
+		t.Fatalf("9 hours of work: saves %v, %v; want one passed DC 10 save for hours worked", out.Saves, err)
+	}
+	c, _, _ = c.SetActivity(dice.NewScripted(), Awake)
+	// An empty script: any die rolled in hours 10–16 is an error.
+	c, out, err = c.Advance(dice.NewScripted(), hour(9), hour(16))
+	if err != nil || len(out.Saves) != 0 || c.ExertionFailures != 0 || c.Activity != Awake || c.HoursAwake != 16 {
+		t.Fatalf("hours 10–16 awake: saves %v, %v, failures %d, %s, %d h awake; want no save, awake, 16 h", out.Saves, err, c.ExertionFailures, c.Activity, c.HoursAwake)
+	}
+	src := dice.NewScripted(9)
+	c, out, err = c.Advance(src, hour(16), hour(17))
+	if err != nil || len(out.Saves) != 1 || out.Saves[0].DC != 12 || out.Saves[0].For != "exertion, hours awake" {
+		t.Fatalf("17th hour awake: saves %v, %v; want one DC 12 save for hours awake", out.Saves, err)
+	}
+	if c.ExertionFailures != 1 || c.Penalty() != 2 || src.Remaining() != 0 {
+		t.Errorf("after 9 + 2 = 11 < 12: failures %d, penalty %d; want 1, −2", c.ExertionFailures, c.Penalty())
 	}
 }
 
@@ -128,11 +175,7 @@ func TestAdvanceDyingRounds(t *testing.T) {
 // negative, the dead never change, and the state consistent with WP. Replay a
 // failure with -seed.
 func TestRandomSequences(t *testing.T) {
-	s := *seed
-	if s == 0 {
-		s = time.Now().UnixNano()
-	}
-	t.Logf("seed %d (replay with -seed %d)", s, s)
+	s := testSeed(t)
 	rng := rand.New(rand.NewPCG(uint64(s), 0))
 	src := dice.NewRandom(uint64(s))
 	for run := range 200 {

@@ -36,7 +36,7 @@ func (c Character) SetActivity(src dice.Source, a Activity) (Character, Outcome,
 		if err != nil {
 			return c, out, err
 		}
-		out.save(s)
+		out.save(&s)
 		if !s.Success {
 			out.line("sleeps on")
 			out.After = c
@@ -85,7 +85,7 @@ func (c Character) NightRest(until int64) (Character, Outcome, error) {
 // and, if wake is set and now has reached SleepUntil, the character wakes.
 // An unconscious character's hours count as sleep but it does not wake
 // (wake false; hpkeeper's reading).
-func (c Character) sleepHour(now int64, wake bool, out *Outcome) Character {
+func (c *Character) sleepHour(now int64, wake bool, out *Outcome) {
 	c.HoursAwake = 0
 	owed := c.HoursWorked > 0 || c.ExertionFailures > 0
 	switch {
@@ -95,61 +95,62 @@ func (c Character) sleepHour(now int64, wake bool, out *Outcome) Character {
 		c.ExertionFailures--
 	}
 	if c.HoursWorked > 0 || c.ExertionFailures > 0 {
-		return c
+		return
 	}
 	c.ExertionSaves = 0
 	if !wake || c.Activity != Sleep || now < c.SleepUntil {
-		return c
+		return
 	}
 	if owed {
-		out.line("has slept it all off and wakes")
+		out.event("wakes", "has slept it all off and wakes")
 	} else if c.SleepUntil != 0 {
-		out.line("wakes: the night's rest is over")
+		out.event("wakes", "wakes: the night's rest is over")
 	} else {
-		out.line("wakes")
+		out.event("wakes", "wakes")
 	}
 	c.Activity, c.SleepUntil = Awake, 0
-	return c
 }
 
 // activityHour applies one hour of the activity at clock time now (RULES.md
 // §2.6). Work adds an hour worked and an hour awake, awake an hour awake;
-// then, past 8 hours worked or 16 awake, an exertion save (Fort, +4 with
-// Endurance) against ExertionDC, a failure adding an exertion failure. A
-// penalty that brings an ability to 0 or below puts the character to sleep.
-// Sleep is sleepHour.
-func (c Character) activityHour(src dice.Source, now int64, out *Outcome) (Character, error) {
+// then an exertion save (Fort, +4 with Endurance) against ExertionDC, a
+// failure adding an exertion failure, after an hour of work that leaves
+// more than 8 hours worked or any hour that leaves more than 16 awake: an
+// awake hour after a long workday costs no save until hours awake pass 16.
+// A penalty that brings an ability to 0 or below puts the character to
+// sleep. Sleep is sleepHour.
+func (c *Character) activityHour(src dice.Source, now int64, out *Outcome) error {
+	overworked := false
 	switch c.Activity {
 	case Sleep:
-		return c.sleepHour(now, true, out), nil
+		c.sleepHour(now, true, out)
+		return nil
 	case Work:
 		c.HoursWorked++
 		c.HoursAwake++
+		overworked = c.HoursWorked > WorkHours
 	default:
 		c.HoursAwake++
 	}
-	if c.HoursWorked > WorkHours || c.HoursAwake > AwakeHours {
-		why := "hours awake"
-		if c.HoursWorked > WorkHours {
-			why = "hours worked"
+	if overworked || c.HoursAwake > AwakeHours {
+		why := "exertion, hours awake"
+		if overworked {
+			why = "exertion, hours worked"
 		}
-		s, err := roll(src, "Fort", "exertion, "+why, c.fortBonus(), c.ExertionDC())
+		s, err := out.roll(src, "Fort", why, c.fortBonus(), c.ExertionDC())
 		if err != nil {
-			return c, err
+			return err
 		}
 		c.ExertionSaves++
-		out.save(s)
+		out.save(&s)
 		if !s.Success {
 			c.ExertionFailures++
-			out.line("exertion failure %d: −%d to all abilities", c.ExertionFailures, 2*c.ExertionFailures)
+			out.event("", "exertion failure %d: −%d to all abilities", c.ExertionFailures, 2*c.ExertionFailures)
 		}
 	}
-	for _, a := range c.Abilities() {
-		if a <= 0 {
-			c.Activity = Sleep
-			out.line("an ability at 0 or below: falls asleep")
-			break
-		}
+	if c.lowestAbility() <= 0 {
+		c.Activity = Sleep
+		out.event("falls asleep (an ability at 0 or below)", "an ability at 0 or below: falls asleep")
 	}
-	return c, nil
+	return nil
 }
