@@ -77,7 +77,7 @@ func TestTopLevelHelpListsEveryConsoleFlag(t *testing.T) {
 			t.Errorf("hpkeeper help does not list the console flag --%s:\n%s", f, out)
 		}
 	}
-	for _, sub := range []string{"console", "run", "serve", "register", "backup", "check", "health", "bench"} {
+	for _, sub := range []string{"console", "run", "serve", "register", "backup", "check", "health", "bench", "shard"} {
 		if !strings.Contains(out, "hpkeeper "+sub+" ") {
 			t.Errorf("hpkeeper help does not list %s", sub)
 		}
