@@ -151,8 +151,14 @@ func (a *App) Run(ctx context.Context) error {
 			return errors.New("no bot token: set DISCORD_TOKEN (or discord.token in the config)")
 		}
 		return a.withService(ctx, func(s served) error {
+			g, err := bot.NewGateway(a.Config.Discord.Token, s.metrics.Instrument(s.svc), a.Log, storage.ShardRange{}, s.metrics.Session())
+			if err != nil {
+				return err
+			}
+			s.metrics.ObserveGateway(g)
+			s.admin.ObserveShards(g)
 			a.Log.Info().Str("db", a.Config.Storage.Path).Msg("connecting to the Discord gateway")
-			return bot.RunGateway(ctx, a.Config.Discord.Token, s.metrics.Instrument(s.svc), a.Log, s.metrics.Session(), s.metrics.Gateway())
+			return g.Run(ctx)
 		})
 	}
 	return fmt.Errorf("unknown mode %q", a.Mode)
