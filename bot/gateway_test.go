@@ -25,8 +25,13 @@ func fakeDiscord(t *testing.T, interactions ...[]byte) *discordtest.Server {
 }
 
 // fakeSession returns the options that point a session at fake.
-func fakeSession(fake *discordtest.Server) []SessionOption {
-	return []SessionOption{WithHTTPClient(fake.Client()), WithDialer(fake.Dialer())}
+func fakeSession(t *testing.T, fake *discordtest.Server) []SessionOption {
+	t.Helper()
+	opts, err := LoopbackDiscord(fake.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return opts
 }
 
 func TestGatewayEndToEnd(t *testing.T) {
@@ -47,7 +52,7 @@ func TestGatewayEndToEnd(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan error, 1)
-	go func() { done <- RunGateway(ctx, token, h, log, fakeSession(fake)...) }()
+	go func() { done <- RunGateway(ctx, token, h, log, fakeSession(t, fake)...) }()
 
 	got := fake.Collect(2, done, 5*time.Second)
 	if ids := fake.Identifies(); len(ids) != 1 || ids[0].Token != "Bot "+token || ids[0].Intents != 1 || ids[0].Count != 1 {
@@ -184,7 +189,7 @@ func TestGatewayDecodesTodaysShapes(t *testing.T) {
 	gctx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() {
-		done <- RunGateway(gctx, "test-token", svc, zerolog.New(&logs).Level(zerolog.InfoLevel), fakeSession(fake)...)
+		done <- RunGateway(gctx, "test-token", svc, zerolog.New(&logs).Level(zerolog.InfoLevel), fakeSession(t, fake)...)
 	}()
 	got := fake.Collect(2, done, 5*time.Second)
 	cancel()

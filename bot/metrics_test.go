@@ -232,7 +232,7 @@ func TestMetricsGateway(t *testing.T) {
 		}
 	}()
 	g, err := NewGateway("test-token", m.Instrument(svc), zerolog.New(&logs).Level(zerolog.InfoLevel), storage.ShardRange{},
-		append(fakeSession(fake), m.Session())...)
+		append(fakeSession(t, fake), m.Session())...)
 	if err != nil {
 		t.Fatal(err)
 	}

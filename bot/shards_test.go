@@ -126,7 +126,7 @@ func TestGatewayFourShards(t *testing.T) {
 			t.Logf("log:\n%s", logs.String())
 		}
 	}()
-	g, err := NewGateway("test-token", m.Instrument(svc), zerolog.New(&logs), storage.ShardRange{}, append(fakeSession(fake), m.Session())...)
+	g, err := NewGateway("test-token", m.Instrument(svc), zerolog.New(&logs), storage.ShardRange{}, append(fakeSession(t, fake), m.Session())...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -252,7 +252,7 @@ func TestGatewayShardResumesAlone(t *testing.T) {
 			t.Logf("log:\n%s", logs.String())
 		}
 	}()
-	g, err := NewGateway("test-token", svc, zerolog.New(&logs), storage.ShardRange{}, fakeSession(fake)...)
+	g, err := NewGateway("test-token", svc, zerolog.New(&logs), storage.ShardRange{}, fakeSession(t, fake)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -323,7 +323,7 @@ func TestGatewayRefusesOtherShards(t *testing.T) {
 			t.Logf("log:\n%s", logs.String())
 		}
 	}()
-	g, err := NewGateway("test-token", svc, zerolog.New(&logs), storage.ShardRange{Count: 4, First: 0, Last: 1}, fakeSession(fake)...)
+	g, err := NewGateway("test-token", svc, zerolog.New(&logs), storage.ShardRange{Count: 4, First: 0, Last: 1}, fakeSession(t, fake)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -379,7 +379,7 @@ func TestGatewaySessionStartLimit(t *testing.T) {
 	defer db.Close()
 	fake := discordtest.NewServer(t, discordtest.Options{Shards: 3, Total: 3, Remaining: 2, ResetAfter: reset, MaxConcurrency: 3})
 	var logs syncBuffer
-	g, err := NewGateway("test-token", svc, zerolog.New(&logs), storage.ShardRange{}, fakeSession(fake)...)
+	g, err := NewGateway("test-token", svc, zerolog.New(&logs), storage.ShardRange{}, fakeSession(t, fake)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -405,7 +405,7 @@ func TestGatewaySessionStartLimit(t *testing.T) {
 // shard and returns an error that says what to do.
 func TestGatewayRefusedForGood(t *testing.T) {
 	fake := discordtest.NewServer(t, discordtest.Options{Shards: 2, MaxConcurrency: 2, RefuseIdentify: 4011})
-	g, err := NewGateway("test-token", &stubHandler{}, zerolog.Nop(), storage.ShardRange{Count: 2, First: 0, Last: 1}, fakeSession(fake)...)
+	g, err := NewGateway("test-token", &stubHandler{}, zerolog.Nop(), storage.ShardRange{Count: 2, First: 0, Last: 1}, fakeSession(t, fake)...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -239,7 +239,7 @@ func (db *DB) ClaimShards(r ShardRange) error {
 			return nil
 		}
 		if k, _ := tables.Cursor().First(); k != nil {
-			return fmt.Errorf("%s holds the tables of %s, not of %s: %w", db.path, describeHeld(held), r, ErrShardMismatch)
+			return fmt.Errorf("%s holds the tables of %s, not of %s: %w", db.path, describeHeld(held), describeHeld(r), ErrShardMismatch)
 		}
 		if s := r.stamp(); s != nil {
 			return tx.j.put(meta, keyShards, s)

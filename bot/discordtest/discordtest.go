@@ -8,21 +8,17 @@
 // answers heartbeats, and answers RESUME with RESUMED after a dropped
 // connection. It speaks any API version (discordgo v0.29 speaks v9).
 //
-// Server.Client and Server.Dialer send a discordgo session's requests and
-// its websocket to the server whatever host they name; a child process is
-// pointed at Server.URL instead (hpkeeper's HPKEEPER_TEST_DISCORD_URL).
-// Nothing here reaches a host beyond loopback.
+// bot.LoopbackDiscord(Server.URL) points a session at it, in the test's
+// process or in a child's (hpkeeper's HPKEEPER_TEST_DISCORD_URL). Nothing
+// here reaches a host beyond loopback.
 package discordtest
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -482,32 +478,4 @@ func (s *Server) Collect(n int, done <-chan error, timeout time.Duration) map[st
 		}
 	}
 	return got
-}
-
-// Client returns an HTTP client that sends every request to the server,
-// whatever host its URL names.
-func (s *Server) Client() *http.Client {
-	u, _ := url.Parse(s.srv.URL)
-	return &http.Client{Transport: rewrite{target: u}, Timeout: 10 * time.Second}
-}
-
-// rewrite sends every request to one server.
-type rewrite struct{ target *url.URL }
-
-func (rt rewrite) RoundTrip(r *http.Request) (*http.Response, error) {
-	r2 := r.Clone(r.Context())
-	r2.URL.Scheme, r2.URL.Host, r2.Host = rt.target.Scheme, rt.target.Host, rt.target.Host
-	return http.DefaultTransport.RoundTrip(r2)
-}
-
-// Dialer returns a websocket dialer that dials the server, whatever
-// address it is asked for.
-func (s *Server) Dialer() *websocket.Dialer {
-	addr := s.srv.Listener.Addr().String()
-	return &websocket.Dialer{
-		HandshakeTimeout: 5 * time.Second,
-		NetDialContext: func(ctx context.Context, network, _ string) (net.Conn, error) {
-			return (&net.Dialer{}).DialContext(ctx, network, addr)
-		},
-	}
 }

@@ -4,7 +4,7 @@
 // Usage:
 //
 //	hpkeeper console  [--db FILE] [--files DIR] [--dice 1,2,6] [--seed N]   the bot in a terminal, no Discord
-//	hpkeeper run      [--config FILE] [--db FILE] [--admin-listen ADDR]    gateway mode (needs DISCORD_TOKEN)
+//	hpkeeper run      [--config FILE] [--db FILE] [--shards auto|N] [--shard-ids A-B] [--admin-listen ADDR]  gateway mode (needs DISCORD_TOKEN)
 //	hpkeeper serve    [--config FILE] [--db FILE] [--listen ADDR] [--admin-listen ADDR]  HTTP interactions endpoint (needs DISCORD_PUBLIC_KEY)
 //	hpkeeper register [--config FILE] [--guild ID]                          register the slash commands with Discord
 //	hpkeeper backup   --to FILE [--from URL | --db FILE] [--config FILE]    a consistent copy of the live database
@@ -40,8 +40,8 @@ Usage:
         try the bot in a terminal, no Discord needed (--db: the database file,
         default hpkeeper.db; --files: where attached files are written, default .;
         --dice: die faces to roll first; --seed: repeatable random rolls)
-  hpkeeper run      [--config FILE] [--db FILE] [--admin-listen ADDR]
-        connect to Discord's gateway (needs DISCORD_TOKEN)
+  hpkeeper run      [--config FILE] [--db FILE] [--shards auto|N] [--shard-ids A-B] [--admin-listen ADDR]
+        connect to Discord's gateway, every shard or a range of them (needs DISCORD_TOKEN)
   hpkeeper serve    [--config FILE] [--db FILE] [--listen ADDR] [--admin-listen ADDR]
         serve the HTTP interactions endpoint, /healthz and /metrics (needs DISCORD_PUBLIC_KEY)
   hpkeeper register [--config FILE] [--guild ID]
