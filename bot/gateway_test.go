@@ -136,8 +136,8 @@ func TestNewSession(t *testing.T) {
 		if err != nil {
 			t.Fatalf("NewSession(%q) = %v", tok, err)
 		}
-		if s.Token != "Bot abc" || s.Identify.Intents != 1 {
-			t.Errorf("NewSession(%q): token %q intents %d; want \"Bot abc\" and 1", tok, s.Token, s.Identify.Intents)
+		if s.Token != "Bot abc" || s.Identify.Intents != 1 || s.StateEnabled {
+			t.Errorf("NewSession(%q): token %q intents %d state %v; want \"Bot abc\", 1 and no state cache", tok, s.Token, s.Identify.Intents, s.StateEnabled)
 		}
 	}
 	for _, tok := range []string{"", "  ", "Bot "} {

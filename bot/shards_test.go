@@ -3,9 +3,11 @@ package bot
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -447,5 +449,66 @@ func TestShardStates(t *testing.T) {
 		if got := sh.status(); got.State != tt.want || got.ID != 3 {
 			t.Errorf("%s: status %+v; want %s", tt.name, got, tt.want)
 		}
+	}
+}
+
+// guildCreate is a GUILD_CREATE of a modest guild: 20 text channels, 10
+// roles, the bot as its one member (about 6.4 KB of JSON).
+func guildCreate(id int) []byte {
+	var ch, roles []string
+	for c := 0; c < 20; c++ {
+		ch = append(ch, fmt.Sprintf(`{"id":"%d%02d","type":0,"name":"channel-%d","position":%d,"parent_id":"1","topic":"a topic for the channel","permission_overwrites":[{"id":"%d","type":0,"allow":"0","deny":"1024"}],"nsfw":false,"rate_limit_per_user":0}`, id, c, c, c, id))
+	}
+	for r := 0; r < 10; r++ {
+		roles = append(roles, fmt.Sprintf(`{"id":"%d%02d","name":"role-%d","color":0,"hoist":false,"position":%d,"permissions":"104324673","managed":false,"mentionable":false}`, id, r, r, r))
+	}
+	return fmt.Appendf(nil, `{"id":"%d","name":"Guild %d","owner_id":"1","afk_timeout":300,"verification_level":1,"features":["COMMUNITY"],"system_channel_id":"%d00",`+
+		`"member_count":120,"large":false,"joined_at":"2025-01-01T00:00:00+00:00","channels":[%s],"roles":[%s],"emojis":[],`+
+		`"members":[{"user":{"id":"1311000000000000001","username":"hpkeeper","bot":true},"roles":[],"joined_at":"2025-01-01T00:00:00+00:00"}],"threads":[],"voice_states":[],"presences":[],"stickers":[]}`,
+		id, id, id, strings.Join(ch, ","), strings.Join(roles, ","))
+}
+
+// BenchmarkShardGuildMemory measures the heap a shard's session keeps for
+// each guild of its GUILD_CREATE events (b.N guilds): as NewSession makes
+// it (no state cache), and with discordgo's state cache on, its default.
+func BenchmarkShardGuildMemory(b *testing.B) {
+	for _, state := range []bool{false, true} {
+		b.Run(fmt.Sprintf("state=%v", state), func(b *testing.B) {
+			fake := discordtest.NewServer(b, discordtest.Options{})
+			opts, err := LoopbackDiscord(fake.URL)
+			if err != nil {
+				b.Fatal(err)
+			}
+			g, err := NewGateway("test-token", &stubHandler{}, zerolog.Nop(), storage.ShardRange{}, append(opts, func(s *discordgo.Session) { s.StateEnabled = state })...)
+			if err != nil {
+				b.Fatal(err)
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan error, 1)
+			go func() { done <- g.Run(ctx) }()
+			defer func() { cancel(); <-done }()
+			waitFor := func(ok func([]ShardStatus) bool) {
+				for deadline := time.Now().Add(60 * time.Second); !ok(g.ShardStatus()); time.Sleep(5 * time.Millisecond) {
+					if time.Now().After(deadline) {
+						b.Fatalf("shards %+v after 60 s", g.ShardStatus())
+					}
+				}
+			}
+			waitFor(allConnected)
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if err := fake.DispatchEvent(0, "GUILD_CREATE", guildCreate(1_000_000+i)); err != nil {
+					b.Fatal(err)
+				}
+			}
+			waitFor(func(st []ShardStatus) bool { return len(st) == 1 && st[0].Guilds == b.N })
+			b.StopTimer()
+			runtime.GC()
+			runtime.ReadMemStats(&after)
+			b.ReportMetric(float64(int64(after.HeapAlloc)-int64(before.HeapAlloc))/float64(b.N), "heap-B/guild")
+		})
 	}
 }
