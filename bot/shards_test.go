@@ -20,11 +20,11 @@ import (
 	"github.com/hpkeeper/hpkeeper/storage"
 )
 
-// guildOn returns a made-up snowflake guild id on shard, of count shards (a
-// power of two up to 64); n makes it unique.
+// guildOn returns a made-up snowflake guild id on shard, of count shards; n
+// makes it unique.
 func guildOn(t *testing.T, shard, count, n int) string {
 	t.Helper()
-	g := strconv.FormatUint((uint64(312_000_000_000+n*count+shard)<<22)|0x3f, 10)
+	g := discordtest.GuildOn(shard, count, n)
 	if got := discordtest.ShardOf(g, count); got != shard {
 		t.Fatalf("guild %s is on shard %d of %d; want %d", g, got, count, shard)
 	}

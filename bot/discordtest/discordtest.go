@@ -439,6 +439,13 @@ func shardOf(guild string, count int) int {
 // of guild (0 for a DM or a malformed id).
 func ShardOf(guild string, count int) int { return shardOf(guild, count) }
 
+// GuildOn returns a made-up snowflake guild id (of late 2025) whose shard,
+// of count shards, is shard; n makes it unique.
+func GuildOn(shard, count, n int) string {
+	base := 312_000_000_000 / uint64(count) * uint64(count)
+	return strconv.FormatUint((base+uint64(n*count+shard))<<22|0x3f, 10)
+}
+
 // Identifies returns the IDENTIFYs received so far, in order.
 func (s *Server) Identifies() []Identify {
 	s.mu.Lock()

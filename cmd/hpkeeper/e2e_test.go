@@ -180,6 +180,21 @@ func startChild(t *testing.T, bin string, args, env []string, ready string) *chi
 // interaction returns the JSON of a slash command from user in e2eChannel;
 // opts are name/value pairs of the (sub)command's string options.
 func interaction(id int, user, command, sub string, opts ...string) []byte {
+	b, err := json.Marshal(map[string]any{
+		"id": strconv.Itoa(id), "application_id": "1", "type": 2, "token": "t", "version": 1,
+		"guild_id": "1311000000000000100", "channel_id": e2eChannel,
+		"member": map[string]any{"user": map[string]any{"id": user, "username": user}, "permissions": "0", "nick": ""},
+		"data":   commandData(command, sub, opts...),
+	})
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+// commandData is the data of a slash command with string options, given as
+// name/value pairs of the (sub)command's options.
+func commandData(command, sub string, opts ...string) map[string]any {
 	var o []map[string]any
 	for i := 0; i+1 < len(opts); i += 2 {
 		o = append(o, map[string]any{"name": opts[i], "type": 3, "value": opts[i+1]})
@@ -188,16 +203,7 @@ func interaction(id int, user, command, sub string, opts ...string) []byte {
 	if sub != "" {
 		data["options"] = []map[string]any{{"name": sub, "type": 1, "options": o}}
 	}
-	b, err := json.Marshal(map[string]any{
-		"id": strconv.Itoa(id), "application_id": "1", "type": 2, "token": "t", "version": 1,
-		"guild_id": "1311000000000000100", "channel_id": e2eChannel,
-		"member": map[string]any{"user": map[string]any{"id": user, "username": user}, "permissions": "0", "nick": ""},
-		"data":   data,
-	})
-	if err != nil {
-		panic(err)
-	}
-	return b
+	return data
 }
 
 // reply is the part of an interaction response the tests read.

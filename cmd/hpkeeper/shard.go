@@ -104,7 +104,7 @@ func shardMain(_ context.Context, args []string, stdout, stderr io.Writer, geten
 		return 1
 	}
 	for i, r := range rep.Outputs {
-		fmt.Fprintf(stdout, "wrote %s: %s: %s, %d channels, checked\n", r.Path, guildsOf(outputs[i].Shards), describeCounts(countsOf(r)), rep.Channels[i])
+		fmt.Fprintf(stdout, "wrote %s: %s: %s, %s channels, checked\n", r.Path, guildsOf(outputs[i].Shards), describeCounts(countsOf(r)), groupDigits(int64(rep.Channels[i])))
 	}
 	fmt.Fprintf(stdout, "before: %s in %s\nafter:  %s in %s: equal\n",
 		describeCounts(rep.Before), files(len(rep.Sources)), describeCounts(rep.After), files(len(rep.Outputs)))

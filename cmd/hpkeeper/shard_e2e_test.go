@@ -16,19 +16,11 @@ import (
 	"github.com/hpkeeper/hpkeeper/storage"
 )
 
-// gatewayInteraction returns the JSON of a slash command from user as the
+// gatewayInteraction returns the JSON of a slash command from a GM as the
 // gateway carries it: in guild and channel, or a DM when guild is "".
 func gatewayInteraction(id, guild, channel, command, sub string, opts ...string) []byte {
-	var o []map[string]any
-	for i := 0; i+1 < len(opts); i += 2 {
-		o = append(o, map[string]any{"name": opts[i], "type": 3, "value": opts[i+1]})
-	}
-	data := map[string]any{"id": "9", "name": command, "type": 1, "options": o}
-	if sub != "" {
-		data["options"] = []map[string]any{{"name": sub, "type": 1, "options": o}}
-	}
 	user := map[string]any{"id": "1311000000000001001", "username": "gm"}
-	i := map[string]any{"id": id, "application_id": "1", "type": 2, "token": "tok-" + id, "version": 1, "channel_id": channel, "data": data}
+	i := map[string]any{"id": id, "application_id": "1", "type": 2, "token": "tok-" + id, "version": 1, "channel_id": channel, "data": commandData(command, sub, opts...)}
 	if guild == "" {
 		i["user"] = user
 	} else {

@@ -11,16 +11,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hpkeeper/hpkeeper/bot/discordtest"
 	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/rules/dice"
 	"github.com/hpkeeper/hpkeeper/storage"
 )
 
 // guildOfShard returns a made-up snowflake guild id on shard, of count
-// shards (a power of two up to 64); n makes it unique.
-func guildOfShard(shard, count, n int) string {
-	return strconv.FormatUint((uint64(312_000_000_000+n*count+shard)<<22)|0x155, 10)
-}
+// shards; n makes it unique.
+func guildOfShard(shard, count, n int) string { return discordtest.GuildOn(shard, count, n) }
 
 // playTables writes a file as the bot would: in each of the guilds (a DM
 // for ""), a table set up in one channel, two characters created, one
