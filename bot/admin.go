@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -45,11 +46,12 @@ type AdminDB interface {
 
 var _ AdminDB = (*storage.DB)(nil)
 
-// Admin serves the operator's routes: GET /healthz (200 {"status":"ok"}
-// while the database is open and its writer takes work, else 503 with the
-// reason), GET /metrics (Metrics.Handler) and POST /admin/backup (the whole
-// database file, application/octet-stream, one backup at a time). Who may
-// use a route depends on the listener; see Handler and WithInteractions.
+// Admin serves the operator's routes: GET /healthz (200 while the database
+// is open and its writer takes work, else 503 with the reason; in gateway
+// mode with each shard's state and heartbeat latency, see ObserveShards),
+// GET /metrics (Metrics.Handler) and POST /admin/backup (the whole database
+// file, application/octet-stream, one backup at a time). Who may use a route
+// depends on the listener; see Handler and WithInteractions.
 type Admin struct {
 	db        AdminDB
 	metrics   *Metrics
@@ -59,6 +61,32 @@ type Admin struct {
 	backingUp chan struct{} // a one-slot semaphore
 	// healthTimeout is HealthTimeout (shorter in tests).
 	healthTimeout time.Duration
+	shards        atomic.Pointer[ShardReporter]
+}
+
+// ObserveShards makes GET /healthz report the gateway's shards: each
+// shard's id, state (connecting, connected, resuming, down) and last
+// heartbeat latency in milliseconds, and "status":"degraded" instead of
+// "ok" while a shard is not connected. The shards never make it answer 503:
+// discordgo reconnects each shard alone, and a health check that restarted
+// the process for one shard would drop the others too and spend their
+// session starts (Discord allows 1,000 a day). Alert on the per-shard
+// hpkeeper_gateway_up instead.
+func (a *Admin) ObserveShards(r ShardReporter) { a.shards.Store(&r) }
+
+// health is GET /healthz's body.
+type health struct {
+	Status string        `json:"status"`
+	Reason string        `json:"reason,omitempty"`
+	Shards []shardHealth `json:"shards,omitempty"`
+}
+
+// shardHealth is one shard in GET /healthz.
+type shardHealth struct {
+	ID    int        `json:"id"`
+	State ShardState `json:"state"`
+	// HeartbeatMS is the last heartbeat's round trip, milliseconds.
+	HeartbeatMS float64 `json:"heartbeat_ms"`
 }
 
 // NewAdmin returns the admin routes over db, serving m (which may be nil:
@@ -123,7 +151,19 @@ func (a *Admin) routes(mux *http.ServeMux, metrics, backup access) {
 func (a *Admin) health(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), a.healthTimeout)
 	defer cancel()
-	status, body := http.StatusOK, map[string]string{"status": "ok"}
+	status, body := http.StatusOK, health{Status: "ok"}
+	if r := a.shards.Load(); r != nil {
+		shards := (*r).ShardStatus()
+		if len(shards) == 0 {
+			body.Status = "degraded" // the shard count is not known yet
+		}
+		for _, s := range shards {
+			body.Shards = append(body.Shards, shardHealth{ID: s.ID, State: s.State, HeartbeatMS: float64(s.HeartbeatLatency.Microseconds()) / 1000})
+			if s.State != ShardConnected {
+				body.Status = "degraded"
+			}
+		}
+	}
 	if err := a.db.Ping(ctx); err != nil {
 		reason := "database unavailable"
 		switch {
@@ -133,7 +173,7 @@ func (a *Admin) health(w http.ResponseWriter, r *http.Request) {
 			reason = "database writer not answering within " + a.healthTimeout.String()
 		}
 		a.log.Warn().Err(err).Msg("health check failed")
-		status, body = http.StatusServiceUnavailable, map[string]string{"status": "unavailable", "reason": reason}
+		status, body.Status, body.Reason = http.StatusServiceUnavailable, "unavailable", reason
 	}
 	b, _ := json.Marshal(body)
 	w.Header().Set("Content-Type", "application/json")

@@ -168,8 +168,17 @@ func TestAdminOneBackupAtATime(t *testing.T) {
 	}
 }
 
-// getHealth returns the status and the one-line JSON body of GET /healthz.
+// getHealth returns the status and the one-line JSON body of GET /healthz,
+// which in serve has string fields only.
 func getHealth(t *testing.T, c *http.Client, base string) (int, map[string]string) {
+	t.Helper()
+	var body map[string]string
+	return readHealth(t, c, base, &body), body
+}
+
+// readHealth GETs /healthz, checks that its body is one line of JSON and
+// decodes it into body.
+func readHealth(t *testing.T, c *http.Client, base string, body any) int {
 	t.Helper()
 	resp, err := c.Get(base + PathHealth)
 	if err != nil {
@@ -180,11 +189,10 @@ func getHealth(t *testing.T, c *http.Client, base string) (int, map[string]strin
 	if bytes.Count(b, []byte("\n")) != 1 || !bytes.HasSuffix(b, []byte("\n")) || resp.Header.Get("Content-Type") != "application/json" {
 		t.Errorf("GET /healthz body %q (%s); want one line of JSON", b, resp.Header.Get("Content-Type"))
 	}
-	var body map[string]string
-	if err := json.Unmarshal(b, &body); err != nil {
+	if err := json.Unmarshal(b, body); err != nil {
 		t.Fatalf("GET /healthz: %v in %q", err, b)
 	}
-	return resp.StatusCode, body
+	return resp.StatusCode
 }
 
 // TestHealthz: 200 while the database is open and the writer takes work;

@@ -5,8 +5,9 @@
 // EncodeResponse:
 //   - Endpoint, an http.Handler for Discord's "interactions endpoint URL"
 //     (verified Ed25519 signatures, replies written inline), served by Serve;
-//   - RunGateway, a discordgo gateway session that answers INTERACTION_CREATE
-//     events through the REST callback.
+//   - Gateway (and RunGateway), discordgo gateway sessions, one per shard of
+//     a range (shards.go), that answer INTERACTION_CREATE events through the
+//     REST callback and refuse those of guilds outside the range.
 //
 // CommandDefinitions and Register publish the commands of a commands.Registry
 // to Discord. Nothing here logs the bot token.

@@ -255,12 +255,12 @@ func TestFastAnswersAreNotDeferred(t *testing.T) {
 // TestGatewayDefers: over the gateway, a slow answer is deferred through
 // the REST callback and then edits the original response.
 func TestGatewayDefers(t *testing.T) {
-	fake := newFakeDiscord(t)
+	fake := fakeDiscord(t)
 	webhooks := newFakeWebhooks(t)
 	// One loopback client for both: callbacks to the fake gateway server,
 	// webhook calls to the fake webhooks.
 	mux := http.NewServeMux()
-	mux.Handle("/api/{version}/interactions/", fake.srv.Config.Handler)
+	mux.Handle("/api/{version}/interactions/", fake.Handler())
 	mux.Handle("/api/{version}/webhooks/", webhooks.srv.Config.Handler)
 	both := httptest.NewServer(mux)
 	defer both.Close()
@@ -276,9 +276,9 @@ func TestGatewayDefers(t *testing.T) {
 		close(done)
 	}()
 	select {
-	case c := <-fake.callbacks:
-		if w := decodeWire(t, c.body); w.Type != 5 {
-			t.Errorf("callback %s; want the deferral (type 5)", c.body)
+	case c := <-fake.Callbacks:
+		if w := decodeWire(t, c.Body); w.Type != 5 {
+			t.Errorf("callback %s; want the deferral (type 5)", c.Body)
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("no callback within 5 s")

@@ -19,6 +19,9 @@ import (
 	"github.com/bwmarrin/discordgo"
 	"github.com/gorilla/websocket"
 	"github.com/rs/zerolog"
+
+	"github.com/hpkeeper/hpkeeper/commands"
+	"github.com/hpkeeper/hpkeeper/storage"
 )
 
 // callbackTimeout bounds one interaction callback request to Discord.
@@ -49,9 +52,11 @@ func WithDialer(d *websocket.Dialer) SessionOption {
 }
 
 // NewSession returns a discordgo session for the bot token (with or without
-// its "Bot " prefix) that asks for no privileged intents (IntentsGuilds only)
-// and whose logging goes to log, with the token and interaction tokens
-// redacted. It does not connect. It returns an error when token is empty.
+// its "Bot " prefix) that asks for no privileged intents (IntentsGuilds only),
+// keeps no state cache (hpkeeper reads nothing from it, and it would hold
+// about 16 KB for every guild of a shard: BenchmarkShardGuildMemory), and
+// whose logging goes to log, with the token and interaction tokens redacted.
+// It does not connect. It returns an error when token is empty.
 func NewSession(token string, log zerolog.Logger, opts ...SessionOption) (*discordgo.Session, error) {
 	token = strings.TrimSpace(token)
 	if rest, ok := strings.CutPrefix(token, "Bot "); ok {
@@ -67,6 +72,7 @@ func NewSession(token string, log zerolog.Logger, opts ...SessionOption) (*disco
 		return nil, fmt.Errorf("new session: %w", err)
 	}
 	s.Identify.Intents = discordgo.IntentsGuilds
+	s.StateEnabled = false
 	s.LogLevel = discordgoLevel(log.GetLevel())
 	routeDiscordgoLog(log, token)
 	for _, o := range opts {
@@ -76,55 +82,33 @@ func NewSession(token string, log zerolog.Logger, opts ...SessionOption) (*disco
 }
 
 // RunGateway connects to Discord's gateway with the bot token and answers
-// every interaction it receives with h, through the interaction callback (a
-// deferred response first when h takes longer than DefaultDeferAfter, then
-// the answer through the interaction's webhook: deferred.go), until
-// ctx is cancelled; then it closes the session (which takes about a second)
-// and waits for the interactions in flight to be answered, so the caller may
-// close the database after it returns. Handler panics are recovered, logged
-// and answered with an ephemeral apology.
-//
-// It returns nil after ctx is cancelled, or an error when the session cannot
-// be created or opened (a bad token, Discord unreachable).
+// every interaction it receives with h until ctx is cancelled: it runs
+// every shard of Discord's recommended count in this process, as a Gateway
+// (shards.go) does, and returns as Gateway.Run returns.
 func RunGateway(ctx context.Context, token string, h Handler, log zerolog.Logger, opts ...SessionOption) error {
-	if h == nil {
-		return errors.New("run gateway: nil handler")
-	}
-	s, err := NewSession(token, log, opts...)
+	g, err := NewGateway(token, h, log, storage.ShardRange{}, opts...)
 	if err != nil {
-		return fmt.Errorf("run gateway: %w", err)
+		return err
 	}
-	g := &gateway{h: h, log: log, base: context.WithoutCancel(ctx), deferAfter: DefaultDeferAfter}
-	s.AddHandler(g.onEvent)
-	s.AddHandler(func(_ *discordgo.Session, r *discordgo.Ready) {
-		ev := log.Info().Int("guilds", len(r.Guilds))
-		if r.User != nil {
-			ev = ev.Str("user", r.User.Username).Str("user_id", r.User.ID)
-		}
-		ev.Msg("gateway ready")
-	})
-	if err := s.Open(); err != nil {
-		return fmt.Errorf("run gateway: open session: %w", redactErr(err))
-	}
-	log.Info().Msg("gateway connected")
-	<-ctx.Done()
-	log.Info().Msg("gateway closing")
-	g.stop()
-	closeErr := s.Close()
-	g.wg.Wait()
-	if closeErr != nil {
-		log.Warn().Err(redactErr(closeErr)).Msg("closing gateway session")
-	}
-	return nil
+	return g.Run(ctx)
 }
 
-// gateway answers INTERACTION_CREATE events of one session.
+// gateway answers the INTERACTION_CREATE events of a Gateway's sessions:
+// through the interaction callback, a deferred response first when h takes
+// longer than deferAfter and then the answer through the interaction's
+// webhook (deferred.go). Handler panics are recovered, logged and answered
+// with an ephemeral apology.
 type gateway struct {
 	h    Handler
 	log  zerolog.Logger
 	base context.Context
 	// deferAfter is how long a handler may take before a deferred answer.
 	deferAfter time.Duration
+	// shards are the process's: an interaction for a guild outside them is
+	// refused (the zero ShardRange: every guild). refused, when set, counts
+	// one refused on the shard of the session it arrived on.
+	shards  storage.ShardRange
+	refused func(shard int)
 
 	mu      sync.Mutex
 	stopped bool
@@ -156,7 +140,8 @@ const interactionCreate = "INTERACTION_CREATE"
 // its raw data with decodeInteraction, as the HTTP endpoint does: discordgo's
 // own decoding of the event fails on shapes Discord sends today (a modal
 // submitted in Labels; see decode.go) and leaves the interaction without its
-// data. Other events are ignored.
+// data. An interaction for a guild outside the process's shards is refused
+// (refuse). Other events are ignored.
 func (g *gateway) onEvent(s *discordgo.Session, e *discordgo.Event) {
 	if e == nil || e.Type != interactionCreate {
 		return
@@ -166,7 +151,51 @@ func (g *gateway) onEvent(s *discordgo.Session, e *discordgo.Event) {
 		g.log.Warn().Err(err).Msg("undecodable interaction")
 		return
 	}
+	if g.refuse(s, i) {
+		return
+	}
 	g.onInteraction(s, i)
+}
+
+// NotServedHere is the ephemeral answer to an interaction that reached a
+// process that does not serve its guild's shard.
+const NotServedHere = "Sorry, this server's tables are kept by another hpkeeper process, and this one received the command by mistake. Nothing was changed: please tell the bot's operator."
+
+// refuse reports whether i must not be handled here: its guild id is
+// malformed, or its shard (storage.ShardOf; a DM's is 0) is not one of the
+// process's, so its table is in another process's file. Discord sends a
+// guild's events only on its own shard, so this means processes started with
+// different shard counts or overlapping ranges. It logs the refusal at error
+// level, counts it, and answers with NotServedHere (no choices for an
+// autocomplete) without touching the database.
+func (g *gateway) refuse(s *discordgo.Session, i *discordgo.Interaction) bool {
+	shard, owned, err := g.shards.Owns(i.GuildID)
+	if err == nil && owned {
+		return false
+	}
+	ilog := interactionLogger(g.log, i)
+	ev := ilog.Error().Int("session_shard", s.ShardID).Str("shards", g.shards.String())
+	if err != nil {
+		ev.Err(err).Msg("interaction refused: its guild id is not a snowflake")
+	} else {
+		ev.Int("guild_shard", shard).Msg("interaction refused: its guild is on a shard this process does not serve (check --shards and --shard-ids of every process)")
+	}
+	if g.refused != nil {
+		g.refused(s.ShardID)
+	}
+	if !g.enter() {
+		return true
+	}
+	defer g.wg.Done()
+	kind := commands.KindCommand
+	if i.Type == discordgo.InteractionApplicationCommandAutocomplete {
+		kind = commands.KindAutocomplete
+	}
+	resp := ResponseFrom(kind, &commands.Response{Content: NotServedHere, Ephemeral: true})
+	if err := respond(g.base, s, i, resp); err != nil {
+		ilog.Warn().Err(err).Msg("cannot answer the refused interaction")
+	}
+	return true
 }
 
 // onInteraction answers one interaction. discordgo runs it on its own

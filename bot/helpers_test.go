@@ -238,21 +238,6 @@ type roundTripFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
-// rewriteTransport sends every request to one loopback server, whatever host
-// discordgo's endpoint constants name.
-type rewriteTransport struct {
-	target *url.URL
-	next   http.RoundTripper
-}
-
-func (rt rewriteTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	r2 := r.Clone(r.Context())
-	r2.URL.Scheme = rt.target.Scheme
-	r2.URL.Host = rt.target.Host
-	r2.Host = rt.target.Host
-	return rt.next.RoundTrip(r2)
-}
-
 // loopbackClient returns a client whose requests all go to serverURL.
 func loopbackClient(t *testing.T, serverURL string) *http.Client {
 	t.Helper()
@@ -260,7 +245,7 @@ func loopbackClient(t *testing.T, serverURL string) *http.Client {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &http.Client{Transport: rewriteTransport{target: u, next: http.DefaultTransport}, Timeout: 10 * time.Second}
+	return &http.Client{Transport: loopbackTransport{host: u.Host, next: http.DefaultTransport}, Timeout: 10 * time.Second}
 }
 
 // syncBuffer is a goroutine-safe log sink.

@@ -4,7 +4,7 @@ import (
 	"context"
 	"net/http"
 	"os"
-	"sync/atomic"
+	"strconv"
 	"time"
 
 	"github.com/bwmarrin/discordgo"
@@ -34,10 +34,16 @@ const (
 	metricHeartbeat        = "hpkeeper_gateway_heartbeat_latency_seconds"
 	metricGatewayUp        = "hpkeeper_gateway_up"
 	metricReconnects       = "hpkeeper_gateway_reconnects_total"
+	metricGatewayGuilds    = "hpkeeper_gateway_guilds"
+	metricGatewayRefused   = "hpkeeper_gateway_refused_interactions_total"
+	metricShardCount       = "hpkeeper_gateway_shard_count"
 
 	labelKind    = "kind"
 	labelCommand = "command"
 	labelOutcome = "outcome"
+	// labelShard is a gateway shard's id: one of the process's shards, a
+	// bounded set.
+	labelShard = "shard"
 )
 
 // Label values. kind and command are "unknown" for requests refused before
@@ -86,11 +92,6 @@ type Metrics struct {
 	backups        *prometheus.CounterVec
 	trackerEdits   *prometheus.CounterVec
 	rateLimited    prometheus.Counter
-	reconnects     prometheus.Counter
-
-	gateway       atomic.Pointer[discordgo.Session]
-	connects      atomic.Int64
-	lastHeartbeat atomic.Int64 // nanoseconds
 }
 
 // NewMetrics returns a Metrics with every hpkeeper metric registered (the
@@ -137,23 +138,11 @@ func NewMetrics() *Metrics {
 		Name: metricRateLimited,
 		Help: "HTTP 429 (Too Many Requests) responses from Discord's REST API, retries included.",
 	})
-	m.reconnects = prometheus.NewCounter(prometheus.CounterOpts{
-		Name: metricReconnects,
-		Help: "Times the gateway session connected again after its first connection.",
-	})
 	m.reg.MustRegister(
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		m.interactions, m.reply, m.groupSize, m.functions, m.commit, m.commitFailures,
-		m.backups, m.trackerEdits, m.rateLimited, m.reconnects,
-		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-			Name: metricHeartbeat,
-			Help: "Latency of the last gateway heartbeat Discord acknowledged (0 before the first, and in HTTP mode).",
-		}, m.heartbeatSeconds),
-		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-			Name: metricGatewayUp,
-			Help: "1 while the gateway session is connected and heartbeating, else 0 (always 0 in HTTP mode).",
-		}, m.gatewayUp),
+		m.backups, m.trackerEdits, m.rateLimited,
 	)
 	for _, o := range []string{outcomeOK, outcomeError} {
 		m.trackerEdits.WithLabelValues(o)
@@ -365,52 +354,51 @@ func (m *Metrics) Session() SessionOption {
 	return func(s *discordgo.Session) { s.Client = m.Client(s.Client) }
 }
 
-// Gateway returns a SessionOption for RunGateway's session: the heartbeat
-// latency, whether the session is up, and reconnects are read from it.
-func (m *Metrics) Gateway() SessionOption {
-	return func(s *discordgo.Session) {
-		m.gateway.Store(s)
-		s.AddHandler(func(*discordgo.Session, *discordgo.Connect) {
-			if m.connects.Add(1) > 1 {
-				m.reconnects.Inc()
-			}
-		})
+// ObserveGateway registers the gateway's series, read from g at each
+// scrape, one series per shard of the process (label shard): whether it is
+// connected, its last heartbeat's latency, its reconnects, its guilds, the
+// interactions refused on it for a guild outside the process's shards; and
+// the shard count. Call it once per Metrics, in gateway mode only.
+func (m *Metrics) ObserveGateway(g ShardReporter) {
+	m.reg.MustRegister(&gatewayCollector{g: g,
+		up:         prometheus.NewDesc(metricGatewayUp, "1 while the shard's gateway session is connected and heartbeating, else 0.", []string{labelShard}, nil),
+		heartbeat:  prometheus.NewDesc(metricHeartbeat, "Latency of the shard's last gateway heartbeat Discord acknowledged (0 before the first).", []string{labelShard}, nil),
+		reconnects: prometheus.NewDesc(metricReconnects, "Times the shard's gateway session connected again after its first connection.", []string{labelShard}, nil),
+		guilds:     prometheus.NewDesc(metricGatewayGuilds, "Guilds on the shard (its READY and GUILD_CREATE events, less the guilds the bot left); Discord wants at most 2,500 a shard.", []string{labelShard}, nil),
+		refused:    prometheus.NewDesc(metricGatewayRefused, "Interactions that arrived on the shard for a guild outside the process's shards (or with a malformed guild id), refused unhandled.", []string{labelShard}, nil),
+		count:      prometheus.NewDesc(metricShardCount, "The bot's shard count (of all its processes) the gateway identified with.", nil, nil),
+	})
+}
+
+// gatewayCollector reads a gateway's shards at scrape time.
+type gatewayCollector struct {
+	g                                                 ShardReporter
+	up, heartbeat, reconnects, guilds, refused, count *prometheus.Desc
+}
+
+func (c *gatewayCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{c.up, c.heartbeat, c.reconnects, c.guilds, c.refused, c.count} {
+		ch <- d
 	}
 }
 
-// gatewayUp reads whether the gateway session is heartbeating.
-func (m *Metrics) gatewayUp() float64 {
-	s := m.gateway.Load()
-	if s == nil {
-		return 0
-	}
-	s.RLock()
-	defer s.RUnlock()
-	if s.DataReady {
-		return 1
-	}
-	return 0
-}
-
-// heartbeatSeconds returns the latency of the last acknowledged heartbeat.
-// discordgo sets DataReady under the session lock after it has written
-// LastHeartbeatSent, so the latency is read only once DataReady is set;
-// discordgo writes LastHeartbeatSent of later heartbeats without that lock,
-// which leaves a window of one websocket write per heartbeat interval
-// (about 41 s) in which a scrape may read a value being written. A latency
-// that is not positive (a heartbeat sent and not yet acknowledged) keeps the
-// last one.
-func (m *Metrics) heartbeatSeconds() float64 {
-	if s := m.gateway.Load(); s != nil {
-		s.RLock()
-		if s.DataReady {
-			if lat := s.HeartbeatLatency(); lat > 0 {
-				m.lastHeartbeat.Store(int64(lat))
-			}
+func (c *gatewayCollector) Collect(ch chan<- prometheus.Metric) {
+	shards := c.g.ShardStatus()
+	for _, s := range shards {
+		id := strconv.Itoa(s.ID)
+		up := 0.0
+		if s.State == ShardConnected {
+			up = 1
 		}
-		s.RUnlock()
+		ch <- prometheus.MustNewConstMetric(c.up, prometheus.GaugeValue, up, id)
+		ch <- prometheus.MustNewConstMetric(c.heartbeat, prometheus.GaugeValue, s.HeartbeatLatency.Seconds(), id)
+		ch <- prometheus.MustNewConstMetric(c.reconnects, prometheus.CounterValue, float64(s.Reconnects), id)
+		ch <- prometheus.MustNewConstMetric(c.guilds, prometheus.GaugeValue, float64(s.Guilds), id)
+		ch <- prometheus.MustNewConstMetric(c.refused, prometheus.CounterValue, float64(s.Refused), id)
 	}
-	return time.Duration(m.lastHeartbeat.Load()).Seconds()
+	if n := c.g.ShardRange().Count; n > 0 {
+		ch <- prometheus.MustNewConstMetric(c.count, prometheus.GaugeValue, float64(n))
+	}
 }
 
 // Tracker returns a TrackerOption counting the tracker's edits.

@@ -126,9 +126,15 @@ func TestMetricsCountInteractions(t *testing.T) {
 	s, _, _ := newMeteredServer(t, "")
 	url := s.srv.URL + PathMetrics
 	before := scrape(t, s.client, url)
-	for _, name := range []string{metricQueueDepth, metricDatabaseSize, metricSchemaVersion, metricHeartbeat, metricGatewayUp, "go_goroutines", "process_resident_memory_bytes"} {
+	for _, name := range []string{metricQueueDepth, metricDatabaseSize, metricSchemaVersion, "go_goroutines", "process_resident_memory_bytes"} {
 		if before[name] == nil {
 			t.Errorf("no %s in /metrics", name)
+		}
+	}
+	// The gateway's series are per shard, and serve has no shards.
+	for _, name := range []string{metricHeartbeat, metricGatewayUp, metricReconnects, metricShardCount} {
+		if before[name] != nil {
+			t.Errorf("%s in serve's /metrics: %v; want the gateway's series in run only", name, before[name])
 		}
 	}
 	if v := sample(before, metricSchemaVersion); v != float64(storage.SchemaVersion) {
@@ -210,34 +216,34 @@ func TestMetricsCountInteractions(t *testing.T) {
 }
 
 // TestMetricsGateway runs the gateway against the loopback fake Discord,
-// which drops the first websocket: the interaction is counted, the session
-// reconnects (counted), and the heartbeat latency and the up gauge are
-// read from the live session.
+// which drops the shard's websocket once it has answered: the interaction
+// is counted, the session reconnects (counted), and the heartbeat latency
+// and the up gauge are read from the live session, all with the shard's
+// label.
 func TestMetricsGateway(t *testing.T) {
 	svc, db := openService(t, filepath.Join(t.TempDir(), "hpkeeper.db"), nil)
 	defer db.Close()
 	m := NewMetrics()
-	fake := newFakeDiscord(t, fixture(t, "dm_roll.json"))
-	fake.dropFirst = true
+	fake := fakeDiscord(t, fixture(t, "dm_roll.json"))
 	var logs syncBuffer
 	defer func() {
 		if t.Failed() {
 			t.Logf("log:\n%s", logs.String())
 		}
 	}()
+	g, err := NewGateway("test-token", m.Instrument(svc), zerolog.New(&logs).Level(zerolog.InfoLevel), storage.ShardRange{},
+		append(fakeSession(t, fake), m.Session())...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.ObserveGateway(g)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan error, 1)
-	go func() {
-		done <- RunGateway(ctx, "test-token", m.Instrument(svc), zerolog.New(&logs).Level(zerolog.InfoLevel),
-			WithHTTPClient(loopbackClient(t, fake.srv.URL)), m.Session(), WithDialer(fake.dialer()), m.Gateway())
-	}()
-	select {
-	case <-fake.callbacks:
-	case err := <-done:
-		t.Fatalf("RunGateway returned %v before answering", err)
-	case <-time.After(5 * time.Second):
-		t.Fatal("no interaction callback within 5 s")
+	go func() { done <- g.Run(ctx) }()
+	fake.Collect(1, done, 5*time.Second)
+	if err := fake.Drop(0); err != nil {
+		t.Fatal(err)
 	}
 	deadline := time.Now().Add(10 * time.Second)
 	var fams map[string]*dto.MetricFamily
@@ -245,7 +251,7 @@ func TestMetricsGateway(t *testing.T) {
 		fams = gather(t, m)
 		// discordgo's reader and its heartbeat may both see the dropped
 		// connection and each reconnect: at least one reconnect.
-		if sample(fams, metricReconnects) >= 1 && sample(fams, metricGatewayUp) == 1 && sample(fams, metricHeartbeat) > 0 {
+		if sample(fams, metricReconnects, labelShard, "0") >= 1 && sample(fams, metricGatewayUp, labelShard, "0") == 1 && sample(fams, metricHeartbeat, labelShard, "0") > 0 {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -254,17 +260,20 @@ func TestMetricsGateway(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	if lat := sample(fams, metricHeartbeat); lat >= 1 {
+	if lat := sample(fams, metricHeartbeat, labelShard, "0"); lat >= 1 {
 		t.Errorf("heartbeat latency %v s over loopback; want well under a second", lat)
 	}
 	if got := sample(fams, metricInteractions, labelKind, kindCommand, labelCommand, "roll", labelOutcome, outcomeOK); got != 1 {
 		t.Errorf("%s{command=roll,outcome=ok} = %v; want 1", metricInteractions, got)
 	}
+	if got := sample(fams, metricShardCount); got != 1 {
+		t.Errorf("%s = %v; want 1", metricShardCount, got)
+	}
 	cancel()
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	if v := sample(gather(t, m), metricGatewayUp); v != 0 {
+	if v := sample(gather(t, m), metricGatewayUp, labelShard, "0"); v != 0 {
 		t.Errorf("%s = %v after the session closed; want 0", metricGatewayUp, v)
 	}
 }

@@ -17,6 +17,8 @@ import (
 //	  replay-guard              the HTTP endpoint's replay guard, saved at a graceful
 //	                            stop, taken at the next start (bot's own encoding);
 //	                            empty in a new file, which nothing was served from
+//	  shards                    the guilds the file holds when not every guild's:
+//	                            "<first>-<last>/<count>" (shard.go); absent: all
 //	tables/                     bucket
 //	  <channel id>/             one nested bucket per Discord channel (a "table")
 //	    table                   Table as JSON; absent until /table setup (or after its undo)
@@ -32,6 +34,10 @@ var (
 	// keyReplayGuard needs no schema step: older programs ignore it.
 	keyReplayGuard = []byte("replay-guard")
 	bucketTables   = []byte("tables")
+
+	// keyShards (in meta) needs no schema step: older programs ignore it and
+	// serve the file whole, as before sharding.
+	keyShards = []byte("shards")
 
 	keyTable     = []byte("table")
 	bucketChars  = []byte("chars")

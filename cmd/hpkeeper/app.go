@@ -32,6 +32,9 @@ type App struct {
 	Guild string
 	// Log is the process logger (JSON or console, per Config.Log).
 	Log zerolog.Logger
+	// testDiscord is HPKEEPER_TEST_DISCORD_URL: the loopback fake of
+	// Discord every session talks to instead (tests only; "" for Discord).
+	testDiscord string
 }
 
 // The Discord-facing subcommands: what each does (-h), the environment
@@ -40,8 +43,8 @@ var appModes = map[string]struct {
 	what string
 	env  []string
 }{
-	"run": {"connect to Discord's gateway and answer interactions over it (needs DISCORD_TOKEN); with an admin listener, answer /healthz, /metrics and /admin/backup there.",
-		[]string{"HPKEEPER_CONFIG", "DISCORD_TOKEN", "HPKEEPER_DB", "HPKEEPER_ADMIN_LISTEN", "HPKEEPER_ADMIN_TOKEN", "HPKEEPER_LOG_LEVEL", "HPKEEPER_LOG_FORMAT"}},
+	"run": {"connect to Discord's gateway, all shards or a range of them, and answer interactions over it (needs DISCORD_TOKEN); with an admin listener, answer /healthz, /metrics and /admin/backup there.",
+		[]string{"HPKEEPER_CONFIG", "DISCORD_TOKEN", "HPKEEPER_DB", "HPKEEPER_SHARDS", "HPKEEPER_SHARD_IDS", "HPKEEPER_ADMIN_LISTEN", "HPKEEPER_ADMIN_TOKEN", "HPKEEPER_LOG_LEVEL", "HPKEEPER_LOG_FORMAT", envTestDiscord}},
 	"serve": {"serve Discord's HTTP interactions endpoint (needs DISCORD_PUBLIC_KEY; DISCORD_TOKEN for the tracker), with /healthz, /metrics and /admin/backup on the same listener.",
 		[]string{"HPKEEPER_CONFIG", "DISCORD_PUBLIC_KEY", "DISCORD_TOKEN", "HPKEEPER_DB", "HPKEEPER_LISTEN", "HPKEEPER_ADMIN_LISTEN", "HPKEEPER_ADMIN_TOKEN", "HPKEEPER_LOG_LEVEL", "HPKEEPER_LOG_FORMAT"}},
 	"register": {"register the slash commands with Discord, globally or in one guild (needs DISCORD_TOKEN; the application id is looked up from the token when not configured).",
@@ -55,7 +58,11 @@ func NewApp(mode string, args []string, stdout, stderr io.Writer, getenv func(st
 	fs := flag.NewFlagSet("hpkeeper "+mode, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	configPath := fs.String("config", getenv("HPKEEPER_CONFIG"), "TOML configuration `file` (see config.example.toml)")
-	var db, listen, adminListen, guild *string
+	var db, listen, adminListen, guild, shards, shardIDs *string
+	if mode == "run" {
+		shards = fs.String("shards", "", "the bot's gateway shard `count`: auto (Discord's recommendation) or N, the same in every process (default: discord.shards of the config, auto)")
+		shardIDs = fs.String("shard-ids", "", "run only these shard `ids`, A-B (or A), of --shards N; this process's file holds exactly their guilds (default: discord.shard_ids of the config; all)")
+	}
 	if mode != "register" {
 		db = fs.String("db", "", "database `file` (default: storage.path of the config, hpkeeper.db)")
 		adminListen = fs.String("admin-listen", "", "serve /healthz, /metrics and /admin/backup on this `address` too; a port alone (:9090) binds loopback (default: admin.listen of the config, off)")
@@ -93,11 +100,22 @@ func NewApp(mode string, args []string, stdout, stderr io.Writer, getenv func(st
 	}
 	if adminListen != nil && *adminListen != "" {
 		cfg.Admin.Listen = *adminListen
-		if err := cfg.validate(); err != nil {
-			return nil, err
+	}
+	if shards != nil && *shards != "" {
+		cfg.Discord.Shards = ShardsSetting(*shards)
+	}
+	if shardIDs != nil && *shardIDs != "" {
+		cfg.Discord.ShardIDs = *shardIDs
+	}
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	app := &App{Mode: mode, Config: cfg, Guild: cfg.Discord.DevGuild, testDiscord: getenv(envTestDiscord)}
+	if app.testDiscord != "" {
+		if _, err := bot.LoopbackDiscord(app.testDiscord); err != nil {
+			return nil, fmt.Errorf("%s: %w", envTestDiscord, err)
 		}
 	}
-	app := &App{Mode: mode, Config: cfg, Guild: cfg.Discord.DevGuild}
 	if guild != nil && *guild != "" {
 		app.Guild = *guild
 	}
@@ -119,6 +137,9 @@ func NewApp(mode string, args []string, stdout, stderr io.Writer, getenv func(st
 // database it cannot open (locked by another process, say), an address it
 // cannot listen on, or a failure to reach or answer Discord.
 func (a *App) Run(ctx context.Context) error {
+	if a.testDiscord != "" {
+		a.Log.Warn().Str("url", a.testDiscord).Msg(envTestDiscord + " is set: every Discord request and the gateway go to this loopback address (tests only)")
+	}
 	switch a.Mode {
 	case "register":
 		return a.register(ctx)
@@ -126,6 +147,9 @@ func (a *App) Run(ctx context.Context) error {
 		key, err := a.Config.Key()
 		if err != nil {
 			return err
+		}
+		if r, _ := a.Config.ShardRange(); !r.Whole() {
+			return fmt.Errorf("discord.shard_ids (%s) is for run: serve receives the interactions of every guild at its one URL, so it serves every shard", r)
 		}
 		return a.withService(ctx, func(s served) error {
 			// The replay guard survives a graceful restart in the database
@@ -150,9 +174,19 @@ func (a *App) Run(ctx context.Context) error {
 		if a.Config.Discord.Token == "" {
 			return errors.New("no bot token: set DISCORD_TOKEN (or discord.token in the config)")
 		}
+		shards, err := a.Config.ShardRange()
+		if err != nil {
+			return err
+		}
 		return a.withService(ctx, func(s served) error {
-			a.Log.Info().Str("db", a.Config.Storage.Path).Msg("connecting to the Discord gateway")
-			return bot.RunGateway(ctx, a.Config.Discord.Token, s.metrics.Instrument(s.svc), a.Log, s.metrics.Session(), s.metrics.Gateway())
+			g, err := bot.NewGateway(a.Config.Discord.Token, s.metrics.Instrument(s.svc), a.Log, shards, a.sessionOptions(s.metrics)...)
+			if err != nil {
+				return err
+			}
+			s.metrics.ObserveGateway(g)
+			s.admin.ObserveShards(g)
+			a.Log.Info().Str("db", a.Config.Storage.Path).Str("shards", shards.String()).Msg("connecting to the Discord gateway")
+			return g.Run(ctx)
 		})
 	}
 	return fmt.Errorf("unknown mode %q", a.Mode)
@@ -184,8 +218,11 @@ func (a *App) withService(ctx context.Context, fn func(served) error) error {
 	}
 	m.ObserveDB(db)
 	s := served{svc: commands.New(db, dice.Random(), systems...), db: db, metrics: m}
-	var runErr error
-	if s.admin, runErr = bot.NewAdmin(db, m, a.Config.Admin.Token, a.Log); runErr == nil {
+	runErr := a.claimShards(db)
+	if runErr == nil {
+		s.admin, runErr = bot.NewAdmin(db, m, a.Config.Admin.Token, a.Log)
+	}
+	if runErr == nil {
 		trk := a.wireTracker(s.svc, m)
 		runErr = a.withAdminListener(ctx, s.admin, func() error { return fn(s) })
 		if trk != nil {
@@ -197,6 +234,40 @@ func (a *App) withService(ctx context.Context, fn func(served) error) error {
 	}
 	a.Log.Info().Msg("database closed")
 	return runErr
+}
+
+// claimShards makes sure the database holds the guilds this process
+// serves (storage.DB.ClaimShards): run's shard range, every guild for
+// serve; a file without tables is marked as this process's.
+func (a *App) claimShards(db *storage.DB) error {
+	var r storage.ShardRange // serve: every guild
+	if a.Mode == "run" {
+		var err error
+		if r, err = a.Config.ShardRange(); err != nil {
+			return err
+		}
+	}
+	if err := db.ClaimShards(r); err != nil {
+		if errors.Is(err, storage.ErrShardMismatch) {
+			return fmt.Errorf("%w\n(move the tables first with hpkeeper shard split or merge, or run this file with the shards it holds)", err)
+		}
+		return err
+	}
+	return nil
+}
+
+// sessionOptions are the options of every Discord session the process
+// makes: the tests' loopback Discord when HPKEEPER_TEST_DISCORD_URL is set
+// (NewApp has checked it), then the metrics' 429 counting.
+func (a *App) sessionOptions(m *bot.Metrics) []bot.SessionOption {
+	var opts []bot.SessionOption
+	if a.testDiscord != "" {
+		opts, _ = bot.LoopbackDiscord(a.testDiscord)
+	}
+	if m != nil {
+		opts = append(opts, m.Session())
+	}
+	return opts
 }
 
 // withAdminListener runs fn, serving admin's routes on admin.listen (when
@@ -230,7 +301,7 @@ func (a *App) register(ctx context.Context) error {
 	if a.Config.Discord.Token == "" {
 		return errors.New("no bot token: set DISCORD_TOKEN (or discord.token in the config)")
 	}
-	s, err := bot.NewSession(a.Config.Discord.Token, a.Log)
+	s, err := bot.NewSession(a.Config.Discord.Token, a.Log, a.sessionOptions(nil)...)
 	if err != nil {
 		return err
 	}

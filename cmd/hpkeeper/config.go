@@ -7,12 +7,14 @@ import (
 	"io"
 	"net"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/BurntSushi/toml"
 	"github.com/rs/zerolog"
 
 	"github.com/hpkeeper/hpkeeper/bot"
+	"github.com/hpkeeper/hpkeeper/storage"
 )
 
 // Config is hpkeeper's configuration, read from a TOML file (see
@@ -38,6 +40,31 @@ type DiscordConfig struct {
 	// DevGuild, when set, makes `register` register commands in that guild
 	// only (instant updates while developing).
 	DevGuild string `toml:"dev_guild"`
+	// Shards is the bot's gateway shard count for `run`: "auto" (Discord's
+	// recommendation, GET /gateway/bot) or a number, the same in every
+	// process of the bot. A TOML integer is accepted too.
+	Shards ShardsSetting `toml:"shards"`
+	// ShardIDs are the shards this process runs, "A-B" or "A"; "" means all
+	// of them. It needs a number in Shards. Each process holds exactly its
+	// shards' guilds in its own database file.
+	ShardIDs string `toml:"shard_ids"`
+}
+
+// ShardsSetting is discord.shards: "auto" or a shard count, given in TOML
+// as a string or an integer.
+type ShardsSetting string
+
+// UnmarshalTOML takes a string or an integer.
+func (s *ShardsSetting) UnmarshalTOML(v any) error {
+	switch x := v.(type) {
+	case string:
+		*s = ShardsSetting(x)
+	case int64:
+		*s = ShardsSetting(strconv.FormatInt(x, 10))
+	default:
+		return fmt.Errorf("discord.shards must be \"auto\" or a number, not %v", v)
+	}
+	return nil
 }
 
 // StorageConfig places the database.
@@ -80,6 +107,7 @@ type LogConfig struct {
 // DefaultConfig returns the configuration used for keys a file leaves out.
 func DefaultConfig() Config {
 	return Config{
+		Discord: DiscordConfig{Shards: "auto"},
 		Storage: StorageConfig{Path: "hpkeeper.db", LockTimeout: "1s"},
 		HTTP:    HTTPConfig{Listen: "127.0.0.1:8080"},
 		Log:     LogConfig{Level: "info", Format: "json"},
@@ -118,13 +146,43 @@ func (c Config) validate() error {
 	if t := c.Admin.Token; t != "" && len(t) < bot.MinAdminToken {
 		return fmt.Errorf("config: admin.token must be at least %d characters (it guards a copy of every table)", bot.MinAdminToken)
 	}
+	if _, err := c.ShardRange(); err != nil {
+		return err
+	}
 	return nil
 }
 
+// ShardRange returns the shards `run` runs (discord.shards and
+// discord.shard_ids): the zero ShardRange for "auto" (every shard of
+// Discord's recommended count). It returns an error for a count that is not
+// "auto" or 1…storage.MaxShards, and for shard ids that are not A-B or A
+// within the count, or that come with "auto" (every process of a bot must
+// run with the same count, so a range needs a fixed one).
+func (c Config) ShardRange() (storage.ShardRange, error) {
+	count := 0
+	switch v := strings.TrimSpace(string(c.Discord.Shards)); v {
+	case "", "auto":
+		if strings.TrimSpace(c.Discord.ShardIDs) != "" {
+			return storage.ShardRange{}, fmt.Errorf("config: discord.shard_ids %q needs a number in discord.shards, not auto: every process of the bot must run with the same shard count", c.Discord.ShardIDs)
+		}
+	default:
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > storage.MaxShards {
+			return storage.ShardRange{}, fmt.Errorf("config: discord.shards must be \"auto\" or a number 1…%d, not %q", storage.MaxShards, v)
+		}
+		count = n
+	}
+	r, err := storage.ParseShardRange(c.Discord.ShardIDs, count)
+	if err != nil {
+		return storage.ShardRange{}, fmt.Errorf("config: discord.shard_ids: %w", err)
+	}
+	return r, nil
+}
+
 // envVars lists every environment variable hpkeeper reads, with what it
-// sets and the key it overrides (nil for HPKEEPER_CONFIG, read as the
-// default of --config); LoadConfig applies them over the file, and -h lists
-// them.
+// sets and the key it overrides (nil for those that are no key:
+// HPKEEPER_CONFIG, read as the default of --config, and the tests' Discord);
+// LoadConfig applies them over the file, and -h lists them.
 var envVars = []struct {
 	name, what string
 	key        func(*Config) *string
@@ -134,11 +192,18 @@ var envVars = []struct {
 	{"DISCORD_PUBLIC_KEY", "the application's public key (discord.public_key)", func(c *Config) *string { return &c.Discord.PublicKey }},
 	{"HPKEEPER_DB", "the database file (storage.path)", func(c *Config) *string { return &c.Storage.Path }},
 	{"HPKEEPER_LISTEN", "serve's interactions listener (http.listen)", func(c *Config) *string { return &c.HTTP.Listen }},
+	{"HPKEEPER_SHARDS", "run's gateway shard count, auto or N (discord.shards)", func(c *Config) *string { return (*string)(&c.Discord.Shards) }},
+	{"HPKEEPER_SHARD_IDS", "the shards this run process runs, A-B (discord.shard_ids)", func(c *Config) *string { return &c.Discord.ShardIDs }},
 	{"HPKEEPER_ADMIN_LISTEN", "the admin listener for /healthz, /metrics and /admin/backup (admin.listen)", func(c *Config) *string { return &c.Admin.Listen }},
 	{"HPKEEPER_ADMIN_TOKEN", "the admin bearer token (admin.token)", func(c *Config) *string { return &c.Admin.Token }},
 	{"HPKEEPER_LOG_LEVEL", "trace, debug, info, warn or error (log.level)", func(c *Config) *string { return &c.Log.Level }},
 	{"HPKEEPER_LOG_FORMAT", "json or console (log.format)", func(c *Config) *string { return &c.Log.Format }},
+	{envTestDiscord, "tests only: send every Discord request and the gateway to this http://<loopback IP>:<port> (anything else is refused)", nil},
 }
+
+// envTestDiscord names the fake Discord that end-to-end tests point a
+// child process at (bot.LoopbackDiscord); read by NewApp, not a key.
+const envTestDiscord = "HPKEEPER_TEST_DISCORD_URL"
 
 // AdminAddr returns the address of the admin listener, "" when there is
 // none; a port alone binds loopback. It returns an error when admin.listen
@@ -184,8 +249,9 @@ func (c Config) AdminURL() (string, error) {
 
 // LoadConfig reads the file at path (no file: the defaults when path is "")
 // and applies the environment (envVars): DISCORD_TOKEN, DISCORD_PUBLIC_KEY,
-// HPKEEPER_DB, HPKEEPER_LISTEN, HPKEEPER_ADMIN_LISTEN, HPKEEPER_ADMIN_TOKEN,
-// HPKEEPER_LOG_LEVEL and HPKEEPER_LOG_FORMAT override the file. It returns an
+// HPKEEPER_DB, HPKEEPER_LISTEN, HPKEEPER_SHARDS, HPKEEPER_SHARD_IDS,
+// HPKEEPER_ADMIN_LISTEN, HPKEEPER_ADMIN_TOKEN, HPKEEPER_LOG_LEVEL and
+// HPKEEPER_LOG_FORMAT override the file. It returns an
 // error for a file that does not parse or a value, from either, that is not
 // valid.
 func LoadConfig(path string, getenv func(string) string) (Config, error) {

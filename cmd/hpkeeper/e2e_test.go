@@ -85,7 +85,7 @@ func buildHpkeeper(t *testing.T) string {
 	return buildBin
 }
 
-// child is one running `hpkeeper serve`.
+// child is one running hpkeeper subcommand (serve, run).
 type child struct {
 	cmd    *exec.Cmd
 	addr   string        // host:port it listens on
@@ -117,15 +117,28 @@ func (s *syncBuf) String() string {
 // naming the address and returns with c.addr set.
 func startServe(t *testing.T, bin, dbPath string, pub ed25519.PublicKey, wantReady bool, args ...string) *child {
 	t.Helper()
-	cmd := exec.Command(bin, append([]string{"serve", "--db", dbPath, "--listen", "127.0.0.1:0"}, args...)...)
-	cmd.Env = append(os.Environ(), "DISCORD_PUBLIC_KEY="+hex.EncodeToString(pub), "HPKEEPER_CONFIG=", "DISCORD_TOKEN=", "HPKEEPER_ADMIN_LISTEN=")
-	cmd.Env = append(cmd.Env, offlineEnv...)
+	ready := ""
+	if wantReady {
+		ready = "serving the interactions endpoint"
+	}
+	env := []string{"DISCORD_PUBLIC_KEY=" + hex.EncodeToString(pub), "HPKEEPER_CONFIG=", "DISCORD_TOKEN=", "HPKEEPER_ADMIN_LISTEN="}
+	return startChild(t, bin, append([]string{"serve", "--db", dbPath, "--listen", "127.0.0.1:0"}, args...), env, ready)
+}
+
+// startChild starts bin with args, the environment extended by env and
+// offlineEnv, and kills it when the test ends. When ready is not "" it
+// waits (up to 10 s) for the JSON log line whose message is ready and
+// returns with c.addr set to that line's "listen" field.
+func startChild(t *testing.T, bin string, args, env []string, ready string) *child {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(append(os.Environ(), env...), offlineEnv...)
 	c := &child{cmd: cmd, stdout: &syncBuf{}, stderr: &syncBuf{}, done: make(chan struct{})}
 	pr, pw := io.Pipe()
 	cmd.Stdout = io.MultiWriter(c.stdout, pw)
 	cmd.Stderr = c.stderr
 	if err := cmd.Start(); err != nil {
-		t.Fatalf("start %s serve: %v", bin, err)
+		t.Fatalf("start %s %s: %v", bin, args[0], err)
 	}
 	addrc := make(chan string, 1)
 	go func() {
@@ -135,7 +148,7 @@ func startServe(t *testing.T, bin, dbPath string, pub ed25519.PublicKey, wantRea
 				Msg    string `json:"message"`
 				Listen string `json:"listen"`
 			}
-			if json.Unmarshal(sc.Bytes(), &line) == nil && line.Msg == "serving the interactions endpoint" {
+			if json.Unmarshal(sc.Bytes(), &line) == nil && ready != "" && line.Msg == ready {
 				addrc <- line.Listen
 				break
 			}
@@ -151,15 +164,15 @@ func startServe(t *testing.T, bin, dbPath string, pub ed25519.PublicKey, wantRea
 		_ = cmd.Process.Kill()
 		<-c.done
 	})
-	if !wantReady {
+	if ready == "" {
 		return c
 	}
 	select {
 	case c.addr = <-addrc:
 	case <-c.done:
-		t.Fatalf("hpkeeper serve exited before it was ready: %v\nstdout: %s\nstderr: %s", c.err, c.stdout, c.stderr)
+		t.Fatalf("hpkeeper %s exited before it was ready: %v\nstdout: %s\nstderr: %s", args[0], c.err, c.stdout, c.stderr)
 	case <-time.After(10 * time.Second):
-		t.Fatalf("hpkeeper serve not ready after 10 s\nstdout: %s\nstderr: %s", c.stdout, c.stderr)
+		t.Fatalf("hpkeeper %s not ready after 10 s\nstdout: %s\nstderr: %s", args[0], c.stdout, c.stderr)
 	}
 	return c
 }
@@ -172,6 +185,21 @@ func interaction(id int, user, command, sub string, opts ...string) []byte {
 
 // interactionIn is interaction in the channel given.
 func interactionIn(channel string, id int, user, command, sub string, opts ...string) []byte {
+	b, err := json.Marshal(map[string]any{
+		"id": strconv.Itoa(id), "application_id": "1", "type": 2, "token": "t", "version": 1,
+		"guild_id": "1311000000000000100", "channel_id": channel,
+		"member": map[string]any{"user": map[string]any{"id": user, "username": user}, "permissions": "0", "nick": ""},
+		"data":   commandData(command, sub, opts...),
+	})
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+// commandData is the data of a slash command with string options, given as
+// name/value pairs of the (sub)command's options.
+func commandData(command, sub string, opts ...string) map[string]any {
 	var o []map[string]any
 	for i := 0; i+1 < len(opts); i += 2 {
 		o = append(o, map[string]any{"name": opts[i], "type": 3, "value": opts[i+1]})
@@ -180,16 +208,7 @@ func interactionIn(channel string, id int, user, command, sub string, opts ...st
 	if sub != "" {
 		data["options"] = []map[string]any{{"name": sub, "type": 1, "options": o}}
 	}
-	b, err := json.Marshal(map[string]any{
-		"id": strconv.Itoa(id), "application_id": "1", "type": 2, "token": "t", "version": 1,
-		"guild_id": "1311000000000000100", "channel_id": channel,
-		"member": map[string]any{"user": map[string]any{"id": user, "username": user}, "permissions": "0", "nick": ""},
-		"data":   data,
-	})
-	if err != nil {
-		panic(err)
-	}
-	return b
+	return data
 }
 
 // reply is the part of an interaction response the tests read.

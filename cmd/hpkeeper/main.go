@@ -4,12 +4,13 @@
 // Usage:
 //
 //	hpkeeper console  [--db FILE] [--files DIR] [--dice 1,2,6] [--seed N]   the bot in a terminal, no Discord
-//	hpkeeper run      [--config FILE] [--db FILE] [--admin-listen ADDR]    gateway mode (needs DISCORD_TOKEN)
+//	hpkeeper run      [--config FILE] [--db FILE] [--shards auto|N] [--shard-ids A-B] [--admin-listen ADDR]  gateway mode (needs DISCORD_TOKEN)
 //	hpkeeper serve    [--config FILE] [--db FILE] [--listen ADDR] [--admin-listen ADDR]  HTTP interactions endpoint (needs DISCORD_PUBLIC_KEY)
 //	hpkeeper register [--config FILE] [--guild ID]                          register the slash commands with Discord
 //	hpkeeper backup   --to FILE [--from URL | --db FILE] [--config FILE]    a consistent copy of the live database
 //	hpkeeper check    [--db FILE] [--config FILE]                           check a database file no process holds
 //	hpkeeper health   [--url URL] [--config FILE]                           exit 0 if the running process is healthy
+//	hpkeeper shard    split|merge --from FILES --to FILE|PATTERN [...]     move tables between files by shard (offline)
 //	hpkeeper bench    [flags]                                               load-test serve on loopback
 //
 // main parses the subcommand, handles signals and exit codes, and delegates
@@ -39,8 +40,8 @@ Usage:
         try the bot in a terminal, no Discord needed (--db: the database file,
         default hpkeeper.db; --files: where attached files are written, default .;
         --dice: die faces to roll first; --seed: repeatable random rolls)
-  hpkeeper run      [--config FILE] [--db FILE] [--admin-listen ADDR]
-        connect to Discord's gateway (needs DISCORD_TOKEN)
+  hpkeeper run      [--config FILE] [--db FILE] [--shards auto|N] [--shard-ids A-B] [--admin-listen ADDR]
+        connect to Discord's gateway, every shard or a range of them (needs DISCORD_TOKEN)
   hpkeeper serve    [--config FILE] [--db FILE] [--listen ADDR] [--admin-listen ADDR]
         serve the HTTP interactions endpoint, /healthz and /metrics (needs DISCORD_PUBLIC_KEY)
   hpkeeper register [--config FILE] [--guild ID]
@@ -51,6 +52,9 @@ Usage:
         check a database file no process holds; print its schema version and counts
   hpkeeper health   [--url URL] [--timeout D] [--config FILE]
         exit 0 if the running process answers GET /healthz with 200
+  hpkeeper shard    split --from FILES --shards N [--shard-ids A-B,…] --to PATTERN
+  hpkeeper shard    merge --from FILES --to FILE
+        move tables between database files by the shard of their guild (bot stopped)
   hpkeeper bench    [--tables N] [--concurrency N] [--duration D] [...]
         load-test serve on loopback
 
@@ -93,6 +97,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return checkMain(ctx, rest, stdout, stderr, getenv)
 	case "health":
 		return healthMain(ctx, rest, stdout, stderr, getenv)
+	case "shard":
+		return shardMain(ctx, rest, stdout, stderr, getenv)
 	case "run", "serve", "register":
 		app, err := NewApp(sub, rest, stdout, stderr, getenv)
 		switch {

@@ -20,7 +20,7 @@ func (a *App) wireTracker(svc *commands.Service, m *bot.Metrics) *bot.Tracker {
 		svc.SetTrackerPoster(nil, why)
 		return nil
 	}
-	session, err := bot.NewSession(a.Config.Discord.Token, a.Log, m.Session())
+	session, err := bot.NewSession(a.Config.Discord.Token, a.Log, a.sessionOptions(m)...)
 	if err != nil {
 		a.Log.Warn().Err(err).Msg("no tracker")
 		svc.SetTrackerPoster(nil, why)

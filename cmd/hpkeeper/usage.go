@@ -32,7 +32,7 @@ func envHelp(names ...string) string {
 		if what == "" {
 			panic("envHelp: no environment variable " + name)
 		}
-		fmt.Fprintf(&b, "  %-22s %s\n", name, what)
+		fmt.Fprintf(&b, "  %-25s %s\n", name, what)
 	}
 	return b.String()
 }

@@ -24,7 +24,7 @@ func TestSubcommandHelp(t *testing.T) {
 		env   []string
 	}{
 		{"console", []string{"db", "files", "dice", "seed"}, nil},
-		{"run", []string{"config", "db", "admin-listen"}, []string{"DISCORD_TOKEN", "HPKEEPER_DB", "HPKEEPER_ADMIN_LISTEN", "HPKEEPER_ADMIN_TOKEN", "HPKEEPER_LOG_LEVEL", "HPKEEPER_LOG_FORMAT", "HPKEEPER_CONFIG"}},
+		{"run", []string{"config", "db", "admin-listen", "shards", "shard-ids"}, []string{"DISCORD_TOKEN", "HPKEEPER_DB", "HPKEEPER_SHARDS", "HPKEEPER_SHARD_IDS", "HPKEEPER_ADMIN_LISTEN", "HPKEEPER_ADMIN_TOKEN", "HPKEEPER_LOG_LEVEL", "HPKEEPER_LOG_FORMAT", "HPKEEPER_CONFIG", "HPKEEPER_TEST_DISCORD_URL"}},
 		{"serve", []string{"config", "db", "listen", "admin-listen"}, []string{"DISCORD_PUBLIC_KEY", "DISCORD_TOKEN", "HPKEEPER_DB", "HPKEEPER_LISTEN", "HPKEEPER_ADMIN_LISTEN", "HPKEEPER_ADMIN_TOKEN", "HPKEEPER_LOG_LEVEL", "HPKEEPER_LOG_FORMAT"}},
 		{"register", []string{"config", "guild"}, []string{"DISCORD_TOKEN", "HPKEEPER_CONFIG"}},
 		{"backup", []string{"config", "to", "from", "db"}, []string{"HPKEEPER_DB", "HPKEEPER_ADMIN_LISTEN", "HPKEEPER_LISTEN", "HPKEEPER_ADMIN_TOKEN"}},
@@ -77,7 +77,7 @@ func TestTopLevelHelpListsEveryConsoleFlag(t *testing.T) {
 			t.Errorf("hpkeeper help does not list the console flag --%s:\n%s", f, out)
 		}
 	}
-	for _, sub := range []string{"console", "run", "serve", "register", "backup", "check", "health", "bench"} {
+	for _, sub := range []string{"console", "run", "serve", "register", "backup", "check", "health", "bench", "shard"} {
 		if !strings.Contains(out, "hpkeeper "+sub+" ") {
 			t.Errorf("hpkeeper help does not list %s", sub)
 		}

@@ -1,0 +1,567 @@
+package storage
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// ShardFile is one output of Repartition: a database file to create and the
+// shards whose guilds' tables it receives.
+type ShardFile struct {
+	// Path is the new file; it must not exist.
+	Path string
+	// Shards are the guilds whose tables go to Path (whole: every guild).
+	Shards ShardRange
+}
+
+// Counts are the records of one or more database files.
+type Counts struct {
+	Tables, Characters, Events int
+}
+
+// sumCounts adds up the counts of reps.
+func sumCounts(reps []*Report) Counts {
+	var c Counts
+	for _, r := range reps {
+		c.Tables += r.Tables
+		c.Characters += r.Characters
+		c.Events += r.Events
+	}
+	return c
+}
+
+// RepartitionReport is what Repartition read and wrote.
+type RepartitionReport struct {
+	// Sources are Inspect's reports of the files read, in the order given.
+	Sources []*Report
+	// Outputs are Inspect's reports of the files written, in the order
+	// given; Channels counts the channels each received (tables, and the
+	// histories kept of tables since undone).
+	Outputs  []*Report
+	Channels []int
+	// Before and After are the totals of Sources and Outputs.
+	Before, After Counts
+}
+
+// copyBatch is how many bytes Repartition copies into one output
+// transaction before committing it and starting the next, to bound the
+// memory of a transaction's dirty pages.
+const copyBatch = 64 << 20
+
+// Repartition moves every table of the database files sources, with its
+// characters, name index, events and id sequences (the channel's whole
+// bucket, byte for byte), into the new files outputs by the shard of its
+// guild (ShardRange.Owns), in one pass over each source. No process may
+// hold a source (each is opened read-only, waiting up to timeout for its
+// lock); the sources are not changed.
+//
+// The outputs must not exist. Their ranges must share one shard count and
+// not overlap (one whole output: a merge), and together hold exactly the
+// guilds the sources hold: every guild, or, when the sources hold a share
+// of one shard count (meta/shards), that same share. Each output gets the
+// sources' schema version and its own meta/shards; a source's saved replay
+// guard is not copied: it belongs to the process that stopped, and a file
+// without one makes serve refuse the requests signed before its next start
+// (bot/replay.go).
+//
+// Each output is written beside its path, synced, checked with Inspect, and
+// only then linked into place, after every output passed and the counts of
+// tables, characters and events of the outputs equal those of the sources.
+// On any error no output is left. It returns the report (as far as it got)
+// and an error: a source held (ErrLocked) or unsound, a table whose guild
+// is unknown or malformed (ErrBadGuildID) or belongs to no output, a channel
+// in two sources, an output that exists, ranges that do not fit, a bucket or
+// meta key this program does not know how to place, or the counts unequal.
+func Repartition(sources []string, outputs []ShardFile, timeout time.Duration) (*RepartitionReport, error) {
+	rep := &RepartitionReport{}
+	if err := checkPaths(sources, outputs); err != nil {
+		return rep, err
+	}
+	srcs := make([]*bolt.DB, 0, len(sources))
+	defer func() {
+		for _, s := range srcs {
+			s.Close()
+		}
+	}()
+	for _, path := range sources {
+		bdb, err := openReadOnly(path, timeout)
+		if err != nil {
+			return rep, err
+		}
+		srcs = append(srcs, bdb)
+	}
+	// The shared locks held above keep a process from opening the sources
+	// until the copy is done; Inspect takes its own shared lock beside them.
+	for _, path := range sources {
+		r, err := Inspect(path, timeout)
+		if err != nil {
+			return rep, fmt.Errorf("repartition: source %w", err)
+		}
+		rep.Sources = append(rep.Sources, r)
+	}
+	rep.Before = sumCounts(rep.Sources)
+	version := rep.Sources[0].SchemaVersion
+	for _, r := range rep.Sources[1:] {
+		if r.SchemaVersion != version {
+			return rep, fmt.Errorf("repartition: %s has schema version %d and %s %d: open the older with this hpkeeper first, which migrates it",
+				rep.Sources[0].Path, version, r.Path, r.SchemaVersion)
+		}
+	}
+	held := make([]ShardRange, len(srcs))
+	for i, s := range srcs {
+		if err := s.View(func(btx *bolt.Tx) error {
+			var err error
+			held[i], err = checkKnown(btx)
+			return err
+		}); err != nil {
+			return rep, fmt.Errorf("repartition: %s: %w", sources[i], err)
+		}
+	}
+	if err := checkCoverage(sources, held, outputs); err != nil {
+		return rep, fmt.Errorf("repartition: %w", err)
+	}
+
+	outs, err := createOutputs(outputs, version)
+	defer func() {
+		for _, o := range outs {
+			o.discard()
+		}
+	}()
+	if err != nil {
+		return rep, err
+	}
+	rep.Channels = make([]int, len(outs))
+	seen := map[string]string{} // channel id → the source it came from
+	for i, s := range srcs {
+		if err := s.View(func(btx *bolt.Tx) error {
+			return copyTables(btx, sources[i], outs, outputs, seen, rep.Channels)
+		}); err != nil {
+			return rep, fmt.Errorf("repartition: %w", err)
+		}
+	}
+	for _, o := range outs {
+		if err := o.finish(); err != nil {
+			return rep, fmt.Errorf("repartition: %w", err)
+		}
+	}
+	for i, o := range outs {
+		r, err := Inspect(o.tmp, -1)
+		if err != nil {
+			return rep, fmt.Errorf("repartition: the new %s is not sound, not kept: %w", outputs[i].Path, err)
+		}
+		r.Path = outputs[i].Path
+		rep.Outputs = append(rep.Outputs, r)
+	}
+	rep.After = sumCounts(rep.Outputs)
+	if rep.After != rep.Before {
+		return rep, fmt.Errorf("repartition: the new files hold %+v, the sources %+v: not kept", rep.After, rep.Before)
+	}
+	for _, o := range outs {
+		if err := o.place(); err != nil {
+			for _, p := range outs {
+				p.unplace()
+			}
+			return rep, fmt.Errorf("repartition: %w", err)
+		}
+	}
+	for _, o := range outs {
+		if err := syncDir(filepath.Dir(o.path)); err != nil {
+			return rep, fmt.Errorf("repartition: %w", err)
+		}
+	}
+	return rep, nil
+}
+
+// checkPaths refuses sources or outputs named twice, an output that is a
+// source, and an output that exists.
+func checkPaths(sources []string, outputs []ShardFile) error {
+	if len(sources) == 0 || len(outputs) == 0 {
+		return errors.New("repartition: no source or no output")
+	}
+	all := slices.Clone(sources)
+	for _, o := range outputs {
+		all = append(all, o.Path)
+	}
+	for i, a := range all {
+		for _, b := range all[:i] {
+			if SamePath(a, b) {
+				return fmt.Errorf("repartition: %s is named twice", a)
+			}
+		}
+	}
+	for _, o := range outputs {
+		if _, err := os.Lstat(o.Path); !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("repartition: %s exists; name a new file (nothing is overwritten)", o.Path)
+		}
+	}
+	return nil
+}
+
+// checkKnown returns the share of the guilds the source holds
+// (meta/shards), and refuses a top-level bucket or meta key this program
+// does not know how to place: rather than guess whether it belongs to a
+// table or to the process.
+func checkKnown(btx *bolt.Tx) (ShardRange, error) {
+	var held ShardRange
+	err := btx.ForEach(func(name []byte, b *bolt.Bucket) error {
+		switch {
+		case bytes.Equal(name, bucketTables):
+			return b.ForEach(func(k, v []byte) error {
+				if v != nil {
+					return fmt.Errorf("tables/%q is not a channel bucket", k)
+				}
+				return nil
+			})
+		case bytes.Equal(name, bucketMeta):
+			return b.ForEach(func(k, v []byte) error {
+				switch {
+				case bytes.Equal(k, keySchema), bytes.Equal(k, keyReplayGuard):
+					return nil
+				case bytes.Equal(k, keyShards):
+					var err error
+					held, err = parseStamp(v)
+					return err
+				}
+				return fmt.Errorf("meta/%q is not known to this program: not moved", k)
+			})
+		}
+		return fmt.Errorf("bucket %q is not known to this program: not moved", name)
+	})
+	return held, err
+}
+
+// checkCoverage checks that the outputs' ranges share one count, do not
+// overlap, and hold exactly the guilds the sources (holding held) hold.
+func checkCoverage(sources []string, held []ShardRange, outputs []ShardFile) error {
+	srcSet, srcCount, err := union(held, "source", func(i int) string { return sources[i] })
+	if err != nil {
+		return err
+	}
+	ranges := make([]ShardRange, len(outputs))
+	for i, o := range outputs {
+		ranges[i] = o.Shards
+	}
+	outSet, outCount, err := union(ranges, "output", func(i int) string { return outputs[i].Path })
+	if err != nil {
+		return err
+	}
+	srcAll, outAll := srcSet == nil || !slices.Contains(srcSet, false), outSet == nil || !slices.Contains(outSet, false)
+	switch {
+	case srcAll && !outAll:
+		return fmt.Errorf("the outputs hold shards %s of %d, not every shard: the others' tables would have no file", shardList(outSet), outCount)
+	case !srcAll && (outAll || outCount != srcCount):
+		return fmt.Errorf("the sources hold shards %s of %d only: name every file of the bot", shardList(srcSet), srcCount)
+	case !srcAll && !slices.Equal(srcSet, outSet):
+		return fmt.Errorf("the sources hold shards %s of %d, the outputs shards %s", shardList(srcSet), srcCount, shardList(outSet))
+	}
+	return nil
+}
+
+// union returns the shards the ranges hold together as a set indexed by
+// shard id (nil: every guild, from a whole range), and their count. It
+// refuses ranges of different counts, overlapping ones, and a whole range
+// beside others.
+func union(rs []ShardRange, what string, name func(int) string) ([]bool, int, error) {
+	var set []bool
+	count := 0
+	for i, r := range rs {
+		if r.Whole() {
+			if len(rs) > 1 {
+				return nil, 0, fmt.Errorf("%s %s holds every guild: it cannot go with other %ss", what, name(i), what)
+			}
+			return nil, r.Count, nil
+		}
+		if set == nil {
+			set, count = make([]bool, r.Count), r.Count
+		}
+		if r.Count != count {
+			return nil, 0, fmt.Errorf("%s %s is of %d shards, %s of %d", what, name(i), r.Count, name(0), count)
+		}
+		for s := r.First; s <= r.Last; s++ {
+			if set[s] {
+				return nil, 0, fmt.Errorf("shard %d is in two %ss (%s)", s, what, name(i))
+			}
+			set[s] = true
+		}
+	}
+	return set, count, nil
+}
+
+// shardList names the shards in set: "0-3, 6".
+func shardList(set []bool) string {
+	var parts []string
+	for s := 0; s < len(set); s++ {
+		if !set[s] {
+			continue
+		}
+		e := s
+		for e+1 < len(set) && set[e+1] {
+			e++
+		}
+		parts = append(parts, ShardRange{Count: len(set), First: s, Last: e}.IDs())
+		s = e
+	}
+	return strings.Join(parts, ", ")
+}
+
+// output is a file Repartition is writing: a temporary file beside path.
+type output struct {
+	path, tmp string
+	db        *bolt.DB
+	tx        *bolt.Tx // the open write transaction, if any
+	batch     int      // bytes put in tx
+	placed    bool
+}
+
+// createOutputs creates every output's temporary file with its meta
+// (schema version, shards) and an empty tables bucket. On error the
+// outputs made so far are returned for discard.
+func createOutputs(outputs []ShardFile, version uint64) ([]*output, error) {
+	var outs []*output
+	for _, o := range outputs {
+		f, err := os.CreateTemp(filepath.Dir(o.Path), "."+filepath.Base(o.Path)+".partial-*")
+		if err != nil {
+			return outs, fmt.Errorf("repartition: %w", err)
+		}
+		out := &output{path: o.Path, tmp: f.Name()}
+		outs = append(outs, out)
+		if err := f.Close(); err != nil {
+			return outs, fmt.Errorf("repartition: %w", err)
+		}
+		opts := *bolt.DefaultOptions
+		opts.Timeout = time.Nanosecond
+		opts.NoSync = true // synced once, in finish
+		if out.db, err = bolt.Open(out.tmp, 0o600, &opts); err != nil {
+			return outs, fmt.Errorf("repartition: create %s: %w", o.Path, err)
+		}
+		err = out.db.Update(func(btx *bolt.Tx) error {
+			meta, err := btx.CreateBucket(bucketMeta)
+			if err != nil {
+				return err
+			}
+			if err := writeVersion(meta, version); err != nil {
+				return err
+			}
+			if s := o.Shards.stamp(); s != nil {
+				if err := meta.Put(keyShards, s); err != nil {
+					return err
+				}
+			}
+			_, err = btx.CreateBucket(bucketTables)
+			return err
+		})
+		if err != nil {
+			return outs, fmt.Errorf("repartition: create %s: %w", o.Path, err)
+		}
+	}
+	return outs, nil
+}
+
+// tables returns the output's tables bucket in its open write transaction,
+// committing the transaction first when it holds a full batch.
+func (o *output) tables() (*bolt.Bucket, error) {
+	if o.tx != nil && o.batch >= copyBatch {
+		if err := o.commit(); err != nil {
+			return nil, err
+		}
+	}
+	if o.tx == nil {
+		tx, err := o.db.Begin(true)
+		if err != nil {
+			return nil, fmt.Errorf("write %s: %w", o.path, err)
+		}
+		o.tx, o.batch = tx, 0
+	}
+	return o.tx.Bucket(bucketTables), nil
+}
+
+// commit commits the open write transaction, if any.
+func (o *output) commit() error {
+	if o.tx == nil {
+		return nil
+	}
+	tx := o.tx
+	o.tx = nil
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("write %s: %w", o.path, err)
+	}
+	return nil
+}
+
+// finish commits, syncs and closes the file.
+func (o *output) finish() error {
+	if err := o.commit(); err != nil {
+		return err
+	}
+	if err := o.db.Sync(); err != nil {
+		return fmt.Errorf("sync %s: %w", o.path, err)
+	}
+	db := o.db
+	o.db = nil
+	if err := db.Close(); err != nil {
+		return fmt.Errorf("close %s: %w", o.path, err)
+	}
+	return nil
+}
+
+// place links the checked file to its path, which must still not exist
+// (a link never replaces a file), and removes the temporary name.
+func (o *output) place() error {
+	if err := os.Link(o.tmp, o.path); err != nil {
+		return err // *LinkError names both paths; EEXIST when it appeared meanwhile
+	}
+	o.placed = true
+	return os.Remove(o.tmp)
+}
+
+// unplace removes a file place linked, after a later output failed.
+func (o *output) unplace() {
+	if o.placed {
+		os.Remove(o.path)
+		o.placed = false
+	}
+}
+
+// discard rolls back and closes what is open and removes the temporary
+// file (a no-op after place).
+func (o *output) discard() {
+	if o.tx != nil {
+		o.tx.Rollback()
+		o.tx = nil
+	}
+	if o.db != nil {
+		o.db.Close()
+		o.db = nil
+	}
+	os.Remove(o.tmp)
+}
+
+// copyTables copies every channel bucket of the source in btx (named src)
+// into the output of its guild's shard, committing each output's
+// transaction before btx ends (a Put keeps no reference past its own
+// transaction, but the values are cloned all the same).
+func copyTables(btx *bolt.Tx, src string, outs []*output, outputs []ShardFile, seen map[string]string, channels []int) error {
+	tables, err := tablesBucket(btx)
+	if err != nil {
+		return fmt.Errorf("%s: %w", src, err)
+	}
+	err = tables.ForEachBucket(func(k []byte) error {
+		channelID := string(k)
+		if first, dup := seen[channelID]; dup {
+			return fmt.Errorf("channel %s is in %s and in %s: keep one of them", channelID, first, src)
+		}
+		seen[channelID] = src
+		ch := tables.Bucket(k)
+		i := 0 // a merge: one output holds every guild, whatever its id
+		if len(outputs) > 1 || !outputs[0].Shards.Whole() {
+			guild, err := channelGuild(ch)
+			if err == nil {
+				i, err = outputOf(guild, outputs)
+			}
+			if err != nil {
+				return fmt.Errorf("%s: table %s: %w", src, channelID, err)
+			}
+		}
+		dst, err := outs[i].tables()
+		if err != nil {
+			return err
+		}
+		child, err := dst.CreateBucket(bytes.Clone(k))
+		if err != nil {
+			return fmt.Errorf("write table %s to %s: %w", channelID, outputs[i].Path, err)
+		}
+		n, err := copyBucket(child, ch)
+		if err != nil {
+			return fmt.Errorf("write table %s to %s: %w", channelID, outputs[i].Path, err)
+		}
+		outs[i].batch += n
+		channels[i]++
+		return nil
+	})
+	for _, o := range outs {
+		if cerr := o.commit(); err == nil {
+			err = cerr
+		}
+	}
+	return err
+}
+
+// outputOf returns the index of the output whose range owns guild.
+func outputOf(guild string, outputs []ShardFile) (int, error) {
+	var shard int
+	for i, o := range outputs {
+		s, owned, err := o.Shards.Owns(guild)
+		if err != nil {
+			return 0, err
+		}
+		if owned {
+			return i, nil
+		}
+		shard = s
+	}
+	return 0, fmt.Errorf("guild %s (shard %d of %d) belongs to no output", guild, shard, outputs[0].Shards.Count)
+}
+
+// copyBucket copies src's keys, values, nested buckets and sequences into
+// the empty bucket dst and returns the bytes copied.
+func copyBucket(dst, src *bolt.Bucket) (int, error) {
+	if err := dst.SetSequence(src.Sequence()); err != nil {
+		return 0, err
+	}
+	n := 0
+	err := src.ForEach(func(k, v []byte) error {
+		n += len(k) + len(v)
+		if v != nil {
+			return dst.Put(bytes.Clone(k), bytes.Clone(v))
+		}
+		child, err := dst.CreateBucket(bytes.Clone(k))
+		if err != nil {
+			return err
+		}
+		m, err := copyBucket(child, src.Bucket(k))
+		n += m
+		return err
+	})
+	return n, err
+}
+
+// errNoGuild is returned (wrapped) for a channel whose guild no record
+// names.
+var errNoGuild = errors.New("no record names its guild: it cannot be placed on a shard")
+
+// channelGuild returns the guild of the channel bucket ch ("" for a DM):
+// its table's, or, for a table since undone whose history is kept, that of
+// the newest event that recorded the table.
+func channelGuild(ch *bolt.Bucket) (string, error) {
+	if v := ch.Get(keyTable); v != nil {
+		t, err := decodeTable(v)
+		if err != nil {
+			return "", err
+		}
+		return t.GuildID, nil
+	}
+	if events := ch.Bucket(bucketEvents); events != nil {
+		c := events.Cursor()
+		for k, v := c.Last(); k != nil; k, v = c.Prev() {
+			e, err := decodeEvent(v)
+			if err != nil {
+				return "", fmt.Errorf("event %x: %w", k, err)
+			}
+			switch {
+			case e.TableAfter != nil:
+				return e.TableAfter.GuildID, nil
+			case e.TableBefore != nil:
+				return e.TableBefore.GuildID, nil
+			}
+		}
+	}
+	return "", errNoGuild
+}
