@@ -25,8 +25,8 @@ func TestSubcommandHelp(t *testing.T) {
 	}{
 		{"console", []string{"db", "files", "dice", "seed"}, nil},
 		{"run", []string{"config", "db", "admin-listen", "shards", "shard-ids"}, []string{"DISCORD_TOKEN", "HPKEEPER_DB", "HPKEEPER_SHARDS", "HPKEEPER_SHARD_IDS", "HPKEEPER_ADMIN_LISTEN", "HPKEEPER_ADMIN_TOKEN", "HPKEEPER_LOG_LEVEL", "HPKEEPER_LOG_FORMAT", "HPKEEPER_CONFIG", "HPKEEPER_TEST_DISCORD_URL"}},
-		{"serve", []string{"config", "db", "listen", "admin-listen"}, []string{"DISCORD_PUBLIC_KEY", "DISCORD_TOKEN", "HPKEEPER_DB", "HPKEEPER_LISTEN", "HPKEEPER_ADMIN_LISTEN", "HPKEEPER_ADMIN_TOKEN", "HPKEEPER_LOG_LEVEL", "HPKEEPER_LOG_FORMAT"}},
-		{"register", []string{"config", "guild"}, []string{"DISCORD_TOKEN", "HPKEEPER_CONFIG"}},
+		{"serve", []string{"config", "db", "listen", "admin-listen"}, []string{"DISCORD_PUBLIC_KEY", "DISCORD_TOKEN", "HPKEEPER_DB", "HPKEEPER_LISTEN", "HPKEEPER_ADMIN_LISTEN", "HPKEEPER_ADMIN_TOKEN", "HPKEEPER_LOG_LEVEL", "HPKEEPER_LOG_FORMAT", "HPKEEPER_TEST_DISCORD_URL"}},
+		{"register", []string{"config", "guild"}, []string{"DISCORD_TOKEN", "HPKEEPER_CONFIG", "HPKEEPER_TEST_DISCORD_URL"}},
 		{"backup", []string{"config", "to", "from", "db"}, []string{"HPKEEPER_DB", "HPKEEPER_ADMIN_LISTEN", "HPKEEPER_LISTEN", "HPKEEPER_ADMIN_TOKEN"}},
 		{"check", []string{"config", "db"}, []string{"HPKEEPER_DB", "HPKEEPER_CONFIG"}},
 		{"health", []string{"config", "url", "timeout"}, []string{"HPKEEPER_ADMIN_LISTEN", "HPKEEPER_LISTEN"}},
