@@ -103,7 +103,7 @@ func parseBenchFlags(args []string, stderr io.Writer) (*benchConfig, error) {
 	phases := fs.String("phases", "mixed,write,read", "comma-separated phases: mixed, write, read")
 	fs.DurationVar(&c.baseline, "baseline", 3*time.Second, "time of each raw disk baseline (0 skips them)")
 	fs.BoolVar(&c.inProcess, "inprocess", false, "serve in this process instead of a child process (needed for --cpuprofile)")
-	fs.StringVar(&c.target, "target", "", "URL of a running hpkeeper serve on loopback (needs --key-seed)")
+	fs.StringVar(&c.target, "target", "", "URL of a running hpkeeper serve on loopback (needs --key-seed); start that serve with HTTPS_PROXY="+benchOfflineProxy+", as bench does its own, so that the follow-ups it posts (0-HP charts, deferred answers) stay on loopback")
 	fs.StringVar(&c.keySeed, "key-seed", "", "hex Ed25519 seed to sign with (default: a new random key)")
 	fs.BoolVar(&c.printKey, "print-key", false, "print a new key seed and its public key (for --target) and exit")
 	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the measured phases to this file (with --inprocess)")
@@ -257,6 +257,7 @@ func runBench(ctx context.Context, cfg *benchConfig, stdout, stderr io.Writer) e
 	pub := priv.Public().(ed25519.PublicKey)
 	if cfg.printKey {
 		fmt.Fprintf(stdout, "key seed (hpkeeper bench --key-seed): %x\npublic key (DISCORD_PUBLIC_KEY of serve): %x\n", priv.Seed(), pub)
+		fmt.Fprintf(stdout, "a serve for --target, its follow-ups kept on loopback:\n  DISCORD_PUBLIC_KEY=%x HTTPS_PROXY=%s hpkeeper serve --db bench.db --listen 127.0.0.1:8080\n", pub, benchOfflineProxy)
 		return nil
 	}
 	if cfg.target != "" {
