@@ -609,7 +609,7 @@ func (o *reporter) summary(rs []phaseResult, b baselines) {
 	o.printf("  phase     req/s  writes/s      p50      p95      p99      max  refused  errors  server CPU/req\n")
 	for _, r := range rs {
 		o.printf("  %-5s  %8.0f  %8.0f  %7s  %7s  %7s  %7s  %7d  %6d  %s\n", r.name, r.rate, r.writeRate,
-			fmtDur(r.p50), fmtDur(r.p95), fmtDur(r.p99), fmtDur(r.max), r.refused, r.errorCount, fmtDur(r.cpuPerRequest))
+			fmtDur(r.p50), fmtDur(r.p95), fmtDur(r.p99), fmtDur(r.max), r.refused, r.errorCount, fmtLat(r.cpuPerRequest))
 	}
 	o.printf("\nlatency by kind of request (median of the runs):\n")
 	o.printf("  phase  read-only p50      p99  state-changing p50      p99\n")
@@ -651,8 +651,9 @@ func (o *reporter) memory(pid int) {
 	o.printf("\n")
 }
 
-// fmtLat is fmtDur for a latency percentile, "–" when there were no such
-// requests (the read-only share of the write phase, say).
+// fmtLat is fmtDur for a figure that may be unmeasured, "–" for 0: a
+// latency percentile with no such requests (the read-only share of the write
+// phase, say), or the server's CPU under --target, which bench cannot read.
 func fmtLat(d time.Duration) string {
 	if d == 0 {
 		return "–"
