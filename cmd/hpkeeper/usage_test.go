@@ -114,4 +114,12 @@ func TestOperatorCommandErrors(t *testing.T) {
 			t.Errorf("run(%q) = %d, output %q; want %d and %q", tt.args, code, stdout+stderr, tt.code, tt.out)
 		}
 	}
+	// A missing file is named once, not "open F: open F: …".
+	missing := dir + "/missing.db"
+	for _, args := range [][]string{{"check", "--db", missing}, {"backup", "--db", missing, "--to", dir + "/b.db"}} {
+		_, stdout, stderr := runCmd(t, nil, args...)
+		if n := strings.Count(stdout+stderr, "open "+missing); n != 1 {
+			t.Errorf("%s of a missing file names it %d times: %q; want once", args[0], n, stdout+stderr)
+		}
+	}
 }
