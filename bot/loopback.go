@@ -23,6 +23,27 @@ import (
 // name, even localhost, or any other address is refused with an error, so
 // the bot token can never be sent to another machine this way.
 func LoopbackDiscord(base string) ([]SessionOption, error) {
+	c, err := LoopbackClient(base)
+	if err != nil {
+		return nil, err
+	}
+	host := c.Transport.(loopbackTransport).host
+	d := &websocket.Dialer{
+		HandshakeTimeout: 10 * time.Second,
+		NetDialContext: func(ctx context.Context, network, _ string) (net.Conn, error) {
+			return (&net.Dialer{}).DialContext(ctx, network, host)
+		},
+	}
+	return []SessionOption{WithHTTPClient(c), WithDialer(d)}, nil
+}
+
+// LoopbackClient returns the HTTP client of LoopbackDiscord's sessions:
+// every request it makes, whatever host it names, goes over plain HTTP to
+// base, http://IP:port with a loopback IP, and through no proxy. The HTTP
+// endpoint's follow-up messages and deferred answers use it too
+// (WithFilesClient), so that they reach the same fake. It returns an error
+// for any other base, as LoopbackDiscord does.
+func LoopbackClient(base string) (*http.Client, error) {
 	u, err := url.Parse(base)
 	if err != nil || u.Scheme != "http" || u.Port() == "" || (u.Path != "" && u.Path != "/") || u.User != nil || u.RawQuery != "" {
 		return nil, fmt.Errorf("test Discord URL %q: want http://<loopback IP>:<port>", base)
@@ -30,14 +51,7 @@ func LoopbackDiscord(base string) ([]SessionOption, error) {
 	if ip := net.ParseIP(u.Hostname()); ip == nil || !ip.IsLoopback() {
 		return nil, fmt.Errorf("test Discord URL %q: %w", base, errNotLoopback)
 	}
-	c := &http.Client{Transport: loopbackTransport{host: u.Host, next: &http.Transport{}}, Timeout: 30 * time.Second}
-	d := &websocket.Dialer{
-		HandshakeTimeout: 10 * time.Second,
-		NetDialContext: func(ctx context.Context, network, _ string) (net.Conn, error) {
-			return (&net.Dialer{}).DialContext(ctx, network, u.Host)
-		},
-	}
-	return []SessionOption{WithHTTPClient(c), WithDialer(d)}, nil
+	return &http.Client{Transport: loopbackTransport{host: u.Host, next: &http.Transport{}}, Timeout: 30 * time.Second}, nil
 }
 
 // errNotLoopback refuses a test Discord URL that is not a loopback IP.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io/fs"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -164,6 +165,10 @@ func openReadOnly(path string, timeout time.Duration) (*bolt.DB, error) {
 	bdb, err := bolt.Open(path, 0o600, &opts)
 	if errors.Is(err, berrors.ErrTimeout) {
 		return nil, fmt.Errorf("open %s: %w", path, ErrLocked)
+	}
+	var pathErr *fs.PathError
+	if errors.As(err, &pathErr) {
+		return nil, err // it names the path: "open F: no such file or directory"
 	}
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)

@@ -28,8 +28,10 @@ var (
 	ErrBadGuildID = errors.New("guild id is not a snowflake")
 
 	// ErrShardMismatch is returned (wrapped) by DB.ClaimShards when the file
-	// holds the tables of other guilds than the shards a process serves.
-	ErrShardMismatch = errors.New("the file holds other shards' tables")
+	// holds another share of the guilds than the shards a process serves:
+	// other shards' tables, or only some of the shards' (a split file under
+	// every shard).
+	ErrShardMismatch = errors.New("the file holds another share of the guilds than this process serves")
 )
 
 // ShardOf returns the shard, of count shards, whose gateway session

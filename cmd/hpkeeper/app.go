@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -46,9 +47,9 @@ var appModes = map[string]struct {
 	"run": {"connect to Discord's gateway, all shards or a range of them, and answer interactions over it (needs DISCORD_TOKEN); with an admin listener, answer /healthz, /metrics and /admin/backup there.",
 		[]string{"HPKEEPER_CONFIG", "DISCORD_TOKEN", "HPKEEPER_DB", "HPKEEPER_SHARDS", "HPKEEPER_SHARD_IDS", "HPKEEPER_ADMIN_LISTEN", "HPKEEPER_ADMIN_TOKEN", "HPKEEPER_LOG_LEVEL", "HPKEEPER_LOG_FORMAT", envTestDiscord}},
 	"serve": {"serve Discord's HTTP interactions endpoint (needs DISCORD_PUBLIC_KEY; DISCORD_TOKEN for the tracker), with /healthz, /metrics and /admin/backup on the same listener.",
-		[]string{"HPKEEPER_CONFIG", "DISCORD_PUBLIC_KEY", "DISCORD_TOKEN", "HPKEEPER_DB", "HPKEEPER_LISTEN", "HPKEEPER_ADMIN_LISTEN", "HPKEEPER_ADMIN_TOKEN", "HPKEEPER_LOG_LEVEL", "HPKEEPER_LOG_FORMAT"}},
+		[]string{"HPKEEPER_CONFIG", "DISCORD_PUBLIC_KEY", "DISCORD_TOKEN", "HPKEEPER_DB", "HPKEEPER_LISTEN", "HPKEEPER_ADMIN_LISTEN", "HPKEEPER_ADMIN_TOKEN", "HPKEEPER_LOG_LEVEL", "HPKEEPER_LOG_FORMAT", envTestDiscord}},
 	"register": {"register the slash commands with Discord, globally or in one guild (needs DISCORD_TOKEN; the application id is looked up from the token when not configured).",
-		[]string{"HPKEEPER_CONFIG", "DISCORD_TOKEN", "HPKEEPER_LOG_LEVEL", "HPKEEPER_LOG_FORMAT"}},
+		[]string{"HPKEEPER_CONFIG", "DISCORD_TOKEN", "HPKEEPER_LOG_LEVEL", "HPKEEPER_LOG_FORMAT", envTestDiscord}},
 }
 
 // NewApp parses the flags of a subcommand and loads the configuration. It
@@ -152,10 +153,16 @@ func (a *App) Run(ctx context.Context) error {
 			return fmt.Errorf("discord.shard_ids (%s) is for run: serve receives the interactions of every guild at its one URL, so it serves every shard", r)
 		}
 		return a.withService(ctx, func(s served) error {
+			// Follow-ups and deferred answers go to Discord's webhooks, or
+			// to the tests' loopback Discord (NewApp has checked its URL).
+			var webhooks *http.Client
+			if a.testDiscord != "" {
+				webhooks, _ = bot.LoopbackClient(a.testDiscord)
+			}
 			// The replay guard survives a graceful restart in the database
 			// and a crash by its start rule (bot/replay.go).
 			ep, err := bot.NewEndpoint(s.metrics.Instrument(s.svc), key, a.Log,
-				bot.WithReplayStore(s.db), bot.WithFilesClient(s.metrics.Client(nil)))
+				bot.WithReplayStore(s.db), bot.WithFilesClient(s.metrics.Client(webhooks)))
 			if err != nil {
 				return err
 			}

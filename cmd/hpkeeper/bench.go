@@ -103,7 +103,7 @@ func parseBenchFlags(args []string, stderr io.Writer) (*benchConfig, error) {
 	phases := fs.String("phases", "mixed,write,read", "comma-separated phases: mixed, write, read")
 	fs.DurationVar(&c.baseline, "baseline", 3*time.Second, "time of each raw disk baseline (0 skips them)")
 	fs.BoolVar(&c.inProcess, "inprocess", false, "serve in this process instead of a child process (needed for --cpuprofile)")
-	fs.StringVar(&c.target, "target", "", "URL of a running hpkeeper serve on loopback (needs --key-seed)")
+	fs.StringVar(&c.target, "target", "", "URL of a running hpkeeper serve on loopback (needs --key-seed); start that serve with HTTPS_PROXY="+benchOfflineProxy+", as bench does its own, so that the follow-ups it posts (0-HP charts, deferred answers) stay on loopback")
 	fs.StringVar(&c.keySeed, "key-seed", "", "hex Ed25519 seed to sign with (default: a new random key)")
 	fs.BoolVar(&c.printKey, "print-key", false, "print a new key seed and its public key (for --target) and exit")
 	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the measured phases to this file (with --inprocess)")
@@ -257,6 +257,7 @@ func runBench(ctx context.Context, cfg *benchConfig, stdout, stderr io.Writer) e
 	pub := priv.Public().(ed25519.PublicKey)
 	if cfg.printKey {
 		fmt.Fprintf(stdout, "key seed (hpkeeper bench --key-seed): %x\npublic key (DISCORD_PUBLIC_KEY of serve): %x\n", priv.Seed(), pub)
+		fmt.Fprintf(stdout, "a serve for --target, its follow-ups kept on loopback:\n  DISCORD_PUBLIC_KEY=%x HTTPS_PROXY=%s hpkeeper serve --db bench.db --listen 127.0.0.1:8080\n", pub, benchOfflineProxy)
 		return nil
 	}
 	if cfg.target != "" {
@@ -608,7 +609,7 @@ func (o *reporter) summary(rs []phaseResult, b baselines) {
 	o.printf("  phase     req/s  writes/s      p50      p95      p99      max  refused  errors  server CPU/req\n")
 	for _, r := range rs {
 		o.printf("  %-5s  %8.0f  %8.0f  %7s  %7s  %7s  %7s  %7d  %6d  %s\n", r.name, r.rate, r.writeRate,
-			fmtDur(r.p50), fmtDur(r.p95), fmtDur(r.p99), fmtDur(r.max), r.refused, r.errorCount, fmtDur(r.cpuPerRequest))
+			fmtDur(r.p50), fmtDur(r.p95), fmtDur(r.p99), fmtDur(r.max), r.refused, r.errorCount, fmtLat(r.cpuPerRequest))
 	}
 	o.printf("\nlatency by kind of request (median of the runs):\n")
 	o.printf("  phase  read-only p50      p99  state-changing p50      p99\n")
@@ -650,8 +651,9 @@ func (o *reporter) memory(pid int) {
 	o.printf("\n")
 }
 
-// fmtLat is fmtDur for a latency percentile, "–" when there were no such
-// requests (the read-only share of the write phase, say).
+// fmtLat is fmtDur for a figure that may be unmeasured, "–" for 0: a
+// latency percentile with no such requests (the read-only share of the write
+// phase, say), or the server's CPU under --target, which bench cannot read.
 func fmtLat(d time.Duration) string {
 	if d == 0 {
 		return "–"

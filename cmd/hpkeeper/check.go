@@ -61,7 +61,7 @@ func checkMain(_ context.Context, args []string, stdout, stderr io.Writer, geten
 	rep, err := storage.Inspect(cfg.Storage.Path, timeout)
 	if errors.Is(err, storage.ErrLocked) {
 		fmt.Fprintf(stderr, "hpkeeper check: %s is held by a running process (waited %s); check a copy instead:\n"+
-			"  hpkeeper backup --to copy.db && hpkeeper check --db copy.db\n", cfg.Storage.Path, timeout)
+			"  hpkeeper backup --db %s --to copy.db && hpkeeper check --db copy.db\n", cfg.Storage.Path, timeout, cfg.Storage.Path)
 		return 1
 	}
 	if rep != nil {

@@ -9,7 +9,7 @@
 //	hpkeeper register [--config FILE] [--guild ID]                          register the slash commands with Discord
 //	hpkeeper backup   --to FILE [--from URL | --db FILE] [--config FILE]    a consistent copy of the live database
 //	hpkeeper check    [--db FILE] [--config FILE]                           check a database file no process holds
-//	hpkeeper health   [--url URL] [--config FILE]                           exit 0 if the running process is healthy
+//	hpkeeper health   [--url URL] [--timeout D] [--config FILE]             exit 0 if the running process is healthy
 //	hpkeeper shard    split|merge --from FILES --to FILE|PATTERN [...]     move tables between files by shard (offline)
 //	hpkeeper bench    [flags]                                               load-test serve on loopback
 //

@@ -104,7 +104,7 @@ func shardMain(_ context.Context, args []string, stdout, stderr io.Writer, geten
 		return 1
 	}
 	for i, r := range rep.Outputs {
-		fmt.Fprintf(stdout, "wrote %s: %s: %s, %s channels, checked\n", r.Path, guildsOf(outputs[i].Shards), describeCounts(countsOf(r)), groupDigits(int64(rep.Channels[i])))
+		fmt.Fprintf(stdout, "wrote %s: %s: %s, %s, checked\n", r.Path, guildsOf(outputs[i].Shards), describeCounts(countsOf(r)), counted(rep.Channels[i], "channel"))
 	}
 	fmt.Fprintf(stdout, "before: %s in %s\nafter:  %s in %s: equal\n",
 		describeCounts(rep.Before), files(len(rep.Sources)), describeCounts(rep.After), files(len(rep.Outputs)))
@@ -173,11 +173,15 @@ func splitList(s string) []string {
 }
 
 // files says "1 file" or "4 files".
-func files(n int) string {
+func files(n int) string { return counted(n, "file") }
+
+// counted says n of noun, in the plural but for one: "1 table",
+// "1,200 characters".
+func counted(n int, noun string) string {
 	if n == 1 {
-		return "1 file"
+		return "1 " + noun
 	}
-	return strconv.Itoa(n) + " files"
+	return groupDigits(int64(n)) + " " + noun + "s"
 }
 
 // countsOf returns the counts of one report.
@@ -185,7 +189,8 @@ func countsOf(r *storage.Report) storage.Counts {
 	return storage.Counts{Tables: r.Tables, Characters: r.Characters, Events: r.Events}
 }
 
-// describeCounts renders counts: "6 tables, 12 characters, 38 events".
+// describeCounts renders counts: "6 tables, 12 characters, 38 events"
+// ("1 table, 1 character, 1 event").
 func describeCounts(c storage.Counts) string {
-	return fmt.Sprintf("%s tables, %s characters, %s events", groupDigits(int64(c.Tables)), groupDigits(int64(c.Characters)), groupDigits(int64(c.Events)))
+	return counted(c.Tables, "table") + ", " + counted(c.Characters, "character") + ", " + counted(c.Events, "event")
 }

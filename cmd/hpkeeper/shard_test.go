@@ -204,3 +204,20 @@ func TestShardCommandErrors(t *testing.T) {
 		t.Errorf("files after the refusals: %v; want only the source, the taken file and the held one", left)
 	}
 }
+
+// TestDescribeCounts: the counts shard split and merge print agree in
+// number with their figures.
+func TestDescribeCounts(t *testing.T) {
+	for c, want := range map[storage.Counts]string{
+		{Tables: 1, Characters: 1, Events: 1}:         "1 table, 1 character, 1 event",
+		{Tables: 0, Characters: 2, Events: 1500}:      "0 tables, 2 characters, 1,500 events",
+		{Tables: 300, Characters: 1200, Events: 1500}: "300 tables, 1,200 characters, 1,500 events",
+	} {
+		if got := describeCounts(c); got != want {
+			t.Errorf("describeCounts(%+v) = %q; want %q", c, got, want)
+		}
+	}
+	if got := counted(1, "channel") + ", " + counted(0, "channel"); got != "1 channel, 0 channels" {
+		t.Errorf("counted = %q; want \"1 channel, 0 channels\"", got)
+	}
+}

@@ -25,8 +25,8 @@ func TestSubcommandHelp(t *testing.T) {
 	}{
 		{"console", []string{"db", "files", "dice", "seed"}, nil},
 		{"run", []string{"config", "db", "admin-listen", "shards", "shard-ids"}, []string{"DISCORD_TOKEN", "HPKEEPER_DB", "HPKEEPER_SHARDS", "HPKEEPER_SHARD_IDS", "HPKEEPER_ADMIN_LISTEN", "HPKEEPER_ADMIN_TOKEN", "HPKEEPER_LOG_LEVEL", "HPKEEPER_LOG_FORMAT", "HPKEEPER_CONFIG", "HPKEEPER_TEST_DISCORD_URL"}},
-		{"serve", []string{"config", "db", "listen", "admin-listen"}, []string{"DISCORD_PUBLIC_KEY", "DISCORD_TOKEN", "HPKEEPER_DB", "HPKEEPER_LISTEN", "HPKEEPER_ADMIN_LISTEN", "HPKEEPER_ADMIN_TOKEN", "HPKEEPER_LOG_LEVEL", "HPKEEPER_LOG_FORMAT"}},
-		{"register", []string{"config", "guild"}, []string{"DISCORD_TOKEN", "HPKEEPER_CONFIG"}},
+		{"serve", []string{"config", "db", "listen", "admin-listen"}, []string{"DISCORD_PUBLIC_KEY", "DISCORD_TOKEN", "HPKEEPER_DB", "HPKEEPER_LISTEN", "HPKEEPER_ADMIN_LISTEN", "HPKEEPER_ADMIN_TOKEN", "HPKEEPER_LOG_LEVEL", "HPKEEPER_LOG_FORMAT", "HPKEEPER_TEST_DISCORD_URL"}},
+		{"register", []string{"config", "guild"}, []string{"DISCORD_TOKEN", "HPKEEPER_CONFIG", "HPKEEPER_TEST_DISCORD_URL"}},
 		{"backup", []string{"config", "to", "from", "db"}, []string{"HPKEEPER_DB", "HPKEEPER_ADMIN_LISTEN", "HPKEEPER_LISTEN", "HPKEEPER_ADMIN_TOKEN"}},
 		{"check", []string{"config", "db"}, []string{"HPKEEPER_DB", "HPKEEPER_CONFIG"}},
 		{"health", []string{"config", "url", "timeout"}, []string{"HPKEEPER_ADMIN_LISTEN", "HPKEEPER_LISTEN"}},
@@ -112,6 +112,14 @@ func TestOperatorCommandErrors(t *testing.T) {
 		code, stdout, stderr := runCmd(t, nil, tt.args...)
 		if code != tt.code || !strings.Contains(stdout+stderr, tt.out) {
 			t.Errorf("run(%q) = %d, output %q; want %d and %q", tt.args, code, stdout+stderr, tt.code, tt.out)
+		}
+	}
+	// A missing file is named once, not "open F: open F: …".
+	missing := dir + "/missing.db"
+	for _, args := range [][]string{{"check", "--db", missing}, {"backup", "--db", missing, "--to", dir + "/b.db"}} {
+		_, stdout, stderr := runCmd(t, nil, args...)
+		if n := strings.Count(stdout+stderr, "open "+missing); n != 1 {
+			t.Errorf("%s of a missing file names it %d times: %q; want once", args[0], n, stdout+stderr)
 		}
 	}
 }
