@@ -257,7 +257,9 @@ func TestAdminBackupOverHTTP(t *testing.T) {
 	// The handler counts the backup once the last byte is sent, which may be
 	// after this side has read it.
 	v := 0.0
-	for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+	// The deadline is for a counter that never moves; a loaded machine may
+	// take a while to run the handler's last line.
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
 		if v = sample(gather(t, m), metricBackups, labelOutcome, outcomeOK); v == 1 {
 			break
 		}

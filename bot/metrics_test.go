@@ -37,7 +37,8 @@ func newMeteredServer(t *testing.T, token string) (*secServer, *Metrics, *Admin)
 	s.db = db
 	m.ObserveDB(db)
 	log := zerolog.New(s.logs)
-	ep, err := NewEndpoint(m.Instrument(commands.New(db, dice.NewRandom(1), systems...)), s.kp.pub, log, WithClock(func() time.Time { return time.Unix(s.now.Load(), 0) }), WithDeferAfter(0))
+	ep, err := NewEndpoint(m.Instrument(commands.New(db, dice.NewRandom(1), systems...)), s.kp.pub, log, WithClock(func() time.Time { return time.Unix(s.now.Load(), 0) }), WithDeferAfter(0),
+		WithFilesClient(offline))
 	if err != nil {
 		t.Fatal(err)
 	}

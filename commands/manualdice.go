@@ -296,8 +296,9 @@ func facesButton(ctx context.Context, s *Service, r *Request) (*Response, error)
 	if pr == nil || pr.req.ChannelID != r.ChannelID {
 		return nil, Errorf(CodeConflict, "These dice are no longer pending (already entered, or the bot restarted); run the command again.")
 	}
-	if r.UserID != pr.ownerID && r.UserID != pr.req.UserID {
-		var gm bool
+	// gm: the presser, who is not the one who asked, is a GM.
+	var gm bool
+	if r.UserID != pr.req.UserID {
 		err := s.view(r, func(_ *storage.Tx, t *storage.Table) error {
 			gm = isGM(r, t)
 			return nil
@@ -305,7 +306,7 @@ func facesButton(ctx context.Context, s *Service, r *Request) (*Response, error)
 		if err != nil {
 			return nil, err
 		}
-		if !gm {
+		if r.UserID != pr.ownerID && !gm {
 			return nil, Errorf(CodeForbidden, "Only %s (or a GM) enters these dice.", mention(pr.ownerID))
 		}
 	}
@@ -348,10 +349,38 @@ func facesButton(ctx context.Context, s *Service, r *Request) (*Response, error)
 	if err != nil {
 		return nil, err
 	}
+	if r.UserID != pr.req.UserID && !gm {
+		resp = withheldFrom(resp)
+	}
 	if resp.Modal == nil && !resp.Ephemeral {
 		resp.UpdateMessage = true
 	}
 	return resp, nil
+}
+
+// withheldFrom returns resp, the answer to another user's request whose
+// dice a player entered, as that player may read it: the request was
+// answered as its user sees it, so what was for that user alone (an
+// ephemeral reply; the ephemeral follow-ups, a GM's hidden characters'
+// numbers) is left out, and the reply says where it can be read.
+func withheldFrom(resp *Response) *Response {
+	if resp.Modal != nil {
+		return resp
+	}
+	if resp.Ephemeral {
+		return &Response{Content: "The dice are entered and the command has run; its answer is for the one who asked it (/history shows what it did).", Ephemeral: true}
+	}
+	var kept []*Response
+	for _, f := range resp.FollowUps {
+		if !f.Ephemeral {
+			kept = append(kept, f)
+		}
+	}
+	if len(kept) < len(resp.FollowUps) {
+		resp.FollowUps = kept
+		resp.Content = strings.TrimSpace(resp.Content + "\nA GM reads the hidden characters' numbers with /history.")
+	}
+	return resp
 }
 
 func examplePlaceholder(ds []dice.Die) string {

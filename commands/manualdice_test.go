@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/hpkeeper/hpkeeper/commands"
+	"github.com/hpkeeper/hpkeeper/commands/commandstest"
 	"github.com/hpkeeper/hpkeeper/rules/dice"
 )
 
@@ -100,4 +101,46 @@ func manualFudge(n int) []dice.Die {
 		out[i] = dice.Die{Sides: 3, Fudge: true}
 	}
 	return out
+}
+
+// TestManualDiceEnteredByAnother: the faces of a GM's command may come from
+// a player (the owner of the character whose die it is), and the re-run's
+// answer then goes to that player's button press. What was for the GM
+// alone (a hidden character's numbers, in the ephemeral follow-up) must not
+// reach the player; the GM reads it in /history.
+func TestManualDiceEnteredByAnother(t *testing.T) {
+	tb := newTable(t)
+	tb.OK(tb.Do("!carol", "/table setup system:hit-protection"))
+	tb.OK(tb.Do("ann", `/char create name:Lister stats:"class=fighter level=1 hp=6"`))
+	tb.Do("!carol", `/char create name:Goblin stats:"class=cleric level=19 hit-die=d12 hp=11 hidden=true"`)
+	tb.OK(tb.Do("!carol", "/table option name:dice value:manual"))
+
+	// The die is asked of Lister's owner, ann.
+	ask := tb.Do("!carol", "/damage target:Lister,Goblin amount:1d6")
+	if out := tb.OK(ask); !strings.Contains(out, "<@ann>") {
+		t.Fatalf("prompt %q; want it to ask ann", out)
+	}
+	done := tb.Submit("ann", tb.Press("ann", ask, "Enter dice"), "4")
+	out := tb.OK(done)
+	if !strings.Contains(out, "Lister** takes 4 damage") || !strings.Contains(out, "Goblin**: Wounded") {
+		t.Errorf("ann's answer %q; want Lister's damage and the Goblin's word", out)
+	}
+	for _, f := range done.FollowUps {
+		if s := commandstest.Text(f); strings.Contains(s, "11 → 7") || strings.Contains(s, "/12") {
+			t.Errorf("ann, who entered the GM's dice, gets the Goblin's numbers (ephemeral %v):\n%s", f.Ephemeral, s)
+		}
+	}
+	if !strings.Contains(out, "/history") {
+		t.Errorf("ann's answer %q; want it to say where a GM reads the hidden numbers", out)
+	}
+	if fu := commandstest.FollowUp(tb.Do("!carol", "/history")); !strings.Contains(fu, "HP 11 → 7") {
+		t.Errorf("the GM's /history follow-up %q; want the Goblin's numbers", fu)
+	}
+
+	// Entered by the GM who asked, the follow-up is theirs as before.
+	ask = tb.Do("!carol", "/damage target:Lister,Goblin amount:1d4")
+	done = tb.Submit("carol", tb.Press("carol", ask, "Enter dice"), "1")
+	if fu := commandstest.FollowUp(done); !strings.Contains(fu, "HP 7 → 6") {
+		t.Errorf("the GM's own entry: follow-up %q; want the Goblin's numbers", fu)
+	}
 }

@@ -86,6 +86,10 @@ func (s *Service) Mutate(ctx context.Context, r *Request, fn func(m *Mutation) (
 		}
 		return m.commit(resp)
 	})
+	var stale *staleChoice
+	if errors.As(err, &stale) {
+		return nil, s.refuseStale(r, stale)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -263,23 +267,47 @@ func (m *Mutation) Healer(patients ...*storage.Character) (*storage.Character, e
 	return h, nil
 }
 
-// RefuseUndone returns, for a press on a button of event seq that no longer
-// matches c's state, the CodeConflict error saying the message is out of
-// date because /undo undid that event (an /undo among the latest
+// RefuseStale returns the refusal of a press on a button of event seq that
+// no longer matches c's state: the CodeConflict error saying the message is
+// out of date because /undo undid that event (an /undo among the latest
 // undoWindow events names it), so c has no choice (e.g. "0-HP choice") to
-// make there; nil when the event was not undone (the choice was made or
-// offered again), or the error of reading the history.
-func (m *Mutation) RefuseUndone(seq uint64, c *storage.Character, choice string) error {
+// make there; otherwise the error otherwise (the choice was made, or
+// offered again). Return it from the mutation: the history is read once the
+// write transaction has ended (Service.Mutate), so that walking long events
+// holds no writer.
+func (m *Mutation) RefuseStale(seq uint64, c *storage.Character, choice string, otherwise error) error {
+	return &staleChoice{seq: seq, name: c.Name, choice: choice, otherwise: otherwise}
+}
+
+// staleChoice is RefuseStale's error until Service.Mutate resolves it
+// (refuseStale); unresolved, it reads as otherwise.
+type staleChoice struct {
+	seq          uint64
+	name, choice string
+	otherwise    error
+}
+
+func (e *staleChoice) Error() string { return e.otherwise.Error() }
+func (e *staleChoice) Unwrap() error { return e.otherwise }
+
+// refuseStale returns the refusal sc stands for, reading the latest events
+// of r's table in a read transaction.
+func (s *Service) refuseStale(r *Request, sc *staleChoice) error {
 	undone, seen := false, 0
-	err := m.tx.EachEventBackward(m.Req.ChannelID, func(e *storage.Event) (bool, error) {
-		seen++
-		undone = e.UndoOf == seq
-		return !undone && e.Seq > seq && seen < undoWindow, nil
+	err := s.db.View(func(tx *storage.Tx) error {
+		return tx.EachEventBackward(r.ChannelID, func(e *storage.Event) (bool, error) {
+			seen++
+			undone = e.UndoOf == sc.seq
+			return !undone && e.Seq > sc.seq && seen < undoWindow, nil
+		})
 	})
-	if err != nil || !undone {
+	if err != nil {
 		return err
 	}
-	return Errorf(CodeConflict, "This message is out of date: the damage it answers (#%d) was undone, so **%s** has no %s to make here. Nothing was changed.", seq, Escape(c.Name), choice)
+	if !undone {
+		return sc.otherwise
+	}
+	return Errorf(CodeConflict, "This message is out of date: the damage it answers (#%d) was undone, so **%s** has no %s to make here. Nothing was changed.", sc.seq, Escape(sc.name), sc.choice)
 }
 
 // Save stores c's new state.

@@ -6,12 +6,14 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/rs/zerolog"
 
 	"github.com/hpkeeper/hpkeeper/commands"
+	"github.com/hpkeeper/hpkeeper/commands/commandstest"
 	"github.com/hpkeeper/hpkeeper/commands/hpmpwp"
 	"github.com/hpkeeper/hpkeeper/rules/dice"
 	"github.com/hpkeeper/hpkeeper/storage"
@@ -137,4 +139,38 @@ func snapshotFor(t *testing.T, db *storage.DB, channel string) string {
 		t.Fatal(err)
 	}
 	return b.String()
+}
+
+// viewBoomSystem is hp-mp-wp whose character view panics once boom is set.
+type viewBoomSystem struct {
+	hpmpwp.System
+	boom *atomic.Bool
+}
+
+func (viewBoomSystem) Name() string { return "viewboom" }
+
+func (v viewBoomSystem) View(c *storage.Character, now int64) (commands.CharacterView, error) {
+	if v.boom.Load() {
+		panic("kaboom in a view")
+	}
+	return v.System.View(c, now)
+}
+
+// TestTrackerPanicContained: the tracker is rendered outside Handle (the
+// bot's tracker updater calls Service.Tracker from its own goroutine,
+// which nothing recovers), so a panic in a system's code there is an
+// error, not the end of the process.
+func TestTrackerPanicContained(t *testing.T) {
+	boom := new(atomic.Bool)
+	s := commands.New(commandstest.OpenDB(t), dice.NewRandom(1), viewBoomSystem{boom: boom})
+	s.SetTrackerPoster(&fakePoster{}, "")
+	tb := &commandstest.Table{T: t, Svc: s, Channel: "c1"}
+	tb.OK(tb.Do("!gm", "/table setup system:viewboom"))
+	tb.OK(tb.Do("!gm", `/char create name:Rimmer stats:"hp-max=10 mp-max=0"`))
+	tb.Do("!gm", "/table tracker")
+	boom.Store(true)
+	id, resp, err := s.Tracker("c1")
+	if err == nil || !strings.Contains(err.Error(), "kaboom in a view") || resp != nil || id != "" {
+		t.Errorf("Tracker with a panicking view = %q, %+v, %v; want an error naming the panic", id, resp, err)
+	}
 }

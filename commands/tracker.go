@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"strings"
 	"sync"
 
@@ -61,8 +62,15 @@ func (s *Service) changed(r *Request) {
 // Tracker renders the tracker of the channel's table as players see it
 // (hidden characters by their word) and returns it with the id of the
 // tracker message to edit; messageID is "" when the table has no tracker
-// (or no table is there).
+// (or no table is there). It runs outside Handle (the bot's tracker
+// updater calls it from a goroutine of its own), so like Handle it never
+// panics: a panic in a system's code becomes the error.
 func (s *Service) Tracker(channelID string) (messageID string, resp *Response, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			messageID, resp, err = "", nil, fmt.Errorf("render the tracker of %s: panic: %v\n%s", channelID, p, debug.Stack())
+		}
+	}()
 	err = s.db.View(func(tx *storage.Tx) error {
 		t, err := tx.Table(channelID)
 		if errors.Is(err, storage.ErrNotFound) {

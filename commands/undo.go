@@ -17,8 +17,113 @@ import (
 // reverted over those changes: the caller is told to undo the later event
 // first. A change of the table's system is a barrier: nothing before it can
 // be undone (its characters belonged to another system). The walk looks at
-// the latest undoWindow events only, so a long log never stalls writers.
+// the latest undoWindow events only, and in a read transaction: decoding
+// them (up to about a second at a table of long clock advances) holds no
+// writer. The write transaction then looks only at the events written
+// since (findUndo, applyUndo).
 func undo(ctx context.Context, s *Service, r *Request) (*Response, error) {
+	for try := 1; ; try++ {
+		found, err := s.findUndo(r)
+		if err != nil {
+			return nil, err
+		}
+		if undoLooked != nil {
+			undoLooked()
+		}
+		resp, err := s.applyUndo(r, found)
+		if errors.Is(err, errUndoMoved) {
+			if try < undoTries {
+				continue
+			}
+			return nil, Errorf(CodeConflict, "The table kept changing while /undo looked for the event to revert; nothing was changed. Try /undo again.")
+		}
+		return resp, err
+	}
+}
+
+// undoTries is how many times /undo looks again when the event it found
+// was undone, or the caller's GM status changed, before it could revert it.
+const undoTries = 3
+
+// errUndoMoved: what findUndo found no longer holds in the write
+// transaction; look again.
+var errUndoMoved = errors.New("undo: the table moved on")
+
+// undoLooked, when set (tests), runs between findUndo and applyUndo.
+var undoLooked func()
+
+// undoWalk walks a table's events newest first to find the one /undo
+// reverts: the newest the caller may change that is not undone (target),
+// or the change of system that stops the walk (barrier); neither after
+// undoWindow events.
+type undoWalk struct {
+	gm      bool
+	user    string
+	undone  map[uint64]bool
+	seen    int
+	target  *storage.Event
+	barrier *storage.Event
+	// last is the newest event's Seq when the walk began.
+	last uint64
+}
+
+func newUndoWalk(gm bool, user string) *undoWalk {
+	return &undoWalk{gm: gm, user: user, undone: map[uint64]bool{}}
+}
+
+// step looks at e, older than every event seen so far; false once the
+// walk is over.
+func (w *undoWalk) step(e *storage.Event) (bool, error) {
+	w.seen++
+	switch {
+	case e.UndoOf != 0:
+		w.undone[e.UndoOf] = true
+	case changesSystem(e) && !w.undone[e.Seq]:
+		w.barrier = e
+		return false, nil
+	case w.undone[e.Seq] || !undoable(e):
+	case w.gm || (e.UserID == w.user && ownsAll(e, w.user)):
+		w.target = e
+		return false, nil
+	}
+	return w.seen < undoWindow, nil
+}
+
+// findUndo walks the latest undoWindow events of r's table in a read
+// transaction.
+func (s *Service) findUndo(r *Request) (*undoWalk, error) {
+	var w *undoWalk
+	err := s.view(r, func(tx *storage.Tx, t *storage.Table) error {
+		w = newUndoWalk(isGM(r, t), r.UserID)
+		var err error
+		if w.last, err = tx.LastEventSeq(r.ChannelID); err != nil {
+			return err
+		}
+		return tx.EachEventBackward(r.ChannelID, w.step)
+	})
+	return w, err
+}
+
+// since returns what one walk over every event of the table would find,
+// given found, the walk of the events up to found.last, and newer, the walk
+// of the events written since: newer's decision when it made one or used
+// up the window; else found's, when still in the window; errUndoMoved when
+// an event written since undid found's target.
+func since(found, newer *undoWalk) (*undoWalk, error) {
+	switch {
+	case newer.target != nil || newer.barrier != nil || newer.seen >= undoWindow:
+		return newer, nil
+	case found.target != nil && newer.undone[found.target.Seq]:
+		return nil, errUndoMoved
+	case newer.seen+found.seen > undoWindow:
+		return newer, nil // found's decision lies past the window now
+	}
+	return found, nil
+}
+
+// applyUndo reverts what found found, in a write transaction that walks
+// only the events written since found began (see since).
+func (s *Service) applyUndo(r *Request, found *undoWalk) (*Response, error) {
 	var resp *Response
 	err := s.db.Update(func(tx *storage.Tx) error {
 		t, err := loadTable(tx, r.ChannelID)
@@ -26,31 +131,24 @@ func undo(ctx context.Context, s *Service, r *Request) (*Response, error) {
 			return err
 		}
 		gm := isGM(r, t)
-		undone := map[uint64]bool{}
-		var target, barrier *storage.Event
-		seen := 0
+		if gm != found.gm {
+			return errUndoMoved
+		}
+		newer := newUndoWalk(gm, r.UserID)
 		err = tx.EachEventBackward(r.ChannelID, func(e *storage.Event) (bool, error) {
-			seen++
-			if e.UndoOf != 0 {
-				undone[e.UndoOf] = true
-				return seen < undoWindow, nil
-			}
-			if changesSystem(e) && !undone[e.Seq] {
-				barrier = e
+			if e.Seq <= found.last {
 				return false, nil
 			}
-			if undone[e.Seq] || !undoable(e) {
-				return seen < undoWindow, nil
-			}
-			if gm || (e.UserID == r.UserID && ownsAll(e, r.UserID)) {
-				target = e
-				return false, nil
-			}
-			return seen < undoWindow, nil
+			return newer.step(e)
 		})
 		if err != nil {
 			return err
 		}
+		w, err := since(found, newer)
+		if err != nil {
+			return err
+		}
+		target, barrier := w.target, w.barrier
 		if target == nil && barrier != nil {
 			return Errorf(CodeConflict, "There is nothing you can undo since the table changed its system (#%d: %s).", barrier.Seq, Escape(barrier.Command))
 		}

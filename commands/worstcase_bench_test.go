@@ -320,6 +320,22 @@ func importExport(b *testing.B) {
 		b.Fatal(err)
 	}
 	mustHandle(b, s, worstReq("window", "char create", "name:Nobody", "stats:hp-max=10"))
+	// A player with nothing to undo: /undo looks through the latest 500
+	// events, each the largest advance, in a read transaction; the
+	// writer's part is only the events written meanwhile.
+	b.Run("undo-by-player-over-1000-advances", func(b *testing.B) {
+		w := &writerTimer{db: db}
+		for b.Loop() {
+			r := worstReq("window", "undo")
+			r.UserID, r.UserName, r.Permissions = "player", "player", 0
+			w.do(func() {
+				if resp := s.Handle(ctx, r); !strings.Contains(resp.Content, "nothing here that you can undo") {
+					b.Fatalf("undo: %s", resp.Content)
+				}
+			})
+		}
+		w.report(b)
+	})
 	for _, c := range []struct{ name, ch, cmd, opt string }{
 		{"export-8MiB", "imported0", "table export", ""},
 		{"history-target-over-8MiB", "imported0", "history", "target:Nobody"},

@@ -3,6 +3,7 @@ package hitprot
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/hpkeeper/hpkeeper/commands"
@@ -53,11 +54,15 @@ func attend(m *commands.Mutation) (*commands.Response, error) {
 		}
 		hpBefore, hdBefore := h.c.HP, h.c.HD
 		c, o, err := h.c.Attend(m.Dice(), skilled, clock.Time(m.Table.Clock))
-		if errors.Is(err, rules.ErrCannotStop) && !skilled && strings.Contains(err.Error(), rules.FatalWoundI.String()) {
+		switch {
+		case err == nil:
+		case h.ch.Hidden && !m.IsGM():
+			// Why is the hidden character's wound and countdown: its GM's.
+			return nil, commands.Errorf(commands.CodeConflict, "%s: this attend can do nothing for it now. Nothing was changed.", h.name())
+		case errors.Is(err, rules.ErrCannotStop) && !skilled && slices.ContainsFunc(h.c.Bleeds, func(b rules.Bleed) bool { return b.Wound == rules.FatalWoundI }):
 			return nil, commands.Errorf(commands.CodeConflict, "%s: %s. Nothing was changed. A skilled healer or healing magic attends with /attend target:%s skilled:true.",
 				h.name(), reason(err, rules.ErrCannotStop), commands.Arg(h.ch.Name))
-		}
-		if err != nil {
+		default:
 			return nil, ruleError(h, err)
 		}
 		m.Record(o.Rolls...)

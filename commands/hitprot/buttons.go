@@ -129,16 +129,14 @@ func choiceButton(ctx context.Context, s *commands.Service, r *commands.Request)
 			return nil, err
 		}
 		if h.sheet.ChoiceSeq != seq || h.sheet.Chose != "" || h.c.Status != rules.Choosing {
-			if err := m.RefuseUndone(seq, ch, "0-HP choice"); err != nil {
-				return nil, err
-			}
 			what := "already chosen"
 			if h.sheet.Chose != "" && h.sheet.ChoiceSeq == seq {
 				what += ": " + h.sheet.Chose
 			} else {
 				what += "; this message is no longer pending"
 			}
-			return nil, commands.Errorf(commands.CodeConflict, "%s's 0-HP choice is %s. Nothing was changed.", h.name(), what)
+			return nil, m.RefuseStale(seq, ch, "0-HP choice",
+				commands.Errorf(commands.CodeConflict, "%s's 0-HP choice is %s. Nothing was changed.", h.name(), what))
 		}
 		now := clock.Time(m.Table.Clock)
 		var lines []string

@@ -310,3 +310,39 @@ func TestRollHDNeedsAs(t *testing.T) {
 	tb.Refused(tb.Do("bob", "/roll expr:d20 hd:1"), "hd needs as:<character>")
 	tb.NoDiceLeft()
 }
+
+// TestAttendHiddenRefusal: a player who attends a hidden NPC whose
+// bleeding nothing can stop is refused without its wound or the round it
+// dies in (the NPC's numbers, RULES.md §0.1 hidden=true); its GM reads
+// them.
+func TestAttendHiddenRefusal(t *testing.T) {
+	tb := newParty(t)
+	tb.Do("ann", `/char create name:Goblin stats:"class=thief hp=2 hidden=true"`)
+	resp := tb.Do("ann", "/damage target:Goblin amount:4")
+	// 2d6 [6, 6] = 12 Fatal II, death save 13 passes (13), 1d4 = 3 rounds.
+	tb.Dice.Push(6, 6, 13, 3)
+	var choice *commands.Response
+	for _, f := range resp.FollowUps {
+		if len(f.Components) > 0 {
+			choice = f
+		}
+	}
+	if choice == nil {
+		t.Fatalf("no follow-up with the Goblin's buttons in %+v", resp)
+	}
+	commandstest.WantIn(t, "GM", commandstest.FollowUp(tb.Press("ann", choice, "Stay Up")), "Fatal Wound II", "dies in 3 rounds")
+	refusal := tb.Do("meg", "/attend target:Goblin")
+	tb.Refused(refusal, "Goblin")
+	for _, secret := range []string{"Fatal Wound", "dies", "round", "day "} {
+		if strings.Contains(refusal.Content, secret) {
+			t.Errorf("a player's refused /attend of the hidden Goblin says %q: %q", secret, refusal.Content)
+		}
+	}
+	// The GM reads why, and is offered no skilled healer: it cannot help
+	// a Fatal Wound II.
+	gm := tb.Do("ann", "/attend target:Goblin")
+	tb.Refused(gm, "nothing can prevent the Fatal Wound II")
+	if strings.Contains(gm.Content, "skilled") {
+		t.Errorf("the GM's refusal %q suggests a skilled healer, who cannot stop a Fatal Wound II", gm.Content)
+	}
+}

@@ -62,10 +62,8 @@ func choiceButton(ctx context.Context, s *commands.Service, r *commands.Request)
 			return nil, err
 		}
 		if !c.ChoicePending || st.ChoiceSeq != seq {
-			if err := m.RefuseUndone(seq, ch, "Die Hard choice"); err != nil {
-				return nil, err
-			}
-			return nil, commands.Errorf(commands.CodeConflict, "%s's Die Hard choice is already made or no longer pending; nothing was changed.", commands.Escape(ch.Name))
+			return nil, m.RefuseStale(seq, ch, "Die Hard choice",
+				commands.Errorf(commands.CodeConflict, "%s's Die Hard choice is already made or no longer pending; nothing was changed.", commands.Escape(ch.Name)))
 		}
 		m = m.For(ch)
 		next, out, err := c.Choose(act)
