@@ -141,3 +141,17 @@ func logPanic(ilog zerolog.Logger, p any) {
 		Str("stack", string(debug.Stack())).
 		Msg("interaction handler panicked")
 }
+
+// contain recovers a panic in a goroutine of the bot's own (a late answer, a
+// follow-up, a gateway event), logging it with what the goroutine was doing:
+// neither net/http nor discordgo recovers there, so a panic would end the
+// process. Call it deferred, first thing in the goroutine.
+func contain(log zerolog.Logger, what string) {
+	if p := recover(); p != nil {
+		log.Error().
+			Str("panic", fmt.Sprint(p)).
+			Str("stack", string(debug.Stack())).
+			Str("during", what).
+			Msg("bot goroutine panicked")
+	}
+}

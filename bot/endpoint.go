@@ -190,6 +190,7 @@ func (e *Endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		e.followUps.wg.Add(1)
 		go func(deferred bool) {
 			defer e.followUps.wg.Done()
+			defer contain(interactionLogger(e.log, i), "deferred answer")
 			if !deferred {
 				<-late
 				return

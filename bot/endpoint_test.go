@@ -567,3 +567,24 @@ func TestEndpointChannelObjectOnly(t *testing.T) {
 		t.Errorf("log has an error: %s", l)
 	}
 }
+
+// TestContainLogsGoroutinePanics: a panic in one of the bot's own
+// goroutines (a late answer, a follow-up, a gateway event) is logged with
+// what it was doing instead of ending the process, which is what an
+// unrecovered panic in a goroutine does.
+func TestContainLogsGoroutinePanics(t *testing.T) {
+	var logs syncBuffer
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer contain(zerolog.New(&logs), "follow-up")
+		var m map[string]int
+		m["boom"]++ // a nil map write panics
+	}()
+	<-done
+	for _, want := range []string{`"during":"follow-up"`, "bot goroutine panicked", "assignment to entry in nil map"} {
+		if !strings.Contains(logs.String(), want) {
+			t.Errorf("log = %s; want it to contain %q", logs.String(), want)
+		}
+	}
+}

@@ -173,6 +173,7 @@ func (f *followUps) sendLater(log zerolog.Logger, i *discordgo.Interaction, r re
 	f.wg.Add(1)
 	go func() {
 		defer f.wg.Done()
+		defer contain(log, "follow-up")
 		ctx, cancel := context.WithTimeout(context.Background(), followUpTimeout)
 		defer cancel()
 		if len(files) > 0 {

@@ -146,6 +146,7 @@ func (g *gateway) onEvent(s *discordgo.Session, e *discordgo.Event) {
 	if e == nil || e.Type != interactionCreate {
 		return
 	}
+	defer contain(g.log, "gateway event")
 	i, err := decodeInteraction(e.RawData)
 	if err != nil {
 		g.log.Warn().Err(err).Msg("undecodable interaction")
