@@ -37,6 +37,9 @@ func charCreate(ctx context.Context, s *Service, r *Request) (*Response, error) 
 		if err != nil {
 			return nil, err
 		}
+		if hidden != nil && *hidden {
+			m.secretDice()
+		}
 		if err := m.roomForCharacter(); err != nil {
 			return nil, err
 		}
