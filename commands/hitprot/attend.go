@@ -104,7 +104,7 @@ func treat(m *commands.Mutation) (*commands.Response, error) {
 			gone = "; the mobility handicap ends"
 		}
 		m.Say("%s treats %s: untreated wounds %d → 0%s.%s", commands.Escape(m.Req.UserName), h.name(), n, gone, h.conditions(m))
-		m.Note("%s treated %s (%d wounds).", m.Req.UserName, h.ch.Name, n)
+		m.Note("%s treated %s: untreated wounds %d → 0.", m.Req.UserName, h.ch.Name, n)
 	}
 	return &commands.Response{}, nil
 }

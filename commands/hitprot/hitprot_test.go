@@ -79,6 +79,7 @@ func TestWoundsAndClock(t *testing.T) {
 	tb.Refused(tb.Do("bob", "/rest kind:turn"), "untreated wound")
 	commandstest.WantIn(t, "treat", tb.OK(tb.Do("meg", "/treat target:Lister")), "untreated wounds 1 → 0")
 	tb.Refused(tb.Do("meg", "/treat target:Lister"), "no untreated wound")
+	commandstest.WantIn(t, "treat in the history", tb.OK(tb.Do("meg", "/history target:Lister")), "meg treated Lister: untreated wounds 1 → 0.")
 	tb.Refused(tb.Do("bob", "/rest kind:turn"), "no HP restoring until day 3")
 	tb.Refused(tb.Do("meg", "/attend target:Rook"), "skilled healer")
 	tb.Refused(tb.Do("meg", "/attend target:Rook healer:Lister skilled:true"), "Lister belongs to <@bob>")
@@ -86,7 +87,7 @@ func TestWoundsAndClock(t *testing.T) {
 	out := tb.OK(tb.Do("ann", "/clock action:next-round"))
 	commandstest.WantIn(t, "round 1", out, "**Lister** no longer stunned")
 	out = tb.OK(tb.Do("ann", "/clock action:advance amount:2 unit:days"))
-	commandstest.WantIn(t, "2 days (1d4 [2] = 2", out, "**Rook** dies of the Fatal Wound I (day 1, 00:03)", "**Lister** the no-restoring period ends")
+	commandstest.WantIn(t, "2 days (1d4 [2] = 2", out, "**Rook** dies of the Fatal Wound I (day 1, 00:03)", "**Lister** may restore HP again (day 3, 00:00): the no-restoring period is over")
 	tb.Dice.Push(5)
 	commandstest.WantIn(t, "rest", tb.OK(tb.Do("bob", "/rest kind:turn")), "HP 0 → 5", "HD 1 → 0")
 	commandstest.WantIn(t, "show", tb.OK(tb.Do("bob", "/char show name:Lister")), "HP 5/6 · HD 0/1")
@@ -165,7 +166,7 @@ func TestBleedOutsThroughClock(t *testing.T) {
 	tb.Refused(tb.Do("ann", "/clock action:advance amount:2 unit:weeks"), "unit")
 	out = tb.OK(tb.Do("ann", "/clock action:advance amount:14 unit:days"))
 	commandstest.WantIn(t, "2 weeks", out, "**Rook** dies of the Fatal Wound II (day 1, 00:03)", "**Bram** no longer stunned (day 1, 00:06)",
-		"**Bram** the use of the right leg is back (day 15, 00:00)", "**Bram** the no-restoring period ends (day 15, 00:00)")
+		"**Bram** regains the use of the right leg (day 15, 00:00)", "**Bram** may restore HP again (day 15, 00:00): the no-restoring period is over")
 	commandstest.WantIn(t, "list", tb.OK(tb.Do("ann", "/char list")), "Lister** (bob): HP 0/6 · HD 1/1 · dead (bled out from a Critical Wound)")
 	tb.NoDiceLeft()
 }
