@@ -34,6 +34,18 @@ func TestBarText(t *testing.T) {
 	}
 }
 
+// TestSplitTimers: a timer names a time of the clock ("… until day 3,
+// 00:00", "dies at …"); a condition that ends with an event ("down (fate
+// hidden until attended)") is a condition, not a timer.
+func TestSplitTimers(t *testing.T) {
+	conds, timers := commands.SplitTimers([]string{"down (fate hidden until attended)", "1 untreated wound", "stunned until day 1, 00:05",
+		"no use of the left arm until day 22, 00:00", "Critical Wound: dies at day 1, 00:02"})
+	if strings.Join(conds, "|") != "down (fate hidden until attended)|1 untreated wound" ||
+		strings.Join(timers, "|") != "stunned until day 1, 00:05|no use of the left arm until day 22, 00:00|Critical Wound: dies at day 1, 00:02" {
+		t.Errorf("SplitTimers = %q, %q", conds, timers)
+	}
+}
+
 func TestLevelColorsAndWords(t *testing.T) {
 	want := map[commands.Level][2]any{
 		commands.LevelFine:    {0x57F287, "Unhurt"},
