@@ -82,7 +82,8 @@ func TestSheetEdit(t *testing.T) {
 	tb.Refused(tb.Do("gm", "/table option name:sheet-edit value:players"), "Option sheet-edit takes owner or gm")
 	commandstest.WantIn(t, "set", tb.OK(tb.Do("gm", "/table option name:sheet-edit value:gm")), "sheet-edit: owner → gm")
 	commandstest.WantIn(t, "show", tb.OK(tb.Do("ann", "/table show")), "sheet-edit=gm")
-	tb.Refused(tb.Do("ann", "/char set name:Lister stats:hp=6"), "Only a GM can change sheet values at this table (table option sheet-edit=gm)")
+	// It names the commands of this system only: hit-protection has no /heal.
+	tb.Refused(tb.Do("ann", "/char set name:Lister stats:hp=6"), "Only a GM can change sheet values at this table (table option sheet-edit=gm); Lister still acts with /damage, /rest and the others.")
 	commandstest.WantIn(t, "player acts", tb.OK(tb.Do("ann", "/damage target:Lister amount:1")), "HP 4 → 3")
 	tb.OK(tb.Do("ann", `/char create name:Pip stats:"class=thief hp=2"`))
 	commandstest.WantIn(t, "GM sets", tb.OK(tb.Do("gm", "/char set name:Lister stats:hp=5")), "HP 3/6 · HD 1/1 → HP 5/6 · HD 1/1")
