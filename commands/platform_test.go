@@ -377,6 +377,43 @@ func TestHelp(t *testing.T) {
 	tb.Refused(tb.Do("ann", "/help topic:nonsense"), "No help topic")
 }
 
+// TestHelpTemplatesHaveRequiredOptions: a command template in backticks in
+// a system's help or in /help topic:<command> (`/heal target:NAME …`) gives
+// every option the command requires, so that it works when typed as
+// printed with the placeholders filled in.
+func TestHelpTemplatesHaveRequiredOptions(t *testing.T) {
+	tb := newTable(t)
+	reg := tb.Svc.Registry()
+	texts := map[string]string{}
+	for _, sys := range allSystems {
+		texts[sys.Name()] = sys.Help()
+	}
+	for _, c := range reg.Commands() {
+		texts["/help topic:"+c.Name] = tb.Do("ann", "/help topic:"+c.Name).Content
+	}
+	span := regexp.MustCompile("`(/[a-z]+)( [a-z]+)?((?: [a-z-]+:[^` ]*)+)`")
+	for where, text := range texts {
+		for _, m := range span.FindAllStringSubmatch(text, -1) {
+			c := reg.Lookup(strings.TrimPrefix(m[1], "/"))
+			if c == nil {
+				t.Errorf("%s: %q names no command", where, m[0])
+				continue
+			}
+			opts := c.Options
+			if sub := strings.TrimSpace(m[2]); sub != "" {
+				if s := c.Sub(sub); s != nil {
+					opts = s.Options
+				}
+			}
+			for _, o := range opts {
+				if o.Required && !strings.Contains(m[3], " "+o.Name+":") {
+					t.Errorf("%s: %q lacks the required option %s:", where, m[0], o.Name)
+				}
+			}
+		}
+	}
+}
+
 func TestEscapedNames(t *testing.T) {
 	tb := newTable(t)
 	tb.OK(tb.Do("ann", "/table setup system:hit-protection"))
