@@ -177,6 +177,7 @@ var systemActions = []string{"damage", "heal", "rest", "save", "attend", "treat"
 // meaning to).
 func systemCommands(s *Service, sys System) string {
 	var b strings.Builder
+	var also []string
 	b.WriteString("Commands:")
 	for _, c := range s.registry.Commands() {
 		isAction := slices.Contains(systemActions, c.Name)
@@ -184,6 +185,7 @@ func systemCommands(s *Service, sys System) string {
 		case isAction && sys.Action(c.Name) == nil:
 			continue
 		case !isAction && !(c.Name == "roll" && sys.Roll() != nil):
+			also = append(also, "/"+c.Name)
 			continue
 		}
 		var opts []Option
@@ -194,6 +196,6 @@ func systemCommands(s *Service, sys System) string {
 		}
 		fmt.Fprintf(&b, "\n`/%s%s` %s", c.Name, optionSummary(opts), c.Description)
 	}
-	b.WriteString("\nAlso: /char, /table, /clock, /history, /undo, /help; `/help topic:<command>` lists each option's values.")
+	fmt.Fprintf(&b, "\nAlso: %s; `/help topic:<command>` lists each option's values.", strings.Join(also, ", "))
 	return b.String()
 }

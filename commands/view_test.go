@@ -297,6 +297,9 @@ func TestHelpSystemCommands(t *testing.T) {
 	}
 	out = commandstest.Text(tb.Do("ann", "/help topic:hp-mp-wp"))
 	commandstest.WantIn(t, "hp-mp-wp help", out, "`/strain", "`/activity", "[crit:…]", "[nonlethal:…]")
+	// Every other command of the registry is named too: hp-mp-wp's help
+	// named neither /roll nor /init nor /odds.
+	commandstest.WantIn(t, "hp-mp-wp help", out, "Also: /table, /char, /roll, /clock, /init, /history, /undo, /odds, /help;")
 }
 
 // TestTrackerKeepsUndo: posting the tracker after a table change leaves that
