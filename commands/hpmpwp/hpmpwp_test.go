@@ -125,6 +125,42 @@ func TestNightKeepsEveryoneAsleep(t *testing.T) {
 	commandstest.WantIn(t, "show", tb.OK(tb.Do("bob", "/char show name:Bob")), "awake · 0 h worked · 0 h awake")
 }
 
+// TestNightHidesHiddenSleepers: who goes to bed at a night's rest, and who
+// was asleep already, is a hidden NPC's state: players read the visible
+// sleepers only, the GM the hidden ones in the follow-up. A hidden NPC
+// already asleep (Gob) or unconscious and so not put to bed (Orc) is not
+// told apart from the others in the channel (BRIEF: hidden information
+// stays hidden).
+func TestNightHidesHiddenSleepers(t *testing.T) {
+	tb := newTable(t)
+	tb.OK(tb.Do("!gm", "/table setup system:hp-mp-wp"))
+	tb.OK(tb.Do("ann", `/char create name:Ann stats:"hp-max=10"`))
+	tb.OK(tb.Do("!gm", `/char create name:Gob stats:"hp-max=6 con=8 hidden=true"`))
+	tb.OK(tb.Do("!gm", `/char create name:Orc stats:"hp-max=6 con=8 hidden=true"`))
+	tb.OK(tb.Do("!gm", "/activity target:Gob kind:sleep"))
+	tb.Dice.Push(1) // Orc's save at negative WP fails: non-lethal, so unconscious and stable
+	tb.OK(tb.Do("!gm", "/damage target:Orc amount:16 nonlethal:true"))
+	resp := tb.Do("!gm", "/rest kind:night")
+	out := tb.OK(resp)
+	commandstest.WantIn(t, "night, public", out, "Night's rest, to sleep until day 1, 08:00: Ann.")
+	for _, secret := range []string{"already asleep", "Gob,", "Gob (", "Ann, Gob"} {
+		if strings.Contains(out, secret) {
+			t.Errorf("night, public = %q; want no %q", out, secret)
+		}
+	}
+	// Orc, not put to bed, reads where Gob does: before the clock moves.
+	if i, j := strings.Index(out, "**Orc**: Down"), strings.Index(out, "The clock moves"); i < 0 || i > j {
+		t.Errorf("night, public = %q; want Orc's word before the clock line, beside Gob's", out)
+	}
+	commandstest.WantIn(t, "night, the GM's", commandstest.FollowUp(resp), "Night's rest for the hidden characters: Gob (already asleep).")
+	tb.Channel = "chan-2"
+	tb.OK(tb.Do("!gm", "/table setup system:hp-mp-wp"))
+	tb.OK(tb.Do("!gm", `/char create name:Imp stats:"hp-max=6 hidden=true"`))
+	if out := tb.OK(tb.Do("!gm", "/rest kind:night")); strings.Contains(out, "nobody") || !strings.Contains(out, "Night's rest, to sleep until day 1, 08:00.") {
+		t.Errorf("night of hidden characters alone, public = %q; want the time and no list", out)
+	}
+}
+
 // TestWorkOnASleeperIsAWakeSave: /activity kind:work on a sleeper is
 // the wake-early attempt (RULES.md §2.6, review finding 2): Ann, asleep with
 // 11 hours worked and 2 exertion failures, saves at DC 10 + 11 + 2 × 2 = 25.
