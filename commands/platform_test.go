@@ -32,7 +32,7 @@ func TestTableSetupAndPermissions(t *testing.T) {
 
 	// Changing the system of a table with characters is refused (RULES §0.1).
 	tb.OK(tb.Do("bob", "/char create name:Lister stats:hp=4"))
-	tb.Refused(tb.Do("ann", "/table setup system:harm"), "delete them")
+	tb.Refused(tb.Do("ann", "/table setup system:harm"), "This table has 1 character; delete it before changing the system from hit-protection to harm.")
 
 	// GMs: add, then the new GM may act for anyone.
 	tb.Refused(tb.Do("bob", "/table gm action:add user:bob"), "Only a GM")
