@@ -146,9 +146,9 @@ func tableOptionsHelp(systems []System) string {
 	list := func(opts []TableOption) string {
 		var out []string
 		for _, o := range opts {
-			out = append(out, fmt.Sprintf("`%s` (%s: %s)", o.Name, strings.Join(o.Values, ", "), o.Help))
+			out = append(out, fmt.Sprintf("`%s` (%s) — %s", o.Name, strings.Join(o.Values, ", "), o.Help))
 		}
-		return strings.Join(out, ", ")
+		return strings.Join(out, "; ")
 	}
 	lines := []string{"Table options of every table: " + list(PlatformOptions())}
 	var with []string
@@ -158,7 +158,7 @@ func tableOptionsHelp(systems []System) string {
 		}
 	}
 	if len(with) > 0 {
-		lines = append(lines, "The turn order's ("+strings.Join(with, ", ")+"): "+list(initiativeOptions()))
+		lines = append(lines, "Turn order options ("+strings.Join(with, ", ")+"): "+list(initiativeOptions()))
 	}
 	for _, sys := range systems {
 		if opts := sys.TableOptions(); len(opts) > 0 {

@@ -93,7 +93,8 @@ func TestSystemValuesOfTheIssue(t *testing.T) {
 	}
 	help := commandstest.Text(tb.Do("ann", "/help topic:rest"))
 	commandstest.WantIn(t, "/help topic:rest", help, "hit-protection: turn: spend a hit die", "— turn, breath, night", "hp-mp-wp: night:", "harm: day:", "— day")
-	commandstest.WantIn(t, "/help topic:table", commandstest.Text(tb.Do("ann", "/help topic:table")), "`dice` (bot, manual", "hit-protection: `catch-breath` (off, on", "harm: `fudge-dice` (3, 4")
+	commandstest.WantIn(t, "/help topic:table", commandstest.Text(tb.Do("ann", "/help topic:table")), "`dice` (bot, manual) — who rolls", "hit-protection: `catch-breath` (off, on) — fighters", "harm: `fudge-dice` (3, 4) — Fudge dice",
+		"Turn order options (hit-protection, hp-mp-wp, harm): `init-reroll` (never, each-round) — ")
 }
 
 // TestRollOptionsWithoutAs: a /roll option of a system without as: asks
