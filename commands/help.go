@@ -25,7 +25,12 @@ func help(ctx context.Context, s *Service, r *Request) (*Response, error) {
 			return nil
 		})
 		if current == "" {
-			fmt.Fprintf(&b, "Start with `/table setup system:` %s.\n", strings.Join(s.registry.systemNames(), ", "))
+			names := s.registry.systemNames()
+			fmt.Fprintf(&b, "Start with `/table setup system:%s`", names[0])
+			if len(names) > 1 {
+				fmt.Fprintf(&b, " (or %s)", strings.Join(names[1:], ", "))
+			}
+			b.WriteString(".\n")
 		} else {
 			fmt.Fprintf(&b, "This table plays **%s** (`/help topic:%s`).\n", current, current)
 		}

@@ -368,6 +368,10 @@ func TestHelp(t *testing.T) {
 	if !strings.Contains(out.Content, "/damage") || !strings.Contains(out.Content, "/table setup") {
 		t.Errorf("help = %q", out.Content)
 	}
+	// The command to start with works as printed.
+	if !strings.Contains(out.Content, "Start with `/table setup system:hit-protection` (or hp-mp-wp, harm).") {
+		t.Errorf("help = %q; want a /table setup that works as printed", out.Content)
+	}
 	if out := tb.Do("ann", "/help topic:hit-protection"); !strings.Contains(out.Content, "Stats keys") || !strings.Contains(out.Content, "catch-breath") {
 		t.Errorf("help hit-protection = %q", out.Content)
 	}
