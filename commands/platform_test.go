@@ -381,6 +381,34 @@ func TestHelp(t *testing.T) {
 	tb.Refused(tb.Do("ann", "/help topic:nonsense"), "No help topic")
 }
 
+// TestRepliesDoNotCiteTheSpecification: players have no RULES.md; a help
+// page or a refusal says the rule in its own words, without "(RULES.md
+// §0.6)".
+func TestRepliesDoNotCiteTheSpecification(t *testing.T) {
+	tb := newTable(t)
+	topics := []string{""}
+	for _, c := range tb.Svc.Registry().Commands() {
+		topics = append(topics, c.Name)
+	}
+	for _, sys := range allSystems {
+		topics = append(topics, sys.Name())
+	}
+	for _, topic := range topics {
+		line := "/help"
+		if topic != "" {
+			line += " topic:" + topic
+		}
+		if out := commandstest.Text(tb.Do("ann", line)); strings.Contains(out, "RULES.md") {
+			t.Errorf("%s cites RULES.md: %q", line, out)
+		}
+	}
+	tb.OK(tb.Do("gm", "/table setup system:hit-protection"))
+	tb.OK(tb.Do("ann", `/char create name:Lister stats:"hp=1"`))
+	tb.OK(tb.Do("ann", "/damage target:Lister amount:1"))
+	out := tb.Do("ann", "/attend target:Lister")
+	tb.Refused(out, "**Lister** is yours: another character's player or a GM attends **Lister**. Nothing was changed.")
+}
+
 // TestHelpTemplatesHaveRequiredOptions: a command template in backticks in
 // a system's help or in /help topic:<command> (`/heal target:NAME …`) gives
 // every option the command requires, so that it works when typed as

@@ -72,7 +72,7 @@ func (System) Options() []commands.SystemOption {
 		{Command: "roll", Name: "pool", Help: "a point of the ability's pool for a bonus die", Values: pools},
 		{Command: "rest", Name: "kind", Help: "day: the GM passes a day of rest and refills the pools; with target only those rest", Values: []string{"day"}},
 		{Command: "spend", Name: "resource", Help: "pool points outside a check", Values: pools},
-		{Command: "init join", Name: "roll", Help: "the success level of a React check (RULES.md §0.6), as rolled at the table"},
+		{Command: "init join", Name: "roll", Help: "the success level of a React check, as rolled at the table"},
 	}
 }
 

@@ -49,7 +49,7 @@ func attend(m *commands.Mutation) (*commands.Response, error) {
 	for _, h := range targets {
 		m := m.For(h.ch)
 		if h.ch.OwnerID == m.Req.UserID && !m.IsGM() {
-			return nil, commands.Errorf(commands.CodeForbidden, "%s is yours: another character's player or a GM attends %s (RULES.md §1.3). Nothing was changed.", h.name(), h.name())
+			return nil, commands.Errorf(commands.CodeForbidden, "%s is yours: another character's player or a GM attends %s. Nothing was changed.", h.name(), h.name())
 		}
 		hpBefore, hdBefore := h.c.HP, h.c.HD
 		c, o, err := h.c.Attend(m.Dice(), skilled, clock.Time(m.Table.Clock))

@@ -199,7 +199,7 @@ func TestSetCapsAtFatiguedMaximum(t *testing.T) {
 	commandstest.WantIn(t, "effect", out, "HP 35/40 · MP 15/20 · WP 10/10 · fatigued", "HP max 40 → 35; MP max 20 → 15")
 	commandstest.WantIn(t, "history", tb.OK(tb.Do("ann", "/history target:Lia")), "HP 40 → 35 (capped at the fatigued maximum)", "MP 20 → 15 (capped at the fatigued maximum)")
 	tb.Refused(tb.Do("ann", "/spend target:Lia resource:mp amount:20"), "20 MP needed, 15 left")
-	tb.Refused(tb.Do("ann", `/char set name:Lia stats:"hp=40"`), "HP must be 0 to 35, the HP max 40 lowered by the fatigued penalty")
+	tb.Refused(tb.Do("ann", `/char set name:Lia stats:"hp=40"`), "HP must be 0 to 35, the HP max 40 lowered while fatigued, not 40.")
 	tb.Refused(tb.Do("ann", `/char set name:Lia stats:"mp=16"`), "MP must be 0 to 15")
 	commandstest.WantIn(t, "lifted", tb.OK(tb.Do("ann", `/char set name:Lia stats:"effect=none hp=40 mp=20"`)), "HP 40/40 · MP 20/20")
 }
