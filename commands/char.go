@@ -37,6 +37,9 @@ func charCreate(ctx context.Context, s *Service, r *Request) (*Response, error) 
 		if err != nil {
 			return nil, err
 		}
+		if hidden != nil && *hidden {
+			m.secretDice()
+		}
 		if err := m.roomForCharacter(); err != nil {
 			return nil, err
 		}
@@ -94,7 +97,17 @@ func charSet(ctx context.Context, s *Service, r *Request) (*Response, error) {
 			return nil, err
 		}
 		if option(m.Table, SheetEditOption, m.System) == SheetEditGM && !m.IsGM() {
-			return nil, Errorf(CodeForbidden, "Only a GM can change sheet values at this table (table option sheet-edit=gm); %s still acts with /damage, /heal, /rest and the others.", Escape(c.Name))
+			var acts []string // the system's own: hit-protection has no /heal
+			for _, name := range []string{"damage", "heal", "rest"} {
+				if m.System.Action(name) != nil {
+					acts = append(acts, "/"+name)
+				}
+			}
+			with := "its commands"
+			if len(acts) > 0 {
+				with = strings.Join(acts, ", ") + " and the others"
+			}
+			return nil, Errorf(CodeForbidden, "Only a GM can change sheet values at this table (table option sheet-edit=gm); %s still acts with %s.", Escape(c.Name), with)
 		}
 		before, _, err := m.System.Describe(c)
 		if err != nil {

@@ -197,7 +197,7 @@ func tableImport(ctx context.Context, s *Service, r *Request) (*Response, error)
 		if last, err := tx.LastEventSeq(r.ChannelID); err != nil {
 			return err
 		} else if last != 0 {
-			return Errorf(CodeConflict, "This channel has a history (%d events) from an earlier table; import into a new channel or thread.", last)
+			return Errorf(CodeConflict, "This channel has a history (%s) from an earlier table; import into a new channel or thread.", count(int(last), "event"))
 		}
 		return restore(tx, sys, ex, events, r)
 	})

@@ -25,7 +25,12 @@ func help(ctx context.Context, s *Service, r *Request) (*Response, error) {
 			return nil
 		})
 		if current == "" {
-			fmt.Fprintf(&b, "Start with `/table setup system:` %s.\n", strings.Join(s.registry.systemNames(), ", "))
+			names := s.registry.systemNames()
+			fmt.Fprintf(&b, "Start with `/table setup system:%s`", names[0])
+			if len(names) > 1 {
+				fmt.Fprintf(&b, " (or %s)", strings.Join(names[1:], ", "))
+			}
+			b.WriteString(".\n")
 		} else {
 			fmt.Fprintf(&b, "This table plays **%s** (`/help topic:%s`).\n", current, current)
 		}
@@ -146,9 +151,9 @@ func tableOptionsHelp(systems []System) string {
 	list := func(opts []TableOption) string {
 		var out []string
 		for _, o := range opts {
-			out = append(out, fmt.Sprintf("`%s` (%s: %s)", o.Name, strings.Join(o.Values, ", "), o.Help))
+			out = append(out, fmt.Sprintf("`%s` (%s) — %s", o.Name, strings.Join(o.Values, ", "), o.Help))
 		}
-		return strings.Join(out, ", ")
+		return strings.Join(out, "; ")
 	}
 	lines := []string{"Table options of every table: " + list(PlatformOptions())}
 	var with []string
@@ -158,7 +163,7 @@ func tableOptionsHelp(systems []System) string {
 		}
 	}
 	if len(with) > 0 {
-		lines = append(lines, "The turn order's ("+strings.Join(with, ", ")+"): "+list(initiativeOptions()))
+		lines = append(lines, "Turn order options ("+strings.Join(with, ", ")+"): "+list(initiativeOptions()))
 	}
 	for _, sys := range systems {
 		if opts := sys.TableOptions(); len(opts) > 0 {
@@ -177,6 +182,7 @@ var systemActions = []string{"damage", "heal", "rest", "save", "attend", "treat"
 // meaning to).
 func systemCommands(s *Service, sys System) string {
 	var b strings.Builder
+	var also []string
 	b.WriteString("Commands:")
 	for _, c := range s.registry.Commands() {
 		isAction := slices.Contains(systemActions, c.Name)
@@ -184,6 +190,7 @@ func systemCommands(s *Service, sys System) string {
 		case isAction && sys.Action(c.Name) == nil:
 			continue
 		case !isAction && !(c.Name == "roll" && sys.Roll() != nil):
+			also = append(also, "/"+c.Name)
 			continue
 		}
 		var opts []Option
@@ -194,6 +201,6 @@ func systemCommands(s *Service, sys System) string {
 		}
 		fmt.Fprintf(&b, "\n`/%s%s` %s", c.Name, optionSummary(opts), c.Description)
 	}
-	b.WriteString("\nAlso: /char, /table, /clock, /history, /undo, /help; `/help topic:<command>` lists each option's values.")
+	fmt.Fprintf(&b, "\nAlso: %s; `/help topic:<command>` lists each option's values.", strings.Join(also, ", "))
 	return b.String()
 }

@@ -17,7 +17,7 @@ func initCommand() *Command {
 	}
 	return &Command{
 		Name: "init", Description: "A turn order that drives the round clock",
-		Topic: "A turn order for combat (RULES.md §0.6). A GM opens it with `/init start`; `/init join target:NAME` rolls each character's initiative " +
+		Topic: "A turn order for combat. A GM opens it with `/init start`; `/init join target:NAME` rolls each character's initiative " +
 			"(each system's roll is below; `roll:` takes one rolled at the table) " +
 			"and puts it in order: higher first, ties to the higher bonus, then to who joined first. The first turn begins as characters join. " +
 			"`/init next` (the acting character's owner, or a GM) ends the turn; a combatant that cannot act (dead, unconscious, stunned, taken out) is skipped, " +

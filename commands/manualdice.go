@@ -140,6 +140,16 @@ func (s *Service) tableDice(ctx context.Context, fn func(m *Mutation) (*Response
 	}
 }
 
+// secretDice makes the dice m rolls from now on a hidden character's, so a
+// dice=manual prompt names neither the dice nor the faces (hidden.go): for
+// the sheet of a hidden character being created, which has no id yet to
+// scope them by (Mutation.For).
+func (m *Mutation) secretDice() {
+	if src, ok := m.s.dice.(*manualSource); ok {
+		src.hidden = true
+	}
+}
+
 // subject is the character whose roll m makes: the first of its scope
 // (Mutation.For), else the character the mutation loaded last; nil for the
 // table's or nobody's.
@@ -233,9 +243,14 @@ func (s *Service) prompt(r *Request, nf *needFaces, update bool) *Response {
 	pr.req.Options = copyMap(r.Options)
 	pr.req.Values = copyMap(r.Values)
 	who := mention(r.UserID)
-	if nf.who != nil {
+	switch name := strings.TrimSpace(r.Options["name"]); {
+	case nf.who != nil:
 		pr.ownerID, pr.charName = nf.who.OwnerID, nf.who.Name
 		who = fmt.Sprintf("**%s**: %s", Escape(nf.who.Name), mention(nf.who.OwnerID))
+	case r.Command == "char" && r.Subcommand == "create" && name != "":
+		// The dice of a new sheet: the character has no id yet, but a name.
+		pr.charName = name
+		who = fmt.Sprintf("**%s**: %s", Escape(name), who)
 	}
 	id := s.pendingFaces.put(pr)
 	what, given := diceList(nf.want), nf.given

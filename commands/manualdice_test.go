@@ -84,6 +84,45 @@ func TestManualDice(t *testing.T) {
 	}
 }
 
+// TestManualDiceCreate: at a dice=manual table the prompt for the dice of a
+// new sheet names the character being created, as every other prompt
+// names its character; for a hidden NPC it names neither the dice nor the
+// faces (its hit die is its HP maximum), and the modal that only the one
+// entering them reads asks for them (BRIEF: hidden information stays
+// hidden).
+func TestManualDiceCreate(t *testing.T) {
+	tb := newTable(t)
+	tb.OK(tb.Do("!carol", "/table setup system:hit-protection"))
+	tb.OK(tb.Do("!carol", "/table option name:dice value:manual"))
+
+	ask := tb.Do("ann", `/char create name:Lister stats:"class=fighter"`)
+	if out := tb.OK(ask); !strings.Contains(out, "**Lister**: <@ann>, roll **1d8**") {
+		t.Errorf("prompt for a new sheet %q; want it to name Lister", out)
+	}
+	modal := tb.Press("ann", ask, "Enter dice")
+	if modal.Modal == nil || modal.Modal.Title != "Dice for Lister" {
+		t.Fatalf("press gave %+v; want the modal Dice for Lister", modal)
+	}
+	tb.OK(tb.Submit("ann", modal, "5"))
+
+	ask = tb.Do("!carol", `/char create name:Goblin stats:"class=goblin hit-die=d12 hidden=true"`)
+	out := tb.OK(ask)
+	if strings.Contains(out, "d12") || !strings.Contains(out, "**Goblin**") {
+		t.Errorf("prompt for a hidden NPC's sheet %q; want Goblin named and no d12", out)
+	}
+	modal = tb.Press("carol", ask, "Enter dice")
+	if modal.Modal == nil || !strings.Contains(modal.Modal.Inputs[0].Label, "1d12") {
+		t.Fatalf("press gave %+v; want the GM's modal to ask for 1d12", modal)
+	}
+	done := tb.Submit("carol", modal, "7")
+	if out := commandstest.Text(done); strings.Contains(out, "7/12") || strings.Contains(out, "d12") {
+		t.Errorf("public reply %q shows the hidden Goblin's numbers", out)
+	}
+	if out := commandstest.FollowUp(done); !strings.Contains(out, "HP 7/12") {
+		t.Errorf("GM's follow-up %q; want HP 7/12", out)
+	}
+}
+
 // TestManualDiceFudge: Fudge faces may be typed as + and -.
 func TestManualDiceFudge(t *testing.T) {
 	faces, err := commands.ParseFacesFor("+ 0 - -1", manualFudge(4))

@@ -32,7 +32,7 @@ func TestTableSetupAndPermissions(t *testing.T) {
 
 	// Changing the system of a table with characters is refused (RULES §0.1).
 	tb.OK(tb.Do("bob", "/char create name:Lister stats:hp=4"))
-	tb.Refused(tb.Do("ann", "/table setup system:harm"), "delete them")
+	tb.Refused(tb.Do("ann", "/table setup system:harm"), "This table has 1 character; delete it before changing the system from hit-protection to harm.")
 
 	// GMs: add, then the new GM may act for anyone.
 	tb.Refused(tb.Do("bob", "/table gm action:add user:bob"), "Only a GM")
@@ -82,7 +82,8 @@ func TestSheetEdit(t *testing.T) {
 	tb.Refused(tb.Do("gm", "/table option name:sheet-edit value:players"), "Option sheet-edit takes owner or gm")
 	commandstest.WantIn(t, "set", tb.OK(tb.Do("gm", "/table option name:sheet-edit value:gm")), "sheet-edit: owner → gm")
 	commandstest.WantIn(t, "show", tb.OK(tb.Do("ann", "/table show")), "sheet-edit=gm")
-	tb.Refused(tb.Do("ann", "/char set name:Lister stats:hp=6"), "Only a GM can change sheet values at this table (table option sheet-edit=gm)")
+	// It names the commands of this system only: hit-protection has no /heal.
+	tb.Refused(tb.Do("ann", "/char set name:Lister stats:hp=6"), "Only a GM can change sheet values at this table (table option sheet-edit=gm); Lister still acts with /damage, /rest and the others.")
 	commandstest.WantIn(t, "player acts", tb.OK(tb.Do("ann", "/damage target:Lister amount:1")), "HP 4 → 3")
 	tb.OK(tb.Do("ann", `/char create name:Pip stats:"class=thief hp=2"`))
 	commandstest.WantIn(t, "GM sets", tb.OK(tb.Do("gm", "/char set name:Lister stats:hp=5")), "HP 3/6 · HD 1/1 → HP 5/6 · HD 1/1")
@@ -367,6 +368,10 @@ func TestHelp(t *testing.T) {
 	if !strings.Contains(out.Content, "/damage") || !strings.Contains(out.Content, "/table setup") {
 		t.Errorf("help = %q", out.Content)
 	}
+	// The command to start with works as printed.
+	if !strings.Contains(out.Content, "Start with `/table setup system:hit-protection` (or hp-mp-wp, harm).") {
+		t.Errorf("help = %q; want a /table setup that works as printed", out.Content)
+	}
 	if out := tb.Do("ann", "/help topic:hit-protection"); !strings.Contains(out.Content, "Stats keys") || !strings.Contains(out.Content, "catch-breath") {
 		t.Errorf("help hit-protection = %q", out.Content)
 	}
@@ -374,6 +379,71 @@ func TestHelp(t *testing.T) {
 		t.Errorf("help roll = %q", out.Content)
 	}
 	tb.Refused(tb.Do("ann", "/help topic:nonsense"), "No help topic")
+}
+
+// TestRepliesDoNotCiteTheSpecification: players have no RULES.md; a help
+// page or a refusal says the rule in its own words, without "(RULES.md
+// §0.6)".
+func TestRepliesDoNotCiteTheSpecification(t *testing.T) {
+	tb := newTable(t)
+	topics := []string{""}
+	for _, c := range tb.Svc.Registry().Commands() {
+		topics = append(topics, c.Name)
+	}
+	for _, sys := range allSystems {
+		topics = append(topics, sys.Name())
+	}
+	for _, topic := range topics {
+		line := "/help"
+		if topic != "" {
+			line += " topic:" + topic
+		}
+		if out := commandstest.Text(tb.Do("ann", line)); strings.Contains(out, "RULES.md") {
+			t.Errorf("%s cites RULES.md: %q", line, out)
+		}
+	}
+	tb.OK(tb.Do("gm", "/table setup system:hit-protection"))
+	tb.OK(tb.Do("ann", `/char create name:Lister stats:"hp=1"`))
+	tb.OK(tb.Do("ann", "/damage target:Lister amount:1"))
+	out := tb.Do("ann", "/attend target:Lister")
+	tb.Refused(out, "**Lister** is yours: another character's player or a GM attends **Lister**. Nothing was changed.")
+}
+
+// TestHelpTemplatesHaveRequiredOptions: a command template in backticks in
+// a system's help or in /help topic:<command> (`/heal target:NAME …`) gives
+// every option the command requires, so that it works when typed as
+// printed with the placeholders filled in.
+func TestHelpTemplatesHaveRequiredOptions(t *testing.T) {
+	tb := newTable(t)
+	reg := tb.Svc.Registry()
+	texts := map[string]string{}
+	for _, sys := range allSystems {
+		texts[sys.Name()] = sys.Help()
+	}
+	for _, c := range reg.Commands() {
+		texts["/help topic:"+c.Name] = tb.Do("ann", "/help topic:"+c.Name).Content
+	}
+	span := regexp.MustCompile("`(/[a-z]+)( [a-z]+)?((?: [a-z-]+:[^` ]*)+)`")
+	for where, text := range texts {
+		for _, m := range span.FindAllStringSubmatch(text, -1) {
+			c := reg.Lookup(strings.TrimPrefix(m[1], "/"))
+			if c == nil {
+				t.Errorf("%s: %q names no command", where, m[0])
+				continue
+			}
+			opts := c.Options
+			if sub := strings.TrimSpace(m[2]); sub != "" {
+				if s := c.Sub(sub); s != nil {
+					opts = s.Options
+				}
+			}
+			for _, o := range opts {
+				if o.Required && !strings.Contains(m[3], " "+o.Name+":") {
+					t.Errorf("%s: %q lacks the required option %s:", where, m[0], o.Name)
+				}
+			}
+		}
+	}
 }
 
 func TestEscapedNames(t *testing.T) {

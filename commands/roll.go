@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/hpkeeper/hpkeeper/rules/dice"
+	"github.com/hpkeeper/hpkeeper/storage"
 )
 
 // roll answers /roll: a plain roll of `expr` (RULES.md §0.3), or, with `as`,
@@ -40,13 +41,29 @@ func roll(ctx context.Context, s *Service, r *Request) (*Response, error) {
 		})
 
 	}
-	if _, ok := r.Options["hd"]; ok {
-		return nil, Errorf(CodeInvalid, "/roll hd needs as:<character>, whose hit dice are spent (e.g. as:Lister).")
-	}
-	for _, o := range s.registry.Lookup("roll").Options {
-		if _, ok := r.Options[o.Name]; ok && o.BySystem {
-			return nil, Errorf(CodeInvalid, "/roll %s: is for a character's roll: give as:<character> too.", o.Name)
+	defs := s.registry.Lookup("roll").Options
+	for _, o := range defs {
+		if _, ok := r.Options[o.Name]; !ok || !o.BySystem {
+			continue
 		}
+		// A system's option without as: a table whose system does not
+		// take it refuses it by name, as with as:; else as: is missing.
+		var sys System
+		_ = s.db.View(func(tx *storage.Tx) error {
+			if t, err := tx.Table(r.ChannelID); err == nil {
+				sys, _ = s.system(t.System)
+			}
+			return nil
+		})
+		if sys != nil {
+			if err := checkSystemOptions(r, sys, defs); err != nil {
+				return nil, err
+			}
+		}
+		if _, ok := r.Options["hd"]; ok {
+			return nil, Errorf(CodeInvalid, "/roll hd needs as:<character>, whose hit dice are spent (e.g. as:Lister).")
+		}
+		return nil, Errorf(CodeInvalid, "/roll %s: is for a character's roll: give as:<character> too.", o.Name)
 	}
 	expr, ok := r.Options["expr"]
 	if !ok {

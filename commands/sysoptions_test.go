@@ -93,7 +93,26 @@ func TestSystemValuesOfTheIssue(t *testing.T) {
 	}
 	help := commandstest.Text(tb.Do("ann", "/help topic:rest"))
 	commandstest.WantIn(t, "/help topic:rest", help, "hit-protection: turn: spend a hit die", "— turn, breath, night", "hp-mp-wp: night:", "harm: day:", "— day")
-	commandstest.WantIn(t, "/help topic:table", commandstest.Text(tb.Do("ann", "/help topic:table")), "`dice` (bot, manual", "hit-protection: `catch-breath` (off, on", "harm: `fudge-dice` (3, 4")
+	commandstest.WantIn(t, "/help topic:table", commandstest.Text(tb.Do("ann", "/help topic:table")), "`dice` (bot, manual) — who rolls", "hit-protection: `catch-breath` (off, on) — fighters", "harm: `fudge-dice` (3, 4) — Fudge dice",
+		"Turn order options (hit-protection, hp-mp-wp, harm): `init-reroll` (never, each-round) — ")
+}
+
+// TestRollOptionsWithoutAs: a /roll option of a system without as: asks
+// for as: only where the table's system takes it; where it does not, the
+// refusal says so, as it does with as: (a suggested as: would only fail
+// next). Without a table, a plain /roll cannot tell and asks for as:.
+func TestRollOptionsWithoutAs(t *testing.T) {
+	tb := newTable(t)
+	tb.Refused(tb.Do("ann", "/roll expr:d20 ability:endure"), "give as:<character> too")
+	tb.OK(tb.Do("!gm", "/table setup system:hit-protection"))
+	tb.Refused(tb.Do("ann", "/roll expr:d20 ability:endure"), "/roll ability: is not used by the hit-protection system")
+	tb.Refused(tb.Do("ann", "/roll expr:d20 pool:vigor"), "/roll pool: is not used by the hit-protection system")
+	tb.Refused(tb.Do("ann", "/roll expr:d20 purpose:attack"), "/roll purpose: is for a character's roll: give as:<character> too")
+	tb.Refused(tb.Do("ann", "/roll expr:d20 hd:1"), "hd needs as:<character>")
+	tb.Channel = "chan-harm"
+	tb.OK(tb.Do("!gm", "/table setup system:harm"))
+	tb.Refused(tb.Do("ann", "/roll expr:d20 hd:1"), "/roll hd: is not used by the harm system")
+	tb.Refused(tb.Do("ann", "/roll expr:d20 ability:endure"), "/roll ability: is for a character's roll: give as:<character> too")
 }
 
 // systemOptionOf returns what option name of command means in sys, or nil.

@@ -109,7 +109,11 @@ func tableSetup(ctx context.Context, s *Service, r *Request) (*Response, error) 
 			return err
 		}
 		if len(chars) > 0 {
-			return Errorf(CodeConflict, "This table has %d characters; delete them before changing the system from %s to %s.", len(chars), before.System, system)
+			them := "them"
+			if len(chars) == 1 {
+				them = "it"
+			}
+			return Errorf(CodeConflict, "This table has %s; delete %s before changing the system from %s to %s.", count(len(chars), "character"), them, before.System, system)
 		}
 		after := *before
 		after.System = system

@@ -245,7 +245,7 @@ func TestFourthSystemPlugsIn(t *testing.T) {
 	if want := []string{"hit-protection", "hp-mp-wp", "harm", "tally"}; !slices.Equal(setup.Choices, want) {
 		t.Fatalf("/table setup system choices = %q; want %q", setup.Choices, want)
 	}
-	commandstest.WantIn(t, "help", tb.Do("ann", "/help").Content, "hit-protection, hp-mp-wp, harm, tally")
+	commandstest.WantIn(t, "help", tb.Do("ann", "/help").Content, "`/table setup system:hit-protection` (or hp-mp-wp, harm, tally)")
 	help := tb.Do("ann", "/help topic:tally").Content
 	commandstest.WantIn(t, "help tally", help, "Tally: points", "Stats keys: points", "`/damage target:… amount:…", "`/heal target:…")
 	for _, not := range []string{"/strain", "/attend", "soak"} {

@@ -131,10 +131,11 @@ func viewOf(sys System, c *storage.Character, now int64) (CharacterView, error) 
 }
 
 // SplitTimers splits a system's conditions into the conditions proper and
-// the timers: those that name a time ("… until …", "dies at …").
+// the timers: those that name a time of the clock ("… until day 3, 00:00",
+// "dies at …"); "down (fate hidden until attended)" is a condition.
 func SplitTimers(all []string) (conds, timers []string) {
 	for _, s := range all {
-		if strings.Contains(s, " until ") || strings.Contains(s, "dies at") {
+		if strings.Contains(s, " until day ") || strings.Contains(s, "dies at") {
 			timers = append(timers, s)
 		} else {
 			conds = append(conds, s)

@@ -34,6 +34,18 @@ func TestBarText(t *testing.T) {
 	}
 }
 
+// TestSplitTimers: a timer names a time of the clock ("… until day 3,
+// 00:00", "dies at …"); a condition that ends with an event ("down (fate
+// hidden until attended)") is a condition, not a timer.
+func TestSplitTimers(t *testing.T) {
+	conds, timers := commands.SplitTimers([]string{"down (fate hidden until attended)", "1 untreated wound", "stunned until day 1, 00:05",
+		"no use of the left arm until day 22, 00:00", "Critical Wound: dies at day 1, 00:02"})
+	if strings.Join(conds, "|") != "down (fate hidden until attended)|1 untreated wound" ||
+		strings.Join(timers, "|") != "stunned until day 1, 00:05|no use of the left arm until day 22, 00:00|Critical Wound: dies at day 1, 00:02" {
+		t.Errorf("SplitTimers = %q, %q", conds, timers)
+	}
+}
+
 func TestLevelColorsAndWords(t *testing.T) {
 	want := map[commands.Level][2]any{
 		commands.LevelFine:    {0x57F287, "Unhurt"},
@@ -285,6 +297,9 @@ func TestHelpSystemCommands(t *testing.T) {
 	}
 	out = commandstest.Text(tb.Do("ann", "/help topic:hp-mp-wp"))
 	commandstest.WantIn(t, "hp-mp-wp help", out, "`/strain", "`/activity", "[crit:…]", "[nonlethal:…]")
+	// Every other command of the registry is named too: hp-mp-wp's help
+	// named neither /roll nor /init nor /odds.
+	commandstest.WantIn(t, "hp-mp-wp help", out, "Also: /table, /char, /roll, /clock, /init, /history, /undo, /odds, /help;")
 }
 
 // TestTrackerKeepsUndo: posting the tracker after a table change leaves that

@@ -159,7 +159,7 @@ func (sys System) roll(m *commands.Mutation) (*commands.Response, error) {
 	if len(out.Spent) > 0 {
 		text += "\nSpent " + poolsText(out.Spent) + "."
 	}
-	text += fmt.Sprintf("\n**%s**, counter %d", n.Condition, n.HarmCounter)
+	text += fmt.Sprintf("\n**%s**, harm counter %d", n.Condition, n.HarmCounter)
 	if n.TakenOut {
 		text += ", taken out of the conflict"
 	}

@@ -69,18 +69,18 @@ func (sys System) damage(m *commands.Mutation) (*commands.Response, error) {
 func outcomeText(name string, out rules.HarmOutcome) string {
 	who := "**" + commands.Escape(name) + "**"
 	if out.TakenOut {
-		s := fmt.Sprintf("%s is Broken and takes %d %s harm: **taken out** of the conflict; the opponent gets its goal. Nothing else changes: **Broken**, counter %d.",
+		s := fmt.Sprintf("%s is Broken and takes %d %s harm: **taken out** of the conflict; the opponent gets its goal. Nothing else changes: **Broken**, harm counter %d.",
 			who, out.Harm.SL, out.Harm.Kind, out.CounterAfter)
 		if out.Harm.Pool != "" {
 			s += fmt.Sprintf(" No check is made, so no %s point is spent.", abilityLabel(out.Harm.Pool))
 		}
 		return s
 	}
-	s := fmt.Sprintf("%s takes %d %s harm: counter %d → %d.\n%s", who, out.Harm.SL, out.Harm.Kind, out.CounterBefore, out.Counter, checkText(out.Check))
+	s := fmt.Sprintf("%s takes %d %s harm: harm counter %d → %d.\n%s", who, out.Harm.SL, out.Harm.Kind, out.CounterBefore, out.Counter, checkText(out.Check))
 	if !out.Worsened() {
-		s += fmt.Sprintf(" ≥ %d: stays **%s**, counter %d.", out.Counter, out.After, out.CounterAfter)
+		s += fmt.Sprintf(" ≥ %d: stays **%s**, harm counter %d.", out.Counter, out.After, out.CounterAfter)
 	} else {
-		s += fmt.Sprintf(" < %d: **%s → %s**, counter %d → %d.", out.Counter, out.Before, out.After, out.Counter, out.CounterAfter)
+		s += fmt.Sprintf(" < %d: **%s → %s**, harm counter %d → %d.", out.Counter, out.Before, out.After, out.Counter, out.CounterAfter)
 	}
 	if len(out.Spent) > 0 {
 		s += " Spent " + poolsText(out.Spent) + "."

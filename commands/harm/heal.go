@@ -151,7 +151,7 @@ func (sys System) heal(m *commands.Mutation) (*commands.Response, error) {
 	}
 	line := fmt.Sprintf("Healing check: %s", checkText(out.Check))
 	if out.Check.SL == 0 {
-		line += fmt.Sprintf(": nothing changes (%s); **%s**, counter %d.", triggerUsed(trig), out.After, out.CounterAfter)
+		line += fmt.Sprintf(": nothing changes (%s); **%s**, harm counter %d.", triggerUsed(trig), out.After, out.CounterAfter)
 	} else if out.After != out.Before {
 		line += fmt.Sprintf(": **%s → %s**, %s.", out.Before, out.After, counterChange(out.CounterBefore, out.CounterAfter))
 	} else {
@@ -168,12 +168,12 @@ func (sys System) heal(m *commands.Mutation) (*commands.Response, error) {
 }
 
 // counterChange renders the harm counter around a healing check: "counter
-// 3 → 1", or "counter stays 0" when the SL found it at 0 already.
+// 3 → 1", or "harm counter stays 0" when the SL found it at 0 already.
 func counterChange(before, after int) string {
 	if before == after {
-		return fmt.Sprintf("counter stays %d", after)
+		return fmt.Sprintf("harm counter stays %d", after)
 	}
-	return fmt.Sprintf("counter %d → %d", before, after)
+	return fmt.Sprintf("harm counter %d → %d", before, after)
 }
 
 // spendMix reads /heal spend: pool=points pairs separated by commas or

@@ -68,7 +68,7 @@ func (sys System) rest(m *commands.Mutation) (*commands.Response, error) {
 			m.Note("%s: %s.", ch.Name, poolsText(changes))
 		}
 		if n.NeedsHealing() && n.RestHealings(now) > 0 {
-			line += fmt.Sprintf("; **%s**, counter %d: may heal with /heal target:%s trigger:rest", n.Condition, n.HarmCounter, commands.Arg(ch.Name))
+			line += fmt.Sprintf("; **%s**, harm counter %d: may heal with /heal target:%s trigger:rest", n.Condition, n.HarmCounter, commands.Arg(ch.Name))
 		}
 		m.Say("%s.", line)
 	}

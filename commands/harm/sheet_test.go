@@ -14,7 +14,7 @@ func TestCreateDefaults(t *testing.T) {
 	st := commandstest.NewSheets(t, "harm", harm.System{})
 	out := st.Create("Garrett", "")
 	commandstest.WantIn(t, "create", out,
-		"Healthy · harm 0 · Vigor 3/3 · Instinct 3/3 · Reason 3/3",
+		"Healthy · harm counter 0 · Vigor 3/3 · Instinct 3/3 · Reason 3/3",
 		"Vigor abilities: Endure 0 (Unskilled)",
 		"Instinct abilities: React 0 (Unskilled)",
 		"Reason abilities: Willpower 0 (Unskilled)")
@@ -29,7 +29,7 @@ func TestCreateWithStats(t *testing.T) {
 	st := commandstest.NewSheets(t, "harm", harm.System{})
 	out := st.Create("Garrett", "endure=2 react=1 willpower=4 first-aid=3 counsel=5 climb=2 sneak=6:instinct vigor=5 instinct=2/4 reason=0")
 	commandstest.WantIn(t, "create", out,
-		"Healthy · harm 0 · Vigor 5/5 · Instinct 2/4 · Reason 0/0",
+		"Healthy · harm counter 0 · Vigor 5/5 · Instinct 2/4 · Reason 0/0",
 		"Vigor abilities: Endure 2 (Journeyman)\nClimb 2 (Journeyman)",
 		"Instinct abilities: React 1 (Apprentice)\nSneak 6 (rank 6)",
 		"Reason abilities: Willpower 4 (Grand Master)\nFirst Aid 3 (Master)\nCounsel 5 (rank 5)")
@@ -79,7 +79,7 @@ func TestSet(t *testing.T) {
 	st := commandstest.NewSheets(t, "harm", harm.System{})
 	st.Create("Garrett", "climb=1:instinct vigor=5")
 	out := st.Set("Garrett", "vigor=2")
-	commandstest.WantIn(t, "set vigor=2", out, "Vigor 5/5 · Instinct 3/3 · Reason 3/3 → Healthy · harm 0 · Vigor 2/2")
+	commandstest.WantIn(t, "set vigor=2", out, "Vigor 5/5 · Instinct 3/3 · Reason 3/3 → Healthy · harm counter 0 · Vigor 2/2")
 	out = st.Set("Garrett", "vigor=6")
 	commandstest.WantIn(t, "set vigor=6", out, "Vigor 2/6")
 	out = st.Set("Garrett", "vigor=6/6 reason=1/3")
@@ -95,7 +95,7 @@ func TestSet(t *testing.T) {
 	}
 	st.Refused("char", "set", map[string]string{"name": "Garrett", "stats": "endure=9"}, "endure=9")
 	commandstest.WantIn(t, "show", st.Show("Garrett"),
-		"Healthy · harm 0 · Vigor 6/6 · Instinct 3/3 · Reason 1/3", "Endure 2 (Journeyman)", "First Aid 1 (Apprentice)")
+		"Healthy · harm counter 0 · Vigor 6/6 · Instinct 3/3 · Reason 1/3", "Endure 2 (Journeyman)", "First Aid 1 (Apprentice)")
 }
 
 // TestFudgeDiceOption: the harm table offers fudge-dice 3 (default) or 4.

@@ -35,8 +35,8 @@ func (System) Name() string { return "harm" }
 // Help explains the system for /help topic:harm.
 func (System) Help() string {
 	return "SOY Hybrid Harm: checks are 3dF + rank (0 Unskilled, 1 Apprentice, 2 Journeyman, 3 Master, 4 Grand Master; ranks 0 to 6 are allowed): `/roll as:NAME ability:climb pool:vigor` (a point of the ability's pool buys a bonus die). " +
-		"`/damage target:NAME amount:SL kind:physical|social|mental` adds harm to a counter and calls for an Endure, React or Willpower check; failing it worsens the condition Healthy → Bloody → Broken, and harm on a Broken character takes it out. " +
-		"`/heal trigger:first-aid|counsel healer:NAME`, `trigger:rest` or `trigger:pools` makes a healing check. " +
+		"`/damage target:NAME amount:SL kind:physical|social|mental` adds its SL to the harm counter and calls for an Endure, React or Willpower check; failing it worsens the condition Healthy → Bloody → Broken, and harm on a Broken character takes it out. " +
+		"`/heal target:NAME trigger:first-aid|counsel healer:NAME`, `trigger:rest` or `trigger:pools` makes a healing check. " +
 		"`pool:` on /damage and /heal and `healer-pool:` on /heal buy a bonus die on those checks too. " +
 		"`/rest kind:day` (GM) passes a day and refills the pools; with `target:` only that character rests and the clock stands. " +
 		"Conflicts: `/clock action:advance` by turns, hours or days (or `/rest kind:day` for the table) ends the conflict and clears taken out; `next-round` and advancing by rounds are time within it. " +
@@ -72,7 +72,7 @@ func (System) Options() []commands.SystemOption {
 		{Command: "roll", Name: "pool", Help: "a point of the ability's pool for a bonus die", Values: pools},
 		{Command: "rest", Name: "kind", Help: "day: the GM passes a day of rest and refills the pools; with target only those rest", Values: []string{"day"}},
 		{Command: "spend", Name: "resource", Help: "pool points outside a check", Values: pools},
-		{Command: "init join", Name: "roll", Help: "the success level of a React check (RULES.md §0.6), as rolled at the table"},
+		{Command: "init join", Name: "roll", Help: "the success level of a React check, as rolled at the table"},
 	}
 }
 

@@ -22,7 +22,7 @@ func (System) View(ch *storage.Character, now int64) (commands.CharacterView, er
 		p := c.PoolNamed(name)
 		v.Bars = append(v.Bars, commands.Bar{Label: abilityLabel(name)[:3], Current: p.Current, Max: p.Max})
 	}
-	v.Conditions = append(v.Conditions, fmt.Sprintf("%s (harm %d)", c.Condition, c.HarmCounter))
+	v.Conditions = append(v.Conditions, fmt.Sprintf("%s (harm counter %d)", c.Condition, c.HarmCounter))
 	if c.TakenOut {
 		v.Conditions = append(v.Conditions, "taken out")
 	}
@@ -38,7 +38,7 @@ func (System) View(ch *storage.Character, now int64) (commands.CharacterView, er
 }
 
 // Describe renders a character for /char show (RULES.md §3.1): the status
-// "Healthy · harm 0 · Vigor 3/3 · …" and the abilities with their ranks,
+// "Healthy · harm counter 0 · Vigor 3/3 · …" and the abilities with their ranks,
 // one field per pool they draw on.
 func (System) Describe(ch *storage.Character) (string, []commands.Field, error) {
 	c, err := load(ch)
@@ -61,7 +61,7 @@ func (System) Describe(ch *storage.Character) (string, []commands.Field, error) 
 // statusLine is a character's one-line status: condition, harm counter,
 // pools and taken out.
 func statusLine(c rules.Character) string {
-	status := fmt.Sprintf("%s · harm %d", c.Condition, c.HarmCounter)
+	status := fmt.Sprintf("%s · harm counter %d", c.Condition, c.HarmCounter)
 	for _, name := range rules.Pools {
 		p := c.PoolNamed(name)
 		status += fmt.Sprintf(" · %s %d/%d", abilityLabel(name), p.Current, p.Max)

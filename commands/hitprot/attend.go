@@ -50,7 +50,7 @@ func attend(m *commands.Mutation) (*commands.Response, error) {
 	for _, h := range targets {
 		m := m.For(h.ch)
 		if h.ch.OwnerID == m.Req.UserID && !m.IsGM() {
-			return nil, commands.Errorf(commands.CodeForbidden, "%s is yours: another character's player or a GM attends %s (RULES.md §1.3). Nothing was changed.", h.name(), h.name())
+			return nil, commands.Errorf(commands.CodeForbidden, "%s is yours: another character's player or a GM attends %s. Nothing was changed.", h.name(), h.name())
 		}
 		hpBefore, hdBefore := h.c.HP, h.c.HD
 		c, o, err := h.c.Attend(m.Dice(), skilled, clock.Time(m.Table.Clock))
@@ -109,7 +109,7 @@ func treat(m *commands.Mutation) (*commands.Response, error) {
 			gone = "; the mobility handicap ends"
 		}
 		m.Say("%s treats %s: untreated wounds %d → 0%s.%s", commands.Escape(m.Req.UserName), h.name(), n, gone, h.conditions(m))
-		m.Note("%s treated %s (%d wounds).", m.Req.UserName, h.ch.Name, n)
+		m.Note("%s treated %s: untreated wounds %d → 0.", m.Req.UserName, h.ch.Name, n)
 	}
 	return &commands.Response{}, nil
 }

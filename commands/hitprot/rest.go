@@ -35,7 +35,7 @@ func rest(m *commands.Mutation) (*commands.Response, error) {
 				c, res, err = h.c.CatchBreath(m.Dice(), now)
 			}
 			if errors.Is(err, rules.ErrNotFighter) {
-				return nil, commands.Errorf(commands.CodeConflict, "%s is a %s: only a fighter may catch its breath.", h.name(), commands.Escape(h.c.Class))
+				return nil, commands.Errorf(commands.CodeConflict, "%s cannot catch its breath: only a fighter may (class %s).", h.name(), commands.Escape(h.c.Class))
 			}
 			if errors.Is(err, rules.ErrCannotRestore) || errors.Is(err, rules.ErrNoHD) {
 				why := trimSentinel(reason(err, rules.ErrCannotRestore), rules.ErrNoHD)

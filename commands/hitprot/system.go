@@ -62,7 +62,7 @@ func (System) Options() []commands.SystemOption {
 		{Command: "attend", Name: "healer", Help: "the character who attends, not the target (its player or a GM acts); healer:true is the old spelling of skilled:true"},
 		{Command: "attend", Name: "skilled", Help: "a skilled healer or healing magic attends, which a Fatal Wound I needs"},
 		{Command: "spend", Name: "resource", Help: "hit dice", Values: []string{"hd"}},
-		{Command: "init join", Name: "roll", Help: "1d6 + init (RULES.md §0.6), as rolled at the table"},
+		{Command: "init join", Name: "roll", Help: "1d6 + init, as rolled at the table"},
 	}
 }
 

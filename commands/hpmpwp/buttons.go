@@ -48,12 +48,16 @@ func choiceButton(ctx context.Context, s *commands.Service, r *commands.Request)
 		return nil, commands.Errorf(commands.CodeInvalid, "This button is not one of ours.")
 	}
 	id, seq, act := cid.Character, cid.Event, cid.Choice == "act"
-	r.Command, r.Subcommand, r.Options = "damage", "", map[string]string{"choice": cid.Choice}
+	// The history names the press by the button's label, as hit-protection's
+	// 0-HP choice does.
+	label := map[bool]string{true: "Act Disabled", false: "Fall Unconscious"}[act]
+	r.Command, r.Subcommand, r.Options = "choose", "", map[string]string{"choice": label}
 	return s.Mutate(ctx, r, func(m *commands.Mutation) (*commands.Response, error) {
 		ch, err := m.CharacterByID(id)
 		if err != nil {
 			return nil, err
 		}
+		r.Options["target"] = ch.Name
 		if err := m.CanChange(ch); err != nil {
 			return nil, err
 		}

@@ -84,6 +84,9 @@ func TestDieHardButtons(t *testing.T) {
 	}
 	commandstest.WantIn(t, "press", tb.OK(pressed), "bob pressed **Act Disabled**", "State: **disabled (conscious), exhausted**")
 	tb.Refused(tb.Press("bob", resp, "Fall Unconscious"), "already made or no longer pending")
+	// The history and /undo name the press as hit-protection's 0-HP choice
+	// does, with the button's label (it read "/damage choice:act").
+	commandstest.WantIn(t, "history", tb.OK(tb.Do("bob", "/history target:Dur")), `bob · /choose choice:"Act Disabled" target:Dur`)
 	tb.Dice.Push(15)
 	out := tb.OK(tb.Do("bob", "/strain target:Dur"))
 	commandstest.WantIn(t, "strain", out, "WP -2 → -3", "Fort DC 10 (strenuous action)", "Die Hard: stays disabled")
@@ -125,6 +128,42 @@ func TestNightKeepsEveryoneAsleep(t *testing.T) {
 	commandstest.WantIn(t, "show", tb.OK(tb.Do("bob", "/char show name:Bob")), "awake · 0 h worked · 0 h awake")
 }
 
+// TestNightHidesHiddenSleepers: who goes to bed at a night's rest, and who
+// was asleep already, is a hidden NPC's state: players read the visible
+// sleepers only, the GM the hidden ones in the follow-up. A hidden NPC
+// already asleep (Gob) or unconscious and so not put to bed (Orc) is not
+// told apart from the others in the channel (BRIEF: hidden information
+// stays hidden).
+func TestNightHidesHiddenSleepers(t *testing.T) {
+	tb := newTable(t)
+	tb.OK(tb.Do("!gm", "/table setup system:hp-mp-wp"))
+	tb.OK(tb.Do("ann", `/char create name:Ann stats:"hp-max=10"`))
+	tb.OK(tb.Do("!gm", `/char create name:Gob stats:"hp-max=6 con=8 hidden=true"`))
+	tb.OK(tb.Do("!gm", `/char create name:Orc stats:"hp-max=6 con=8 hidden=true"`))
+	tb.OK(tb.Do("!gm", "/activity target:Gob kind:sleep"))
+	tb.Dice.Push(1) // Orc's save at negative WP fails: non-lethal, so unconscious and stable
+	tb.OK(tb.Do("!gm", "/damage target:Orc amount:16 nonlethal:true"))
+	resp := tb.Do("!gm", "/rest kind:night")
+	out := tb.OK(resp)
+	commandstest.WantIn(t, "night, public", out, "Night's rest, to sleep until day 1, 08:00: Ann.")
+	for _, secret := range []string{"already asleep", "Gob,", "Gob (", "Ann, Gob"} {
+		if strings.Contains(out, secret) {
+			t.Errorf("night, public = %q; want no %q", out, secret)
+		}
+	}
+	// Orc, not put to bed, reads where Gob does: before the clock moves.
+	if i, j := strings.Index(out, "**Orc**: Down"), strings.Index(out, "The clock moves"); i < 0 || i > j {
+		t.Errorf("night, public = %q; want Orc's word before the clock line, beside Gob's", out)
+	}
+	commandstest.WantIn(t, "night, the GM's", commandstest.FollowUp(resp), "Night's rest for the hidden characters: Gob (already asleep).")
+	tb.Channel = "chan-2"
+	tb.OK(tb.Do("!gm", "/table setup system:hp-mp-wp"))
+	tb.OK(tb.Do("!gm", `/char create name:Imp stats:"hp-max=6 hidden=true"`))
+	if out := tb.OK(tb.Do("!gm", "/rest kind:night")); strings.Contains(out, "nobody") || !strings.Contains(out, "Night's rest, to sleep until day 1, 08:00.") {
+		t.Errorf("night of hidden characters alone, public = %q; want the time and no list", out)
+	}
+}
+
 // TestWorkOnASleeperIsAWakeSave: /activity kind:work on a sleeper is
 // the wake-early attempt (RULES.md §2.6, review finding 2): Ann, asleep with
 // 11 hours worked and 2 exertion failures, saves at DC 10 + 11 + 2 × 2 = 25.
@@ -160,7 +199,7 @@ func TestSetCapsAtFatiguedMaximum(t *testing.T) {
 	commandstest.WantIn(t, "effect", out, "HP 35/40 · MP 15/20 · WP 10/10 · fatigued", "HP max 40 → 35; MP max 20 → 15")
 	commandstest.WantIn(t, "history", tb.OK(tb.Do("ann", "/history target:Lia")), "HP 40 → 35 (capped at the fatigued maximum)", "MP 20 → 15 (capped at the fatigued maximum)")
 	tb.Refused(tb.Do("ann", "/spend target:Lia resource:mp amount:20"), "20 MP needed, 15 left")
-	tb.Refused(tb.Do("ann", `/char set name:Lia stats:"hp=40"`), "HP must be 0 to 35, the HP max 40 lowered by the fatigued penalty")
+	tb.Refused(tb.Do("ann", `/char set name:Lia stats:"hp=40"`), "HP must be 0 to 35, the HP max 40 lowered while fatigued, not 40.")
 	tb.Refused(tb.Do("ann", `/char set name:Lia stats:"mp=16"`), "MP must be 0 to 15")
 	commandstest.WantIn(t, "lifted", tb.OK(tb.Do("ann", `/char set name:Lia stats:"effect=none hp=40 mp=20"`)), "HP 40/40 · MP 20/20")
 }

@@ -51,9 +51,14 @@ func rest(m *commands.Mutation) (*commands.Response, error) {
 		return nil, err
 	}
 	until := int64(clock.Time(m.Table.Clock).Add(8, clock.Hour))
-	var names []string
-	var sleepers []*storage.Character
+	// Who goes to bed, and who slept already, is a hidden character's state:
+	// players read the visible sleepers, the GM the hidden ones too.
+	var names, hiddenNames []string
+	var hidden []*storage.Character
 	for _, ch := range targets {
+		if ch.Hidden {
+			hidden = append(hidden, ch)
+		}
 		c, s, err := load(ch)
 		if err != nil {
 			return nil, err
@@ -70,14 +75,29 @@ func rest(m *commands.Mutation) (*commands.Response, error) {
 		if c.Activity == rules.Sleep {
 			name += " (already asleep)"
 		}
-		names = append(names, name)
-		sleepers = append(sleepers, ch)
+		if ch.Hidden {
+			hiddenNames = append(hiddenNames, name)
+		} else {
+			names = append(names, name)
+		}
 	}
 	head := "Night's rest: nobody goes to sleep."
-	if len(names) > 0 {
-		head = "Night's rest, to sleep until " + clock.Time(until).String() + ": " + strings.Join(names, ", ") + "."
+	switch at := clock.Time(until).String(); {
+	case len(names) > 0:
+		head = "Night's rest, to sleep until " + at + ": " + strings.Join(names, ", ") + "."
+	case len(hidden) > 0:
+		head = "Night's rest, to sleep until " + at + "."
 	}
 	m.ForTable().Say("%s", head)
+	if len(hidden) > 0 {
+		// About every hidden target, sleeper or not, so that where players
+		// read their words does not tell them apart.
+		list := "nobody goes to sleep"
+		if len(hiddenNames) > 0 {
+			list = strings.Join(hiddenNames, ", ")
+		}
+		m.For(hidden...).Say("Night's rest for the hidden characters: %s.", list)
+	}
 	if _, err := m.AdvanceClock(8, clock.Hour); err != nil {
 		return nil, err
 	}

@@ -42,6 +42,18 @@ func TestCreateRollsMPMax(t *testing.T) {
 	commandstest.WantIn(t, "history", hist, "dice: 2d10 [3, 7] = 10", "MP max 26: level 1 d10 maximum 10; levels 2–3 rolled 2d10 [3, 7] = 10; Wis +2 per level")
 }
 
+// TestTemporaryWPBar: temporary WP come on top of the WP maximum in the WP
+// bar, current and maximum alike (RULES.md §2.1), so a character at full WP
+// with temporary WP reads full: WP 12/12 (+2 temp) is a bar of 14/14, not a
+// wounded 12/14; once damage takes the temporary WP, the bar is 12/12.
+func TestTemporaryWPBar(t *testing.T) {
+	st := commandstest.NewSheets(t, "hp-mp-wp", hpmpwp.System{})
+	out := st.Create("Mira", "hp-max=14 con=12 temp-con=2")
+	commandstest.WantIn(t, "create", out, "WP 12/12 (+2 temp)", "WP ██████████ 14/14")
+	out = st.OK("damage", "", map[string]string{"target": "Mira", "amount": "16"})
+	commandstest.WantIn(t, "damage", out, "WP 12 (temp 2 → 0)", "WP ██████████ 12/12")
+}
+
 // TestWisPenaltyMPFloor: a Wis penalty cannot make a level give less
 // than 1 MP (RULES.md §2.1): bard level 3, Wis 6 (−2): max(1, 8 − 2) = 6,
 // then 1 and 2 each give 1 → 8.

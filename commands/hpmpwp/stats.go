@@ -189,10 +189,10 @@ func givenWithinFatigue(c rules.Character, stats []commands.Stat) error {
 	for _, st := range stats {
 		switch {
 		case st.Key == "hp" && c.HP > c.EffectiveHPMax():
-			return commands.Errorf(commands.CodeInvalid, "%s: HP must be 0 to %d, the HP max %d lowered by the %s penalty (RULES.md §2.3), not %d.",
+			return commands.Errorf(commands.CodeInvalid, "%s: HP must be 0 to %d, the HP max %d lowered while %s, not %d.",
 				commands.Escape(st.Key+"="+st.Value), c.EffectiveHPMax(), c.HPMax, cond, c.HP)
 		case st.Key == "mp" && c.MP > c.EffectiveMPMax():
-			return commands.Errorf(commands.CodeInvalid, "%s: MP must be 0 to %d, the MP max %d lowered by the %s penalty (RULES.md §2.3), not %d.",
+			return commands.Errorf(commands.CodeInvalid, "%s: MP must be 0 to %d, the MP max %d lowered while %s, not %d.",
 				commands.Escape(st.Key+"="+st.Value), c.EffectiveMPMax(), c.MPMax, cond, c.MP)
 		}
 	}

@@ -11,14 +11,19 @@ import (
 )
 
 // View shows an hp-mp-wp character (RULES.md §2): HP, MP and WP bars (WP
-// max is the Con score, temporary WP on top); at 0 when disabled or stable
-// at negative WP, dying while Dying.
+// max is the Con score; temporary WP on top of the current WP and the
+// maximum alike); at 0 when disabled or stable at negative WP, dying while
+// Dying.
 func (System) View(ch *storage.Character, now int64) (commands.CharacterView, error) {
 	c, _, err := load(ch)
 	if err != nil {
 		return commands.CharacterView{}, err
 	}
-	v := commands.CharacterView{Bars: []commands.Bar{{Label: "HP", Current: c.HP, Max: c.HPMax}, {Label: "MP", Current: c.MP, Max: c.MPMax}, {Label: "WP", Current: c.WP, Max: c.WPMax() + c.TempWP}}, State: c.State.String()}
+	wp := c.WP // temporary WP on top of the current WP, as on top of the maximum
+	if wp >= 0 {
+		wp += c.TempWP
+	}
+	v := commands.CharacterView{Bars: []commands.Bar{{Label: "HP", Current: c.HP, Max: c.HPMax}, {Label: "MP", Current: c.MP, Max: c.MPMax}, {Label: "WP", Current: wp, Max: c.WPMax() + c.TempWP}}, State: c.State.String()}
 	if c.State != rules.Fine || c.ChoicePending || c.Activity == rules.Sleep {
 		v.Conditions = append(v.Conditions, stateText(c))
 	}

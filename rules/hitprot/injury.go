@@ -261,10 +261,10 @@ func (c *Character) injure(src dice.Source, expr string, damage int, dmgType str
 					return err
 				}
 				n += extra.Total
-				how = fmt.Sprintf(" (1 + %s)", extra)
+				how = fmt.Sprintf("1 round + %s; ", extra)
 			}
 			until := c.stun(now, n)
-			effect("%s → stunned %s%s (until %s)", s, rounds(n), how, until)
+			effect("%s → stunned %s (%suntil %s)", s, rounds(n), how, until)
 		} else {
 			effect("%s → not stunned", s)
 		}
@@ -334,9 +334,9 @@ func (c *Character) injure(src dice.Source, expr string, damage int, dmgType str
 			c.die(inj.Band.String())
 			break
 		}
-		expr, how := "1d8", "unless a skilled healer or healing magic attends"
+		expr, how := "1d8", " unless a skilled healer or healing magic attends"
 		if inj.Band == FatalWoundII {
-			expr, how = "1d4", "nothing can prevent it"
+			expr, how = "1d4", "; nothing can prevent it"
 		}
 		b, err := o.roll(src, expr)
 		if err != nil {
@@ -344,7 +344,7 @@ func (c *Character) injure(src dice.Source, expr string, damage int, dmgType str
 		}
 		at := now + clock.Time(b.Total)
 		c.Bleeds = append(c.Bleeds, Bleed{Wound: inj.Band, DiesAt: at})
-		effect("%s → staggers on: dies in %s (%s) at %s; %s", s, rounds(b.Total), b, at, how)
+		effect("%s → staggers on: dies in %s (%s) at %s%s", s, rounds(b.Total), b, at, how)
 	}
 	return nil
 }

@@ -51,7 +51,7 @@ func (c Character) AddHD(src dice.Source, n int, purpose string, melee bool) (Ch
 		return c, dice.Result{}, nil
 	}
 	if lim := HDLimit(c.Class, purpose, melee); lim != Unlimited && n > lim {
-		return c, dice.Result{}, fmt.Errorf("%w: one hit die per roll for a %s's %s roll%s (asked %d)", ErrTooManyHD, c.Class, purpose, meleeWord(melee), n)
+		return c, dice.Result{}, fmt.Errorf("%w: one hit die per %s roll%s for class %s (asked %d)", ErrTooManyHD, purpose, meleeWord(melee), c.Class, n)
 	}
 	if n > c.HD {
 		return c, dice.Result{}, fmt.Errorf("%w: asked %d, has %d", ErrNoHD, n, c.HD)
@@ -85,7 +85,7 @@ func (c Character) Save(src dice.Source, category string, hd, bonus int) (Charac
 		return c, SaveResult{}, err
 	}
 	if lim := HDLimit(c.Class, PurposeSave, false); lim != Unlimited && hd > lim {
-		return c, SaveResult{}, fmt.Errorf("%w: one hit die per save for a %s (asked %d)", ErrTooManyHD, c.Class, hd)
+		return c, SaveResult{}, fmt.Errorf("%w: one hit die per save for class %s (asked %d)", ErrTooManyHD, c.Class, hd)
 	}
 	if hd > c.HD {
 		return c, SaveResult{}, fmt.Errorf("%w: asked %d, has %d", ErrNoHD, hd, c.HD)

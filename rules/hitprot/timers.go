@@ -36,7 +36,7 @@ func (c Character) Advance(from, to clock.Time) (Character, []string) {
 			i, l := i, l
 			evs = append(evs, event{l.Until, 1, func() string {
 				c.Limbs[i].Until = -1 // removed below
-				return fmt.Sprintf("the use of the %s is back (%s)", l.Name, l.Until)
+				return fmt.Sprintf("regains the use of the %s (%s)", l.Name, l.Until)
 			}})
 		}
 	}
@@ -44,7 +44,7 @@ func (c Character) Advance(from, to clock.Time) (Character, []string) {
 		at := c.NoRestoreUntil
 		evs = append(evs, event{at, 2, func() string {
 			c.NoRestoreUntil = 0
-			return fmt.Sprintf("the no-restoring period ends (%s): HP may be restored again", at)
+			return fmt.Sprintf("may restore HP again (%s): the no-restoring period is over", at)
 		}})
 	}
 	for _, b := range c.Bleeds {

@@ -156,6 +156,11 @@ func TestFatigueFloorExample(t *testing.T) {
 	if c.Fatigued() || c.HP != 35 || !slices.Contains(out.Lines, "no longer fatigued") {
 		t.Fatalf("healed: %q, HP %d, lines %q; want no longer fatigued, HP 35", c.Condition(), c.HP, out.Lines)
 	}
+	// The line names the cap the healing met, not the maximum once fatigue
+	// ended ("max 40" under HP 35 read as a wrong cap).
+	if !slices.Contains(out.Lines, "heals 15 HP (max 35 while fatigued)") {
+		t.Errorf("healed: lines %q; want heals 15 HP (max 35 while fatigued)", out.Lines)
+	}
 	c, _, err = c.PassHour(dice.NewScripted(), 60)
 	if err != nil {
 		t.Fatal(err)

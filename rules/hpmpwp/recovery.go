@@ -37,11 +37,18 @@ func (c Character) Heal(pool Pool, amount int) (Character, Outcome, error) {
 		return c, out, fmt.Errorf("%w: healing must be at least 1, not %d", ErrBadAmount, amount)
 	}
 	if pool == PoolHP {
-		c.HP = max(c.HP, min(c.HP+amount, c.EffectiveHPMax()))
-		out.line("heals %d HP (max %d)", c.HP-out.Before.HP, c.EffectiveHPMax())
+		// The cap is the maximum as it stands before the healing: fatigue
+		// that the healing ends does not raise it (RULES.md §2.3).
+		limit, why := c.EffectiveHPMax(), ""
+		if limit < c.HPMax {
+			why = " while fatigued"
+		}
+		c.HP = max(c.HP, min(c.HP+amount, limit))
+		out.line("heals %d HP (max %d%s)", c.HP-out.Before.HP, limit, why)
 	} else {
-		c.WP = max(c.WP, min(c.WP+amount, c.WPMax()))
-		out.line("heals %d WP (max %d)", c.WP-out.Before.WP, c.WPMax())
+		limit := c.WPMax()
+		c.WP = max(c.WP, min(c.WP+amount, limit))
+		out.line("heals %d WP (max %d)", c.WP-out.Before.WP, limit)
 		if c.State == Dying && c.WP < 0 {
 			c.State = Stable
 			out.line("WP healing stabilizes: stable, unconscious")
