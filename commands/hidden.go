@@ -521,6 +521,11 @@ func eventHidden(e *storage.Event) bool {
 // commandName is the command of a line as typed without its options (whose
 // values may be a hidden character's numbers): "/table setup".
 func commandName(line string) string {
+	if rest, ok := strings.CutPrefix(line, "pressed ["); ok { // a button press (Request.Line)
+		if label, _, ok := strings.Cut(rest, "]"); ok {
+			return "pressed [" + label + "]"
+		}
+	}
 	fields := strings.Fields(line)
 	cmd := ""
 	for i, f := range fields {

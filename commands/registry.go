@@ -390,8 +390,17 @@ func (r *Request) commandName() string {
 }
 
 // Line renders the request as typed, e.g. `/damage target:Lister amount:4`,
-// options in name order, values with spaces quoted. It is what the history shows.
+// options in name order, values with spaces quoted, or a press of a button
+// as `pressed [Stay Up] for Lister` (Pressed, and the target option when
+// set). It is what the history shows.
 func (r *Request) Line() string {
+	if r.Pressed != "" {
+		line := "pressed [" + r.Pressed + "]"
+		if t := r.Options["target"]; t != "" {
+			line += " for " + t
+		}
+		return line
+	}
 	var b strings.Builder
 	b.WriteString(r.commandName())
 	names := make([]string, 0, len(r.Options))

@@ -67,6 +67,10 @@ type Request struct {
 	// CustomID is the custom_id of the pressed button (KindComponent) or of the
 	// submitted modal (KindModal).
 	CustomID string
+	// Pressed is the label of the pressed button (e.g. "Stay Up"), set by
+	// the component's handler so that the history names the press as the
+	// player saw it (Line: `pressed [Stay Up] for Lister`); "" for a command.
+	Pressed string
 	// Values holds a submitted modal's text inputs by their custom_id.
 	Values map[string]string
 	// Attachments holds the files given in attachment options, by option

@@ -113,8 +113,8 @@ func choiceButton(ctx context.Context, s *commands.Service, r *commands.Request)
 	if label == "" || (choice == "action") != (r.Kind == commands.KindModal) {
 		return nil, commands.Errorf(commands.CodeInvalid, "This button is not one of ours.")
 	}
-	r.Command, r.Subcommand = "choose", ""
-	r.Options = map[string]string{"choice": label}
+	r.Command, r.Subcommand, r.Pressed = "choose", "", label
+	r.Options = map[string]string{}
 	return s.Mutate(ctx, r, func(m *commands.Mutation) (*commands.Response, error) {
 		ch, err := m.CharacterByID(id)
 		if err != nil {

@@ -51,7 +51,7 @@ func choiceButton(ctx context.Context, s *commands.Service, r *commands.Request)
 	// The history names the press by the button's label, as hit-protection's
 	// 0-HP choice does.
 	label := map[bool]string{true: "Act Disabled", false: "Fall Unconscious"}[act]
-	r.Command, r.Subcommand, r.Options = "choose", "", map[string]string{"choice": label}
+	r.Command, r.Subcommand, r.Pressed, r.Options = "choose", "", label, map[string]string{}
 	return s.Mutate(ctx, r, func(m *commands.Mutation) (*commands.Response, error) {
 		ch, err := m.CharacterByID(id)
 		if err != nil {

@@ -86,7 +86,7 @@ func TestDieHardButtons(t *testing.T) {
 	tb.Refused(tb.Press("bob", resp, "Fall Unconscious"), "already made or no longer pending")
 	// The history and /undo name the press as hit-protection's 0-HP choice
 	// does, with the button's label (it read "/damage choice:act").
-	commandstest.WantIn(t, "history", tb.OK(tb.Do("bob", "/history target:Dur")), `bob · /choose choice:"Act Disabled" target:Dur`)
+	commandstest.WantIn(t, "history", tb.OK(tb.Do("bob", "/history target:Dur")), "bob · pressed [Act Disabled] for Dur")
 	tb.Dice.Push(15)
 	out := tb.OK(tb.Do("bob", "/strain target:Dur"))
 	commandstest.WantIn(t, "strain", out, "WP -2 → -3", "Fort DC 10 (strenuous action)", "Die Hard: stays disabled")
