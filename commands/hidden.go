@@ -10,7 +10,7 @@ import (
 
 // Hidden characters (RULES.md §0.1, COMMANDS.md: `hidden=true`, GM only):
 // players see every number of the characters they may see, and only a
-// word (Unhurt, Wounded, Down, Dead) of a hidden one, in every reply,
+// word (Unhurt, Wounded, Badly wounded, Down, Dead) of a hidden one, in every reply,
 // follow-up, tracker, history, list and export.
 //
 // The rule is kept here, once. A system says what its words, dice and

@@ -9,7 +9,7 @@ import (
 
 // Level is how hurt a character is, the same scale for every system: it sets
 // the colour of the character's embed and the word a hidden character shows
-// to players (Unhurt, Wounded, Down, Dead).
+// to players (Unhurt, Wounded, Badly wounded, Down, Dead).
 type Level int
 
 // The levels, from unhurt to dead.
@@ -117,10 +117,21 @@ type CharacterView struct {
 	Conditions []string
 	// Timers are the running timed effects ("stunned until day 1, 08:03").
 	Timers []string
+	// Standing, at LevelZero, says the character is still on its feet and
+	// acting (hit-protection's Stay Up at 0 HP, hp-mp-wp's disabled, harm's
+	// Broken), so that players do not read "Down" of one that keeps taking
+	// turns.
+	Standing bool
 }
 
-// Word is what players see of the character when it is hidden.
-func (v CharacterView) Word() string { return v.Level.Word() }
+// Word is what players see of the character when it is hidden: its
+// level's word, and "Badly wounded" for one at LevelZero still Standing.
+func (v CharacterView) Word() string {
+	if v.Level == LevelZero && v.Standing {
+		return "Badly wounded"
+	}
+	return v.Level.Word()
+}
 
 // viewOf returns c's view under sys, or a plain view when sys has none.
 func viewOf(sys System, c *storage.Character, now int64) (CharacterView, error) {

@@ -31,6 +31,7 @@ func (System) View(ch *storage.Character, now int64) (commands.CharacterView, er
 		v.Level = commands.LevelDying
 	case c.Condition == rules.Broken:
 		v.Level = commands.LevelZero
+		v.Standing = true // acts, at a cost (§3.2.2)
 	case c.Condition == rules.Bloody || c.HarmCounter > 0:
 		v.Level = commands.LevelWounded
 	}

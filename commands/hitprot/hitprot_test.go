@@ -353,3 +353,32 @@ func TestAttendHiddenRefusal(t *testing.T) {
 		t.Errorf("the GM's refusal %q suggests a skilled healer, who cannot stop a Fatal Wound II", gm.Content)
 	}
 }
+
+// TestHiddenWordStandsOrFalls: players read a hidden NPC that stayed up at
+// 0 HP as "Badly wounded" (it fights on, RULES.md §1.3.5), and one that
+// went down as "Down".
+func TestHiddenWordStandsOrFalls(t *testing.T) {
+	for _, tc := range []struct{ choice, word string }{{"Stay Up", "Badly wounded"}, {"Go Down", "Down"}} {
+		t.Run(tc.choice, func(t *testing.T) {
+			tb := newParty(t)
+			tb.Do("ann", `/char create name:Goblin stats:"class=thief hp=2 hidden=true"`)
+			resp := tb.Do("ann", "/damage target:Goblin amount:4")
+			var choice *commands.Response
+			for _, f := range resp.FollowUps {
+				if len(f.Components) > 0 {
+					choice = f
+				}
+			}
+			if choice == nil {
+				t.Fatalf("no follow-up with the Goblin's buttons in %+v", resp)
+			}
+			tb.Dice.Push(1, 2) // Stay Up: 2d6 [1, 2] = 3, a Flesh Wound
+			tb.Press("ann", choice, tc.choice)
+			list := commandstest.Text(tb.Do("meg", "/char list"))
+			commandstest.WantIn(t, "a player's /char list", list, "**Goblin** (ann): "+tc.word)
+			if tc.word == "Down" && strings.Contains(list, "Badly wounded") {
+				t.Errorf("/char list = %q; a Goblin that went down is not badly wounded", list)
+			}
+		})
+	}
+}

@@ -28,6 +28,7 @@ func (System) View(ch *storage.Character, now int64) (commands.CharacterView, er
 		v.Level = commands.LevelDying
 	case c.HP <= 0 || c.Status != rules.Up:
 		v.Level = commands.LevelZero
+		v.Standing = c.Status == rules.StayingUp // fights on at 0 HP (§1.3.5)
 	case c.HP < c.HitDie || c.Untreated > 0 || len(v.Conditions) > 0:
 		v.Level = commands.LevelWounded
 	}

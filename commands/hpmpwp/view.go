@@ -40,6 +40,7 @@ func (System) View(ch *storage.Character, now int64) (commands.CharacterView, er
 		v.Level = commands.LevelDying
 	case rules.Disabled, rules.Stable:
 		v.Level = commands.LevelZero
+		v.Standing = c.State == rules.Disabled // conscious (§2.4)
 	default:
 		if c.HP < c.HPMax || c.WP < c.WPMax() {
 			v.Level = commands.LevelWounded
