@@ -177,8 +177,8 @@ func NewRegistry(systems ...System) *Registry {
 		Topic: "`/undo` reverts the most recent event at the table that you may change (a GM: any), restoring every touched character exactly; dice are never rerolled.",
 	})
 	g.add(&Command{
-		Name: "odds", Description: "Chart the exact odds of the 0-HP choice or of any roll", handle: odds,
-		Topic:   "`/odds` charts the injury-band chances of Stay Up and Go Down (hit-protection) or the check dice with a bonus or penalty die (harm); `/odds expr:2d10` charts any roll's totals. The chart comes as a PNG.",
+		Name: "odds", Description: "Chart exact odds: your system's own, or any roll's", handle: odds,
+		Topic:   "`/odds` charts the odds the table's system has of its own (each is below); `/odds expr:2d10` charts any roll's totals. The chart comes as a PNG.",
 		Options: []Option{{Name: "expr", Description: "Dice expression to chart, e.g. 2d6 or 4dF", Type: OptionString, MaxLength: 64}},
 	})
 	g.add(&Command{

@@ -89,6 +89,14 @@ func commandHelp(s *Service, c *Command) string {
 	if c.Name == "table" {
 		b.WriteString(tableOptionsHelp(s.registry.systems) + "\n")
 	}
+	for _, sys := range s.registry.systems {
+		if ch, ok := sys.(Charter); ok && c.Name == "odds" {
+			fmt.Fprintf(&b, "• %s: %s\n", sys.Name(), ch.ChartHelp())
+		}
+		if ce, ok := sys.(CombatEnder); ok && c.Name == "init" {
+			fmt.Fprintf(&b, "• %s: `/init end` also ends %s\n", sys.Name(), ce.EndCombatHelp())
+		}
+	}
 	var without []string
 	for _, sys := range s.registry.systems {
 		if slices.Contains(systemActions, c.Name) && sys.Action(c.Name) == nil {

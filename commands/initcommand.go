@@ -22,10 +22,10 @@ func initCommand() *Command {
 			"and puts it in order: higher first, ties to the higher bonus, then to who joined first. The first turn begins as characters join. " +
 			"`/init next` (the acting character's owner, or a GM) ends the turn; a combatant that cannot act (dead, unconscious, stunned, taken out) is skipped, " +
 			"and passing the last one ends the round: the clock moves one round exactly as `/clock action:next-round` does, every round timer fires (bleed-outs, stuns, dying saves) " +
-			"and the new round starts at the top. `/init show` shows the order, `/init remove` takes a character out, `/init end` (GM) closes it; at a harm table that ends the conflict. " +
+			"and the new round starts at the top. `/init show` shows the order, `/init remove` takes a character out, `/init end` (GM) closes it (and what it ends, below). " +
 			"Moving the clock by turns, hours or days closes the order (time outside combat). Every change is an event `/undo` reverts. " +
 			"Hidden characters keep their place; players see their word, never their initiative. " +
-			"Table options: `init-reroll` never|each-round, `init-dice` default|a die such as d20 (harm: 3dF or 4dF), `init-ping` off|on (mention the owner whose turn starts).",
+			"Table options: `init-reroll` never|each-round, `init-dice` default|a die such as d20 (a system may take only its own), `init-ping` off|on (mention the owner whose turn starts).",
 		Subcommands: []*Subcommand{
 			{Name: "start", Description: "Open a turn order at this table (GM only)", handle: initMutation(initStart)},
 			{Name: "join", Description: "Roll initiative and join the turn order", handle: initMutation(initJoin),
@@ -37,7 +37,7 @@ func initCommand() *Command {
 			{Name: "show", Description: "The turn order, the round and whose turn it is", handle: initShow},
 			{Name: "remove", Description: "Take characters out of the turn order", handle: initMutation(initRemove),
 				Options: []Option{target("Character name; several separated by commas")}},
-			{Name: "end", Description: "Close the turn order (GM only; ends a harm conflict)", handle: initMutation(initEnd)},
+			{Name: "end", Description: "Close the turn order (GM only; ends a conflict where the system has one)", handle: initMutation(initEnd)},
 		},
 	}
 }

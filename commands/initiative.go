@@ -51,6 +51,9 @@ type Actor interface {
 // notes what was said for /history.
 type CombatEnder interface {
 	EndCombat(m *Mutation) error
+	// EndCombatHelp says in a few words what closing the turn order ends,
+	// for /help topic:init, e.g. "the conflict: taken out is cleared".
+	EndCombatHelp() string
 }
 
 // InitiativeRoll is one character's initiative as its system rolled it

@@ -102,6 +102,9 @@ type Viewer interface {
 // its text and the chart as a PNG File of BarChartPNG.
 type Charter interface {
 	Chart(t *storage.Table) (*Response, error)
+	// ChartHelp says in a few words what Chart charts, for /help
+	// topic:odds, e.g. "the injury-band chances of Stay Up and Go Down".
+	ChartHelp() string
 }
 
 // ChoiceID is the custom_id of a button or modal that answers a choice a

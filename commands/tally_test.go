@@ -123,6 +123,8 @@ func (tally) PendingChoice(c *storage.Character) (string, [][]commands.Button, e
 	return "Rally is pending.", rallyButton(c, s.RallySeq), nil
 }
 
+func (tally) ChartHelp() string { return "the odds of a tally's 1d6" }
+
 func (tally) Chart(*storage.Table) (*commands.Response, error) {
 	totals, values, err := commands.DiceOdds(dice.MustParse("1d6"))
 	if err != nil {
@@ -267,6 +269,8 @@ func TestFourthSystemPlugsIn(t *testing.T) {
 	commandstest.WantIn(t, "rally", tb.OK(tb.Press("bob", zero, "Rally")), "Lister rallies: points 0 → 1")
 	tb.Refused(tb.Press("bob", zero, "Rally"), "no rally pending")
 
+	commandstest.WantIn(t, "help odds", tb.Do("ann", "/help topic:odds").Content,
+		"• tally: the odds of a tally's 1d6", "• hit-protection: the injury-band chances", "• harm: the check dice")
 	odds := tb.Do("ann", "/odds")
 	commandstest.WantIn(t, "odds", tb.OK(odds), "Rally odds")
 	commandstest.CheckPNG(t, odds.Files[0])

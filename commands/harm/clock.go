@@ -19,6 +19,10 @@ func (sys System) AdvanceClock(m *commands.Mutation, from, to int64) error {
 	return sys.EndCombat(m)
 }
 
+// EndCombatHelp says what closing a turn order ends (the CombatEnder
+// interface).
+func (System) EndCombatHelp() string { return "the conflict: whoever was taken out is back" }
+
 // EndCombat ends the conflict (RULES.md §3.2.4): every taken-out
 // character is back, each said about that character (m.For). The clock
 // moving by a turn or more ends it, and so does closing the turn order

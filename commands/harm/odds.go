@@ -32,6 +32,11 @@ func CheckOdds(n int) (totals []string, series []commands.ChartSeries, err error
 	return totals, series, nil
 }
 
+// ChartHelp says what Chart charts (the Charter interface).
+func (System) ChartHelp() string {
+	return "the check dice (3dF, or 4dF with fudge-dice 4) plain, with a bonus die and with a penalty die"
+}
+
 // Chart charts the check dice of the table's checks (RULES.md §3.1; the
 // Charter interface): 3dF, or 4dF with the table option fudge-dice 4, plain,
 // with a bonus die and with a penalty die.

@@ -74,6 +74,11 @@ func drawInjuryOdds() (commands.File, error) {
 	return commands.File{Name: InjuryOddsFile, ContentType: "image/png", Data: png}, nil
 }
 
+// ChartHelp says what Chart charts (the Charter interface).
+func (System) ChartHelp() string {
+	return "the injury-band chances of the 0-HP choice's Stay Up (2d6) and Go Down (3d6dh1)"
+}
+
 // Chart charts the injury bands of the 0-HP choice's two rolls (RULES.md
 // §1.3, §1.4; the Charter interface): Stay Up (2d6) and Go Down (3d6dh1).
 func (System) Chart(*storage.Table) (*commands.Response, error) {
