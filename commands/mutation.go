@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/hpkeeper/hpkeeper/rules/clock"
@@ -78,7 +79,7 @@ func (s *Service) Mutate(ctx context.Context, r *Request, fn func(m *Mutation) (
 			log: &mutationLog{}}
 		resp, err = fn(m)
 		if err != nil {
-			return err
+			return m.veil(err)
 		}
 		resp = m.present(resp)
 		if len(m.log.pings) > 0 {
@@ -95,6 +96,38 @@ func (s *Service) Mutate(ctx context.Context, r *Request, fn func(m *Mutation) (
 	}
 	drawFiles(resp) // charts are drawn outside the write transaction (DrawLater)
 	return resp, nil
+}
+
+// veil keeps a refusal from telling a player what a hidden character's
+// state is (RULES.md §0.1 hidden=true): a user error that names a hidden
+// character the mutation loaded ("Goblin is not dying", "Goblin's 0-HP
+// choice is pending") is answered to a non-GM with the same code and a
+// message that says only that nothing happened and that a GM sees why.
+// Refusals of permission and of unknown names, and every error to a GM,
+// pass unchanged.
+func (m *Mutation) veil(err error) error {
+	var e *Error
+	if !errors.As(err, &e) || m.IsGM() {
+		return err
+	}
+	switch e.Code {
+	case CodeInvalid, CodeConflict, CodeUnavailable:
+	default:
+		return err
+	}
+	ids := make([]uint64, 0, len(m.cache))
+	for id := range m.cache {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		c := m.cache[id]
+		if c == nil || !c.Hidden || !strings.Contains(e.Message, c.Name) && !strings.Contains(e.Message, Escape(c.Name)) {
+			continue
+		}
+		return Errorf(e.Code, "Nothing happens: **%s** is hidden, so the bot cannot tell you why that does not work now; a GM sees it. Nothing was changed.", Escape(c.Name))
+	}
+	return err
 }
 
 // cloneTable returns a deep copy of t (nil slices and maps stay nil, so a

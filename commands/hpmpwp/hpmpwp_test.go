@@ -580,3 +580,20 @@ func TestStallScript(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestRefusalKeepsHiddenState: a player's refused /attend of a hidden NPC
+// does not say why (that it is not dying would tell its state); the GM's
+// refusal does.
+func TestRefusalKeepsHiddenState(t *testing.T) {
+	tb := newTable(t)
+	tb.OK(tb.Do("ann", "/table setup system:hp-mp-wp"))
+	tb.OK(tb.Do("ann", `/char create name:Gob stats:"hp-max=9 hidden=true"`))
+	player := tb.Do("bob", "/attend target:Gob")
+	tb.Refused(player, "**Gob** is hidden, so the bot cannot tell you why")
+	if strings.Contains(player.Content, "dying") || strings.Contains(player.Content, "stabilize") {
+		t.Errorf("a player's refused /attend of the hidden Gob = %q; it tells its state", player.Content)
+	}
+	tb.Refused(tb.Do("ann", "/attend target:Gob"), "Gob is not dying; there is nothing to stabilize")
+	// A refusal that tells nothing of the state passes unchanged.
+	tb.Refused(tb.Do("bob", "/damage target:Gob amount:1"), "only its owner or a GM")
+}
