@@ -69,15 +69,20 @@ func WithClock(now func() time.Time) EndpointOption {
 // NewEndpoint returns an Endpoint answering with h (a *commands.Service) and
 // checking signatures with key, the application's public key (see
 // ParsePublicKey). It logs to log, each interaction with its interaction_id,
-// guild_id, channel_id and user_id. It returns an error when key is not an
-// Ed25519 public key (32 bytes encoding a point of the curve: no signature
-// verifies under any other) or h is nil, or when the replay store
-// (WithReplayStore) cannot be read. The key is decompressed here, once for
-// every request (verify.go).
+// guild_id, channel_id and user_id. It returns an error when key is not 32
+// bytes long or h is nil, or when the replay store (WithReplayStore) cannot
+// be read. The key is decompressed here, once for every request (verify.go);
+// a key that is not a point of the curve is logged as a warning, and no
+// request verifies under it (as with crypto/ed25519).
 func NewEndpoint(h Handler, key ed25519.PublicKey, log zerolog.Logger, opts ...EndpointOption) (*Endpoint, error) {
+	if len(key) != ed25519.PublicKeySize {
+		return nil, fmt.Errorf("new endpoint: public key is %d bytes, want %d", len(key), ed25519.PublicKeySize)
+	}
 	pk, err := newPublicKey(key)
 	if err != nil {
-		return nil, fmt.Errorf("new endpoint: %w", err)
+		// crypto/ed25519 accepts such a key and verifies nothing under it;
+		// so does the Endpoint, and says so.
+		log.Warn().Err(err).Msg("the public key is not a point of the curve: no request will verify")
 	}
 	if h == nil {
 		return nil, errors.New("new endpoint: nil handler")

@@ -19,7 +19,7 @@ var nullReply = []byte(`{"type":4,"data":{"content":"ok"}}`)
 // Endpoint does (401 when it fails or the timestamp is more than
 // MaxClockSkew from now), and answers every request that passes with one
 // fixed reply, without decoding it or remembering it. It returns an error
-// when key is not an Ed25519 public key (see NewEndpoint).
+// when key is not an Ed25519 public key that a signature can verify under.
 func NullEndpoint(key ed25519.PublicKey) (http.Handler, error) {
 	pk, err := newPublicKey(key)
 	if err != nil {
