@@ -185,7 +185,11 @@ func rawEvent(tb testing.TB, db *DB, channelID string, seq uint64) []byte {
 	tb.Helper()
 	var raw []byte
 	mustView(tb, db, func(tx *Tx) error {
-		ch, err := channelBucket(tx.btx, channelID)
+		btx, err := tx.read()
+		if err != nil {
+			return err
+		}
+		ch, err := channelBucket(btx, channelID)
 		if err != nil {
 			return err
 		}
