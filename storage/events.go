@@ -8,6 +8,14 @@ import (
 // and assigns e.Seq (the next number at that table: 1, 2, 3 …); e.Seq's value
 // on entry is ignored. Events are never rewritten. The channel need not have a
 // table, so the undo of a table's creation can still be recorded.
+//
+// Append an event after the writes it records, in the same Update: a change
+// whose After is the record the file holds is stored as the patch back to its
+// Before (eventcodec.go), and read back from the records and the events
+// after it. Every later write of that record must be recorded by a later
+// event of its own (every Tx write method of this package is, through
+// commands.Mutation); a change whose After is not the stored record is kept
+// whole.
 func (tx *Tx) AppendEvent(e *Event) error {
 	btx, err := tx.write()
 	if err != nil {
@@ -24,7 +32,7 @@ func (tx *Tx) AppendEvent(e *Event) error {
 	}
 	n := *e
 	n.Seq = seq
-	data, err := encodeEvent(&n)
+	data, err := encodeCompactEvent(&n, ch)
 	if err != nil {
 		return err
 	}
@@ -36,28 +44,27 @@ func (tx *Tx) AppendEvent(e *Event) error {
 }
 
 // Event returns event seq of the channel's table, or an error wrapping
-// ErrNotFound.
+// ErrNotFound. An event is read back from the events after it (see
+// AppendEvent), so this walks the history from the newest event down to seq.
 func (tx *Tx) Event(channelID string, seq uint64) (*Event, error) {
-	btx, err := tx.read()
-	if err != nil {
-		return nil, err
-	}
-	ch, err := channelBucket(btx, channelID)
+	var found *Event
+	err := tx.EachEventBackward(channelID, func(e *Event) (bool, error) {
+		if e.Seq == seq {
+			found = e
+		}
+		return e.Seq > seq, nil
+	})
 	if err != nil {
 		return nil, fmt.Errorf("get event: %w", err)
 	}
-	var v []byte
-	if events := nested(ch, bucketEvents); events != nil {
-		v = events.Get(itob(seq))
-	}
-	if v == nil {
+	if found == nil {
 		return nil, fmt.Errorf("event %d at table %s: %w", seq, channelID, ErrNotFound)
 	}
-	return decodeEventAt(v, channelID, seq)
+	return found, nil
 }
 
-// decodeEventAt decodes a stored event, setting its channel and seq from the
-// key it was found under.
+// decodeEventAt decodes a stored event of schema 1 or 2 (whole states),
+// setting its channel and seq from the key it was found under.
 func decodeEventAt(v []byte, channelID string, seq uint64) (*Event, error) {
 	e, err := decodeEvent(v)
 	if err != nil {
@@ -96,7 +103,8 @@ func (tx *Tx) LastEventSeq(channelID string) (uint64, error) {
 // EachEventBackward calls fn with each event of the channel's table, newest
 // first, until fn returns more == false or an error (which it returns). fn may
 // use tx, including appending events: those appended during the walk are not
-// visited.
+// visited. The walk reads the events back from the channel's records as they
+// stood when it began (see AppendEvent).
 func (tx *Tx) EachEventBackward(channelID string, fn func(*Event) (more bool, err error)) error {
 	btx, err := tx.read()
 	if err != nil {
@@ -110,6 +118,7 @@ func (tx *Tx) EachEventBackward(channelID string, fn func(*Event) (more bool, er
 	if events == nil {
 		return nil
 	}
+	h := newHistory(ch, channelID)
 	c := events.Cursor()
 	k, v := c.Last()
 	for k != nil {
@@ -117,7 +126,7 @@ func (tx *Tx) EachEventBackward(channelID string, fn func(*Event) (more bool, er
 		if err != nil {
 			return fmt.Errorf("walk events at table %s: %w", channelID, err)
 		}
-		e, err := decodeEventAt(v, channelID, seq)
+		e, err := h.decode(v, seq)
 		if err != nil {
 			return err
 		}

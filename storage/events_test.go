@@ -199,34 +199,56 @@ func rawEvent(tb testing.TB, db *DB, channelID string, seq uint64) []byte {
 	return raw
 }
 
-// TestEventsStoredCompressed: an event is stored as eventS2 and the S2 block
-// of its JSON, smaller than the JSON (its before and after states are alike),
-// and reads back exactly.
-func TestEventsStoredCompressed(t *testing.T) {
+// TestEventsStoredCompact: an event whose changes are the records the file
+// holds is stored as eventCompact with only the patch back to each before
+// state, far smaller than the whole event's JSON, and reads back exactly;
+// one whose after state is not stored (nothing was written) is kept whole
+// and reads back exactly too.
+func TestEventsStoredCompact(t *testing.T) {
 	db := mustOpen(t)
-	before := newCharacter("c1", "Lister", 6)
-	after := *before
-	after.Sheet = []byte(`{"hp":3,"hp_max":6,"hd":1,"hd_max":1,"armor":"none","injuries":[]}`)
-	e := &Event{ChannelID: "c1", At: t0, UserID: "u-gm", Command: "/damage target:Lister amount:3",
-		Summary: "**Lister** takes 3 damage", Dice: []string{"1d4 [3] = 3"},
-		Changes: []Change{{CharacterID: 1, Name: "Lister", Before: before, After: &after}}}
-	mustUpdate(t, db, func(tx *Tx) error { return tx.AppendEvent(e) })
+	setupTable(t, db, "c1", "Lister")
+	var e *Event
+	mustUpdate(t, db, func(tx *Tx) error {
+		before, err := tx.CharacterByName("c1", "Lister")
+		if err != nil {
+			return err
+		}
+		c := *before
+		c.Sheet = []byte(`{"class":"fighter","hit_die":8,"hp":1}`)
+		if err := tx.PutCharacter(&c); err != nil {
+			return err
+		}
+		after, err := tx.Character("c1", c.ID)
+		if err != nil {
+			return err
+		}
+		e = &Event{ChannelID: "c1", At: t0, UserID: "u-gm", Command: "/damage target:Lister amount:3",
+			Summary: "**Lister** takes 3 damage", Dice: []string{"1d4 [3] = 3"},
+			Changes: []Change{{CharacterID: c.ID, Name: "Lister", Before: before, After: after}}}
+		return tx.AppendEvent(e)
+	})
+	loose := &Event{ChannelID: "c1", At: t0, Command: "/note",
+		Changes: []Change{{CharacterID: 9, Name: "Ghost", Before: newCharacter("c1", "Ghost", 6), After: newCharacter("c1", "Ghost", 3)}}}
+	loose.Changes[0].Before.ID, loose.Changes[0].After.ID = 9, 9
+	mustUpdate(t, db, func(tx *Tx) error { return tx.AppendEvent(loose) })
 
 	raw := rawEvent(t, db, "c1", e.Seq)
 	plain, err := encode(normEvent(e))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(raw) == 0 || raw[0] != eventS2 || len(raw) >= len(plain) {
-		t.Errorf("stored event: %d bytes starting %#x; want eventS2 and fewer than the %d bytes of its JSON", len(raw), raw[:min(1, len(raw))], len(plain))
+	if len(raw) == 0 || raw[0] != eventCompact || 2*len(raw) >= len(plain) {
+		t.Errorf("stored event: %d bytes starting %#x; want eventCompact and under half the %d bytes of its JSON", len(raw), raw[:min(1, len(raw))], len(plain))
 	}
 	mustView(t, db, func(tx *Tx) error {
-		got, err := tx.Event("c1", e.Seq)
-		if err != nil {
-			return err
-		}
-		if want := normEvent(e); !reflect.DeepEqual(got, want) {
-			t.Errorf("Event = %+v\nwant %+v", got, want)
+		for _, want := range []*Event{e, loose} {
+			got, err := tx.Event("c1", want.Seq)
+			if err != nil {
+				return err
+			}
+			if want := normEvent(want); !reflect.DeepEqual(got, want) {
+				t.Errorf("Event = %+v\nwant %+v", got, want)
+			}
 		}
 		return nil
 	})

@@ -1,0 +1,322 @@
+package storage
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+
+	"github.com/klauspost/compress/s2"
+	bolt "go.etcd.io/bbolt"
+)
+
+// How events are stored since schema version 3: what changed, not whole
+// states.
+//
+// A command's event used to hold the whole before and after state of every
+// character it touched (schema 1: JSON; schema 2: S2-compressed JSON). Since
+// schema 3 it holds, per touched character and for the table, only what is
+// needed to give those states back, relying on this: when an event is
+// appended, the after state of what it changed is the record the file holds
+// (the command wrote it in the same transaction), and every later change of
+// that record is recorded by a later event whose before state is that after
+// state. So, walking a table's events from the newest back, the after state
+// of a record at an event is the before state of the next event that touched
+// it, or the record itself for the newest, and the event only needs the patch
+// back to the before state (delta.go), or nothing when it created the
+// record. The walk (EachEventBackward) starts from the records as the walk's
+// transaction holds them.
+//
+// A change is stored whole (its before and after records) when its after
+// state is not the record the file holds at append time (an import writes
+// its history before its characters, so it stores every change whole), and
+// the before state whole when no patch gives it back exactly. A deleted
+// character's before state is always whole: nothing after it holds it.
+//
+// The stored JSON embeds Event, so a field added to Event is stored and read
+// back with no change here; the members of Event that take another form
+// here are shadowed by fields of the same JSON name.
+
+// eventCompact is the first byte of an event stored since schema version 3:
+// the rest is the S2 block encoding of a storedEvent's JSON.
+const eventCompact byte = 0x02
+
+// storedEvent is an event as stored since schema version 3.
+type storedEvent struct {
+	Event
+	// ChannelID and Seq are the key's: shadowed so they are not stored.
+	ChannelID json.RawMessage `json:"channel_id,omitempty"`
+	Seq       json.RawMessage `json:"seq,omitempty"`
+	// Changes are Event.Changes in their stored form (nil stays null).
+	Changes []storedChange `json:"changes"`
+	// Table is TableBefore and TableAfter in their stored form; nil when the
+	// event left the table alone. The old names are shadowed.
+	Table       *storedChange   `json:"table,omitempty"`
+	TableBefore json.RawMessage `json:"table_before,omitempty"`
+	TableAfter  json.RawMessage `json:"table_after,omitempty"`
+}
+
+// storedChange is one record's change in a storedEvent: a character's (ID
+// set) or the table's.
+type storedChange struct {
+	// ID is Change.CharacterID.
+	ID uint64 `json:"id,omitempty"`
+	// Name is Change.Name when it is not the name in the after state (or,
+	// when there is none, in the before state).
+	Name *string `json:"name,omitempty"`
+	// Derived: the after state is the next state in the walk; then Was is
+	// the patch back to the before state, or Created says there was none
+	// (or Before holds it whole).
+	Derived bool            `json:"derived,omitempty"`
+	Created bool            `json:"created,omitempty"`
+	Was     json.RawMessage `json:"was,omitempty"`
+	// Before and After are whole encoded records, when stored so.
+	Before json.RawMessage `json:"before,omitempty"`
+	After  json.RawMessage `json:"after,omitempty"`
+}
+
+// storeChange returns the stored form of a change from before to after
+// (encoded records; nil: absent), where current is the record the file
+// holds now (nil: none).
+func storeChange(before, after, current []byte) storedChange {
+	var sc storedChange
+	if after != nil && bytes.Equal(after, current) {
+		sc.Derived = true
+		switch {
+		case before == nil:
+			sc.Created = true
+		default:
+			if p, ok := diff(after, before); ok && len(p) < len(before) {
+				sc.Was = p
+			} else {
+				sc.Before = before
+			}
+		}
+		return sc
+	}
+	sc.Before, sc.After = before, after
+	return sc
+}
+
+// restore returns the encoded before and after records of sc, where next
+// is the record's state after the event in the walk (nil: none).
+func (sc storedChange) restore(next []byte) (before, after []byte, err error) {
+	if !sc.Derived {
+		return sc.Before, sc.After, nil
+	}
+	if next == nil {
+		return nil, nil, fmt.Errorf("change of record %d: the record after it is missing", sc.ID)
+	}
+	switch {
+	case sc.Created:
+		return nil, next, nil
+	case sc.Was != nil:
+		before, err := patch(next, sc.Was)
+		if err != nil {
+			return nil, nil, fmt.Errorf("change of record %d: %w", sc.ID, err)
+		}
+		return before, next, nil
+	default:
+		return sc.Before, next, nil
+	}
+}
+
+// encodeCompactEvent encodes e (its Seq set) for channel bucket ch, whose
+// records are the current states its changes are told from.
+func encodeCompactEvent(e *Event, ch *bolt.Bucket) ([]byte, error) {
+	n := normEvent(e)
+	se := storedEvent{Event: *n}
+	chars := ch.Bucket(bucketChars)
+	if n.Changes != nil {
+		se.Changes = make([]storedChange, len(n.Changes))
+	}
+	for i, c := range n.Changes {
+		before, err := encodeRecord(c.Before, encodeCharacter)
+		if err != nil {
+			return nil, err
+		}
+		after, err := encodeRecord(c.After, encodeCharacter)
+		if err != nil {
+			return nil, err
+		}
+		var current []byte
+		if chars != nil && after != nil {
+			current = chars.Get(itob(c.CharacterID))
+		}
+		// Only the last change of a character can be told from the
+		// record: an earlier one's after state is overwritten.
+		if later(n.Changes, i) {
+			current = nil
+		}
+		sc := storeChange(before, after, current)
+		sc.ID = c.CharacterID
+		if name := changeName(c.Before, c.After); c.Name != name {
+			sc.Name = &c.Name
+		}
+		se.Changes[i] = sc
+	}
+	if n.TableBefore != nil || n.TableAfter != nil {
+		before, err := encodeRecord(n.TableBefore, encodeTable)
+		if err != nil {
+			return nil, err
+		}
+		after, err := encodeRecord(n.TableAfter, encodeTable)
+		if err != nil {
+			return nil, err
+		}
+		sc := storeChange(before, after, ch.Get(keyTable))
+		se.Table = &sc
+	}
+	b, err := encode(&se)
+	if err != nil {
+		return nil, fmt.Errorf("encode event at table %s: %w", e.ChannelID, err)
+	}
+	out := make([]byte, 1+s2.MaxEncodedLen(len(b)))
+	out[0] = eventCompact
+	return out[:1+len(s2.Encode(out[1:], b))], nil
+}
+
+// later reports whether a change after changes[i] touches its character.
+func later(changes []Change, i int) bool {
+	for _, c := range changes[i+1:] {
+		if c.CharacterID == changes[i].CharacterID {
+			return true
+		}
+	}
+	return false
+}
+
+// changeName is the name a Change carries by default: the after state's,
+// else the before state's.
+func changeName(before, after *Character) string {
+	switch {
+	case after != nil:
+		return after.Name
+	case before != nil:
+		return before.Name
+	}
+	return ""
+}
+
+// encodeRecord encodes a record, nil for nil.
+func encodeRecord[T any](r *T, enc func(*T) ([]byte, error)) ([]byte, error) {
+	if r == nil {
+		return nil, nil
+	}
+	return enc(r)
+}
+
+// history is the state of a channel's records during a walk back through
+// its events: each record as it stood after the event about to be visited.
+type history struct {
+	channelID string
+	chars     map[uint64][]byte
+	table     []byte
+	// whole is set once the walk has passed an event of schema 1 or 2,
+	// which it does not step back over: no compact event may come before
+	// one of those.
+	whole bool
+}
+
+// newHistory starts a walk from the records channel bucket ch holds now.
+func newHistory(ch *bolt.Bucket, channelID string) *history {
+	h := &history{channelID: channelID, chars: map[uint64][]byte{}}
+	if ch == nil {
+		return h
+	}
+	h.table = bytes.Clone(ch.Get(keyTable))
+	if chars := ch.Bucket(bucketChars); chars != nil {
+		_ = chars.ForEach(func(k, v []byte) error {
+			if id, err := btoi(k); err == nil {
+				h.chars[id] = bytes.Clone(v)
+			}
+			return nil
+		})
+	}
+	return h
+}
+
+// decode decodes the stored event v at seq, the newest not yet visited, and
+// steps the walk back over it.
+func (h *history) decode(v []byte, seq uint64) (*Event, error) {
+	if len(v) == 0 || v[0] != eventCompact {
+		h.whole = true
+		return decodeEventAt(v, h.channelID, seq) // schema 1 or 2: whole states
+	}
+	if h.whole {
+		return nil, fmt.Errorf("event %d at table %s: a compact event older than an event of schema 2", seq, h.channelID)
+	}
+	js, err := s2.Decode(nil, v[1:])
+	if err != nil {
+		return nil, fmt.Errorf("event %d at table %s: %w", seq, h.channelID, err)
+	}
+	var se storedEvent
+	if err := json.Unmarshal(js, &se); err != nil {
+		return nil, fmt.Errorf("event %d at table %s: %w", seq, h.channelID, err)
+	}
+	e := se.Event
+	e.ChannelID, e.Seq = h.channelID, seq
+	e.Changes, e.TableBefore, e.TableAfter = nil, nil, nil
+	if se.Changes != nil {
+		e.Changes = make([]Change, len(se.Changes))
+	}
+	// Back over the changes, newest first: a character's state before a
+	// change is its state after the one before.
+	for i := len(se.Changes) - 1; i >= 0; i-- {
+		sc := se.Changes[i]
+		before, after, err := sc.restore(h.chars[sc.ID])
+		if err != nil {
+			return nil, fmt.Errorf("event %d at table %s: %w", seq, h.channelID, err)
+		}
+		c := Change{CharacterID: sc.ID}
+		if c.Before, err = h.character(before, sc.ID); err != nil {
+			return nil, fmt.Errorf("event %d at table %s: %w", seq, h.channelID, err)
+		}
+		if c.After, err = h.character(after, sc.ID); err != nil {
+			return nil, fmt.Errorf("event %d at table %s: %w", seq, h.channelID, err)
+		}
+		c.Name = changeName(c.Before, c.After)
+		if sc.Name != nil {
+			c.Name = *sc.Name
+		}
+		e.Changes[i] = c
+		if before == nil {
+			delete(h.chars, sc.ID)
+		} else {
+			h.chars[sc.ID] = before
+		}
+	}
+	if sc := se.Table; sc != nil {
+		before, after, err := sc.restore(h.table)
+		if err != nil {
+			return nil, fmt.Errorf("event %d at table %s: the table's %w", seq, h.channelID, err)
+		}
+		if e.TableBefore, err = h.tableRecord(before); err != nil {
+			return nil, fmt.Errorf("event %d at table %s: %w", seq, h.channelID, err)
+		}
+		if e.TableAfter, err = h.tableRecord(after); err != nil {
+			return nil, fmt.Errorf("event %d at table %s: %w", seq, h.channelID, err)
+		}
+		h.table = before
+	}
+	return &e, nil
+}
+
+// character decodes a character record of an event, nil for nil.
+func (h *history) character(b []byte, id uint64) (*Character, error) {
+	if b == nil {
+		return nil, nil
+	}
+	c, err := decodeCharacter(b)
+	if err != nil {
+		return nil, fmt.Errorf("character %d: %w", id, err)
+	}
+	return c, nil
+}
+
+// tableRecord decodes a table record of an event, nil for nil.
+func (h *history) tableRecord(b []byte) (*Table, error) {
+	if b == nil {
+		return nil, nil
+	}
+	return decodeTable(b)
+}
