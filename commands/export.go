@@ -223,12 +223,41 @@ func ParseExport(data []byte) (*Export, error) {
 // foldName is the case-insensitive key of a character name.
 func foldName(s string) string { return strings.ToLower(s) }
 
-// restore writes ex into the empty channel of r: the table, the characters
-// with their ids (placeholders fill the ids of deleted characters, then go,
-// so that ids are never reused) and the history with its sequence numbers.
+// restore writes ex into the empty channel of r: the history with its
+// sequence numbers, the table, and the characters with their ids
+// (placeholders fill the ids of deleted characters, then go, so that ids are
+// never reused).
 // Every record moves to the request's channel and guild; the tracker message
 // stays behind.
 func restore(tx *storage.Tx, sys System, ex *Export, r *Request) error {
+	// The history first: storage keeps an event whole unless its after
+	// states are the records the file holds, so events written before the
+	// records they lead to never depend on the file's history agreeing with
+	// itself (storage.Tx.AppendEvent).
+	for _, e := range ex.Events {
+		n := *e
+		n.ChannelID = r.ChannelID
+		if n.TableBefore != nil {
+			n.TableBefore = moveTable(n.TableBefore, r)
+		}
+		if n.TableAfter != nil {
+			n.TableAfter = moveTable(n.TableAfter, r)
+		}
+		n.Changes = nil
+		if e.Changes != nil {
+			n.Changes = make([]storage.Change, len(e.Changes))
+		}
+		for i, ch := range e.Changes {
+			ch.Before, ch.After = moveCharacter(ch.Before, r), moveCharacter(ch.After, r)
+			n.Changes[i] = ch
+		}
+		if err := tx.AppendEvent(&n); err != nil {
+			return err
+		}
+		if n.Seq != e.Seq {
+			return fmt.Errorf("import: event got seq %d, want %d", n.Seq, e.Seq)
+		}
+	}
 	t := moveTable(ex.Table, r)
 	if t.Options == nil {
 		t.Options = defaultOptions(sys)
@@ -261,30 +290,6 @@ func restore(tx *storage.Tx, sys System, ex *Export, r *Request) error {
 		}
 		if _, _, err := sys.Describe(n); err != nil {
 			return Errorf(CodeInvalid, "Character %s of the file has a sheet the %s system cannot read.", Escape(c.Name), t.System)
-		}
-	}
-	for _, e := range ex.Events {
-		n := *e
-		n.ChannelID = r.ChannelID
-		if n.TableBefore != nil {
-			n.TableBefore = moveTable(n.TableBefore, r)
-		}
-		if n.TableAfter != nil {
-			n.TableAfter = moveTable(n.TableAfter, r)
-		}
-		n.Changes = nil
-		if e.Changes != nil {
-			n.Changes = make([]storage.Change, len(e.Changes))
-		}
-		for i, ch := range e.Changes {
-			ch.Before, ch.After = moveCharacter(ch.Before, r), moveCharacter(ch.After, r)
-			n.Changes[i] = ch
-		}
-		if err := tx.AppendEvent(&n); err != nil {
-			return err
-		}
-		if n.Seq != e.Seq {
-			return fmt.Errorf("import: event got seq %d, want %d", n.Seq, e.Seq)
 		}
 	}
 	return nil
