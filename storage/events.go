@@ -4,6 +4,9 @@ import (
 	"fmt"
 )
 
+// appendFill is the bbolt fill percent of the append-only events buckets.
+const appendFill = 0.95
+
 // AppendEvent appends e to the history of the table in channel e.ChannelID
 // and assigns e.Seq (the next number at that table: 1, 2, 3 …); e.Seq's value
 // on entry is ignored. Events are never rewritten. The channel need not have a
@@ -26,6 +29,10 @@ func (tx *Tx) AppendEvent(e *Event) error {
 		return fmt.Errorf("append event: %w", err)
 	}
 	events := ch.Bucket(bucketEvents)
+	// Events are only ever appended at the end: let bbolt fill a page
+	// before it splits one (it splits at half by default, which leaves
+	// every page of an append-only bucket half empty).
+	events.FillPercent = appendFill
 	seq, err := tx.j.nextSeq(events)
 	if err != nil {
 		return fmt.Errorf("append event at table %s: %w", e.ChannelID, err)
