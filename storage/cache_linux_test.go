@@ -129,14 +129,7 @@ func TestCacheNeverAheadOfAFailedCommit(t *testing.T) {
 		t.Fatalf("Update after the disk came back: %v", err)
 	}
 	want := readState(t, db, "c1")
-	if err := db.Close(); err != nil {
-		t.Fatal(err)
-	}
-	plain, err := Open(path, Options{Timeout: testTimeout, CacheBytes: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer plain.Close()
+	plain := reopenUncached(t, db, path)
 	if err := plain.Check(); err != nil {
 		t.Fatal(err)
 	}

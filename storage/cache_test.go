@@ -137,14 +137,7 @@ func TestCacheServesWhatTheFileHolds(t *testing.T) {
 	if st := db.CacheStats(); st.Hits == 0 {
 		t.Errorf("CacheStats %+v: no hit; the reads did not come from the cache", st)
 	}
-	if err := db.Close(); err != nil {
-		t.Fatal(err)
-	}
-	plain, err := Open(path, Options{Timeout: testTimeout, CacheBytes: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer plain.Close()
+	plain := reopenUncached(t, db, path)
 	if got := snapshot(t, plain, channels); !reflect.DeepEqual(got, cached) {
 		for _, ch := range channels {
 			if !reflect.DeepEqual(got[ch], cached[ch]) {
@@ -339,6 +332,21 @@ func TestCacheUnderConcurrency(t *testing.T) {
 	for err := range errs {
 		t.Error(err)
 	}
+}
+
+// reopenUncached closes db and opens its file at path again with no cache,
+// to read what the file itself holds; the test closes it.
+func reopenUncached(t *testing.T, db *DB, path string) *DB {
+	t.Helper()
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	plain, err := Open(path, Options{Timeout: testTimeout, CacheBytes: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = plain.Close() })
+	return plain
 }
 
 // testSeed returns the seed of a randomised test: HPKEEPER_SEED when set,

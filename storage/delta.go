@@ -37,7 +37,7 @@ func members(obj []byte) ([]member, error) {
 	if len(obj) < 2 || obj[0] != '{' || obj[len(obj)-1] != '}' {
 		return nil, errBadPatch
 	}
-	var out []member
+	out := make([]member, 0, 16)
 	i := 1
 	if obj[i] == '}' {
 		return out, nil
@@ -132,6 +132,19 @@ func index(ms []member, key []byte) int {
 // and false when the two cannot be told apart that way (not objects, or
 // members in another order): the caller then stores before whole.
 func diff(after, before []byte) ([]byte, bool) {
+	p, ok := diffMembers(after, before)
+	if !ok {
+		return nil, false
+	}
+	// Keep only a patch that gives before back byte for byte.
+	if got, err := patch(after, p); err != nil || !bytes.Equal(got, before) {
+		return nil, false
+	}
+	return p, true
+}
+
+// diffMembers is diff without the check that the patch gives before back.
+func diffMembers(after, before []byte) ([]byte, bool) {
 	ma, err := members(after)
 	if err != nil {
 		return nil, false
@@ -162,7 +175,7 @@ func diff(after, before []byte) ([]byte, bool) {
 		case bytes.Equal(ma[j].val, m.val):
 		default:
 			if ma[j].val[0] == '{' && m.val[0] == '{' {
-				if sub, ok := diff(ma[j].val, m.val); ok && len(sub) < len(m.val) {
+				if sub, ok := diffMembers(ma[j].val, m.val); ok && len(sub) < len(m.val) {
 					add(m.key)
 					p.Write(sub)
 					continue
@@ -181,12 +194,7 @@ func diff(after, before []byte) ([]byte, bool) {
 		}
 	}
 	p.WriteByte('}')
-	out := p.Bytes()
-	// Keep only a patch that gives before back byte for byte.
-	if got, err := patch(after, out); err != nil || !bytes.Equal(got, before) {
-		return nil, false
-	}
-	return out, true
+	return p.Bytes(), true
 }
 
 // patch applies the patch p (made by diff) to the encoded object after and

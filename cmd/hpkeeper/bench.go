@@ -415,19 +415,12 @@ func startServer(ctx context.Context, cfg *benchConfig, dir string, pub ed25519.
 			db.Close()
 			return nil, err
 		}
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		srv, err := serveInProcess(ctx, ep, db.Close)
 		if err != nil {
-			db.Close()
 			return nil, err
 		}
-		sctx, cancel := context.WithCancel(ctx)
-		done := make(chan error, 1)
-		go func() { done <- bot.ServeListener(sctx, ln, ep) }()
-		return &server{url: "http://" + ln.Addr().String(), pid: os.Getpid(), stop: func() error {
-			cancel()
-			err := <-done
-			return errors.Join(err, db.Close())
-		}, writerStats: db.WriterStats}, nil
+		srv.writerStats = db.WriterStats
+		return srv, nil
 	}
 	addr, err := freeLoopbackPort()
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"time"
@@ -58,23 +59,30 @@ func startNull(ctx context.Context, cfg *benchConfig, pub ed25519.PublicKey, std
 		if err != nil {
 			return nil, err
 		}
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, err
-		}
-		sctx, cancel := context.WithCancel(ctx)
-		done := make(chan error, 1)
-		go func() { done <- bot.ServeListener(sctx, ln, h) }()
-		return &server{url: "http://" + ln.Addr().String(), pid: os.Getpid(), stop: func() error {
-			cancel()
-			return <-done
-		}}, nil
+		return serveInProcess(ctx, h, func() error { return nil })
 	}
 	addr, err := freeLoopbackPort()
 	if err != nil {
 		return nil, err
 	}
 	return startChild(ctx, []string{"bench", "--serve-null", addr}, addr, pub, cfg.verbose, stderr)
+}
+
+// serveInProcess serves h on a new loopback port in this process until the
+// server is stopped; stop runs after the HTTP server has shut down.
+func serveInProcess(ctx context.Context, h http.Handler, stop func() error) (*server, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, errors.Join(err, stop())
+	}
+	sctx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- bot.ServeListener(sctx, ln, h) }()
+	return &server{url: "http://" + ln.Addr().String(), pid: os.Getpid(), stop: func() error {
+		cancel()
+		err := <-done
+		return errors.Join(err, stop())
+	}}, nil
 }
 
 // freeLoopbackPort returns a loopback address with a port free a moment ago
