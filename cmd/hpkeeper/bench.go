@@ -93,6 +93,7 @@ type benchConfig struct {
 	rate         float64
 	null         bool
 	serveNull    string
+	cacheMB      int
 }
 
 func parseBenchFlags(args []string, stderr io.Writer) (*benchConfig, error) {
@@ -122,6 +123,7 @@ func parseBenchFlags(args []string, stderr io.Writer) (*benchConfig, error) {
 	fs.Float64Var(&c.rate, "rate", 0, "open loop: user actions a second across all clients, at fixed intervals (0: closed loop, as fast as replies come)")
 	fs.BoolVar(&c.null, "null", true, "measure the null endpoint (signature check and a fixed reply) in every round, the ceiling the ratios divide by")
 	fs.StringVar(&c.serveNull, "serve-null", "", "serve only the null endpoint on this loopback address until interrupted, with DISCORD_PUBLIC_KEY (bench starts itself so for --null)")
+	fs.IntVar(&c.cacheMB, "cache-mb", 0, "the server's storage.cache_mb (0: its default; -1: no state cache)")
 	fs.BoolVar(&c.verbose, "v", false, "show the server's log and a sample refusal of each run")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -401,7 +403,11 @@ func startServer(ctx context.Context, cfg *benchConfig, dir string, pub ed25519.
 	dbPath := filepath.Join(dir, "hpkeeper.db")
 	_ = os.Remove(dbPath)
 	if cfg.inProcess {
-		db, err := storage.Open(dbPath, storage.Options{})
+		cache := cfg.cacheMB << 20
+		if cfg.cacheMB < 0 {
+			cache = -1
+		}
+		db, err := storage.Open(dbPath, storage.Options{CacheBytes: cache})
 		if err != nil {
 			return nil, err
 		}
@@ -426,7 +432,15 @@ func startServer(ctx context.Context, cfg *benchConfig, dir string, pub ed25519.
 	if err != nil {
 		return nil, err
 	}
-	return startChild(ctx, []string{"serve", "--db", dbPath, "--listen", addr}, addr, pub, cfg.verbose, stderr)
+	args := []string{"serve", "--db", dbPath, "--listen", addr}
+	if cfg.cacheMB != 0 {
+		conf := filepath.Join(dir, "bench.toml")
+		if err := os.WriteFile(conf, fmt.Appendf(nil, "[storage]\ncache_mb = %d\n", cfg.cacheMB), 0o600); err != nil {
+			return nil, err
+		}
+		args = append(args, "--config", conf)
+	}
+	return startChild(ctx, args, addr, pub, cfg.verbose, stderr)
 }
 
 // runResult is one measured run of a phase.
