@@ -372,7 +372,10 @@ func runBench(ctx context.Context, cfg *benchConfig, stdout, stderr io.Writer) e
 		results = append(results, summarize(phase, runs[phase]))
 	}
 	out.ranges(cfg.phases, runs)
-	if nullCl != nil {
+	switch {
+	case nullCl != nil && cfg.rate > 0:
+		out.printf("open loop: the null endpoint ran at the same offered load (the mixed phase's requests); compare its latencies above\n\n")
+	case nullCl != nil:
 		out.ceiling(cfg.phases, runs)
 	}
 	out.summary(results, base)
