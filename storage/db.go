@@ -4,7 +4,11 @@
 // All access goes through transactions: DB.View for reads and DB.Update for
 // one atomic read-write change. Records are plain structs encoded as JSON
 // inside this package; every record a Tx returns is a decoded copy that stays
-// valid after the transaction ends. Bucket and key names are in schema.go.
+// valid after the transaction ends. Tables and characters are served from a
+// write-through cache of decoded channel states that only durable commits
+// reach (cache.go); events store what changed and are read back from the
+// records (eventcodec.go). Bucket and key names are in schema.go; Update's
+// group commit is in group.go.
 package storage
 
 import (
