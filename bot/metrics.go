@@ -184,9 +184,8 @@ var _ ObservedDB = (*storage.DB)(nil)
 
 // ObserveDB registers the gauges read from db at each scrape: the writer's
 // queue depth, the file's size on disk, the schema version and the state
-// cache's size and lookups. Call it once
-// per Metrics. Pass ObserveCommit as the database's storage.Options.OnCommit
-// for the writer's histograms.
+// cache's size and lookups. Call it once per Metrics. Pass ObserveCommit as
+// the database's storage.Options.OnCommit for the writer's histograms.
 func (m *Metrics) ObserveDB(db ObservedDB) {
 	m.reg.MustRegister(
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
@@ -211,17 +210,18 @@ func (m *Metrics) ObserveDB(db ObservedDB) {
 			Name: metricCacheBytes,
 			Help: "Estimated bytes of decoded tables and characters in the state cache (bounded by storage.cache_mb).",
 		}, func() float64 { return float64(db.CacheStats().Bytes) }),
-		prometheus.NewCounterFunc(prometheus.CounterOpts{
-			Name:        metricCacheLookups,
-			Help:        "Lookups of a table's state in the state cache, by result: hit, or miss (decoded from the file).",
-			ConstLabels: prometheus.Labels{"result": "hit"},
-		}, func() float64 { return float64(db.CacheStats().Hits) }),
-		prometheus.NewCounterFunc(prometheus.CounterOpts{
-			Name:        metricCacheLookups,
-			Help:        "Lookups of a table's state in the state cache, by result: hit, or miss (decoded from the file).",
-			ConstLabels: prometheus.Labels{"result": "miss"},
-		}, func() float64 { return float64(db.CacheStats().Misses) }),
+		cacheLookups(db, "hit", func(s storage.CacheStats) int64 { return s.Hits }),
+		cacheLookups(db, "miss", func(s storage.CacheStats) int64 { return s.Misses }),
 	)
+}
+
+// cacheLookups is the hpkeeper_cache_lookups_total series of one result.
+func cacheLookups(db ObservedDB, result string, n func(storage.CacheStats) int64) prometheus.Collector {
+	return prometheus.NewCounterFunc(prometheus.CounterOpts{
+		Name:        metricCacheLookups,
+		Help:        "Lookups of a table's state in the state cache, by result: hit, or miss (decoded from the file).",
+		ConstLabels: prometheus.Labels{"result": result},
+	}, func() float64 { return float64(n(db.CacheStats())) })
 }
 
 // ObserveCommit records one group the writer ran; pass it as
