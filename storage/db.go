@@ -252,8 +252,8 @@ func (tx *Tx) write() (*bolt.Tx, error) {
 
 // state returns the channel's state as tx sees it: its own copy or what it
 // read before, else (in an Update) what an earlier function of the group
-// wrote, else the cache's, else decoded from the file (and offered to the
-// cache). The state must not be changed: see writable.
+// wrote or read from the file, else the cache's, else decoded from the file
+// (and offered to the cache). The state must not be changed: see writable.
 func (tx *Tx) state(channelID string) (*channelState, error) {
 	if channelID == "" {
 		return nil, errNoChannel
@@ -266,7 +266,9 @@ func (tx *Tx) state(channelID string) (*channelState, error) {
 	}
 	var st *channelState
 	if tx.g != nil {
-		st = tx.g.states[channelID]
+		if st = tx.g.states[channelID]; st == nil {
+			st = tx.g.read[channelID]
+		}
 	}
 	if st == nil {
 		st = tx.db.cache.get(channelID)
