@@ -32,9 +32,10 @@ import (
 // the before state whole when no patch gives it back exactly. A deleted
 // character's before state is always whole: nothing after it holds it.
 //
-// The stored JSON embeds Event, so a field added to Event is stored and read
-// back with no change here; the members of Event that take another form
-// here are shadowed by fields of the same JSON name.
+// The stored JSON embeds Event, and each stored change embeds Change, so a
+// field added to either is stored and read back with no change here; the
+// members that take another form here are shadowed by fields of the same
+// JSON name.
 
 // eventCompact is the first byte of an event stored since schema version 3:
 // the rest is the S2 block encoding of a storedEvent's JSON.
@@ -56,8 +57,12 @@ type storedEvent struct {
 }
 
 // storedChange is one record's change in a storedEvent: a character's (ID
-// set) or the table's.
+// set) or the table's. It embeds Change, so that a field added to Change
+// is stored too; the members stored in another form are shadowed.
 type storedChange struct {
+	Change
+	// CharacterID is shadowed: ID holds it.
+	CharacterID json.RawMessage `json:"character_id,omitempty"`
 	// ID is Change.CharacterID.
 	ID uint64 `json:"id,omitempty"`
 	// Name is Change.Name when it is not the name in the after state (or,
@@ -148,6 +153,7 @@ func encodeCompactEvent(e *Event, ch *bolt.Bucket) ([]byte, error) {
 			current = nil
 		}
 		sc := storeChange(before, after, current)
+		sc.Change = c
 		sc.ID = c.CharacterID
 		if name := changeName(c.Before, c.After); c.Name != name {
 			sc.Name = &c.Name
@@ -267,7 +273,8 @@ func (h *history) decode(v []byte, seq uint64) (*Event, error) {
 		if err != nil {
 			return nil, fmt.Errorf("event %d at table %s: %w", seq, h.channelID, err)
 		}
-		c := Change{CharacterID: sc.ID}
+		c := sc.Change // with any field this code does not know of
+		c.CharacterID = sc.ID
 		if c.Before, err = h.character(before, sc.ID); err != nil {
 			return nil, fmt.Errorf("event %d at table %s: %w", seq, h.channelID, err)
 		}
