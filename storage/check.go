@@ -141,7 +141,7 @@ func countChannel(ch *bolt.Bucket, channelID string, rep *Report, p *problems) {
 	}
 	if events := ch.Bucket(bucketEvents); events != nil {
 		// Newest first, as the history is read back (eventcodec.go).
-		h := newHistory(ch, channelID)
+		h := newHistory(ch, channelID, false)
 		c := events.Cursor()
 		for k, v := c.Last(); k != nil; k, v = c.Prev() {
 			rep.Events++
@@ -151,7 +151,7 @@ func countChannel(ch *bolt.Bucket, channelID string, rep *Report, p *problems) {
 			}
 			if err != nil {
 				p.add(fmt.Errorf("event %x at table %s: %w", k, channelID, err))
-				h = newHistory(nil, channelID) // the rest of the walk cannot be trusted
+				h = newHistory(nil, channelID, false) // the rest of the walk cannot be trusted
 				h.whole = true
 			}
 		}

@@ -215,22 +215,33 @@ func encodeRecord[T any](r *T, enc func(*T) ([]byte, error)) ([]byte, error) {
 // its events: each record as it stood after the event about to be visited.
 type history struct {
 	channelID string
-	chars     map[uint64][]byte
-	table     []byte
+	// chars holds the records met so far, nil for one absent at that point.
+	chars map[uint64][]byte
+	table []byte
+	// src is the channel's characters bucket, read as the walk needs a
+	// record, when the walk's transaction is read-only (nothing can change
+	// under it); a writable one is copied whole when the walk starts.
+	src *bolt.Bucket
 	// whole is set once the walk has passed an event of schema 1 or 2,
 	// which it does not step back over: no compact event may come before
 	// one of those.
 	whole bool
 }
 
-// newHistory starts a walk from the records channel bucket ch holds now.
-func newHistory(ch *bolt.Bucket, channelID string) *history {
+// newHistory starts a walk from the records channel bucket ch holds now, in
+// a transaction that is writable or not.
+func newHistory(ch *bolt.Bucket, channelID string, writable bool) *history {
 	h := &history{channelID: channelID, chars: map[uint64][]byte{}}
 	if ch == nil {
 		return h
 	}
+	chars := ch.Bucket(bucketChars)
+	if !writable {
+		h.table, h.src = ch.Get(keyTable), chars
+		return h
+	}
 	h.table = bytes.Clone(ch.Get(keyTable))
-	if chars := ch.Bucket(bucketChars); chars != nil {
+	if chars != nil {
 		_ = chars.ForEach(func(k, v []byte) error {
 			if id, err := btoi(k); err == nil {
 				h.chars[id] = bytes.Clone(v)
@@ -239,6 +250,20 @@ func newHistory(ch *bolt.Bucket, channelID string) *history {
 		})
 	}
 	return h
+}
+
+// record returns the record of character id as it stood after the event
+// about to be visited, nil when it did not exist then.
+func (h *history) record(id uint64) []byte {
+	if v, ok := h.chars[id]; ok {
+		return v
+	}
+	var v []byte
+	if h.src != nil {
+		v = h.src.Get(itob(id))
+	}
+	h.chars[id] = v
+	return v
 }
 
 // decode decodes the stored event v at seq, the newest not yet visited, and
@@ -269,7 +294,7 @@ func (h *history) decode(v []byte, seq uint64) (*Event, error) {
 	// change is its state after the one before.
 	for i := len(se.Changes) - 1; i >= 0; i-- {
 		sc := se.Changes[i]
-		before, after, err := sc.restore(h.chars[sc.ID])
+		before, after, err := sc.restore(h.record(sc.ID))
 		if err != nil {
 			return nil, fmt.Errorf("event %d at table %s: %w", seq, h.channelID, err)
 		}
@@ -286,11 +311,7 @@ func (h *history) decode(v []byte, seq uint64) (*Event, error) {
 			c.Name = *sc.Name
 		}
 		e.Changes[i] = c
-		if before == nil {
-			delete(h.chars, sc.ID)
-		} else {
-			h.chars[sc.ID] = before
-		}
+		h.chars[sc.ID] = before // nil: absent before the event
 	}
 	if sc := se.Table; sc != nil {
 		before, after, err := sc.restore(h.table)

@@ -125,7 +125,7 @@ func (tx *Tx) EachEventBackward(channelID string, fn func(*Event) (more bool, er
 	if events == nil {
 		return nil
 	}
-	h := newHistory(ch, channelID)
+	h := newHistory(ch, channelID, btx.Writable())
 	c := events.Cursor()
 	k, v := c.Last()
 	for k != nil {
