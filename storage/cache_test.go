@@ -363,3 +363,27 @@ func testSeed(t *testing.T) uint64 {
 	t.Logf("seed %d (HPKEEPER_SEED=%d replays it)", seed, seed)
 	return seed
 }
+
+// TestCacheCopiesEveryField guards the cache's copies against a field
+// added to Table or Character later: storedTable, storedCharacter,
+// copyTable and copyCharacter handle each field of those records by name
+// (strings made valid UTF-8 as encoding/json writes them; slices, maps and
+// pointers copied deep, so that no caller shares memory with the cache).
+// A new field fails this test until those functions handle it and it is
+// listed here.
+func TestCacheCopiesEveryField(t *testing.T) {
+	handled := map[reflect.Type]map[string]bool{
+		reflect.TypeOf(Table{}): {"ChannelID": true, "GuildID": true, "System": true, "SetupBy": true, "GMs": true,
+			"Options": true, "Clock": true, "CreatedAt": true, "TrackerMessageID": true},
+		reflect.TypeOf(Character{}): {"ChannelID": true, "ID": true, "Name": true, "OwnerID": true, "OwnerName": true,
+			"CreatedAt": true, "Sheet": true, "Hidden": true},
+	}
+	for typ, fields := range handled {
+		for i := range typ.NumField() {
+			if f := typ.Field(i); !fields[f.Name] {
+				t.Errorf("%s.%s (%s) is new: make storedTable/storedCharacter and copyTable/copyCharacter (storage/cache.go) store and copy it exactly, then list it here",
+					typ.Name(), f.Name, f.Type)
+			}
+		}
+	}
+}
