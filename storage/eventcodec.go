@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"reflect"
 
 	"github.com/klauspost/compress/s2"
 	bolt "go.etcd.io/bbolt"
@@ -126,8 +127,11 @@ func (sc storedChange) restore(next []byte) (before, after []byte, err error) {
 }
 
 // encodeCompactEvent encodes e (its Seq set) for channel bucket ch, whose
-// records are the current states its changes are told from.
-func encodeCompactEvent(e *Event, ch *bolt.Bucket) ([]byte, error) {
+// records are the current states its changes are told from; st, when not
+// nil, is the channel's state as the appending Tx sees it (the decoded
+// form of those records), which spares encoding an after state that is the
+// stored record.
+func encodeCompactEvent(e *Event, ch *bolt.Bucket, st *channelState) ([]byte, error) {
 	n := normEvent(e)
 	se := storedEvent{Event: *n}
 	chars := ch.Bucket(bucketChars)
@@ -139,13 +143,15 @@ func encodeCompactEvent(e *Event, ch *bolt.Bucket) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		after, err := encodeRecord(c.After, encodeCharacter)
-		if err != nil {
-			return nil, err
-		}
 		var current []byte
-		if chars != nil && after != nil {
+		if chars != nil && c.After != nil {
 			current = chars.Get(itob(c.CharacterID))
+		}
+		var after []byte
+		if st != nil && current != nil && reflect.DeepEqual(c.After, st.character(c.CharacterID)) {
+			after = current // the record as stored decodes to exactly c.After
+		} else if after, err = encodeRecord(c.After, encodeCharacter); err != nil {
+			return nil, err
 		}
 		// Only the last change of a character can be told from the
 		// record: an earlier one's after state is overwritten.

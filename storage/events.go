@@ -39,7 +39,11 @@ func (tx *Tx) AppendEvent(e *Event) error {
 	}
 	n := *e
 	n.Seq = seq
-	data, err := encodeCompactEvent(&n, ch)
+	var st *channelState
+	if ts := tx.states[e.ChannelID]; ts != nil {
+		st = ts.st
+	}
+	data, err := encodeCompactEvent(&n, ch, st)
 	if err != nil {
 		return err
 	}
