@@ -230,18 +230,6 @@ func initiativeDie(t *storage.Table) (*dice.Expr, error) {
 	return &e, nil
 }
 
-// cloneInitiative returns a deep copy of o (nil for nil).
-func cloneInitiative(o *storage.Initiative) *storage.Initiative {
-	if o == nil {
-		return nil
-	}
-	cp := *o
-	if o.Combatants != nil {
-		cp.Combatants = append([]storage.Combatant{}, o.Combatants...)
-	}
-	return &cp
-}
-
 // ahead reports whether a acts before b (RULES.md §0.6): the higher
 // initiative, then the higher bonus, then the one that joined first.
 func ahead(a, b storage.Combatant) bool {

@@ -333,7 +333,7 @@ func storedTable(t *Table) *Table {
 			n.Options[storedString(k)] = storedString(v)
 		}
 	}
-	n.Initiative = copyInitiative(t.Initiative)
+	n.Initiative = cloneInitiative(t.Initiative)
 	if o := n.Initiative; o != nil {
 		for i := range o.Combatants {
 			o.Combatants[i].Roll = storedString(o.Combatants[i].Roll)
@@ -365,30 +365,5 @@ func storedString(s string) string {
 func copyCharacter(c *Character) *Character {
 	n := *c
 	n.Sheet = bytes.Clone(c.Sheet)
-	return &n
-}
-
-// copyTable returns a copy of a cached table that the caller may change.
-func copyTable(t *Table) *Table {
-	n := *t
-	n.GMs = slices.Clone(t.GMs)
-	if t.Options != nil {
-		n.Options = make(map[string]string, len(t.Options))
-		for k, v := range t.Options {
-			n.Options[k] = v
-		}
-	}
-	n.Initiative = copyInitiative(t.Initiative)
-	return &n
-}
-
-// copyInitiative returns a deep copy of a turn order (nil for nil; nil and
-// empty combatants kept apart, as the JSON keeps them).
-func copyInitiative(o *Initiative) *Initiative {
-	if o == nil {
-		return nil
-	}
-	n := *o
-	n.Combatants = slices.Clone(o.Combatants)
 	return &n
 }

@@ -390,7 +390,7 @@ func testSeed(t *testing.T) uint64 {
 
 // TestCacheCopiesEveryField guards the cache's copies against a field
 // added to Table (its turn order included) or Character later: storedTable, storedCharacter,
-// copyTable and copyCharacter handle each field of those records by name
+// Table.Clone and copyCharacter handle each field of those records by name
 // (strings made valid UTF-8 as encoding/json writes them; slices, maps and
 // pointers copied deep, so that no caller shares memory with the cache).
 // A new field fails this test until those functions handle it and it is
@@ -408,7 +408,7 @@ func TestCacheCopiesEveryField(t *testing.T) {
 	for typ, fields := range handled {
 		for i := range typ.NumField() {
 			if f := typ.Field(i); !fields[f.Name] {
-				t.Errorf("%s.%s (%s) is new: make storedTable/storedCharacter and copyTable/copyCharacter (storage/cache.go) store and copy it exactly, then list it here",
+				t.Errorf("%s.%s (%s) is new: make storedTable/storedCharacter (storage/cache.go) and Table.Clone/copyCharacter store and copy it exactly, then list it here",
 					typ.Name(), f.Name, f.Type)
 			}
 		}

@@ -89,7 +89,7 @@ func historyStep(tx *Tx, ch string, rng *rand.Rand, last *Event) (*Event, error)
 		}
 		e.Changes = append(e.Changes, Change{CharacterID: c.ID, Name: c.Name, Before: c})
 	case k == 4:
-		after := copyTable(tbl)
+		after := tbl.Clone()
 		after.Clock += int64(rng.IntN(10))
 		switch rng.IntN(3) {
 		case 0:

@@ -77,7 +77,7 @@ func (tx *Tx) Table(channelID string) (*Table, error) {
 	if st.table == nil {
 		return nil, fmt.Errorf("table %s: %w", channelID, ErrNotFound)
 	}
-	return copyTable(st.table), nil
+	return st.table.Clone(), nil // the caller's copy
 }
 
 // getTable decodes the table in channel bucket ch (which may be nil).
