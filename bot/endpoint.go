@@ -44,7 +44,7 @@ const ShutdownTimeout = 10 * time.Second
 // and files still being sent.
 type Endpoint struct {
 	h       Handler
-	key     ed25519.PublicKey
+	key     publicKey // verify.go
 	log     zerolog.Logger
 	now     func() time.Time
 	replays replayGuard
@@ -69,17 +69,25 @@ func WithClock(now func() time.Time) EndpointOption {
 // NewEndpoint returns an Endpoint answering with h (a *commands.Service) and
 // checking signatures with key, the application's public key (see
 // ParsePublicKey). It logs to log, each interaction with its interaction_id,
-// guild_id, channel_id and user_id. It returns an error when key is not an
-// Ed25519 public key or h is nil, or when the replay store (WithReplayStore)
-// cannot be read.
+// guild_id, channel_id and user_id. It returns an error when key is not 32
+// bytes long or h is nil, or when the replay store (WithReplayStore) cannot
+// be read. The key is decompressed here, once for every request (verify.go);
+// a key that is not a point of the curve is logged as a warning, and no
+// request verifies under it (as with crypto/ed25519).
 func NewEndpoint(h Handler, key ed25519.PublicKey, log zerolog.Logger, opts ...EndpointOption) (*Endpoint, error) {
 	if len(key) != ed25519.PublicKeySize {
 		return nil, fmt.Errorf("new endpoint: public key is %d bytes, want %d", len(key), ed25519.PublicKeySize)
 	}
+	pk, err := newPublicKey(key)
+	if err != nil {
+		// crypto/ed25519 accepts such a key and verifies nothing under it;
+		// so does the Endpoint, and says so.
+		log.Warn().Err(err).Msg("the public key is not a point of the curve: no request will verify")
+	}
 	if h == nil {
 		return nil, errors.New("new endpoint: nil handler")
 	}
-	e := &Endpoint{h: h, key: key, log: log, now: time.Now, deferAfter: DefaultDeferAfter}
+	e := &Endpoint{h: h, key: pk, log: log, now: time.Now, deferAfter: DefaultDeferAfter}
 	for _, o := range opts {
 		o(e)
 	}
@@ -241,34 +249,9 @@ func readAfter(r io.Reader, prefix string, size int64) ([]byte, error) {
 	}
 }
 
-// verifySignature reports whether sigHex, the X-Signature-Ed25519 header (128
-// hexadecimal digits), is key's Ed25519 signature of signed, which is stamp
-// (the X-Signature-Timestamp header) followed by the request body; it also
-// returns the decoded 64-byte signature. A missing header, a signature that is
-// not hexadecimal or not 64 bytes long, or an empty stamp is false, as in
-// discordgo.VerifyInteraction, which this replaces without re-reading the
-// body.
-func verifySignature(key ed25519.PublicKey, sigHex, stamp string, signed []byte) (sig [ed25519.SignatureSize]byte, ok bool) {
-	if stamp == "" || len(sigHex) != 2*ed25519.SignatureSize {
-		return sig, false
-	}
-	var digits [2 * ed25519.SignatureSize]byte
-	copy(digits[:], sigHex)
-	if _, err := hex.Decode(sig[:], digits[:]); err != nil {
-		return sig, false
-	}
-	return sig, ed25519.Verify(key, signed, sig[:])
-}
-
-// fresh reports whether ts, Unix seconds, is within MaxClockSkew of now.
-func (e *Endpoint) fresh(ts string) bool {
-	sec, err := strconv.ParseInt(strings.TrimSpace(ts), 10, 64)
-	if err != nil {
-		return false
-	}
-	d := e.now().Sub(time.Unix(sec, 0))
-	return d <= MaxClockSkew && d >= -MaxClockSkew
-}
+// fresh reports whether ts, Unix seconds, is within MaxClockSkew of the
+// Endpoint's clock.
+func (e *Endpoint) fresh(ts string) bool { return freshAt(ts, e.now()) }
 
 // Serve listens on addr (e.g. ":8080") and serves h until ctx is cancelled,
 // then shuts down gracefully: it stops accepting connections and waits up to

@@ -40,6 +40,10 @@ func endpointServer(t *testing.T, h Handler, kp keyPair, now time.Time, log zero
 	}
 	srv := httptest.NewServer(ep)
 	t.Cleanup(srv.Close)
+	// Follow-ups (files) are sent after the answer and log with the
+	// test's logger: wait for them before the test ends (cleanups run in
+	// reverse order, so this runs before srv.Close).
+	t.Cleanup(ep.Wait)
 	return srv
 }
 

@@ -26,6 +26,7 @@ var fuzzTargets = []struct{ pkg, name string }{
 	{"./bot", "FuzzInteraction"},
 	{"./bot", "FuzzRoute"},
 	{"./bot", "FuzzDecodeInteraction"},
+	{"./bot", "FuzzVerify"},
 }
 
 // TestFuzzBriefly runs each fuzz target for HPKEEPER_FUZZTIME (default 3s)

@@ -28,6 +28,8 @@ const (
 	metricCommitFailures   = "hpkeeper_writer_commit_failures_total"
 	metricDatabaseSize     = "hpkeeper_database_size_bytes"
 	metricSchemaVersion    = "hpkeeper_database_schema_version"
+	metricCacheBytes       = "hpkeeper_cache_bytes"
+	metricCacheLookups     = "hpkeeper_cache_lookups_total"
 	metricBackups          = "hpkeeper_backups_total"
 	metricTrackerEdits     = "hpkeeper_tracker_edits_total"
 	metricRateLimited      = "hpkeeper_discord_rate_limited_total"
@@ -163,15 +165,16 @@ func (m *Metrics) Handler() http.Handler {
 // ObservedDB is what ObserveDB reads of a database; *storage.DB implements it.
 type ObservedDB interface {
 	WriterStats() storage.WriterStats
+	CacheStats() storage.CacheStats
 	Path() string
 }
 
 var _ ObservedDB = (*storage.DB)(nil)
 
 // ObserveDB registers the gauges read from db at each scrape: the writer's
-// queue depth, the file's size on disk and the schema version. Call it once
-// per Metrics. Pass ObserveCommit as the database's storage.Options.OnCommit
-// for the writer's histograms.
+// queue depth, the file's size on disk, the schema version and the state
+// cache's size and lookups. Call it once per Metrics. Pass ObserveCommit as
+// the database's storage.Options.OnCommit for the writer's histograms.
 func (m *Metrics) ObserveDB(db ObservedDB) {
 	m.reg.MustRegister(
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
@@ -192,7 +195,22 @@ func (m *Metrics) ObserveDB(db ObservedDB) {
 			Name: metricSchemaVersion,
 			Help: "Schema version of the database this program reads and writes (files are migrated to it at start).",
 		}, func() float64 { return float64(storage.SchemaVersion) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: metricCacheBytes,
+			Help: "Estimated bytes of decoded tables and characters in the state cache (bounded by storage.cache_mb).",
+		}, func() float64 { return float64(db.CacheStats().Bytes) }),
+		cacheLookups(db, "hit", func(s storage.CacheStats) int64 { return s.Hits }),
+		cacheLookups(db, "miss", func(s storage.CacheStats) int64 { return s.Misses }),
 	)
+}
+
+// cacheLookups is the hpkeeper_cache_lookups_total series of one result.
+func cacheLookups(db ObservedDB, result string, n func(storage.CacheStats) int64) prometheus.Collector {
+	return prometheus.NewCounterFunc(prometheus.CounterOpts{
+		Name:        metricCacheLookups,
+		Help:        "Lookups of a table's state in the state cache, by result: hit, or miss (decoded from the file).",
+		ConstLabels: prometheus.Labels{"result": result},
+	}, func() float64 { return float64(n(db.CacheStats())) })
 }
 
 // ObserveCommit records one group the writer ran; pass it as

@@ -127,7 +127,7 @@ func TestMetricsCountInteractions(t *testing.T) {
 	s, _, _ := newMeteredServer(t, "")
 	url := s.srv.URL + PathMetrics
 	before := scrape(t, s.client, url)
-	for _, name := range []string{metricQueueDepth, metricDatabaseSize, metricSchemaVersion, "go_goroutines", "process_resident_memory_bytes"} {
+	for _, name := range []string{metricQueueDepth, metricDatabaseSize, metricSchemaVersion, metricCacheBytes, metricCacheLookups, "go_goroutines", "process_resident_memory_bytes"} {
 		if before[name] == nil {
 			t.Errorf("no %s in /metrics", name)
 		}
@@ -190,6 +190,12 @@ func TestMetricsCountInteractions(t *testing.T) {
 	if groups < 2 || sample(after, metricCommitDuration) != groups || sample(after, metricFunctionDuration) != groups {
 		t.Errorf("writer histograms: %v groups, %v commit times, %v function times; want at least 2, all equal",
 			groups, sample(after, metricCommitDuration), sample(after, metricFunctionDuration))
+	}
+	if h0, h1 := sample(before, metricCacheLookups, "result", "hit"), sample(after, metricCacheLookups, "result", "hit"); h1 <= h0 {
+		t.Errorf("%s{result=hit} went from %v to %v over commands at one table; want it to grow", metricCacheLookups, h0, h1)
+	}
+	if b := sample(after, metricCacheBytes); b <= 0 {
+		t.Errorf("%s = %v after a table was used; want more than 0", metricCacheBytes, b)
 	}
 	if sum := after[metricGroupSize].GetMetric()[0].GetHistogram().GetSampleSum(); sum < 2 {
 		t.Errorf("%s sum = %v updates; want at least 2", metricGroupSize, sum)

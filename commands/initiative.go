@@ -227,15 +227,3 @@ func initiativeDie(t *storage.Table) (*dice.Expr, error) {
 	}
 	return &e, nil
 }
-
-// cloneInitiative returns a deep copy of o (nil for nil).
-func cloneInitiative(o *storage.Initiative) *storage.Initiative {
-	if o == nil {
-		return nil
-	}
-	cp := *o
-	if o.Combatants != nil {
-		cp.Combatants = append([]storage.Combatant{}, o.Combatants...)
-	}
-	return &cp
-}

@@ -69,7 +69,7 @@ func (s *Service) Mutate(ctx context.Context, r *Request, fn func(m *Mutation) (
 		if err != nil {
 			return err
 		}
-		before := cloneTable(t)
+		before := t.Clone()
 		sys, err := s.system(t.System)
 		if err != nil {
 			return err
@@ -128,23 +128,6 @@ func (m *Mutation) veil(err error) error {
 		return Errorf(e.Code, "Nothing happens: **%s** is hidden, so the bot cannot tell you why that does not work now; a GM sees it. Nothing was changed.", Escape(c.Name))
 	}
 	return err
-}
-
-// cloneTable returns a deep copy of t (nil slices and maps stay nil, so a
-// table left alone compares equal to its copy).
-func cloneTable(t *storage.Table) *storage.Table {
-	cp := *t
-	if t.GMs != nil {
-		cp.GMs = append([]string{}, t.GMs...)
-	}
-	if t.Options != nil {
-		cp.Options = make(map[string]string, len(t.Options))
-		for k, v := range t.Options {
-			cp.Options[k] = v
-		}
-	}
-	cp.Initiative = cloneInitiative(t.Initiative)
-	return &cp
 }
 
 // IsGM reports whether the caller is a GM at the table (RULES.md §0.1).

@@ -2,6 +2,7 @@ package commands_test
 
 import (
 	"context"
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -514,5 +515,51 @@ func TestUndoStopsAtSystemChange(t *testing.T) {
 	tb.Refused(tb.Do("ann", "/undo"), "changed its system")
 	if out := tb.OK(tb.Do("bob", "/char list")); !strings.Contains(out, "No characters") {
 		t.Errorf("/char list = %q; want no characters", out)
+	}
+}
+
+// TestHistoryPagesOfALongHistory: on a history longer than storage's
+// checkpoints are apart (events are read back from the records and the
+// events after them), every before:#N page, the deep ones included, is
+// exactly the page:P that shows the same events, which reads the history
+// from the newest: for a player (a hidden NPC's word only) and for the GM
+// (its numbers in the follow-up).
+func TestHistoryPagesOfALongHistory(t *testing.T) {
+	tb := newTable(t)
+	tb.OK(tb.Do("gm", "/table setup system:hit-protection"))
+	tb.OK(tb.Do("ann", `/char create name:"Sir Bob" stats:"class=fighter hit-die=d12 hp=12"`))
+	commandstest.Text(tb.Do("gm", `/char create name:Goblin stats:"class=fighter hit-die=d8 hp=7 hidden=true"`))
+	goblin := 0
+	for i := 0; i < 300; i++ {
+		switch i % 3 {
+		case 0:
+			tb.OK(tb.Do("ann", fmt.Sprintf(`/char set name:"Sir Bob" stats:hp=%d`, 1+i%12)))
+		default: // the Goblin's word, read from its state after the event, changes each time
+			goblin++
+			commandstest.Text(tb.Do("gm", fmt.Sprintf(`/char set name:Goblin stats:hp=%d`, []int{8, 3}[goblin%2])))
+		}
+	}
+	var newest uint64
+	if err := tb.DB.View(func(tx *storage.Tx) error {
+		var err error
+		newest, err = tx.LastEventSeq(tb.Channel)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if newest < 300 {
+		t.Fatalf("%d events; want more than 300", newest)
+	}
+	for p := uint64(2); p <= newest/10; p++ {
+		before := newest + 1 - 10*(p-1)
+		for _, user := range []string{"ann", "gm"} {
+			byPage := tb.Do(user, fmt.Sprintf("/history page:%d", p))
+			byBefore := tb.Do(user, fmt.Sprintf("/history before:#%d", before))
+			a, b := commandstest.Text(byPage)+"\n"+commandstest.FollowUp(byPage), commandstest.Text(byBefore)+"\n"+commandstest.FollowUp(byBefore)
+			if a != b {
+				t.Errorf("%s: /history before:#%d =\n%s\nwant what page:%d shows:\n%s", user, before, b, p, a)
+			}
+			commandstest.WantIn(t, fmt.Sprintf("page %d", p), a, "Goblin: Unhurt", "Goblin: Wounded", fmt.Sprintf("`#%d`", before-1))
+		}
 	}
 }

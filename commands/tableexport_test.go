@@ -9,6 +9,7 @@ import (
 
 	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/commands/commandstest"
+	"github.com/hpkeeper/hpkeeper/storage"
 )
 
 // exportFile runs /table export as user and returns the JSON file.
@@ -168,4 +169,104 @@ func TestExportVersionOfParts(t *testing.T) {
 		t.Errorf("player /history after import shows the hidden Goblin's numbers: %q", hist)
 	}
 	commandstest.WantIn(t, "player /history after import", hist, "Goblin: Wounded")
+}
+
+// TestExportHoldsWholeStates: storage keeps only what each event changed,
+// but an export writes every event whole, as the formats of versions 1 and
+// 2 have it (older bots read those): each change's before state is the
+// character as it was read just before the command (nil for a creation),
+// its after state the character just after (nil for a deletion), and the
+// same for the table's states.
+func TestExportHoldsWholeStates(t *testing.T) {
+	tb := newTable(t)
+	enc := func(v any) string {
+		b, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	// states reads the table and each character, encoded, after event seq.
+	type states struct {
+		table string
+		chars map[uint64]string
+	}
+	var after []states // after[seq]
+	read := func() {
+		st := states{table: "null", chars: map[uint64]string{}}
+		if err := tb.DB.View(func(tx *storage.Tx) error {
+			seq, err := tx.LastEventSeq(tb.Channel)
+			if err != nil {
+				return err
+			}
+			if uint64(len(after)) != seq {
+				t.Fatalf("event %d after %d states: a command made no event or two", seq, len(after))
+			}
+			if tbl, err := tx.Table(tb.Channel); err == nil {
+				st.table = enc(tbl)
+			}
+			cs, err := tx.Characters(tb.Channel)
+			for _, c := range cs {
+				st.chars[c.ID] = enc(c)
+			}
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		after = append(after, st)
+	}
+	read() // before event 1
+	do := func(user, line string) *commands.Response {
+		resp := tb.Do(user, line)
+		if !resp.Ephemeral {
+			read()
+		}
+		return resp
+	}
+	do("!gm", "/table setup system:hit-protection")
+	do("ann", `/char create name:Lister stats:"class=fighter hit-die=d6 hp=4"`)
+	do("bob", `/char create name:Rimmer stats:"class=fighter level=1 hp=6"`)
+	do("ann", `/char create name:Kryten stats:"class=fighter level=1 hp=6"`)
+	tb.Dice.Push(2)
+	do("!gm", "/damage target:Lister,Rimmer amount:1d6")
+	do("!gm", "/clock action:advance amount:3 unit:turns")
+	do("ann", `/char set name:Kryten stats:hp=2`)
+	tb.OK(tb.Press("ann", tb.Do("ann", "/char delete name:Kryten"), "Delete"))
+	read()
+	do("!gm", "/table option name:catch-breath value:on")
+	do("!gm", "/undo")
+	do("bob", `/char set name:Rimmer stats:hp=5`)
+
+	var ex commands.Export
+	if err := json.Unmarshal(exportFile(t, tb, "!gm"), &ex); err != nil {
+		t.Fatal(err)
+	}
+	if len(ex.Events) != len(after)-1 {
+		t.Fatalf("export holds %d events; %d were made", len(ex.Events), len(after)-1)
+	}
+	orNull := func(s string) string {
+		if s == "" {
+			return "null"
+		}
+		return s
+	}
+	for _, e := range ex.Events {
+		was, now := after[e.Seq-1], after[e.Seq]
+		for _, c := range e.Changes {
+			if got, want := enc(c.Before), orNull(was.chars[c.CharacterID]); got != want {
+				t.Errorf("event %d (%s): %s before %s; want %s", e.Seq, e.Command, c.Name, got, want)
+			}
+			if got, want := enc(c.After), orNull(now.chars[c.CharacterID]); got != want {
+				t.Errorf("event %d (%s): %s after %s; want %s", e.Seq, e.Command, c.Name, got, want)
+			}
+		}
+		if e.TableBefore != nil || e.TableAfter != nil {
+			if got := enc(e.TableBefore); got != was.table {
+				t.Errorf("event %d (%s): table before %s; want %s", e.Seq, e.Command, got, was.table)
+			}
+			if got := enc(e.TableAfter); got != now.table {
+				t.Errorf("event %d (%s): table after %s; want %s", e.Seq, e.Command, got, now.table)
+			}
+		}
+	}
 }

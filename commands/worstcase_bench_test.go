@@ -336,18 +336,21 @@ func importExport(b *testing.B) {
 		}
 		w.report(b)
 	})
-	for _, c := range []struct{ name, ch, cmd, opt string }{
-		{"export-8MiB", "imported0", "table export", ""},
-		{"history-target-over-8MiB", "imported0", "history", "target:Nobody"},
-		{"history-target-over-1000-advances", "window", "history", "target:Nobody"},
+	for _, c := range []struct {
+		name, ch, cmd string
+		opts          []string
+	}{
+		{"export-8MiB", "imported0", "table export", nil},
+		{"history-target-over-8MiB", "imported0", "history", []string{"target:Nobody"}},
+		{"history-target-over-1000-advances", "window", "history", []string{"target:Nobody"}},
+		// A page of older events that starts as far above a checkpoint
+		// as there can be (storage.Tx.EachEventBefore): 255 advances
+		// stepped over, then the 513 below looked through.
+		{"history-target-before-deep", "window", "history", []string{"target:Nobody", "before:#514"}},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			for b.Loop() {
-				var opts []string
-				if c.opt != "" {
-					opts = []string{c.opt}
-				}
-				r := worstReq(c.ch, c.cmd, opts...)
+				r := worstReq(c.ch, c.cmd, c.opts...)
 				if resp := s.Handle(ctx, r); resp.Ephemeral && len(resp.Files) == 0 {
 					b.Fatalf("%s: %s", c.cmd, resp.Content)
 				}

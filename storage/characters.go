@@ -16,15 +16,15 @@ func nameKey(name string) []byte {
 // Character returns the character with the given id at the channel's table, or
 // an error wrapping ErrNotFound.
 func (tx *Tx) Character(channelID string, id uint64) (*Character, error) {
-	btx, err := tx.read()
-	if err != nil {
-		return nil, err
-	}
-	ch, err := channelBucket(btx, channelID)
+	st, err := tx.state(channelID)
 	if err != nil {
 		return nil, fmt.Errorf("get character: %w", err)
 	}
-	return getCharacter(nested(ch, bucketChars), channelID, id)
+	c := st.character(id)
+	if c == nil {
+		return nil, fmt.Errorf("character %d at table %s: %w", id, channelID, ErrNotFound)
+	}
+	return copyCharacter(c), nil
 }
 
 // getCharacter decodes character id from chars (which may be nil).
@@ -47,81 +47,61 @@ func getCharacter(chars *bolt.Bucket, channelID string, id uint64) (*Character, 
 // CharacterByName returns the character at the channel's table whose name
 // equals name case-insensitively, or an error wrapping ErrNotFound.
 func (tx *Tx) CharacterByName(channelID, name string) (*Character, error) {
-	btx, err := tx.read()
-	if err != nil {
-		return nil, err
-	}
-	ch, err := channelBucket(btx, channelID)
+	st, err := tx.state(channelID)
 	if err != nil {
 		return nil, fmt.Errorf("get character: %w", err)
 	}
-	var v []byte
-	if names := nested(ch, bucketNames); names != nil && name != "" {
-		v = names.Get(nameKey(name))
+	var c *Character
+	if name != "" {
+		c = st.named(string(nameKey(name)))
 	}
-	if v == nil {
+	if c == nil {
 		return nil, fmt.Errorf("character %q at table %s: %w", name, channelID, ErrNotFound)
 	}
-	id, err := btoi(v)
-	if err != nil {
-		return nil, fmt.Errorf("name index %q at table %s: %w", name, channelID, err)
-	}
-	return getCharacter(nested(ch, bucketChars), channelID, id)
+	return copyCharacter(c), nil
 }
 
 // Characters returns every character at the channel's table ordered by ID
 // (creation order); nil when there are none or the channel has no table.
 func (tx *Tx) Characters(channelID string) ([]*Character, error) {
-	btx, err := tx.read()
-	if err != nil {
-		return nil, err
-	}
-	ch, err := channelBucket(btx, channelID)
+	st, err := tx.state(channelID)
 	if err != nil {
 		return nil, fmt.Errorf("list characters: %w", err)
 	}
-	chars := nested(ch, bucketChars)
-	if chars == nil {
+	if len(st.chars) == 0 {
 		return nil, nil
 	}
-	var out []*Character
-	c := chars.Cursor()
-	for k, v := c.First(); k != nil; k, v = c.Next() {
-		id, err := btoi(k)
-		if err != nil {
-			return nil, fmt.Errorf("list characters at table %s: %w", channelID, err)
-		}
-		ch, err := decodeCharacter(v)
-		if err != nil {
-			return nil, fmt.Errorf("character %d at table %s: %w", id, channelID, err)
-		}
-		ch.ChannelID, ch.ID = channelID, id
-		out = append(out, ch)
+	out := make([]*Character, len(st.chars))
+	for i, c := range st.chars {
+		out[i] = copyCharacter(c)
 	}
 	return out, nil
 }
 
-// charBuckets returns the chars and names buckets of a channel for writing,
-// failing with ErrNotFound when the channel has no table.
-func (tx *Tx) charBuckets(op, channelID string) (chars, names *bolt.Bucket, err error) {
+// charBuckets returns the chars and names buckets of a channel for writing
+// and the channel's state as this function's own copy, failing with
+// ErrNotFound when the channel has no table.
+func (tx *Tx) charBuckets(op, channelID string) (chars, names *bolt.Bucket, st *channelState, err error) {
 	btx, err := tx.write()
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", op, err)
+		return nil, nil, nil, fmt.Errorf("%s: %w", op, err)
 	}
-	ch, err := channelBucket(btx, channelID)
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", op, err)
+	if st, err = tx.state(channelID); err != nil {
+		return nil, nil, nil, fmt.Errorf("%s: %w", op, err)
 	}
-	if !hasTable(ch) {
-		return nil, nil, fmt.Errorf("%s: table %s: %w", op, channelID, ErrNotFound)
+	if st.table == nil {
+		return nil, nil, nil, fmt.Errorf("%s: table %s: %w", op, channelID, ErrNotFound)
 	}
 	// PutTable creates the nested buckets with the table; create them here
 	// too in case a future migration leaves a table without them.
-	ch, err = tx.j.channelBucket(btx, channelID)
+	ch, err := tx.j.channelBucket(btx, channelID)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", op, err)
+		return nil, nil, nil, fmt.Errorf("%s: %w", op, err)
 	}
-	return ch.Bucket(bucketChars), ch.Bucket(bucketNames), nil
+	if st, err = tx.writable(channelID); err != nil {
+		return nil, nil, nil, fmt.Errorf("%s: %w", op, err)
+	}
+	return ch.Bucket(bucketChars), ch.Bucket(bucketNames), st, nil
 }
 
 // CreateCharacter adds c to the table in channel c.ChannelID and assigns c.ID
@@ -132,15 +112,14 @@ func (tx *Tx) charBuckets(op, channelID string) (chars, names *bolt.Bucket, err 
 // the name is empty. Name rules (length, characters) are the caller's.
 func (tx *Tx) CreateCharacter(c *Character) error {
 	const op = "create character"
-	chars, names, err := tx.charBuckets(op, c.ChannelID)
+	chars, names, st, err := tx.charBuckets(op, c.ChannelID)
 	if err != nil {
 		return err
 	}
 	if c.Name == "" {
 		return fmt.Errorf("%s: empty name", op)
 	}
-	key := nameKey(c.Name)
-	if names.Get(key) != nil {
+	if st.named(string(nameKey(c.Name))) != nil {
 		return fmt.Errorf("%s: character %q: %w", op, c.Name, ErrNameTaken)
 	}
 	id, err := tx.j.nextSeq(chars)
@@ -149,7 +128,7 @@ func (tx *Tx) CreateCharacter(c *Character) error {
 	}
 	n := *c
 	n.ID = id
-	if err := putCharacterRecord(tx.j, chars, names, &n); err != nil {
+	if err := putCharacterRecord(tx.j, chars, names, st, &n); err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
 	c.ID = id
@@ -163,7 +142,7 @@ func (tx *Tx) CreateCharacter(c *Character) error {
 // keep an export's ids in time linear in its characters, not in its ids.
 func (tx *Tx) SkipCharacterIDs(channelID string, last uint64) error {
 	const op = "skip character ids"
-	chars, _, err := tx.charBuckets(op, channelID)
+	chars, _, _, err := tx.charBuckets(op, channelID)
 	if err != nil {
 		return err
 	}
@@ -176,10 +155,14 @@ func (tx *Tx) SkipCharacterIDs(channelID string, last uint64) error {
 	return nil
 }
 
-// putCharacterRecord writes c under its id and indexes its name. It does not
-// check for clashes or remove an old name.
-func putCharacterRecord(j *journal, chars, names *bolt.Bucket, c *Character) error {
+// putCharacterRecord writes c under its id, indexes its name and puts it in
+// the channel's state st. It does not check for clashes or remove an old name.
+func putCharacterRecord(j *journal, chars, names *bolt.Bucket, st *channelState, c *Character) error {
 	data, err := encodeCharacter(c)
+	if err != nil {
+		return err
+	}
+	stored, err := storedCharacter(c)
 	if err != nil {
 		return err
 	}
@@ -189,6 +172,7 @@ func putCharacterRecord(j *journal, chars, names *bolt.Bucket, c *Character) err
 	if err := j.put(names, nameKey(c.Name), itob(c.ID)); err != nil {
 		return fmt.Errorf("index character name %q: %w", c.Name, err)
 	}
+	st.setCharacter(stored)
 	return nil
 }
 
@@ -199,35 +183,33 @@ func putCharacterRecord(j *journal, chars, names *bolt.Bucket, c *Character) err
 // table) does not exist.
 func (tx *Tx) PutCharacter(c *Character) error {
 	const op = "put character"
-	chars, names, err := tx.charBuckets(op, c.ChannelID)
+	chars, names, st, err := tx.charBuckets(op, c.ChannelID)
 	if err != nil {
 		return err
 	}
-	return replaceCharacter(tx.j, op, chars, names, c)
+	return replaceCharacter(tx.j, op, chars, names, st, c)
 }
 
 // replaceCharacter replaces the stored character c.ID with c, moving its name
 // index entry when the name changed (case-insensitively).
-func replaceCharacter(j *journal, op string, chars, names *bolt.Bucket, c *Character) error {
+func replaceCharacter(j *journal, op string, chars, names *bolt.Bucket, st *channelState, c *Character) error {
 	if c.Name == "" {
 		return fmt.Errorf("%s %d: empty name", op, c.ID)
 	}
-	old, err := getCharacter(chars, c.ChannelID, c.ID)
-	if err != nil {
-		return fmt.Errorf("%s: %w", op, err)
+	old := st.character(c.ID)
+	if old == nil {
+		return fmt.Errorf("%s: character %d at table %s: %w", op, c.ID, c.ChannelID, ErrNotFound)
 	}
 	oldKey, newKey := nameKey(old.Name), nameKey(c.Name)
 	if string(oldKey) != string(newKey) {
-		if v := names.Get(newKey); v != nil {
-			if other, err := btoi(v); err != nil || other != c.ID {
-				return fmt.Errorf("%s %d: character %q: %w", op, c.ID, c.Name, ErrNameTaken)
-			}
+		if other := st.named(string(newKey)); other != nil && other.ID != c.ID {
+			return fmt.Errorf("%s %d: character %q: %w", op, c.ID, c.Name, ErrNameTaken)
 		}
 		if err := j.del(names, oldKey); err != nil {
 			return fmt.Errorf("%s %d: unindex name %q: %w", op, c.ID, old.Name, err)
 		}
 	}
-	if err := putCharacterRecord(j, chars, names, c); err != nil {
+	if err := putCharacterRecord(j, chars, names, st, c); err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
 	return nil
@@ -238,18 +220,18 @@ func replaceCharacter(j *journal, op string, chars, names *bolt.Bucket, c *Chara
 // does not exist.
 func (tx *Tx) DeleteCharacter(channelID string, id uint64) error {
 	const op = "delete character"
-	chars, names, err := tx.charBuckets(op, channelID)
+	chars, names, st, err := tx.charBuckets(op, channelID)
 	if err != nil {
 		return err
 	}
-	return deleteCharacter(tx.j, op, chars, names, channelID, id)
+	return deleteCharacter(tx.j, op, chars, names, st, channelID, id)
 }
 
 // deleteCharacter removes character id and its name index entry.
-func deleteCharacter(j *journal, op string, chars, names *bolt.Bucket, channelID string, id uint64) error {
-	old, err := getCharacter(chars, channelID, id)
-	if err != nil {
-		return fmt.Errorf("%s: %w", op, err)
+func deleteCharacter(j *journal, op string, chars, names *bolt.Bucket, st *channelState, channelID string, id uint64) error {
+	old := st.character(id)
+	if old == nil {
+		return fmt.Errorf("%s: character %d at table %s: %w", op, id, channelID, ErrNotFound)
 	}
 	key := nameKey(old.Name)
 	// Remove the index entry only if it points at this character, so a
@@ -264,19 +246,20 @@ func deleteCharacter(j *journal, op string, chars, names *bolt.Bucket, channelID
 	if err := j.del(chars, itob(id)); err != nil {
 		return fmt.Errorf("%s %d: %w", op, id, err)
 	}
+	st.removeCharacter(id)
 	return nil
 }
 
 // restoreCharacter re-creates a deleted character c under its original id,
 // failing with ErrNameTaken when its name has been taken since.
-func restoreCharacter(j *journal, op string, chars, names *bolt.Bucket, c *Character) error {
+func restoreCharacter(j *journal, op string, chars, names *bolt.Bucket, st *channelState, c *Character) error {
 	if c.Name == "" {
 		return fmt.Errorf("%s %d: empty name", op, c.ID)
 	}
-	if chars.Get(itob(c.ID)) != nil {
+	if st.character(c.ID) != nil {
 		return fmt.Errorf("%s %d: character exists", op, c.ID)
 	}
-	if names.Get(nameKey(c.Name)) != nil {
+	if st.named(string(nameKey(c.Name))) != nil {
 		return fmt.Errorf("%s %d: character %q: %w", op, c.ID, c.Name, ErrNameTaken)
 	}
 	// Keep ids unique even if the id was never handed out by this file's
@@ -286,7 +269,7 @@ func restoreCharacter(j *journal, op string, chars, names *bolt.Bucket, c *Chara
 			return fmt.Errorf("%s %d: %w", op, c.ID, err)
 		}
 	}
-	if err := putCharacterRecord(j, chars, names, c); err != nil {
+	if err := putCharacterRecord(j, chars, names, st, c); err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
 	return nil

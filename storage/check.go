@@ -141,13 +141,22 @@ func countChannel(ch *bolt.Bucket, channelID string, rep *Report, p *problems) {
 		})
 	}
 	if events := ch.Bucket(bucketEvents); events != nil {
-		_ = events.ForEach(func(k, v []byte) error {
+		// Newest first, as the history is read back (eventcodec.go).
+		h := newHistory(ch, channelID, false)
+		h.verify = true // and every checkpoint agrees with the walk
+		c := events.Cursor()
+		for k, v := c.Last(); k != nil; k, v = c.Prev() {
 			rep.Events++
-			if _, err := decodeEvent(v); err != nil {
-				p.add(fmt.Errorf("event %x at table %s: %w", k, channelID, err))
+			seq, err := btoi(k)
+			if err == nil {
+				_, err = h.decode(v, seq)
 			}
-			return nil
-		})
+			if err != nil {
+				p.add(fmt.Errorf("event %x at table %s: %w", k, channelID, err))
+				h = newHistory(nil, channelID, false) // the rest of the walk cannot be trusted
+				h.whole = true
+			}
+		}
 	}
 }
 

@@ -4,7 +4,11 @@
 // All access goes through transactions: DB.View for reads and DB.Update for
 // one atomic read-write change. Records are plain structs encoded as JSON
 // inside this package; every record a Tx returns is a decoded copy that stays
-// valid after the transaction ends. Bucket and key names are in schema.go.
+// valid after the transaction ends. Tables and characters are served from a
+// write-through cache of decoded channel states that only durable commits
+// reach (cache.go); events store what changed and are read back from the
+// records (eventcodec.go). Bucket and key names are in schema.go; Update's
+// group commit is in group.go.
 package storage
 
 import (
@@ -12,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"sync/atomic"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -32,15 +37,24 @@ type Options struct {
 	// of Updates it ran (see GroupStats), for metrics. It must return quickly
 	// and must not call the DB: every write waits while it runs.
 	OnCommit func(GroupStats)
+	// CacheBytes bounds the state cache (cache.go), the decoded tables and
+	// characters the process keeps, by an estimate of their size in bytes:
+	// 0 means DefaultCacheBytes, a negative value keeps none (every read
+	// decodes from the file).
+	CacheBytes int
 }
 
 // DB is an open hpkeeper database file. It is safe for concurrent use: any
 // number of View transactions run alongside the writer, which commits the
 // queued Updates in groups (see Update).
 type DB struct {
-	bolt *bolt.DB
-	path string
-	w    *writer
+	bolt  *bolt.DB
+	path  string
+	w     *writer
+	cache *stateCache
+	// closed is set by Close: a View that the cache alone would answer
+	// must fail after Close too.
+	closed atomic.Bool
 }
 
 // Open opens the database file at path, creating it with mode 0600 if it does
@@ -80,7 +94,20 @@ func Open(path string, opts Options) (*DB, error) {
 		_ = bdb.Close()
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	db := &DB{bolt: bdb, path: path}
+	cacheBytes := opts.CacheBytes
+	if cacheBytes == 0 {
+		cacheBytes = DefaultCacheBytes
+	}
+	db := &DB{bolt: bdb, path: path, cache: newStateCache(cacheBytes)}
+	// Everything committed so far is on disk: readers may fill the cache
+	// from it.
+	if err := bdb.View(func(btx *bolt.Tx) error {
+		db.cache.durable = uint64(btx.ID())
+		return nil
+	}); err != nil {
+		_ = bdb.Close()
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
 	db.w = startWriter(db, opts.OnCommit)
 	return db, nil
 }
@@ -88,6 +115,7 @@ func Open(path string, opts Options) (*DB, error) {
 // Close closes the file, waiting for running transactions (and every Update
 // already queued) to finish. Update after Close fails.
 func (db *DB) Close() error {
+	db.closed.Store(true)
 	db.w.stop()
 	if err := db.bolt.Close(); err != nil {
 		return fmt.Errorf("close %s: %w", db.path, err)
@@ -119,12 +147,20 @@ func (db *DB) Path() string { return db.path }
 // View runs fn in a read-only transaction and returns fn's error. The write
 // methods of Tx fail inside View. Do not call Update from fn (or View from an
 // Update's fn): one goroutine must not hold a read and a write transaction.
+//
+// Tables and characters come from the state cache when it holds their
+// channel (the last durable commit; see cache.go), and each channel is read
+// once per View, so its table and characters agree. Events, and channels the
+// cache lacks, come from a bbolt read transaction opened at the first such
+// read; when a write commits during the View, that snapshot may hold a commit
+// more than the channels read before it from the cache.
 func (db *DB) View(fn func(*Tx) error) error {
-	return db.bolt.View(func(btx *bolt.Tx) error {
-		tx := &Tx{btx: btx}
-		defer tx.end()
-		return fn(tx)
-	})
+	if db.closed.Load() {
+		return fmt.Errorf("view %s: %w", db.path, berrors.ErrDatabaseNotOpen)
+	}
+	tx := &Tx{db: db, view: true}
+	defer tx.end()
+	return fn(tx)
 }
 
 // Update runs fn in one atomic read-write transaction. When fn returns nil the
@@ -148,34 +184,133 @@ func (db *DB) Update(fn func(*Tx) error) error {
 // Every record it returns is a decoded copy, safe to keep and modify after the
 // transaction ends.
 type Tx struct {
-	btx *bolt.Tx
+	db *DB
+	// btx is the bbolt transaction: an Update's write transaction, or a
+	// View's read transaction once a read needed one (nil before).
+	btx  *bolt.Tx
+	view bool
+	done bool
 	// j records this Update function's writes so they can be undone alone
 	// (group commit); nil in View.
 	j *journal
+	// g is the group of Updates this function runs in (group.go); nil in View.
+	g *groupStates
+	// states are the channel states this Tx has read (a View's snapshot of
+	// each channel) or, in an Update, also its own changed copies (mine).
+	states map[string]*txState
+}
+
+// txState is one channel's state as a Tx sees it.
+type txState struct {
+	st *channelState
+	// mine: st is this Update function's own copy, changed by its writes;
+	// the group takes it when the function succeeds.
+	mine bool
 }
 
 // errTxDone is returned by Tx methods called after the transaction ended.
 var errTxDone = errors.New("transaction already ended")
 
-// end marks tx as finished so later use fails instead of touching freed memory.
-func (tx *Tx) end() { tx.btx = nil }
+// end marks tx as finished so later use fails instead of touching freed
+// memory, and ends a View's bbolt transaction if it opened one.
+func (tx *Tx) end() {
+	if tx.view && tx.btx != nil {
+		_ = tx.btx.Rollback()
+	}
+	tx.btx, tx.done = nil, true
+}
 
-// read returns the bbolt transaction, or an error if tx has ended.
+// read returns the bbolt transaction, opening a View's read transaction on
+// first use, or an error if tx has ended.
 func (tx *Tx) read() (*bolt.Tx, error) {
-	if tx.btx == nil {
+	if tx.done {
 		return nil, errTxDone
+	}
+	if tx.btx == nil {
+		if !tx.view {
+			return nil, errTxDone
+		}
+		btx, err := tx.db.bolt.Begin(false)
+		if err != nil {
+			return nil, fmt.Errorf("begin read transaction on %s: %w", tx.db.path, err)
+		}
+		tx.btx = btx
 	}
 	return tx.btx, nil
 }
 
 // write returns the bbolt transaction if tx is a live read-write transaction.
 func (tx *Tx) write() (*bolt.Tx, error) {
-	btx, err := tx.read()
+	if tx.done {
+		return nil, errTxDone
+	}
+	if tx.view {
+		return nil, berrors.ErrTxNotWritable
+	}
+	return tx.read()
+}
+
+// state returns the channel's state as tx sees it: its own copy or what it
+// read before, else (in an Update) what an earlier function of the group
+// wrote or read from the file, else the cache's, else decoded from the file
+// (and offered to the cache). The state must not be changed: see writable.
+func (tx *Tx) state(channelID string) (*channelState, error) {
+	if channelID == "" {
+		return nil, errNoChannel
+	}
+	if ts := tx.states[channelID]; ts != nil {
+		return ts.st, nil
+	}
+	if tx.done {
+		return nil, errTxDone
+	}
+	var st *channelState
+	if tx.g != nil {
+		if st = tx.g.states[channelID]; st == nil {
+			st = tx.g.read[channelID]
+		}
+	}
+	if st == nil {
+		st = tx.db.cache.get(channelID)
+	}
+	if st == nil {
+		btx, err := tx.read()
+		if err != nil {
+			return nil, err
+		}
+		ch, err := channelBucket(btx, channelID)
+		if err != nil {
+			return nil, err
+		}
+		if st, err = loadChannel(btx, ch, channelID); err != nil {
+			return nil, err
+		}
+		if tx.g != nil {
+			// The writer's transaction holds the last commit here (no
+			// function of the group wrote the channel): the group
+			// publishes it with its own commit.
+			tx.g.read[channelID] = st
+		} else {
+			tx.db.cache.offer(channelID, st)
+		}
+	}
+	if tx.states == nil {
+		tx.states = map[string]*txState{}
+	}
+	tx.states[channelID] = &txState{st: st}
+	return st, nil
+}
+
+// writable returns the channel's state as this Update function's own copy,
+// which its writes change along with the file.
+func (tx *Tx) writable(channelID string) (*channelState, error) {
+	st, err := tx.state(channelID)
 	if err != nil {
 		return nil, err
 	}
-	if !btx.Writable() {
-		return nil, berrors.ErrTxNotWritable
+	ts := tx.states[channelID]
+	if !ts.mine {
+		ts.st, ts.mine = st.clone(), true
 	}
-	return btx, nil
+	return ts.st, nil
 }

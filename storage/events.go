@@ -4,10 +4,21 @@ import (
 	"fmt"
 )
 
+// appendFill is the bbolt fill percent of the append-only events buckets.
+const appendFill = 0.95
+
 // AppendEvent appends e to the history of the table in channel e.ChannelID
 // and assigns e.Seq (the next number at that table: 1, 2, 3 …); e.Seq's value
 // on entry is ignored. Events are never rewritten. The channel need not have a
 // table, so the undo of a table's creation can still be recorded.
+//
+// Append an event after the writes it records, in the same Update: a change
+// whose After is the record the file holds is stored as the patch back to its
+// Before (eventcodec.go), and read back from the records and the events
+// after it. Every later write of that record must be recorded by a later
+// event of its own (every Tx write method of this package is, through
+// commands.Mutation); a change whose After is not the stored record is kept
+// whole.
 func (tx *Tx) AppendEvent(e *Event) error {
 	btx, err := tx.write()
 	if err != nil {
@@ -18,13 +29,21 @@ func (tx *Tx) AppendEvent(e *Event) error {
 		return fmt.Errorf("append event: %w", err)
 	}
 	events := ch.Bucket(bucketEvents)
+	// Events are only ever appended at the end: let bbolt fill a page
+	// before it splits one (it splits at half by default, which leaves
+	// every page of an append-only bucket half empty).
+	events.FillPercent = appendFill
 	seq, err := tx.j.nextSeq(events)
 	if err != nil {
 		return fmt.Errorf("append event at table %s: %w", e.ChannelID, err)
 	}
 	n := *e
 	n.Seq = seq
-	data, err := encodeEvent(&n)
+	var st *channelState
+	if ts := tx.states[e.ChannelID]; ts != nil {
+		st = ts.st
+	}
+	data, err := encodeCompactEvent(&n, ch, st)
 	if err != nil {
 		return err
 	}
@@ -46,7 +65,10 @@ type EncodedEvent struct {
 // EncodeEvent encodes e, whose ChannelID and Seq are those it will have, for
 // AppendEncodedEvents. It needs no transaction: a caller that appends many
 // events (/table import) encodes them before its write transaction, so that
-// the single writer only stores them.
+// the single writer only stores them. The event is stored whole (before and
+// after states, as schema 2 stored every event), so it is read back without
+// the records: AppendEncodedEvents is for a channel with no history yet,
+// whose later events are newer.
 func EncodeEvent(e *Event) (EncodedEvent, error) {
 	data, err := encodeEvent(e)
 	if err != nil {
@@ -56,9 +78,10 @@ func EncodeEvent(e *Event) (EncodedEvent, error) {
 }
 
 // AppendEncodedEvents appends the events evs (EncodeEvent) to the history
-// of the table in channelID, in order, as AppendEvent would: each must be of
-// that channel and carry the next seq there, or nothing more is appended and
-// the error says which did not.
+// of the table in channelID, in order: each must be of that channel and
+// carry the next seq there, or nothing more is appended and the error says
+// which did not. A history whose newest event AppendEvent stored (which is
+// read back from the records) takes none: whole events go below those.
 func (tx *Tx) AppendEncodedEvents(channelID string, evs []EncodedEvent) error {
 	btx, err := tx.write()
 	if err != nil {
@@ -69,6 +92,9 @@ func (tx *Tx) AppendEncodedEvents(channelID string, evs []EncodedEvent) error {
 		return fmt.Errorf("append events: %w", err)
 	}
 	events := ch.Bucket(bucketEvents)
+	if _, v := events.Cursor().Last(); compact(v) && len(evs) > 0 {
+		return fmt.Errorf("append events at table %s: its history has events read back from the records; whole events cannot follow them", channelID)
+	}
 	for _, e := range evs {
 		if e.channelID != channelID || e.seq != events.Sequence()+1 {
 			return fmt.Errorf("append events at table %s: event %d of table %s is not the next (%d)", channelID, e.seq, e.channelID, events.Sequence()+1)
@@ -84,28 +110,27 @@ func (tx *Tx) AppendEncodedEvents(channelID string, evs []EncodedEvent) error {
 }
 
 // Event returns event seq of the channel's table, or an error wrapping
-// ErrNotFound.
+// ErrNotFound. An event is read back from the events after it (see
+// AppendEvent): this is the first event of EachEventBefore(seq+1).
 func (tx *Tx) Event(channelID string, seq uint64) (*Event, error) {
-	btx, err := tx.read()
-	if err != nil {
-		return nil, err
-	}
-	ch, err := channelBucket(btx, channelID)
+	var found *Event
+	err := tx.EachEventBefore(channelID, seq+1, func(e *Event) (bool, error) {
+		if e.Seq == seq {
+			found = e
+		}
+		return false, nil
+	})
 	if err != nil {
 		return nil, fmt.Errorf("get event: %w", err)
 	}
-	var v []byte
-	if events := nested(ch, bucketEvents); events != nil {
-		v = events.Get(itob(seq))
-	}
-	if v == nil {
+	if found == nil {
 		return nil, fmt.Errorf("event %d at table %s: %w", seq, channelID, ErrNotFound)
 	}
-	return decodeEventAt(v, channelID, seq)
+	return found, nil
 }
 
-// decodeEventAt decodes a stored event, setting its channel and seq from the
-// key it was found under.
+// decodeEventAt decodes a stored event of schema 1 or 2 (whole states),
+// setting its channel and seq from the key it was found under.
 func decodeEventAt(v []byte, channelID string, seq uint64) (*Event, error) {
 	e, err := decodeEvent(v)
 	if err != nil {
@@ -144,14 +169,20 @@ func (tx *Tx) LastEventSeq(channelID string) (uint64, error) {
 // EachEventBackward calls fn with each event of the channel's table, newest
 // first, until fn returns more == false or an error (which it returns). fn may
 // use tx, including appending events: those appended during the walk are not
-// visited.
+// visited. The walk reads the events back from the channel's records as they
+// stood when it began (see AppendEvent).
 func (tx *Tx) EachEventBackward(channelID string, fn func(*Event) (more bool, err error)) error {
 	return tx.EachEventBefore(channelID, 0, fn)
 }
 
 // EachEventBefore is EachEventBackward from the newest event whose Seq is
 // below before (0: from the newest of all), so that a page of an old part
-// of a long history is read without decoding the events after it.
+// of a long history is read without decoding the events after it. It gives
+// exactly the events EachEventBackward gives below before. As an event is
+// read back from the events after it, the walk first steps back over fewer
+// than 256 newer events (to the first checkpoint at or above its start,
+// eventcodec.go), reading their changes but decoding none of their records:
+// its work is bounded by what fn takes, not by the length of the history.
 func (tx *Tx) EachEventBefore(channelID string, before uint64, fn func(*Event) (more bool, err error)) error {
 	btx, err := tx.read()
 	if err != nil {
@@ -165,21 +196,16 @@ func (tx *Tx) EachEventBefore(channelID string, before uint64, fn func(*Event) (
 	if events == nil {
 		return nil
 	}
-	c := events.Cursor()
-	k, v := c.Last()
-	if before > 0 {
-		if k, v = c.Seek(itob(before)); k == nil {
-			k, v = c.Last()
-		} else {
-			k, v = c.Prev()
-		}
+	c, k, v, h, err := seekHistory(ch, events, channelID, before, btx.Writable())
+	if err != nil {
+		return err
 	}
 	for k != nil {
 		seq, err := btoi(k)
 		if err != nil {
 			return fmt.Errorf("walk events at table %s: %w", channelID, err)
 		}
-		e, err := decodeEventAt(v, channelID, seq)
+		e, err := h.decode(v, seq)
 		if err != nil {
 			return err
 		}

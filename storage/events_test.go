@@ -185,7 +185,11 @@ func rawEvent(tb testing.TB, db *DB, channelID string, seq uint64) []byte {
 	tb.Helper()
 	var raw []byte
 	mustView(tb, db, func(tx *Tx) error {
-		ch, err := channelBucket(tx.btx, channelID)
+		btx, err := tx.read()
+		if err != nil {
+			return err
+		}
+		ch, err := channelBucket(btx, channelID)
 		if err != nil {
 			return err
 		}
@@ -195,34 +199,56 @@ func rawEvent(tb testing.TB, db *DB, channelID string, seq uint64) []byte {
 	return raw
 }
 
-// TestEventsStoredCompressed: an event is stored as eventS2 and the S2 block
-// of its JSON, smaller than the JSON (its before and after states are alike),
-// and reads back exactly.
-func TestEventsStoredCompressed(t *testing.T) {
+// TestEventsStoredCompact: an event whose changes are the records the file
+// holds is stored as eventCompact with only the patch back to each before
+// state, far smaller than the whole event's JSON, and reads back exactly;
+// one whose after state is not stored (nothing was written) is kept whole
+// and reads back exactly too.
+func TestEventsStoredCompact(t *testing.T) {
 	db := mustOpen(t)
-	before := newCharacter("c1", "Lister", 6)
-	after := *before
-	after.Sheet = []byte(`{"hp":3,"hp_max":6,"hd":1,"hd_max":1,"armor":"none","injuries":[]}`)
-	e := &Event{ChannelID: "c1", At: t0, UserID: "u-gm", Command: "/damage target:Lister amount:3",
-		Summary: "**Lister** takes 3 damage", Dice: []string{"1d4 [3] = 3"},
-		Changes: []Change{{CharacterID: 1, Name: "Lister", Before: before, After: &after}}}
-	mustUpdate(t, db, func(tx *Tx) error { return tx.AppendEvent(e) })
+	setupTable(t, db, "c1", "Lister")
+	var e *Event
+	mustUpdate(t, db, func(tx *Tx) error {
+		before, err := tx.CharacterByName("c1", "Lister")
+		if err != nil {
+			return err
+		}
+		c := *before
+		c.Sheet = []byte(`{"class":"fighter","hit_die":8,"hp":1}`)
+		if err := tx.PutCharacter(&c); err != nil {
+			return err
+		}
+		after, err := tx.Character("c1", c.ID)
+		if err != nil {
+			return err
+		}
+		e = &Event{ChannelID: "c1", At: t0, UserID: "u-gm", Command: "/damage target:Lister amount:3",
+			Summary: "**Lister** takes 3 damage", Dice: []string{"1d4 [3] = 3"},
+			Changes: []Change{{CharacterID: c.ID, Name: "Lister", Before: before, After: after}}}
+		return tx.AppendEvent(e)
+	})
+	loose := &Event{ChannelID: "c1", At: t0, Command: "/note",
+		Changes: []Change{{CharacterID: 9, Name: "Ghost", Before: newCharacter("c1", "Ghost", 6), After: newCharacter("c1", "Ghost", 3)}}}
+	loose.Changes[0].Before.ID, loose.Changes[0].After.ID = 9, 9
+	mustUpdate(t, db, func(tx *Tx) error { return tx.AppendEvent(loose) })
 
 	raw := rawEvent(t, db, "c1", e.Seq)
 	plain, err := encode(normEvent(e))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(raw) == 0 || raw[0] != eventS2 || len(raw) >= len(plain) {
-		t.Errorf("stored event: %d bytes starting %#x; want eventS2 and fewer than the %d bytes of its JSON", len(raw), raw[:min(1, len(raw))], len(plain))
+	if len(raw) == 0 || raw[0] != eventCompact || 2*len(raw) >= len(plain) {
+		t.Errorf("stored event: %d bytes starting %#x; want eventCompact and under half the %d bytes of its JSON", len(raw), raw[:min(1, len(raw))], len(plain))
 	}
 	mustView(t, db, func(tx *Tx) error {
-		got, err := tx.Event("c1", e.Seq)
-		if err != nil {
-			return err
-		}
-		if want := normEvent(e); !reflect.DeepEqual(got, want) {
-			t.Errorf("Event = %+v\nwant %+v", got, want)
+		for _, want := range []*Event{e, loose} {
+			got, err := tx.Event("c1", want.Seq)
+			if err != nil {
+				return err
+			}
+			if want := normEvent(want); !reflect.DeepEqual(got, want) {
+				t.Errorf("Event = %+v\nwant %+v", got, want)
+			}
 		}
 		return nil
 	})
@@ -314,8 +340,8 @@ func TestCorruptCompressedEventIsAnError(t *testing.T) {
 }
 
 // TestAppendEncodedEvents: events encoded before the write transaction
-// (EncodeEvent) are stored exactly as AppendEvent stores them, in sequence;
-// one that is not the next of its channel is refused.
+// (EncodeEvent) are stored whole and read back as they were given, in
+// sequence; one that is not the next of its channel is refused.
 func TestAppendEncodedEvents(t *testing.T) {
 	db := mustOpen(t)
 	setupTable(t, db, "c1")
@@ -340,6 +366,15 @@ func TestAppendEncodedEvents(t *testing.T) {
 	if err := db.Update(func(tx *Tx) error { return tx.AppendEncodedEvents("c1", encoded[2:]) }); err == nil {
 		t.Error("AppendEncodedEvents of a c2 event at c1 succeeded")
 	}
+	// c1's history was appended by AppendEvent: whole events would sit
+	// above events read back from the records.
+	c1 := *want[0]
+	c1.Seq = 4
+	if enc, err := EncodeEvent(&c1); err != nil {
+		t.Fatal(err)
+	} else if err := db.Update(func(tx *Tx) error { return tx.AppendEncodedEvents("c1", []EncodedEvent{enc}) }); err == nil {
+		t.Error("AppendEncodedEvents after AppendEvent's events succeeded")
+	}
 	mustUpdate(t, db, func(tx *Tx) error { return tx.AppendEncodedEvents("c2", encoded[2:]) })
 	mustView(t, db, func(tx *Tx) error {
 		if seq, err := tx.LastEventSeq("c2"); err != nil || seq != 3 {
@@ -358,9 +393,11 @@ func TestAppendEncodedEvents(t *testing.T) {
 		}
 		return nil
 	})
+	// Encoded with no records to tell them from, they are stored whole, as
+	// schema 2 stored every event.
 	for seq := uint64(1); seq <= 3; seq++ {
-		if a, b := rawEvent(t, db, "c1", seq), rawEvent(t, db, "c2", seq); len(a) != len(b) {
-			t.Errorf("event %d: %d bytes through AppendEvent, %d encoded beforehand", seq, len(a), len(b))
+		if raw := rawEvent(t, db, "c2", seq); len(raw) == 0 || raw[0] != eventS2 {
+			t.Errorf("event %d encoded beforehand is stored as % x…; want a whole event (%#x)", seq, raw[:min(len(raw), 4)], eventS2)
 		}
 	}
 }

@@ -264,18 +264,22 @@ func (w *writer) commit(group []*call) {
 			w.onCommit(GroupStats{Updates: updates, Functions: fn, Commit: commit, Err: err})
 		}
 	}()
+	g := &groupStates{states: map[string]*channelState{}, read: map[string]*channelState{}}
+	var version uint64
 	err = w.db.bolt.Update(func(btx *bolt.Tx) error {
 		defer func() { ran = time.Now() }()
+		version = uint64(btx.ID())
 		for _, c := range group {
 			if c.probe {
 				continue
 			}
-			tx := &Tx{btx: btx, j: &w.j}
+			tx := &Tx{db: w.db, btx: btx, j: &w.j, g: g}
 			c.err, c.panicked, c.panicVal = runFn(tx, c.fn)
 			tx.end()
 			if c.err == nil && !c.panicked {
 				succeeded++
 				w.j.undo = w.j.undo[:0]
+				g.took(tx)
 				continue
 			}
 			if uerr := w.j.rollback(); uerr != nil {
@@ -289,7 +293,12 @@ func (w *writer) commit(group []*call) {
 		return nil
 	})
 	w.j.undo = w.j.undo[:0]
-	if err == nil || errors.Is(err, errNoneSucceeded) {
+	if err == nil {
+		// Durable: only now do the group's states reach the cache.
+		w.db.cache.publish(version, g.published(version))
+		return
+	}
+	if errors.Is(err, errNoneSucceeded) {
 		err = nil
 		return
 	}
@@ -299,6 +308,39 @@ func (w *writer) commit(group []*call) {
 			c.err = err
 		}
 	}
+}
+
+// groupStates is what the functions of one group commit have done to channel
+// states (cache.go): the states the successful ones wrote, and those a
+// function read from the file (the last commit) without any function
+// writing them. The writer publishes both to the cache once the commit is
+// durable, and drops them when it is not.
+type groupStates struct {
+	states map[string]*channelState
+	read   map[string]*channelState
+}
+
+// took takes the states a successful function changed.
+func (g *groupStates) took(tx *Tx) {
+	for id, ts := range tx.states {
+		if ts.mine {
+			g.states[id] = ts.st
+			delete(g.read, id)
+		}
+	}
+}
+
+// published returns every state of the group as of the transaction version.
+func (g *groupStates) published(version uint64) map[string]*channelState {
+	for id, st := range g.read {
+		if g.states[id] == nil {
+			g.states[id] = st
+		}
+	}
+	for _, st := range g.states {
+		st.version = version
+	}
+	return g.states
 }
 
 // runFn calls fn(tx), turning a panic into a result the caller re-raises.

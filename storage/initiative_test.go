@@ -61,6 +61,8 @@ func TestTableWithoutInitiativeReadsUnchanged(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
+	// Reopened: the record was written behind the state cache's back.
+	db = reopenUncached(t, db, db.path)
 	mustView(t, db, func(tx *Tx) error {
 		got, err := tx.Table("c1")
 		if err != nil {

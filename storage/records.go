@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/klauspost/compress/s2"
@@ -43,6 +44,32 @@ type Table struct {
 	// when none is open. Absent from the JSON when nil, so a table record
 	// written before turn orders existed reads unchanged.
 	Initiative *Initiative `json:"initiative,omitempty"`
+}
+
+// Clone returns a deep copy of t: its GMs, Options and turn order are the
+// copy's own, and nil ones stay nil (empty ones empty), so that a table
+// compares equal (reflect.DeepEqual) to its clone until one of them changes.
+func (t *Table) Clone() *Table {
+	n := *t
+	n.GMs = slices.Clone(t.GMs)
+	if t.Options != nil {
+		n.Options = make(map[string]string, len(t.Options))
+		for k, v := range t.Options {
+			n.Options[k] = v
+		}
+	}
+	n.Initiative = cloneInitiative(t.Initiative)
+	return &n
+}
+
+// cloneInitiative returns a deep copy of a turn order, nil for nil.
+func cloneInitiative(o *Initiative) *Initiative {
+	if o == nil {
+		return nil
+	}
+	n := *o
+	n.Combatants = slices.Clone(o.Combatants)
+	return &n
 }
 
 // Initiative is a table's turn order (RULES.md §0.6): the combatants in

@@ -425,3 +425,25 @@ func TestReturnedRecordsAreCopies(t *testing.T) {
 		return nil
 	})
 }
+
+// TestTableClone: a clone shares nothing with its table (GMs, options, the
+// turn order and its combatants), an untouched table equals its clone, and
+// nil stays nil, empty stays empty, so that a mutation records a table
+// change exactly when there is one (commands.Service.Mutate).
+func TestTableClone(t *testing.T) {
+	orig := &Table{ChannelID: "c", GMs: []string{"a"}, Options: map[string]string{"dice": "bot"},
+		Initiative: &Initiative{Combatants: []Combatant{{CharacterID: 1, Roll: "given: 3"}}, Joins: 1}}
+	cp := orig.Clone()
+	if !reflect.DeepEqual(cp, orig) {
+		t.Fatalf("Clone(%+v) = %+v; want an equal copy", orig, cp)
+	}
+	cp.GMs[0], cp.Options["dice"], cp.Initiative.Combatants[0].Roll, cp.Initiative.Turn = "b", "manual", "changed", 1
+	if orig.GMs[0] != "a" || orig.Options["dice"] != "bot" || orig.Initiative.Combatants[0].Roll != "given: 3" || orig.Initiative.Turn != 0 {
+		t.Errorf("changing the clone changed the table: %+v (order %+v)", orig, orig.Initiative)
+	}
+	for _, bare := range []*Table{{ChannelID: "c"}, {ChannelID: "c", GMs: []string{}, Options: map[string]string{}, Initiative: &Initiative{Combatants: []Combatant{}}}} {
+		if got := bare.Clone(); !reflect.DeepEqual(got, bare) {
+			t.Errorf("Clone(%+v) = %+v; nil must stay nil and empty empty", bare, got)
+		}
+	}
+}

@@ -462,7 +462,7 @@ func copyTables(btx *bolt.Tx, src string, outs []*output, outputs []ShardFile, s
 		ch := tables.Bucket(k)
 		i := 0 // a merge: one output holds every guild, whatever its id
 		if len(outputs) > 1 || !outputs[0].Shards.Whole() {
-			guild, err := channelGuild(ch)
+			guild, err := channelGuild(ch, channelID)
 			if err == nil {
 				i, err = outputOf(guild, outputs)
 			}
@@ -540,7 +540,7 @@ var errNoGuild = errors.New("no record names its guild: it cannot be placed on a
 // channelGuild returns the guild of the channel bucket ch ("" for a DM):
 // its table's, or, for a table since undone whose history is kept, that of
 // the newest event that recorded the table.
-func channelGuild(ch *bolt.Bucket) (string, error) {
+func channelGuild(ch *bolt.Bucket, channelID string) (string, error) {
 	if v := ch.Get(keyTable); v != nil {
 		t, err := decodeTable(v)
 		if err != nil {
@@ -549,9 +549,15 @@ func channelGuild(ch *bolt.Bucket) (string, error) {
 		return t.GuildID, nil
 	}
 	if events := ch.Bucket(bucketEvents); events != nil {
+		// Newest first, as the history is read back (eventcodec.go).
+		h := newHistory(ch, channelID, false)
 		c := events.Cursor()
 		for k, v := c.Last(); k != nil; k, v = c.Prev() {
-			e, err := decodeEvent(v)
+			seq, err := btoi(k)
+			if err != nil {
+				return "", fmt.Errorf("event %x: %w", k, err)
+			}
+			e, err := h.decode(v, seq)
 			if err != nil {
 				return "", fmt.Errorf("event %x: %w", k, err)
 			}

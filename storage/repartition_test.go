@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -486,5 +487,159 @@ func rawUpdate(t *testing.T, path string, fn func(*bolt.Tx) error) {
 	defer bdb.Close()
 	if err := bdb.Update(fn); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestRepartitionOfLongHistories splits a file whose tables (one on each
+// of 4 shards) have long histories of compact events, checkpoints
+// included, into 4 and merges the 4 back: every file checks clean, every
+// record and event decodes equal to the source's, and in every file each
+// event, reverted newest first, gives back exactly the state before it,
+// down to the empty channel.
+func TestRepartitionOfLongHistories(t *testing.T) {
+	seed := testSeed(t)
+	rng := rand.New(rand.NewPCG(seed, seed^0x5a4d))
+	dir := t.TempDir()
+	src := filepath.Join(dir, "source.db")
+	db, err := Open(src, Options{Timeout: testTimeout})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var channels []string
+	var outputs []ShardFile
+	for s := range 4 {
+		ch := fmt.Sprintf("13110000000000003%02d", s)
+		channels = append(channels, ch)
+		mustUpdate(t, db, func(tx *Tx) error {
+			tbl := newTable(ch)
+			tbl.GuildID = guildOn(s, 4, 7)
+			return tx.AppendEvent(&Event{ChannelID: ch, At: t0, TableAfter: tbl, Changes: []Change{}})
+		})
+		mustUpdate(t, db, func(tx *Tx) error { // the setup's write comes after its event: kept whole
+			tbl := newTable(ch)
+			tbl.GuildID = guildOn(s, 4, 7)
+			return tx.PutTable(tbl)
+		})
+		longHistory(t, db, ch, checkpointEvery+20+rng.IntN(40), rng)
+		r := ShardRange{Count: 4, First: s, Last: s}
+		outputs = append(outputs, ShardFile{Path: filepath.Join(dir, "shard-"+r.IDs()+".db"), Shards: r})
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	want := readRecords(t, src, channels)
+	if _, err := Repartition([]string{src}, outputs, testTimeout); err != nil {
+		t.Fatalf("seed %d: split into 4: %v", seed, err)
+	}
+	merged := filepath.Join(dir, "merged.db")
+	var paths []string
+	for _, o := range outputs {
+		paths = append(paths, o.Path)
+	}
+	if _, err := Repartition(paths, []ShardFile{{Path: merged}}, testTimeout); err != nil {
+		t.Fatalf("seed %d: merge the 4: %v", seed, err)
+	}
+	for i, path := range append(paths, merged) {
+		held := channels
+		if path != merged {
+			held = channels[i : i+1]
+		}
+		got := readRecords(t, path, held)
+		db := mustOpenPath(t, path)
+		for _, ch := range held {
+			if !reflect.DeepEqual(got[ch], want[ch]) {
+				t.Errorf("seed %d: %s: channel %s decodes otherwise than in the source", seed, path, ch)
+			}
+			revertsExactly(t, db, ch)
+		}
+		if err := db.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// revertsExactly reverts every event of the channel in db, newest first,
+// in one Update that it rolls back: each must revert with no conflict to
+// exactly its before states, and the channel ends empty.
+func revertsExactly(t *testing.T, db *DB, ch string) {
+	t.Helper()
+	events := allEvents(t, db, ch)
+	err := db.Update(func(tx *Tx) error {
+		for _, e := range events {
+			if err := tx.RevertEvent(e); err != nil {
+				return fmt.Errorf("revert event %d: %w", e.Seq, err)
+			}
+			for _, c := range e.Changes {
+				got, err := tx.Character(ch, c.CharacterID)
+				if c.Before == nil {
+					if !errors.Is(err, ErrNotFound) {
+						return fmt.Errorf("event %d created character %d; after its revert: %v, %v", e.Seq, c.CharacterID, got, err)
+					}
+					continue
+				}
+				if err != nil {
+					return err
+				}
+				if same, err := sameCharacter(got, c.Before, ch); err != nil || !same {
+					return fmt.Errorf("event %d: character %d reverts to %+v; want %+v", e.Seq, c.CharacterID, got, c.Before)
+				}
+			}
+			if e.TableBefore != nil || e.TableAfter != nil {
+				got, err := tx.Table(ch)
+				if errors.Is(err, ErrNotFound) {
+					got = nil
+				} else if err != nil {
+					return err
+				}
+				if same, err := sameTable(got, e.TableBefore, ch); err != nil || !same {
+					return fmt.Errorf("event %d: the table reverts to %+v; want %+v", e.Seq, got, e.TableBefore)
+				}
+			}
+		}
+		if chars, err := tx.Characters(ch); err != nil || len(chars) != 0 {
+			return fmt.Errorf("after reverting every event: characters %v, %v; want none", chars, err)
+		}
+		if _, err := tx.Table(ch); !errors.Is(err, ErrNotFound) {
+			return fmt.Errorf("after reverting every event: table %v; want none", err)
+		}
+		return errRollback
+	})
+	if !errors.Is(err, errRollback) {
+		t.Errorf("%s: channel %s: %v", db.path, ch, err)
+	}
+}
+
+// TestRepartitionOfASchema2File: a file of schema 2 (its events whole,
+// testdata/schema2.db) is merged as it is, without a migration first: the
+// output keeps schema 2 and the counts, and the first Open migrates it and
+// reads every event as the source's own Open does.
+func TestRepartitionOfASchema2File(t *testing.T) {
+	dir := t.TempDir()
+	src := copyOf(t, filepath.Join("testdata", "schema2.db"), filepath.Join(dir, "schema2.db"))
+	out := filepath.Join(dir, "merged.db")
+	rep, err := Repartition([]string{src}, []ShardFile{{Path: out}}, testTimeout)
+	if err != nil {
+		t.Fatalf("Repartition(schema 2 file) = %v", err)
+	}
+	if v := rep.Outputs[0].SchemaVersion; v != 2 || rep.After != rep.Before || rep.After.Events == 0 {
+		t.Errorf("output: schema %d, counts %+v (source %+v); want schema 2 and the source's counts", v, rep.After, rep.Before)
+	}
+	var channels []string
+	bdb, err := openReadOnly(src, testTimeout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = bdb.View(func(btx *bolt.Tx) error {
+		return btx.Bucket(bucketTables).ForEachBucket(func(k []byte) error {
+			channels = append(channels, string(k))
+			return nil
+		})
+	})
+	bdb.Close()
+	if a, b := readRecords(t, src, channels), readRecords(t, out, channels); !reflect.DeepEqual(a, b) {
+		t.Errorf("the merged schema 2 file decodes otherwise than the source")
+	}
+	if r, err := Inspect(out, testTimeout); err != nil || r.SchemaVersion != SchemaVersion {
+		t.Errorf("merged file after its first Open: %+v, %v; want schema %d", r, err, SchemaVersion)
 	}
 }

@@ -2,10 +2,7 @@ package storage
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // RevertEvent restores the state recorded in e as it was before e (RULES.md
@@ -37,47 +34,51 @@ func (tx *Tx) RevertEvent(e *Event) error {
 	if err := validateEvent(e); err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
-	ch, err := channelBucket(btx, e.ChannelID)
+	cur, err := tx.state(e.ChannelID)
 	if err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
-	if err := checkRevert(ch, e); err != nil {
+	if err := checkRevert(cur, e); err != nil {
 		return err
 	}
-	if len(e.Changes) > 0 {
-		if ch, err = tx.j.channelBucket(btx, e.ChannelID); err != nil {
-			return fmt.Errorf("%s: %w", op, err)
+	if len(e.Changes) == 0 && e.TableBefore == nil && e.TableAfter == nil {
+		return nil
+	}
+	ch, err := tx.j.channelBucket(btx, e.ChannelID)
+	if err != nil {
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	st, err := tx.writable(e.ChannelID)
+	if err != nil {
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	chars, names := ch.Bucket(bucketChars), ch.Bucket(bucketNames)
+	for i := len(e.Changes) - 1; i >= 0; i-- {
+		c := e.Changes[i]
+		switch {
+		case c.Before == nil:
+			err = deleteCharacter(tx.j, op, chars, names, st, e.ChannelID, c.CharacterID)
+		case c.After == nil:
+			err = restoreCharacter(tx.j, op, chars, names, st, inChannel(c.Before, e.ChannelID))
+		default:
+			err = replaceCharacter(tx.j, op, chars, names, st, inChannel(c.Before, e.ChannelID))
 		}
-		chars, names := ch.Bucket(bucketChars), ch.Bucket(bucketNames)
-		for i := len(e.Changes) - 1; i >= 0; i-- {
-			c := e.Changes[i]
-			switch {
-			case c.Before == nil:
-				err = deleteCharacter(tx.j, op, chars, names, e.ChannelID, c.CharacterID)
-			case c.After == nil:
-				err = restoreCharacter(tx.j, op, chars, names, inChannel(c.Before, e.ChannelID))
-			default:
-				err = replaceCharacter(tx.j, op, chars, names, inChannel(c.Before, e.ChannelID))
-			}
-			if err != nil {
-				return err
-			}
+		if err != nil {
+			return err
 		}
 	}
 	switch {
 	case e.TableBefore != nil:
-		if ch, err = tx.j.channelBucket(btx, e.ChannelID); err != nil {
-			return fmt.Errorf("%s: %w", op, err)
-		}
 		t := *e.TableBefore
 		t.ChannelID = e.ChannelID
-		if err := putTable(tx.j, ch, &t); err != nil {
+		if err := putTable(tx.j, ch, st, &t); err != nil {
 			return fmt.Errorf("%s: %w", op, err)
 		}
 	case e.TableAfter != nil:
 		if err := tx.j.del(ch, keyTable); err != nil {
 			return fmt.Errorf("%s: remove table: %w", op, err)
 		}
+		st.table = nil
 	}
 	return nil
 }
@@ -102,10 +103,9 @@ func validateEvent(e *Event) error {
 	return nil
 }
 
-// checkRevert returns a *ConflictError when the state in channel bucket ch
-// (nil if the channel has none) is not the state e left.
-func checkRevert(ch *bolt.Bucket, e *Event) error {
-	chars := nested(ch, bucketChars)
+// checkRevert returns a *ConflictError when the channel's state st is not
+// the state e left.
+func checkRevert(st *channelState, e *Event) error {
 	// When a character appears in several changes, the current state must
 	// match its last change and the revert ends at its first change's Before.
 	last := make(map[uint64]int, len(e.Changes))
@@ -120,11 +120,7 @@ func checkRevert(ch *bolt.Bucket, e *Event) error {
 		if last[c.CharacterID] != i {
 			continue
 		}
-		cur, err := getCharacter(chars, e.ChannelID, c.CharacterID)
-		if err != nil && !errors.Is(err, ErrNotFound) {
-			return fmt.Errorf("revert event %d: %w", e.Seq, err)
-		}
-		same, err := sameCharacter(cur, c.After, e.ChannelID)
+		same, err := sameCharacter(st.character(c.CharacterID), c.After, e.ChannelID)
 		if err != nil {
 			return fmt.Errorf("revert event %d: %w", e.Seq, err)
 		}
@@ -139,31 +135,18 @@ func checkRevert(ch *bolt.Bucket, e *Event) error {
 	if e.TableBefore == nil && e.TableAfter == nil {
 		return nil
 	}
-	var cur *Table
-	if hasTable(ch) {
-		t, err := getTable(ch, e.ChannelID)
-		if err != nil {
-			return fmt.Errorf("revert event %d: %w", e.Seq, err)
-		}
-		cur = t
-	}
-	same, err := sameTable(cur, e.TableAfter, e.ChannelID)
+	same, err := sameTable(st.table, e.TableAfter, e.ChannelID)
 	if err != nil {
 		return fmt.Errorf("revert event %d: %w", e.Seq, err)
 	}
 	if !same {
 		return &ConflictError{Seq: e.Seq}
 	}
-	if e.TableBefore == nil && chars != nil {
+	if e.TableBefore == nil {
 		// Undoing the table's creation: no character may be left behind.
-		remaining := make(map[uint64]bool)
-		c := chars.Cursor()
-		for k, _ := c.First(); k != nil; k, _ = c.Next() {
-			id, err := btoi(k)
-			if err != nil {
-				return fmt.Errorf("revert event %d: %w", e.Seq, err)
-			}
-			remaining[id] = true
+		remaining := make(map[uint64]bool, len(st.chars))
+		for _, c := range st.chars {
+			remaining[c.ID] = true
 		}
 		for id, i := range first {
 			remaining[id] = e.Changes[i].Before != nil

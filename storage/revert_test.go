@@ -27,13 +27,20 @@ func record(tb testing.TB, db *DB, channelID string, op func(tx *Tx, e *Event) e
 	return stored
 }
 
-// undo reverts e and appends the undo event in one Update.
+// undo reverts e and appends the undo event in one Update, recording what
+// it changed back as /undo does (every write is recorded by an event:
+// AppendEvent).
 func undo(db *DB, e *Event) error {
 	return db.Update(func(tx *Tx) error {
 		if err := tx.RevertEvent(e); err != nil {
 			return err
 		}
-		return tx.AppendEvent(&Event{ChannelID: e.ChannelID, At: t0, UndoOf: e.Seq})
+		u := &Event{ChannelID: e.ChannelID, At: t0, UndoOf: e.Seq, TableBefore: e.TableAfter, TableAfter: e.TableBefore}
+		for i := len(e.Changes) - 1; i >= 0; i-- {
+			c := e.Changes[i]
+			u.Changes = append(u.Changes, Change{CharacterID: c.CharacterID, Name: c.Name, Before: c.After, After: c.Before})
+		}
+		return tx.AppendEvent(u)
 	})
 }
 

@@ -13,7 +13,7 @@ import (
 // Layout of the file:
 //
 //	meta/                       bucket
-//	  schema                    schema version, decimal ASCII ("2")
+//	  schema                    schema version, decimal ASCII ("3")
 //	  replay-guard              the HTTP endpoint's replay guard, saved at a graceful
 //	                            stop, taken at the next start (bot's own encoding);
 //	                            empty in a new file, which nothing was served from
@@ -27,7 +27,8 @@ import (
 //	    names/                  nested bucket: the case-insensitive name index
 //	      <lower-cased name>    8-byte BE character id
 //	    events/                 nested bucket; its sequence assigns event seqs
-//	      <8-byte BE seq>       Event: 0x01 + S2-compressed JSON (schema 1: plain JSON)
+//	      <8-byte BE seq>       Event: 0x02 + S2-compressed JSON of what changed (eventcodec.go);
+//	                            schema 2: 0x01 + S2-compressed JSON of whole states; schema 1: plain JSON
 var (
 	bucketMeta = []byte("meta")
 	keySchema  = []byte("schema")
@@ -73,12 +74,24 @@ var migrations = []migration{
 		name:    "events stored S2-compressed",
 		apply:   func(*bolt.Tx) error { return nil },
 	},
+	{
+		// New events store what changed (eventcodec.go, eventCompact): per
+		// character and for the table, the patch back to the state before,
+		// read back from the records and the events after it. Events of
+		// schema 1 and 2 keep their whole states and still decode; nothing
+		// is converted (bbolt never shrinks a file, so rewriting them would
+		// save no disk). The version makes older programs, which cannot
+		// read compact events, refuse the file (ErrSchemaTooNew).
+		version: 3,
+		name:    "events store what changed",
+		apply:   func(*bolt.Tx) error { return nil },
+	},
 }
 
 // SchemaVersion is the schema version this code reads and writes: the version of
 // the last entry in migrations. Open migrates older files up to it and refuses
 // newer ones with ErrSchemaTooNew.
-const SchemaVersion uint64 = 2
+const SchemaVersion uint64 = 3
 
 // migrate brings the file to SchemaVersion inside tx, creating the meta bucket
 // if needed. It fails with ErrSchemaTooNew when the file is newer than the code.

@@ -70,15 +70,14 @@ func hasTable(ch *bolt.Bucket) bool {
 // Table returns the table set up in the channel, or an error wrapping
 // ErrNotFound when there is none.
 func (tx *Tx) Table(channelID string) (*Table, error) {
-	btx, err := tx.read()
-	if err != nil {
-		return nil, err
-	}
-	ch, err := channelBucket(btx, channelID)
+	st, err := tx.state(channelID)
 	if err != nil {
 		return nil, fmt.Errorf("get table: %w", err)
 	}
-	return getTable(ch, channelID)
+	if st.table == nil {
+		return nil, fmt.Errorf("table %s: %w", channelID, ErrNotFound)
+	}
+	return st.table.Clone(), nil // the caller's copy
 }
 
 // getTable decodes the table in channel bucket ch (which may be nil).
@@ -110,11 +109,15 @@ func (tx *Tx) PutTable(t *Table) error {
 	if err != nil {
 		return fmt.Errorf("put table: %w", err)
 	}
-	return putTable(tx.j, ch, t)
+	st, err := tx.writable(t.ChannelID)
+	if err != nil {
+		return fmt.Errorf("put table: %w", err)
+	}
+	return putTable(tx.j, ch, st, t)
 }
 
-// putTable writes t into its channel bucket ch.
-func putTable(j *journal, ch *bolt.Bucket, t *Table) error {
+// putTable writes t into its channel bucket ch and its state st.
+func putTable(j *journal, ch *bolt.Bucket, st *channelState, t *Table) error {
 	if t.Clock < 0 {
 		return fmt.Errorf("put table %s: negative clock %d", t.ChannelID, t.Clock)
 	}
@@ -128,6 +131,7 @@ func putTable(j *journal, ch *bolt.Bucket, t *Table) error {
 	if err := j.put(ch, keyTable, data); err != nil {
 		return fmt.Errorf("put table %s: %w", t.ChannelID, err)
 	}
+	st.table = storedTable(t)
 	return nil
 }
 

@@ -219,7 +219,11 @@ func (a *App) withService(ctx context.Context, fn func(served) error) error {
 		return fmt.Errorf("storage.lock_timeout %q is not a positive duration", a.Config.Storage.LockTimeout)
 	}
 	m := bot.NewMetrics()
-	db, err := storage.Open(a.Config.Storage.Path, storage.Options{Timeout: timeout, OnCommit: m.ObserveCommit})
+	cache := a.Config.Storage.CacheMB << 20
+	if a.Config.Storage.CacheMB < 0 {
+		cache = -1
+	}
+	db, err := storage.Open(a.Config.Storage.Path, storage.Options{Timeout: timeout, OnCommit: m.ObserveCommit, CacheBytes: cache})
 	if err != nil {
 		return err
 	}

@@ -14,7 +14,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
@@ -54,10 +53,20 @@ slow server cannot hide its queue by slowing the load down):
   read   only read-only commands (/char show, /table show, /char list, /history)
 
 Before the server starts it measures the disk's own limit in the same
-directory: a plain fdatasync loop and one bbolt Update per write. It prints
-latency percentiles (client-side: signed request sent to reply read),
-throughput, refusals and errors per phase, the median over the runs, the
-ratios to the raw baselines, and the server's memory.
+directory: a plain fdatasync loop and one bbolt Update per write. Beside
+serve it starts the null endpoint (--null): the same HTTP server in a process
+of its own that verifies each request's signature and answers one fixed
+reply, the most any interactions bot can do on this machine; each round
+runs the null endpoint with the mixed phase's requests, then every phase.
+The requests of each measured window are signed before the run, as Discord
+signs on its own machines (a button press, whose custom_id comes from the
+reply, is signed when the reply arrives; the report counts those).
+
+It prints latency percentiles (client-side: signed request sent to reply
+read), throughput, refusals and errors per run; the load generator's CPU per
+request; per phase the median, minimum and maximum over the runs; every
+headline as a ratio to the null endpoint of the same round; the ratios to
+the raw baselines; and the server's memory.
 
 Flags:
 `
@@ -82,6 +91,9 @@ type benchConfig struct {
 	verbose      bool
 	setupClients int
 	rate         float64
+	null         bool
+	serveNull    string
+	cacheMB      int
 }
 
 func parseBenchFlags(args []string, stderr io.Writer) (*benchConfig, error) {
@@ -109,6 +121,9 @@ func parseBenchFlags(args []string, stderr io.Writer) (*benchConfig, error) {
 	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the measured phases to this file (with --inprocess)")
 	fs.StringVar(&c.memProfile, "memprofile", "", "write a heap profile at the end to this file (with --inprocess)")
 	fs.Float64Var(&c.rate, "rate", 0, "open loop: user actions a second across all clients, at fixed intervals (0: closed loop, as fast as replies come)")
+	fs.BoolVar(&c.null, "null", true, "measure the null endpoint (signature check and a fixed reply) in every round, the ceiling the ratios divide by")
+	fs.StringVar(&c.serveNull, "serve-null", "", "serve only the null endpoint on this loopback address until interrupted, with DISCORD_PUBLIC_KEY (bench starts itself so for --null)")
+	fs.IntVar(&c.cacheMB, "cache-mb", 0, "the server's storage.cache_mb (0: its default; -1: no state cache)")
 	fs.BoolVar(&c.verbose, "v", false, "show the server's log and a sample refusal of each run")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -162,6 +177,13 @@ func benchMain(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return 0
 	case err != nil:
 		return 2
+	}
+	if cfg.serveNull != "" {
+		if err := serveNull(ctx, cfg.serveNull); err != nil {
+			fmt.Fprintf(stderr, "hpkeeper bench: %v\n", err)
+			return 1
+		}
+		return 0
 	}
 	if err := runBench(ctx, cfg, stdout, stderr); err != nil {
 		fmt.Fprintf(stderr, "hpkeeper bench: %v\n", err)
@@ -286,6 +308,13 @@ func runBench(ctx context.Context, cfg *benchConfig, stdout, stderr io.Writer) e
 		out.baselines(base)
 	}
 
+	var null *server
+	if cfg.null {
+		if null, err = startNull(ctx, cfg, pub, stderr); err != nil {
+			return fmt.Errorf("null endpoint: %w", err)
+		}
+		defer func() { _ = null.stop() }()
+	}
 	srv, err := startServer(ctx, cfg, dir, pub, stderr)
 	if err != nil {
 		return err
@@ -299,6 +328,10 @@ func runBench(ctx context.Context, cfg *benchConfig, stdout, stderr io.Writer) e
 	}
 	out.printf("setup: %d tables × %d characters (%d requests) in %.1fs\n\n",
 		cfg.tables, cfg.chars, cfg.tables*(cfg.chars+1), time.Since(start).Seconds())
+	var nullCl *client
+	if null != nil {
+		nullCl = newClient(null.url, priv, cfg.concurrency)
+	}
 
 	if cfg.cpuProfile != "" {
 		f, err := os.Create(cfg.cpuProfile)
@@ -311,21 +344,43 @@ func runBench(ctx context.Context, cfg *benchConfig, stdout, stderr io.Writer) e
 		}
 		defer pprof.StopCPUProfile()
 	}
-	var results []phaseResult
-	for _, phase := range cfg.phases {
-		var runs []runResult
-		for r := range cfg.runs {
-			res, err := cl.run(ctx, cfg, benchPhases[phase], srv.pid, srv.writerStats)
+	// Rounds: the null endpoint, then each phase, --runs times, so that
+	// each phase run has a null run beside it on the same machine minutes.
+	runs := map[string][]runResult{}
+	est := newEstimates(cfg)
+	for r := range cfg.runs {
+		if nullCl != nil {
+			res, err := nullCl.run(ctx, cfg, benchPhases["mixed"], null.pid, nil, true, est.expect(nullPhase))
+			if err != nil {
+				return fmt.Errorf("null endpoint run %d: %w", r+1, err)
+			}
+			res.verbose = cfg.verbose
+			est.saw(nullPhase, res)
+			runs[nullPhase] = append(runs[nullPhase], res)
+			out.run(nullPhase, r+1, res)
+		}
+		for _, phase := range cfg.phases {
+			res, err := cl.run(ctx, cfg, benchPhases[phase], srv.pid, srv.writerStats, false, est.expect(phase))
 			if err != nil {
 				return fmt.Errorf("phase %s run %d: %w", phase, r+1, err)
 			}
 			res.verbose = cfg.verbose
-			runs = append(runs, res)
+			est.saw(phase, res)
+			runs[phase] = append(runs[phase], res)
 			out.run(phase, r+1, res)
 		}
-		pr := summarize(phase, runs)
-		results = append(results, pr)
 		out.printf("\n")
+	}
+	var results []phaseResult
+	for _, phase := range cfg.phases {
+		results = append(results, summarize(phase, runs[phase]))
+	}
+	out.ranges(cfg.phases, runs)
+	switch {
+	case nullCl != nil && cfg.rate > 0:
+		out.printf("open loop: the null endpoint ran at the same offered load (the mixed phase's requests); compare its latencies above\n\n")
+	case nullCl != nil:
+		out.ceiling(cfg.phases, runs)
 	}
 	out.summary(results, base)
 	out.memory(srv.pid)
@@ -355,7 +410,11 @@ func startServer(ctx context.Context, cfg *benchConfig, dir string, pub ed25519.
 	dbPath := filepath.Join(dir, "hpkeeper.db")
 	_ = os.Remove(dbPath)
 	if cfg.inProcess {
-		db, err := storage.Open(dbPath, storage.Options{})
+		cache := cfg.cacheMB << 20
+		if cfg.cacheMB < 0 {
+			cache = -1
+		}
+		db, err := storage.Open(dbPath, storage.Options{CacheBytes: cache})
 		if err != nil {
 			return nil, err
 		}
@@ -369,79 +428,26 @@ func startServer(ctx context.Context, cfg *benchConfig, dir string, pub ed25519.
 			db.Close()
 			return nil, err
 		}
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		srv, err := serveInProcess(ctx, ep, db.Close)
 		if err != nil {
-			db.Close()
 			return nil, err
 		}
-		sctx, cancel := context.WithCancel(ctx)
-		done := make(chan error, 1)
-		go func() { done <- bot.ServeListener(sctx, ln, ep) }()
-		return &server{url: "http://" + ln.Addr().String(), pid: os.Getpid(), stop: func() error {
-			cancel()
-			err := <-done
-			return errors.Join(err, db.Close())
-		}, writerStats: db.WriterStats}, nil
+		srv.writerStats = db.WriterStats
+		return srv, nil
 	}
-	exe, err := os.Executable()
+	addr, err := freeLoopbackPort()
 	if err != nil {
 		return nil, err
 	}
-	// A free loopback port: listen, note it, close (serve binds it again).
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, err
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	cmd := exec.Command(exe, "serve", "--db", dbPath, "--listen", addr)
-	cmd.Env = []string{"DISCORD_PUBLIC_KEY=" + hex.EncodeToString(pub), "PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"),
-		"HTTPS_PROXY=" + benchOfflineProxy, "HTTP_PROXY=" + benchOfflineProxy}
-	if v := os.Getenv("GOMAXPROCS"); v != "" {
-		cmd.Env = append(cmd.Env, "GOMAXPROCS="+v)
-	}
-	if v := os.Getenv("GOGC"); v != "" {
-		cmd.Env = append(cmd.Env, "GOGC="+v)
-	}
-	if v := os.Getenv("GOMEMLIMIT"); v != "" {
-		cmd.Env = append(cmd.Env, "GOMEMLIMIT="+v)
-	}
-	if cfg.verbose {
-		cmd.Stdout, cmd.Stderr = stderr, stderr
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("start serve: %w", err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	srv := &server{url: "http://" + addr, pid: cmd.Process.Pid, stop: func() error {
-		_ = cmd.Process.Signal(os.Interrupt)
-		select {
-		case err := <-exited:
-			return err
-		case <-time.After(15 * time.Second):
-			_ = cmd.Process.Kill()
-			return errors.New("serve did not stop")
+	args := []string{"serve", "--db", dbPath, "--listen", addr}
+	if cfg.cacheMB != 0 {
+		conf := filepath.Join(dir, "bench.toml")
+		if err := os.WriteFile(conf, fmt.Appendf(nil, "[storage]\ncache_mb = %d\n", cfg.cacheMB), 0o600); err != nil {
+			return nil, err
 		}
-	}}
-	// Wait for it to answer.
-	probe := newClient(srv.url, nil, 1)
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		select {
-		case err := <-exited:
-			return nil, fmt.Errorf("serve exited early: %v (run with -v to see its log)", err)
-		default:
-		}
-		if probe.up(ctx) {
-			return srv, nil
-		}
-		if time.Now().After(deadline) {
-			_ = srv.stop()
-			return nil, errors.New("serve did not come up within 15s")
-		}
-		time.Sleep(20 * time.Millisecond)
+		args = append(args, "--config", conf)
 	}
+	return startBenchChild(ctx, args, addr, pub, cfg.verbose, stderr)
 }
 
 // runResult is one measured run of a phase.
@@ -471,6 +477,21 @@ type runResult struct {
 	serverCPU time.Duration // CPU time of the server process in the window
 	inProcess bool          // the server ran in this process: serverCPU includes the load generator
 	selfCPU   time.Duration // CPU time of the load generator (includes the server in-process)
+	// presigned requests were signed before the run, taking presignWall
+	// and presignCPU; signedLate were signed in the measured window (button
+	// presses, and any action past the end of the presigned script).
+	presigned               int
+	presignWall, presignCPU time.Duration
+	signedLate              int
+}
+
+// generatorCPUPerRequest is the load generator's CPU time per request (0
+// when the server runs in this process: the two cannot be told apart).
+func (r runResult) generatorCPUPerRequest() time.Duration {
+	if r.requests == 0 || r.inProcess {
+		return 0
+	}
+	return r.selfCPU / time.Duration(r.requests)
 }
 
 // cpuPerRequest is the server's CPU time per request.
@@ -577,8 +598,13 @@ func (o *reporter) run(phase string, n int, r runResult) {
 		o.printf("           CPU: server and load generator together (one process) %.2f cores (%s/request)\n",
 			r.serverCPU.Seconds()/r.elapsed.Seconds(), fmtDur(r.cpuPerRequest()))
 	case r.serverCPU > 0:
-		o.printf("           CPU: server %.2f cores (%s/request), load generator %.2f cores\n",
-			r.serverCPU.Seconds()/r.elapsed.Seconds(), fmtDur(r.cpuPerRequest()), r.selfCPU.Seconds()/r.elapsed.Seconds())
+		o.printf("           CPU: server %.2f cores (%s/request), load generator %.2f cores (%s/request)\n",
+			r.serverCPU.Seconds()/r.elapsed.Seconds(), fmtDur(r.cpuPerRequest()), r.selfCPU.Seconds()/r.elapsed.Seconds(),
+			fmtDur(r.generatorCPUPerRequest()))
+	}
+	if r.presigned > 0 {
+		o.printf("           signed before the run: %d requests in %.1fs (%s CPU each); signed in the window: %d\n",
+			r.presigned, r.presignWall.Seconds(), fmtDur(r.presignCPU/time.Duration(r.presigned)), r.signedLate)
 	}
 	o.printf("           read-only requests p50 %s p99 %s; state-changing p50 %s p99 %s\n",
 		fmtLat(percentile(r.readLatencies, 50)), fmtLat(percentile(r.readLatencies, 99)),
@@ -626,6 +652,69 @@ func (o *reporter) summary(rs []phaseResult, b baselines) {
 				r.name, r.writeRate/b.boltRate, r.writeRate/b.fsyncRate)
 		}
 	}
+}
+
+// spread returns the minimum, median and maximum of f over runs.
+func spread(runs []runResult, f func(runResult) float64) (lo, med, hi float64) {
+	v := make([]float64, len(runs))
+	for i, r := range runs {
+		v[i] = f(r)
+	}
+	slices.Sort(v)
+	return v[0], v[len(v)/2], v[len(v)-1]
+}
+
+// ranges prints each phase's throughput and p99 as minimum, median and
+// maximum over its runs, the null endpoint first.
+func (o *reporter) ranges(phases []string, runs map[string][]runResult) {
+	o.printf("min / median / max over the runs:\n")
+	o.printf("  phase              req/s               writes/s                    p99  generator CPU/req\n")
+	for _, phase := range append([]string{nullPhase}, phases...) {
+		rs := runs[phase]
+		if len(rs) == 0 {
+			continue
+		}
+		a, b, c := spread(rs, runResult.rate)
+		d, e, f := spread(rs, runResult.writeRate)
+		g, h, i := spread(rs, func(r runResult) float64 { return float64(r.pct(99)) })
+		_, gen, _ := spread(rs, func(r runResult) float64 { return float64(r.generatorCPUPerRequest()) })
+		writes := fmt.Sprintf("%6.0f %6.0f %6.0f", d, e, f)
+		if phase == nullPhase {
+			writes = fmt.Sprintf("%20s", "–") // the null endpoint changes nothing
+		}
+		o.printf("  %-5s  %6.0f %6.0f %6.0f   %s   %s %s %s  %s\n", phase, a, b, c, writes,
+			fmtDur(time.Duration(g)), fmtDur(time.Duration(h)), fmtDur(time.Duration(i)), fmtLat(time.Duration(gen)))
+	}
+	o.printf("\n")
+}
+
+// ceiling prints every phase's throughput as a ratio to the null endpoint:
+// each run divided by the null run of its round, minimum, median and
+// maximum over the rounds.
+func (o *reporter) ceiling(phases []string, runs map[string][]runResult) {
+	null := runs[nullPhase]
+	o.printf("ratio to the null endpoint (each run ÷ the null run of its round; min / median / max):\n")
+	for _, phase := range phases {
+		rs := runs[phase]
+		n := min(len(rs), len(null))
+		if n == 0 {
+			continue
+		}
+		req := make([]float64, n)
+		wr := make([]float64, n)
+		for i := range n {
+			req[i] = rs[i].rate() / null[i].rate()
+			wr[i] = rs[i].writeRate() / null[i].rate()
+		}
+		slices.Sort(req)
+		slices.Sort(wr)
+		o.printf("  %-5s  req/s ÷ null = %.2f %.2f %.2f", phase, req[0], req[n/2], req[n-1])
+		if wr[n-1] > 0 {
+			o.printf("   writes/s ÷ null = %.2f %.2f %.2f", wr[0], wr[n/2], wr[n-1])
+		}
+		o.printf("\n")
+	}
+	o.printf("\n")
 }
 
 func (o *reporter) memory(pid int) {

@@ -8,9 +8,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"net/http"
 	"os"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -141,21 +143,37 @@ func (c *client) up(ctx context.Context) bool {
 	return true
 }
 
-// send posts body signed now and returns the decoded reply and the latency
+// signedReq is one request body with its signature, made before it is sent.
+type signedReq struct {
+	body       []byte
+	stamp, sig string
+}
+
+// sign signs body with a timestamp of now, as Discord does on its own
+// machines before it sends a request.
+func (c *client) sign(body []byte) signedReq {
+	stamp := strconv.FormatInt(time.Now().Unix(), 10)
+	return signedReq{body: body, stamp: stamp, sig: sign(c.priv, stamp, body)}
+}
+
+// send signs body now and posts it (see post).
+func (c *client) send(ctx context.Context, body []byte) (wireReply, time.Duration, error) {
+	return c.post(ctx, c.sign(body))
+}
+
+// post sends a signed request and returns the decoded reply and the latency
 // from sending the request to having read the whole reply. A transport
 // error, a status other than 200 or an apology is an error.
-func (c *client) send(ctx context.Context, body []byte) (wireReply, time.Duration, error) {
+func (c *client) post(ctx context.Context, sr signedReq) (wireReply, time.Duration, error) {
 	var reply wireReply
-	stamp := strconv.FormatInt(time.Now().Unix(), 10)
-	sig := sign(c.priv, stamp, body)
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(sr.body))
 	if err != nil {
 		return reply, 0, err
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", "DiscordBot (hpkeeper-bench)")
-	req.Header.Set("X-Signature-Ed25519", sig)
-	req.Header.Set("X-Signature-Timestamp", stamp)
+	req.Header.Set("X-Signature-Ed25519", sr.sig)
+	req.Header.Set("X-Signature-Timestamp", sr.stamp)
 	start := time.Now()
 	resp, err := c.hc.Do(req)
 	if err != nil {
@@ -222,23 +240,136 @@ type worker struct {
 	chars   int
 	res     runResult
 	measure bool
+	// null: the server is the null endpoint, whose fixed reply has no
+	// buttons; the press that follows /char delete is then signed ahead
+	// with a made-up custom_id, like every other request.
+	null bool
+	// script holds the actions of the measured window, signed before the
+	// run (Discord signs on its own machines); next is the next to play.
+	// The warm-up, and any action past the end of the script, is signed
+	// as it is played and counted in res.signedLate when measured.
+	script []action
+	next   int
 	// late is how long the current action started after its scheduled
 	// time (open loop only); it is added to the latency of the action's
 	// first request.
 	late time.Duration
 }
 
+// action is one user action of a worker, its requests signed: one request,
+// or two for damage+undo (and delete+Cancel at the null endpoint; at hpkeeper
+// the press is built from the reply's button and signed when it comes).
+type action struct {
+	op     benchOp
+	n      int       // the table
+	player benchUser // who presses Cancel after /char delete
+	reqs   []signedReq
+}
+
+// plan chooses the table and character of one op and signs its requests.
+func (wk *worker) plan(op benchOp) (action, error) {
+	n := wk.tables[wk.rng.IntN(len(wk.tables))]
+	sys := benchSystems[n%len(benchSystems)]
+	ci := wk.rng.IntN(wk.chars)
+	ch, other := charName(ci), charName((ci+1)%wk.chars)
+	// The GM deals damage, heals and rests the table; players roll, look
+	// and act on their own characters.
+	gm, player := gmOf(n), playerOf(n, ci)
+	a := action{op: op, n: n, player: player}
+	type part struct {
+		u  benchUser
+		bc benchCommand
+	}
+	var parts []part
+	switch op {
+	case opDamageUndo:
+		parts = []part{{gm, sys.damage(ch)}, {gm, cmd("undo", "")}}
+	case opHeal:
+		parts = []part{{gm, sys.heal(ch, other)}}
+	case opRoll:
+		parts = []part{{player, cmd("roll", "", "expr", "1d20+3")}}
+	case opRest:
+		parts = []part{{gm, sys.rest(ch)}}
+	case opCharShow:
+		parts = []part{{player, cmd("char", "show", "name", ch)}}
+	case opTableShow:
+		parts = []part{{player, cmd("table", "show")}}
+	case opCharList:
+		parts = []part{{player, cmd("char", "list")}}
+	case opHistory:
+		parts = []part{{player, cmd("history", "")}}
+	case opButton:
+		parts = []part{{player, cmd("char", "delete", "name", ch)}}
+	}
+	for _, p := range parts {
+		body, err := p.bc.body(p.u, n)
+		if err != nil {
+			return a, err
+		}
+		a.reqs = append(a.reqs, wk.c.sign(body))
+	}
+	if op == opButton && wk.null {
+		body, err := pressBody(player, n, "chardel:0:0:cancel")
+		if err != nil {
+			return a, err
+		}
+		a.reqs = append(a.reqs, wk.c.sign(body))
+	}
+	return a, nil
+}
+
+// pick draws an op from mix (weights summing to total).
+func (wk *worker) pick(mix []weighted, total int) benchOp {
+	x := wk.rng.IntN(total)
+	for _, w := range mix {
+		if x < w.weight {
+			return w.op
+		}
+		x -= w.weight
+	}
+	return mix[len(mix)-1].op
+}
+
+// presign fills the script with n actions drawn from mix.
+func (wk *worker) presign(mix []weighted, total, n int) error {
+	wk.script, wk.next = make([]action, 0, n), 0
+	for range n {
+		a, err := wk.plan(wk.pick(mix, total))
+		if err != nil {
+			return err
+		}
+		wk.script = append(wk.script, a)
+	}
+	return nil
+}
+
+// take returns the next action to play: from the script while measuring,
+// else signed now.
+func (wk *worker) take(mix []weighted, total int) (action, error) {
+	if wk.measure && wk.next < len(wk.script) {
+		wk.next++
+		return wk.script[wk.next-1], nil
+	}
+	a, err := wk.plan(wk.pick(mix, total))
+	if wk.measure {
+		wk.res.signedLate += len(a.reqs)
+	}
+	return a, err
+}
+
 // run runs one phase for cfg.warmup and then measures it for cfg.duration.
 // pid is the server's process (for its CPU time); writerStats, when the
-// server runs in this process, reads its storage writer's counters.
-func (c *client) run(ctx context.Context, cfg *benchConfig, mix []weighted, pid int, writerStats func() storage.WriterStats) (runResult, error) {
+// server runs in this process, reads its storage writer's counters. expect is
+// how many requests a second the run may reach: the measured window's
+// requests are signed before the run for that rate (see presign).
+func (c *client) run(ctx context.Context, cfg *benchConfig, mix []weighted, pid int, writerStats func() storage.WriterStats, null bool, expect float64) (runResult, error) {
 	total := 0
 	for _, w := range mix {
 		total += w.weight
 	}
 	workers := make([]*worker, cfg.concurrency)
 	for w := range workers {
-		wk := &worker{c: c, id: w, rng: rand.New(rand.NewPCG(uint64(w), uint64(time.Now().UnixNano()))), chars: cfg.chars}
+		wk := &worker{c: c, id: w, rng: rand.New(rand.NewPCG(uint64(w), uint64(time.Now().UnixNano()))), chars: cfg.chars, null: null}
 		for n := w; n < cfg.tables; n += cfg.concurrency {
 			wk.tables = append(wk.tables, n)
 		}
@@ -248,6 +379,36 @@ func (c *client) run(ctx context.Context, cfg *benchConfig, mix []weighted, pid 
 		wk.res.readLatencies = make([]time.Duration, 0, 4096)
 		workers[w] = wk
 	}
+	// Sign the measured window's actions ahead, a core's share of workers
+	// at a time: an action is one request or more, so expect requests a
+	// second is at least as many actions.
+	perWorker := int(math.Ceil(expect*cfg.duration.Seconds()/float64(cfg.concurrency))) + 2
+	signStart, signCPU := time.Now(), processCPU(os.Getpid())
+	var sg sync.WaitGroup
+	errs := make(chan error, len(workers))
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	for _, wk := range workers {
+		sg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			if err := wk.presign(mix, total, perWorker); err != nil {
+				errs <- err
+			}
+		})
+	}
+	sg.Wait()
+	close(errs)
+	if err := <-errs; err != nil {
+		return runResult{}, err
+	}
+	presigned := 0
+	for _, wk := range workers {
+		for _, a := range wk.script {
+			presigned += len(a.reqs)
+		}
+	}
+	presignWall, presignCPU := time.Since(signStart), processCPU(os.Getpid())-signCPU
+
 	measureAt := time.Now().Add(cfg.warmup)
 	end := measureAt.Add(cfg.duration)
 	var wg sync.WaitGroup
@@ -309,14 +470,12 @@ func (c *client) run(ctx context.Context, cfg *benchConfig, mix []weighted, pid 
 				if wk.measure {
 					wk.res.actions++
 				}
-				x := wk.rng.IntN(total)
-				for _, w := range mix {
-					if x < w.weight {
-						wk.do(ctx, w.op)
-						break
-					}
-					x -= w.weight
+				a, err := wk.take(mix, total)
+				if err != nil {
+					wk.fail(err)
+					continue
 				}
+				wk.do(ctx, a)
 			}
 		})
 	}
@@ -331,6 +490,7 @@ func (c *client) run(ctx context.Context, cfg *benchConfig, mix []weighted, pid 
 		r.writes += wk.res.writes
 		r.refused += wk.res.refused
 		r.errors += wk.res.errors
+		r.signedLate += wk.res.signedLate
 		if r.firstErr == "" {
 			r.firstErr = wk.res.firstErr
 		}
@@ -339,6 +499,7 @@ func (c *client) run(ctx context.Context, cfg *benchConfig, mix []weighted, pid 
 		}
 		r.readLatencies = append(r.readLatencies, wk.res.readLatencies...)
 		r.writeLatencies = append(r.writeLatencies, wk.res.writeLatencies...)
+		wk.script = nil
 	}
 	r.latencies = slices.Concat(r.readLatencies, r.writeLatencies)
 	slices.Sort(r.latencies)
@@ -350,6 +511,7 @@ func (c *client) run(ctx context.Context, cfg *benchConfig, mix []weighted, pid 
 	r.serverCPU, r.selfCPU = cpu[0], cpu[1]
 	r.inProcess = pid == os.Getpid()
 	r.writer = writer
+	r.presigned, r.presignWall, r.presignCPU = presigned, presignWall, presignCPU
 	return r, nil
 }
 
@@ -378,64 +540,51 @@ func processCPU(pid int) time.Duration {
 	return time.Duration(ut+st) * 10 * time.Millisecond
 }
 
-// do performs one op at a random table of the worker with a random character.
-func (wk *worker) do(ctx context.Context, op benchOp) {
-	n := wk.tables[wk.rng.IntN(len(wk.tables))]
-	sys := benchSystems[n%len(benchSystems)]
-	ci := wk.rng.IntN(wk.chars)
-	ch, other := charName(ci), charName((ci+1)%wk.chars)
-	// The GM deals damage, heals and rests the table; players roll, look
-	// and act on their own characters.
-	gm, player := gmOf(n), playerOf(n, ci)
-	switch op {
+// do plays one action.
+func (wk *worker) do(ctx context.Context, a action) {
+	switch a.op {
 	case opDamageUndo:
-		if _, ok := wk.req(ctx, gm, n, sys.damage(ch), true); ok {
-			wk.req(ctx, gm, n, cmd("undo", ""), true)
+		if _, ok := wk.req(ctx, a.reqs[0], true); ok {
+			wk.req(ctx, a.reqs[1], true)
 		}
-	case opHeal:
-		wk.req(ctx, gm, n, sys.heal(ch, other), true)
-	case opRoll:
-		wk.req(ctx, player, n, cmd("roll", "", "expr", "1d20+3"), true)
-	case opRest:
-		wk.req(ctx, gm, n, sys.rest(ch), true)
-	case opCharShow:
-		wk.req(ctx, player, n, cmd("char", "show", "name", ch), false)
-	case opTableShow:
-		wk.req(ctx, player, n, cmd("table", "show"), false)
-	case opCharList:
-		wk.req(ctx, player, n, cmd("char", "list"), false)
-	case opHistory:
-		wk.req(ctx, player, n, cmd("history", ""), false)
+	case opHeal, opRoll, opRest:
+		wk.req(ctx, a.reqs[0], true)
+	case opCharShow, opTableShow, opCharList, opHistory:
+		wk.req(ctx, a.reqs[0], false)
 	case opButton:
-		reply, ok := wk.req(ctx, player, n, cmd("char", "delete", "name", ch), false)
+		reply, ok := wk.req(ctx, a.reqs[0], false)
 		if !ok || reply.ephemeral() {
 			return
 		}
-		id, err := reply.button("Cancel")
-		if err != nil {
-			wk.fail(err)
-			return
+		var press signedReq
+		if len(a.reqs) > 1 {
+			press = a.reqs[1]
+		} else {
+			id, err := reply.button("Cancel")
+			if err != nil {
+				wk.fail(err)
+				return
+			}
+			body, err := pressBody(a.player, a.n, id)
+			if err != nil {
+				wk.fail(err)
+				return
+			}
+			press = wk.c.sign(body)
+			if wk.measure {
+				wk.res.signedLate++
+			}
 		}
-		body, err := pressBody(player, n, id)
-		if err != nil {
-			wk.fail(err)
-			return
-		}
-		reply, lat, err := wk.c.send(ctx, body)
+		reply, lat, err := wk.c.post(ctx, press)
 		wk.record(reply, lat, err, false)
 	}
 }
 
-// req sends bc at table n and records it; write marks a state-changing
+// req sends a signed request and records it; write marks a state-changing
 // command (counted as a write unless refused). ok is false on an error or a
 // refusal.
-func (wk *worker) req(ctx context.Context, u benchUser, n int, bc benchCommand, write bool) (wireReply, bool) {
-	body, err := bc.body(u, n)
-	if err != nil {
-		wk.fail(err)
-		return wireReply{}, false
-	}
-	reply, lat, err := wk.c.send(ctx, body)
+func (wk *worker) req(ctx context.Context, sr signedReq, write bool) (wireReply, bool) {
+	reply, lat, err := wk.c.post(ctx, sr)
 	ok := wk.record(reply, lat, err, write)
 	if ok && write && wk.measure {
 		wk.res.writes++

@@ -48,7 +48,8 @@ func TestBenchRunsInProcess(t *testing.T) {
 	}
 	report := out.String()
 	for _, want := range []string{"fdatasync loop", "bbolt, one Update per write", "setup: 4 tables × 3 characters",
-		"median of the runs", "ratio to the raw baselines", "VmHWM"} {
+		"median of the runs", "ratio to the raw baselines", "VmHWM",
+		"null  run 1:", "signed before the run:", "ratio to the null endpoint", "read   req/s ÷ null ="} {
 		if !strings.Contains(report, want) {
 			t.Errorf("report lacks %q:\n%s", want, report)
 		}

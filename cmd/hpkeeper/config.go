@@ -74,6 +74,10 @@ type StorageConfig struct {
 	// LockTimeout is how long to wait for another process's lock on the file
 	// before failing, as a Go duration ("2s").
 	LockTimeout string `toml:"lock_timeout"`
+	// CacheMB bounds the cache of decoded tables and characters that run and
+	// serve keep in memory, in MiB (storage.Options.CacheBytes): 0 means the
+	// default, 32; a negative value keeps none.
+	CacheMB int `toml:"cache_mb"`
 }
 
 // HTTPConfig configures the interactions endpoint (`serve`).
@@ -139,6 +143,9 @@ func (c Config) validate() error {
 	}
 	if f := c.Log.Format; f != "json" && f != "console" {
 		return fmt.Errorf("config: log.format must be json or console, not %q", f)
+	}
+	if c.Storage.CacheMB > 1<<20 {
+		return fmt.Errorf("config: storage.cache_mb %d is more than a TiB", c.Storage.CacheMB)
 	}
 	if _, err := c.AdminAddr(); err != nil {
 		return err

@@ -345,6 +345,11 @@ func TestKillKeepsAcknowledgedWrites(t *testing.T) {
 		acked  []string // names whose creation got a 200 public reply
 		failed int      // requests that got no reply (killed in flight)
 		nextID int
+		// sent are names whose creation was sent and not yet answered;
+		// seen are names a /char show found (served from the state cache),
+		// possibly before their creation was acknowledged.
+		sent = map[string]bool{}
+		seen []string
 	)
 	const gm = "1311000000000001001"
 	// The characters go to 64 tables in turn: a table holds at most
@@ -374,6 +379,9 @@ func TestKillKeepsAcknowledgedWrites(t *testing.T) {
 					id := nextID
 					mu.Unlock()
 					name := fmt.Sprintf("C%d", id)
+					mu.Lock()
+					sent[name] = true
+					mu.Unlock()
 					// Signed as by a Discord whose clock runs 2 s ahead, past
 					// bot.RestartClockSkew: a restart after SIGKILL refuses
 					// requests signed before it (TestReplayRefusedAfterRestart),
@@ -390,6 +398,7 @@ func TestKillKeepsAcknowledgedWrites(t *testing.T) {
 					if status == http.StatusOK && rep.Type == 4 && rep.Data.Flags&64 == 0 && strings.Contains(rep.Data.Content, name) {
 						mu.Lock()
 						acked = append(acked, name)
+						delete(sent, name)
 						mu.Unlock()
 					} else {
 						t.Errorf("create %s: status %d reply %+v; want a public reply", name, status, rep)
@@ -398,6 +407,36 @@ func TestKillKeepsAcknowledgedWrites(t *testing.T) {
 				}
 			}()
 		}
+		// A reader asks for characters whose creation is in flight: what
+		// the cache shows must be in the file after the kill, acknowledged
+		// or not (a write reaches the cache only after its commit).
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for n := 0; ctx.Err() == nil; n++ {
+				mu.Lock()
+				var name string
+				for k := range sent {
+					name = k
+					break
+				}
+				mu.Unlock()
+				if name == "" {
+					time.Sleep(time.Millisecond)
+					continue
+				}
+				status, rep, err := postAt(ctx, client, c.addr, priv, interaction(1<<30+round<<20+n, gm, "char", "show", "name", name),
+					time.Now().Add(bot.RestartClockSkew+time.Second))
+				if err != nil {
+					return
+				}
+				if status == http.StatusOK && rep.Type == 4 && rep.Data.Flags&64 == 0 {
+					mu.Lock()
+					seen = append(seen, name)
+					mu.Unlock()
+				}
+			}
+		}()
 		time.Sleep(time.Duration(5+rng.IntN(150)) * time.Millisecond)
 		if err := c.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 			t.Fatalf("SIGKILL: %v", err)
@@ -413,6 +452,12 @@ func TestKillKeepsAcknowledgedWrites(t *testing.T) {
 				t.Errorf("round %d: %s got a 200 reply but is not in the database", round, n)
 			}
 		}
+		for _, n := range seen {
+			if !names[n] {
+				t.Errorf("round %d: /char show found %s, which is not in the database", round, n)
+			}
+		}
+		clear(sent) // cut off by the kill, or written without an answer
 		mu.Unlock()
 		if t.Failed() {
 			t.Fatalf("stopping after round %d (seed %d)", round, seed)
@@ -423,8 +468,8 @@ func TestKillKeepsAcknowledgedWrites(t *testing.T) {
 	if len(acked) < kills {
 		t.Errorf("only %d acknowledged writes over %d kills; the test did not exercise the server", len(acked), kills)
 	}
-	t.Logf("%d SIGKILLs in %v: %d acknowledged writes all present, %d requests cut off by a kill, file consistent each time",
-		kills, time.Since(start).Round(time.Millisecond), len(acked), failed)
+	t.Logf("%d SIGKILLs in %v: %d acknowledged writes all present, %d requests cut off by a kill, %d characters shown while their creation was in flight all present, file consistent each time",
+		kills, time.Since(start).Round(time.Millisecond), len(acked), failed, len(seen))
 }
 
 // TestSIGTERMShutsDownGracefully sends SIGTERM while a request is in flight
