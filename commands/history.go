@@ -3,6 +3,7 @@ package commands
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -192,6 +193,91 @@ func renderEvent(e *storage.Event) string {
 		for _, line := range strings.Split(e.Summary, "\n") {
 			b.WriteString("\n   " + Escape(line))
 		}
+	}
+	return b.String()
+}
+
+// eventHidden reports whether e touched a hidden character, or the turn
+// order's entry of one (initiativeHidden: an event written before events
+// had parts records a hidden combatant's roll in its summary).
+func eventHidden(e *storage.Event) bool {
+	if initiativeHidden(e) {
+		return true
+	}
+	for _, ch := range e.Changes {
+		if (ch.Before != nil && ch.Before.Hidden) || (ch.After != nil && ch.After.Hidden) {
+			return true
+		}
+	}
+	for _, p := range e.Parts {
+		if p.Hidden {
+			return true
+		}
+	}
+	return false
+}
+
+// commandName is the command of a line as typed without its options (whose
+// values may be a hidden character's numbers): "/table setup".
+func commandName(line string) string {
+	if rest, ok := strings.CutPrefix(line, "pressed ["); ok { // a button press (Request.Line)
+		if label, _, ok := strings.Cut(rest, "]"); ok {
+			return "pressed [" + label + "]"
+		}
+	}
+	fields := strings.Fields(line)
+	cmd := ""
+	for i, f := range fields {
+		if i > 1 || strings.Contains(f, ":") {
+			break
+		}
+		cmd = strings.TrimSpace(cmd + " " + f)
+	}
+	return cmd
+}
+
+// renderEventFor renders e for /history as a player sees it: in full when
+// it touched no hidden character; otherwise the command without its
+// options, the parts about characters the player may see with their dice,
+// and each hidden character's word after the event (events written before
+// parts existed: only the words).
+func renderEventFor(e *storage.Event, sys System, now int64) string {
+	if !eventHidden(e) {
+		return renderEvent(e)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "`#%d` %s · %s · %s", e.Seq, e.At.UTC().Format("Jan 2 15:04"), Escape(e.UserName), Escape(commandName(e.Command)))
+	var hidden []uint64
+	for _, p := range e.Parts {
+		if p.Hidden {
+			hidden = append(hidden, p.Characters...)
+			continue
+		}
+		if len(p.Dice) > 0 {
+			b.WriteString("\n   dice: " + strings.Join(p.Dice, "; "))
+		}
+		for _, line := range strings.Split(p.Summary, "\n") {
+			if line != "" {
+				b.WriteString("\n   " + Escape(line))
+			}
+		}
+	}
+	var words []string
+	for _, ch := range e.Changes {
+		hid := ch.Before != nil && ch.Before.Hidden || ch.After != nil && ch.After.Hidden
+		if len(e.Parts) > 0 && (!hid || !slices.Contains(hidden, ch.CharacterID)) {
+			continue // an event with parts: its visible characters' parts are shown above
+		}
+		if ch.After == nil {
+			words = append(words, Escape(ch.Name)+": gone")
+			continue
+		}
+		if v, err := viewOf(sys, ch.After, now); err == nil {
+			words = append(words, Escape(ch.Name)+": "+v.Word())
+		}
+	}
+	if len(words) > 0 {
+		b.WriteString("\n   " + strings.Join(words, "; "))
 	}
 	return b.String()
 }
