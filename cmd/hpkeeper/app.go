@@ -8,6 +8,8 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
+	"runtime/pprof"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -36,6 +38,9 @@ type App struct {
 	// testDiscord is HPKEEPER_TEST_DISCORD_URL: the loopback fake of
 	// Discord every session talks to instead (tests only; "" for Discord).
 	testDiscord string
+	// cpuProfile is --cpuprofile: a file for a CPU profile of the whole
+	// run, written when it ends ("" for none).
+	cpuProfile string
 }
 
 // The Discord-facing subcommands: what each does (-h), the environment
@@ -59,7 +64,7 @@ func NewApp(mode string, args []string, stdout, stderr io.Writer, getenv func(st
 	fs := flag.NewFlagSet("hpkeeper "+mode, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	configPath := fs.String("config", getenv("HPKEEPER_CONFIG"), "TOML configuration `file` (see config.example.toml)")
-	var db, listen, adminListen, guild, shards, shardIDs *string
+	var db, listen, adminListen, guild, shards, shardIDs, cpuProfile *string
 	if mode == "run" {
 		shards = fs.String("shards", "", "the bot's gateway shard `count`: auto (Discord's recommendation) or N, the same in every process (default: discord.shards of the config, auto)")
 		shardIDs = fs.String("shard-ids", "", "run only these shard `ids`, A-B (or A), of --shards N; this process's file holds exactly their guilds (default: discord.shard_ids of the config; all)")
@@ -67,6 +72,7 @@ func NewApp(mode string, args []string, stdout, stderr io.Writer, getenv func(st
 	if mode != "register" {
 		db = fs.String("db", "", "database `file` (default: storage.path of the config, hpkeeper.db)")
 		adminListen = fs.String("admin-listen", "", "serve /healthz, /metrics and /admin/backup on this `address` too; a port alone (:9090) binds loopback (default: admin.listen of the config, off)")
+		cpuProfile = fs.String("cpuprofile", "", "write a CPU profile of the whole run to this `file` when it stops, for `go tool pprof` (hpkeeper bench --cpuprofile uses it; off by default)")
 	}
 	if mode == "serve" {
 		listen = fs.String("listen", "", "`address` to listen on for interactions (default: http.listen of the config, 127.0.0.1:8080)")
@@ -119,6 +125,9 @@ func NewApp(mode string, args []string, stdout, stderr io.Writer, getenv func(st
 	}
 	if guild != nil && *guild != "" {
 		app.Guild = *guild
+	}
+	if cpuProfile != nil {
+		app.cpuProfile = *cpuProfile
 	}
 	lvl, err := cfg.LogLevel()
 	if err != nil {
@@ -213,10 +222,17 @@ type served struct {
 // starts the admin listener when admin.listen is set, runs fn with the
 // service, and when fn returns stops the admin listener, waits for the
 // tracker's edits and closes the database.
-func (a *App) withService(ctx context.Context, fn func(served) error) error {
+func (a *App) withService(ctx context.Context, fn func(served) error) (runErr error) {
 	timeout, err := time.ParseDuration(a.Config.Storage.LockTimeout)
 	if err != nil || timeout <= 0 {
 		return fmt.Errorf("storage.lock_timeout %q is not a positive duration", a.Config.Storage.LockTimeout)
+	}
+	if a.cpuProfile != "" {
+		stop, err := startCPUProfile(a.cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer func() { runErr = errors.Join(runErr, stop()) }()
 	}
 	m := bot.NewMetrics()
 	cache := a.Config.Storage.CacheMB << 20
@@ -229,7 +245,7 @@ func (a *App) withService(ctx context.Context, fn func(served) error) error {
 	}
 	m.ObserveDB(db)
 	s := served{svc: commands.New(db, dice.Random(), systems...), db: db, metrics: m}
-	runErr := a.claimShards(db)
+	runErr = a.claimShards(db)
 	if runErr == nil {
 		s.admin, runErr = bot.NewAdmin(db, m, a.Config.Admin.Token, a.Log)
 	}
@@ -326,4 +342,24 @@ func (a *App) register(ctx context.Context) error {
 	}
 	a.Log.Info().Int("commands", len(cmds)).Str("scope", scope).Msg("registered the slash commands")
 	return nil
+}
+
+// startCPUProfile starts a CPU profile of this process into file (created or
+// truncated); stop ends it and closes the file.
+func startCPUProfile(file string) (stop func() error, err error) {
+	f, err := os.Create(file)
+	if err != nil {
+		return nil, fmt.Errorf("cpu profile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("cpu profile: %w", err)
+	}
+	return func() error {
+		pprof.StopCPUProfile()
+		if err := f.Close(); err != nil {
+			return fmt.Errorf("cpu profile: %w", err)
+		}
+		return nil
+	}, nil
 }

@@ -114,11 +114,11 @@ func parseBenchFlags(args []string, stderr io.Writer) (*benchConfig, error) {
 	fs.IntVar(&c.runs, "runs", 3, "runs of each phase (the report gives each run and the median)")
 	phases := fs.String("phases", "mixed,write,read", "comma-separated phases: mixed, write, read")
 	fs.DurationVar(&c.baseline, "baseline", 3*time.Second, "time of each raw disk baseline (0 skips them)")
-	fs.BoolVar(&c.inProcess, "inprocess", false, "serve in this process instead of a child process (needed for --cpuprofile)")
+	fs.BoolVar(&c.inProcess, "inprocess", false, "serve in this process instead of a child process (needed for --memprofile)")
 	fs.StringVar(&c.target, "target", "", "URL of a running hpkeeper serve on loopback (needs --key-seed); start that serve with HTTPS_PROXY="+benchOfflineProxy+", as bench does its own, so that the follow-ups it posts (0-HP charts, deferred answers) stay on loopback")
 	fs.StringVar(&c.keySeed, "key-seed", "", "hex Ed25519 seed to sign with (default: a new random key)")
 	fs.BoolVar(&c.printKey, "print-key", false, "print a new key seed and its public key (for --target) and exit")
-	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the measured phases to this file (with --inprocess)")
+	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile to this file: of the measured phases with --inprocess (server and load generator together), else of the child serve's whole life (setup included; not with --target)")
 	fs.StringVar(&c.memProfile, "memprofile", "", "write a heap profile at the end to this file (with --inprocess)")
 	fs.Float64Var(&c.rate, "rate", 0, "open loop: user actions a second across all clients, at fixed intervals (0: closed loop, as fast as replies come)")
 	fs.BoolVar(&c.null, "null", true, "measure the null endpoint (signature check and a fixed reply) in every round, the ceiling the ratios divide by")
@@ -161,8 +161,11 @@ func parseBenchFlags(args []string, stderr io.Writer) (*benchConfig, error) {
 	case c.target != "" && c.keySeed == "":
 		fmt.Fprintln(stderr, "hpkeeper bench: --target needs --key-seed (the server must run with its public key; see --print-key)")
 		return nil, errUsage
-	case (c.cpuProfile != "" || c.memProfile != "") && !c.inProcess:
-		fmt.Fprintln(stderr, "hpkeeper bench: --cpuprofile and --memprofile need --inprocess")
+	case c.memProfile != "" && !c.inProcess:
+		fmt.Fprintln(stderr, "hpkeeper bench: --memprofile needs --inprocess")
+		return nil, errUsage
+	case c.cpuProfile != "" && c.target != "":
+		fmt.Fprintln(stderr, "hpkeeper bench: --cpuprofile profiles the server bench starts, not a --target")
 		return nil, errUsage
 	}
 	c.setupClients = 50 // setup is not measured: always 50 clients
@@ -333,7 +336,7 @@ func runBench(ctx context.Context, cfg *benchConfig, stdout, stderr io.Writer) e
 		nullCl = newClient(null.url, priv, cfg.concurrency)
 	}
 
-	if cfg.cpuProfile != "" {
+	if cfg.cpuProfile != "" && cfg.inProcess {
 		f, err := os.Create(cfg.cpuProfile)
 		if err != nil {
 			return err
@@ -440,6 +443,13 @@ func startServer(ctx context.Context, cfg *benchConfig, dir string, pub ed25519.
 		return nil, err
 	}
 	args := []string{"serve", "--db", dbPath, "--listen", addr}
+	if cfg.cpuProfile != "" {
+		file, err := filepath.Abs(cfg.cpuProfile)
+		if err != nil {
+			return nil, err
+		}
+		args = append(args, "--cpuprofile", file) // written when bench stops it
+	}
 	if cfg.cacheMB != 0 {
 		conf := filepath.Join(dir, "bench.toml")
 		if err := os.WriteFile(conf, fmt.Appendf(nil, "[storage]\ncache_mb = %d\n", cfg.cacheMB), 0o600); err != nil {
