@@ -2,6 +2,7 @@ package commands
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -96,11 +97,26 @@ func (m *Mutation) RecordingDice() dice.Source { return recordingDice{m} }
 type recordingDice struct{ m *Mutation }
 
 func (d recordingDice) Roll(die dice.Die) (int, error) {
-	res, err := d.m.Roll(dice.Expr{Terms: []dice.Term{{Sign: 1, Count: 1, Sides: die.Sides, Fudge: die.Fudge}}})
-	if err != nil {
-		return 0, err
+	e := dice.Expr{Terms: []dice.Term{{Sign: 1, Count: 1, Sides: die.Sides, Fudge: die.Fudge}}}
+	if len(d.m.log.rolls) < MaxRecordedRolls {
+		res, err := d.m.Roll(e)
+		if err != nil {
+			return 0, err
+		}
+		return res.Total, nil
 	}
-	return res.Total, nil
+	// Past MaxRecordedRolls a die is only counted (Record): roll it as
+	// Expr.Roll would, with its checks and errors, without building the
+	// Result nobody renders. A long advance rolls most of its dice here.
+	if err := e.Validate(); err != nil {
+		return 0, RollError(err)
+	}
+	f, err := d.m.Dice().Roll(die)
+	if err != nil {
+		return 0, RollError(fmt.Errorf("rolling %s: %w", e, err))
+	}
+	d.m.log.moreRolls++
+	return f, nil
 }
 
 // RollString parses and rolls a dice expression (a CodeInvalid error when it

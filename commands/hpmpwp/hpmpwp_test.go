@@ -553,10 +553,12 @@ func TestLongAdvanceSummary(t *testing.T) {
 // BenchmarkWorstCase, not here.)
 func TestStallScript(t *testing.T) {
 	db := commandstest.OpenDB(t)
-	tb := &commandstest.Table{T: t, Svc: commands.New(db, dice.NewRandom(14), hpmpwp.System{}), DB: db, Channel: "dm"}
+	src := &countingDice{Source: dice.NewRandom(14)}
+	tb := &commandstest.Table{T: t, Svc: commands.New(db, src, hpmpwp.System{}), DB: db, Channel: "dm"}
 	tb.OK(tb.Do("ann", "/table setup system:hp-mp-wp"))
 	tb.OK(tb.Do("ann", `/char create name:Ox stats:"hp-max=10 mp-max=0"`))
 	tb.Refused(tb.Do("ann", "/clock action:advance amount:10000 unit:days"), "The clock moves at most 90 days in one command")
+	src.n = 0
 	resp := tb.Do("ann", "/clock action:advance amount:90 unit:days")
 	out := tb.OK(resp)
 	commandstest.WantIn(t, "90 days", out, "The clock moves 90 days", "**Ox**: HP 10", "• Fort (exertion, hours awake) ×", "• wakes ×", "more rolls")
@@ -570,6 +572,10 @@ func TestStallScript(t *testing.T) {
 		}
 		if len(e.Dice) != commands.MaxRecordedRolls+1 || !strings.HasPrefix(e.Dice[len(e.Dice)-1], "… and ") || !strings.HasSuffix(e.Dice[len(e.Dice)-1], " more rolls") {
 			t.Errorf("event dice: %d entries ending %q; want %d listed and the rest counted", len(e.Dice), e.Dice[len(e.Dice)-1], commands.MaxRecordedRolls)
+		}
+		// Every die rolled is listed or counted, once.
+		if want := fmt.Sprintf("… and %d more rolls", src.n-commands.MaxRecordedRolls); e.Dice[len(e.Dice)-1] != want {
+			t.Errorf("event dice end %q; %d dice were rolled, so want %q", e.Dice[len(e.Dice)-1], src.n, want)
 		}
 		if lines := strings.Count(e.Summary, "\n") + 1; lines > 12 {
 			t.Errorf("event summary of %d lines:\n%s", lines, e.Summary)
@@ -596,4 +602,15 @@ func TestRefusalKeepsHiddenState(t *testing.T) {
 	tb.Refused(tb.Do("ann", "/attend target:Gob"), "Gob is not dying; there is nothing to stabilize")
 	// A refusal that tells nothing of the state passes unchanged.
 	tb.Refused(tb.Do("bob", "/damage target:Gob amount:1"), "only its owner or a GM")
+}
+
+// countingDice counts the dice rolled through it.
+type countingDice struct {
+	dice.Source
+	n int
+}
+
+func (c *countingDice) Roll(d dice.Die) (int, error) {
+	c.n++
+	return c.Source.Roll(d)
 }
