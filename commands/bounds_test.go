@@ -41,6 +41,10 @@ func TestMaxAdvance(t *testing.T) {
 	for _, line := range []string{"/clock action:advance amount:90 unit:days", "/clock action:advance amount:2160 unit:hours", "/clock action:advance amount:10000 unit:turns", "/clock action:advance amount:10000"} {
 		tb.OK(tb.Do("gm", line))
 	}
+	// /help says the limit before anyone meets the refusal.
+	if help := tb.Do("gm", "/help topic:clock"); !strings.Contains(help.Content, "at most 90 days (2160 hours) in one advance") {
+		t.Errorf("/help topic:clock = %q; want the advance limit", help.Content)
+	}
 }
 
 // TestMaxCharacters: a table holds MaxCharacters; /char create and /table

@@ -1,5 +1,7 @@
 package commands
 
+import "fmt"
+
 // Option sets shared by several commands.
 var (
 	optTarget = Option{Name: "target", Description: "Character name; several separated by commas", Type: OptionString, Required: true, Autocomplete: true, MaxLength: 200}
@@ -154,7 +156,7 @@ func NewRegistry(systems ...System) *Registry {
 	})
 	g.add(&Command{
 		Name: "clock", Description: "Show or move the game clock", handle: clockCommand,
-		Topic: "`/clock action:show` shows the time. GMs move it with `/clock action:next-round` or `/clock action:advance amount:… unit:rounds|turns|hours|days`; everything that ends or fires is reported.",
+		Topic: fmt.Sprintf("`/clock action:show` shows the time. GMs move it with `/clock action:next-round` or `/clock action:advance amount:… unit:rounds|turns|hours|days`, at most %d days (%d hours) in one advance; everything that ends or fires is reported.", MaxAdvanceDays, MaxAdvanceDays*24),
 		Options: []Option{
 			{Name: "action", Description: "What to do (default show)", Type: OptionString, Choices: []string{"next-round", "advance", "show"}},
 			{Name: "amount", Description: "How many units (advance)", Type: OptionInteger, MinValue: 1, MaxValue: 10000},
