@@ -264,14 +264,20 @@ func TestInspectFindsBrokenRecords(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = bdb.Update(func(btx *bolt.Tx) error {
-		ch := btx.Bucket(bucketTables).Bucket([]byte("ch1"))
-		if err := ch.Bucket(bucketChars).Put(itob(99), []byte("{not json")); err != nil {
+		ch, err := openChannel(btx, "ch1")
+		if err != nil {
 			return err
 		}
-		if err := ch.Bucket(bucketNames).Put([]byte("ghost"), itob(42)); err != nil {
+		if err := ch.chars.put(nil, itob(99), []byte("{not json")); err != nil {
 			return err
 		}
-		return ch.Bucket(bucketEvents).Put(itob(7), []byte{eventS2, 0xFF, 0xFF})
+		if err := ch.names.put(nil, []byte("ghost"), itob(42)); err != nil {
+			return err
+		}
+		if err := btx.Bucket(bucketChannels).Put(channelKey("ch1", 'x', nil), []byte("stray")); err != nil {
+			return err
+		}
+		return ch.events.put(nil, itob(7), []byte{eventS2, 0xFF, 0xFF})
 	})
 	bdb.Close()
 	if err != nil {
@@ -281,7 +287,9 @@ func TestInspectFindsBrokenRecords(t *testing.T) {
 	if err == nil {
 		t.Fatal("Inspect of a file with broken records succeeded")
 	}
-	for _, want := range []string{"character 0000000000000063 at table ch1", "event 0000000000000007 at table ch1", `has "ghost" for id 000000000000002a`} {
+	for _, want := range []string{"character 0000000000000063 at table ch1", "event 0000000000000007 at table ch1", `has "ghost" for id 000000000000002a`,
+		"character id 99 is in use but the next to be handed out is 2", "event seq 7 is in use but the next to be handed out is 1",
+		`key "ch1\x00x" is of no record`} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("Inspect error %q; want it to name %q", err, want)
 		}

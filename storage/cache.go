@@ -140,26 +140,20 @@ func (s *channelState) size() int {
 	return n
 }
 
-// loadChannel decodes the table and characters of channel bucket ch (nil
-// when the channel has none) of the transaction btx.
-func loadChannel(btx *bolt.Tx, ch *bolt.Bucket, channelID string) (*channelState, error) {
+// loadChannel decodes the table and characters of channel ch of the
+// transaction btx.
+func loadChannel(btx *bolt.Tx, ch *channel) (*channelState, error) {
 	st := &channelState{version: uint64(btx.ID())}
-	if ch == nil {
-		return st, nil
-	}
-	if hasTable(ch) {
-		t, err := getTable(ch, channelID)
+	channelID := ch.id
+	if ch.table() != nil {
+		t, err := getTable(ch)
 		if err != nil {
 			return nil, err
 		}
 		st.table = t
 	}
-	chars := ch.Bucket(bucketChars)
-	if chars == nil {
-		return st, nil
-	}
-	c := chars.Cursor()
-	for k, v := c.First(); k != nil; k, v = c.Next() {
+	c := ch.chars.cursor()
+	for k, v := c.first(); k != nil; k, v = c.next() {
 		id, err := btoi(k)
 		if err != nil {
 			return nil, fmt.Errorf("list characters at table %s: %w", channelID, err)

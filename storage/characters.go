@@ -3,8 +3,6 @@ package storage
 import (
 	"fmt"
 	"strings"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // nameKey is the name index key for a character name: the name lower-cased,
@@ -25,23 +23,6 @@ func (tx *Tx) Character(channelID string, id uint64) (*Character, error) {
 		return nil, fmt.Errorf("character %d at table %s: %w", id, channelID, ErrNotFound)
 	}
 	return copyCharacter(c), nil
-}
-
-// getCharacter decodes character id from chars (which may be nil).
-func getCharacter(chars *bolt.Bucket, channelID string, id uint64) (*Character, error) {
-	var v []byte
-	if chars != nil {
-		v = chars.Get(itob(id))
-	}
-	if v == nil {
-		return nil, fmt.Errorf("character %d at table %s: %w", id, channelID, ErrNotFound)
-	}
-	c, err := decodeCharacter(v)
-	if err != nil {
-		return nil, fmt.Errorf("character %d at table %s: %w", id, channelID, err)
-	}
-	c.ChannelID, c.ID = channelID, id
-	return c, nil
 }
 
 // CharacterByName returns the character at the channel's table whose name
@@ -78,30 +59,29 @@ func (tx *Tx) Characters(channelID string) ([]*Character, error) {
 	return out, nil
 }
 
-// charBuckets returns the chars and names buckets of a channel for writing
-// and the channel's state as this function's own copy, failing with
-// ErrNotFound when the channel has no table.
-func (tx *Tx) charBuckets(op, channelID string) (chars, names *bolt.Bucket, st *channelState, err error) {
+// charRecords returns the records of a channel for writing and the
+// channel's state as this function's own copy, failing with ErrNotFound
+// when the channel has no table.
+func (tx *Tx) charRecords(op, channelID string) (*channel, *channelState, error) {
 	btx, err := tx.write()
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("%s: %w", op, err)
+		return nil, nil, fmt.Errorf("%s: %w", op, err)
 	}
-	if st, err = tx.state(channelID); err != nil {
-		return nil, nil, nil, fmt.Errorf("%s: %w", op, err)
+	st, err := tx.state(channelID)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", op, err)
 	}
 	if st.table == nil {
-		return nil, nil, nil, fmt.Errorf("%s: table %s: %w", op, channelID, ErrNotFound)
+		return nil, nil, fmt.Errorf("%s: table %s: %w", op, channelID, ErrNotFound)
 	}
-	// PutTable creates the nested buckets with the table; create them here
-	// too in case a future migration leaves a table without them.
-	ch, err := tx.j.channelBucket(btx, channelID)
+	ch, err := openChannel(btx, channelID)
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("%s: %w", op, err)
+		return nil, nil, fmt.Errorf("%s: %w", op, err)
 	}
 	if st, err = tx.writable(channelID); err != nil {
-		return nil, nil, nil, fmt.Errorf("%s: %w", op, err)
+		return nil, nil, fmt.Errorf("%s: %w", op, err)
 	}
-	return ch.Bucket(bucketChars), ch.Bucket(bucketNames), st, nil
+	return ch, st, nil
 }
 
 // CreateCharacter adds c to the table in channel c.ChannelID and assigns c.ID
@@ -112,7 +92,7 @@ func (tx *Tx) charBuckets(op, channelID string) (chars, names *bolt.Bucket, st *
 // the name is empty. Name rules (length, characters) are the caller's.
 func (tx *Tx) CreateCharacter(c *Character) error {
 	const op = "create character"
-	chars, names, st, err := tx.charBuckets(op, c.ChannelID)
+	ch, st, err := tx.charRecords(op, c.ChannelID)
 	if err != nil {
 		return err
 	}
@@ -122,13 +102,13 @@ func (tx *Tx) CreateCharacter(c *Character) error {
 	if st.named(string(nameKey(c.Name))) != nil {
 		return fmt.Errorf("%s: character %q: %w", op, c.Name, ErrNameTaken)
 	}
-	id, err := tx.j.nextSeq(chars)
+	id, err := ch.chars.nextSequence(tx.j)
 	if err != nil {
 		return fmt.Errorf("%s %q: %w", op, c.Name, err)
 	}
 	n := *c
 	n.ID = id
-	if err := putCharacterRecord(tx.j, chars, names, st, &n); err != nil {
+	if err := putCharacterRecord(tx.j, ch, st, &n); err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
 	c.ID = id
@@ -142,14 +122,18 @@ func (tx *Tx) CreateCharacter(c *Character) error {
 // keep an export's ids in time linear in its characters, not in its ids.
 func (tx *Tx) SkipCharacterIDs(channelID string, last uint64) error {
 	const op = "skip character ids"
-	chars, _, _, err := tx.charBuckets(op, channelID)
+	ch, _, err := tx.charRecords(op, channelID)
 	if err != nil {
 		return err
 	}
-	if chars.Sequence() >= last {
+	seq, err := ch.chars.sequence()
+	if err != nil {
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	if seq >= last {
 		return nil
 	}
-	if err := tx.j.setSeq(chars, last); err != nil {
+	if err := ch.chars.setSequence(tx.j, last); err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
 	return nil
@@ -157,7 +141,7 @@ func (tx *Tx) SkipCharacterIDs(channelID string, last uint64) error {
 
 // putCharacterRecord writes c under its id, indexes its name and puts it in
 // the channel's state st. It does not check for clashes or remove an old name.
-func putCharacterRecord(j *journal, chars, names *bolt.Bucket, st *channelState, c *Character) error {
+func putCharacterRecord(j *journal, ch *channel, st *channelState, c *Character) error {
 	data, err := encodeCharacter(c)
 	if err != nil {
 		return err
@@ -166,10 +150,10 @@ func putCharacterRecord(j *journal, chars, names *bolt.Bucket, st *channelState,
 	if err != nil {
 		return err
 	}
-	if err := j.put(chars, itob(c.ID), data); err != nil {
+	if err := ch.chars.put(j, itob(c.ID), data); err != nil {
 		return fmt.Errorf("put character %d: %w", c.ID, err)
 	}
-	if err := j.put(names, nameKey(c.Name), itob(c.ID)); err != nil {
+	if err := ch.names.put(j, nameKey(c.Name), itob(c.ID)); err != nil {
 		return fmt.Errorf("index character name %q: %w", c.Name, err)
 	}
 	st.setCharacter(stored)
@@ -183,16 +167,16 @@ func putCharacterRecord(j *journal, chars, names *bolt.Bucket, st *channelState,
 // table) does not exist.
 func (tx *Tx) PutCharacter(c *Character) error {
 	const op = "put character"
-	chars, names, st, err := tx.charBuckets(op, c.ChannelID)
+	ch, st, err := tx.charRecords(op, c.ChannelID)
 	if err != nil {
 		return err
 	}
-	return replaceCharacter(tx.j, op, chars, names, st, c)
+	return replaceCharacter(tx.j, op, ch, st, c)
 }
 
 // replaceCharacter replaces the stored character c.ID with c, moving its name
 // index entry when the name changed (case-insensitively).
-func replaceCharacter(j *journal, op string, chars, names *bolt.Bucket, st *channelState, c *Character) error {
+func replaceCharacter(j *journal, op string, ch *channel, st *channelState, c *Character) error {
 	if c.Name == "" {
 		return fmt.Errorf("%s %d: empty name", op, c.ID)
 	}
@@ -205,11 +189,11 @@ func replaceCharacter(j *journal, op string, chars, names *bolt.Bucket, st *chan
 		if other := st.named(string(newKey)); other != nil && other.ID != c.ID {
 			return fmt.Errorf("%s %d: character %q: %w", op, c.ID, c.Name, ErrNameTaken)
 		}
-		if err := j.del(names, oldKey); err != nil {
+		if err := ch.names.del(j, oldKey); err != nil {
 			return fmt.Errorf("%s %d: unindex name %q: %w", op, c.ID, old.Name, err)
 		}
 	}
-	if err := putCharacterRecord(j, chars, names, st, c); err != nil {
+	if err := putCharacterRecord(j, ch, st, c); err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
 	return nil
@@ -220,30 +204,30 @@ func replaceCharacter(j *journal, op string, chars, names *bolt.Bucket, st *chan
 // does not exist.
 func (tx *Tx) DeleteCharacter(channelID string, id uint64) error {
 	const op = "delete character"
-	chars, names, st, err := tx.charBuckets(op, channelID)
+	ch, st, err := tx.charRecords(op, channelID)
 	if err != nil {
 		return err
 	}
-	return deleteCharacter(tx.j, op, chars, names, st, channelID, id)
+	return deleteCharacter(tx.j, op, ch, st, id)
 }
 
 // deleteCharacter removes character id and its name index entry.
-func deleteCharacter(j *journal, op string, chars, names *bolt.Bucket, st *channelState, channelID string, id uint64) error {
+func deleteCharacter(j *journal, op string, ch *channel, st *channelState, id uint64) error {
 	old := st.character(id)
 	if old == nil {
-		return fmt.Errorf("%s: character %d at table %s: %w", op, id, channelID, ErrNotFound)
+		return fmt.Errorf("%s: character %d at table %s: %w", op, id, ch.id, ErrNotFound)
 	}
 	key := nameKey(old.Name)
 	// Remove the index entry only if it points at this character, so a
 	// damaged index cannot make us unindex someone else.
-	if v := names.Get(key); v != nil {
+	if v := ch.names.get(key); v != nil {
 		if other, err := btoi(v); err == nil && other == id {
-			if err := j.del(names, key); err != nil {
+			if err := ch.names.del(j, key); err != nil {
 				return fmt.Errorf("%s %d: unindex name %q: %w", op, id, old.Name, err)
 			}
 		}
 	}
-	if err := j.del(chars, itob(id)); err != nil {
+	if err := ch.chars.del(j, itob(id)); err != nil {
 		return fmt.Errorf("%s %d: %w", op, id, err)
 	}
 	st.removeCharacter(id)
@@ -252,7 +236,7 @@ func deleteCharacter(j *journal, op string, chars, names *bolt.Bucket, st *chann
 
 // restoreCharacter re-creates a deleted character c under its original id,
 // failing with ErrNameTaken when its name has been taken since.
-func restoreCharacter(j *journal, op string, chars, names *bolt.Bucket, st *channelState, c *Character) error {
+func restoreCharacter(j *journal, op string, ch *channel, st *channelState, c *Character) error {
 	if c.Name == "" {
 		return fmt.Errorf("%s %d: empty name", op, c.ID)
 	}
@@ -264,12 +248,16 @@ func restoreCharacter(j *journal, op string, chars, names *bolt.Bucket, st *chan
 	}
 	// Keep ids unique even if the id was never handed out by this file's
 	// sequence (an event copied from elsewhere).
-	if c.ID > chars.Sequence() {
-		if err := j.setSeq(chars, c.ID); err != nil {
+	seq, err := ch.chars.sequence()
+	if err != nil {
+		return fmt.Errorf("%s %d: %w", op, c.ID, err)
+	}
+	if c.ID > seq {
+		if err := ch.chars.setSequence(j, c.ID); err != nil {
 			return fmt.Errorf("%s %d: %w", op, c.ID, err)
 		}
 	}
-	if err := putCharacterRecord(j, chars, names, st, c); err != nil {
+	if err := putCharacterRecord(j, ch, st, c); err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
 	return nil

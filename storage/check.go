@@ -88,15 +88,38 @@ func Inspect(path string, timeout time.Duration) (*Report, error) {
 		if v > SchemaVersion {
 			return fmt.Errorf("file has schema version %d, this program knows up to %d: %w", v, SchemaVersion, ErrSchemaTooNew)
 		}
-		tables := btx.Bucket(bucketTables)
-		if tables == nil {
-			p.add(fmt.Errorf("bucket %q missing", bucketTables))
+		if v < 4 {
+			// The nested layout, which Open migrates: a backup of a
+			// file before the upgrade still checks.
+			tables := btx.Bucket(bucketTables)
+			if tables == nil {
+				p.add(fmt.Errorf("bucket %q missing", bucketTables))
+				return nil
+			}
+			return tables.ForEachBucket(func(k []byte) error {
+				countChannel(nestedChannel(tables.Bucket(k), string(k)), rep, &p)
+				return nil
+			})
+		}
+		channels := btx.Bucket(bucketChannels)
+		if channels == nil {
+			p.add(fmt.Errorf("bucket %q missing", bucketChannels))
 			return nil
 		}
-		return tables.ForEachBucket(func(k []byte) error {
-			countChannel(tables.Bucket(k), string(k), rep, &p)
+		err = eachChannel(channels, func(channelID string) error {
+			ch, err := flatChannel(channels, channelID)
+			if err != nil {
+				p.add(err)
+				return nil
+			}
+			checkKeys(channels, channelID, &p)
+			countChannel(ch, rep, &p)
 			return nil
 		})
+		if err != nil {
+			p.add(err)
+		}
+		return nil
 	})
 	if err != nil {
 		return rep, fmt.Errorf("check %s: %w", path, err)
@@ -104,10 +127,11 @@ func Inspect(path string, timeout time.Duration) (*Report, error) {
 	return rep, p.err(path)
 }
 
-// countChannel counts and decodes the records of one channel bucket into rep,
+// countChannel counts and decodes the records of one channel into rep,
 // adding what is wrong to p.
-func countChannel(ch *bolt.Bucket, channelID string, rep *Report, p *problems) {
-	if v := ch.Get(keyTable); v != nil {
+func countChannel(ch *channel, rep *Report, p *problems) {
+	channelID := ch.id
+	if v := ch.table(); v != nil {
 		if _, err := decodeTable(v); err != nil {
 			p.add(fmt.Errorf("table %s: %w", channelID, err))
 		}
@@ -115,49 +139,87 @@ func countChannel(ch *bolt.Bucket, channelID string, rep *Report, p *problems) {
 	}
 	// Every character is in the name index under its name, and every name
 	// in the index points to the character of that name.
-	chars, names := ch.Bucket(bucketChars), ch.Bucket(bucketNames)
 	keyOf := map[string]string{} // character key → name index key
-	if chars != nil {
-		_ = chars.ForEach(func(k, v []byte) error {
-			rep.Characters++
-			c, err := decodeCharacter(v)
-			if err != nil {
-				p.add(fmt.Errorf("character %x at table %s: %w", k, channelID, err))
-				return nil
-			}
-			keyOf[string(k)] = string(nameKey(c.Name))
-			if names == nil || !bytes.Equal(names.Get(nameKey(c.Name)), k) {
-				p.add(fmt.Errorf("character %q (id %x) at table %s is missing from the name index", c.Name, k, channelID))
-			}
+	_ = ch.chars.forEach(func(k, v []byte) error {
+		rep.Characters++
+		c, err := decodeCharacter(v)
+		if err != nil {
+			p.add(fmt.Errorf("character %x at table %s: %w", k, channelID, err))
 			return nil
-		})
-	}
-	if names != nil {
-		_ = names.ForEach(func(k, v []byte) error {
-			if name, ok := keyOf[string(v)]; !ok || name != string(k) {
-				p.add(fmt.Errorf("the name index of table %s has %q for id %x, which is not a character of that name", channelID, k, v))
-			}
-			return nil
-		})
-	}
-	if events := ch.Bucket(bucketEvents); events != nil {
-		// Newest first, as the history is read back (eventcodec.go).
-		h := newHistory(ch, channelID, false)
-		h.verify = true // and every checkpoint agrees with the walk
-		c := events.Cursor()
-		for k, v := c.Last(); k != nil; k, v = c.Prev() {
-			rep.Events++
-			seq, err := btoi(k)
-			if err == nil {
-				_, err = h.decode(v, seq)
-			}
-			if err != nil {
-				p.add(fmt.Errorf("event %x at table %s: %w", k, channelID, err))
-				h = newHistory(nil, channelID, false) // the rest of the walk cannot be trusted
-				h.whole = true
+		}
+		keyOf[string(k)] = string(nameKey(c.Name))
+		if !bytes.Equal(ch.names.get(nameKey(c.Name)), k) {
+			p.add(fmt.Errorf("character %q (id %x) at table %s is missing from the name index", c.Name, k, channelID))
+		}
+		return nil
+	})
+	_ = ch.names.forEach(func(k, v []byte) error {
+		if name, ok := keyOf[string(v)]; !ok || name != string(k) {
+			p.add(fmt.Errorf("the name index of table %s has %q for id %x, which is not a character of that name", channelID, k, v))
+		}
+		return nil
+	})
+	// No id or seq in use is past its sequence, which would hand it out
+	// again.
+	for _, kind := range []struct {
+		name string
+		r    recordSet
+	}{{"character id", ch.chars}, {"event seq", ch.events}} {
+		seq, err := kind.r.sequence()
+		if err != nil {
+			p.add(fmt.Errorf("table %s: %s %w", channelID, kind.name, err))
+			continue
+		}
+		if k, _ := kind.r.cursor().last(); k != nil {
+			if n, err := btoi(k); err == nil && n > seq {
+				p.add(fmt.Errorf("table %s: %s %d is in use but the next to be handed out is %d", channelID, kind.name, n, seq+1))
 			}
 		}
 	}
+	// Newest first, as the history is read back (eventcodec.go).
+	h := newHistory(ch, channelID, false)
+	h.verify = true // and every checkpoint agrees with the walk
+	c := ch.events.cursor()
+	for k, v := c.last(); k != nil; k, v = c.prev() {
+		rep.Events++
+		seq, err := btoi(k)
+		if err == nil {
+			_, err = h.decode(v, seq)
+		}
+		if err != nil {
+			p.add(fmt.Errorf("event %x at table %s: %w", k, channelID, err))
+			h = newHistory(nil, channelID, false) // the rest of the walk cannot be trusted
+			h.whole = true
+		}
+	}
+}
+
+// checkKeys adds to p every key of the channel's records in the channels
+// bucket b that is of no kind this program writes, or whose id or seq is
+// not 8 bytes: a record nothing would read.
+func checkKeys(b *bolt.Bucket, channelID string, p *problems) {
+	_ = channelRange(b, channelID, func(k, _ []byte) error {
+		rest := k[len(channelID)+1:]
+		ok := len(rest) > 0
+		if ok {
+			switch rest[0] {
+			case kindTable:
+				ok = len(rest) == 1
+			case kindCharacter, kindEvent:
+				ok = len(rest) == 9
+			case kindName:
+				ok = len(rest) > 1
+			case kindSequence:
+				ok = len(rest) == 2 && (rest[1] == kindCharacter || rest[1] == kindEvent)
+			default:
+				ok = false
+			}
+		}
+		if !ok {
+			p.add(fmt.Errorf("table %s: key %q is of no record this program knows", channelID, k))
+		}
+		return nil
+	})
 }
 
 // openReadOnly opens the bbolt file at path read-only (a shared lock, which

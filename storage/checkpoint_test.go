@@ -242,11 +242,11 @@ func TestEachEventBeforeIsTheWholeWalk(t *testing.T) {
 				if err != nil {
 					return err
 				}
-				chb, err := channelBucket(btx, ch)
+				chb, err := openChannel(btx, ch)
 				if err != nil {
 					return err
 				}
-				_, _, _, h, err := seekHistory(chb, chb.Bucket(bucketEvents), ch, before, false)
+				_, _, _, h, err := seekHistory(chb, before, false)
 				if err != nil {
 					return err
 				}
@@ -306,7 +306,7 @@ func TestInspectFindsACheckpointThatDisagrees(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := bdb.Update(func(btx *bolt.Tx) error {
-		return btx.Bucket(bucketTables).Bucket([]byte("c1")).Bucket(bucketChars).Put(itob(2), []byte(`{"name":"Rimmer","created_at":"2025-03-01T20:16:30.123456789Z","sheet":{"hp":1}}`))
+		return btx.Bucket(bucketChannels).Put(channelKey("c1", kindCharacter, itob(2)), []byte(`{"name":"Rimmer","created_at":"2025-03-01T20:16:30.123456789Z","sheet":{"hp":1}}`))
 	}); err != nil {
 		t.Fatal(err)
 	}

@@ -278,11 +278,11 @@ func (tx *Tx) state(channelID string) (*channelState, error) {
 		if err != nil {
 			return nil, err
 		}
-		ch, err := channelBucket(btx, channelID)
+		ch, err := openChannel(btx, channelID)
 		if err != nil {
 			return nil, err
 		}
-		if st, err = loadChannel(btx, ch, channelID); err != nil {
+		if st, err = loadChannel(btx, ch); err != nil {
 			return nil, err
 		}
 		if tx.g != nil {

@@ -46,8 +46,11 @@ func TestOpenCreatesSchema(t *testing.T) {
 		if got, want := string(meta.Get(keySchema)), strconv.FormatUint(SchemaVersion, 10); got != want {
 			t.Errorf("schema version = %q; want %q", got, want)
 		}
-		if tx.Bucket(bucketTables) == nil {
-			t.Errorf("bucket %q missing", bucketTables)
+		if tx.Bucket(bucketChannels) == nil {
+			t.Errorf("bucket %q missing", bucketChannels)
+		}
+		if tx.Bucket(bucketTables) != nil {
+			t.Errorf("bucket %q of schema 3 left in a new file", bucketTables)
 		}
 		return nil
 	})
@@ -92,7 +95,7 @@ func TestOpenMigratesEmptyBoltFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	db := mustOpenPath(t, path)
-	// The tables bucket exists: PutTable would fail without it.
+	// The channels bucket exists: PutTable would fail without it.
 	mustUpdate(t, db, func(tx *Tx) error { return tx.PutTable(newTable("c1")) })
 }
 
@@ -138,8 +141,8 @@ func TestOpenSchemaTooNew(t *testing.T) {
 		if got := string(tx.Bucket(bucketMeta).Get(keySchema)); got != string(newer) {
 			t.Errorf("schema version = %q; want %q", got, newer)
 		}
-		if tx.Bucket(bucketTables) != nil {
-			t.Errorf("refused Open created bucket %q", bucketTables)
+		if tx.Bucket(bucketChannels) != nil {
+			t.Errorf("refused Open created bucket %q", bucketChannels)
 		}
 		return nil
 	})

@@ -8,7 +8,6 @@ import (
 	"reflect"
 
 	"github.com/klauspost/compress/s2"
-	bolt "go.etcd.io/bbolt"
 )
 
 // How events are stored since schema version 3: what changed, not whole
@@ -89,14 +88,10 @@ type checkpointRecord struct {
 	Record json.RawMessage `json:"record"`
 }
 
-// takeCheckpoint returns the records channel bucket ch holds now.
-func takeCheckpoint(ch *bolt.Bucket) (*checkpoint, error) {
-	cp := &checkpoint{Table: json.RawMessage(ch.Get(keyTable)), Chars: []checkpointRecord{}}
-	chars := ch.Bucket(bucketChars)
-	if chars == nil {
-		return cp, nil
-	}
-	err := chars.ForEach(func(k, v []byte) error {
+// takeCheckpoint returns the records the channel holds now.
+func takeCheckpoint(ch *channel) (*checkpoint, error) {
+	cp := &checkpoint{Table: json.RawMessage(ch.table()), Chars: []checkpointRecord{}}
+	err := ch.chars.forEach(func(k, v []byte) error {
 		id, err := btoi(k)
 		if err != nil {
 			return err
@@ -176,15 +171,14 @@ func (sc storedChange) restore(next []byte) (before, after []byte, err error) {
 	}
 }
 
-// encodeCompactEvent encodes e (its Seq set) for channel bucket ch, whose
+// encodeCompactEvent encodes e (its Seq set) for channel ch, whose
 // records are the current states its changes are told from; st, when not
 // nil, is the channel's state as the appending Tx sees it (the decoded
 // form of those records), which spares encoding an after state that is the
 // stored record.
-func encodeCompactEvent(e *Event, ch *bolt.Bucket, st *channelState) ([]byte, error) {
+func encodeCompactEvent(e *Event, ch *channel, st *channelState) ([]byte, error) {
 	n := normEvent(e)
 	se := storedEvent{Event: *n}
-	chars := ch.Bucket(bucketChars)
 	if n.Changes != nil {
 		se.Changes = make([]storedChange, len(n.Changes))
 	}
@@ -194,8 +188,8 @@ func encodeCompactEvent(e *Event, ch *bolt.Bucket, st *channelState) ([]byte, er
 			return nil, err
 		}
 		var current []byte
-		if chars != nil && c.After != nil {
-			current = chars.Get(itob(c.CharacterID))
+		if c.After != nil {
+			current = ch.chars.get(itob(c.CharacterID))
 		}
 		var after []byte
 		if st != nil && current != nil && reflect.DeepEqual(c.After, st.character(c.CharacterID)) {
@@ -225,7 +219,7 @@ func encodeCompactEvent(e *Event, ch *bolt.Bucket, st *channelState) ([]byte, er
 		if err != nil {
 			return nil, err
 		}
-		sc := storeChange(before, after, ch.Get(keyTable))
+		sc := storeChange(before, after, ch.table())
 		se.Table = &sc
 	}
 	if e.Seq%checkpointEvery == 0 {
@@ -281,10 +275,11 @@ type history struct {
 	// chars holds the records met so far, nil for one absent at that point.
 	chars map[uint64][]byte
 	table []byte
-	// src is the channel's characters bucket, read as the walk needs a
-	// record, when the walk's transaction is read-only (nothing can change
-	// under it); a writable one is copied whole when the walk starts.
-	src *bolt.Bucket
+	// src is the channel's characters, read as the walk needs a record,
+	// when the walk's transaction is read-only (nothing can change under
+	// it); a writable one's are copied whole when the walk starts. Its
+	// bucket is nil when the walk starts from no records.
+	src recordSet
 	// whole is set once the walk has passed an event of schema 1 or 2,
 	// which it does not step back over: no compact event may come before
 	// one of those.
@@ -296,27 +291,24 @@ type history struct {
 	stepped int
 }
 
-// newHistory starts a walk from the records channel bucket ch holds now, in
-// a transaction that is writable or not.
-func newHistory(ch *bolt.Bucket, channelID string, writable bool) *history {
+// newHistory starts a walk from the records the channel ch holds now (nil:
+// from none), in a transaction that is writable or not.
+func newHistory(ch *channel, channelID string, writable bool) *history {
 	h := &history{channelID: channelID, chars: map[uint64][]byte{}}
 	if ch == nil {
 		return h
 	}
-	chars := ch.Bucket(bucketChars)
 	if !writable {
-		h.table, h.src = ch.Get(keyTable), chars
+		h.table, h.src = ch.table(), ch.chars
 		return h
 	}
-	h.table = bytes.Clone(ch.Get(keyTable))
-	if chars != nil {
-		_ = chars.ForEach(func(k, v []byte) error {
-			if id, err := btoi(k); err == nil {
-				h.chars[id] = bytes.Clone(v)
-			}
-			return nil
-		})
-	}
+	h.table = bytes.Clone(ch.table())
+	_ = ch.chars.forEach(func(k, v []byte) error {
+		if id, err := btoi(k); err == nil {
+			h.chars[id] = bytes.Clone(v)
+		}
+		return nil
+	})
 	return h
 }
 
@@ -330,8 +322,8 @@ func historyAt(cp *checkpoint, channelID string) *history {
 	return h
 }
 
-// seekHistory positions a walk over the events bucket of channel bucket ch
-// at the newest event whose Seq is below before (0: the newest of all). It
+// seekHistory positions a walk over the events of channel ch at the newest
+// event whose Seq is below before (0: the newest of all). It
 // returns the cursor, that event's key and value (nil when there is none)
 // and the history to decode it with. An event is read back from the events
 // after it, so a walk that starts below the newest first steps back over
@@ -339,9 +331,10 @@ func historyAt(cp *checkpoint, channelID string) *history {
 // (or up to the newest, when there is no such checkpoint): fewer than
 // checkpointEvery events, their changes read but no record decoded. Below
 // an event of schema 1 or 2 it steps over nothing: those hold whole states.
-func seekHistory(ch, events *bolt.Bucket, channelID string, before uint64, writable bool) (*bolt.Cursor, []byte, []byte, *history, error) {
-	c := events.Cursor()
-	k, v := c.Last()
+func seekHistory(ch *channel, before uint64, writable bool) (*recordCursor, []byte, []byte, *history, error) {
+	channelID := ch.id
+	c := ch.events.cursor()
+	k, v := c.last()
 	if k == nil || before == 0 {
 		return c, k, v, newHistory(ch, channelID, writable), nil
 	}
@@ -352,8 +345,8 @@ func seekHistory(ch, events *bolt.Bucket, channelID string, before uint64, writa
 	if before > newest {
 		return c, k, v, newHistory(ch, channelID, writable), nil
 	}
-	c.Seek(itob(before))
-	if k, v = c.Prev(); k == nil {
+	c.seek(itob(before))
+	if k, v = c.prev(); k == nil {
 		return c, nil, nil, nil, nil // nothing below before
 	}
 	start, err := btoi(k)
@@ -368,7 +361,7 @@ func seekHistory(ch, events *bolt.Bucket, channelID string, before uint64, writa
 	var h *history
 	from := newest
 	for s := (start + checkpointEvery - 1) / checkpointEvery * checkpointEvery; s < newest && h == nil; s += checkpointEvery {
-		sv := events.Get(itob(s))
+		sv := ch.events.get(itob(s))
 		if !compact(sv) {
 			continue
 		}
@@ -383,7 +376,7 @@ func seekHistory(ch, events *bolt.Bucket, channelID string, before uint64, writa
 	if h == nil {
 		h = newHistory(ch, channelID, writable)
 	}
-	for k, v = c.Seek(itob(from)); k != nil; k, v = c.Prev() {
+	for k, v = c.seek(itob(from)); k != nil; k, v = c.prev() {
 		seq, err := btoi(k)
 		if err != nil {
 			return nil, nil, nil, nil, fmt.Errorf("walk events at table %s: %w", channelID, err)
@@ -422,10 +415,7 @@ func (h *history) record(id uint64) []byte {
 	if v, ok := h.chars[id]; ok {
 		return v
 	}
-	var v []byte
-	if h.src != nil {
-		v = h.src.Get(itob(id))
-	}
+	v := h.src.get(itob(id))
 	h.chars[id] = v
 	return v
 }
@@ -533,14 +523,12 @@ func (h *history) matches(cp *checkpoint) error {
 	for id := range h.chars {
 		ids[id] = true
 	}
-	if h.src != nil {
-		_ = h.src.ForEach(func(k, _ []byte) error {
-			if id, err := btoi(k); err == nil {
-				ids[id] = true
-			}
-			return nil
-		})
-	}
+	_ = h.src.forEach(func(k, _ []byte) error {
+		if id, err := btoi(k); err == nil {
+			ids[id] = true
+		}
+		return nil
+	})
 	for id := range ids {
 		if !bytes.Equal(h.record(id), want[id]) {
 			return fmt.Errorf("its checkpoint's character %d is not the one the history leads to", id)

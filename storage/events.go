@@ -4,9 +4,6 @@ import (
 	"fmt"
 )
 
-// appendFill is the bbolt fill percent of the append-only events buckets.
-const appendFill = 0.95
-
 // AppendEvent appends e to the history of the table in channel e.ChannelID
 // and assigns e.Seq (the next number at that table: 1, 2, 3 …); e.Seq's value
 // on entry is ignored. Events are never rewritten. The channel need not have a
@@ -24,16 +21,11 @@ func (tx *Tx) AppendEvent(e *Event) error {
 	if err != nil {
 		return fmt.Errorf("append event: %w", err)
 	}
-	ch, err := tx.j.channelBucket(btx, e.ChannelID)
+	ch, err := openChannel(btx, e.ChannelID)
 	if err != nil {
 		return fmt.Errorf("append event: %w", err)
 	}
-	events := ch.Bucket(bucketEvents)
-	// Events are only ever appended at the end: let bbolt fill a page
-	// before it splits one (it splits at half by default, which leaves
-	// every page of an append-only bucket half empty).
-	events.FillPercent = appendFill
-	seq, err := tx.j.nextSeq(events)
+	seq, err := ch.events.nextSequence(tx.j)
 	if err != nil {
 		return fmt.Errorf("append event at table %s: %w", e.ChannelID, err)
 	}
@@ -47,7 +39,7 @@ func (tx *Tx) AppendEvent(e *Event) error {
 	if err != nil {
 		return err
 	}
-	if err := tx.j.put(events, itob(seq), data); err != nil {
+	if err := ch.events.put(tx.j, itob(seq), data); err != nil {
 		return fmt.Errorf("append event %d at table %s: %w", seq, e.ChannelID, err)
 	}
 	e.Seq = seq
@@ -87,22 +79,25 @@ func (tx *Tx) AppendEncodedEvents(channelID string, evs []EncodedEvent) error {
 	if err != nil {
 		return fmt.Errorf("append events: %w", err)
 	}
-	ch, err := tx.j.channelBucket(btx, channelID)
+	ch, err := openChannel(btx, channelID)
 	if err != nil {
 		return fmt.Errorf("append events: %w", err)
 	}
-	events := ch.Bucket(bucketEvents)
-	if _, v := events.Cursor().Last(); compact(v) && len(evs) > 0 {
+	if _, v := ch.events.cursor().last(); compact(v) && len(evs) > 0 {
 		return fmt.Errorf("append events at table %s: its history has events read back from the records; whole events cannot follow them", channelID)
 	}
 	for _, e := range evs {
-		if e.channelID != channelID || e.seq != events.Sequence()+1 {
-			return fmt.Errorf("append events at table %s: event %d of table %s is not the next (%d)", channelID, e.seq, e.channelID, events.Sequence()+1)
+		last, err := ch.events.sequence()
+		if err != nil {
+			return fmt.Errorf("append events at table %s: %w", channelID, err)
 		}
-		if _, err := tx.j.nextSeq(events); err != nil {
+		if e.channelID != channelID || e.seq != last+1 {
+			return fmt.Errorf("append events at table %s: event %d of table %s is not the next (%d)", channelID, e.seq, e.channelID, last+1)
+		}
+		if err := ch.events.setSequence(tx.j, e.seq); err != nil {
 			return fmt.Errorf("append event at table %s: %w", channelID, err)
 		}
-		if err := tx.j.put(events, itob(e.seq), e.data); err != nil {
+		if err := ch.events.put(tx.j, itob(e.seq), e.data); err != nil {
 			return fmt.Errorf("append event %d at table %s: %w", e.seq, channelID, err)
 		}
 	}
@@ -147,15 +142,11 @@ func (tx *Tx) LastEventSeq(channelID string) (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
-	ch, err := channelBucket(btx, channelID)
+	ch, err := openChannel(btx, channelID)
 	if err != nil {
 		return 0, fmt.Errorf("last event: %w", err)
 	}
-	events := nested(ch, bucketEvents)
-	if events == nil {
-		return 0, nil
-	}
-	k, _ := events.Cursor().Last()
+	k, _ := ch.events.cursor().last()
 	if k == nil {
 		return 0, nil
 	}
@@ -188,15 +179,11 @@ func (tx *Tx) EachEventBefore(channelID string, before uint64, fn func(*Event) (
 	if err != nil {
 		return err
 	}
-	ch, err := channelBucket(btx, channelID)
+	ch, err := openChannel(btx, channelID)
 	if err != nil {
 		return fmt.Errorf("walk events: %w", err)
 	}
-	events := nested(ch, bucketEvents)
-	if events == nil {
-		return nil
-	}
-	c, k, v, h, err := seekHistory(ch, events, channelID, before, btx.Writable())
+	c, k, v, h, err := seekHistory(ch, before, btx.Writable())
 	if err != nil {
 		return err
 	}
@@ -216,10 +203,10 @@ func (tx *Tx) EachEventBefore(channelID string, before uint64, fn func(*Event) (
 		if btx.Writable() {
 			// fn may have written to the bucket, which invalidates the
 			// cursor: position it again from the key just visited.
-			c = events.Cursor()
-			c.Seek(itob(seq))
+			c = ch.events.cursor()
+			c.seek(itob(seq))
 		}
-		k, v = c.Prev()
+		k, v = c.prev()
 	}
 	return nil
 }

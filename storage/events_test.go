@@ -189,11 +189,11 @@ func rawEvent(tb testing.TB, db *DB, channelID string, seq uint64) []byte {
 		if err != nil {
 			return err
 		}
-		ch, err := channelBucket(btx, channelID)
+		ch, err := openChannel(btx, channelID)
 		if err != nil {
 			return err
 		}
-		raw = append([]byte(nil), nested(ch, bucketEvents).Get(itob(seq))...)
+		raw = append([]byte(nil), ch.events.get(itob(seq))...)
 		return nil
 	})
 	return raw
@@ -265,11 +265,11 @@ func TestPlainJSONEventsStillDecode(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustUpdate(t, db, func(tx *Tx) error { // as a schema 1 program stored it
-		ch, err := channelBucket(tx.btx, "c1")
+		ch, err := openChannel(tx.btx, "c1")
 		if err != nil {
 			return err
 		}
-		return nested(ch, bucketEvents).Put(itob(old.Seq), plain)
+		return ch.events.put(nil, itob(old.Seq), plain)
 	})
 	appendEvents(t, db, "c1", 1)
 	mustView(t, db, func(tx *Tx) error {

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -229,4 +230,52 @@ func dataBytes(tb testing.TB, db *DB) int64 {
 		tb.Fatal(err)
 	}
 	return n
+}
+
+// BenchmarkHistoryPage reads a /history page, the 10 newest events of a
+// table, from 50 goroutines over 1,000 tables of 5 characters and 20
+// events each: the read that comes from the file, not the state cache.
+func BenchmarkHistoryPage(b *testing.B) {
+	db := mustOpen(b)
+	const tables, events = 1000, 20
+	for n := range tables {
+		setupTable(b, db, fmt.Sprintf("t%d", n), "Lister", "Rimmer", "Kryten", "Cat", "Holly")
+	}
+	var wg sync.WaitGroup
+	for w := range 50 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for n := w; n < tables; n += 50 {
+				for i := range events {
+					if err := benchCommand(db, n, i); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	var seq atomic.Int64
+	b.SetParallelism(25)
+	b.ReportAllocs()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		r := rand.New(rand.NewPCG(uint64(seq.Add(1)), 11))
+		for pb.Next() {
+			ch := fmt.Sprintf("t%d", r.IntN(tables))
+			got := 0
+			err := db.View(func(tx *Tx) error {
+				return tx.EachEventBackward(ch, func(*Event) (bool, error) {
+					got++
+					return got < 10, nil
+				})
+			})
+			if err != nil || got != 10 {
+				b.Errorf("history of %s: %d events, %v", ch, got, err)
+				return
+			}
+		}
+	})
 }

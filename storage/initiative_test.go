@@ -57,7 +57,7 @@ func TestTableWithoutInitiativeReadsUnchanged(t *testing.T) {
 	db := mustOpen(t)
 	setupTable(t, db, "c1")
 	if err := db.bolt.Update(func(btx *bolt.Tx) error {
-		return btx.Bucket(bucketTables).Bucket([]byte("c1")).Put(keyTable, old)
+		return btx.Bucket(bucketChannels).Put(channelKey("c1", kindTable, nil), old)
 	}); err != nil {
 		t.Fatal(err)
 	}

@@ -18,16 +18,13 @@ type journal struct {
 	undo []undoOp
 }
 
-// undoOp is one recorded write: in bucket b, key was absent (old == nil and
-// !seq) or held old; or, when seq is set, the bucket's sequence was oldSeq;
-// or, when bucket is set, the nested bucket key was created in b.
+// undoOp is one recorded write: in bucket b, key was absent (old == nil)
+// or held old. Every write is a put or a delete of a key: a channel's id
+// sequences are keys too (channel.go), and no write creates a bucket.
 type undoOp struct {
-	b      *bolt.Bucket
-	key    []byte
-	old    []byte
-	oldSeq uint64
-	seq    bool
-	bucket bool
+	b   *bolt.Bucket
+	key []byte
+	old []byte
 }
 
 // put stores k=v in b, recording the previous value.
@@ -54,48 +51,10 @@ func (j *journal) del(b *bolt.Bucket, k []byte) error {
 	if err := b.Delete(k); err != nil {
 		return err
 	}
-	if old != nil {
+	if j != nil && old != nil {
 		j.undo = append(j.undo, undoOp{b: b, key: k, old: old})
 	}
 	return nil
-}
-
-// nextSeq increments b's sequence, recording the previous one.
-func (j *journal) nextSeq(b *bolt.Bucket) (uint64, error) {
-	old := b.Sequence()
-	n, err := b.NextSequence()
-	if err == nil && j != nil {
-		j.undo = append(j.undo, undoOp{b: b, seq: true, oldSeq: old})
-	}
-	return n, err
-}
-
-// setSeq sets b's sequence to n, recording the previous one.
-func (j *journal) setSeq(b *bolt.Bucket, n uint64) error {
-	old := b.Sequence()
-	if err := b.SetSequence(n); err != nil {
-		return err
-	}
-	if j != nil {
-		j.undo = append(j.undo, undoOp{b: b, seq: true, oldSeq: old})
-	}
-	return nil
-}
-
-// bucket returns the nested bucket name of parent, creating it (and recording
-// the creation) when it does not exist.
-func (j *journal) bucket(parent *bolt.Bucket, name []byte) (*bolt.Bucket, error) {
-	if b := parent.Bucket(name); b != nil {
-		return b, nil
-	}
-	b, err := parent.CreateBucket(name)
-	if err != nil {
-		return nil, err
-	}
-	if j != nil {
-		j.undo = append(j.undo, undoOp{b: parent, key: name, bucket: true})
-	}
-	return b, nil
 }
 
 // rollback undoes every recorded write, newest first, and empties the journal.
@@ -106,10 +65,6 @@ func (j *journal) rollback() error {
 		op := j.undo[i]
 		var err error
 		switch {
-		case op.bucket:
-			err = op.b.DeleteBucket(op.key)
-		case op.seq:
-			err = op.b.SetSequence(op.oldSeq)
 		case op.old == nil:
 			err = op.b.Delete(op.key)
 		default:

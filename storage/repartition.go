@@ -57,9 +57,10 @@ type RepartitionReport struct {
 const copyBatch = 64 << 20
 
 // Repartition moves every table of the database files sources, with its
-// characters, name index, events and id sequences (the channel's whole
-// bucket, byte for byte), into the new files outputs by the shard of its
-// guild (ShardRange.Owns), in one pass over each source. No process may
+// characters, name index, events and id sequences (every record of the
+// channel, byte for byte: its keys of the channels bucket, or in a file of
+// schema 3 or older its whole nested bucket), into the new files outputs
+// by the shard of its guild (ShardRange.Owns), in one pass over each source. No process may
 // hold a source (each is opened read-only, waiting up to timeout for its
 // lock); the sources are not changed.
 //
@@ -142,7 +143,7 @@ func Repartition(sources []string, outputs []ShardFile, timeout time.Duration) (
 	seen := map[string]string{} // channel id → the source it came from
 	for i, s := range srcs {
 		if err := s.View(func(btx *bolt.Tx) error {
-			return copyTables(btx, sources[i], outs, outputs, seen, rep.Channels)
+			return copyChannels(btx, sources[i], version, outs, outputs, seen, rep.Channels)
 		}); err != nil {
 			return rep, fmt.Errorf("repartition: %w", err)
 		}
@@ -213,6 +214,8 @@ func checkKnown(btx *bolt.Tx) (ShardRange, error) {
 	var held ShardRange
 	err := btx.ForEach(func(name []byte, b *bolt.Bucket) error {
 		switch {
+		case bytes.Equal(name, bucketChannels):
+			return nil // every key is a channel's (Inspect checked them)
 		case bytes.Equal(name, bucketTables):
 			return b.ForEach(func(k, v []byte) error {
 				if v != nil {
@@ -317,13 +320,15 @@ type output struct {
 	path, tmp string
 	db        *bolt.DB
 	tx        *bolt.Tx // the open write transaction, if any
+	bucket    []byte   // the name of the bucket of the channels
 	batch     int      // bytes put in tx
 	placed    bool
 }
 
 // createOutputs creates every output's temporary file with its meta
-// (schema version, shards) and an empty tables bucket. On error the
-// outputs made so far are returned for discard.
+// (schema version, shards) and an empty bucket for the channels: the
+// channels bucket, or for a schema before 4 the tables bucket. On error
+// the outputs made so far are returned for discard.
 func createOutputs(outputs []ShardFile, version uint64) ([]*output, error) {
 	var outs []*output
 	for _, o := range outputs {
@@ -331,7 +336,10 @@ func createOutputs(outputs []ShardFile, version uint64) ([]*output, error) {
 		if err != nil {
 			return outs, fmt.Errorf("repartition: %w", err)
 		}
-		out := &output{path: o.Path, tmp: f.Name()}
+		out := &output{path: o.Path, tmp: f.Name(), bucket: bucketChannels}
+		if version < 4 {
+			out.bucket = bucketTables
+		}
 		outs = append(outs, out)
 		if err := f.Close(); err != nil {
 			return outs, fmt.Errorf("repartition: %w", err)
@@ -355,7 +363,7 @@ func createOutputs(outputs []ShardFile, version uint64) ([]*output, error) {
 					return err
 				}
 			}
-			_, err = btx.CreateBucket(bucketTables)
+			_, err = btx.CreateBucket(out.bucket)
 			return err
 		})
 		if err != nil {
@@ -365,9 +373,10 @@ func createOutputs(outputs []ShardFile, version uint64) ([]*output, error) {
 	return outs, nil
 }
 
-// tables returns the output's tables bucket in its open write transaction,
-// committing the transaction first when it holds a full batch.
-func (o *output) tables() (*bolt.Bucket, error) {
+// channels returns the output's bucket of the channels in its open write
+// transaction, committing the transaction first when it holds a full
+// batch.
+func (o *output) channels() (*bolt.Bucket, error) {
 	if o.tx != nil && o.batch >= copyBatch {
 		if err := o.commit(); err != nil {
 			return nil, err
@@ -380,7 +389,9 @@ func (o *output) tables() (*bolt.Bucket, error) {
 		}
 		o.tx, o.batch = tx, 0
 	}
-	return o.tx.Bucket(bucketTables), nil
+	b := o.tx.Bucket(o.bucket)
+	b.FillPercent = channelsFill
+	return b, nil
 }
 
 // commit commits the open write transaction, if any.
@@ -444,33 +455,95 @@ func (o *output) discard() {
 	os.Remove(o.tmp)
 }
 
-// copyTables copies every channel bucket of the source in btx (named src)
-// into the output of its guild's shard, committing each output's
-// transaction before btx ends (a Put keeps no reference past its own
-// transaction, but the values are cloned all the same).
-func copyTables(btx *bolt.Tx, src string, outs []*output, outputs []ShardFile, seen map[string]string, channels []int) error {
-	tables, err := tablesBucket(btx)
-	if err != nil {
-		return fmt.Errorf("%s: %w", src, err)
+// copyChannels copies every channel of the source in btx (named src, of
+// schema version) into the output of its guild's shard, committing each
+// output's transaction before btx ends (a Put keeps no reference past its
+// own transaction, but the keys and values are cloned all the same).
+func copyChannels(btx *bolt.Tx, src string, version uint64, outs []*output, outputs []ShardFile, seen map[string]string, channels []int) error {
+	// place returns the output of the channel's guild's shard.
+	place := func(ch *channel) (int, error) {
+		if first, dup := seen[ch.id]; dup {
+			return 0, fmt.Errorf("channel %s is in %s and in %s: keep one of them", ch.id, first, src)
+		}
+		seen[ch.id] = src
+		if len(outputs) == 1 && outputs[0].Shards.Whole() {
+			return 0, nil // a merge: one output holds every guild, whatever its id
+		}
+		guild, err := channelGuild(ch)
+		if err != nil {
+			return 0, fmt.Errorf("%s: table %s: %w", src, ch.id, err)
+		}
+		i, err := outputOf(guild, outputs)
+		if err != nil {
+			return 0, fmt.Errorf("%s: table %s: %w", src, ch.id, err)
+		}
+		return i, nil
 	}
-	err = tables.ForEachBucket(func(k []byte) error {
+	var err error
+	if version < 4 {
+		err = copyNested(btx, outs, outputs, channels, place)
+	} else {
+		err = copyFlat(btx, outs, outputs, channels, place)
+	}
+	if err != nil {
+		err = fmt.Errorf("%s: %w", src, err)
+	}
+	for _, o := range outs {
+		if cerr := o.commit(); err == nil {
+			err = cerr
+		}
+	}
+	return err
+}
+
+// copyFlat copies the keys of every channel of the channels bucket in btx
+// into the channels bucket of the output place chooses.
+func copyFlat(btx *bolt.Tx, outs []*output, outputs []ShardFile, channels []int, place func(*channel) (int, error)) error {
+	b := btx.Bucket(bucketChannels)
+	if b == nil {
+		return fmt.Errorf("bucket %q missing", bucketChannels)
+	}
+	return eachChannel(b, func(channelID string) error {
+		ch, err := flatChannel(b, channelID)
+		if err != nil {
+			return err
+		}
+		i, err := place(ch)
+		if err != nil {
+			return err
+		}
+		dst, err := outs[i].channels()
+		if err != nil {
+			return err
+		}
+		err = channelRange(b, channelID, func(k, v []byte) error {
+			outs[i].batch += len(k) + len(v)
+			return dst.Put(bytes.Clone(k), bytes.Clone(v))
+		})
+		if err != nil {
+			return fmt.Errorf("write table %s to %s: %w", channelID, outputs[i].Path, err)
+		}
+		channels[i]++
+		return nil
+	})
+}
+
+// copyNested copies every channel bucket of the tables bucket in btx (a
+// file of schema 3 or older) into the tables bucket of the output place
+// chooses.
+func copyNested(btx *bolt.Tx, outs []*output, outputs []ShardFile, channels []int, place func(*channel) (int, error)) error {
+	tables := btx.Bucket(bucketTables)
+	if tables == nil {
+		return fmt.Errorf("bucket %q missing", bucketTables)
+	}
+	return tables.ForEachBucket(func(k []byte) error {
 		channelID := string(k)
-		if first, dup := seen[channelID]; dup {
-			return fmt.Errorf("channel %s is in %s and in %s: keep one of them", channelID, first, src)
-		}
-		seen[channelID] = src
 		ch := tables.Bucket(k)
-		i := 0 // a merge: one output holds every guild, whatever its id
-		if len(outputs) > 1 || !outputs[0].Shards.Whole() {
-			guild, err := channelGuild(ch, channelID)
-			if err == nil {
-				i, err = outputOf(guild, outputs)
-			}
-			if err != nil {
-				return fmt.Errorf("%s: table %s: %w", src, channelID, err)
-			}
+		i, err := place(nestedChannel(ch, channelID))
+		if err != nil {
+			return err
 		}
-		dst, err := outs[i].tables()
+		dst, err := outs[i].channels()
 		if err != nil {
 			return err
 		}
@@ -486,12 +559,6 @@ func copyTables(btx *bolt.Tx, src string, outs []*output, outputs []ShardFile, s
 		channels[i]++
 		return nil
 	})
-	for _, o := range outs {
-		if cerr := o.commit(); err == nil {
-			err = cerr
-		}
-	}
-	return err
 }
 
 // outputOf returns the index of the output whose range owns guild.
@@ -537,36 +604,34 @@ func copyBucket(dst, src *bolt.Bucket) (int, error) {
 // names.
 var errNoGuild = errors.New("no record names its guild: it cannot be placed on a shard")
 
-// channelGuild returns the guild of the channel bucket ch ("" for a DM):
-// its table's, or, for a table since undone whose history is kept, that of
-// the newest event that recorded the table.
-func channelGuild(ch *bolt.Bucket, channelID string) (string, error) {
-	if v := ch.Get(keyTable); v != nil {
+// channelGuild returns the guild of the channel ch ("" for a DM): its
+// table's, or, for a table since undone whose history is kept, that of the
+// newest event that recorded the table.
+func channelGuild(ch *channel) (string, error) {
+	if v := ch.table(); v != nil {
 		t, err := decodeTable(v)
 		if err != nil {
 			return "", err
 		}
 		return t.GuildID, nil
 	}
-	if events := ch.Bucket(bucketEvents); events != nil {
-		// Newest first, as the history is read back (eventcodec.go).
-		h := newHistory(ch, channelID, false)
-		c := events.Cursor()
-		for k, v := c.Last(); k != nil; k, v = c.Prev() {
-			seq, err := btoi(k)
-			if err != nil {
-				return "", fmt.Errorf("event %x: %w", k, err)
-			}
-			e, err := h.decode(v, seq)
-			if err != nil {
-				return "", fmt.Errorf("event %x: %w", k, err)
-			}
-			switch {
-			case e.TableAfter != nil:
-				return e.TableAfter.GuildID, nil
-			case e.TableBefore != nil:
-				return e.TableBefore.GuildID, nil
-			}
+	// Newest first, as the history is read back (eventcodec.go).
+	h := newHistory(ch, ch.id, false)
+	c := ch.events.cursor()
+	for k, v := c.last(); k != nil; k, v = c.prev() {
+		seq, err := btoi(k)
+		if err != nil {
+			return "", fmt.Errorf("event %x: %w", k, err)
+		}
+		e, err := h.decode(v, seq)
+		if err != nil {
+			return "", fmt.Errorf("event %x: %w", k, err)
+		}
+		switch {
+		case e.TableAfter != nil:
+			return e.TableAfter.GuildID, nil
+		case e.TableBefore != nil:
+			return e.TableBefore.GuildID, nil
 		}
 	}
 	return "", errNoGuild

@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"maps"
@@ -71,8 +72,10 @@ func shardedSource(t *testing.T, dir string) (string, map[string]string) {
 	return path, guilds
 }
 
-// dump returns every key of a file under tables/ with its value, and every
-// bucket's sequence, as "tables/<channel>/<bucket>/<key>" → bytes.
+// dump returns every key of a file's channels with its value: under
+// channels/ as "channels/<channel>/<kind and key>" → bytes, or in a file
+// of schema 3 and older under tables/, with every bucket's sequence, as
+// "tables/<channel>/<bucket>/<key>" → bytes (ids and keys in hex).
 func dump(t *testing.T, path string) map[string]string {
 	t.Helper()
 	bdb, err := openReadOnly(path, testTimeout)
@@ -94,7 +97,16 @@ func dump(t *testing.T, path string) map[string]string {
 		})
 	}
 	if err := bdb.View(func(btx *bolt.Tx) error {
-		walk("tables/", btx.Bucket(bucketTables))
+		if b := btx.Bucket(bucketTables); b != nil { // schema 3 and older
+			walk("tables/", b)
+		}
+		if b := btx.Bucket(bucketChannels); b != nil {
+			return b.ForEach(func(k, v []byte) error {
+				ch, rest, _ := bytes.Cut(k, []byte{0})
+				out[fmt.Sprintf("channels/%x/%x", ch, rest)] = string(v)
+				return nil
+			})
+		}
 		return nil
 	}); err != nil {
 		t.Fatal(err)
@@ -102,11 +114,15 @@ func dump(t *testing.T, path string) map[string]string {
 	return out
 }
 
-// channelsIn returns the channel ids of a file's tables bucket.
+// channelsIn returns the channel ids (hex) of a dump.
 func channelsIn(d map[string]string) []string {
 	seen := map[string]bool{}
 	for k := range d {
-		if rest, ok := strings.CutPrefix(k, "tables/"); ok {
+		rest, ok := strings.CutPrefix(k, "tables/")
+		if !ok {
+			rest, ok = strings.CutPrefix(k, "channels/")
+		}
+		if ok {
 			if ch, _, ok := strings.Cut(rest, "/"); ok {
 				seen[ch] = true
 			}

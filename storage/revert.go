@@ -44,7 +44,7 @@ func (tx *Tx) RevertEvent(e *Event) error {
 	if len(e.Changes) == 0 && e.TableBefore == nil && e.TableAfter == nil {
 		return nil
 	}
-	ch, err := tx.j.channelBucket(btx, e.ChannelID)
+	ch, err := openChannel(btx, e.ChannelID)
 	if err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
@@ -52,16 +52,15 @@ func (tx *Tx) RevertEvent(e *Event) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
-	chars, names := ch.Bucket(bucketChars), ch.Bucket(bucketNames)
 	for i := len(e.Changes) - 1; i >= 0; i-- {
 		c := e.Changes[i]
 		switch {
 		case c.Before == nil:
-			err = deleteCharacter(tx.j, op, chars, names, st, e.ChannelID, c.CharacterID)
+			err = deleteCharacter(tx.j, op, ch, st, c.CharacterID)
 		case c.After == nil:
-			err = restoreCharacter(tx.j, op, chars, names, st, inChannel(c.Before, e.ChannelID))
+			err = restoreCharacter(tx.j, op, ch, st, inChannel(c.Before, e.ChannelID))
 		default:
-			err = replaceCharacter(tx.j, op, chars, names, st, inChannel(c.Before, e.ChannelID))
+			err = replaceCharacter(tx.j, op, ch, st, inChannel(c.Before, e.ChannelID))
 		}
 		if err != nil {
 			return err
@@ -75,7 +74,7 @@ func (tx *Tx) RevertEvent(e *Event) error {
 			return fmt.Errorf("%s: %w", op, err)
 		}
 	case e.TableAfter != nil:
-		if err := tx.j.del(ch, keyTable); err != nil {
+		if err := ch.deleteTable(tx.j); err != nil {
 			return fmt.Errorf("%s: remove table: %w", op, err)
 		}
 		st.table = nil

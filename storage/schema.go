@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"strconv"
@@ -10,40 +11,71 @@ import (
 
 // Every bucket and key name used in the file, in one place.
 //
-// Layout of the file:
+// Layout of the file (schema 4):
 //
 //	meta/                       bucket
-//	  schema                    schema version, decimal ASCII ("3")
+//	  schema                    schema version, decimal ASCII ("4")
 //	  replay-guard              the HTTP endpoint's replay guard, saved at a graceful
 //	                            stop, taken at the next start (bot's own encoding);
 //	                            empty in a new file, which nothing was served from
 //	  shards                    the guilds the file holds when not every guild's:
 //	                            "<first>-<last>/<count>" (shard.go); absent: all
-//	tables/                     bucket
-//	  <channel id>/             one nested bucket per Discord channel (a "table")
-//	    table                   Table as JSON; absent until /table setup (or after its undo)
-//	    chars/                  nested bucket; its sequence assigns character ids
-//	      <8-byte BE id>        Character as JSON
-//	    names/                  nested bucket: the case-insensitive name index
-//	      <lower-cased name>    8-byte BE character id
-//	    events/                 nested bucket; its sequence assigns event seqs
-//	      <8-byte BE seq>       Event: 0x02 + S2-compressed JSON of what changed (eventcodec.go);
+//	channels/                   bucket: every channel's records (a channel is a
+//	                            "table"), keyed by <channel id> 0x00 <kind> … (channel.go)
+//	  <id> 0x00 't'             Table as JSON; absent until /table setup (or after its undo)
+//	  <id> 0x00 'c' <8-byte BE id>
+//	                            Character as JSON
+//	  <id> 0x00 'n' <lower-cased name>
+//	                            8-byte BE character id: the case-insensitive name index
+//	  <id> 0x00 'e' <8-byte BE seq>
+//	                            Event: 0x02 + S2-compressed JSON of what changed (eventcodec.go);
 //	                            schema 2: 0x01 + S2-compressed JSON of whole states; schema 1: plain JSON
+//	  <id> 0x00 's' 'c'         8-byte BE: the last character id handed out (absent: 0)
+//	  <id> 0x00 's' 'e'         8-byte BE: the last event seq handed out (absent: 0)
+//
+// Schema 3 and older kept each channel in a nested bucket instead:
+//
+//	tables/<channel id>/        one nested bucket per channel
+//	  table                     Table as JSON
+//	  chars/                    nested bucket; its sequence assigns character ids
+//	    <8-byte BE id>          Character as JSON
+//	  names/                    nested bucket: <lower-cased name> → 8-byte BE id
+//	  events/                   nested bucket; its sequence assigns event seqs
+//	    <8-byte BE seq>         Event
+//
+// Channel ids never hold a 0x00 byte (Discord's are decimal), so one
+// channel's keys are never a prefix of another's, and the records of a
+// channel are one run of keys, kind by kind.
 var (
 	bucketMeta = []byte("meta")
 	keySchema  = []byte("schema")
 	// keyReplayGuard needs no schema step: older programs ignore it.
 	keyReplayGuard = []byte("replay-guard")
-	bucketTables   = []byte("tables")
+	bucketChannels = []byte("channels")
 
 	// keyShards (in meta) needs no schema step: older programs ignore it and
 	// serve the file whole, as before sharding.
 	keyShards = []byte("shards")
 
+	// The nested layout of schema 3 and older, which the migration to
+	// schema 4 and Inspect read.
+	bucketTables = []byte("tables")
 	keyTable     = []byte("table")
 	bucketChars  = []byte("chars")
 	bucketNames  = []byte("names")
 	bucketEvents = []byte("events")
+)
+
+// The kinds of a channel's records in the channels bucket: the byte after
+// the channel id and its 0x00.
+const (
+	kindTable     byte = 't'
+	kindCharacter byte = 'c'
+	kindName      byte = 'n'
+	kindEvent     byte = 'e'
+	// kindSequence keys are followed by the kind whose sequence they hold
+	// (kindCharacter or kindEvent).
+	kindSequence byte = 's'
 )
 
 // migration is one step of the schema: apply brings a file at version-1 to
@@ -61,6 +93,8 @@ var migrations = []migration{
 		version: 1,
 		name:    "create tables bucket",
 		apply: func(tx *bolt.Tx) error {
+			// Schema 4 deletes it again: a new file goes straight to
+			// the channels bucket.
 			_, err := tx.CreateBucketIfNotExists(bucketTables)
 			return err
 		},
@@ -86,12 +120,22 @@ var migrations = []migration{
 		name:    "events store what changed",
 		apply:   func(*bolt.Tx) error { return nil },
 	},
+	{
+		// Every channel's nested bucket becomes a run of keys of the one
+		// channels bucket (channel.go), records byte for byte, the bucket
+		// sequences keys of their own; the tables bucket is then deleted.
+		// The version makes older programs, which look for the tables
+		// bucket, refuse the file (ErrSchemaTooNew).
+		version: 4,
+		name:    "one channels bucket instead of a bucket per channel",
+		apply:   flattenChannels,
+	},
 }
 
 // SchemaVersion is the schema version this code reads and writes: the version of
 // the last entry in migrations. Open migrates older files up to it and refuses
 // newer ones with ErrSchemaTooNew.
-const SchemaVersion uint64 = 3
+const SchemaVersion uint64 = 4
 
 // migrate brings the file to SchemaVersion inside tx, creating the meta bucket
 // if needed. It fails with ErrSchemaTooNew when the file is newer than the code.
@@ -163,4 +207,65 @@ func btoi(b []byte) (uint64, error) {
 		return 0, fmt.Errorf("invalid 8-byte id %x", b)
 	}
 	return binary.BigEndian.Uint64(b), nil
+}
+
+// flattenChannels is the step to schema 4: it copies every channel bucket
+// of tables (schema 3 and older) into the channels bucket it creates, in
+// key order (so the new pages fill in order), then deletes tables. Keys and
+// values are copied, as the copy outlives the pages of the deleted bucket
+// until the transaction commits.
+func flattenChannels(tx *bolt.Tx) error {
+	dst, err := tx.CreateBucket(bucketChannels)
+	if err != nil {
+		return fmt.Errorf("create bucket %q: %w", bucketChannels, err)
+	}
+	dst.FillPercent = channelsFill
+	tables := tx.Bucket(bucketTables)
+	if tables == nil {
+		return nil
+	}
+	err = tables.ForEach(func(k, v []byte) error {
+		if v != nil {
+			return fmt.Errorf("tables/%q is not a channel bucket", k)
+		}
+		return flattenChannel(nestedChannel(tables.Bucket(k), string(k)), dst)
+	})
+	if err != nil {
+		return err
+	}
+	return tx.DeleteBucket(bucketTables)
+}
+
+// flattenChannel copies the nested channel src into the channels bucket
+// dst, in the order of the new keys: bbolt splits a bucket's pages only at
+// commit, so each key is appended to the end of the bucket's node.
+func flattenChannel(src *channel, dst *bolt.Bucket) error {
+	to, err := flatChannel(dst, src.id)
+	if err != nil {
+		return err
+	}
+	kinds := []struct{ from, to recordSet }{{src.chars, to.chars}, {src.events, to.events}, {src.names, to.names}}
+	for _, kind := range kinds {
+		err := kind.from.forEach(func(k, v []byte) error {
+			return kind.to.put(nil, bytes.Clone(k), bytes.Clone(v))
+		})
+		if err != nil {
+			return fmt.Errorf("table %s: %w", src.id, err)
+		}
+	}
+	for _, kind := range kinds[:2] { // names have no sequence
+		seq, err := kind.from.sequence()
+		if err == nil && seq > 0 {
+			err = kind.to.setSequence(nil, seq)
+		}
+		if err != nil {
+			return fmt.Errorf("table %s: %w", src.id, err)
+		}
+	}
+	if v := src.table(); v != nil {
+		if err := to.putTable(nil, bytes.Clone(v)); err != nil {
+			return fmt.Errorf("table %s: %w", src.id, err)
+		}
+	}
+	return nil
 }

@@ -228,7 +228,7 @@ func (db *DB) ClaimShards(r ShardRange) error {
 		if err != nil {
 			return err
 		}
-		tables, err := tablesBucket(btx)
+		channels, err := channelsBucket(btx)
 		if err != nil {
 			return err
 		}
@@ -240,7 +240,7 @@ func (db *DB) ClaimShards(r ShardRange) error {
 		if sameGuilds(held, r) {
 			return nil
 		}
-		if k, _ := tables.Cursor().First(); k != nil {
+		if k, _ := channels.Cursor().First(); k != nil {
 			return fmt.Errorf("%s holds the tables of %s, not of %s: %w", db.path, describeHeld(held), describeHeld(r), ErrShardMismatch)
 		}
 		if s := r.stamp(); s != nil {

@@ -3,69 +3,9 @@ package storage
 import (
 	"errors"
 	"fmt"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 var errNoChannel = errors.New("empty channel id")
-
-// tablesBucket returns the top-level tables bucket, which Open always creates.
-func tablesBucket(btx *bolt.Tx) (*bolt.Bucket, error) {
-	b := btx.Bucket(bucketTables)
-	if b == nil {
-		return nil, fmt.Errorf("bucket %q missing", bucketTables)
-	}
-	return b, nil
-}
-
-// channelBucket returns the channel's bucket, or nil when the channel has
-// never been written to.
-func channelBucket(btx *bolt.Tx, channelID string) (*bolt.Bucket, error) {
-	if channelID == "" {
-		return nil, errNoChannel
-	}
-	tables, err := tablesBucket(btx)
-	if err != nil {
-		return nil, err
-	}
-	return tables.Bucket([]byte(channelID)), nil
-}
-
-// channelBucket returns the channel's bucket and its nested buckets,
-// creating (and journaling) whichever are missing.
-func (j *journal) channelBucket(btx *bolt.Tx, channelID string) (*bolt.Bucket, error) {
-	if channelID == "" {
-		return nil, errNoChannel
-	}
-	tables, err := tablesBucket(btx)
-	if err != nil {
-		return nil, err
-	}
-	ch, err := j.bucket(tables, []byte(channelID))
-	if err != nil {
-		return nil, fmt.Errorf("create bucket for table %s: %w", channelID, err)
-	}
-	for _, name := range [][]byte{bucketChars, bucketNames, bucketEvents} {
-		if _, err := j.bucket(ch, name); err != nil {
-			return nil, fmt.Errorf("create bucket %q for table %s: %w", name, channelID, err)
-		}
-	}
-	return ch, nil
-}
-
-// nested returns the named bucket inside the channel bucket ch, or nil when ch
-// is nil or lacks it.
-func nested(ch *bolt.Bucket, name []byte) *bolt.Bucket {
-	if ch == nil {
-		return nil
-	}
-	return ch.Bucket(name)
-}
-
-// hasTable reports whether the channel bucket ch holds a table record.
-func hasTable(ch *bolt.Bucket) bool {
-	return ch != nil && ch.Get(keyTable) != nil
-}
 
 // Table returns the table set up in the channel, or an error wrapping
 // ErrNotFound when there is none.
@@ -80,20 +20,17 @@ func (tx *Tx) Table(channelID string) (*Table, error) {
 	return st.table.Clone(), nil // the caller's copy
 }
 
-// getTable decodes the table in channel bucket ch (which may be nil).
-func getTable(ch *bolt.Bucket, channelID string) (*Table, error) {
-	if ch == nil {
-		return nil, fmt.Errorf("table %s: %w", channelID, ErrNotFound)
-	}
-	v := ch.Get(keyTable)
+// getTable decodes the channel's table.
+func getTable(ch *channel) (*Table, error) {
+	v := ch.table()
 	if v == nil {
-		return nil, fmt.Errorf("table %s: %w", channelID, ErrNotFound)
+		return nil, fmt.Errorf("table %s: %w", ch.id, ErrNotFound)
 	}
 	t, err := decodeTable(v)
 	if err != nil {
-		return nil, fmt.Errorf("table %s: %w", channelID, err)
+		return nil, fmt.Errorf("table %s: %w", ch.id, err)
 	}
-	t.ChannelID = channelID
+	t.ChannelID = ch.id
 	return t, nil
 }
 
@@ -105,7 +42,7 @@ func (tx *Tx) PutTable(t *Table) error {
 	if err != nil {
 		return fmt.Errorf("put table: %w", err)
 	}
-	ch, err := tx.j.channelBucket(btx, t.ChannelID)
+	ch, err := openChannel(btx, t.ChannelID)
 	if err != nil {
 		return fmt.Errorf("put table: %w", err)
 	}
@@ -116,8 +53,8 @@ func (tx *Tx) PutTable(t *Table) error {
 	return putTable(tx.j, ch, st, t)
 }
 
-// putTable writes t into its channel bucket ch and its state st.
-func putTable(j *journal, ch *bolt.Bucket, st *channelState, t *Table) error {
+// putTable writes t into its channel ch and its state st.
+func putTable(j *journal, ch *channel, st *channelState, t *Table) error {
 	if t.Clock < 0 {
 		return fmt.Errorf("put table %s: negative clock %d", t.ChannelID, t.Clock)
 	}
@@ -128,7 +65,7 @@ func putTable(j *journal, ch *bolt.Bucket, st *channelState, t *Table) error {
 	if err != nil {
 		return err
 	}
-	if err := j.put(ch, keyTable, data); err != nil {
+	if err := ch.putTable(j, data); err != nil {
 		return fmt.Errorf("put table %s: %w", t.ChannelID, err)
 	}
 	st.table = storedTable(t)
@@ -142,25 +79,28 @@ func (tx *Tx) Tables() ([]*Table, error) {
 	if err != nil {
 		return nil, err
 	}
-	tables, err := tablesBucket(btx)
+	b, err := channelsBucket(btx)
 	if err != nil {
 		return nil, err
 	}
 	var out []*Table
-	c := tables.Cursor()
-	for k, v := c.First(); k != nil; k, v = c.Next() {
-		if v != nil {
-			continue // not a bucket
-		}
-		ch := tables.Bucket(k)
-		if !hasTable(ch) {
-			continue // history left after the table's creation was undone
-		}
-		t, err := getTable(ch, string(k))
+	err = eachChannel(b, func(channelID string) error {
+		ch, err := flatChannel(b, channelID)
 		if err != nil {
-			return nil, err
+			return err
+		}
+		if ch.table() == nil {
+			return nil // history left after the table's creation was undone
+		}
+		t, err := getTable(ch)
+		if err != nil {
+			return err
 		}
 		out = append(out, t)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }
