@@ -394,3 +394,25 @@ func TestWriterQueueAndCommitHook(t *testing.T) {
 		t.Errorf("OnCommit saw %+v; want the held group of 1, then one of %d with a commit time and no error", groups, queued)
 	}
 }
+
+// TestInspectFindsTheOtherLayoutsBucket: a file of schema 4 that also
+// holds the tables bucket of schema 3 has channels nothing reads (nor
+// counts): Inspect says so rather than call the file sound.
+func TestInspectFindsTheOtherLayoutsBucket(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "hpkeeper.db")
+	db := mustOpenPath(t, path)
+	setupTable(t, db, "ch1", "Lister")
+	db.Close()
+	rawUpdate(t, path, func(btx *bolt.Tx) error {
+		tables, err := btx.CreateBucket(bucketTables)
+		if err != nil {
+			return err
+		}
+		_, err = tables.CreateBucket([]byte("ch2"))
+		return err
+	})
+	_, err := Inspect(path, testTimeout)
+	if err == nil || !strings.Contains(err.Error(), `bucket "tables" of schema 3 and older in a file of schema version 4`) {
+		t.Errorf("Inspect = %v; want it to name the tables bucket", err)
+	}
+}

@@ -3,6 +3,11 @@ package storage
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -104,5 +109,78 @@ func TestChannelIDWithZeroByteRefused(t *testing.T) {
 	})
 	if !errors.Is(err, errBadChannel) {
 		t.Errorf("Table(c1\\x00c) error %v; want errBadChannel", err)
+	}
+}
+
+// TestInspectAndRepartitionKeepToTheirKeys: channels whose ids are
+// prefixes of one another ("1", "12", "120", "123"), on alternate shards,
+// are each checked and counted alone by Inspect, and a split copies each
+// channel's keys (and only its own) into the file of its shard, byte for
+// byte; the merge back holds exactly the source's keys.
+func TestInspectAndRepartitionKeepToTheirKeys(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "source.db")
+	db := mustOpenPath(t, src)
+	ids := []string{"1", "12", "120", "123"}
+	for i, ch := range ids {
+		tb := newTable(ch)
+		tb.GuildID = guildOn(i%2, 2, i+1)
+		mustUpdate(t, db, func(tx *Tx) error {
+			if err := tx.PutTable(tb); err != nil {
+				return err
+			}
+			for n := 0; n <= i; n++ {
+				if err := tx.CreateCharacter(newCharacter(ch, fmt.Sprintf("Lister-%d", n), 3)); err != nil {
+					return err
+				}
+			}
+			return tx.AppendEvent(&Event{ChannelID: ch, At: t0, Command: "/table setup", TableAfter: tb})
+		})
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Inspect(src, testTimeout)
+	if err != nil {
+		t.Fatalf("Inspect(source) = %v", err)
+	}
+	if want := (Counts{Tables: 4, Characters: 1 + 2 + 3 + 4, Events: 4}); (Counts{rep.Tables, rep.Characters, rep.Events}) != want {
+		t.Errorf("Inspect(source) counted %+v; want %+v", rep, want)
+	}
+
+	want := dump(t, src)
+	outputs := []ShardFile{
+		{Path: filepath.Join(dir, "shard-0.db"), Shards: ShardRange{Count: 2, First: 0, Last: 0}},
+		{Path: filepath.Join(dir, "shard-1.db"), Shards: ShardRange{Count: 2, First: 1, Last: 1}},
+	}
+	if _, err := Repartition([]string{src}, outputs, testTimeout); err != nil {
+		t.Fatalf("Repartition(split in 2) = %v", err)
+	}
+	var paths []string
+	for s, o := range outputs {
+		paths = append(paths, o.Path)
+		got := dump(t, o.Path)
+		mine := map[string]string{}
+		for i, ch := range ids {
+			if i%2 != s {
+				continue
+			}
+			prefix := "channels/" + hexID(ch) + "/"
+			for k, v := range want {
+				if strings.HasPrefix(k, prefix) {
+					mine[k] = v
+				}
+			}
+		}
+		if !reflect.DeepEqual(got, mine) {
+			t.Errorf("%s holds keys %v; want exactly those of its channels, %v", o.Path, slices.Sorted(maps.Keys(got)), slices.Sorted(maps.Keys(mine)))
+		}
+	}
+	merged := filepath.Join(dir, "merged.db")
+	if _, err := Repartition(paths, []ShardFile{{Path: merged}}, testTimeout); err != nil {
+		t.Fatalf("Repartition(merge) = %v", err)
+	}
+	if got := dump(t, merged); !reflect.DeepEqual(got, want) {
+		t.Errorf("merged file holds keys %v; want the source's %v", slices.Sorted(maps.Keys(got)), slices.Sorted(maps.Keys(want)))
 	}
 }

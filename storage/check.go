@@ -88,6 +88,14 @@ func Inspect(path string, timeout time.Duration) (*Report, error) {
 		if v > SchemaVersion {
 			return fmt.Errorf("file has schema version %d, this program knows up to %d: %w", v, SchemaVersion, ErrSchemaTooNew)
 		}
+		// Only the bucket of the file's layout is read: the other one's
+		// records would be neither served, counted nor moved.
+		if v >= 4 && btx.Bucket(bucketTables) != nil {
+			p.add(fmt.Errorf("bucket %q of schema 3 and older in a file of schema version %d: its channels are not read", bucketTables, v))
+		}
+		if v < 4 && btx.Bucket(bucketChannels) != nil {
+			p.add(fmt.Errorf("bucket %q of schema 4 in a file of schema version %d: its channels are not read", bucketChannels, v))
+		}
 		if v < 4 {
 			// The nested layout, which Open migrates: a backup of a
 			// file before the upgrade still checks.

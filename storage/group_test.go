@@ -377,3 +377,90 @@ func TestUpdateAfterCloseFails(t *testing.T) {
 func writeTxs(db *DB) int64 {
 	return db.w.groups.Load()
 }
+
+// channelKeys returns every key of the channels bucket with its value.
+func channelKeys(t *testing.T, db *DB) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	mustView(t, db, func(tx *Tx) error {
+		btx, err := tx.read()
+		if err != nil {
+			return err
+		}
+		return btx.Bucket(bucketChannels).ForEach(func(k, v []byte) error {
+			out[string(k)] = string(v)
+			return nil
+		})
+	})
+	return out
+}
+
+// TestGroupCommitFailedFunctionGivesBackEverySequence: a function that
+// fails beside one that succeeds leaves the channels bucket exactly as it
+// was, the sequence keys included, whichever write moved them: ids skipped
+// for an import (SkipCharacterIDs), a deleted character restored under an
+// id above the sequence (RevertEvent), whole events appended to a channel
+// with no history (AppendEncodedEvents), besides CreateCharacter's and
+// AppendEvent's next id and seq.
+func TestGroupCommitFailedFunctionGivesBackEverySequence(t *testing.T) {
+	db := mustOpen(t)
+	// Each sequence is moved by one write only: a write the journal
+	// missed is not hidden by the undo of an earlier one it recorded.
+	setupTable(t, db, "c1", "Lister")
+	setupTable(t, db, "c3")
+	setupTable(t, db, "c4", "Cat")
+	kryten := record(t, db, "c3", createCharacter("Kryten"))
+	del := record(t, db, "c3", deleteCharacterOp(kryten.Changes[0].CharacterID))
+	// The deletion as if copied from elsewhere: its character's id was
+	// never handed out here, so restoring it moves the sequence up.
+	far := *del
+	before := *del.Changes[0].Before
+	before.ID = 40
+	far.Changes = []Change{{CharacterID: 40, Name: before.Name, Before: &before}}
+	enc, err := EncodeEvent(&Event{ChannelID: "c2", Seq: 1, At: t0, Command: "/table import"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := channelKeys(t, db)
+
+	release := holdWriter(t, db)
+	failed := enqueue(t, db, func(tx *Tx) error {
+		if err := tx.RevertEvent(&far); err != nil {
+			return err
+		}
+		if err := tx.SkipCharacterIDs("c1", 100); err != nil {
+			return err
+		}
+		if err := tx.CreateCharacter(newCharacter("c4", "Rimmer", 4)); err != nil {
+			return err
+		}
+		if err := tx.AppendEvent(&Event{ChannelID: "c1", At: t0, Command: "/char create"}); err != nil {
+			return err
+		}
+		if err := tx.AppendEncodedEvents("c2", []EncodedEvent{enc}); err != nil {
+			return err
+		}
+		return errRollback
+	})
+	ok := enqueue(t, db, func(tx *Tx) error { return nil })
+	if err := release(); err != nil {
+		t.Fatal(err)
+	}
+	if err, _ := (<-failed).(error); !errors.Is(err, errRollback) {
+		t.Fatalf("failed function: %v; want errRollback", err)
+	}
+	if err := <-ok; err != nil {
+		t.Fatalf("succeeding function: %v", err)
+	}
+	got := channelKeys(t, db)
+	for k, v := range got {
+		if w, ok := want[k]; !ok || w != v {
+			t.Errorf("key %q = %x after the failed function; want %x (present: %v)", k, v, w, ok)
+		}
+	}
+	for k := range want {
+		if _, ok := got[k]; !ok {
+			t.Errorf("key %q lost by the failed function", k)
+		}
+	}
+}

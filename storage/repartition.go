@@ -120,7 +120,7 @@ func Repartition(sources []string, outputs []ShardFile, timeout time.Duration) (
 	for i, s := range srcs {
 		if err := s.View(func(btx *bolt.Tx) error {
 			var err error
-			held[i], err = checkKnown(btx)
+			held[i], err = checkKnown(btx, version)
 			return err
 		}); err != nil {
 			return rep, fmt.Errorf("repartition: %s: %w", sources[i], err)
@@ -209,14 +209,17 @@ func checkPaths(sources []string, outputs []ShardFile) error {
 // checkKnown returns the share of the guilds the source holds
 // (meta/shards), and refuses a top-level bucket or meta key this program
 // does not know how to place: rather than guess whether it belongs to a
-// table or to the process.
-func checkKnown(btx *bolt.Tx) (ShardRange, error) {
+// table or to the process. The channels are copied from the bucket of the
+// source's schema version only (the channels bucket from 4 on, the tables
+// bucket before), so the other one is refused too: its records would be
+// neither copied nor counted.
+func checkKnown(btx *bolt.Tx, version uint64) (ShardRange, error) {
 	var held ShardRange
 	err := btx.ForEach(func(name []byte, b *bolt.Bucket) error {
 		switch {
-		case bytes.Equal(name, bucketChannels):
+		case bytes.Equal(name, bucketChannels) && version >= 4:
 			return nil // every key is a channel's (Inspect checked them)
-		case bytes.Equal(name, bucketTables):
+		case bytes.Equal(name, bucketTables) && version < 4:
 			return b.ForEach(func(k, v []byte) error {
 				if v != nil {
 					return fmt.Errorf("tables/%q is not a channel bucket", k)
@@ -235,6 +238,8 @@ func checkKnown(btx *bolt.Tx) (ShardRange, error) {
 				}
 				return fmt.Errorf("meta/%q is not known to this program: not moved", k)
 			})
+		case bytes.Equal(name, bucketChannels), bytes.Equal(name, bucketTables):
+			return fmt.Errorf("bucket %q is not of a file of schema version %d: not moved", name, version)
 		}
 		return fmt.Errorf("bucket %q is not known to this program: not moved", name)
 	})

@@ -461,6 +461,22 @@ func TestRepartitionRefusesWhatItCannotPlace(t *testing.T) {
 			db.Close()
 			rawUpdate(t, path, func(btx *bolt.Tx) error { _, err := btx.CreateBucket([]byte("snapshots")); return err })
 		}, nil, `bucket "snapshots" is not known`},
+		// The layout of schema 3 in a file of schema 4: its channels
+		// would not be copied, nor counted.
+		{"a tables bucket beside the channels bucket", func(db *DB, path string) {
+			db.Close()
+			rawUpdate(t, path, func(btx *bolt.Tx) error {
+				tables, err := btx.CreateBucket(bucketTables)
+				if err != nil {
+					return err
+				}
+				ch, err := tables.CreateBucket([]byte("1311000000000000397"))
+				if err != nil {
+					return err
+				}
+				return ch.Put(keyTable, []byte(`{"guild_id":"`+guildOn(0, 2, 97)+`"}`))
+			})
+		}, nil, `bucket "tables" of schema 3 and older in a file of schema version 4`},
 		{"a file held by a process", func(*DB, string) {}, ErrLocked, "locked"},
 	}
 	for _, tt := range tests {
