@@ -337,15 +337,15 @@ func runBench(ctx context.Context, cfg *benchConfig, stdout, stderr io.Writer) e
 	}
 
 	if cfg.cpuProfile != "" && cfg.inProcess {
-		f, err := os.Create(cfg.cpuProfile)
+		stop, err := startCPUProfile(cfg.cpuProfile)
 		if err != nil {
 			return err
 		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return err
-		}
-		defer pprof.StopCPUProfile()
+		defer func() {
+			if err := stop(); err != nil {
+				fmt.Fprintln(stderr, "hpkeeper bench:", err)
+			}
+		}()
 	}
 	// Rounds: the null endpoint, then each phase, --runs times, so that
 	// each phase run has a null run beside it on the same machine minutes.
