@@ -50,7 +50,7 @@ func (System) Options() []commands.SystemOption {
 		{Command: "damage", Name: "nonlethal", Help: "non-lethal damage: a failed save at negative WP leaves the character unconscious and stable"},
 		{Command: "heal", Name: "amount", Help: "points healed: a number or dice"},
 		{Command: "heal", Name: "pool", Help: "which points heal (default hp)", Values: []string{"hp", "wp"}},
-		{Command: "save", Name: "type", Help: "d20 + the sheet's Fort or Will, for the GM to compare with the DC", Values: []string{"fort", "will"}},
+		{Command: "save", Name: "type", Help: "d20 + the sheet's Fort or Will, lowered while fatigued (Con and Wis penalties), for the GM to compare with the DC", Values: []string{"fort", "will"}},
 		{Command: "save", Name: "bonus", Help: "added to the roll"},
 		{Command: "rest", Name: "kind", Help: "night: the GM puts the table (or target) to sleep for 8 hours on the clock", Values: []string{"night"}},
 		{Command: "attend", Name: "healer", Help: "the character who makes the Heal check, not the target"},

@@ -105,7 +105,8 @@ func (c Character) loseWP(n int, out *Outcome) Character {
 // until chosen); failure by 10 or more still kills a Die Hard character
 // (hpkeeper's reading: the feat removes dying, not death).
 func (c Character) reachNegative(src dice.Source, now int64, lethal bool, kind string, out *Outcome) (Character, error) {
-	s, err := roll(src, "Fort", "reaching negative WP", c.fortBonus(), NegativeWPDC(c.WP))
+	bonus, fatigue := c.fortBonus()
+	s, err := roll(src, "Fort", "reaching negative WP", bonus, fatigue, NegativeWPDC(c.WP))
 	if err != nil {
 		return c, err
 	}
@@ -154,7 +155,8 @@ func (c Character) becomeDying(now int64, out *Outcome) Character {
 // dying again). Non-lethal damage counts as lethal here: §2.4's non-lethal
 // rule is about the damage that took WP negative.
 func (c Character) hitWhileNegative(src dice.Source, now int64, out *Outcome) (Character, error) {
-	s, err := roll(src, "Fort", "hit at negative WP", c.fortBonus(), NegativeWPDC(c.WP))
+	bonus, fatigue := c.fortBonus()
+	s, err := roll(src, "Fort", "hit at negative WP", bonus, fatigue, NegativeWPDC(c.WP))
 	if err != nil {
 		return c, err
 	}

@@ -84,15 +84,15 @@ func TestNegativeWPDC(t *testing.T) {
 // TestSaveNaturals checks RULES.md §0.4: natural 1 fails, natural 20
 // succeeds, and "by 10" uses the number.
 func TestSaveNaturals(t *testing.T) {
-	s, _ := roll(dice.NewScripted(1), "Fort", "x", 20, 10)
+	s, _ := roll(dice.NewScripted(1), "Fort", "x", 20, 0, 10)
 	if s.Success || s.FailedBy10() {
 		t.Errorf("natural 1 +20 vs 10 = %s; want a failure, not by 10", s)
 	}
-	s, _ = roll(dice.NewScripted(20), "Fort", "x", -20, 10)
+	s, _ = roll(dice.NewScripted(20), "Fort", "x", -20, 0, 10)
 	if !s.Success || s.FailedBy10() {
 		t.Errorf("natural 20 −20 vs 10 = %s; want a success", s)
 	}
-	s, _ = roll(dice.NewScripted(1), "Heal", "x", 20, 15)
+	s, _ = roll(dice.NewScripted(1), "Heal", "x", 20, 0, 15)
 	if !s.Success {
 		t.Errorf("Heal check 1 + 20 vs 15 = %s; want a success (no natural rule)", s)
 	}
@@ -114,23 +114,26 @@ type transition struct {
 // TestTransitions covers every transition of RULES.md §2.4 passed, failed
 // and failed by 10, with and without Endurance and Die Hard, lethal and
 // non-lethal. The character has HP 0, Fort −5; a 3-point hit takes WP from
-// wp to wp − 3.
+// wp to wp − 3. At every save it is exhausted (HP 0, WP below 0), and
+// fatigue's −2 takes Con 10 to 8, Fort −5 to −6 (RULES.md §2.3 Reading):
+// each save is d20 − 6, or d20 − 2 with Endurance.
 func TestTransitions(t *testing.T) {
 	nl := Hit{Amount: 3, Nonlethal: true}
 	nlCrit := Hit{Amount: 3, Nonlethal: true, Crit: 2} // WP −3 −3: DC 11 from 2
 	l := Hit{Amount: 3}
 	tests := []transition{
-		// Reaching negative WP: 2 → −1, DC 10 (Fort −5: failing by 10 is d20 ≤ 5).
-		{"reach passed", Fine, 2, false, false, l, 15, Disabled, false},
+		// Reaching negative WP: 2 → −1, DC 10 (d20 − 6: success is d20 ≥ 16,
+		// failing by 10 d20 ≤ 6; with Endurance success is d20 ≥ 12).
+		{"reach passed", Fine, 2, false, false, l, 16, Disabled, false},
 		{"reach failed", Fine, 2, false, false, l, 14, Dying, false},
 		{"reach failed by 10", Fine, 2, false, false, l, 5, Dead, false},
-		{"reach Endurance passes", Fine, 2, false, true, l, 11, Disabled, false},
+		{"reach Endurance passes", Fine, 2, false, true, l, 12, Disabled, false},
 		{"reach Endurance keeps failure by 10 off", Fine, 2, false, true, l, 5, Dying, false},
-		{"reach non-lethal passed", Fine, 2, false, false, nl, 15, Disabled, false},
+		{"reach non-lethal passed", Fine, 2, false, false, nl, 16, Disabled, false},
 		{"reach non-lethal failed", Fine, 2, false, false, nl, 14, Stable, false},
 		{"reach non-lethal failed by 10", Fine, 2, false, false, nl, 1, Stable, false},
 		{"reach non-lethal crit is lethal", Fine, 2, false, false, nlCrit, 5, Dead, false},
-		{"reach Die Hard passed", Fine, 2, true, false, l, 15, Disabled, false},
+		{"reach Die Hard passed", Fine, 2, true, false, l, 16, Disabled, false},
 		{"reach Die Hard failed: choice", Fine, 2, true, false, l, 14, Stable, true},
 		{"reach Die Hard failed by 10 dies", Fine, 2, true, false, l, 5, Dead, false},
 		// hpkeeper's reading: the non-lethal clause wins over Die Hard, so
@@ -138,23 +141,23 @@ func TestTransitions(t *testing.T) {
 		{"reach Die Hard non-lethal failed: stable, no choice", Fine, 2, true, false, nl, 14, Stable, false},
 		{"reach Die Hard non-lethal failed by 10: stable, no choice", Fine, 2, true, false, nl, 1, Stable, false},
 		{"reach Die Hard non-lethal crit failed: choice", Fine, 2, true, false, nlCrit, 14, Stable, true},
-		// Disabled and hit: −2 → −5, DC 11 (by 10: d20 ≤ 6).
-		{"disabled hit passed", Disabled, -2, false, false, l, 16, Dying, false},
+		// Disabled and hit: −2 → −5, DC 11 (success: d20 ≥ 17; by 10: d20 ≤ 7).
+		{"disabled hit passed", Disabled, -2, false, false, l, 17, Dying, false},
 		{"disabled hit failed", Disabled, -2, false, false, l, 10, Dying, false},
 		{"disabled hit failed by 10", Disabled, -2, false, false, l, 6, Dead, false},
 		{"disabled hit non-lethal counts as lethal", Disabled, -2, false, false, nl, 6, Dead, false},
 		{"disabled hit Endurance saves from death", Disabled, -2, false, true, l, 6, Dying, false},
-		{"disabled Die Hard passed stays disabled", Disabled, -2, true, false, l, 16, Disabled, false},
+		{"disabled Die Hard passed stays disabled", Disabled, -2, true, false, l, 17, Disabled, false},
 		{"disabled Die Hard failed: stable", Disabled, -2, true, false, l, 10, Stable, false},
 		{"disabled Die Hard failed by 10 dies", Disabled, -2, true, false, l, 6, Dead, false},
 		{"disabled Die Hard Endurance failed: stable", Disabled, -2, true, true, l, 6, Stable, false},
-		// Dying and hit: −8 → −11, DC 12 (by 10: d20 ≤ 7).
-		{"dying hit passed", Dying, -8, false, false, l, 17, Dying, false},
+		// Dying and hit: −8 → −11, DC 12 (success: d20 ≥ 18; by 10: d20 ≤ 8).
+		{"dying hit passed", Dying, -8, false, false, l, 18, Dying, false},
 		{"dying hit failed", Dying, -8, false, false, l, 10, Dying, false},
 		{"dying hit failed by 10", Dying, -8, false, false, l, 7, Dead, false},
 		{"dying hit Endurance", Dying, -8, false, true, l, 7, Dying, false},
 		{"dying hit natural 20", Dying, -8, false, false, l, 20, Dying, false},
-		// Stable and hit (Reading: as disabled): −1 → −4, DC 10.
+		// Stable and hit (Reading: as dying): −1 → −4, DC 10 (by 10: d20 ≤ 6).
 		{"stable hit passed: dying again", Stable, -1, false, false, l, 20, Dying, false},
 		{"stable hit failed by 10", Stable, -1, false, false, l, 5, Dead, false},
 		{"stable Die Hard hit failed stays stable", Stable, -1, true, false, l, 10, Stable, false},
@@ -229,7 +232,9 @@ func TestStrain(t *testing.T) {
 }
 
 // TestDyingRounds: the per-round save's DC grows by 1 per round after the
-// first; success by 5 wakes disabled (RULES.md §2.4).
+// first; success by 5 wakes disabled (RULES.md §2.4). Dying at WP −3 the
+// character is exhausted: Fort +0 −1 fatigue (Con 10 → 8; RULES.md §2.3
+// Reading), so each save is d20 − 1.
 func TestDyingRounds(t *testing.T) {
 	c := fighter(10, 10)
 	c.HP, c.WP, c.State, c.DyingSince = 0, -3, Dying, 100
@@ -249,14 +254,16 @@ func TestDyingRounds(t *testing.T) {
 			t.Errorf("NextRound(%d) d20 %d = DC %d, %s; want DC %d, %s", tt.now, tt.face, out.Saves[0].DC, got.State, tt.dc, tt.want)
 		}
 	}
-	for face, want := range map[int]State{10: Stable, 14: Stable, 15: Disabled, 1: Dying} {
+	// DC 10: 11 − 1 = 10 and 15 − 1 = 14 stabilize, 16 − 1 = 15 by 5 wakes,
+	// 10 − 1 = 9 and 2 − 1 = 1 fail (1 − 1 = 0 would fail by 10).
+	for face, want := range map[int]State{11: Stable, 15: Stable, 16: Disabled, 10: Dying, 2: Dying, 1: Dead} {
 		if got, _, _ := c.NextRound(dice.NewScripted(face), 101); got.State != want {
-			t.Errorf("NextRound DC 10 with %d = %s; want %s", face, got.State, want)
+			t.Errorf("NextRound DC 10 with %d − 1 = %s; want %s", face, got.State, want)
 		}
 	}
 	c.Endurance = true
-	if got, _, _ := c.NextRound(dice.NewScripted(11), 101); got.State != Disabled {
-		t.Errorf("NextRound with Endurance, 11 + 4 = %s; want disabled (by 5)", got.State)
+	if got, _, _ := c.NextRound(dice.NewScripted(12), 101); got.State != Disabled {
+		t.Errorf("NextRound with Endurance, 12 + 4 − 1 = %s; want disabled (by 5)", got.State)
 	}
 }
 
@@ -309,4 +316,81 @@ func TestDeadNeverChange(t *testing.T) {
 	if got, _, _ := c.Advance(src, 0, 30*1440); got != c {
 		t.Errorf("Advance changed the dead: %+v", got)
 	}
+}
+
+// TestReadingFortWillUnderFatigue is RULES.md §2.3's Reading: the penalties
+// to Con and Wis lower Fort and Will by the change in those modifiers; the
+// sheet holds the rested values, and every save of §2.4 and §2.6 uses them
+// lowered by the penalties of that moment, its line showing the adjustment.
+func TestReadingFortWillUnderFatigue(t *testing.T) {
+	// FatigueAdjust: rested 0; fatigue's −2 takes Con 10 to 8 (+0 → −1) and
+	// Con 11 to 9 (+0 → −1), Con 15 to 13 (+2 → +1): −1 each; three
+	// exertion failures, −6, take Con 10 to 4 (+0 → −3): −3.
+	rested := fighter(10, 10)
+	if f, w := rested.FatigueAdjust(); f != 0 || w != 0 {
+		t.Errorf("rested: FatigueAdjust() = %d, %d; want 0, 0", f, w)
+	}
+	for _, tt := range []struct {
+		con, wis, failures, fort, will int
+	}{
+		{10, 10, 0, -1, -1}, {11, 14, 0, -1, -1}, {15, 9, 1, -1, -1}, {10, 10, 3, -3, -3}, {10, 13, 2, -2, -2},
+	} {
+		c := fighter(10, tt.con)
+		c.Wis, c.HP, c.ExertionFailures, c.ExertionSaves = tt.wis, 5, tt.failures, tt.failures // HP 5 ≤ 50% of 10: fatigued
+		if f, w := c.FatigueAdjust(); f != tt.fort || w != tt.will {
+			t.Errorf("Con %d, Wis %d, %d failures: FatigueAdjust() = %d, %d; want %d, %d", tt.con, tt.wis, tt.failures, f, w, tt.fort, tt.will)
+		}
+	}
+
+	// §2.4: Vala (HP 20, Con 15, Fort +2) takes 8 damage ×3: WP 15 → −1,
+	// exhausted, Con 15 → 13 (+2 → +1): DC 10 at Fort +2 −1 = +1. A d20 of
+	// 12 gives 13 (disabled); a d20 of 8 gives 9, which fails: dying, where
+	// the sheet's +2 would have made 10 and disabled.
+	vala := fighter(20, 15)
+	vala.Fort = 2
+	got, out, err := vala.TakeDamage(dice.NewScripted(12), Hit{Amount: 8, Crit: 3}, 0)
+	if err != nil || got.State != Disabled {
+		t.Fatalf("d20 12: %s, %v; want disabled", got.State, err)
+	}
+	hasLine(t, "d20 12", out, "Fort DC 10 (reaching negative WP): 1d20 [12] = 12, Fort +2 −1 fatigue = 13, succeeded")
+	if got.Fort != 2 {
+		t.Errorf("sheet Fort after the save = %+d; want the rested +2 kept", got.Fort)
+	}
+	got, out, _ = vala.TakeDamage(dice.NewScripted(8), Hit{Amount: 8, Crit: 3}, 0)
+	if s := out.Saves[0]; got.State != Dying || s.Bonus != 1 || s.Fatigue != -1 || s.Total != 9 {
+		t.Errorf("d20 8: %s, %s; want 8 + 2 − 1 = 9 < 10, dying", got.State, s)
+	}
+
+	// §2.6, an exertion save: fatigued by HP 5 ≤ 50% of 10, Fort +2 works a
+	// 9th hour: DC 10 at +2 −1 = +1; a d20 of 9 gives 10 and passes, 8
+	// gives 9 and fails.
+	worker := fighter(10, 10)
+	worker.HP, worker.Fort, worker.Activity, worker.HoursWorked, worker.HoursAwake = 5, 2, Work, 8, 8
+	for face, pass := range map[int]bool{9: true, 8: false} {
+		_, out, err := worker.PassHour(dice.NewScripted(face), hour)
+		if err != nil || len(out.Saves) != 1 || out.Saves[0].Success != pass || out.Saves[0].Total != face+1 {
+			t.Errorf("9th hour with %d: %v, %v; want %d + 2 − 1 = %d, success %v", face, out.Saves, err, face, face+1, pass)
+		}
+	}
+
+	// §2.6, waking early: asleep with 1 exertion failure (−2: Wis 10 → 8,
+	// +0 → −1), Will +3: DC 10 + 2 × 1 = 12 at +3 −1 = +2. A d20 of 10
+	// gives 12 and wakes; 9 gives 11 and sleeps on.
+	sleeper := fighter(10, 10)
+	sleeper.Will, sleeper.Activity, sleeper.ExertionSaves, sleeper.ExertionFailures = 3, Sleep, 1, 1
+	woke, out, _ := sleeper.SetActivity(dice.NewScripted(10), Awake)
+	if woke.Activity != Awake {
+		t.Errorf("wake with 10 + 3 − 1 = 12 vs DC 12: %s; want awake", woke.Activity)
+	}
+	hasLine(t, "wake", out, "Will DC 12 (wake early): 1d20 [10] = 10, Will +3 −1 fatigue = 12, succeeded")
+	if slept, _, _ := sleeper.SetActivity(dice.NewScripted(9), Awake); slept.Activity != Sleep {
+		t.Errorf("wake with 9 + 3 − 1 = 11 vs DC 12: %s; want asleep", slept.Activity)
+	}
+
+	// Exertion penalties past fatigue's: 3 failures, −6, take Con 12 to 6
+	// (+1 → −2): the line names them, "Fort +0 −3 exertion".
+	spent := fighter(10, 12)
+	spent.HP, spent.WP, spent.State, spent.ExertionSaves, spent.ExertionFailures = 0, -1, Disabled, 3, 3
+	_, out, _ = spent.Strain(dice.NewScripted(15), 0)
+	hasLine(t, "strain", out, "Fort DC 10 (strenuous action): 1d20 [15] = 15, Fort +0 −3 exertion = 12, succeeded")
 }

@@ -32,7 +32,8 @@ func (c Character) SetActivity(src dice.Source, a Activity) (Character, Outcome,
 		return c, out, ErrDead
 	}
 	if a != Sleep && c.Activity == Sleep {
-		s, err := roll(src, "Will", "wake early", c.Will, c.WakeDC())
+		bonus, fatigue := c.willBonus()
+		s, err := roll(src, "Will", "wake early", bonus, fatigue, c.WakeDC())
 		if err != nil {
 			return c, out, err
 		}
@@ -137,7 +138,8 @@ func (c *Character) activityHour(src dice.Source, now int64, out *Outcome) error
 		if overworked {
 			why = "exertion, hours worked"
 		}
-		s, err := out.roll(src, "Fort", why, c.fortBonus(), c.ExertionDC())
+		bonus, fatigue := c.fortBonus()
+		s, err := out.roll(src, "Fort", why, bonus, fatigue, c.ExertionDC())
 		if err != nil {
 			return err
 		}
