@@ -648,3 +648,29 @@ func TestReadingFortWillUnderFatigue(t *testing.T) {
 		"WP 15 → -4", "Fort DC 10 (reaching negative WP): 1d20 [9] = 9, Fort +2 −1 fatigue = 10, succeeded", "becomes disabled")
 	tb.NoDiceLeft()
 }
+
+// TestReadingNonlethalAtNegativeWP is RULES.md §2.4's Reading at the
+// table: every non-lethal hit at negative WP, not only the one that
+// crosses 0, leaves a character whose save fails unconscious and stable,
+// never dying or dead. Vala (HP max 10, Con 10, Fort +0) is disabled at WP
+// −1; exhausted there, she saves at Fort +0 −1 fatigue.
+func TestReadingNonlethalAtNegativeWP(t *testing.T) {
+	tb := newTable(t)
+	tb.OK(tb.Do("ann", "/table setup system:hp-mp-wp"))
+	tb.OK(tb.Do("ann", `/char create name:Vala stats:"hp-max=10"`))
+	tb.Dice.Push(15) // 21 damage: HP 10 → 0, WP 10 → −1, DC 10: 15 − 1 = 14, disabled
+	commandstest.WantIn(t, "reach", tb.OK(tb.Do("ann", "/damage target:Vala amount:21")), "becomes disabled")
+	// Non-lethal 4: WP −1 → −5, DC 11: 1 − 1 = 0 fails by 11, which a
+	// lethal hit would make dead; non-lethal, she is stable.
+	tb.Dice.Push(1)
+	out := tb.OK(tb.Do("ann", "/damage target:Vala amount:4 nonlethal:true"))
+	commandstest.WantIn(t, "non-lethal", out, "4 damage, non-lethal.", "WP -1 → -5",
+		"Fort DC 11 (hit at negative WP): 1d20 [1] = 1, Fort +0 −1 fatigue = 0, failed by 10 or more",
+		"non-lethal damage: unconscious and stable, no further saves", "State: **stable (unconscious), exhausted** (was disabled)")
+	// Stable, another non-lethal hit rolls nothing and leaves her stable;
+	// the next round makes no save either.
+	out = tb.OK(tb.Do("ann", "/damage target:Vala amount:2 nonlethal:true"))
+	commandstest.WantIn(t, "stable", out, "WP -5 → -7", "non-lethal damage: stays stable")
+	commandstest.WantIn(t, "round", tb.OK(tb.Do("!gm", "/clock action:next-round")), "Nothing ended or fired.")
+	tb.NoDiceLeft()
+}

@@ -47,7 +47,7 @@ func (System) StatKeys() []string {
 func (System) Options() []commands.SystemOption {
 	return []commands.SystemOption{
 		{Command: "damage", Name: "crit", Help: "a critical hit: HP take the damage, and WP take it again × (multiplier − 1)", Values: []string{"2", "3", "4"}},
-		{Command: "damage", Name: "nonlethal", Help: "non-lethal damage: a failed save at negative WP leaves the character unconscious and stable"},
+		{Command: "damage", Name: "nonlethal", Help: "non-lethal damage: at negative WP it makes no one dying or dead; a failed save leaves the character unconscious and stable"},
 		{Command: "heal", Name: "amount", Help: "points healed: a number or dice"},
 		{Command: "heal", Name: "pool", Help: "which points heal (default hp)", Values: []string{"hp", "wp"}},
 		{Command: "save", Name: "type", Help: "d20 + the sheet's Fort or Will, lowered while fatigued (Con and Wis penalties), for the GM to compare with the DC", Values: []string{"fort", "will"}},

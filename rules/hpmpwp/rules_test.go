@@ -145,7 +145,12 @@ func TestTransitions(t *testing.T) {
 		{"disabled hit passed", Disabled, -2, false, false, l, 17, Dying, false},
 		{"disabled hit failed", Disabled, -2, false, false, l, 10, Dying, false},
 		{"disabled hit failed by 10", Disabled, -2, false, false, l, 6, Dead, false},
-		{"disabled hit non-lethal counts as lethal", Disabled, -2, false, false, nl, 6, Dead, false},
+		// RULES.md §2.4 Reading: a non-lethal hit at negative WP makes no
+		// one dying or dead; a non-lethal critical hit is lethal.
+		{"disabled hit non-lethal failed by 10: stable", Disabled, -2, false, false, nl, 6, Stable, false},
+		{"disabled hit non-lethal passed: stays disabled", Disabled, -2, false, false, nl, 17, Disabled, false},
+		// (1 damage ×2: −2 → −4, DC 10; 6 − 6 = 0 fails by 10.)
+		{"disabled hit non-lethal crit failed by 10: dead", Disabled, -2, false, false, Hit{Amount: 1, Nonlethal: true, Crit: 2}, 6, Dead, false},
 		{"disabled hit Endurance saves from death", Disabled, -2, false, true, l, 6, Dying, false},
 		{"disabled Die Hard passed stays disabled", Disabled, -2, true, false, l, 17, Disabled, false},
 		{"disabled Die Hard failed: stable", Disabled, -2, true, false, l, 10, Stable, false},
@@ -393,4 +398,50 @@ func TestReadingFortWillUnderFatigue(t *testing.T) {
 	spent.HP, spent.WP, spent.State, spent.ExertionSaves, spent.ExertionFailures = 0, -1, Disabled, 3, 3
 	_, out, _ = spent.Strain(dice.NewScripted(15), 0)
 	hasLine(t, "strain", out, "Fort DC 10 (strenuous action): 1d20 [15] = 15, Fort +0 −3 exertion = 12, succeeded")
+}
+
+// TestReadingNonlethalAtNegativeWP is RULES.md §2.4's Reading: the
+// non-lethal exception holds for every non-lethal hit at negative WP, not
+// only the one that crosses 0: a failed save (by any margin) leaves the
+// character unconscious and stable, never dying or dead; a character
+// already dying stays dying. hpkeeper reads the success the Reading leaves
+// open as keeping a disabled character disabled (as Die Hard's successful
+// save does), and rolls no save where none could change the outcome.
+func TestReadingNonlethalAtNegativeWP(t *testing.T) {
+	// Disabled at WP −2, HP 0, Fort +0; a non-lethal 3 takes WP to −5: DC
+	// 11, at Fort +0 −1 fatigue (exhausted: Con 10 → 8).
+	c := fighter(10, 10)
+	c.HP, c.WP, c.State = 0, -2, Disabled
+	for _, tt := range []struct {
+		face int
+		want State
+		line string
+	}{
+		{5, Stable, "non-lethal damage: unconscious and stable, no further saves"}, // 5 − 1 = 4 fails by 7 (was dying)
+		{1, Stable, "non-lethal damage: unconscious and stable, no further saves"}, // 1 − 1 = 0 fails by 11 (was dead)
+		{12, Disabled, "non-lethal damage: stays disabled"},                        // 12 − 1 = 11 ≥ 11 (was dying)
+	} {
+		src := dice.NewScripted(tt.face)
+		got, out, err := c.TakeDamage(src, Hit{Amount: 3, Nonlethal: true}, 0)
+		if err != nil || got.State != tt.want || got.WP != -5 || len(out.Saves) != 1 || out.Saves[0].DC != 11 || out.Saves[0].Total != tt.face-1 {
+			t.Errorf("disabled, non-lethal 3, d20 %d: WP %d, %s, saves %v, %v; want WP −5, %s after DC 11, %d − 1", tt.face, got.WP, got.State, out.Saves, err, tt.want, tt.face)
+		}
+		hasLine(t, "disabled", out, tt.line)
+	}
+	// A non-lethal critical hit is lethal: 2 ×2 takes WP −2 → −6, DC 11;
+	// 12 − 1 = 11 succeeds, and a hit while disabled makes it dying.
+	if got, _, _ := c.TakeDamage(dice.NewScripted(12), Hit{Amount: 2, Crit: 2, Nonlethal: true}, 0); got.State != Dying || got.WP != -6 {
+		t.Errorf("disabled, non-lethal ×2 crit: WP %d, %s; want −6, dying", got.WP, got.State)
+	}
+	// Dying at WP −6 and stable at −3: a non-lethal hit rolls nothing
+	// (an empty script fails any roll) and leaves the state as it is.
+	for _, st := range []State{Dying, Stable} {
+		d := fighter(10, 10)
+		d.HP, d.WP, d.State, d.DyingSince = 0, -6, st, 5
+		got, out, err := d.TakeDamage(dice.NewScripted(), Hit{Amount: 2, Nonlethal: true}, 9)
+		if err != nil || got.State != st || got.WP != -8 || got.DyingSince != d.DyingSince || len(out.Saves) != 0 {
+			t.Errorf("%s, non-lethal 2: WP %d, %s, %d saves, %v; want WP −8, still %s, no save", st, got.WP, got.State, len(out.Saves), err, st)
+		}
+		hasLine(t, st.String(), out, "non-lethal damage: stays "+st.String())
+	}
 }
