@@ -674,3 +674,44 @@ func TestReadingNonlethalAtNegativeWP(t *testing.T) {
 	commandstest.WantIn(t, "round", tb.OK(tb.Do("!gm", "/clock action:next-round")), "Nothing ended or fired.")
 	tb.NoDiceLeft()
 }
+
+// TestWokenByANoise: /wake (RULES.md §2.6): a noise reaches a sleeper whose
+// player made a Listen check; it wakes unless it succeeds at a Will save
+// against the Listen DC, or at once with stay-asleep:false; one event that
+// /undo takes back. Ann: Will +2, rested (no fatigue adjustment).
+func TestWokenByANoise(t *testing.T) {
+	tb := newTable(t)
+	tb.OK(tb.Do("gm", "/table setup system:hp-mp-wp"))
+	tb.OK(tb.Do("ann", `/char create name:Ann stats:"hp-max=10 will=2"`))
+	tb.Refused(tb.Do("ann", "/wake target:Ann listen-dc:12"), "Ann is not asleep")
+	tb.OK(tb.Do("ann", "/activity target:Ann kind:sleep"))
+	// DC 12: 10 + 2 = 12 sleeps on; 9 + 2 = 11 wakes.
+	tb.Dice.Push(10)
+	commandstest.WantIn(t, "sleeps on", tb.OK(tb.Do("ann", "/wake target:Ann listen-dc:12")),
+		"Will DC 12 (woken by a noise, the Listen DC): 1d20 [10] = 10 +2 = 12, succeeded", "sleeps on through the noise")
+	tb.Refused(tb.Do("bob", "/wake target:Ann listen-dc:12"), "only its owner or a GM")
+	tb.Dice.Push(9)
+	commandstest.WantIn(t, "wakes", tb.OK(tb.Do("gm", "/wake target:Ann listen-dc:12")),
+		"1d20 [9] = 9 +2 = 11, failed", "wakes to the noise")
+	commandstest.WantIn(t, "awake", tb.OK(tb.Do("ann", "/char show name:Ann")), "Activity: awake")
+	tb.OK(tb.Do("gm", "/undo"))
+	commandstest.WantIn(t, "undone", tb.OK(tb.Do("ann", "/char show name:Ann")), "Activity: sleep")
+	// stay-asleep:false: the owner fails the save on purpose, no die.
+	commandstest.WantIn(t, "on purpose", tb.OK(tb.Do("ann", "/wake target:Ann listen-dc:30 stay-asleep:false")),
+		"a noise (Listen DC 30): fails the Will save on purpose and wakes")
+	tb.NoDiceLeft()
+}
+
+// TestReadingSleepWithNothingToSleepOff is RULES.md §2.6's Reading at the
+// table: sent to sleep with no hour worked and no exertion failure, a
+// character sleeps one hour and wakes, and the reply says so.
+func TestReadingSleepWithNothingToSleepOff(t *testing.T) {
+	tb := newTable(t)
+	tb.OK(tb.Do("gm", "/table setup system:hp-mp-wp"))
+	tb.OK(tb.Do("ann", `/char create name:Ann stats:"hp-max=10"`))
+	tb.OK(tb.Do("gm", "/clock action:advance amount:16 unit:rounds"))
+	commandstest.WantIn(t, "sleep", tb.OK(tb.Do("ann", "/activity target:Ann kind:sleep")),
+		"goes to sleep with nothing to sleep off (no hour worked, no exertion failure): sleeps one hour and wakes at day 1, 01:00")
+	commandstest.WantIn(t, "hour", tb.OK(tb.Do("gm", "/clock action:advance amount:1 unit:hours")),
+		"day 1, 01:00: wakes after an hour's sleep (nothing to sleep off)", "State: **conscious**")
+}

@@ -7,8 +7,8 @@
 // abilities, saves, feats, and the GM's effect and state), /damage with crit
 // and nonlethal (§2.2, §2.4), the Die Hard buttons Act Disabled and Fall
 // Unconscious (§2.4), /strain and /attend (§2.4), /heal pool:hp|wp and
-// /spend resource:mp (§2.5), /activity and /rest kind:night (§2.6), and
-// /save type:fort|will (§0.4). The clock runs the dying saves, fatigue,
+// /spend resource:mp (§2.5), /activity, /wake and /rest kind:night (§2.6),
+// and /save type:fort|will (§0.4). The clock runs the dying saves, fatigue,
 // work, wakefulness and sleep (§0.2, §2.3–§2.6).
 //
 // The rules package has the same name as this one; the files here import
@@ -81,6 +81,8 @@ func (System) Action(name string) commands.ActionFunc {
 		return rest
 	case "save":
 		return save
+	case "wake":
+		return wake
 	}
 	return nil
 }

@@ -99,24 +99,24 @@ func TestAnyActivityWakesEarlyWithASave(t *testing.T) {
 	ann := fighter(10, 10)
 	ann.Activity, ann.HoursWorked, ann.ExertionSaves, ann.ExertionFailures, ann.Will = Sleep, 11, 4, 2, 3
 	for _, a := range []Activity{Work, Awake} {
-		got, out, err := ann.SetActivity(dice.NewScripted(19), a)
+		got, out, err := ann.SetActivity(dice.NewScripted(19), a, 0)
 		if err != nil || len(out.Saves) != 1 || out.Saves[0].DC != 25 || out.Saves[0].Kind != "Will" || got.Activity != Sleep {
 			t.Errorf("SetActivity(%s) with 19 + 3: %q, %s, %v; want a failed Will DC 25 and still asleep", a, out.Lines, got.Activity, err)
 		}
 		hasLine(t, a.String(), out, "sleeps on")
-		got, out, _ = ann.SetActivity(dice.NewScripted(20), a)
+		got, out, _ = ann.SetActivity(dice.NewScripted(20), a, 0)
 		if got.Activity != a {
 			t.Errorf("SetActivity(%s) with a natural 20: %s; want %s", a, got.Activity, a)
 		}
 		hasLine(t, a.String(), out, "wakes early")
 	}
 	// Sleep on a sleeper rolls nothing.
-	if _, out, err := ann.SetActivity(dice.NewScripted(), Sleep); err != nil || len(out.Saves) != 0 {
+	if _, out, err := ann.SetActivity(dice.NewScripted(), Sleep, 0); err != nil || len(out.Saves) != 0 {
 		t.Errorf("SetActivity(sleep) on a sleeper: %v, %d saves; want none", err, len(out.Saves))
 	}
 	// Waking early from a night's rest ends it.
 	rested, _, _ := fighter(10, 10).NightRest(8 * hour)
-	if got, _, _ := rested.SetActivity(dice.NewScripted(10), Work); got.Activity != Work || got.SleepUntil != 0 {
+	if got, _, _ := rested.SetActivity(dice.NewScripted(10), Work, 0); got.Activity != Work || got.SleepUntil != 0 {
 		t.Errorf("waking from a night's rest: %s until %d; want work, no sleep-until", got.Activity, got.SleepUntil)
 	}
 }

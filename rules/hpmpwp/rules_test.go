@@ -383,12 +383,12 @@ func TestReadingFortWillUnderFatigue(t *testing.T) {
 	// gives 12 and wakes; 9 gives 11 and sleeps on.
 	sleeper := fighter(10, 10)
 	sleeper.Will, sleeper.Activity, sleeper.ExertionSaves, sleeper.ExertionFailures = 3, Sleep, 1, 1
-	woke, out, _ := sleeper.SetActivity(dice.NewScripted(10), Awake)
+	woke, out, _ := sleeper.SetActivity(dice.NewScripted(10), Awake, 0)
 	if woke.Activity != Awake {
 		t.Errorf("wake with 10 + 3 − 1 = 12 vs DC 12: %s; want awake", woke.Activity)
 	}
 	hasLine(t, "wake", out, "Will DC 12 (wake early): 1d20 [10] = 10, Will +3 −1 fatigue = 12, succeeded")
-	if slept, _, _ := sleeper.SetActivity(dice.NewScripted(9), Awake); slept.Activity != Sleep {
+	if slept, _, _ := sleeper.SetActivity(dice.NewScripted(9), Awake, 0); slept.Activity != Sleep {
 		t.Errorf("wake with 9 + 3 − 1 = 11 vs DC 12: %s; want asleep", slept.Activity)
 	}
 
@@ -443,5 +443,88 @@ func TestReadingNonlethalAtNegativeWP(t *testing.T) {
 			t.Errorf("%s, non-lethal 2: WP %d, %s, %d saves, %v; want WP −8, still %s, no save", st, got.WP, got.State, len(out.Saves), err, st)
 		}
 		hasLine(t, st.String(), out, "non-lethal damage: stays "+st.String())
+	}
+}
+
+// TestReadingSleepWithNothingToSleepOff is RULES.md §2.6's Reading: the
+// seed's "rest" tallies are the hours awake and worked, so a character sent
+// to sleep with nothing to sleep off (no hour worked, no exertion failure)
+// sleeps one hour and wakes, and the reply says so; sleep is never refused.
+func TestReadingSleepWithNothingToSleepOff(t *testing.T) {
+	// Mira, 5 hours awake and none worked, goes to sleep at 00:16: the
+	// first whole hour of sleep ends at 01:00, which resets her hours awake
+	// and wakes her.
+	mira := fighter(10, 10)
+	mira.HoursAwake = 5
+	asleep, out, err := mira.SetActivity(dice.NewScripted(), Sleep, 16)
+	if err != nil || asleep.Activity != Sleep || len(out.Saves) != 0 {
+		t.Fatalf("SetActivity(sleep): %s, %d saves, %v; want asleep, no save", asleep.Activity, len(out.Saves), err)
+	}
+	hasLine(t, "sleep", out, "goes to sleep with nothing to sleep off (no hour worked, no exertion failure): sleeps one hour and wakes at day 1, 01:00")
+	woke, out, err := asleep.Advance(dice.NewScripted(), 16, 2*hour)
+	if err != nil || woke.Activity != Awake || woke.HoursAwake != 1 {
+		t.Errorf("Advance(00:16 → 02:00): %s, %d h awake, %v; want awake at 01:00, then 1 h awake by 02:00", woke.Activity, woke.HoursAwake, err)
+	}
+	hasLine(t, "advance", out, "day 1, 01:00: wakes after an hour's sleep (nothing to sleep off)")
+	// With 2 hours worked there is something to sleep off: no such line,
+	// and she wakes when both hours are slept off, at 02:00.
+	mira.HoursWorked = 2
+	asleep, out, _ = mira.SetActivity(dice.NewScripted(), Sleep, 16)
+	if len(out.Lines) != 1 || out.Lines[0] != "goes to sleep" {
+		t.Errorf("SetActivity(sleep) with 2 h worked: %q; want just \"goes to sleep\"", out.Lines)
+	}
+	woke, out, _ = asleep.Advance(dice.NewScripted(), 16, 2*hour)
+	if woke.Activity != Awake || woke.HoursWorked != 0 {
+		t.Errorf("after sleeping off 2 h: %s, %d worked; want awake, 0", woke.Activity, woke.HoursWorked)
+	}
+	hasLine(t, "paid off", out, "day 1, 02:00: has slept it all off and wakes")
+}
+
+// TestWokenByANoise is RULES.md §2.6's noise: a sleeper whose player
+// succeeds at a Listen check wakes unless it succeeds at a Will save
+// against that DC; the owner may fail the save on purpose. Ann sleeps with
+// 3 hours worked and 2 exertion failures, Will +2: the −4 takes Wis 10 to
+// 6, Will +2 −2 = +0 (RULES.md §2.3 Reading). Listen DC 15.
+func TestWokenByANoise(t *testing.T) {
+	ann := fighter(10, 10)
+	ann.Will, ann.Activity, ann.HoursWorked, ann.ExertionSaves, ann.ExertionFailures, ann.SleepUntil = 2, Sleep, 3, 2, 2, 8*hour
+	// d20 15 + 0 = 15 ≥ 15: she sleeps on, unchanged.
+	got, out, err := ann.WakeByNoise(dice.NewScripted(15), 15, true)
+	if err != nil || got != ann || len(out.Saves) != 1 || !out.Saves[0].Success {
+		t.Errorf("d20 15: %+v, %v, %v; want a successful save and no change", got, out.Saves, err)
+	}
+	hasLine(t, "15", out, "Will DC 15 (woken by a noise, the Listen DC): 1d20 [15] = 15, Will +2 −2 exertion = 15, succeeded")
+	hasLine(t, "15", out, "sleeps on through the noise")
+	// d20 14 + 0 = 14 < 15: she wakes, her night over, her tallies kept.
+	got, out, _ = ann.WakeByNoise(dice.NewScripted(14), 15, true)
+	if got.Activity != Awake || got.SleepUntil != 0 || got.HoursWorked != 3 || got.ExertionFailures != 2 {
+		t.Errorf("d20 14: %s until %d, %d worked, %d failures; want awake, 0, 3, 2", got.Activity, got.SleepUntil, got.HoursWorked, got.ExertionFailures)
+	}
+	hasLine(t, "14", out, "wakes to the noise")
+	// stay-asleep false: the save failed on purpose; nothing is rolled.
+	got, out, err = ann.WakeByNoise(dice.NewScripted(), 15, false)
+	if err != nil || got.Activity != Awake || len(out.Saves) != 0 {
+		t.Errorf("failing on purpose: %s, %d saves, %v; want awake, no roll", got.Activity, len(out.Saves), err)
+	}
+	hasLine(t, "on purpose", out, "a noise (Listen DC 15): fails the Will save on purpose and wakes")
+	// A save's naturals: 1 fails against DC −10, 20 succeeds against DC 30.
+	if got, _, _ := ann.WakeByNoise(dice.NewScripted(1), -10, true); got.Activity != Awake {
+		t.Errorf("natural 1 vs DC −10: %s; want awake", got.Activity)
+	}
+	if got, _, _ := ann.WakeByNoise(dice.NewScripted(20), 30, true); got.Activity != Sleep {
+		t.Errorf("natural 20 vs DC 30: %s; want asleep", got.Activity)
+	}
+	// Only a conscious sleeper hears it.
+	if _, _, err := fighter(10, 10).WakeByNoise(dice.NewScripted(), 15, true); !errors.Is(err, ErrNotAsleep) {
+		t.Errorf("awake: %v; want ErrNotAsleep", err)
+	}
+	stable := ann
+	stable.WP, stable.State = -2, Stable
+	if _, _, err := stable.WakeByNoise(dice.NewScripted(), 15, true); !errors.Is(err, ErrUnconscious) {
+		t.Errorf("stable: %v; want ErrUnconscious", err)
+	}
+	stable.State = Dead
+	if _, _, err := stable.WakeByNoise(dice.NewScripted(), 15, false); !errors.Is(err, ErrDead) {
+		t.Errorf("dead: %v; want ErrDead", err)
 	}
 }

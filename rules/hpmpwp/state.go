@@ -125,6 +125,8 @@ var (
 	ErrNotDying = errors.New("not dying")
 	// ErrUnconscious: the action needs a conscious character.
 	ErrUnconscious = errors.New("unconscious")
+	// ErrNotAsleep: a noise can only wake a sleeper (RULES.md §2.6).
+	ErrNotAsleep = errors.New("not asleep")
 	// ErrNotEnoughMP: a spell cannot be paid with MP the character lacks
 	// (RULES.md §2.5).
 	ErrNotEnoughMP = errors.New("not enough MP")

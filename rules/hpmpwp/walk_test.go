@@ -70,7 +70,7 @@ func TestFiftyTwoHourWalk(t *testing.T) {
 	}
 	// Stay up: an awake hour after the workday costs no save (RULES.md
 	// §2.6) until hours awake pass 16: hours 13–16 roll nothing.
-	c, _, _ = c.SetActivity(src, Awake)
+	c, _, _ = c.SetActivity(src, Awake, 0)
 	walk(12, 16)
 	check("16 h", 16, 3, 8, 12, 16, 2, Awake)
 	// Hours awake 17–20 save (Fort +2 −2 exertion = +0, the −4 taking Con
@@ -84,7 +84,7 @@ func TestFiftyTwoHourWalk(t *testing.T) {
 	walk(20, 24)
 	check("24 h", 11, 3, 10, 8, 0, 5, Sleep)
 	src.Push(19)
-	c, out, _ := c.SetActivity(src, Awake)
+	c, out, _ := c.SetActivity(src, Awake, 0)
 	if out.Saves[0].DC != 28 || c.Activity != Sleep {
 		t.Errorf("wake at 24 h: %s, %s; want DC 28 and asleep", out.Saves[0], c.Activity)
 	}
@@ -95,12 +95,12 @@ func TestFiftyTwoHourWalk(t *testing.T) {
 	// Waking at DC 10 + 2 × 4 = 18: Will +0 −4 exertion (−8 takes Wis 10 to
 	// 2, modifier −4), so 18 gives 14 and sleeps on; a natural 20 wakes.
 	src.Push(18)
-	c, out, _ = c.SetActivity(src, Awake)
+	c, out, _ = c.SetActivity(src, Awake, 0)
 	if s := out.Saves[0]; s.DC != 18 || s.Bonus != -4 || s.Fatigue != -4 || s.Total != 14 || c.Activity != Sleep {
 		t.Errorf("wake at 33 h with 18: %s, %s; want DC 18, 18 − 4 = 14, asleep", s, c.Activity)
 	}
 	src.Push(20)
-	c, out, _ = c.SetActivity(src, Awake)
+	c, out, _ = c.SetActivity(src, Awake, 0)
 	if out.Saves[0].DC != 18 || c.Activity != Awake {
 		t.Errorf("wake at 33 h with a natural 20: %s, %s; want DC 18 and awake", out.Saves[0], c.Activity)
 	}
@@ -128,7 +128,7 @@ func TestNoExertionSaveAwakeAfterWork(t *testing.T) {
 	if err != nil || len(out.Saves) != 1 || out.Saves[0].DC != 10 || out.Saves[0].For != "exertion, hours worked" || !out.Saves[0].Success {
 		t.Fatalf("9 hours of work: saves %v, %v; want one passed DC 10 save for hours worked", out.Saves, err)
 	}
-	c, _, _ = c.SetActivity(dice.NewScripted(), Awake)
+	c, _, _ = c.SetActivity(dice.NewScripted(), Awake, 0)
 	// An empty script: any die rolled in hours 10–16 is an error.
 	c, out, err = c.Advance(dice.NewScripted(), hour(9), hour(16))
 	if err != nil || len(out.Saves) != 0 || c.ExertionFailures != 0 || c.Activity != Awake || c.HoursAwake != 16 {
@@ -218,7 +218,7 @@ func TestRandomSequences(t *testing.T) {
 			case 6:
 				next, _, err = c.SpendMP(1 + rng.IntN(6))
 			case 7:
-				next, _, err = c.SetActivity(src, Activity(rng.IntN(3)))
+				next, _, err = c.SetActivity(src, Activity(rng.IntN(3)), now)
 			case 8:
 				next, _, err = c.Choose(rng.IntN(2) == 0)
 			case 9:
