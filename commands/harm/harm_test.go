@@ -417,3 +417,29 @@ func TestRestDayForOneCharacter(t *testing.T) {
 	tb.Dice.Push(1, 1, 1)
 	wantAll(t, "Ada heals", tb.OK(tb.Do("cat", "/heal target:Ada trigger:rest")), "Ada has rested a day (since day 1, 00:00).", "Bloody → Healthy")
 }
+
+// TestReadingTakenOutMakesNoChecks is RULES.md §3.2's Reading at the table:
+// Garrett, taken out, makes no checks until the conflict ends: /roll as:
+// is refused, naming how the conflict ends, and spends no pool point (it
+// cost Vigor 3 → 2 before); nor does he give First Aid. Once the clock
+// moves a turn, his check rolls and costs.
+func TestReadingTakenOutMakesNoChecks(t *testing.T) {
+	tb := newParty(t)
+	tb.OK(tb.Do("ann", `/char set name:Garrett stats:"first-aid=1"`))
+	tb.Dice.Push(-1, -1, -1, -1, -1, -1)
+	tb.OK(tb.Do("ann", "/damage target:Garrett amount:1"))
+	tb.OK(tb.Do("ann", "/damage target:Garrett amount:1"))
+	wantAll(t, "taken out", tb.OK(tb.Do("ann", "/damage target:Garrett amount:1")), "taken out of the conflict")
+	for _, line := range []string{"/roll as:Garrett ability:endure", "/roll as:Garrett ability:climb pool:vigor"} {
+		tb.Refused(tb.Do("bob", line), "Garrett is taken out of the conflict and makes no checks until it ends: the GM ends it by moving the clock a turn or more (/clock action:advance amount:1 unit:turns)")
+	}
+	tb.Dice.Push(0, 0, 0)
+	tb.OK(tb.Do("ann", "/damage target:Ada amount:1 kind:social")) // Ada Bloody: someone to tend
+	tb.Refused(tb.Do("bob", "/heal target:Ada trigger:first-aid healer:Garrett"), "Garrett is taken out of the conflict")
+	wantAll(t, "no point spent", tb.OK(tb.Do("bob", "/char show name:Garrett")), "Broken · harm counter 0 · Vigor 3/3 · Instinct 3/3 · Reason 3/3")
+	tb.OK(tb.Do("ann", "/clock action:advance amount:1 unit:turns"))
+	// Broken: 4dFkl3+2 [0, 0, 0, +] keeps 0, 0, 0: SL 2; Vigor 3 → 2.
+	tb.Dice.Push(0, 0, 0, 1)
+	wantAll(t, "after the conflict", tb.OK(tb.Do("bob", "/roll as:Garrett ability:endure")), "SL 2", "Spent Vigor 3 → 2 (Broken action)")
+	tb.NoDiceLeft()
+}

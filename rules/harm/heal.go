@@ -171,6 +171,11 @@ type HealOutcome struct {
 // on. When none is left, a day of rest taken alone (RestDays, see RestDay)
 // is used instead.
 //
+// A character taken out of the conflict still makes its healing check:
+// the check is not one it chooses to make, and the Reading of RULES.md
+// §3.2 keeps it from checks of its own (see Act), so that, resting a day
+// alone (RestDay) while the conflict goes on, it can heal.
+//
 // It fails, changing nothing, with ErrNothingToHeal, ErrNotInnate,
 // ErrRestTooSoon (naming when the day of rest ends), ErrBadSpend,
 // ErrWrongPool, ErrPoolEmpty, or an error of the check or of r.
