@@ -6,7 +6,9 @@ import (
 )
 
 // AdvanceClock ends the conflict when the GM moves the clock (RULES.md
-// §3.2.4): every taken-out character is back.
+// §3.2.4): every taken-out character is back. Then the time passes outside
+// a conflict, and every character for whom it completes a day of rest has
+// its pools refilled (RULES.md §3.3 Reading; rules.Character.PassTime).
 //
 // **Reading:** moving the clock by rounds only (/clock next-round, /clock
 // advance with unit rounds, the default, or a round end of the turn order)
@@ -16,7 +18,28 @@ func (sys System) AdvanceClock(m *commands.Mutation, from, to int64) error {
 	if m.ClockUnit() == clock.Round {
 		return nil
 	}
-	return sys.EndCombat(m)
+	if err := sys.EndCombat(m); err != nil {
+		return err
+	}
+	chars, err := m.Characters()
+	if err != nil {
+		return err
+	}
+	for _, ch := range chars {
+		c, err := load(ch)
+		if err != nil {
+			return err
+		}
+		n, changes, days := c.PassTime(clock.Time(from), clock.Time(to))
+		if days == 0 || len(changes) == 0 {
+			continue
+		}
+		if err := store(m, ch, n); err != nil {
+			return err
+		}
+		m.For(ch).Say("%s.", restLine(ch, n, changes, clock.Time(to)))
+	}
+	return nil
 }
 
 // EndCombatHelp says what closing a turn order ends (the CombatEnder
