@@ -62,13 +62,13 @@ func TestGarrettExample(t *testing.T) {
 	wantAll(t, "show after undo", tb.OK(tb.Do("bob", "/char show name:Garrett")), "Healthy · harm counter 3 · Vigor 3/3")
 }
 
-// TestBrokenTakenOutUntilTheConflictEnds: harm on a Broken character
-// takes it out without a roll; moving the clock by rounds keeps it out,
-// advancing by turns ends the conflict (RULES.md §3.2.4). Reading: moving
-// the clock by rounds only (/clock next-round, or advance with unit rounds,
-// the default) is time within the conflict; advancing by turns, hours or
-// days ends it.
-func TestBrokenTakenOutUntilTheConflictEnds(t *testing.T) {
+// TestReadingRoundsAreTimeInsideAConflict is RULES.md §3.2.4's Reading:
+// rounds are time inside a conflict; advancing by a turn or more ends it.
+// Harm on a Broken character takes it out without a roll; moving the clock
+// by rounds only (/clock next-round, or advance with unit rounds, the
+// default) keeps it out; advancing by turns (or hours, or days) ends the
+// conflict.
+func TestReadingRoundsAreTimeInsideAConflict(t *testing.T) {
 	tb := newParty(t)
 	tb.Dice.Push(-1, -1, -1, -1, -1, -1)
 	tb.OK(tb.Do("ann", "/damage target:Garrett amount:1"))

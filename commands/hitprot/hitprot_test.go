@@ -416,3 +416,19 @@ func TestReadingLostLimbStaysLost(t *testing.T) {
 	}
 	tb.NoDiceLeft()
 }
+
+// TestReadingLevelGainedAddsHitDie is RULES.md §1.1's Reading: a level
+// gained (/char set level) adds one hit die to the current HD as well as to
+// the maximum (0/2 → 1/3); a level lost removes one from each, not below 0
+// (1/3 → 0/2 → 0/1).
+func TestReadingLevelGainedAddsHitDie(t *testing.T) {
+	tb := newParty(t)
+	tb.OK(tb.Do("bob", `/char set name:Lister stats:"level=2 hd=0"`))
+	commandstest.WantIn(t, "level 2", tb.OK(tb.Do("bob", "/char show name:Lister")), "HD 0/2")
+	tb.OK(tb.Do("bob", "/char set name:Lister stats:level=3"))
+	commandstest.WantIn(t, "gained", tb.OK(tb.Do("bob", "/char show name:Lister")), "HD 1/3")
+	tb.OK(tb.Do("bob", "/char set name:Lister stats:level=2"))
+	commandstest.WantIn(t, "lost", tb.OK(tb.Do("bob", "/char show name:Lister")), "HD 0/2")
+	tb.OK(tb.Do("bob", "/char set name:Lister stats:level=1"))
+	commandstest.WantIn(t, "lost again", tb.OK(tb.Do("bob", "/char show name:Lister")), "HD 0/1")
+}

@@ -714,4 +714,9 @@ func TestReadingSleepWithNothingToSleepOff(t *testing.T) {
 		"goes to sleep with nothing to sleep off (no hour worked, no exertion failure): sleeps one hour and wakes at day 1, 01:00")
 	commandstest.WantIn(t, "hour", tb.OK(tb.Do("gm", "/clock action:advance amount:1 unit:hours")),
 		"day 1, 01:00: wakes after an hour's sleep (nothing to sleep off)", "State: **conscious**")
+	// The same Reading leaves the forced march's Will save (DC 10) to the
+	// GM: /save with the Will bonus, 9 + 0 = 9.
+	tb.Dice.Push(9)
+	commandstest.WantIn(t, "forced march", tb.OK(tb.Do("gm", "/save target:Ann type:will")), "**Ann** Will save: 1d20 [9] = 9 +0 = 9")
+	tb.NoDiceLeft()
 }

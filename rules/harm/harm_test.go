@@ -182,3 +182,23 @@ func TestReadingTakenOutMakesNoChecks(t *testing.T) {
 		t.Errorf("Act after the conflict: SL %d, Vigor %d, %v; want SL 2, Vigor 2", act.Check.SL, n.Vigor.Current, err)
 	}
 }
+
+// TestReadingPostComparesWithFive is RULES.md §3.2's Reading on Garrett's
+// example: the post compares the React total with 5, but the counter is 4
+// (3 + 1), and the check is against the counter. The post's own outcome
+// holds (1 < 4: Bloody); a total of 4, which is below 5, meets 4 and keeps
+// him Healthy. Garrett: React 1, counter 3, 1 social harm.
+func TestReadingPostComparesWithFive(t *testing.T) {
+	g := garrett()
+	g.HarmCounter = 3
+	// 3dF [0, 0, 0] + 1 = 1 < 4: Bloody, counter 0.
+	n, out, err := g.TakeHarm(scripted(0, 0, 0), Harm{SL: 1, Kind: Social})
+	if err != nil || out.Counter != 4 || n.Condition != Bloody || n.HarmCounter != 0 {
+		t.Errorf("React 1: counter %d, %s, %d, %v; want checked against 4, Bloody, 0", out.Counter, n.Condition, n.HarmCounter, err)
+	}
+	// 3dF [+, +, +] + 1 = 4 ≥ 4: stays Healthy, counter 4.
+	n, out, err = g.TakeHarm(scripted(1, 1, 1), Harm{SL: 1, Kind: Social})
+	if err != nil || out.Check.Total != 4 || n.Condition != Healthy || n.HarmCounter != 4 {
+		t.Errorf("React 4: %s, counter %d, %v; want Healthy, 4 (4 meets the counter 4, not 5)", n.Condition, n.HarmCounter, err)
+	}
+}

@@ -268,3 +268,32 @@ func TestReadingDayOfRestRefillsPools(t *testing.T) {
 		t.Errorf("after the rest healing: RestFrom %v, %v; want day 2, 05:00 and the next day of rest at day 3, 05:00", healed.RestFrom, err)
 	}
 }
+
+// TestReadingConditionIsOneTrack is RULES.md §3.3's Reading: the condition
+// is one track for every kind of harm, so First Aid and Counsel both heal
+// it (the GM judges which fits), and a healing check of a Healthy
+// character with a counter above 0 lowers the counter by the SL.
+func TestReadingConditionIsOneTrack(t *testing.T) {
+	// Bloody from mental harm, healed with First Aid SL 1 (one bonus die):
+	// Willpower 0, 4dFkh3 [+, +, 0, −] keeps +, +, 0: SL 2 → Healthy.
+	p := garrett()
+	p.Condition = Bloody
+	n, out, err := p.Heal(scripted(1, 1, 0, -1), Healing{Trigger: FirstAidHelp, HelpSL: 1, Ability: Willpower})
+	if err != nil || out.Check.SL != 2 || n.Condition != Healthy {
+		t.Errorf("First Aid on mental harm: SL %d, %s, %v; want SL 2, Healthy", out.Check.SL, n.Condition, err)
+	}
+	// Bloody from physical harm, healed with Counsel SL 1: Endure 2,
+	// 4dFkh3+2 [0, 0, 0, −] keeps 0, 0, 0: SL 2 → Healthy.
+	n, out, err = p.Heal(scripted(0, 0, 0, -1), Healing{Trigger: CounselHelp, HelpSL: 1, Ability: Endure})
+	if err != nil || out.Check.SL != 2 || n.Condition != Healthy {
+		t.Errorf("Counsel on physical harm: SL %d, %s, %v; want SL 2, Healthy", out.Check.SL, n.Condition, err)
+	}
+	// Healthy with counter 3: 5 pool points, Endure 2, 3dF [−, 0, 0] + 2 =
+	// 1 → SL 1: counter 3 → 2, still Healthy.
+	h := garrett()
+	h.HarmCounter = 3
+	n, out, err = h.Heal(scripted(-1, 0, 0), Healing{Trigger: PoolPoints, Ability: Endure})
+	if err != nil || out.Check.SL != 1 || n.Condition != Healthy || n.HarmCounter != 2 {
+		t.Errorf("Healthy, counter 3: SL %d, %s, counter %d, %v; want SL 1, Healthy, 2", out.Check.SL, n.Condition, n.HarmCounter, err)
+	}
+}

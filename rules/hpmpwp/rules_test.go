@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hpkeeper/hpkeeper/rules/clock"
 	"github.com/hpkeeper/hpkeeper/rules/dice"
 )
 
@@ -186,8 +187,12 @@ func TestTransitions(t *testing.T) {
 	}
 }
 
-// TestDieHardChoice: damage waits for the choice; each button's result.
-func TestDieHardChoice(t *testing.T) {
+// TestReadingUnansweredDieHardChoiceBlocksDamage is RULES.md §2.4's
+// Reading: a Die Hard choice left unanswered blocks further damage to that
+// character, as the 0-HP choice of §1.3 does; each button's result. 4
+// damage take HP 1 → 0 and WP 1 → −2: DC 10 at Fort +0 −1 fatigue, 5 − 1 =
+// 4 fails, not by 10.
+func TestReadingUnansweredDieHardChoiceBlocksDamage(t *testing.T) {
 	c := fighter(1, 10)
 	c.DieHard, c.WP = true, 1
 	c, _, err := c.TakeDamage(dice.NewScripted(5), Hit{Amount: 4}, 0)
@@ -526,5 +531,168 @@ func TestWokenByANoise(t *testing.T) {
 	stable.State = Dead
 	if _, _, err := stable.WakeByNoise(dice.NewScripted(), 15, false); !errors.Is(err, ErrDead) {
 		t.Errorf("dead: %v; want ErrDead", err)
+	}
+}
+
+// TestReadingDieHardDoesNotSaveFromFailureBy10 is RULES.md §2.4's Reading:
+// Die Hard replaces only the outcomes "dying": a save failed by 10 or more
+// is death with or without it; and the 1 WP a strenuous action costs is
+// damage taken while disabled, so with Die Hard a successful strain save
+// keeps the character disabled and a failed one makes it unconscious and
+// stable. Every save here is at Fort +0 −1 fatigue (exhausted: Con 10 → 8).
+func TestReadingDieHardDoesNotSaveFromFailureBy10(t *testing.T) {
+	c := fighter(1, 10)
+	c.DieHard, c.WP = true, 1
+	// 4 damage: HP 1 → 0, WP 1 → −2, DC 10: 1 − 1 = 0 fails by 10: dead.
+	if got, out, _ := c.TakeDamage(dice.NewScripted(1), Hit{Amount: 4}, 0); got.State != Dead || !out.Saves[0].FailedBy10() || got.ChoicePending {
+		t.Errorf("Die Hard, failed by 10 on reaching negative WP: %s (pending %v); want dead", got.State, got.ChoicePending)
+	}
+	// Disabled at WP −4: a strain takes 1 WP (−5), DC 11. 12 − 1 = 11
+	// keeps it disabled; 8 − 1 = 7 (by 4) stable; 2 − 1 = 1 (by 10) dead.
+	d := fighter(10, 10)
+	d.DieHard, d.HP, d.WP, d.State = true, 0, -4, Disabled
+	for face, want := range map[int]State{12: Disabled, 8: Stable, 2: Dead} {
+		got, out, err := d.Strain(dice.NewScripted(face), 0)
+		if err != nil || got.State != want || got.WP != -5 || out.Saves[0].Total != face-1 {
+			t.Errorf("Die Hard strain with %d − 1 vs DC 11: %s, WP %d, %v; want %s, WP −5", face, got.State, got.WP, err, want)
+		}
+	}
+}
+
+// TestReadingHitOnStableIsHitWhileDying is RULES.md §2.4's Reading: a hit on
+// a stable character is handled as a hit while dying: save; failure by 10
+// or more → dead; anything else → dying again, at DC 10 for its first
+// round. Stable at WP −1, Fort +0 −1 fatigue; a 3-point hit at round 20
+// takes WP to −4: DC 10.
+func TestReadingHitOnStableIsHitWhileDying(t *testing.T) {
+	c := fighter(10, 10)
+	c.HP, c.WP, c.State, c.DyingSince = 0, -1, Stable, 3
+	// 15 − 1 = 14 succeeds, and still the character is dying again, since
+	// round 20; at round 21 its save is at DC 10 + 0 = 10.
+	got, _, err := c.TakeDamage(dice.NewScripted(15), Hit{Amount: 3}, 20)
+	if err != nil || got.State != Dying || got.DyingSince != 20 {
+		t.Fatalf("stable, hit, 15 − 1 = 14: %s since %d, %v; want dying since 20", got.State, got.DyingSince, err)
+	}
+	if dc := got.StabilizeDC(21); dc != 10 {
+		t.Errorf("DC at round 21 = %d; want 10 (first round of this spell of dying)", dc)
+	}
+	// 5 − 1 = 4 fails by 6: dying; 1 − 1 = 0 fails by 10: dead.
+	if got, _, _ := c.TakeDamage(dice.NewScripted(5), Hit{Amount: 3}, 20); got.State != Dying {
+		t.Errorf("stable, hit, 5 − 1 = 4: %s; want dying", got.State)
+	}
+	if got, _, _ := c.TakeDamage(dice.NewScripted(1), Hit{Amount: 3}, 20); got.State != Dead {
+		t.Errorf("stable, hit, 1 − 1 = 0: %s; want dead", got.State)
+	}
+}
+
+// TestReadingAdvanceMakesEveryPerRoundSave is RULES.md §0.2's Reading: an
+// advance makes every per-round save of every round it passes, in order,
+// the DC rising with each round of this spell of dying; a character still
+// dying when the advance ends goes on at the next advance. Dying at WP −3
+// since round 0, Fort +4 −1 fatigue = +3.
+func TestReadingAdvanceMakesEveryPerRoundSave(t *testing.T) {
+	c := fighter(10, 10)
+	c.HP, c.WP, c.State, c.Fort = 0, -3, Dying, 4
+	// One turn, rounds 1–10: DC 10, 11, 12, 13. 5 + 3 = 8 fails three
+	// times, 10 + 3 = 13 meets DC 13 at round 4: stable, no saves after.
+	got, out, err := c.Advance(dice.NewScripted(5, 5, 5, 10), 0, clock.RoundsPerTurn)
+	if err != nil || got.State != Stable || len(out.Saves) != 4 {
+		t.Fatalf("Advance(1 turn): %s, %d saves, %v; want stable after 4", got.State, len(out.Saves), err)
+	}
+	for i, s := range out.Saves {
+		if s.DC != 10+i {
+			t.Errorf("save %d at DC %d; want %d", i+1, s.DC, 10+i)
+		}
+	}
+	hasLine(t, "round 1", out, "day 1, 00:01: Fort DC 10 (stabilize)")
+	hasLine(t, "round 4", out, "day 1, 00:04: is stable")
+	// Saves that fail, never by 10, all the way: at Fort +3 a face of DC − 4
+	// totals DC − 1, so rounds 1–10 at DC 10–19 with faces 6–15 leave it
+	// dying after the turn; the next advance's round 11 saves at DC 20,
+	// where 20 + 3 = 23 stabilizes.
+	faces := []int{6, 7, 8, 9, 10, 11, 12, 13, 14, 15}
+	got, out, err = c.Advance(dice.NewScripted(faces...), 0, clock.RoundsPerTurn)
+	if err != nil || got.State != Dying || len(out.Saves) != 10 || out.Saves[9].DC != 19 || out.Saves[9].Total != 18 {
+		t.Fatalf("Advance(1 turn), all failed: %s, %d saves, %v; want still dying after 10, the last DC 19, 15 + 3 = 18", got.State, len(out.Saves), err)
+	}
+	got, out, _ = got.Advance(dice.NewScripted(20), clock.RoundsPerTurn, clock.RoundsPerTurn+1)
+	if got.State != Stable || out.Saves[0].DC != 20 {
+		t.Errorf("next advance, round 11: %s at DC %d; want stable at DC 20", got.State, out.Saves[0].DC)
+	}
+}
+
+// TestReadingDyingDCRestartsForNewSpell is RULES.md §0.2's Reading on the
+// dying DC: it rises with each round of this spell of dying, and starts
+// again at DC 10 after the character was stable or disabled in between.
+// Dying since round 0 at WP −3 (Fort +0 −1 fatigue): round 3 is at DC 12,
+// where 17 − 1 = 16 succeeds by 4: stable. Hit at round 30 (3 damage: WP
+// −6, DC 11; 12 − 1 = 11 succeeds, dying again): round 31 is at DC 10, not
+// 10 + 30.
+func TestReadingDyingDCRestartsForNewSpell(t *testing.T) {
+	c := fighter(10, 10)
+	c.HP, c.WP, c.State = 0, -3, Dying
+	c, out, err := c.NextRound(dice.NewScripted(17), 3)
+	if err != nil || c.State != Stable || out.Saves[0].DC != 12 {
+		t.Fatalf("round 3: %s at DC %d, %v; want stable at DC 12", c.State, out.Saves[0].DC, err)
+	}
+	c, _, err = c.TakeDamage(dice.NewScripted(12), Hit{Amount: 3}, 30)
+	if err != nil || c.State != Dying || c.DyingSince != 30 {
+		t.Fatalf("hit at round 30: %s since %d, %v; want dying since 30", c.State, c.DyingSince, err)
+	}
+	if _, out, _ := c.NextRound(dice.NewScripted(10), 31); out.Saves[0].DC != 10 {
+		t.Errorf("round 31: DC %d; want 10", out.Saves[0].DC)
+	}
+	// Disabled in between too: dying since 40, a hit on the disabled
+	// character at round 50 makes a new spell of dying from 50.
+	d := fighter(10, 10)
+	d.HP, d.WP, d.State, d.DyingSince = 0, -3, Disabled, 40
+	d, _, _ = d.TakeDamage(dice.NewScripted(12), Hit{Amount: 1}, 50)
+	if d.State != Dying || d.StabilizeDC(51) != 10 {
+		t.Errorf("disabled, hit at round 50: %s, DC at 51 %d; want dying, DC 10", d.State, d.StabilizeDC(51))
+	}
+}
+
+// TestReadingAwakePast16Tires is RULES.md §2.6's Reading: staying awake past
+// 16 hours tires as work past 8 does. Awake (no work), Fort +0: hours 1–16
+// roll nothing (an empty script); the 17th hour awake makes an exertion
+// save at DC 10: 9 + 0 = 9 fails, one exertion failure, fatigued; the 18th
+// is at DC 12.
+func TestReadingAwakePast16Tires(t *testing.T) {
+	c := fighter(10, 10)
+	c, out, err := c.Advance(dice.NewScripted(), 0, 16*hour)
+	if err != nil || len(out.Saves) != 0 || c.HoursAwake != 16 {
+		t.Fatalf("16 hours awake: %d saves, %d h, %v; want none, 16 h", len(out.Saves), c.HoursAwake, err)
+	}
+	c, out, err = c.Advance(dice.NewScripted(9), 16*hour, 17*hour)
+	if err != nil || len(out.Saves) != 1 || out.Saves[0].DC != 10 || out.Saves[0].For != "exertion, hours awake" || c.ExertionFailures != 1 || !c.Fatigued() {
+		t.Fatalf("17th hour awake: %v, %d failures, %v; want a failed DC 10 save, fatigued", out.Saves, c.ExertionFailures, err)
+	}
+	if _, out, _ := c.Advance(dice.NewScripted(20), 17*hour, 18*hour); len(out.Saves) != 1 || out.Saves[0].DC != 12 {
+		t.Errorf("18th hour awake: %v; want a DC 12 save", out.Saves)
+	}
+}
+
+// TestReadingOrderInsideAnHour is RULES.md §2.6's Reading: inside each hour
+// the activity's tallies and any exertion save come first, then the fatigue
+// state that results, then regeneration up to the maxima that then hold.
+func TestReadingOrderInsideAnHour(t *testing.T) {
+	// A fighter 5 (HP max 20, Con 10) asleep with 1 exertion failure: −2
+	// makes Con 8, HP max 20 − 5 = 15; HP 14. The hour sleeps the failure
+	// off, so it is no longer fatigued, and then regenerates 5 against the
+	// restored 20: HP 19, not 15.
+	c := New(DefaultClass, 5, 20)
+	c.HP, c.Activity, c.ExertionSaves, c.ExertionFailures = 14, Sleep, 1, 1
+	got, _, err := c.PassHour(dice.NewScripted(), hour)
+	if err != nil || got.HP != 19 || got.Fatigued() || got.Activity != Awake {
+		t.Errorf("sleeping off the last failure: HP %d, %s, %s, %v; want HP 19, rested, awake", got.HP, got.Condition(), got.Activity, err)
+	}
+	// Working its 9th hour at full HP 20: the save at DC 10 fails (2 + 0),
+	// so it is fatigued, its HP max 15, and HP are capped there: no
+	// regeneration above the maximum that now holds.
+	w := New(DefaultClass, 5, 20)
+	w.Activity, w.HoursWorked, w.HoursAwake = Work, 8, 8
+	got, out, err := w.PassHour(dice.NewScripted(2), 9*hour)
+	if err != nil || got.ExertionFailures != 1 || got.HP != 15 || !out.CappedHP {
+		t.Errorf("a failed 9th hour: %d failures, HP %d (capped %v), %v; want 1, HP 15 capped", got.ExertionFailures, got.HP, out.CappedHP, err)
 	}
 }
