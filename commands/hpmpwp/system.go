@@ -29,7 +29,7 @@ func (System) Name() string { return "hp-mp-wp" }
 
 // Help explains the system for /help topic:hp-mp-wp.
 func (System) Help() string {
-	return "Universal HP/MP/WP (D&D 3.5): damage takes HP first, then wound points (WP = Con); critical hits also hit WP. MP are rolled on the class's mana die. Low HP, MP or WP make a character fatigued or exhausted; below 0 WP it saves to stay disabled rather than dying. Create with e.g. stats:\"class=wizard level=3 hp-max=14 con=12 wis=14\"."
+	return "Universal HP/MP/WP (D&D 3.5): damage takes HP first, then wound points (WP = Con); critical hits also hit WP. MP are rolled on the class's mana die. Low HP, MP or WP make a character fatigued or exhausted; fatigue's penalty to Con and Wis also lowers Fort and Will at every save (the sheet keeps the rested values; a reply shows e.g. Fort +2 −1 fatigue). Below 0 WP a character saves to stay disabled rather than dying; a non-lethal hit there makes no one dying or dead. `/wake` is a noise reaching a sleeper. Create with e.g. stats:\"class=wizard level=3 hp-max=14 con=12 wis=14\"."
 }
 
 // TableOptions is empty: hp-mp-wp has no table options.
