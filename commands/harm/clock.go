@@ -1,8 +1,12 @@
 package harm
 
 import (
+	"fmt"
+
 	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/rules/clock"
+	rules "github.com/hpkeeper/hpkeeper/rules/harm"
+	"github.com/hpkeeper/hpkeeper/storage"
 )
 
 // AdvanceClock ends the conflict when the GM moves the clock (RULES.md
@@ -21,25 +25,13 @@ func (sys System) AdvanceClock(m *commands.Mutation, from, to int64) error {
 	if err := sys.EndCombat(m); err != nil {
 		return err
 	}
-	chars, err := m.Characters()
-	if err != nil {
-		return err
-	}
-	for _, ch := range chars {
-		c, err := load(ch)
-		if err != nil {
-			return err
-		}
+	return update(m, func(ch *storage.Character, c rules.Character) (rules.Character, string) {
 		n, changes, days := c.PassTime(clock.Time(from), clock.Time(to))
 		if days == 0 || len(changes) == 0 {
-			continue
+			return c, ""
 		}
-		if err := store(m, ch, n); err != nil {
-			return err
-		}
-		m.For(ch).Say("%s.", restLine(ch, n, changes, clock.Time(to)))
-	}
-	return nil
+		return n, restLine(ch, n, changes, clock.Time(to)) + "."
+	})
 }
 
 // EndCombatHelp says what closing a turn order ends (the CombatEnder
@@ -51,6 +43,19 @@ func (System) EndCombatHelp() string { return "the conflict: whoever was taken o
 // moving by a turn or more ends it, and so does closing the turn order
 // (/init end).
 func (System) EndCombat(m *commands.Mutation) error {
+	return update(m, func(ch *storage.Character, c rules.Character) (rules.Character, string) {
+		n, ended := c.EndConflict()
+		if !ended {
+			return c, ""
+		}
+		return n, fmt.Sprintf("**%s** is no longer taken out: the conflict is over (%s).", commands.Escape(ch.Name), n.Condition)
+	})
+}
+
+// update runs fn on every character at the table; each that fn says
+// something about (a line, not "") is stored as fn returns it and the line
+// is said about it (m.For), for the clock's report.
+func update(m *commands.Mutation, fn func(ch *storage.Character, c rules.Character) (rules.Character, string)) error {
 	chars, err := m.Characters()
 	if err != nil {
 		return err
@@ -60,14 +65,14 @@ func (System) EndCombat(m *commands.Mutation) error {
 		if err != nil {
 			return err
 		}
-		n, ended := c.EndConflict()
-		if !ended {
+		n, line := fn(ch, c)
+		if line == "" {
 			continue
 		}
 		if err := store(m, ch, n); err != nil {
 			return err
 		}
-		m.For(ch).Say("**%s** is no longer taken out: the conflict is over (%s).", commands.Escape(ch.Name), n.Condition)
+		m.For(ch).Say("%s", line)
 	}
 	return nil
 }
