@@ -52,7 +52,7 @@ func (c Character) SetActivity(src dice.Source, a Activity, now int64) (Characte
 	}
 	c.Activity = a
 	if a == Sleep && out.Before.Activity != Sleep {
-		if c.HoursWorked == 0 && c.ExertionFailures == 0 && c.SleepUntil == 0 {
+		if c.HoursWorked == 0 && c.ExertionFailures == 0 {
 			wake := (floorDiv(now, clock.RoundsPerHour) + 1) * clock.RoundsPerHour
 			out.line("goes to sleep with nothing to sleep off (no hour worked, no exertion failure): sleeps one hour and wakes at %s", clock.Time(wake))
 		} else {
