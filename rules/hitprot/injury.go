@@ -308,7 +308,7 @@ func (c *Character) injure(src dice.Source, expr string, damage int, dmgType str
 			if c.loseLimb(name) {
 				effect("%s → loses the %s (%s)", s, name, limb)
 			} else {
-				effect("%s → the %s (%s), already lost", s, name, limb)
+				effect("%s → the %s (%s) is already lost", s, name, limb)
 			}
 			effect("dies in %s (%s) unless attended, at %s; once attended, no HP restoring for 2d6 weeks", rounds(b.Total), b, at)
 		} else {
@@ -325,7 +325,7 @@ func (c *Character) injure(src dice.Source, expr string, damage int, dmgType str
 			if c.loseUse(name, until) {
 				effect("%s → loses the use of the %s (%s) until %s", s, name, limb, until)
 			} else {
-				effect("%s → the %s (%s), already lost", s, name, limb)
+				effect("%s → the %s (%s) is already lost", s, name, limb)
 			}
 			effect("stunned %s (%s; until %s)", rounds(st.Total), st, stunUntil)
 			effect("no HP restoring for %s (%s; until %s)", plural(w.Total, "week"), w, until)

@@ -290,12 +290,12 @@ func TestReadingLostLimbStaysLost(t *testing.T) {
 	// bleed-out runs but no limb is lost again; passed (15), stunned 1d6
 	// [2] rounds and 2d6 [1, 1] weeks of no restoring, no loss of use.
 	failed, o, _, _ := c2.TakeDamage(dice.NewScripted(2, 3, 2, 2, 2), Hit{Amount: 7, Now: 51 * clock.RoundsPerDay})
-	wantEffect(t, o, "the right arm (1d4 [2] = 2), already lost")
+	wantEffect(t, o, "the right arm (1d4 [2] = 2) is already lost")
 	if len(failed.Limbs) != 1 || len(failed.Bleeds) != 1 {
 		t.Errorf("failed on the lost arm: limbs %+v, bleeds %+v; want the one lost arm and a bleed-out", failed.Limbs, failed.Bleeds)
 	}
 	passed, o, _, _ := c2.TakeDamage(dice.NewScripted(2, 15, 2, 2, 1, 1), Hit{Amount: 7, Now: 51 * clock.RoundsPerDay})
-	wantEffect(t, o, "the right arm (1d4 [2] = 2), already lost")
+	wantEffect(t, o, "the right arm (1d4 [2] = 2) is already lost")
 	if len(passed.Limbs) != 1 || !passed.Limbs[0].Lost || passed.StunnedUntil != 51*clock.RoundsPerDay+2 {
 		t.Errorf("passed on the lost arm: limbs %+v, stunned until %s; want the one lost arm, stunned 2 rounds", passed.Limbs, passed.StunnedUntil)
 	}
