@@ -238,15 +238,11 @@ func TestEachEventBeforeIsTheWholeWalk(t *testing.T) {
 			}
 			// The bound: fewer than checkpointEvery events stepped over.
 			mustView(t, db, func(tx *Tx) error {
-				btx, err := tx.read()
+				chb, err := tx.records(ch, false)
 				if err != nil {
 					return err
 				}
-				chb, err := openChannel(btx, ch)
-				if err != nil {
-					return err
-				}
-				_, _, _, h, err := seekHistory(chb, before, false)
+				h, err := seekHistory(chb, before, false)
 				if err != nil {
 					return err
 				}
