@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-
 )
 
 // How events are stored since schema version 3: what changed, not whole
