@@ -138,20 +138,19 @@ func (c *channel) writeEvent(seq uint64, _ eventMeta, d eventData) error {
 }
 
 func (c *channel) eventRecord(seq uint64) (eventData, error) {
-	return boltEventData(c.events.get(itob(seq)))
+	return boltEventData(c.events.get(itob(seq))), nil
 }
 
-func (c *channel) newestEvent() (uint64, eventData, error) {
+func (c *channel) newestEvent() (uint64, eventForm, error) {
 	k, v := c.events.cursor().last()
 	if k == nil {
-		return 0, eventData{}, nil
+		return 0, formNone, nil
 	}
 	seq, err := btoi(k)
 	if err != nil {
-		return 0, eventData{}, fmt.Errorf("last event at table %s: %w", c.id, err)
+		return 0, formNone, fmt.Errorf("last event at table %s: %w", c.id, err)
 	}
-	d, err := boltEventData(v)
-	return seq, d, err
+	return seq, boltEventData(v).form, nil
 }
 
 func (c *channel) eachEventBefore(before uint64, fn func(seq uint64, d eventData) (bool, error)) error {
@@ -173,11 +172,7 @@ func (c *channel) eachEventBefore(before uint64, fn func(seq uint64, d eventData
 		if err != nil {
 			return fmt.Errorf("walk events at table %s: %w", c.id, err)
 		}
-		d, err := boltEventData(v)
-		if err != nil {
-			return err
-		}
-		more, err := fn(seq, d)
+		more, err := fn(seq, boltEventData(v))
 		if err != nil || !more {
 			return err
 		}
@@ -195,14 +190,14 @@ func (c *channel) eachEventBefore(before uint64, fn func(seq uint64, d eventData
 // boltEventData reads an event as bbolt stores it (raw, decoded when
 // asked for): schema 1's plain JSON, schema 2's eventS2 and schema 3's
 // eventCompact (S2-compressed JSON).
-func boltEventData(v []byte) (eventData, error) {
+func boltEventData(v []byte) eventData {
 	switch {
 	case len(v) == 0:
-		return eventData{}, nil
+		return eventData{}
 	case v[0] == eventCompact:
-		return eventData{form: formCompact, raw: v}, nil
+		return eventData{form: formCompact, raw: v}
 	}
-	return eventData{form: formWhole, raw: v}, nil
+	return eventData{form: formWhole, raw: v}
 }
 
 // boltEventJSON returns the JSON of an event as bbolt stores it.

@@ -367,3 +367,18 @@ func copyCharacter(c *Character) *Character {
 	n.Sheet = bytes.Clone(c.Sheet)
 	return &n
 }
+
+// putNewer puts st in the cache unless the cache holds a state of the
+// channel at least as new (a backend whose versions count each channel's
+// commits: PostgreSQL's rows).
+func (c *stateCache) putNewer(channelID string, st *channelState) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.limit == 0 {
+		return
+	}
+	if e := c.entries[channelID]; e != nil && e.Value.(*cacheEntry).st.version >= st.version {
+		return
+	}
+	c.setLocked(channelID, st)
+}

@@ -63,7 +63,7 @@ func (tx *Tx) Characters(channelID string) ([]*Character, error) {
 // channel's state as this function's own copy, failing with ErrNotFound
 // when the channel has no table.
 func (tx *Tx) charRecords(op, channelID string) (channelRecords, *channelState, error) {
-	if _, err := tx.write(); err != nil {
+	if err := tx.live(true); err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", op, err)
 	}
 	st, err := tx.state(channelID)

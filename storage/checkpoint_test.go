@@ -160,11 +160,13 @@ func allEvents(tb testing.TB, db *DB, ch string) []*Event {
 // import) and goes on compact; and it steps over fewer than checkpointEvery
 // newer events to start, wherever it starts. The file checks clean after
 // (Inspect compares every checkpoint with the walk).
-func TestEachEventBeforeIsTheWholeWalk(t *testing.T) {
+func TestEachEventBeforeIsTheWholeWalk(t *testing.T) { bothBackends(t, testEachEventBeforeIsTheWholeWalk) }
+
+func testEachEventBeforeIsTheWholeWalk(t *testing.T) {
 	seed := testSeed(t)
 	rng := rand.New(rand.NewPCG(seed, seed^0xc4ec))
-	path := filepath.Join(t.TempDir(), "hpkeeper.db")
-	db, err := Open(path, Options{Timeout: testTimeout})
+	path := newStore(t)
+	db, err := openStore(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -256,7 +258,7 @@ func TestEachEventBeforeIsTheWholeWalk(t *testing.T) {
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Inspect(path, testTimeout); err != nil {
+	if _, err := inspectStore(path); err != nil {
 		t.Errorf("seed %d: Inspect: %v", seed, err)
 	}
 }

@@ -55,6 +55,9 @@ type DB struct {
 	// closed is set by Close: a View that the cache alone would answer
 	// must fail after Close too.
 	closed atomic.Bool
+	// pg is the PostgreSQL database when the DB is one (pgdb.go); bolt,
+	// w and the file's fields are then unused.
+	pg *pgStore
 }
 
 // Open opens the database file at path, creating it with mode 0600 if it does
@@ -115,6 +118,9 @@ func Open(path string, opts Options) (*DB, error) {
 // Close closes the file, waiting for running transactions (and every Update
 // already queued) to finish. Update after Close fails.
 func (db *DB) Close() error {
+	if db.pg != nil {
+		return db.pgClose()
+	}
 	db.closed.Store(true)
 	db.w.stop()
 	if err := db.bolt.Close(); err != nil {
@@ -132,6 +138,9 @@ func (db *DB) Close() error {
 // and is not counted in WriterStats; it waits behind the Updates queued
 // before it.
 func (db *DB) Ping(ctx context.Context) error {
+	if db.pg != nil {
+		return db.pg.ping(ctx)
+	}
 	if err := db.bolt.View(func(*bolt.Tx) error { return nil }); err != nil {
 		return fmt.Errorf("ping %s: %w", db.path, err)
 	}
@@ -158,6 +167,9 @@ func (db *DB) View(fn func(*Tx) error) error {
 	if db.closed.Load() {
 		return fmt.Errorf("view %s: %w", db.path, berrors.ErrDatabaseNotOpen)
 	}
+	if db.pg != nil {
+		return db.pgView(fn)
+	}
 	tx := &Tx{db: db, view: true}
 	defer tx.end()
 	return fn(tx)
@@ -176,6 +188,9 @@ func (db *DB) View(fn func(*Tx) error) error {
 // Updates are serialised: keep fn short, and do not call Update or View from
 // fn.
 func (db *DB) Update(fn func(*Tx) error) error {
+	if db.pg != nil {
+		return db.pgUpdate(fn)
+	}
 	return db.w.update(fn)
 }
 
@@ -198,6 +213,9 @@ type Tx struct {
 	// states are the channel states this Tx has read (a View's snapshot of
 	// each channel) or, in an Update, also its own changed copies (mine).
 	states map[string]*txState
+	// pg is the SQL transaction when the DB is PostgreSQL (btx, j and g
+	// are then nil).
+	pg *pgTx
 }
 
 // txState is one channel's state as a Tx sees it.
@@ -225,6 +243,9 @@ func (tx *Tx) end() {
 func (tx *Tx) read() (*bolt.Tx, error) {
 	if tx.done {
 		return nil, errTxDone
+	}
+	if tx.pg != nil {
+		return nil, errNotBolt
 	}
 	if tx.btx == nil {
 		if !tx.view {
@@ -263,6 +284,9 @@ func (tx *Tx) state(channelID string) (*channelState, error) {
 	}
 	if tx.done {
 		return nil, errTxDone
+	}
+	if tx.pg != nil {
+		return tx.pgState(channelID)
 	}
 	var st *channelState
 	if tx.g != nil {

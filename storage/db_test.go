@@ -223,7 +223,9 @@ func TestOpenBadPath(t *testing.T) {
 	}
 }
 
-func TestUpdateErrorWritesNothing(t *testing.T) {
+func TestUpdateErrorWritesNothing(t *testing.T) { bothBackends(t, testUpdateErrorWritesNothing) }
+
+func testUpdateErrorWritesNothing(t *testing.T) {
 	db := mustOpen(t)
 	setupTable(t, db, "c1")
 	errBoom := errors.New("boom")
@@ -273,7 +275,9 @@ func TestUpdateErrorWritesNothing(t *testing.T) {
 	})
 }
 
-func TestUpdatePanicWritesNothing(t *testing.T) {
+func TestUpdatePanicWritesNothing(t *testing.T) { bothBackends(t, testUpdatePanicWritesNothing) }
+
+func testUpdatePanicWritesNothing(t *testing.T) {
 	db := mustOpen(t)
 	setupTable(t, db, "c1")
 	func() {
@@ -297,7 +301,9 @@ func TestUpdatePanicWritesNothing(t *testing.T) {
 	})
 }
 
-func TestViewIsReadOnly(t *testing.T) {
+func TestViewIsReadOnly(t *testing.T) { bothBackends(t, testViewIsReadOnly) }
+
+func testViewIsReadOnly(t *testing.T) {
 	db := mustOpen(t)
 	setupTable(t, db, "c1", "Lister")
 	writes := map[string]func(tx *Tx) error{
@@ -321,7 +327,9 @@ func TestViewIsReadOnly(t *testing.T) {
 	}
 }
 
-func TestTxUnusableAfterFn(t *testing.T) {
+func TestTxUnusableAfterFn(t *testing.T) { bothBackends(t, testTxUnusableAfterFn) }
+
+func testTxUnusableAfterFn(t *testing.T) {
 	db := mustOpen(t)
 	setupTable(t, db, "c1")
 	var kept *Tx
@@ -335,7 +343,9 @@ func TestTxUnusableAfterFn(t *testing.T) {
 	}
 }
 
-func TestStateSurvivesReopen(t *testing.T) {
+func TestStateSurvivesReopen(t *testing.T) { bothBackends(t, testStateSurvivesReopen) }
+
+func testStateSurvivesReopen(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "hpkeeper.db")
 	db, err := Open(path, Options{Timeout: testTimeout})
 	if err != nil {
@@ -381,7 +391,9 @@ func TestStateSurvivesReopen(t *testing.T) {
 	})
 }
 
-func TestConcurrentUse(t *testing.T) {
+func TestConcurrentUse(t *testing.T) { bothBackends(t, testConcurrentUse) }
+
+func testConcurrentUse(t *testing.T) {
 	db := mustOpen(t)
 	const tables, perTable = 4, 25
 	for i := range tables {

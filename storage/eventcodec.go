@@ -453,11 +453,7 @@ func (h *history) record(id uint64) []byte {
 // decode decodes the event v at seq as bbolt stores it, the newest not yet
 // visited, and steps the walk back over it.
 func (h *history) decode(v []byte, seq uint64) (*Event, error) {
-	d, err := boltEventData(v)
-	if err != nil {
-		return nil, fmt.Errorf("event %d at table %s: %w", seq, h.channelID, err)
-	}
-	return h.visit(d, seq, true)
+	return h.visit(boltEventData(v), seq, true)
 }
 
 // step steps the walk back over the stored event d at seq, the newest not

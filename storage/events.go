@@ -88,7 +88,7 @@ func (tx *Tx) AppendEncodedEvents(channelID string, evs []EncodedEvent) error {
 	if err != nil {
 		return fmt.Errorf("append events at table %s: %w", channelID, err)
 	}
-	if newest.form == formCompact {
+	if newest == formCompact {
 		return fmt.Errorf("append events at table %s: its history has events read back from the records; whole events cannot follow them", channelID)
 	}
 	for _, e := range evs {
@@ -172,7 +172,7 @@ func (tx *Tx) EachEventBackward(channelID string, fn func(*Event) (more bool, er
 // eventcodec.go), reading their changes but decoding none of their records:
 // its work is bounded by what fn takes, not by the length of the history.
 func (tx *Tx) EachEventBefore(channelID string, before uint64, fn func(*Event) (more bool, err error)) error {
-	if _, err := tx.read(); err != nil {
+	if err := tx.live(false); err != nil {
 		return err
 	}
 	ch, err := tx.records(channelID, false)

@@ -27,7 +27,7 @@ import (
 // Update function so that nothing is written.
 func (tx *Tx) RevertEvent(e *Event) error {
 	op := fmt.Sprintf("revert event %d", e.Seq)
-	if _, err := tx.write(); err != nil {
+	if err := tx.live(true); err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
 	if err := validateEvent(e); err != nil {

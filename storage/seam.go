@@ -67,8 +67,9 @@ type channelRecords interface {
 	writeEvent(seq uint64, meta eventMeta, d eventData) error
 	// eventRecord returns event seq, the zero eventData when absent.
 	eventRecord(seq uint64) (eventData, error)
-	// newestEvent returns the newest event and its seq, 0 when there is none.
-	newestEvent() (uint64, eventData, error)
+	// newestEvent returns the seq and the form of the newest event, 0 and
+	// formNone when there is none.
+	newestEvent() (uint64, eventForm, error)
 	// eachEventBefore calls fn with every event whose seq is below before
 	// (0: every event), newest first, until fn returns false or an error.
 	// fn may write in a writable transaction; events it appends are not

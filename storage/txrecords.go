@@ -1,10 +1,20 @@
 package storage
 
-import "fmt"
+import (
+	"fmt"
+
+	berrors "go.etcd.io/bbolt/errors"
+)
 
 // records returns the records of channelID below the seam (seam.go), for
 // writing when write is set (which fails in a View).
 func (tx *Tx) records(channelID string, write bool) (channelRecords, error) {
+	if tx.pg != nil {
+		if err := tx.live(write); err != nil {
+			return nil, err
+		}
+		return tx.pg.channel(channelID)
+	}
 	if write {
 		btx, err := tx.write()
 		if err != nil {
@@ -22,6 +32,12 @@ func (tx *Tx) records(channelID string, write bool) (channelRecords, error) {
 // eachChannel calls fn with the records of every channel that has any, in
 // byte order of their ids, until fn fails. fn must not write.
 func (tx *Tx) eachChannel(fn func(ch channelRecords) error) error {
+	if tx.pg != nil {
+		if err := tx.live(false); err != nil {
+			return err
+		}
+		return tx.pg.eachChannel(fn)
+	}
 	btx, err := tx.read()
 	if err != nil {
 		return err
@@ -37,6 +53,18 @@ func (tx *Tx) eachChannel(fn func(ch channelRecords) error) error {
 		}
 		return fn(ch)
 	})
+}
+
+// live returns an error unless tx can still be used, and written to when
+// write is set.
+func (tx *Tx) live(write bool) error {
+	switch {
+	case tx.done:
+		return errTxDone
+	case write && tx.view:
+		return berrors.ErrTxNotWritable
+	}
+	return nil
 }
 
 // nextID hands out the next id (kindCharacter) or seq (kindEvent) of ch.
