@@ -96,7 +96,9 @@ func TestChannelsKeepToTheirKeys(t *testing.T) {
 
 // TestChannelIDWithZeroByteRefused: a channel id holding 0x00 would run
 // into another channel's keys: reads and writes refuse it.
-func TestChannelIDWithZeroByteRefused(t *testing.T) { bothBackends(t, testChannelIDWithZeroByteRefused) }
+func TestChannelIDWithZeroByteRefused(t *testing.T) {
+	bothBackends(t, testChannelIDWithZeroByteRefused)
+}
 
 func testChannelIDWithZeroByteRefused(t *testing.T) {
 	db := mustOpen(t)

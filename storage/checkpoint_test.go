@@ -160,7 +160,9 @@ func allEvents(tb testing.TB, db *DB, ch string) []*Event {
 // import) and goes on compact; and it steps over fewer than checkpointEvery
 // newer events to start, wherever it starts. The file checks clean after
 // (Inspect compares every checkpoint with the walk).
-func TestEachEventBeforeIsTheWholeWalk(t *testing.T) { bothBackends(t, testEachEventBeforeIsTheWholeWalk) }
+func TestEachEventBeforeIsTheWholeWalk(t *testing.T) {
+	bothBackends(t, testEachEventBeforeIsTheWholeWalk)
+}
 
 func testEachEventBeforeIsTheWholeWalk(t *testing.T) {
 	seed := testSeed(t)

@@ -136,7 +136,9 @@ func testEvents(t *testing.T) {
 	})
 }
 
-func TestEachEventBackwardWhileAppending(t *testing.T) { bothBackends(t, testEachEventBackwardWhileAppending) }
+func TestEachEventBackwardWhileAppending(t *testing.T) {
+	bothBackends(t, testEachEventBackwardWhileAppending)
+}
 
 func testEachEventBackwardWhileAppending(t *testing.T) {
 	db := mustOpen(t)

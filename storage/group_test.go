@@ -65,7 +65,9 @@ func enqueue(t *testing.T, db *DB, fn func(*Tx) error) <-chan any {
 	return res
 }
 
-func TestGroupCommitConcurrentUpdatesAreExactAndDurable(t *testing.T) { bothBackends(t, testGroupCommitConcurrentUpdatesAreExactAndDurable) }
+func TestGroupCommitConcurrentUpdatesAreExactAndDurable(t *testing.T) {
+	bothBackends(t, testGroupCommitConcurrentUpdatesAreExactAndDurable)
+}
 
 func testGroupCommitConcurrentUpdatesAreExactAndDurable(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "hpkeeper.db")

@@ -94,7 +94,9 @@ func TestTableWithoutInitiativeReadsUnchanged(t *testing.T) {
 
 // TestPutTableRefusesBadInitiative: a turn order no code writes is refused
 // and nothing is stored.
-func TestPutTableRefusesBadInitiative(t *testing.T) { bothBackends(t, testPutTableRefusesBadInitiative) }
+func TestPutTableRefusesBadInitiative(t *testing.T) {
+	bothBackends(t, testPutTableRefusesBadInitiative)
+}
 
 func testPutTableRefusesBadInitiative(t *testing.T) {
 	db := mustOpen(t)

@@ -108,7 +108,9 @@ func changeTable(edit func(t *Table)) func(tx *Tx, e *Event) error {
 	}
 }
 
-func TestRevertEventRestoresPriorState(t *testing.T) { bothBackends(t, testRevertEventRestoresPriorState) }
+func TestRevertEventRestoresPriorState(t *testing.T) {
+	bothBackends(t, testRevertEventRestoresPriorState)
+}
 
 func testRevertEventRestoresPriorState(t *testing.T) {
 	tests := []struct {
