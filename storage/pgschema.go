@@ -101,6 +101,29 @@ var pgMigrations = []pgMigration{
 			)`,
 		},
 	},
+	{
+		version: 2,
+		name:    "what replicas share: interactions, replays, work limits",
+		sql: []string{
+			`CREATE TABLE interactions (
+				id         TEXT PRIMARY KEY,
+				channel_id TEXT NOT NULL,
+				event_seq  BIGINT NOT NULL,
+				at         TIMESTAMPTZ NOT NULL
+			)`,
+			`CREATE INDEX interactions_at ON interactions (at)`,
+			`CREATE TABLE replays (
+				signature  BYTEA PRIMARY KEY,
+				expires_at TIMESTAMPTZ NOT NULL
+			)`,
+			`CREATE INDEX replays_expires_at ON replays (expires_at)`,
+			`CREATE TABLE work_limits (
+				user_id TEXT PRIMARY KEY,
+				units   DOUBLE PRECISION NOT NULL,
+				at      TIMESTAMPTZ NOT NULL
+			)`,
+		},
+	},
 }
 
 // pgSchemaVersion is the schema version this code reads and writes.

@@ -203,6 +203,9 @@ type pgTx struct {
 	// interaction, when set, is written with the transaction and looked
 	// for when its COMMIT's answer is lost (Tx.RecordInteraction).
 	interaction *Interaction
+	// wroteShared: a queued write is of no channel (shared.go), so the
+	// transaction commits even when no channel changed.
+	wroteShared bool
 }
 
 // beginSQL returns the statement that begins the transaction.
@@ -266,7 +269,7 @@ func (t *pgTx) commit() error {
 		return t.failed
 	}
 	b := &pgx.Batch{}
-	wrote := false
+	wrote := t.wroteShared
 	for _, w := range t.writes {
 		b.Queue(w.sql, w.args...)
 		wrote = true
@@ -292,8 +295,18 @@ func (t *pgTx) commit() error {
 			in.ID, in.ChannelID, int64(in.EventSeq), in.At.UTC())
 	}
 	var tag pgconn.CommandTag
-	b.Queue("COMMIT").Exec(func(ct pgconn.CommandTag) error { tag = ct; return nil })
+	end := "COMMIT"
+	if pgLoseCommit != nil && pgLoseCommit.rollback {
+		end = "ROLLBACK"
+	}
+	b.Queue(end).Exec(func(ct pgconn.CommandTag) error { tag = ct; return nil })
 	err := t.conn.SendBatch(t.ctx, b).Close()
+	if pgLoseCommit != nil && err == nil {
+		// Tests: the answer to the COMMIT (or the ROLLBACK sent in its
+		// place) never came back.
+		_ = t.conn.Conn().Close(t.ctx)
+		return fmt.Errorf("%w: %w", ErrCommitUnknown, pgUnavailable(errors.New("connection lost (test)")))
+	}
 	switch {
 	case err == nil && tag.String() == "COMMIT":
 		return nil
@@ -309,6 +322,12 @@ func (t *pgTx) commit() error {
 	}
 	return pgUnavailable(err)
 }
+
+// pgLoseCommit, set by tests, makes every commit lose its answer: after
+// the COMMIT when rollback is false, after a ROLLBACK sent instead when it
+// is true, so that the resolution of an ambiguous commit can be seen both
+// ways.
+var pgLoseCommit *struct{ rollback bool }
 
 // run runs fn in a transaction of s, writable or not, and commits it (or
 // rolls it back) when fn returns nil. A serialization failure or a
