@@ -124,6 +124,28 @@ var pgMigrations = []pgMigration{
 			)`,
 		},
 	},
+	{
+		version: 3,
+		name:    "gateway shards without files: members, leases, the identify queue",
+		sql: []string{
+			`CREATE TABLE gateway_members (
+				owner      TEXT PRIMARY KEY,
+				expires_at TIMESTAMPTZ NOT NULL
+			)`,
+			`CREATE TABLE shard_leases (
+				shard_count INT NOT NULL,
+				shard_id    INT NOT NULL,
+				owner       TEXT NOT NULL,
+				token       BIGINT NOT NULL,
+				expires_at  TIMESTAMPTZ NOT NULL,
+				PRIMARY KEY (shard_count, shard_id)
+			)`,
+			`CREATE TABLE identify_buckets (
+				bucket  INT PRIMARY KEY,
+				next_at TIMESTAMPTZ NOT NULL
+			)`,
+		},
+	},
 }
 
 // pgSchemaVersion is the schema version this code reads and writes.
