@@ -99,6 +99,10 @@ type Gateway struct {
 	mu     sync.Mutex
 	shards []*shard
 	rng    storage.ShardRange
+
+	// leases, when set (ShareShards), share the shards with the other
+	// processes of the database (leases.go).
+	leases *leaseManager
 }
 
 // NewGateway returns a Gateway for the bot token that will run the shards
@@ -133,6 +137,9 @@ func NewGateway(token string, h Handler, log zerolog.Logger, want storage.ShardR
 // token, sharding required, a shard out of range). A shard whose first
 // connection fails otherwise is retried, with a backoff, while the others run.
 func (g *Gateway) Run(ctx context.Context) error {
+	if g.leases != nil {
+		return g.runLeased(ctx)
+	}
 	g.disp.base = context.WithoutCancel(ctx)
 	gb, err := g.rest.GatewayBot()
 	if err != nil {
