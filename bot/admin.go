@@ -203,6 +203,10 @@ func (a *Admin) backup(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "no-store")
 		w.WriteHeader(http.StatusOK)
 	})
+	if errors.Is(err, storage.ErrNotAFile) {
+		http.Error(w, err.Error()+" (docs/scaling.md)", http.StatusNotImplemented)
+		return
+	}
 	a.metrics.backedUp(err)
 	if err != nil {
 		a.log.Error().Err(err).Int64("bytes", n).Str("remote", r.RemoteAddr).Msg("backup failed")

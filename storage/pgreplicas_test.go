@@ -219,3 +219,14 @@ func TestSharedReplayGuardAndWorkLimits(t *testing.T) {
 		t.Errorf("AcceptRequest after the entry expired = %v, %v; want false, nil", replayed, err)
 	}
 }
+
+func TestPostgresSchemaVersion(t *testing.T) {
+	if PostgresSchemaVersion != pgSchemaVersion {
+		t.Errorf("PostgresSchemaVersion = %d; the last migration is %d", PostgresSchemaVersion, pgSchemaVersion)
+	}
+	for i, m := range pgMigrations {
+		if m.version != i+1 {
+			t.Errorf("migration %d has version %d; want %d (in order, none skipped)", i, m.version, i+1)
+		}
+	}
+}

@@ -148,7 +148,12 @@ var pgMigrations = []pgMigration{
 	},
 }
 
-// pgSchemaVersion is the schema version this code reads and writes.
+// PostgresSchemaVersion is the schema version of a PostgreSQL database this
+// code reads and writes (its own numbering, apart from a file's
+// SchemaVersion): the version of the last entry of pgMigrations.
+const PostgresSchemaVersion = 3
+
+// pgSchemaVersion is PostgresSchemaVersion as the migrations count it.
 var pgSchemaVersion = pgMigrations[len(pgMigrations)-1].version
 
 // pgMigrate brings the database to pgSchemaVersion, one transaction per

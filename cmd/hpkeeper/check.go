@@ -43,15 +43,18 @@ func opsFlags(fs *flag.FlagSet, args []string, stderr io.Writer, getenv func(str
 func checkMain(_ context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) int {
 	fs := flag.NewFlagSet("hpkeeper check", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	dbPath := fs.String("db", "", "the database `file` to check (default: storage.path of the config, hpkeeper.db); no process may hold it")
+	dbPath := fs.String("db", "", "the database `file` to check (default: storage.path of the config, hpkeeper.db); no process may hold it. A postgres:// URL checks that database (default: storage.url), while it runs")
 	fs.Usage = usageFunc(fs, "check", "check a database file that no process holds (bbolt's consistency check, every record decoded) and print its schema version and counts; exit 1 on any problem.",
-		"[--db FILE] [--config FILE]", "HPKEEPER_CONFIG", "HPKEEPER_DB")
+		"[--db FILE|URL] [--config FILE]", "HPKEEPER_CONFIG", "HPKEEPER_DB", "HPKEEPER_DB_URL")
 	cfg, code, ok := opsFlags(fs, args, stderr, getenv)
 	if !ok {
 		return code
 	}
 	if *dbPath != "" {
-		cfg.Storage.Path = *dbPath
+		setDB(&cfg, *dbPath)
+	}
+	if cfg.Storage.URL != "" {
+		return checkPostgres(cfg.Storage.URL, stdout, stderr) // pgops.go
 	}
 	timeout, err := time.ParseDuration(cfg.Storage.LockTimeout)
 	if err != nil || timeout <= 0 {

@@ -69,8 +69,12 @@ func (s *ShardsSetting) UnmarshalTOML(v any) error {
 
 // StorageConfig places the database.
 type StorageConfig struct {
-	// Path is the bbolt database file.
+	// Path is the bbolt database file, used when URL is "".
 	Path string `toml:"path"`
+	// URL, when set, is a PostgreSQL database ("postgres://user@host/db")
+	// used instead of the file: any number of run and serve processes may
+	// share it (docs/scaling.md).
+	URL string `toml:"url"`
 	// LockTimeout is how long to wait for another process's lock on the file
 	// before failing, as a Go duration ("2s").
 	LockTimeout string `toml:"lock_timeout"`
@@ -144,6 +148,9 @@ func (c Config) validate() error {
 	if f := c.Log.Format; f != "json" && f != "console" {
 		return fmt.Errorf("config: log.format must be json or console, not %q", f)
 	}
+	if u := c.Storage.URL; u != "" && !storage.IsPostgresURL(u) {
+		return fmt.Errorf("config: storage.url must be a PostgreSQL URL, postgres://user@host:port/database, not %q", storage.RedactURL(u))
+	}
 	if c.Storage.CacheMB > 1<<20 {
 		return fmt.Errorf("config: storage.cache_mb %d is more than a TiB", c.Storage.CacheMB)
 	}
@@ -198,6 +205,7 @@ var envVars = []struct {
 	{"DISCORD_TOKEN", "the bot token (discord.token)", func(c *Config) *string { return &c.Discord.Token }},
 	{"DISCORD_PUBLIC_KEY", "the application's public key (discord.public_key)", func(c *Config) *string { return &c.Discord.PublicKey }},
 	{"HPKEEPER_DB", "the database file (storage.path)", func(c *Config) *string { return &c.Storage.Path }},
+	{"HPKEEPER_DB_URL", "a PostgreSQL database instead of the file, postgres://… (storage.url)", func(c *Config) *string { return &c.Storage.URL }},
 	{"HPKEEPER_LISTEN", "serve's interactions listener (http.listen)", func(c *Config) *string { return &c.HTTP.Listen }},
 	{"HPKEEPER_SHARDS", "run's gateway shard count, auto or N (discord.shards)", func(c *Config) *string { return (*string)(&c.Discord.Shards) }},
 	{"HPKEEPER_SHARD_IDS", "the shards this run process runs, A-B (discord.shard_ids)", func(c *Config) *string { return &c.Discord.ShardIDs }},
@@ -256,7 +264,7 @@ func (c Config) AdminURL() (string, error) {
 
 // LoadConfig reads the file at path (no file: the defaults when path is "")
 // and applies the environment (envVars): DISCORD_TOKEN, DISCORD_PUBLIC_KEY,
-// HPKEEPER_DB, HPKEEPER_LISTEN, HPKEEPER_SHARDS, HPKEEPER_SHARD_IDS,
+// HPKEEPER_DB, HPKEEPER_DB_URL, HPKEEPER_LISTEN, HPKEEPER_SHARDS, HPKEEPER_SHARD_IDS,
 // HPKEEPER_ADMIN_LISTEN, HPKEEPER_ADMIN_TOKEN, HPKEEPER_LOG_LEVEL and
 // HPKEEPER_LOG_FORMAT override the file. It returns an
 // error for a file that does not parse or a value, from either, that is not
