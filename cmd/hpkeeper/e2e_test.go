@@ -74,7 +74,9 @@ func buildHpkeeper(t *testing.T) string {
 			return
 		}
 		buildBin = filepath.Join(buildDir, "hpkeeper")
-		out, err := exec.Command(goCmd, "build", "-o", buildBin, ".").CombinedOutput()
+		// -buildvcs=auto: in a git checkout the binary names its commit
+		// (TestVersionNamesTheCommit), whatever GOFLAGS says.
+		out, err := exec.Command(goCmd, "build", "-buildvcs=auto", "-o", buildBin, ".").CombinedOutput()
 		if err != nil {
 			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
 		}
