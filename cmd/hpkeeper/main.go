@@ -44,8 +44,9 @@ var usage = `hpkeeper tracks hit points, wounds and harm for a tabletop-RPG tabl
 Usage:
   hpkeeper console  [--db FILE] [--files DIR] [--dice 1,2,6] [--seed N]
         try the bot in a terminal, no Discord needed (--db: the database file,
-        default hpkeeper.db; --files: where attached files are written, default .;
-        --dice: die faces to roll first; --seed: repeatable random rolls)
+        default hpkeeper.db; --files: where attached files are written, default
+        hpkeeper-files in the temporary directory; --dice: die faces to roll
+        first; --seed: repeatable random rolls)
   hpkeeper run      [--config FILE] [--db FILE] [--shards auto|N] [--shard-ids A-B] [--admin-listen ADDR]
         connect to Discord's gateway, every shard or a range of them (needs DISCORD_TOKEN)
   hpkeeper serve    [--config FILE] [--db FILE] [--listen ADDR] [--admin-listen ADDR]
