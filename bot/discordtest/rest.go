@@ -177,9 +177,7 @@ func (s *Server) getCommands(w http.ResponseWriter, r *http.Request) {
 func (s *Server) webhook(w http.ResponseWriter, r *http.Request) {
 	m, err := readMessage(r)
 	if err != nil {
-		s.logf("%s %s: %v (400)", r.Method, r.URL.Path, err)
-		w.WriteHeader(http.StatusBadRequest)
-		writeJSON(w, `{"message":"Invalid Form Body","code":50035}`)
+		s.badForm(w, r, err)
 		return
 	}
 	// Any application id: the interaction's own (interactions that tests
@@ -203,9 +201,7 @@ func (s *Server) channelMessage(w http.ResponseWriter, r *http.Request) {
 	}
 	m, err := readMessage(r)
 	if err != nil {
-		s.logf("%s %s: %v (400)", r.Method, r.URL.Path, err)
-		w.WriteHeader(http.StatusBadRequest)
-		writeJSON(w, `{"message":"Invalid Form Body","code":50035}`)
+		s.badForm(w, r, err)
 		return
 	}
 	m.Route, m.ChannelID, m.MessageID = "channel", r.PathValue("channel"), r.PathValue("message")
@@ -215,6 +211,13 @@ func (s *Server) channelMessage(w http.ResponseWriter, r *http.Request) {
 	s.record(m)
 	s.logf("%s /channels/%s/messages: message %s%s", r.Method, m.ChannelID, m.MessageID, describe(m))
 	s.answerMessage(w, m)
+}
+
+// badForm refuses a body that is not a message, as Discord does.
+func (s *Server) badForm(w http.ResponseWriter, r *http.Request, err error) {
+	s.logf("%s %s: %v (400)", r.Method, r.URL.Path, err)
+	w.WriteHeader(http.StatusBadRequest)
+	writeJSON(w, `{"message":"Invalid Form Body","code":50035}`)
 }
 
 // answerMessage writes the message object Discord answers with.

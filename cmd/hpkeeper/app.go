@@ -15,6 +15,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/hpkeeper/hpkeeper/bot"
+	"github.com/hpkeeper/hpkeeper/cmd/hpkeeper/console"
 	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/rules/dice"
 	"github.com/hpkeeper/hpkeeper/storage"
@@ -139,7 +140,7 @@ func NewApp(mode string, args []string, stdout, stderr io.Writer, getenv func(st
 	if cfg.Log.Format == "console" {
 		// Colours only for a terminal: escape codes in a file or a
 		// journal are noise.
-		out = zerolog.ConsoleWriter{Out: stderr, TimeFormat: time.TimeOnly, NoColor: !isTerminal(stderr)}
+		out = zerolog.ConsoleWriter{Out: stderr, TimeFormat: time.TimeOnly, NoColor: !console.IsTerminal(stderr)}
 	}
 	app.Log = zerolog.New(out).Level(lvl).With().Timestamp().Str("mode", mode).Logger()
 	zerolog.DefaultContextLogger = &app.Log
@@ -401,14 +402,4 @@ func stopCause(ctx context.Context) string {
 		return err.Error()
 	}
 	return "stopped"
-}
-
-// isTerminal reports whether w is a terminal (a character device).
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }

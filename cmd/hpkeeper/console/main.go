@@ -126,7 +126,7 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 		ctx = log.WithContext(ctx)
 	}
 
-	c := New(commands.New(db, queue, systems...), queue, stdout, Options{Interactive: isTerminal(stdin), FilesDir: *filesDir, StrictDice: !seeded})
+	c := New(commands.New(db, queue, systems...), queue, stdout, Options{Interactive: IsTerminal(stdin), FilesDir: *filesDir, StrictDice: !seeded})
 	switch err := c.Run(ctx, stdin); {
 	case err == nil:
 		return ExitOK
@@ -139,13 +139,14 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 	}
 }
 
-// isTerminal reports whether r is a terminal (a character device), where the
-// console prompts instead of echoing.
-func isTerminal(r io.Reader) bool {
-	f, ok := r.(*os.File)
+// IsTerminal reports whether f, a reader or a writer, is a terminal (a
+// character device): the console then prompts, and hpkeeper's console log
+// format uses colours.
+func IsTerminal(f any) bool {
+	file, ok := f.(*os.File)
 	if !ok {
 		return false
 	}
-	fi, err := f.Stat()
+	fi, err := file.Stat()
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
