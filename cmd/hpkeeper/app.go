@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"runtime/pprof"
+	"sync"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -155,11 +156,6 @@ func (a *App) Run(ctx context.Context) error {
 	b := buildInfo()
 	a.Log.Info().Str("version", b.Version).Str("revision", b.Revision).Bool("modified", b.Modified).Str("go", b.GoVersion).
 		Msg("hpkeeper starting")
-	// The stop is logged when it begins (a signal, see main), not only
-	// when the database is closed at its end.
-	defer context.AfterFunc(ctx, func() {
-		a.Log.Info().Str("cause", stopCause(ctx)).Msg("stopping: no new interactions; finishing those in flight, then closing the database")
-	})()
 	if a.testDiscord != "" {
 		a.Log.Warn().Str("url", a.testDiscord).Msg(envTestDiscord + " is set: every Discord request and the gateway go to this loopback address (tests only)")
 	}
@@ -259,6 +255,15 @@ func (a *App) withService(ctx context.Context, fn func(served) error) (runErr er
 	if adminLn != nil {
 		defer adminLn.Close() // when the service does not start
 	}
+	// The stop is logged when it begins (a signal, see main), not only
+	// when the database is closed at its end, and always before that.
+	var logStop sync.Once
+	stopping := func() {
+		logStop.Do(func() {
+			a.Log.Info().Str("cause", stopCause(ctx)).Msg("stopping: no new interactions; finishing those in flight, then closing the database")
+		})
+	}
+	defer context.AfterFunc(ctx, stopping)()
 	m := bot.NewMetrics()
 	m.ObserveBuild(buildInfo())
 	cache := a.Config.Storage.CacheMB << 20
@@ -282,6 +287,9 @@ func (a *App) withService(ctx context.Context, fn func(served) error) (runErr er
 		if trk != nil {
 			trk.Wait()
 		}
+	}
+	if ctx.Err() != nil {
+		stopping()
 	}
 	if err := db.Close(); err != nil && runErr == nil {
 		runErr = fmt.Errorf("close database: %w", err)
