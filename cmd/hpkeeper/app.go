@@ -143,7 +143,10 @@ func NewApp(mode string, args []string, stdout, stderr io.Writer, getenv func(st
 		// journal are noise.
 		out = zerolog.ConsoleWriter{Out: stderr, TimeFormat: time.TimeOnly, NoColor: !console.IsTerminal(stderr)}
 	}
-	app.Log = zerolog.New(out).Level(lvl).With().Timestamp().Str("mode", mode).Logger()
+	// Serialised: the stop's line comes from a goroutine of its own while
+	// others log (an io.Writer such as a test's buffer need not be safe for
+	// concurrent use).
+	app.Log = zerolog.New(zerolog.SyncWriter(out)).Level(lvl).With().Timestamp().Str("mode", mode).Logger()
 	zerolog.DefaultContextLogger = &app.Log
 	return app, nil
 }
