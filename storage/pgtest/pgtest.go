@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"os/exec"
 	"testing"
 	"time"
 
@@ -44,11 +45,7 @@ func ServerURL(tb testing.TB) string {
 func NewDatabase(tb testing.TB) string {
 	tb.Helper()
 	server := ServerURL(tb)
-	var b [6]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		tb.Fatal(err)
-	}
-	name := "hpkeeper_test_" + hex.EncodeToString(b[:])
+	name := newName(tb)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	conn, err := pgx.Connect(ctx, server)
@@ -65,6 +62,15 @@ func NewDatabase(tb testing.TB) string {
 		tb.Fatal(err)
 	}
 	return u
+}
+
+// newName returns a new database name.
+func newName(tb testing.TB) string {
+	var b [6]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		tb.Fatal(err)
+	}
+	return "hpkeeper_test_" + hex.EncodeToString(b[:])
 }
 
 // Drop drops the database name of the server at server, closing the
@@ -91,4 +97,73 @@ func WithDatabase(server, name string) (string, error) {
 	}
 	u.Path = "/" + name
 	return u.String(), nil
+}
+
+// The server a test may stop and start again, apart from the one the
+// other tests share so that its restart disturbs none of them.
+const (
+	// EnvRestartURL names it, as EnvURL does the shared one.
+	EnvRestartURL = "HPKEEPER_TEST_POSTGRES_RESTART_URL"
+	// EnvRestartCtl is a pg_ctl command line for it, run by sh, to which
+	// "stop" or "start" is appended.
+	EnvRestartCtl = "HPKEEPER_TEST_POSTGRES_RESTART_CTL"
+)
+
+// Restartable is a database on the server a test may restart.
+type Restartable struct {
+	// URL is the database's.
+	URL string
+	ctl string
+	tb  testing.TB
+}
+
+// NewRestartable creates an empty database on the restartable server and
+// drops it when the test ends. It skips tb, saying so, when
+// HPKEEPER_TEST_POSTGRES_RESTART_URL or _RESTART_CTL is not set.
+func NewRestartable(tb testing.TB) *Restartable {
+	tb.Helper()
+	server, ctl := os.Getenv(EnvRestartURL), os.Getenv(EnvRestartCtl)
+	if server == "" || ctl == "" {
+		tb.Skip(EnvRestartURL + " or " + EnvRestartCtl + " is not set: no PostgreSQL server to restart here (.ci/run starts one and sets them)")
+	}
+	r := &Restartable{ctl: ctl, tb: tb}
+	name := newName(tb)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, server)
+	if err != nil {
+		tb.Fatalf("connect to the restartable test server %s: %v", EnvRestartURL, err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, "CREATE DATABASE "+name); err != nil {
+		tb.Fatalf("create test database: %v", err)
+	}
+	tb.Cleanup(func() {
+		r.Start() // a test that failed with the server stopped
+		Drop(tb, server, name)
+	})
+	if r.URL, err = WithDatabase(server, name); err != nil {
+		tb.Fatal(err)
+	}
+	return r
+}
+
+// Stop stops the server (pg_ctl stop -m fast: every connection is closed).
+func (r *Restartable) Stop() {
+	r.tb.Helper()
+	if out, err := exec.Command("sh", "-c", r.ctl+" -m fast stop").CombinedOutput(); err != nil {
+		r.tb.Fatalf("stop the test server: %v\n%s", err, out)
+	}
+}
+
+// Start starts the server again, waiting until it accepts connections; a
+// server already running is left alone.
+func (r *Restartable) Start() {
+	r.tb.Helper()
+	if exec.Command("sh", "-c", r.ctl+" status").Run() == nil {
+		return
+	}
+	if out, err := exec.Command("sh", "-c", r.ctl+" start").CombinedOutput(); err != nil {
+		r.tb.Fatalf("start the test server: %v\n%s", err, out)
+	}
 }
