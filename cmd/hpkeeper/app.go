@@ -52,7 +52,7 @@ var appModes = map[string]struct {
 	env  []string
 }{
 	"run": {"connect to Discord's gateway, all shards or a range of them, and answer interactions over it (needs DISCORD_TOKEN); with an admin listener, answer /healthz, /metrics and /admin/backup there.",
-		[]string{"HPKEEPER_CONFIG", "DISCORD_TOKEN", "DISCORD_TOKEN_FILE", "HPKEEPER_SHARDS", "HPKEEPER_SHARD_IDS", "HPKEEPER_DB", "HPKEEPER_DB_URL", "HPKEEPER_DB_URL_FILE", "HPKEEPER_LOCK_TIMEOUT", "HPKEEPER_CACHE_MB",
+		[]string{"HPKEEPER_CONFIG", "DISCORD_TOKEN", "DISCORD_TOKEN_FILE", "HPKEEPER_SHARDS", "HPKEEPER_SHARD_IDS", "HPKEEPER_LEASE_TTL", "HPKEEPER_DB", "HPKEEPER_DB_URL", "HPKEEPER_DB_URL_FILE", "HPKEEPER_LOCK_TIMEOUT", "HPKEEPER_CACHE_MB",
 			"HPKEEPER_ADMIN_LISTEN", "HPKEEPER_ADMIN_TOKEN", "HPKEEPER_ADMIN_TOKEN_FILE", "HPKEEPER_LOG_LEVEL", "HPKEEPER_LOG_FORMAT", envTestDiscord}},
 	"serve": {"serve Discord's HTTP interactions endpoint (needs DISCORD_PUBLIC_KEY; DISCORD_TOKEN for the tracker), with /healthz, /metrics and /admin/backup on the same listener.",
 		[]string{"HPKEEPER_CONFIG", "DISCORD_PUBLIC_KEY", "DISCORD_PUBLIC_KEY_FILE", "DISCORD_TOKEN", "DISCORD_TOKEN_FILE", "HPKEEPER_DB", "HPKEEPER_DB_URL", "HPKEEPER_DB_URL_FILE", "HPKEEPER_LOCK_TIMEOUT", "HPKEEPER_CACHE_MB",
@@ -223,7 +223,8 @@ func (a *App) Run(ctx context.Context) error {
 			if s.db.Shared() {
 				// Any process may run any shard: leases in the
 				// database say which (bot/leases.go).
-				g.ShareShards(s.db, "", 0)
+				ttl, _ := a.Config.LeaseTTL() // validated
+				g.ShareShards(s.db, "", ttl)
 			}
 			s.metrics.ObserveGateway(g)
 			s.admin.ObserveShards(g)

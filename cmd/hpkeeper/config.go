@@ -49,6 +49,10 @@ type DiscordConfig struct {
 	// of them. It needs a number in Shards. Each process holds exactly its
 	// shards' guilds in its own database file.
 	ShardIDs string `toml:"shard_ids"`
+	// LeaseTTL is how long a run process's lease on a shard lasts unless it
+	// renews it, as a Go duration, on a shared database (storage.url): the
+	// time within which the other processes take a dead one's shards over.
+	LeaseTTL string `toml:"lease_ttl"`
 }
 
 // ShardsSetting is discord.shards: "auto" or a shard count, given in TOML
@@ -175,7 +179,23 @@ func (c Config) validate() error {
 	if _, err := c.ShardRange(); err != nil {
 		return err
 	}
+	if _, err := c.LeaseTTL(); err != nil {
+		return err
+	}
 	return nil
+}
+
+// LeaseTTL parses discord.lease_ttl: bot.DefaultLeaseTTL when "", else a
+// duration of at least a second (a lease is renewed every third of it).
+func (c Config) LeaseTTL() (time.Duration, error) {
+	if c.Discord.LeaseTTL == "" {
+		return bot.DefaultLeaseTTL, nil
+	}
+	d, err := time.ParseDuration(c.Discord.LeaseTTL)
+	if err != nil || d < time.Second {
+		return 0, fmt.Errorf("config: discord.lease_ttl must be a duration of at least 1s, not %q", c.Discord.LeaseTTL)
+	}
+	return d, nil
 }
 
 // ShardRange returns the shards `run` runs (discord.shards and
@@ -239,6 +259,7 @@ var envVars = []envVar{
 	{"HPKEEPER_DEV_GUILD", "register in this guild only (discord.dev_guild)", "discord.dev_guild", str(func(c *Config) *string { return &c.Discord.DevGuild }), false},
 	{"HPKEEPER_SHARDS", "run's gateway shard count, auto or N (discord.shards)", "discord.shards", str(func(c *Config) *string { return (*string)(&c.Discord.Shards) }), false},
 	{"HPKEEPER_SHARD_IDS", "the shards this run process runs, A-B (discord.shard_ids)", "discord.shard_ids", str(func(c *Config) *string { return &c.Discord.ShardIDs }), false},
+	{"HPKEEPER_LEASE_TTL", "how long a run process's lease on a shard lasts, e.g. 15s, on a shared database (discord.lease_ttl)", "discord.lease_ttl", str(func(c *Config) *string { return &c.Discord.LeaseTTL }), false},
 	{"HPKEEPER_DB", "the database file (storage.path)", "storage.path", str(func(c *Config) *string { return &c.Storage.Path }), false},
 	{"HPKEEPER_DB_URL", "a PostgreSQL database instead of the file, postgres://… (storage.url)", "storage.url", str(func(c *Config) *string { return &c.Storage.URL }), true},
 	{"HPKEEPER_DB_URL_FILE", "a file holding the PostgreSQL URL (storage.url), instead of HPKEEPER_DB_URL", "", nil, false},
