@@ -76,6 +76,15 @@ func (t *pgTx) channel(channelID string) (*pgChannel, error) {
 	if st := t.s.cache.get(channelID); st != nil {
 		ch.cached, known = st, int64(st.version)
 	}
+	if !t.writable && !t.begun {
+		// A View's first read: one statement, one snapshot, no
+		// transaction (most Views read nothing else; see upgrade).
+		if err := t.loadAlone(ch, known); err != nil {
+			return nil, fmt.Errorf("read table %s: %w", channelID, err)
+		}
+		t.chans[channelID] = ch
+		return ch, nil
+	}
 	b := &pgx.Batch{}
 	if t.writable {
 		b.Queue(`INSERT INTO tables (channel_id) VALUES ($1) ON CONFLICT (channel_id) DO NOTHING`, channelID).
@@ -143,6 +152,101 @@ func (t *pgTx) channel(channelID string) (*pgChannel, error) {
 	}
 	t.chans[channelID] = ch
 	return ch, nil
+}
+
+// loadAlone reads the channel's row, its newest event and (unless the
+// cache holds the row's version known) its characters in one statement,
+// outside any transaction: a View's first read.
+func (t *pgTx) loadAlone(ch *pgChannel, known int64) error {
+	b := &pgx.Batch{}
+	n := 0
+	b.Queue(`SELECT t.record, t.last_character_id, t.last_event_seq, t.version,
+		COALESCE(n.seq, 0), COALESCE(n.form, 0), c.id, c.record
+		FROM tables t
+		LEFT JOIN LATERAL (SELECT seq, form FROM events e WHERE e.channel_id = t.channel_id ORDER BY seq DESC LIMIT 1) n ON true
+		LEFT JOIN characters c ON c.channel_id = t.channel_id AND t.version <> $2
+		WHERE t.channel_id = $1 ORDER BY c.id`, ch.chanID, known).
+		Query(func(rows pgx.Rows) error {
+			for rows.Next() {
+				var lastChar, lastEvent, newest int64
+				var form int16
+				var id *int64
+				var rec []byte
+				if err := rows.Scan(&ch.table, &lastChar, &lastEvent, &ch.version, &newest, &form, &id, &rec); err != nil {
+					return err
+				}
+				ch.exists, ch.lastChar, ch.lastEvent = true, uint64(lastChar), uint64(lastEvent)
+				ch.newest, ch.newestForm = uint64(newest), eventForm(form)
+				if id != nil {
+					ch.chars[uint64(*id)] = rec
+					n++
+				}
+			}
+			return rows.Err()
+		})
+	t.loading = true
+	err := t.send(b)
+	t.loading = false
+	if err != nil {
+		return err
+	}
+	t.alone = true
+	if !ch.exists {
+		ch.version = 0
+	}
+	if !ch.exists || n > 0 || ch.cached == nil || ch.version != known {
+		ch.allChars, ch.cached = true, nil
+	}
+	return nil
+}
+
+// upgrade queues, ahead of b's statements, the start of the View's
+// transaction and the reading again, in its snapshot, of every channel the
+// View read alone (loadAlone), its characters included: the records a
+// history walk starts from must
+// be those of the snapshot its events come from. What the View decoded
+// from the first read (its channel states) stays as read, as a bbolt View
+// may hold a cached state a commit older than the file its events come
+// from (DB.View).
+func (t *pgTx) upgrade(b *pgx.Batch) {
+	head := &pgx.Batch{}
+	head.Queue(t.beginSQL())
+	for _, ch := range t.chans {
+		ch.exists, ch.table, ch.lastChar, ch.lastEvent, ch.newest, ch.newestForm = false, nil, 0, 0, 0, formNone
+		clear(ch.chars)
+		ch.allChars = false
+		head.Queue(`SELECT t.record, t.last_character_id, t.last_event_seq, t.version,
+			COALESCE((SELECT seq FROM events e WHERE e.channel_id = t.channel_id ORDER BY seq DESC LIMIT 1), 0),
+			COALESCE((SELECT form FROM events e WHERE e.channel_id = t.channel_id ORDER BY seq DESC LIMIT 1), 0)
+			FROM tables t WHERE t.channel_id = $1`, ch.chanID).
+			Query(func(rows pgx.Rows) error {
+				for rows.Next() {
+					var lastChar, lastEvent, newest int64
+					var form int16
+					if err := rows.Scan(&ch.table, &lastChar, &lastEvent, &ch.version, &newest, &form); err != nil {
+						return err
+					}
+					ch.exists, ch.lastChar, ch.lastEvent = true, uint64(lastChar), uint64(lastEvent)
+					ch.newest, ch.newestForm = uint64(newest), eventForm(form)
+				}
+				return rows.Err()
+			})
+		// The characters too: a walk of the history reads them.
+		head.Queue(`SELECT id, record FROM characters WHERE channel_id = $1 ORDER BY id`, ch.chanID).
+			Query(func(rows pgx.Rows) error {
+				for rows.Next() {
+					var id int64
+					var rec []byte
+					if err := rows.Scan(&id, &rec); err != nil {
+						return err
+					}
+					ch.chars[uint64(id)] = rec
+				}
+				ch.allChars = true
+				return rows.Err()
+			})
+	}
+	b.QueuedQueries = append(head.QueuedQueries, b.QueuedQueries...)
 }
 
 // state returns the channel's decoded state: the cache's, when the row

@@ -230,3 +230,48 @@ func TestPostgresSchemaVersion(t *testing.T) {
 		}
 	}
 }
+
+// TestViewReadsAloneThenInASnapshot: a View's first read is one statement
+// of its own; when it reads more (the history), its snapshot begins then,
+// and the records the walk starts from are read again in it: a change
+// another replica commits between the two reads is in the history the
+// View walks, decoded from the records of the same snapshot, while the
+// state it read first stays as it was (as a bbolt View's cached state may).
+func TestViewReadsAloneThenInASnapshot(t *testing.T) {
+	dbs := openReplicas(t, 2)
+	setupTable(t, dbs[0], "c1", "Lister")
+	change := func(db *DB, hp int) {
+		mustUpdate(t, db, func(tx *Tx) error {
+			e := &Event{ChannelID: "c1", At: t0, Command: "/damage"}
+			if err := changeCharacter(1, func(c *Character) { c.Sheet = sheet(hp) })(tx, e); err != nil {
+				return err
+			}
+			return tx.AppendEvent(e)
+		})
+	}
+	change(dbs[0], 7)
+	trips := dbs[1].RoundTrips()
+	var first *Character
+	var events []*Event
+	mustView(t, dbs[1], func(tx *Tx) error {
+		var err error
+		if first, err = tx.Character("c1", 1); err != nil {
+			return err
+		}
+		if got := dbs[1].RoundTrips() - trips; got != 1 {
+			t.Errorf("a View's first read took %d round trips; want 1", got)
+		}
+		change(dbs[0], 5) // another replica, between the two reads
+		return tx.EachEventBackward("c1", func(e *Event) (bool, error) {
+			events = append(events, e)
+			return true, nil
+		})
+	})
+	if string(first.Sheet) != string(sheet(7)) {
+		t.Errorf("the first read: sheet %s; want %s", first.Sheet, sheet(7))
+	}
+	if len(events) != 2 || string(events[0].Changes[0].After.Sheet) != string(sheet(5)) ||
+		string(events[0].Changes[0].Before.Sheet) != string(sheet(7)) || string(events[1].Changes[0].Before.Sheet) != string(sheet(3)) {
+		t.Fatalf("the history walked after the other replica's change: %d events; want the two changes 3 → 7 → 5", len(events))
+	}
+}

@@ -84,6 +84,9 @@ type pgStore struct {
 	// For WriterStats: Updates run, and nanoseconds spent in their
 	// functions and in their commits.
 	updates, fnNanos, commitNanos atomic.Int64
+	// trips counts the round trips of Views, Updates and AcceptRequest
+	// (RoundTrips).
+	trips atomic.Int64
 }
 
 // openPostgres connects to the database at rawURL, checks it answers, and
@@ -206,6 +209,9 @@ type pgTx struct {
 	// wroteShared: a queued write is of no channel (shared.go), so the
 	// transaction commits even when no channel changed.
 	wroteShared bool
+	// alone: a View read a channel in a statement of its own, outside a
+	// transaction (loadAlone); loading: that statement is being sent.
+	alone, loading bool
 }
 
 // beginSQL returns the statement that begins the transaction.
@@ -230,10 +236,20 @@ func (t *pgTx) send(b *pgx.Batch) error {
 		}
 		t.conn = conn
 	}
-	if !t.begun {
+	switch {
+	case t.begun:
+	case !t.writable && t.loading && !t.alone:
+		// A View's first read, one statement: alone, no transaction
+		// (loadAlone).
+	case !t.writable && t.alone:
+		// A View's next read: its snapshot begins now (upgrade).
+		t.upgrade(b)
+		t.begun = true
+	default:
 		b.QueuedQueries = append([]*pgx.QueuedQuery{{SQL: t.beginSQL()}}, b.QueuedQueries...)
 		t.begun = true
 	}
+	t.s.trips.Add(1)
 	if err := t.conn.SendBatch(t.ctx, b).Close(); err != nil {
 		t.failed = pgUnavailable(err)
 		return t.failed
@@ -253,6 +269,7 @@ func (t *pgTx) end() {
 	}
 	if t.conn.Conn().PgConn().TxStatus() != 'I' && !t.conn.Conn().IsClosed() {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		t.s.trips.Add(1)
 		_, _ = t.conn.Exec(ctx, "ROLLBACK")
 		cancel()
 	}
@@ -300,6 +317,7 @@ func (t *pgTx) commit() error {
 		end = "ROLLBACK"
 	}
 	b.Queue(end).Exec(func(ct pgconn.CommandTag) error { tag = ct; return nil })
+	t.s.trips.Add(1)
 	err := t.conn.SendBatch(t.ctx, b).Close()
 	if pgLoseCommit != nil && err == nil {
 		// Tests: the answer to the COMMIT (or the ROLLBACK sent in its

@@ -35,12 +35,25 @@ func (db *DB) AcceptRequest(key [16]byte, expires time.Time) (replayed bool, err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), db.pg.timeout)
 	defer cancel()
+	db.pg.trips.Add(1)
 	tag, err := db.pg.pool.Exec(ctx, `INSERT INTO replays (signature, expires_at) VALUES ($1, $2)
 		ON CONFLICT (signature) DO NOTHING`, key[:], expires.UTC())
 	if err != nil {
 		return false, fmt.Errorf("replay guard: %w", pgUnavailable(err))
 	}
 	return tag.RowsAffected() == 0, nil
+}
+
+// RoundTrips returns how many round trips to the database server the
+// Views, Updates and AcceptRequest calls have made since Open (a batch of
+// statements sent together is one; the one-off preparation of a statement
+// on a new connection is not counted): 0 on a bbolt file, which has no
+// server. Callers subtract two readings.
+func (db *DB) RoundTrips() int64 {
+	if db.pg == nil {
+		return 0
+	}
+	return db.pg.trips.Load()
 }
 
 // TakeWork spends cost units of user's work allowance at now, from a
