@@ -68,7 +68,7 @@ const MaxRecordedRolls = 500
 func (m *Mutation) Record(rolls ...dice.Result) {
 	for _, r := range rolls {
 		switch {
-		case len(r.Terms) == 0:
+		case r.IsZero():
 		case len(m.log.rolls) < MaxRecordedRolls:
 			m.log.entries++
 			m.log.rolls = append(m.log.rolls, entry{about: m.about, text: r.String(), seq: m.log.entries})
