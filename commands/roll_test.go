@@ -1,6 +1,7 @@
 package commands_test
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -65,4 +66,86 @@ func TestOddsFullNotation(t *testing.T) {
 	tb.Refused(tb.Do("ann", "/odds expr:4d6e6"), "No exact odds for 4d6e6: exploding dice can keep adding dice")
 	tb.Refused(tb.Do("ann", "/odds expr:20d20kh1kl1"), "No exact odds for 20d20kh1kl1: it has too many outcomes to count")
 	tb.Refused(tb.Do("ann", "/odds expr:1d100*1d100"), "1d100*1d100 can have up to 10000 different totals; a chart shows at most 60")
+}
+
+// TestExprAutocomplete: the expr of /roll and /odds suggests the table's
+// system rolls, after what was typed and how it reads; nothing about a
+// character (a hidden NPC's dice) is suggested.
+func TestExprAutocomplete(t *testing.T) {
+	tb := newTable(t)
+	ac := func(command, typed string) []commands.Choice {
+		t.Helper()
+		resp := tb.Svc.Handle(context.Background(), &commands.Request{
+			Kind: commands.KindAutocomplete, ChannelID: tb.Channel, UserID: "ann", UserName: "ann",
+			Command: command, Options: map[string]string{"expr": typed}, Focused: "expr",
+		})
+		if resp.Ephemeral && len(resp.Choices) == 0 && resp.Content != "" {
+			t.Fatalf("autocomplete %q: %s", typed, resp.Content)
+		}
+		return resp.Choices
+	}
+	names := func(cs []commands.Choice) string {
+		var out []string
+		for _, c := range cs {
+			out = append(out, c.Name+" => "+c.Value)
+		}
+		return strings.Join(out, "\n")
+	}
+	// No table: what was typed, read.
+	if got := names(ac("roll", "4d6k3")); got != "4d6k3 — 4d6k3 keeps the dice showing 3, as in Avrae; for the highest 3 write 4d6kh3 => 4d6k3" {
+		t.Errorf("no table, 4d6k3:\n%s", got)
+	}
+	commandstest.WantIn(t, "refused", names(ac("roll", "3d1001")), `3d1001 — refused: "3d1001": a die has 2 to 1000 sides => 3d1001`)
+	commandstest.WantIn(t, "totals", names(ac("odds", "2d6")), "2d6 — totals 2 to 12 => 2d6")
+
+	tb.OK(tb.Do("gm", "/table setup system:hit-protection"))
+	tb.OK(tb.Do("ann", `/char create name:Lister stats:"class=fighter hp=4"`))
+	tb.OK(tb.Do("gm", `/char create name:Goblin stats:"class=fighter hit-die=d12 hp=9 hidden=true"`))
+	all := names(ac("roll", ""))
+	commandstest.WantIn(t, "hit-protection", all, "3d6dh1 — the injury table when attended (advantage) => 3d6dh1",
+		"2d6 — the injury table, staying up => 2d6", "1d20 — a saving throw", "1d8 — Lister's hit die (HD 1/1) => 1d8")
+	if strings.Contains(all, "Goblin") || strings.Contains(all, "d12") {
+		t.Errorf("a player's suggestions give away the hidden Goblin:\n%s", all)
+	}
+	gmAll := names(tb.Svc.Handle(context.Background(), &commands.Request{
+		Kind: commands.KindAutocomplete, ChannelID: tb.Channel, UserID: "gm", UserName: "gm", Permissions: commands.ManageChannels,
+		Command: "roll", Options: map[string]string{"expr": "1d1"}, Focused: "expr",
+	}).Choices)
+	commandstest.WantIn(t, "a GM sees the hidden Goblin's die", gmAll, "1d12 — Goblin's hit die (HD 1/1) => 1d12")
+	if got := names(ac("roll", "3d6")); !strings.HasPrefix(got, "3d6 — totals 3 to 18 => 3d6\n3d6dh1") {
+		t.Errorf("typed 3d6: the typed first, then what starts with it:\n%s", got)
+	}
+	tb.OK(tb.Do("gm", "/table option name:init-dice value:d10"))
+	if got := names(ac("roll", "1d10")); got != "1d10 — initiative (the table's init-dice) => 1d10" {
+		t.Errorf("init-dice 1d10, typed: what the suggestion says it is, not the bare echo:\n%s", got)
+	}
+
+	tb = newTable(t)
+	tb.OK(tb.Do("gm", "/table setup system:harm"))
+	tb.OK(tb.Do("ann", `/char create name:Garrett stats:"endure=2 climb=1:vigor"`))
+	commandstest.WantIn(t, "harm", names(ac("roll", "")), "3dF+2 — Garrett's endure check => 3dF+2", "3dF+1 — Garrett's climb check => 3dF+1",
+		"4dFkh3 — a check with a bonus die (+ rank) => 4dFkh3")
+	tb.OK(tb.Do("gm", "/table option name:fudge-dice value:4"))
+	commandstest.WantIn(t, "harm, fudge-dice 4", names(ac("odds", "4dF+")), "4dF+ — refused", "4dF+2 — Garrett's endure check => 4dF+2")
+
+	tb = newTable(t)
+	tb.OK(tb.Do("gm", "/table setup system:hp-mp-wp"))
+	tb.OK(tb.Do("ann", `/char create name:Vala stats:"hp-max=20 dex=14 init=1"`))
+	commandstest.WantIn(t, "hp-mp-wp", names(ac("roll", "")), "2d20kh1 — a check with advantage => 2d20kh1", "1d20+3 — Vala's initiative (Dex +2, init +1) => 1d20+3")
+}
+
+// TestHelpRoll: /help topic:roll gives an example of every operator, in one
+// message.
+func TestHelpRoll(t *testing.T) {
+	tb := newTable(t)
+	out := tb.Do("ann", "/help topic:roll").Content
+	for _, op := range []string{"keep/drop", "kh3", "kl1", "dl1", "pl1", "k>3", "p1", "ro<3", "rr1", "ra6", "r2", "ir2", "e6", "e>7", "mi2", "ma5",
+		"t7", "tl4", "f1", "ds10", "(1d4+1, 3, 2d6kl1)kh1", ">=", "*2", "1d6/2", "//", "%", "dF", "d%", "[fire]", "!", "1,000"} {
+		if !strings.Contains(out, op) {
+			t.Errorf("/help topic:roll has no %q:\n%s", op, out)
+		}
+	}
+	if n := len([]rune(out)); n > 1900 {
+		t.Errorf("/help topic:roll is %d characters; keep it well under Discord's 2,000", n)
+	}
 }
