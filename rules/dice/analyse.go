@@ -94,7 +94,7 @@ type analysis struct {
 // its bounds, before anything is rolled. src is the input and expr the
 // expression's part of it (for the errors about the whole).
 func (t *tree) analyse(src, expr string) error {
-	a := analyser{src: src, info: map[*node]*analysis{}}
+	a := analyser{src: src}
 	r, err := a.node(t.root)
 	if err != nil {
 		return err
@@ -107,25 +107,29 @@ func (t *tree) analyse(src, expr string) error {
 		return whole("%s", tooManyDice(r.named))
 	case !math.IsInf(r.rolledW, 1) && r.rolledW > MaxRolled:
 		return whole("can roll up to %.0f dice, rerolls and explosions counted; at most %d", r.rolledW, MaxRolled)
-	case r.rolledE > MaxRolled/2:
-		return whole("would roll about %.0f dice on average, rerolls and explosions counted; at most %d", math.Round(r.rolledE), MaxRolled)
+	case r.rolledE > MaxRolled/2+1e-6:
+		return whole("would roll about %.0f dice on average, rerolls and explosions counted; at most %d on average, so that a roll stays within %d", math.Round(r.rolledE), MaxRolled/2, MaxRolled)
 	}
-	t.named, t.lo, t.hi, t.unbound, t.info = r.named, r.lo, r.hi, r.unbound, a.info
+	t.named, t.lo, t.hi, t.unbound = r.named, r.lo, r.hi, r.unbound
 	t.totals = min(r.card, r.hi-r.lo+1)
 	t.bound = int(math.Ceil(r.rolledW))
 	if math.IsInf(r.rolledW, 1) {
 		t.bound = min(MaxRolled, int(math.Ceil(r.rolledE)))
 	}
+	return nil
+}
+
+// finish works out what only a tree that is no sum of Terms needs: its
+// canonical text and whether a roll shows more than its total.
+func (t *tree) finish() {
 	t.canon = t.root.text()
 	t.root.walk(func(n *node) {
 		t.detail = t.detail || n.kind == nodeDice || len(n.annotations) > 0 || n.kind == nodeSet && len(n.ops) > 0
 	})
-	return nil
 }
 
 type analyser struct {
-	src  string
-	info map[*node]*analysis
+	src string
 }
 
 func (a *analyser) errorf(n *node, format string, args ...any) error {
@@ -147,8 +151,8 @@ func (a *analyser) node(n *node) (*analysis, error) {
 		return nil, a.errorf(n, "can total %d; totals are at most %d either side of 0", v, MaxTotal)
 	}
 	r.card = max(1, min(r.card, r.hi-r.lo+1, maxCard))
-	a.info[n] = r
-	return r, nil
+	n.an = *r
+	return &n.an, nil
 }
 
 func (a *analyser) visit(n *node) (*analysis, error) {
@@ -482,7 +486,7 @@ func (t *tree) flat() ([]Term, bool) {
 	if t.comment != "" || len(t.notes) > 0 {
 		return nil, false
 	}
-	var rev []Term
+	rev := make([]Term, 0, 4)
 	n := t.root
 	for n.kind == nodeBinary && (n.op == opAdd || n.op == opSub) {
 		sign := 1
@@ -529,13 +533,19 @@ func flatTerm(n *node, sign int) (Term, bool) {
 		case len(n.ops) > 1 || len(n.ops[0].texts) > 1:
 			return Term{}, false
 		}
-		text := n.ops[0].texts[0]
-		modes := map[string]KeepMode{"kh": KeepHighest, "kl": KeepLowest, "dh": DropHighest, "dl": DropLowest}
-		mode, ok := modes[text[:min(2, len(text))]]
-		if !ok {
+		switch text := n.ops[0].texts[0]; text[:min(2, len(text))] {
+		case "kh":
+			t.Keep = KeepHighest
+		case "kl":
+			t.Keep = KeepLowest
+		case "dh":
+			t.Keep = DropHighest
+		case "dl":
+			t.Keep = DropLowest
+		default:
 			return Term{}, false
 		}
-		t.Keep, t.KeepN = mode, n.ops[0].sels[0].n
+		t.KeepN = n.ops[0].sels[0].n
 		return t, true
 	}
 	return Term{}, false

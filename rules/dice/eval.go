@@ -187,7 +187,7 @@ func binaryValue(op binaryOp, p, q int64) int64 {
 // pool applies n's operators to the pool o.dice, in order, then counts its
 // value.
 func (r *roller) pool(n *node, o *outcome) error {
-	ps := r.t.info[n].pool
+	ps := n.an.pool
 	die := ps.dice.die
 	_, top := die.faces()
 	for _, op := range n.ops {

@@ -109,10 +109,10 @@ func (o *odds) node(n *node) (pmf, error) {
 		}
 		return o.combine(x, y, n.op)
 	case nodeDice:
-		return o.pool(o.t.info[n].pool)
+		return o.pool(n.an.pool)
 	case nodeParen:
 		if len(n.ops) > 0 {
-			return o.pool(o.t.info[n].pool)
+			return o.pool(n.an.pool)
 		}
 		return o.node(n.kids[0])
 	}

@@ -64,6 +64,7 @@ func parse(s string) (Expr, error) {
 	if terms, ok := t.flat(); ok {
 		return Expr{Terms: terms}, nil
 	}
+	t.finish()
 	return Expr{x: t}, nil
 }
 
@@ -243,14 +244,15 @@ func (p *parser) byteAt(i int) byte {
 	return c
 }
 
-// lookAhead returns the next n characters that are not whitespace, as peek
-// gives them, without consuming them (fewer at the end).
-func (p *parser) lookAhead(n int) []byte {
-	out := make([]byte, 0, n)
-	for i := p.i; i < p.end && len(out) < n; {
+// lookAhead returns the next characters that are not whitespace (up to
+// 4), as peek gives them, without consuming them: zeros past the end.
+func (p *parser) lookAhead() (out [4]byte) {
+	n := 0
+	for i := p.i; i < p.end && n < len(out); {
 		r, w := utf8.DecodeRuneInString(p.src[i:p.end])
 		if !unicode.IsSpace(r) {
-			out = append(out, p.byteAt(i))
+			out[n] = p.byteAt(i)
+			n++
 		}
 		i += w
 	}
@@ -408,19 +410,18 @@ func (p *parser) binary(op binaryOp, a, b *node) *node {
 
 // comparisonOp consumes a comparison operator.
 func (p *parser) comparisonOp() (binaryOp, bool) {
-	la := p.lookAhead(2)
-	two := string(la)
+	la := p.lookAhead()
 	for _, op := range []binaryOp{opEq, opNe, opLe, opGe} {
-		if two == op.String() {
+		if s := op.String(); la[0] == s[0] && la[1] == s[1] {
 			p.take(2)
 			return op, true
 		}
 	}
-	switch {
-	case len(la) > 0 && la[0] == '<':
+	switch la[0] {
+	case '<':
 		p.take(1)
 		return opLt, true
-	case len(la) > 0 && la[0] == '>':
+	case '>':
 		p.take(1)
 		return opGt, true
 	}
@@ -453,16 +454,16 @@ func (p *parser) sum(prev string) (*node, *fail) {
 func (p *parser) product(prev string) (*node, *fail) {
 	left, f := p.unary(prev)
 	for f == nil {
-		la := p.lookAhead(2)
+		la := p.lookAhead()
 		var op binaryOp
 		switch {
-		case len(la) == 2 && la[0] == '/' && la[1] == '/':
+		case la[0] == '/' && la[1] == '/':
 			op = opFloorDiv
-		case len(la) > 0 && la[0] == '/':
+		case la[0] == '/':
 			op = opDiv
-		case len(la) > 0 && la[0] == '*':
+		case la[0] == '*':
 			op = opMul
-		case len(la) > 0 && la[0] == '%':
+		case la[0] == '%':
 			op = opMod
 		default:
 			return left, nil
@@ -727,11 +728,11 @@ func (p *parser) operators(n, target *node) *fail {
 	dice := target.kind == nodeDice
 	for {
 		before := p.i
-		la := p.lookAhead(4)
+		la := p.lookAhead()
 		var sp *opSpelling
 		for i := range spellings {
 			s := &spellings[i]
-			if len(la) >= len(s.word) && string(la[:len(s.word)]) == s.word {
+			if string(la[:len(s.word)]) == s.word {
 				sp = s
 				break
 			}
@@ -846,18 +847,32 @@ func (n *node) baseText() string {
 // differently, the reading used and how to write the other
 // (docs/dice.md, "Where the bots differ").
 func (p *parser) readingNote(n, target *node, sp *opSpelling, sel selector, text string) {
-	if target.kind != nodeDice {
+	if target.kind != nodeDice || p.noted[sp.word] {
+		return // one note per operator: 10d6k1k2k3 says it once
+	}
+	switch sp.word { // the spellings the bots read differently
+	case "k", "p", "e":
+		if sel.kind != selLiteral && sel.kind != selMax {
+			return
+		}
+	case "d":
+		if text != "d"+strconv.Itoa(sel.n) {
+			return
+		}
+	case "r", "rg":
+	default:
 		return
 	}
+	first := len(n.ops) == 0 && n == target
 	subject := "`" + text + "`"
-	if len(n.ops) == 0 && n == target {
-		subject = "`" + target.baseText() + text + "`"
-	}
 	alt := func(t string) string {
-		if len(n.ops) == 0 && n == target {
+		if first {
 			return "`" + target.baseText() + t + "`"
 		}
 		return "`" + t + "`"
+	}
+	if first {
+		subject = alt(text)
 	}
 	top := target.die.Sides
 	if target.die.Fudge {
@@ -880,8 +895,7 @@ func (p *parser) readingNote(n, target *node, sp *opSpelling, sel selector, text
 	case sp.word == "rg":
 		note = fmt.Sprintf("%s rerolls each die showing %d or more once, as in Dice Maiden; to reroll only the dice showing %d write %s", subject, sel.n, sel.n, alt(fmt.Sprintf("ro%d", sel.n)))
 	}
-	// One note per operator: 10d6k1k2k3 says it once.
-	if note != "" && !p.noted[sp.word] {
+	if note != "" {
 		if p.noted == nil {
 			p.noted = map[string]bool{}
 		}

@@ -129,6 +129,7 @@ type node struct {
 	comma       bool     // nodeSet written with a trailing comma, "(1,)"
 	annotations []string
 	start, end  int
+	an          analysis // what analyse found
 }
 
 // pool returns the dice node whose dice n's operators act on: n itself for

@@ -153,7 +153,7 @@ func TestVectorRefusals(t *testing.T) {
 		{"-+-1", `"-+-1": missing term between "-" and "+"`},
 		// What could not finish, or would likely pass MaxRolled.
 		{"1d20rrh1", `"1d20rrh1": rrh1 never stops: there is always a highest or a lowest die to reroll; ro rerolls once`},
-		{"100d20rr<19", `"100d20rr<19": would roll about 1000 dice on average, rerolls and explosions counted; at most 1000`},
+		{"100d20rr<19", `"100d20rr<19": would roll about 1000 dice on average, rerolls and explosions counted; at most 500 on average, so that a roll stays within 1000`},
 		// Ten rerolls of every die (ro ops apart, so not merged into one).
 		{"100d6" + strings.Repeat("ro1mi1", 9) + "ro1", `"100d6` + strings.Repeat("ro1mi1", 9) + `ro1": can roll up to 1100 dice, rerolls and explosions counted; at most 1000`},
 		{"1d6/(1d2-1)", `"1d6/(1d2-1)": the divisor (1d2-1) can total 0 to 1, 0 included; cannot divide by 0`},
