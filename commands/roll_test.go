@@ -51,6 +51,19 @@ func TestRollFullNotation(t *testing.T) {
 	}
 }
 
+// TestInitiativeDiceFullNotation: an init-dice of the full notation rolls
+// its dice, then the bonus is added (it once took the Terms of RULES.md
+// §0.3 alone, and a tree has none).
+func TestInitiativeDiceFullNotation(t *testing.T) {
+	tb := newTable(t)
+	tb.OK(tb.Do("gm", "/table setup system:hit-protection"))
+	tb.OK(tb.Do("gm", `/char create name:Lister stats:"hp=4 init=2"`))
+	tb.OK(tb.Do("gm", "/table option name:init-dice value:1d20ro1"))
+	tb.OK(tb.Do("gm", "/init start"))
+	tb.Dice.Push(1, 5)
+	commandstest.WantIn(t, "init join", tb.OK(tb.Do("gm", "/init join target:Lister")), "initiative **7** (1d20ro1+2 [~~1~~→5] + 2 = 7 (init +2))")
+}
+
 // TestOddsFullNotation: /odds charts the new operators exactly, totals the
 // operators never give left out, and says plainly when there are no exact
 // odds.

@@ -276,6 +276,31 @@ func (e Expr) Comment() string {
 	return e.x.comment
 }
 
+// Plus returns e + n: for the notation of RULES.md §0.3 its Terms and one
+// constant term more (none for n = 0); for the full notation the tree of
+// "e+n" ("(e)+n" when e is a comparison), its comment dropped. It fails
+// only when the total could pass ±MaxTotal, with Parse's *ParseError.
+func (e Expr) Plus(n int) (Expr, error) {
+	if e.x == nil {
+		out := Expr{Terms: append([]Term(nil), e.Terms...)}
+		switch {
+		case n > 0:
+			out.Terms = append(out.Terms, Term{Sign: 1, Const: n})
+		case n < 0:
+			out.Terms = append(out.Terms, Term{Sign: -1, Const: -n})
+		}
+		return out, nil
+	}
+	text := e.x.canon
+	if r := e.x.root; r.kind == nodeBinary && r.op.comparison() {
+		text = "(" + text + ")"
+	}
+	if n != 0 {
+		text += fmt.Sprintf("%+d", n)
+	}
+	return parse(text)
+}
+
 // Min returns the lowest total e can roll (for the full notation, a bound:
 // no roll totals less).
 func (e Expr) Min() int {

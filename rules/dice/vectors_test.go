@@ -234,3 +234,58 @@ func containsString(list []string, s string) bool {
 	}
 	return false
 }
+
+// TestPlus: a bonus added to an expression (initiative: init-dice + the
+// bonus) keeps the old notation's Terms and adds to a tree.
+func TestPlus(t *testing.T) {
+	for _, tt := range []struct {
+		expr  string
+		n     int
+		want  string
+		terms bool
+	}{
+		{"1d20", 3, "1d20+3", true},
+		{"1d6", -2, "1d6-2", true},
+		{"3dF", 0, "3dF", true},
+		{"1d20ro1", 3, "1d20ro1+3", false},
+		{"2d20kh1kl1", -1, "2d20kh1kl1-1", false},
+		{"1d20>=10", 2, "(1d20>=10)+2", false},
+		{"1d20 ! init", 1, "1d20+1", true},
+	} {
+		e, err := MustParse(tt.expr).Plus(tt.n)
+		if err != nil || e.String() != tt.want || (e.Terms != nil) != tt.terms {
+			t.Errorf("%s Plus(%d) = %v (Terms %v), %v; want %s", tt.expr, tt.n, e, e.Terms != nil, err, tt.want)
+		}
+	}
+	if _, err := MustParse("1000000*1000").Plus(1); err == nil {
+		t.Error("1000000*1000 Plus(1): no error; want the total's limit")
+	}
+	// The old notation's Terms are copied, never shared.
+	e := MustParse("1d20+1")
+	p, _ := e.Plus(2)
+	p.Terms[0].Count = 5
+	if e.Terms[0].Count != 1 {
+		t.Error("Plus shares its Terms with the receiver")
+	}
+}
+
+// TestRollStopsAtMaxRolled: a roll whose explosions run on stops at
+// MaxRolled dice with ErrTooManyRolls, however it was let through.
+func TestRollStopsAtMaxRolled(t *testing.T) {
+	sixes := make([]int, MaxRolled+5)
+	for i := range sixes {
+		sixes[i] = 6
+	}
+	src := NewScripted(sixes...)
+	res, err := MustParse("1d6e6").Roll(src)
+	var pe *ParseError
+	if !errors.Is(err, ErrTooManyRolls) || !errors.As(err, &pe) || !res.IsZero() {
+		t.Fatalf("Roll = %v, %v; want the zero Result and ErrTooManyRolls in a *ParseError", res, err)
+	}
+	if want := `"1d6e6": rolled 1000 dice, rerolls and explosions counted, without finishing; at most 1000`; err.Error() != want {
+		t.Errorf("error %q; want %q", err, want)
+	}
+	if n := src.Remaining(); n != 5 {
+		t.Errorf("%d faces left; want 5: the roll takes exactly MaxRolled", n)
+	}
+}
