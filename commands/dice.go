@@ -42,6 +42,14 @@ func (d mutationDice) Roll(die dice.Die) (int, error) {
 	return d.m.s.dice.Roll(die)
 }
 
+// Pause passes on that the dice to come depend on the faces rolled so far
+// (dice.Pacer): physical dice are asked for in batches that end there.
+func (d mutationDice) Pause() {
+	if p, ok := d.m.s.dice.(dice.Pacer); ok {
+		p.Pause()
+	}
+}
+
 // Roll rolls expr with the service's dice and records the result for the
 // event. Running out of scripted dice is a CodeInvalid error.
 func (m *Mutation) Roll(expr dice.Expr) (dice.Result, error) {

@@ -64,6 +64,38 @@ func TestInitiativeDiceFullNotation(t *testing.T) {
 	commandstest.WantIn(t, "init join", tb.OK(tb.Do("gm", "/init join target:Lister")), "initiative **7** (1d20ro1+2 [~~1~~→5] + 2 = 7 (init +2))")
 }
 
+// TestManualDiceRerolls: at a dice=manual table a reroll or an explosion
+// is asked for only once the faces that call for it are entered (dice.Pacer):
+// 2d6ro<3 asks for 2d6, then for the one d6 a 1 or a 2 rerolls, or for
+// nothing more.
+func TestManualDiceRerolls(t *testing.T) {
+	tb := newTable(t)
+	tb.OK(tb.Do("!gm", "/table setup system:hp-mp-wp"))
+	tb.OK(tb.Do("ann", `/char create name:Vala stats:"hp-max=30"`))
+	tb.OK(tb.Do("!gm", "/table option name:dice value:manual"))
+	ask := tb.Do("!gm", `/damage target:Vala amount:"2d6ro<3 fire"`)
+	commandstest.WantIn(t, "first ask", tb.OK(ask), "roll **2d6**")
+	again := tb.Submit("ann", tb.Press("ann", ask, "Enter dice"), "1 6")
+	commandstest.WantIn(t, "the reroll", tb.OK(again), "roll **1d6**", "Faces entered so far: 1 6")
+	done := tb.Submit("ann", tb.Press("ann", again, "Enter dice"), "4")
+	commandstest.WantIn(t, "rolled", tb.OK(done), "2d6ro<3 [~~1~~→4, 6] = 10 — fire")
+
+	ask = tb.Do("ann", "/roll as:Vala expr:4d6e6")
+	commandstest.WantIn(t, "explosion, first ask", tb.OK(ask), "roll **4d6**")
+	again = tb.Submit("ann", tb.Press("ann", ask, "Enter dice"), "6 2 6 1")
+	commandstest.WantIn(t, "the two 6s explode", tb.OK(again), "roll **2d6**")
+	again = tb.Submit("ann", tb.Press("ann", again, "Enter dice"), "6 3")
+	commandstest.WantIn(t, "a 6 again", tb.OK(again), "roll **1d6**")
+	done = tb.Submit("ann", tb.Press("ann", again, "Enter dice"), "2")
+	commandstest.WantIn(t, "exploded", tb.OK(done), "**Vala** rolled 4d6e6 [6!, 2, 6!, 1, 6!, 3, 2] = 26")
+	// An exploding amount has no highest total: refused before any die.
+	tb.Refused(tb.Do("!gm", "/damage target:Vala amount:4d6e6"), "can reach 6000, above the limit of 1000")
+
+	ask = tb.Do("!gm", "/damage target:Vala amount:2d6ro<3")
+	done = tb.Submit("ann", tb.Press("ann", ask, "Enter dice"), "5 6")
+	commandstest.WantIn(t, "no reroll needed", tb.OK(done), "2d6ro<3 [5, 6] = 11")
+}
+
 // TestOddsFullNotation: /odds charts the new operators exactly, totals the
 // operators never give left out, and says plainly when there are no exact
 // odds.

@@ -49,6 +49,14 @@ type roller struct {
 	rolled int
 }
 
+// pause tells a Pacer source that the dice to come depend on the faces
+// rolled so far.
+func (r *roller) pause() {
+	if p, ok := r.src.(Pacer); ok {
+		p.Pause()
+	}
+}
+
 func (r *roller) roll(d Die) (int, error) {
 	if r.rolled >= MaxRolled {
 		return 0, &ParseError{Expr: r.t.canon, Part: r.t.canon, Err: ErrTooManyRolls,
@@ -207,6 +215,9 @@ func (r *roller) pool(n *node, o *outcome) error {
 					if !p {
 						continue
 					}
+					if !any {
+						r.pause()
+					}
 					any = true
 					f, err := r.roll(die)
 					if err != nil {
@@ -222,6 +233,7 @@ func (r *roller) pool(n *node, o *outcome) error {
 			}
 		case opRerollAdd:
 			if i := firstPick(o.dice, op.sels, top); i >= 0 {
+				r.pause()
 				f, err := r.roll(die)
 				if err != nil {
 					return err
@@ -237,6 +249,9 @@ func (r *roller) pool(n *node, o *outcome) error {
 				for i := range pick {
 					if !pick[i] || i < len(done) && done[i] {
 						continue
+					}
+					if !any {
+						r.pause()
 					}
 					any = true
 					f, err := r.roll(die)

@@ -2,6 +2,7 @@ package dice
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -287,5 +288,41 @@ func TestRollStopsAtMaxRolled(t *testing.T) {
 	}
 	if n := src.Remaining(); n != 5 {
 		t.Errorf("%d faces left; want 5: the roll takes exactly MaxRolled", n)
+	}
+}
+
+// pacer is a scripted source that notes where Pause was called: after how
+// many faces.
+type pacer struct {
+	*Scripted
+	used   int
+	pauses []int
+}
+
+func (p *pacer) Roll(d Die) (int, error) { p.used++; return p.Scripted.Roll(d) }
+func (p *pacer) Pause()                  { p.pauses = append(p.pauses, p.used) }
+
+// TestPacer: a Pacer source hears where the dice start to depend on the
+// faces rolled: before each pass of rerolls or explosions, and an ra.
+func TestPacer(t *testing.T) {
+	for _, tt := range []struct {
+		expr   string
+		faces  []int
+		pauses []int
+	}{
+		{"2d6ro<3", []int{1, 6, 4}, []int{2}},
+		{"2d6ro<3", []int{5, 6}, nil},
+		{"1d20rr<3+1d4", []int{1, 2, 9, 3}, []int{1, 2}},
+		{"4d6e6", []int{6, 2, 6, 1, 6, 3, 2}, []int{4, 6}},
+		{"1d6ra6", []int{6, 3}, []int{1}},
+		{"3d6dl1", []int{5, 2, 1}, nil},
+	} {
+		src := &pacer{Scripted: NewScripted(tt.faces...)}
+		if _, err := MustParse(tt.expr).Roll(src); err != nil {
+			t.Fatalf("%s: %v", tt.expr, err)
+		}
+		if !slices.Equal(src.pauses, tt.pauses) {
+			t.Errorf("%s with %v: pauses after %v faces; want %v", tt.expr, tt.faces, src.pauses, tt.pauses)
+		}
 	}
 }
