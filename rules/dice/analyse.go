@@ -3,6 +3,7 @@ package dice
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 )
 
@@ -524,29 +525,19 @@ func flatTerm(n *node, sign int) (Term, bool) {
 	case nodeNum:
 		return Term{Sign: sign, Const: n.val}, true
 	case nodeDice:
-		t := Term{Sign: sign, Count: n.count, Sides: n.die.Sides, Fudge: n.die.Fudge}
-		switch {
-		case n.pct:
-			return Term{}, false
-		case len(n.ops) == 0:
-			return t, true
-		case len(n.ops) > 1 || len(n.ops[0].texts) > 1:
+		if n.pct {
 			return Term{}, false
 		}
-		switch text := n.ops[0].texts[0]; text[:min(2, len(text))] {
-		case "kh":
-			t.Keep = KeepHighest
-		case "kl":
-			t.Keep = KeepLowest
-		case "dh":
-			t.Keep = DropHighest
-		case "dl":
-			t.Keep = DropLowest
-		default:
-			return Term{}, false
+		if len(n.ops) == 1 {
+			// Only RULES.md §0.3's spellings: 3d6dl1, not 3d6pl1 or 3d6d1.
+			texts := n.ops[0].texts
+			if len(texts) != 1 || !slices.Contains([]string{"kh", "kl", "dh", "dl"}, texts[0][:min(2, len(texts[0]))]) {
+				return Term{}, false
+			}
 		}
-		t.KeepN = n.ops[0].sels[0].n
-		return t, true
+		t, ok := keepTerm(n.count, n.die, n.ops)
+		t.Sign = sign
+		return t, ok
 	}
 	return Term{}, false
 }

@@ -192,12 +192,39 @@ func binaryValue(op binaryOp, p, q int64) int64 {
 	return b(p >= q)
 }
 
+// rollEach rolls a die for each picked die, in order, and calls use with
+// its index and the face; a Pacer source hears first that these dice
+// depend on the faces rolled so far. It reports whether any was rolled.
+func (r *roller) rollEach(die Die, pick []bool, use func(i, face int)) (bool, error) {
+	any := false
+	for i, p := range pick {
+		if !p {
+			continue
+		}
+		if !any {
+			r.pause()
+		}
+		any = true
+		f, err := r.roll(die)
+		if err != nil {
+			return true, err
+		}
+		use(i, f)
+	}
+	return any, nil
+}
+
 // pool applies n's operators to the pool o.dice, in order, then counts its
 // value.
 func (r *roller) pool(n *node, o *outcome) error {
 	ps := n.an.pool
 	die := ps.dice.die
 	_, top := die.faces()
+	// explode marks the die i exploded and adds the new die f at the end.
+	explode := func(i, f int) {
+		o.dice[i].exploded = true
+		o.dice = append(o.dice, rolledDie{face: f, value: f})
+	}
 	for _, op := range n.ops {
 		switch op.kind {
 		case opKeep, opDrop:
@@ -209,23 +236,13 @@ func (r *roller) pool(n *node, o *outcome) error {
 			}
 		case opReroll, opRerollOnce:
 			for {
-				pick := pickDice(o.dice, op.sels, top, false)
-				any := false
-				for i, p := range pick {
-					if !p {
-						continue
-					}
-					if !any {
-						r.pause()
-					}
-					any = true
-					f, err := r.roll(die)
-					if err != nil {
-						return err
-					}
+				any, err := r.rollEach(die, pickDice(o.dice, op.sels, top, false), func(i, f int) {
 					d := &o.dice[i]
 					d.prev = append(d.prev, d.face)
 					d.face, d.value, d.forced = f, f, false
+				})
+				if err != nil {
+					return err
 				}
 				if !any || op.kind == opRerollOnce {
 					break
@@ -233,45 +250,28 @@ func (r *roller) pool(n *node, o *outcome) error {
 			}
 		case opRerollAdd:
 			if i := firstPick(o.dice, op.sels, top); i >= 0 {
-				r.pause()
-				f, err := r.roll(die)
-				if err != nil {
+				pick := make([]bool, i+1)
+				pick[i] = true
+				if _, err := r.rollEach(die, pick, explode); err != nil {
 					return err
 				}
-				o.dice[i].exploded = true
-				o.dice = append(o.dice, rolledDie{face: f, value: f})
 			}
 		case opExplode:
 			done := make([]bool, len(o.dice))
 			for {
 				pick := pickDice(o.dice, op.sels, top, false)
-				any := false
-				for i := range pick {
-					if !pick[i] || i < len(done) && done[i] {
-						continue
-					}
-					if !any {
-						r.pause()
-					}
-					any = true
-					f, err := r.roll(die)
-					if err != nil {
-						return err
-					}
-					o.dice[i].exploded = true
-					o.dice = append(o.dice, rolledDie{face: f, value: f})
+				for i := range done {
+					pick[i] = pick[i] && !done[i]
+					done[i] = done[i] || pick[i]
+				}
+				any, err := r.rollEach(die, pick, explode)
+				if err != nil {
+					return err
 				}
 				if !any {
 					break
 				}
-				for i := range pick {
-					if pick[i] && i < len(done) {
-						done[i] = true
-					}
-				}
-				for len(done) < len(o.dice) {
-					done = append(done, false)
-				}
+				done = append(done, make([]bool, len(o.dice)-len(done))...)
 			}
 		case opMin, opMax:
 			v := op.sels[0].n

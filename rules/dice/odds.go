@@ -145,42 +145,39 @@ func (o *odds) combine(x, y pmf, op binaryOp) (pmf, error) {
 	}
 	var lo, hi int64
 	first := true
-	for i := range x.w {
-		if x.w[i].Sign() == 0 {
-			continue
+	eachPair(x, y, op, func(v int64, _, _ int) {
+		if first || v < lo {
+			lo = v
 		}
-		for j := range y.w {
-			if y.w[j].Sign() == 0 {
-				continue
-			}
-			v := binaryValue(op, x.lo+int64(i), y.lo+int64(j))
-			if first || v < lo {
-				lo = v
-			}
-			if first || v > hi {
-				hi = v
-			}
-			first = false
+		if first || v > hi {
+			hi = v
 		}
-	}
+		first = false
+	})
 	if hi-lo >= maxOddsWidth {
 		return pmf{}, errBudget
 	}
 	out := pmf{lo: lo, w: make([]big.Int, hi-lo+1), den: new(big.Int).Mul(x.den, y.den)}
+	eachPair(x, y, op, func(v int64, i, j int) {
+		o.tmp.Mul(&x.w[i], &y.w[j])
+		out.w[v-lo].Add(&out.w[v-lo], &o.tmp)
+	})
+	return out, nil
+}
+
+// eachPair calls f with x op y for every pair of values of x and y that can
+// come up, and their indices in x.w and y.w.
+func eachPair(x, y pmf, op binaryOp, f func(v int64, i, j int)) {
 	for i := range x.w {
 		if x.w[i].Sign() == 0 {
 			continue
 		}
 		for j := range y.w {
-			if y.w[j].Sign() == 0 {
-				continue
+			if y.w[j].Sign() != 0 {
+				f(binaryValue(op, x.lo+int64(i), y.lo+int64(j)), i, j)
 			}
-			v := binaryValue(op, x.lo+int64(i), y.lo+int64(j))
-			o.tmp.Mul(&x.w[i], &y.w[j])
-			out.w[v-lo].Add(&out.w[v-lo], &o.tmp)
 		}
 	}
-	return out, nil
 }
 
 // pool returns the distribution of the value of a pool of dice after its
