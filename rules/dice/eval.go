@@ -414,7 +414,15 @@ func (rt *rolledTree) render(b *strings.Builder, n *node, o *outcome, struck boo
 		rt.render(b, n.kids[1], o.kids[1], struck)
 	case nodeParen:
 		if len(n.ops) > 0 {
+			// The pool once, as its last operators left it, with the
+			// annotations inside the parentheses.
 			rt.dice(b, n.pool().die, o.dice, struck)
+			for k := n.kids[0]; ; k = k.kids[0] {
+				writeAnnotations(b, k.annotations)
+				if k.kind != nodeParen {
+					break
+				}
+			}
 			break
 		}
 		b.WriteByte('(')
@@ -440,7 +448,12 @@ func (rt *rolledTree) render(b *strings.Builder, n *node, o *outcome, struck boo
 		}
 		b.WriteByte(')')
 	}
-	for _, a := range n.annotations {
+	writeAnnotations(b, n.annotations)
+}
+
+// writeAnnotations writes annotations after a value: " [fire]".
+func writeAnnotations(b *strings.Builder, annotations []string) {
+	for _, a := range annotations {
 		b.WriteString(" [")
 		b.WriteString(a)
 		b.WriteByte(']')
