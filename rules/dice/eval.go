@@ -302,9 +302,12 @@ func (r *roller) pool(n *node, o *outcome) error {
 // selectors pick, OR-ed: by value, or the X highest or lowest. Among equal
 // values a keep picks the ones rolled later and anything else the ones
 // rolled first, so that a keep or a drop always drops the first rolled
-// (RULES.md §0.3). top is the highest face (for e without a number).
+// (RULES.md §0.3). A pick of the highest and one of the lowest never take
+// the same die while another is left: kh1kl1 keeps two dice even when all
+// show the same face. top is the highest face (for e without a number).
 func pickDice(dice []rolledDie, sels []selector, top int, keep bool) []bool {
 	pick := make([]bool, len(dice))
+	var byRank [2][]bool // picked by a highest (0) or a lowest (1) selector
 	for _, s := range sels {
 		if s.byValue() {
 			for i, d := range dice {
@@ -315,7 +318,23 @@ func pickDice(dice []rolledDie, sels []selector, top int, keep bool) []bool {
 			continue
 		}
 		high := s.kind == selHighest
+		side, other := 0, 1
+		if !high {
+			side, other = 1, 0
+		}
+		if byRank[side] == nil {
+			byRank[side] = make([]bool, len(dice))
+		}
 		order := keptOrder(dice, keep != high)
+		if taken := byRank[other]; taken != nil {
+			free := order[:0:0]
+			for _, i := range order {
+				if !taken[i] {
+					free = append(free, i)
+				}
+			}
+			order = free
+		}
 		n := min(s.n, len(order))
 		if high {
 			order = order[len(order)-n:]
@@ -323,7 +342,7 @@ func pickDice(dice []rolledDie, sels []selector, top int, keep bool) []bool {
 			order = order[:n]
 		}
 		for _, i := range order {
-			pick[i] = true
+			pick[i], byRank[side][i] = true, true
 		}
 	}
 	return pick

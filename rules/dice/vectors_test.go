@@ -100,6 +100,10 @@ func TestVectors(t *testing.T) {
 		{"3d6>10", []int{3, 4, 5}, 1, "3d6>10 [3, 4, 5] > 10 = 1"},
 		{"4dF+2", []int{1, 1, 0, -1}, 3, "4dF+2 [+, +, 0, −] + 2 = 3"},
 		{"4dFt1", []int{1, 0, -1, 1}, 2, "4dFt1 [+✓, 0, −, +✓] = 2"},
+		// The highest and the lowest are two dice even when all are equal
+		// (Avrae's tie-break keeps one; docs/dice.md §3, Reading).
+		{"4d6kh1kl1", []int{1, 1, 1, 1}, 2, "4d6kh1kl1 [~~1~~, ~~1~~, 1, 1] = 2"},
+		{"4d6kh1kl1", []int{2, 5, 5, 2}, 7, "4d6kh1kl1 [~~2~~, ~~5~~, 5, 2] = 7"},
 		{"(4d6 [str])kh3 [best]", []int{4, 1, 6, 3}, 13, "(4d6)kh3 [4, ~~1~~, 6, 3] [str] [best] = 13"},
 		{"1d20rr1", []int{1, 1, 7}, 7, "1d20rr1 [~~1~~→~~1~~→7] = 7"},
 		{"4d6!", []int{3, 4, 5, 6}, 18, "4d6 [3, 4, 5, 6] = 18"},
