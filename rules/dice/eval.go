@@ -117,7 +117,8 @@ func (r *roller) eval(n *node) (*outcome, error) {
 	}
 	if n.kind == nodeParen {
 		if len(n.ops) == 0 {
-			o.value = o.kids[0].value
+			// The value, and the pool for operators outside: ((4d6))kh3.
+			o.value, o.dice = o.kids[0].value, o.kids[0].dice
 			return o, nil
 		}
 		o.dice = o.kids[0].dice
