@@ -68,6 +68,9 @@ func ErrorMessage(err error) string {
 	if errors.As(err, &e) && e.Code != CodeInternal {
 		return e.Message
 	}
+	if msg := storeMessage(err); msg != "" { // store.go
+		return msg
+	}
 	return Apology
 }
 

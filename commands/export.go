@@ -188,7 +188,7 @@ func tableImport(ctx context.Context, s *Service, r *Request) (*Response, error)
 	if err != nil {
 		return nil, err
 	}
-	err = s.db.Update(func(tx *storage.Tx) error {
+	err = s.update(r, func(tx *storage.Tx) error {
 		if _, err := tx.Table(r.ChannelID); err == nil {
 			return Errorf(CodeConflict, "This channel already has a table. Import into a new channel or thread, which has none.")
 		} else if !errors.Is(err, storage.ErrNotFound) {

@@ -64,7 +64,7 @@ type mutationLog struct {
 func (s *Service) Mutate(ctx context.Context, r *Request, fn func(m *Mutation) (*Response, error)) (*Response, error) {
 	fn = s.tableDice(ctx, fn) // physical dice at a dice=manual table (manualdice.go)
 	var resp *Response
-	err := s.db.Update(func(tx *storage.Tx) error {
+	err := s.update(r, func(tx *storage.Tx) error { // store.go
 		t, err := loadTable(tx, r.ChannelID)
 		if err != nil {
 			return err

@@ -18,7 +18,7 @@ import (
 // handler, runs the handler against the database, and turns errors into
 // replies. It is safe for concurrent use.
 type Service struct {
-	db       *storage.DB
+	db       Store
 	dice     dice.Source
 	registry *Registry
 	now      func() time.Time
@@ -35,9 +35,11 @@ type Service struct {
 // which /table setup offers in that order (see NewRegistry). The core knows
 // a system only through the System interface: main passes the list, and a
 // new system is one more package in it.
-func New(db *storage.DB, src dice.Source, systems ...System) *Service {
-	return &Service{db: db, dice: src, registry: NewRegistry(systems...), now: time.Now,
+func New(db Store, src dice.Source, systems ...System) *Service {
+	s := &Service{db: db, dice: src, registry: NewRegistry(systems...), now: time.Now,
 		limiter: newWorkLimiter(WorkBurst, WorkPerMinute)}
+	shareWork(s.limiter, db) // store.go
+	return s
 }
 
 // Registry returns the registry of commands the service answers.

@@ -125,7 +125,7 @@ func since(found, newer *undoWalk) (*undoWalk, error) {
 // only the events written since found began (see since).
 func (s *Service) applyUndo(r *Request, found *undoWalk) (*Response, error) {
 	var resp *Response
-	err := s.db.Update(func(tx *storage.Tx) error {
+	err := s.update(r, func(tx *storage.Tx) error {
 		t, err := loadTable(tx, r.ChannelID)
 		if err != nil {
 			return err

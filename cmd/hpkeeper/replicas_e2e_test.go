@@ -78,7 +78,9 @@ func startReplica(t *testing.T, bin, url string, pub ed25519.PublicKey) *child {
 // acknowledged rounds and at most those plus the requests whose answer was
 // lost (cut off by the kill, then refused on the next replica as a replay),
 // and its history holds one event per round. A request answered by one
-// replica is refused by the others (401), the dead one's included.
+// replica is refused by the others (401), the dead one's included; the same
+// interaction signed anew is refused by its own record (ephemerally, with
+// nothing changed).
 func TestReplicasSurviveAKill(t *testing.T) {
 	if testing.Short() {
 		t.Skip("kills child processes; skipped with -short")
@@ -207,6 +209,17 @@ func TestReplicasSurviveAKill(t *testing.T) {
 			if status, _, err := req.send(context.Background(), client, rep.addr); err != nil || status != http.StatusUnauthorized {
 				t.Errorf("an answered request replayed on replica %d: status %d, %v; want 401", r, status, err)
 			}
+		}
+	}
+	// The same interaction signed anew (a new signature, which the replay
+	// guard has not seen: as Discord would send a retry) is refused by the
+	// interaction's own record, written with its change, and changes
+	// nothing.
+	for _, req := range replays[:min(len(replays), 3)] {
+		again := signRequest(priv, req.body, time.Now().Add(time.Second))
+		status, rep, err := again.send(context.Background(), client, reps[2].addr)
+		if err != nil || status != http.StatusOK || rep.Data.Flags&64 == 0 || !strings.Contains(rep.Data.Content, "applied already") {
+			t.Errorf("an applied interaction signed anew: status %d, reply %+v, %v; want the ephemeral refusal", status, rep, err)
 		}
 	}
 	for r, rep := range reps {
