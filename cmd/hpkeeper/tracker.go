@@ -26,7 +26,11 @@ func (a *App) wireTracker(svc *commands.Service, m *bot.Metrics) *bot.Tracker {
 		svc.SetTrackerPoster(nil, why)
 		return nil
 	}
-	trk := bot.NewTracker(svc, session, a.Log, m.Tracker())
+	opts := []bot.TrackerOption{m.Tracker()}
+	if a.Config.Storage.URL != "" {
+		opts = append(opts, bot.WithReplicas()) // other processes edit the same messages
+	}
+	trk := bot.NewTracker(svc, session, a.Log, opts...)
 	svc.SetTrackerPoster(trk, "")
 	svc.OnChange(trk.Changed)
 	return trk
