@@ -215,7 +215,7 @@ func checkKeys(b *bolt.Bucket, channelID string, p *problems) {
 				ok = len(rest) == 1
 			case kindCharacter, kindEvent:
 				ok = len(rest) == 9
-			case kindName:
+			case kindName, kindInteraction:
 				ok = len(rest) > 1
 			case kindSequence:
 				ok = len(rest) == 2 && (rest[1] == kindCharacter || rest[1] == kindEvent)

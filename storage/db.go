@@ -216,6 +216,9 @@ type Tx struct {
 	// pg is the SQL transaction when the DB is PostgreSQL (btx, j and g
 	// are then nil).
 	pg *pgTx
+	// boltInteraction is the interaction this bbolt Update recorded
+	// (boltinteractions.go), nil for none.
+	boltInteraction *Interaction
 }
 
 // txState is one channel's state as a Tx sees it.

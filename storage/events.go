@@ -40,7 +40,7 @@ func (tx *Tx) AppendEvent(e *Event) error {
 		return fmt.Errorf("append event %d at table %s: %w", seq, e.ChannelID, err)
 	}
 	e.Seq = seq
-	return nil
+	return tx.boltAppended(e.ChannelID, seq)
 }
 
 // EncodedEvent is an event encoded as AppendEvent stores it (EncodeEvent),
@@ -104,6 +104,9 @@ func (tx *Tx) AppendEncodedEvents(channelID string, evs []EncodedEvent) error {
 		}
 		if err := ch.writeEvent(e.seq, e.meta, e.data); err != nil {
 			return fmt.Errorf("append event %d at table %s: %w", e.seq, channelID, err)
+		}
+		if err := tx.boltAppended(channelID, e.seq); err != nil {
+			return err
 		}
 	}
 	return nil
