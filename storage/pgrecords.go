@@ -123,17 +123,8 @@ func (t *pgTx) channel(channelID string) (*pgChannel, error) {
 	b.Queue(`SELECT id, record FROM characters WHERE channel_id = $1
 		AND (SELECT version FROM tables WHERE channel_id = $1) <> $2 ORDER BY id`, channelID, known).
 		Query(func(rows pgx.Rows) error {
-			n := 0
-			for rows.Next() {
-				var id int64
-				var rec []byte
-				if err := rows.Scan(&id, &rec); err != nil {
-					return err
-				}
-				ch.chars[uint64(id)] = rec
-				n++
-			}
-			if err := rows.Err(); err != nil {
+			n, err := ch.readChars(rows)
+			if err != nil {
 				return err
 			}
 			if n > 0 || ch.cached == nil || ch.version != known {
@@ -234,16 +225,9 @@ func (t *pgTx) upgrade(b *pgx.Batch) {
 		// The characters too: a walk of the history reads them.
 		head.Queue(`SELECT id, record FROM characters WHERE channel_id = $1 ORDER BY id`, ch.chanID).
 			Query(func(rows pgx.Rows) error {
-				for rows.Next() {
-					var id int64
-					var rec []byte
-					if err := rows.Scan(&id, &rec); err != nil {
-						return err
-					}
-					ch.chars[uint64(id)] = rec
-				}
-				ch.allChars = true
-				return rows.Err()
+				_, err := ch.readChars(rows)
+				ch.allChars = err == nil
+				return err
 			})
 	}
 	b.QueuedQueries = append(head.QueuedQueries, b.QueuedQueries...)
@@ -302,6 +286,24 @@ func (c *pgChannel) removeTable() error {
 	return nil
 }
 
+// readChars takes the rows of (id, record) into c.chars, but for the
+// characters the transaction wrote, and returns how many it read.
+func (c *pgChannel) readChars(rows pgx.Rows) (int, error) {
+	n := 0
+	for rows.Next() {
+		var id int64
+		var rec []byte
+		if err := rows.Scan(&id, &rec); err != nil {
+			return n, err
+		}
+		if !c.written[uint64(id)] {
+			c.chars[uint64(id)] = rec
+		}
+		n++
+	}
+	return n, rows.Err()
+}
+
 // loadChars reads every character record the transaction does not hold.
 func (c *pgChannel) loadChars() error {
 	if c.allChars {
@@ -310,17 +312,8 @@ func (c *pgChannel) loadChars() error {
 	b := &pgx.Batch{}
 	b.Queue(`SELECT id, record FROM characters WHERE channel_id = $1 ORDER BY id`, c.chanID).
 		Query(func(rows pgx.Rows) error {
-			for rows.Next() {
-				var id int64
-				var rec []byte
-				if err := rows.Scan(&id, &rec); err != nil {
-					return err
-				}
-				if !c.written[uint64(id)] {
-					c.chars[uint64(id)] = rec
-				}
-			}
-			return rows.Err()
+			_, err := c.readChars(rows)
+			return err
 		})
 	if err := c.tx.send(b); err != nil {
 		return fmt.Errorf("read characters at table %s: %w", c.chanID, err)

@@ -91,13 +91,7 @@ func checkMain(_ context.Context, args []string, stdout, stderr io.Writer, geten
 // describeReport renders the schema version and the counts of rep, one per
 // line, indented.
 func describeReport(rep *storage.Report) string {
-	schema := fmt.Sprintf("%d (this program: %d)", rep.SchemaVersion, storage.SchemaVersion)
-	switch {
-	case rep.SchemaVersion < storage.SchemaVersion:
-		schema += "; hpkeeper migrates it when it opens it"
-	case rep.SchemaVersion > storage.SchemaVersion:
-		schema += "; written by a newer hpkeeper, which this one refuses to open"
-	}
+	schema := schemaLine(rep.SchemaVersion, storage.SchemaVersion) // pgops.go
 	return fmt.Sprintf("  schema version %s\n  tables         %d\n  characters     %d\n  events         %d\n  size           %s\n",
 		schema, rep.Tables, rep.Characters, rep.Events, byteSize(rep.Size))
 }

@@ -20,13 +20,7 @@ func checkPostgres(url string, stdout, stderr io.Writer) int {
 		if err != nil {
 			verdict = "NOT sound"
 		}
-		schema := fmt.Sprintf("%d (this program: %d)", rep.SchemaVersion, storage.PostgresSchemaVersion)
-		switch {
-		case rep.SchemaVersion < storage.PostgresSchemaVersion:
-			schema += "; hpkeeper migrates it when it opens it"
-		case rep.SchemaVersion > storage.PostgresSchemaVersion:
-			schema += "; migrated by a newer hpkeeper, which this one refuses to open"
-		}
+		schema := schemaLine(rep.SchemaVersion, storage.PostgresSchemaVersion)
 		fmt.Fprintf(stdout, "%s: %s\n  schema version %s\n  tables         %d\n  characters     %d\n  events         %d\n"+
 			"  (PostgreSQL checks what lies below the rows, its pages and indexes: pg_amcheck)\n",
 			rep.Path, verdict, schema, rep.Tables, rep.Characters, rep.Events)
@@ -36,6 +30,19 @@ func checkPostgres(url string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// schemaLine says a database's schema version have against the version
+// known this program reads and writes, and what follows from it.
+func schemaLine(have, known uint64) string {
+	line := fmt.Sprintf("%d (this program: %d)", have, known)
+	switch {
+	case have < known:
+		line += "; hpkeeper migrates it when it opens it"
+	case have > known:
+		line += "; written by a newer hpkeeper, which this one refuses to open"
+	}
+	return line
 }
 
 // backupPostgres answers `hpkeeper backup` on the PostgreSQL database at

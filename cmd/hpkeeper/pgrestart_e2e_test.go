@@ -71,8 +71,8 @@ func TestPostgresRestartedMidLoad(t *testing.T) {
 			for ctx.Err() == nil {
 				i := int(next.Add(1))
 				ch := i % len(channels)
-				req := signRequest(priv, interactionIn(channels[ch], 10_000+i, gm, "clock", "", "action", "next-round"), time.Now())
-				status, rep, err := req.send(ctx, client, reps[(i+w)%2].addr)
+				req := signAt(priv, interactionIn(channels[ch], 10_000+i, gm, "clock", "", "action", "next-round"), time.Now())
+				status, rep, err := req.post(ctx, client, reps[(i+w)%2].addr)
 				mu.Lock()
 				switch {
 				case ctx.Err() != nil:

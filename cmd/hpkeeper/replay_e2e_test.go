@@ -8,6 +8,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"crypto/ed25519"
 	"encoding/hex"
 	"encoding/json"
@@ -37,20 +38,43 @@ func signAt(priv ed25519.PrivateKey, body []byte, at time.Time) signedPost {
 // send posts p to addr and returns the status and the reply body.
 func (p signedPost) send(t *testing.T, addr string) (int, []byte) {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodPost, "http://"+addr+"/", bytes.NewReader(p.body))
+	status, b, err := p.deliver(context.Background(), http.DefaultClient, addr)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("POST: %v", err)
+	}
+	return status, b
+}
+
+// deliver posts p to addr with client and returns the status and the whole
+// reply body, or the error of the exchange.
+func (p signedPost) deliver(ctx context.Context, client *http.Client, addr string) (int, []byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+addr+"/", bytes.NewReader(p.body))
+	if err != nil {
+		return 0, nil, err
 	}
 	req.Header.Set("X-Signature-Ed25519", p.sig)
 	req.Header.Set("X-Signature-Timestamp", p.stamp)
 	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := client.Do(req)
 	if err != nil {
-		t.Fatalf("POST: %v", err)
+		return 0, nil, err
 	}
 	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, b
+	b, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, b, err
+}
+
+// post is deliver with the reply decoded when the status is 200.
+func (p signedPost) post(ctx context.Context, client *http.Client, addr string) (int, reply, error) {
+	var rep reply
+	status, b, err := p.deliver(ctx, client, addr)
+	if err != nil || status != http.StatusOK {
+		return status, rep, err
+	}
+	if err := json.Unmarshal(b, &rep); err != nil {
+		return status, rep, fmt.Errorf("decode reply %s: %w", b, err)
+	}
+	return status, rep, nil
 }
 
 func TestReplayRefusedAfterRestart(t *testing.T) {
@@ -156,19 +180,10 @@ func TestFutureStampedRequestAppliedOnce(t *testing.T) {
 	for round := range 6 {
 		damage := signAt(priv, interaction(100+round, gm, "damage", "", "target", "Rimmer", "amount", "1"), time.Now().Add(120*time.Second))
 		answered := make(chan bool, 1)
-		go func() {
-			req, _ := http.NewRequest(http.MethodPost, "http://"+c.addr+"/", bytes.NewReader(damage.body))
-			req.Header.Set("X-Signature-Ed25519", damage.sig)
-			req.Header.Set("X-Signature-Timestamp", damage.stamp)
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				answered <- false
-				return
-			}
-			b, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
-			answered <- resp.StatusCode == http.StatusOK && bytes.Contains(b, []byte("Rimmer")) && !bytes.Contains(b, []byte(`"flags":64`))
-		}()
+		go func(addr string) {
+			status, b, err := damage.deliver(context.Background(), http.DefaultClient, addr)
+			answered <- err == nil && status == http.StatusOK && bytes.Contains(b, []byte("Rimmer")) && !bytes.Contains(b, []byte(`"flags":64`))
+		}(c.addr)
 		time.Sleep(time.Duration(round*8) * time.Millisecond)
 		if err := c.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 			t.Fatal(err)

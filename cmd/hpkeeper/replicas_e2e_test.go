@@ -1,16 +1,12 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"crypto/ed25519"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -20,46 +16,6 @@ import (
 	"github.com/hpkeeper/hpkeeper/storage"
 	"github.com/hpkeeper/hpkeeper/storage/pgtest"
 )
-
-// signedRequest is one signed interaction request, kept whole so that the
-// very same bytes can be sent again (a retry, a replay).
-type signedRequest struct {
-	body       []byte
-	sig, stamp string
-}
-
-func signRequest(priv ed25519.PrivateKey, body []byte, at time.Time) signedRequest {
-	stamp := strconv.FormatInt(at.Unix(), 10)
-	return signedRequest{body: body, stamp: stamp, sig: hex.EncodeToString(ed25519.Sign(priv, append([]byte(stamp), body...)))}
-}
-
-// send posts the request to addr and returns the status and the reply
-// (decoded when 200), or the error of the exchange.
-func (r signedRequest) send(ctx context.Context, client *http.Client, addr string) (int, reply, error) {
-	var rep reply
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+addr+"/", bytes.NewReader(r.body))
-	if err != nil {
-		return 0, rep, err
-	}
-	req.Header.Set("X-Signature-Ed25519", r.sig)
-	req.Header.Set("X-Signature-Timestamp", r.stamp)
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := client.Do(req)
-	if err != nil {
-		return 0, rep, err
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return resp.StatusCode, rep, err
-	}
-	if resp.StatusCode == http.StatusOK {
-		if err := json.Unmarshal(b, &rep); err != nil {
-			return resp.StatusCode, rep, fmt.Errorf("decode reply %s: %w", b, err)
-		}
-	}
-	return resp.StatusCode, rep, nil
-}
 
 // startReplica starts `serve` on the PostgreSQL database at url.
 func startReplica(t *testing.T, bin, url string, pub ed25519.PublicKey) *child {
@@ -111,8 +67,8 @@ func TestReplicasSurviveAKill(t *testing.T) {
 		dead    = map[int]bool{}
 		acked   = make([]int, len(channels)) // rounds answered 200
 		unknown = make([]int, len(channels)) // rounds whose answer was lost
-		byDead  []signedRequest              // answered by the replica since killed
-		answers []signedRequest
+		byDead  []signedPost                 // answered by the replica since killed
+		answers []signedPost
 		next    int
 	)
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 8}, Timeout: 30 * time.Second}
@@ -137,7 +93,7 @@ func TestReplicasSurviveAKill(t *testing.T) {
 					close(killed)
 				}
 				ch := i % len(channels)
-				req := signRequest(priv, interactionIn(channels[ch], 10_000+i, gm, "clock", "", "action", "next-round"), time.Now())
+				req := signAt(priv, interactionIn(channels[ch], 10_000+i, gm, "clock", "", "action", "next-round"), time.Now())
 				outcome, by := "", -1
 				for try := 0; try < 3 && outcome == ""; try++ {
 					r := (i + try) % 3
@@ -147,7 +103,7 @@ func TestReplicasSurviveAKill(t *testing.T) {
 						continue
 					}
 					mu.Unlock()
-					status, rep, err := req.send(ctx, client, reps[r].addr)
+					status, rep, err := req.post(ctx, client, reps[r].addr)
 					switch {
 					case err != nil && try == 0:
 						// Cut off (the replica died, or was dying): the
@@ -206,7 +162,7 @@ func TestReplicasSurviveAKill(t *testing.T) {
 			if r == victim {
 				continue
 			}
-			if status, _, err := req.send(context.Background(), client, rep.addr); err != nil || status != http.StatusUnauthorized {
+			if status, _, err := req.post(context.Background(), client, rep.addr); err != nil || status != http.StatusUnauthorized {
 				t.Errorf("an answered request replayed on replica %d: status %d, %v; want 401", r, status, err)
 			}
 		}
@@ -216,8 +172,8 @@ func TestReplicasSurviveAKill(t *testing.T) {
 	// interaction's own record, written with its change, and changes
 	// nothing.
 	for _, req := range replays[:min(len(replays), 3)] {
-		again := signRequest(priv, req.body, time.Now().Add(time.Second))
-		status, rep, err := again.send(context.Background(), client, reps[2].addr)
+		again := signAt(priv, req.body, time.Now().Add(time.Second))
+		status, rep, err := again.post(context.Background(), client, reps[2].addr)
 		if err != nil || status != http.StatusOK || rep.Data.Flags&64 == 0 || !strings.Contains(rep.Data.Content, "applied already") {
 			t.Errorf("an applied interaction signed anew: status %d, reply %+v, %v; want the ephemeral refusal", status, rep, err)
 		}
