@@ -18,10 +18,11 @@ const maxChoices = 25
 // `target`, which lists names separated by commas, it completes the last
 // name and keeps the ones before it.
 func (s *Service) autocomplete(ctx context.Context, r *Request) (*Response, error) {
-	_, defs, err := s.registry.route(r)
+	rt, err := s.registry.route(r)
 	if err != nil {
 		return nil, err
 	}
+	defs := rt.options
 	if values, ok, err := s.suggestValues(r, defs); ok || err != nil {
 		return &Response{Choices: matching(values, r.Options[r.Focused])}, err
 	}

@@ -152,3 +152,33 @@ func plural(n int64) string {
 	}
 	return ""
 }
+
+// AdvanceDayCost is what each whole day a /clock advance passes costs, in
+// units: the longest advance (MaxAdvanceDays, which can hold the writer for
+// tens of milliseconds at the largest hp-mp-wp table) takes 900 of the
+// WorkBurst, so one user gets about one a minute; a week costs 70.
+const AdvanceDayCost = 10
+
+// advanceCost is the cost of a /clock request: AdvanceDayCost for each
+// whole day it moves the clock (n × unit, up to 10,000 × a day, cannot
+// overflow).
+func advanceCost(r *Request) int {
+	if r.Options["action"] != "advance" {
+		return 0
+	}
+	n, err := strconv.ParseInt(r.Options["amount"], 10, 64)
+	if err != nil || n < 0 {
+		return 0
+	}
+	unit := clock.Round
+	if u, ok := r.Options["unit"]; ok {
+		if unit, err = clock.ParseUnit(u); err != nil {
+			return 0
+		}
+	}
+	rounds := n * unit.Rounds()
+	if rounds > MaxAdvanceDays*clock.RoundsPerDay {
+		return 0 // refused before any work (checkAdvance)
+	}
+	return int(rounds/clock.RoundsPerDay) * AdvanceDayCost
+}

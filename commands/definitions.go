@@ -32,8 +32,8 @@ func NewRegistry(systems ...System) *Registry {
 					{Name: "action", Description: "add or remove", Type: OptionString, Required: true, Choices: []string{"add", "remove"}},
 					{Name: "user", Description: "The user", Type: OptionUser, Required: true},
 				}},
-			{Name: "export", Description: "Download the table as a JSON file (GM only)", handle: tableExport},
-			{Name: "import", Description: "Restore an exported table into this channel, which has none (GM)", handle: tableImport,
+			{Name: "export", Description: "Download the table as a JSON file (GM only)", handle: tableExport, Cost: FixedCost(FileCost)},
+			{Name: "import", Description: "Restore an exported table into this channel, which has none (GM)", handle: tableImport, Cost: FixedCost(FileCost),
 				Options: []Option{{Name: "file", Description: "The JSON file /table export gave", Type: OptionAttachment, Required: true}}},
 			{Name: "option", Description: "Change a table option (GM only)", handle: tableOption,
 				Options: []Option{
@@ -155,7 +155,7 @@ func NewRegistry(systems ...System) *Registry {
 		},
 	})
 	g.add(&Command{
-		Name: "clock", Description: "Show or move the game clock", handle: clockCommand,
+		Name: "clock", Description: "Show or move the game clock", handle: clockCommand, Cost: advanceCost,
 		Topic: fmt.Sprintf("`/clock action:show` shows the time. GMs move it with `/clock action:next-round` or `/clock action:advance amount:… unit:rounds|turns|hours|days`, at most %d days (%d hours) in one advance; everything that ends or fires is reported.", MaxAdvanceDays, MaxAdvanceDays*24),
 		Options: []Option{
 			{Name: "action", Description: "What to do (default show)", Type: OptionString, Choices: []string{"next-round", "advance", "show"}},
@@ -165,7 +165,7 @@ func NewRegistry(systems ...System) *Registry {
 	})
 	g.add(initCommand()) // initcommand.go
 	g.add(&Command{
-		Name: "history", Description: "Recent events with who, what and dice", handle: history,
+		Name: "history", Description: "Recent events with who, what and dice", handle: history, Cost: FixedCost(HistoryCost),
 		Topic: "`/history` shows the latest events, newest first, ten a page; `page:2` the next ten, or `before:#12` the ten before event #12 (each page ends with the command for the next). `target:` keeps the events that touched a character, `user:` those a user made.",
 		Options: []Option{
 			{Name: "target", Description: "Only events touching this character", Type: OptionString, Autocomplete: true, MaxLength: 32},

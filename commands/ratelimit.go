@@ -8,7 +8,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/hpkeeper/hpkeeper/rules/clock"
 	"github.com/hpkeeper/hpkeeper/rules/dice"
 )
 
@@ -108,27 +107,25 @@ func (l *workLimiter) forgetFull(now time.Time) {
 	}
 }
 
-// AdvanceDayCost is what each whole day a /clock advance passes costs, in
-// units: the longest advance (MaxAdvanceDays, which can hold the writer for
-// tens of milliseconds at the largest hp-mp-wp table) takes 900 of the
-// WorkBurst, so one user gets about one a minute; a week costs 70.
-const AdvanceDayCost = 10
-
 // FileCost is what a /table export or /table import costs, in units: each
 // can read, encode or decode up to MaxImportSize (8 MiB, a few hundred
 // milliseconds of CPU), so one user gets five a minute.
 const FileCost = 200
 
-// workCost is the cost in units of answering command request r.
-func workCost(r *Request) int {
-	switch {
-	case r.Command == "history":
-		return HistoryCost
-	case r.Command == "clock":
-		return advanceCost(r)
-	case r.Command == "table" && (r.Subcommand == "export" || r.Subcommand == "import"):
-		return FileCost
+// workCost is the cost in units of answering a request on route rt: what
+// its command declares (Command.Cost), else DiceCost.
+func (rt route) workCost(r *Request) int {
+	if rt.cost != nil {
+		return rt.cost(r)
 	}
+	return DiceCost(r)
+}
+
+// DiceCost is the cost in units of the dice a command request's options
+// roll: the dice of the expressions in expr and amount and the hit dice of
+// hd, when they are more than FreeDice; 0 otherwise. It is the cost of a
+// command that declares none (Command.Cost).
+func DiceCost(r *Request) int {
 	n := 0
 	for _, opt := range []string{"expr", "amount"} {
 		if v, ok := r.Options[opt]; ok {
@@ -148,34 +145,14 @@ func workCost(r *Request) int {
 	return n
 }
 
-// advanceCost is the cost of a /clock request: AdvanceDayCost for each
-// whole day it moves the clock (n × unit, up to 10,000 × a day, cannot
-// overflow).
-func advanceCost(r *Request) int {
-	if r.Options["action"] != "advance" {
-		return 0
-	}
-	n, err := strconv.ParseInt(r.Options["amount"], 10, 64)
-	if err != nil || n < 0 {
-		return 0
-	}
-	unit := clock.Round
-	if u, ok := r.Options["unit"]; ok {
-		if unit, err = clock.ParseUnit(u); err != nil {
-			return 0
-		}
-	}
-	rounds := n * unit.Rounds()
-	if rounds > MaxAdvanceDays*clock.RoundsPerDay {
-		return 0 // refused before any work (checkAdvance)
-	}
-	return int(rounds/clock.RoundsPerDay) * AdvanceDayCost
+// FixedCost returns a Command.Cost of n units whatever the request.
+func FixedCost(n int) func(*Request) int {
+	return func(*Request) int { return n }
 }
 
-// limitWork spends the work of command request r from its user's allowance,
-// or returns the CodeRateLimited error saying how long to wait.
-func (s *Service) limitWork(r *Request) error {
-	cost := workCost(r)
+// limitWork spends cost units of work from the allowance of r's user, or
+// returns the CodeRateLimited error saying how long to wait.
+func (s *Service) limitWork(r *Request, cost int) error {
 	ok, wait := s.limiter.take(r.UserID, cost, r.Now)
 	if ok {
 		return nil

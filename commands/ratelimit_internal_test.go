@@ -67,8 +67,10 @@ func TestWorkLimiterSweepsRarelyWhenAllAreActive(t *testing.T) {
 	}
 }
 
-// TestWorkCost checks what counts as expensive work.
+// TestWorkCost checks what counts as expensive work: what each command
+// declares (Command.Cost), else the dice its options roll.
 func TestWorkCost(t *testing.T) {
+	reg := NewRegistry()
 	for _, tc := range []struct {
 		command string
 		opts    map[string]string
@@ -82,7 +84,7 @@ func TestWorkCost(t *testing.T) {
 		{"damage", map[string]string{"amount": "7"}, 0},
 		{"roll", map[string]string{"expr": "5d6", "hd": "20"}, 25},
 		{"history", nil, HistoryCost},
-		{"char", map[string]string{"name": "100d6"}, 0},
+		{"char create", map[string]string{"name": "100d6"}, 0},
 		{"clock", map[string]string{"action": "advance", "amount": "90", "unit": "days"}, 900},
 		{"clock", map[string]string{"action": "advance", "amount": "2160", "unit": "hours"}, 900},
 		{"clock", map[string]string{"action": "advance", "amount": "7", "unit": "days"}, 70},
@@ -96,7 +98,11 @@ func TestWorkCost(t *testing.T) {
 	} {
 		command, sub, _ := strings.Cut(tc.command, " ")
 		r := &Request{Command: command, Subcommand: sub, Options: tc.opts}
-		if got := workCost(r); got != tc.want {
+		rt, err := reg.route(r)
+		if err != nil {
+			t.Fatalf("route(/%s) = %v", tc.command, err)
+		}
+		if got := rt.workCost(r); got != tc.want {
 			t.Errorf("workCost(/%s %v) = %d; want %d", tc.command, tc.opts, got, tc.want)
 		}
 	}

@@ -74,7 +74,11 @@ type Command struct {
 	Options     []Option
 	Subcommands []*Subcommand
 	// Topic is the help text shown by /help for this command.
-	Topic  string
+	Topic string
+	// Cost is what answering the command costs from its user's work
+	// allowance, in units (ratelimit.go); nil: DiceCost, the dice its
+	// options roll.
+	Cost   func(r *Request) int
 	handle HandlerFunc
 }
 
@@ -83,7 +87,9 @@ type Subcommand struct {
 	Name        string
 	Description string
 	Options     []Option
-	handle      HandlerFunc
+	// Cost is what answering the subcommand costs, as Command.Cost.
+	Cost   func(r *Request) int
+	handle HandlerFunc
 }
 
 // Registry lists every application command and every component handler. It is
@@ -270,17 +276,25 @@ func (g *Registry) component(prefix string, h HandlerFunc) {
 	g.components[prefix] = h
 }
 
-// route finds the handler and option definitions of a command request.
-func (g *Registry) route(r *Request) (HandlerFunc, []Option, error) {
+// route is where a command request goes: its handler, the definitions of
+// its options and its cost (Command.Cost).
+type route struct {
+	handle  HandlerFunc
+	options []Option
+	cost    func(r *Request) int
+}
+
+// route finds the route of a command request.
+func (g *Registry) route(r *Request) (route, error) {
 	c := g.Lookup(r.Command)
 	if c == nil {
-		return nil, nil, Errorf(CodeInvalid, "Unknown command /%s. Try /help.", r.Command)
+		return route{}, Errorf(CodeInvalid, "Unknown command /%s. Try /help.", r.Command)
 	}
 	if len(c.Subcommands) == 0 {
 		if r.Subcommand != "" {
-			return nil, nil, Errorf(CodeInvalid, "/%s has no subcommand %q.", c.Name, r.Subcommand)
+			return route{}, Errorf(CodeInvalid, "/%s has no subcommand %q.", c.Name, r.Subcommand)
 		}
-		return c.handle, c.Options, nil
+		return route{c.handle, c.Options, c.Cost}, nil
 	}
 	s := c.Sub(r.Subcommand)
 	if s == nil {
@@ -289,11 +303,11 @@ func (g *Registry) route(r *Request) (HandlerFunc, []Option, error) {
 			names[i] = s.Name
 		}
 		if r.Subcommand == "" {
-			return nil, nil, Errorf(CodeInvalid, "/%s needs a subcommand: %s.", c.Name, strings.Join(names, ", "))
+			return route{}, Errorf(CodeInvalid, "/%s needs a subcommand: %s.", c.Name, strings.Join(names, ", "))
 		}
-		return nil, nil, Errorf(CodeInvalid, "/%s has no subcommand %q; use one of %s.", c.Name, r.Subcommand, strings.Join(names, ", "))
+		return route{}, Errorf(CodeInvalid, "/%s has no subcommand %q; use one of %s.", c.Name, r.Subcommand, strings.Join(names, ", "))
 	}
-	return s.handle, s.Options, nil
+	return route{s.handle, s.Options, s.Cost}, nil
 }
 
 // validate checks the request's options against their definitions: every

@@ -141,17 +141,17 @@ func (s *Service) RouteName(r *Request) string {
 }
 
 func (s *Service) command(ctx context.Context, r *Request) (*Response, error) {
-	h, defs, err := s.registry.route(r)
+	rt, err := s.registry.route(r)
 	if err != nil {
 		return nil, err
 	}
-	if err := validate(r, defs); err != nil {
+	if err := validate(r, rt.options); err != nil {
 		return nil, err
 	}
-	if err := s.limitWork(r); err != nil {
+	if err := s.limitWork(r, rt.workCost(r)); err != nil {
 		return nil, err
 	}
-	return h(ctx, s, r)
+	return rt.handle(ctx, s, r)
 }
 
 func (s *Service) component(ctx context.Context, r *Request) (*Response, error) {
