@@ -94,14 +94,14 @@ func (s *Service) suggestValues(r *Request, defs []Option) (values []string, ok 
 		if t, err = tx.Table(r.ChannelID); err != nil {
 			return nil // no table: nothing to suggest
 		}
-		sys, err = s.system(t.System)
+		sys, err = s.System(t.System)
 		return err
 	})
 	if err != nil || sys == nil {
 		return nil, true, err
 	}
 	if isTableOption {
-		opts := tableOptions(sys)
+		opts := s.registry.TableOptions(sys)
 		for _, o := range opts {
 			switch {
 			case r.Focused == "name":

@@ -19,13 +19,6 @@ const (
 	chartDPI    = 96
 )
 
-// ChartSeries is one group of bars of a chart: one bar per category, values
-// in percent.
-type ChartSeries struct {
-	Name   string
-	Values []float64
-}
-
 // chartColors are the series' colours, in order (Discord's palette).
 var chartColors = []color.RGBA{
 	{R: 0x58, G: 0x65, B: 0xF2, A: 0xFF}, // blurple
@@ -34,11 +27,12 @@ var chartColors = []color.RGBA{
 	{R: 0xFE, G: 0xE7, B: 0x5C, A: 0xFF}, // yellow
 }
 
-// BarChartPNG draws a grouped bar chart of percentages (one group per
-// category, one bar per series, each series with one value per category)
-// as a ChartWidth × ChartHeight PNG. The fonts are gonum/plot's embedded
-// ones: nothing is fetched. A series of the wrong length is an error.
-func BarChartPNG(title string, categories []string, series []ChartSeries) ([]byte, error) {
+// BarChartPNG draws c (one group of bars per category, one bar per series,
+// each series with one value per category) as a ChartWidth × ChartHeight
+// PNG. The fonts are gonum/plot's embedded ones: nothing is fetched. A
+// series of the wrong length is an error.
+func BarChartPNG(c Chart) ([]byte, error) {
+	title, categories, series := c.Title, c.Categories, c.Series
 	p := plot.New()
 	p.Title.Text = title
 	p.Y.Label.Text = "chance (%)"
@@ -71,15 +65,15 @@ func BarChartPNG(title string, categories []string, series []ChartSeries) ([]byt
 	}
 	p.Y.Max = top*1.2 + 1 // room for the legend above the bars
 	p.NominalX(categories...)
-	c := vgimg.NewWith(
+	cv := vgimg.NewWith(
 		vgimg.UseWH(vg.Length(ChartWidth)*vg.Inch/chartDPI, vg.Length(ChartHeight)*vg.Inch/chartDPI),
 		vgimg.UseDPI(chartDPI),
 		vgimg.UseBackgroundColor(color.White),
 	)
 	pad := vg.Length(12) * vg.Inch / chartDPI
-	p.Draw(draw.Crop(draw.New(c), pad, -pad, pad, -pad))
+	p.Draw(draw.Crop(draw.New(cv), pad, -pad, pad, -pad))
 	var buf bytes.Buffer
-	if _, err := (vgimg.PngCanvas{Canvas: c}).WriteTo(&buf); err != nil {
+	if _, err := (vgimg.PngCanvas{Canvas: cv}).WriteTo(&buf); err != nil {
 		return nil, fmt.Errorf("chart: %w", err)
 	}
 	return buf.Bytes(), nil

@@ -11,53 +11,54 @@ var (
 
 // NewRegistry builds the registry of every application command and component
 // handler hpkeeper has (COMMANDS.md), for the rule systems given (RULES.md
-// §0.1): /table setup offers them in that order, and the custom_ids of
-// their buttons and modals (System.Components) are routed to them. It
-// panics when two systems have one name or one custom_id prefix.
-func NewRegistry(systems ...System) *Registry {
-	g := &Registry{}
+// §0.1) and the features given (feature.go): /table setup offers the
+// systems in that order, and the custom_ids of their buttons and modals
+// (System.Components) are routed to them. The kernel's commands come
+// first, then each feature's (Feature.Register), then /help. It panics
+// when two systems have one name, or two handlers one command name or
+// custom_id prefix.
+func NewRegistry(systems ...System) *Registry { return newRegistry(systems, builtinFeatures()...) }
+
+func newRegistry(systems []System, features ...Feature) *Registry {
+	g := &Registry{features: features}
 	for _, sys := range systems {
 		g.addSystem(sys)
 	}
-	g.add(&Command{
+	g.Add(&Command{
 		Name: "table", Description: "Set up and manage this channel's table",
 		Topic: "A table is one channel with one rule system. `/table setup system:…` makes you its GM; `/table show` lists everything; `/table gm` adds or removes GMs; `/table option` changes table options.",
 		Subcommands: []*Subcommand{
-			{Name: "setup", Description: "Choose the rule system for this channel", handle: tableSetup,
+			{Name: "setup", Description: "Choose the rule system for this channel", Handler: tableSetup,
 				Options: []Option{{Name: "system", Description: "Rule system", Type: OptionString, Required: true, Choices: g.systemNames()}}},
-			{Name: "show", Description: "Show the system, GMs, options, clock and characters", handle: tableShow},
-			{Name: "tracker", Description: "Post a message the bot keeps up to date with every character and the clock", handle: tableTracker},
-			{Name: "gm", Description: "Add or remove a GM (GM only)", handle: tableGM,
+			{Name: "show", Description: "Show the system, GMs, options, clock and characters", Handler: tableShow},
+			{Name: "gm", Description: "Add or remove a GM (GM only)", Handler: tableGM,
 				Options: []Option{
 					{Name: "action", Description: "add or remove", Type: OptionString, Required: true, Choices: []string{"add", "remove"}},
 					{Name: "user", Description: "The user", Type: OptionUser, Required: true},
 				}},
-			{Name: "export", Description: "Download the table as a JSON file (GM only)", handle: tableExport, Cost: FixedCost(FileCost)},
-			{Name: "import", Description: "Restore an exported table into this channel, which has none (GM)", handle: tableImport, Cost: FixedCost(FileCost),
-				Options: []Option{{Name: "file", Description: "The JSON file /table export gave", Type: OptionAttachment, Required: true}}},
-			{Name: "option", Description: "Change a table option (GM only)", handle: tableOption,
+			{Name: "option", Description: "Change a table option (GM only)", Handler: tableOption,
 				Options: []Option{
 					{Name: "name", Description: "Option name, e.g. dice (the table's system's options are suggested)", Type: OptionString, Required: true, Autocomplete: true, MaxLength: 32},
 					{Name: "value", Description: "New value (the option's values are suggested)", Type: OptionString, Required: true, Autocomplete: true, MaxLength: 32},
 				}},
 		},
 	})
-	g.add(&Command{
+	g.Add(&Command{
 		Name: "char", Description: "Create and manage characters",
 		Topic: "`/char create name:… stats:\"key=value …\"` creates a character you own (a GM may give `owner`). `/char set` changes sheet values, `/char show` and `/char list` show them, `/char delete` asks to confirm.",
 		Subcommands: []*Subcommand{
-			{Name: "create", Description: "Create a character", handle: charCreate,
+			{Name: "create", Description: "Create a character", Handler: charCreate,
 				Options: []Option{
 					{Name: "name", Description: "Character name (1-32 characters)", Type: OptionString, Required: true, MaxLength: 200},
 					{Name: "owner", Description: "Owner (GM only; default: you)", Type: OptionUser},
 					optStats,
 				}},
-			{Name: "set", Description: "Change sheet values", handle: charSet,
+			{Name: "set", Description: "Change sheet values", Handler: charSet,
 				Options: []Option{optName, {Name: "stats", Description: optStats.Description, Type: OptionString, Required: true, MaxLength: 500}}},
-			{Name: "show", Description: "Show a character (default: your own)", handle: charShow,
+			{Name: "show", Description: "Show a character (default: your own)", Handler: charShow,
 				Options: []Option{{Name: "name", Description: "Character name", Type: OptionString, Autocomplete: true, MaxLength: 32}}},
-			{Name: "list", Description: "List the characters at this table", handle: charList},
-			{Name: "delete", Description: "Delete a character (asks to confirm)", handle: charDelete,
+			{Name: "list", Description: "List the characters at this table", Handler: charList},
+			{Name: "delete", Description: "Delete a character (asks to confirm)", Handler: charDelete,
 				Options: []Option{optName}},
 		},
 	})
@@ -65,8 +66,8 @@ func NewRegistry(systems ...System) *Registry {
 	// (System.Options): their descriptions name no system, their values
 	// are autocompleted from the table's system, and /help lists them per
 	// system.
-	g.add(&Command{
-		Name: "damage", Description: "Damage or harm one or more characters", handle: systemAction("damage"),
+	g.Add(&Command{
+		Name: "damage", Description: "Damage or harm one or more characters", Handler: systemAction("damage"),
 		Topic: "`/damage target:… amount:…` applies damage (or harm) as the table's system defines it; `amount` may be a number or dice.",
 		Options: []Option{
 			optTarget,
@@ -80,8 +81,8 @@ func NewRegistry(systems ...System) *Registry {
 			{Name: "pool", Description: "Pool point to spend for a bonus die on the check", Type: OptionString, BySystem: true, MaxLength: 32},
 		},
 	})
-	g.add(&Command{
-		Name: "heal", Description: "Heal a character as the system defines it", handle: systemAction("heal"),
+	g.Add(&Command{
+		Name: "heal", Description: "Heal a character as the system defines it", Handler: systemAction("heal"),
 		Options: []Option{
 			optTarget,
 			{Name: "amount", Description: "Points healed: a number or dice", Type: OptionString, BySystem: true, MaxLength: 64},
@@ -93,8 +94,8 @@ func NewRegistry(systems ...System) *Registry {
 			{Name: "healer-pool", Description: "Pool point the healer spends for a bonus die", Type: OptionString, BySystem: true, MaxLength: 32},
 		},
 	})
-	g.add(&Command{
-		Name: "roll", Description: "Roll dice, optionally for a character", handle: roll,
+	g.Add(&Command{
+		Name: "roll", Description: "Roll dice, optionally for a character", Handler: roll,
 		Topic: "`/roll expr:3d6dl1` rolls dice: NdS, NdF, constants, + and -, keep/drop suffixes kh kl dh dl. With `as:` a character rolls and may add hit dice or make a check.",
 		Options: []Option{
 			{Name: "expr", Description: "Dice expression, e.g. 1d20+3 or 3d6dl1", Type: OptionString, MaxLength: 64},
@@ -106,8 +107,8 @@ func NewRegistry(systems ...System) *Registry {
 			{Name: "pool", Description: "Pool point to spend for a bonus die", Type: OptionString, BySystem: true, MaxLength: 32},
 		},
 	})
-	g.add(&Command{
-		Name: "save", Description: "Roll a saving throw for a character", handle: systemAction("save"),
+	g.Add(&Command{
+		Name: "save", Description: "Roll a saving throw for a character", Handler: systemAction("save"),
 		Options: []Option{
 			optTarget,
 			{Name: "type", Description: "Save category", Type: OptionString, Required: true, BySystem: true, MaxLength: 32},
@@ -115,15 +116,15 @@ func NewRegistry(systems ...System) *Registry {
 			{Name: "bonus", Description: "Extra bonus or penalty", Type: OptionInteger, MinValue: -100, MaxValue: 100, BySystem: true},
 		},
 	})
-	g.add(&Command{
-		Name: "rest", Description: "Rest as the system defines it", handle: systemAction("rest"),
+	g.Add(&Command{
+		Name: "rest", Description: "Rest as the system defines it", Handler: systemAction("rest"),
 		Options: []Option{
 			{Name: "kind", Description: "Kind of rest", Type: OptionString, Required: true, BySystem: true, MaxLength: 32},
 			{Name: "target", Description: "Character; for the GM's rests default the whole table", Type: OptionString, Autocomplete: true, MaxLength: 200},
 		},
 	})
-	g.add(&Command{
-		Name: "attend", Description: "Attend a downed or dying character", handle: systemAction("attend"),
+	g.Add(&Command{
+		Name: "attend", Description: "Attend a downed or dying character", Handler: systemAction("attend"),
 		Options: []Option{
 			optTarget,
 			{Name: "healer", Description: "The character giving the care", Type: OptionString, Autocomplete: true, BySystem: true, MaxLength: 32},
@@ -131,31 +132,31 @@ func NewRegistry(systems ...System) *Registry {
 			{Name: "bonus", Description: "Heal check bonus", Type: OptionInteger, MinValue: -100, MaxValue: 100, BySystem: true},
 		},
 	})
-	g.add(&Command{
-		Name: "treat", Description: "Treat a character's untreated wounds", handle: systemAction("treat"),
+	g.Add(&Command{
+		Name: "treat", Description: "Treat a character's untreated wounds", Handler: systemAction("treat"),
 		Options: []Option{optTarget},
 	})
-	g.add(&Command{
-		Name: "strain", Description: "A strenuous action while disabled", handle: systemAction("strain"),
+	g.Add(&Command{
+		Name: "strain", Description: "A strenuous action while disabled", Handler: systemAction("strain"),
 		Options: []Option{optTarget},
 	})
-	g.add(&Command{
-		Name: "spend", Description: "Spend a resource", handle: systemAction("spend"),
+	g.Add(&Command{
+		Name: "spend", Description: "Spend a resource", Handler: systemAction("spend"),
 		Options: []Option{
 			optTarget,
 			{Name: "resource", Description: "What to spend", Type: OptionString, Required: true, BySystem: true, MaxLength: 32},
 			{Name: "amount", Description: "How much", Type: OptionInteger, Required: true, MinValue: 1, MaxValue: 10000},
 		},
 	})
-	g.add(&Command{
-		Name: "activity", Description: "Set what a character does as hours pass", handle: systemAction("activity"),
+	g.Add(&Command{
+		Name: "activity", Description: "Set what a character does as hours pass", Handler: systemAction("activity"),
 		Options: []Option{
 			optTarget,
 			{Name: "kind", Description: "Activity", Type: OptionString, Required: true, BySystem: true, MaxLength: 32},
 		},
 	})
-	g.add(&Command{
-		Name: "clock", Description: "Show or move the game clock", handle: clockCommand, Cost: advanceCost,
+	g.Add(&Command{
+		Name: "clock", Description: "Show or move the game clock", Handler: clockCommand, Cost: advanceCost,
 		Topic: fmt.Sprintf("`/clock action:show` shows the time. GMs move it with `/clock action:next-round` or `/clock action:advance amount:… unit:rounds|turns|hours|days`, at most %d days (%d hours) in one advance; everything that ends or fires is reported.", MaxAdvanceDays, MaxAdvanceDays*24),
 		Options: []Option{
 			{Name: "action", Description: "What to do (default show)", Type: OptionString, Choices: []string{"next-round", "advance", "show"}},
@@ -163,32 +164,15 @@ func NewRegistry(systems ...System) *Registry {
 			{Name: "unit", Description: "Unit (advance; default rounds)", Type: OptionString, Choices: []string{"rounds", "turns", "hours", "days"}},
 		},
 	})
-	g.add(initCommand()) // initcommand.go
-	g.add(&Command{
-		Name: "history", Description: "Recent events with who, what and dice", handle: history, Cost: FixedCost(HistoryCost),
-		Topic: "`/history` shows the latest events, newest first, ten a page; `page:2` the next ten, or `before:#12` the ten before event #12 (each page ends with the command for the next). `target:` keeps the events that touched a character, `user:` those a user made.",
-		Options: []Option{
-			{Name: "target", Description: "Only events touching this character", Type: OptionString, Autocomplete: true, MaxLength: 32},
-			{Name: "user", Description: "Only events this user made", Type: OptionUser},
-			{Name: "before", Description: "Only events before this one, e.g. #12", Type: OptionString, MaxLength: 20},
-			{Name: "page", Description: "Page 1 is the latest ten events, page 2 the ten before them, …", Type: OptionInteger, MinValue: 1, MaxValue: maxHistoryPage},
-		},
-	})
-	g.add(&Command{
-		Name: "undo", Description: "Revert the latest event you may change", handle: undo,
-		Topic: "`/undo` reverts the most recent event at the table that you may change (a GM: any), restoring every touched character exactly; dice are never rerolled.",
-	})
-	g.add(&Command{
-		Name: "odds", Description: "Chart exact odds: your system's own, or any roll's", handle: odds,
-		Topic:   "`/odds` charts the odds the table's system has of its own (each is below); `/odds expr:2d10` charts any roll's totals. The chart comes as a PNG.",
-		Options: []Option{{Name: "expr", Description: "Dice expression to chart, e.g. 2d6 or 4dF", Type: OptionString, MaxLength: 64}},
-	})
-	g.add(&Command{
-		Name: "help", Description: "How to use hpkeeper", handle: help,
+	for _, f := range features {
+		f.Register(g)
+	}
+	g.Add(&Command{
+		Name: "help", Description: "How to use hpkeeper", Handler: help,
 		Options: []Option{{Name: "topic", Description: "A command or a system", Type: OptionString, MaxLength: 32}},
 	})
 	g.addSystemOptions()
-	g.component(deletePrefix, deleteButton)
-	g.component(facesPrefix, facesButton)
+	g.Component(deletePrefix, deleteButton)
+	g.finish()
 	return g
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/hpkeeper/hpkeeper/rules/dice"
+	"github.com/hpkeeper/hpkeeper/storage"
 )
 
 // RollError turns a dice error into a CodeInvalid *Error: a parse error,
@@ -26,20 +27,64 @@ func RollError(err error) error {
 	return err
 }
 
-// Dice returns the service's dice source, unrecorded: for a rules engine
+// Dice returns the mutation's dice source, unrecorded: for a rules engine
 // that lists every roll it makes in its outcome, which the caller then
-// passes to Record. At a table with dice=manual it hands out the faces the
-// players entered (manualdice.go), asking m's character (For) for them.
+// passes to Record. It rolls with the service's dice, unless a feature
+// gave the mutation others (UseDice: the faces the players entered at a
+// dice=manual table, asked of m's character, For).
 func (m *Mutation) Dice() dice.Source { return mutationDice{m} }
 
-// mutationDice rolls with the service's dice for a mutation's scope.
+// mutationDice rolls with the mutation's dice for a mutation's scope.
 type mutationDice struct{ m *Mutation }
 
 func (d mutationDice) Roll(die dice.Die) (int, error) {
-	if ms, ok := d.m.s.dice.(*manualSource); ok {
-		return ms.rollFor(d.m, die)
+	if ss, ok := d.m.log.dice.(ScopedSource); ok {
+		return ss.RollFor(d.m, die)
 	}
-	return d.m.s.dice.Roll(die)
+	return d.m.log.dice.Roll(die)
+}
+
+// ScopedSource is a dice source that is told, for each die, the mutation
+// scope it is rolled for (Mutation.For): whose die it is (Subject) and
+// whether players may know it (DiceHidden). Physical dice ask that
+// character's owner for the face.
+type ScopedSource interface {
+	dice.Source
+	RollFor(m *Mutation, die dice.Die) (int, error)
+}
+
+// UseDice makes the mutation roll with src from now on, in place of the
+// service's dice: a step of the mutation chain (MutationWrapper) gives it
+// the faces the players entered at a dice=manual table.
+func (m *Mutation) UseDice(src dice.Source) { m.log.dice = src }
+
+// HideDice makes the dice m rolls from now on a hidden character's
+// (DiceHidden): for the sheet of a hidden character being created, which
+// has no id yet to scope them by (For).
+func (m *Mutation) HideDice() { m.log.hideDice = true }
+
+// DiceHidden reports whether the dice m rolls now are kept from players:
+// a hidden character's (m's scope, For; or after HideDice), so that a
+// prompt for physical dice names neither the dice nor the faces.
+func (m *Mutation) DiceHidden() bool { return m.log.hideDice || !m.public(m.about) }
+
+// Subject is the character whose roll m makes now: the first of its scope
+// (For), else the character the mutation loaded last; nil for the table's
+// or nobody's.
+func (m *Mutation) Subject() *storage.Character {
+	if m.about != nil {
+		if len(m.about.ids) == 0 {
+			return nil
+		}
+		return m.character(m.about.ids[0])
+	}
+	touched := m.log.touched
+	for i := len(touched) - 1; i >= 0; i-- {
+		if c := m.character(touched[i]); c != nil {
+			return c
+		}
+	}
+	return nil
 }
 
 // Roll rolls expr with the service's dice and records the result for the
@@ -85,7 +130,7 @@ func (m *Mutation) recordedRolls() []string {
 	if m.log.moreRolls == 0 {
 		return rolls
 	}
-	return append(rolls, "… and "+count(m.log.moreRolls, "more roll"))
+	return append(rolls, "… and "+Count(m.log.moreRolls, "more roll"))
 }
 
 // RecordingDice returns a dice.Source for rules engines that take one: each
@@ -153,7 +198,7 @@ func rollsLine(rolls []string) string {
 	b.WriteString("\nRolled ")
 	for i, r := range rolls {
 		if i == maxReplyRolls {
-			b.WriteString("; … and " + count(len(rolls)-maxReplyRolls, "more roll"))
+			b.WriteString("; … and " + Count(len(rolls)-maxReplyRolls, "more roll"))
 			break
 		}
 		if i > 0 {

@@ -29,6 +29,19 @@ const (
 	MaxImportSize = 8 << 20
 )
 
+// exportFeature is /table export and /table import: a whole table as one
+// JSON file (docs/export-format.md), and back.
+type exportFeature struct{}
+
+// Register adds /table export and /table import, after /table gm.
+func (exportFeature) Register(g *Registry) {
+	g.AddSubcommand("table", "gm",
+		&Subcommand{Name: "export", Description: "Download the table as a JSON file (GM only)", Handler: tableExport, Cost: FixedCost(FileCost)},
+		&Subcommand{Name: "import", Description: "Restore an exported table into this channel, which has none (GM)", Handler: tableImport, Cost: FixedCost(FileCost),
+			Options: []Option{{Name: "file", Description: "The JSON file /table export gave", Type: OptionAttachment, Required: true}}},
+	)
+}
+
 // Export is a whole table as /table export writes it: settings, characters,
 // clock and history (docs/export-format.md). Records are storage's own
 // JSON, so an export holds exactly what the database holds.
@@ -51,8 +64,8 @@ type Export struct {
 // it) with the table as a JSON file, shown only to the GM.
 func tableExport(ctx context.Context, s *Service, r *Request) (*Response, error) {
 	var ex *Export
-	err := s.view(r, func(tx *storage.Tx, t *storage.Table) error {
-		if err := requireGM(r, t, "export the table"); err != nil {
+	err := s.View(r, func(tx *storage.Tx, t *storage.Table) error {
+		if err := RequireGM(r, t, "export the table"); err != nil {
 			return err
 		}
 		var err error
@@ -76,7 +89,7 @@ func tableExport(ctx context.Context, s *Service, r *Request) (*Response, error)
 	}
 	return &Response{
 		Content: fmt.Sprintf("Table export: %s, %s, %s, format %s version %d. `/table import` in a new channel restores it.",
-			ex.Table.System, count(len(ex.Characters), "character"), count(len(ex.Events), "event"), ExportFormat, ex.Version),
+			ex.Table.System, Count(len(ex.Characters), "character"), Count(len(ex.Events), "event"), ExportFormat, ex.Version),
 		Files:     []File{{Name: "hpkeeper-table.json", ContentType: "application/json", Data: data}},
 		Ephemeral: true,
 	}, nil
@@ -157,7 +170,7 @@ func compareID(a, b uint64) int {
 // transaction. The caller must be a GM by permission (Manage Channels), as
 // the channel has no table yet; the imported GMs are kept.
 func tableImport(ctx context.Context, s *Service, r *Request) (*Response, error) {
-	if !r.hasManageChannels() {
+	if !r.HasManageChannels() {
 		return nil, Errorf(CodeForbidden, "Only a GM (Manage Channels in this channel) can import a table.")
 	}
 	a := r.Attachments["file"]
@@ -178,7 +191,7 @@ func tableImport(ctx context.Context, s *Service, r *Request) (*Response, error)
 	if err != nil {
 		return nil, err
 	}
-	sys, err := s.system(ex.Table.System)
+	sys, err := s.System(ex.Table.System)
 	if err != nil {
 		return nil, Errorf(CodeInvalid, "The file's table plays %q, which this bot does not know.", Clip(ex.Table.System, 40))
 	}
@@ -197,7 +210,7 @@ func tableImport(ctx context.Context, s *Service, r *Request) (*Response, error)
 		if last, err := tx.LastEventSeq(r.ChannelID); err != nil {
 			return err
 		} else if last != 0 {
-			return Errorf(CodeConflict, "This channel has a history (%s) from an earlier table; import into a new channel or thread.", count(int(last), "event"))
+			return Errorf(CodeConflict, "This channel has a history (%s) from an earlier table; import into a new channel or thread.", Count(int(last), "event"))
 		}
 		return restore(tx, sys, ex, events, r)
 	})
@@ -205,7 +218,7 @@ func tableImport(ctx context.Context, s *Service, r *Request) (*Response, error)
 		return nil, err
 	}
 	return &Response{Content: fmt.Sprintf("Imported %s table: %s, %s, clock %s. /table show lists it.",
-		indefinite("**"+ex.Table.System+"**"), count(len(ex.Characters), "character"), count(len(ex.Events), "event"), clock.Time(ex.Table.Clock).String())}, nil
+		Indefinite("**"+ex.Table.System+"**"), Count(len(ex.Characters), "character"), Count(len(ex.Events), "event"), clock.Time(ex.Table.Clock).String())}, nil
 }
 
 // ParseExport decodes and checks an export file (format, version, and that
@@ -248,7 +261,7 @@ func ParseExport(data []byte) (*Export, error) {
 			return nil, Errorf(CodeInvalid, "Character %d of the file has a bad id (ids rise from 1 up to last_character_id).", i+1)
 		}
 		lastID = c.ID
-		if err := checkName(c.Name); err != nil {
+		if err := CheckName(c.Name); err != nil {
 			return nil, err
 		}
 		key := foldName(c.Name)
@@ -296,7 +309,7 @@ func foldName(s string) string { return strings.ToLower(s) }
 func restore(tx *storage.Tx, sys System, ex *Export, events []storage.EncodedEvent, r *Request) error {
 	t := moveTable(ex.Table, r)
 	if t.Options == nil {
-		t.Options = defaultOptions(sys)
+		t.Options = DefaultOptions(sys)
 	}
 	if err := tx.PutTable(t); err != nil {
 		return err

@@ -87,14 +87,14 @@ func commandHelp(s *Service, c *Command) string {
 		fmt.Fprintf(&b, "`/%s %s`%s: %s\n", c.Name, sub.Name, optionSummary(sub.Options), sub.Description)
 	}
 	if c.Name == "table" {
-		b.WriteString(tableOptionsHelp(s.registry.systems) + "\n")
+		b.WriteString(s.registry.tableOptionsHelp() + "\n")
 	}
 	for _, sys := range s.registry.systems {
-		if ch, ok := sys.(Charter); ok && c.Name == "odds" {
-			fmt.Fprintf(&b, "• %s: %s\n", sys.Name(), ch.ChartHelp())
+		if c.HelpFor == nil {
+			break
 		}
-		if ce, ok := sys.(CombatEnder); ok && c.Name == "init" {
-			fmt.Fprintf(&b, "• %s: `/init end` also ends %s\n", sys.Name(), ce.EndCombatHelp())
+		if text := c.HelpFor(sys); text != "" {
+			fmt.Fprintf(&b, "• %s: %s\n", sys.Name(), text)
 		}
 	}
 	var without []string
@@ -153,9 +153,11 @@ func optionHelp(b *strings.Builder, systems []System, path string, o Option, wit
 	b.WriteString("\n")
 }
 
-// tableOptionsHelp lists the table options: those of every table, the turn
-// order's (at the systems with initiative), then each system's.
-func tableOptionsHelp(systems []System) string {
+// tableOptionsHelp lists the table options: those of every table (the
+// features' and the kernel's), each feature's group with the systems it
+// applies to (the turn order's, at the systems with initiative), then each
+// system's.
+func (g *Registry) tableOptionsHelp() string {
 	list := func(opts []TableOption) string {
 		var out []string
 		for _, o := range opts {
@@ -163,17 +165,33 @@ func tableOptionsHelp(systems []System) string {
 		}
 		return strings.Join(out, "; ")
 	}
-	lines := []string{"Table options of every table: " + list(PlatformOptions())}
-	var with []string
-	for _, sys := range systems {
-		if _, ok := sys.(Initiator); ok {
-			with = append(with, sys.Name())
+	var every []TableOption
+	type group struct {
+		opts    []TableOption
+		systems []string
+	}
+	var names []string
+	groups := map[string]*group{}
+	for i, sys := range g.systems {
+		ogs := g.optionGroups(sys)
+		if i == 0 {
+			every = ogs[0].opts
+		}
+		for _, og := range ogs[1:] {
+			gr := groups[og.name]
+			if gr == nil {
+				gr = &group{opts: og.opts}
+				groups[og.name] = gr
+				names = append(names, og.name)
+			}
+			gr.systems = append(gr.systems, sys.Name())
 		}
 	}
-	if len(with) > 0 {
-		lines = append(lines, "Turn order options ("+strings.Join(with, ", ")+"): "+list(initiativeOptions()))
+	lines := []string{"Table options of every table: " + list(append(every, KernelOptions()...))}
+	for _, name := range names {
+		lines = append(lines, name+" ("+strings.Join(groups[name].systems, ", ")+"): "+list(groups[name].opts))
 	}
-	for _, sys := range systems {
+	for _, sys := range g.systems {
 		if opts := sys.TableOptions(); len(opts) > 0 {
 			lines = append(lines, sys.Name()+": "+list(opts))
 		}

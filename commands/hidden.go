@@ -62,7 +62,7 @@ func playerEmbed(t *storage.Table, sys System, c *storage.Character) (Embed, err
 	if !c.Hidden {
 		return fullEmbed(t, sys, c)
 	}
-	v, err := viewOf(sys, c, t.Clock)
+	v, err := ViewOf(sys, c, t.Clock)
 	if err != nil {
 		return Embed{}, err
 	}
@@ -71,7 +71,7 @@ func playerEmbed(t *storage.Table, sys System, c *storage.Character) (Embed, err
 
 // fullEmbed is c's embed with every number: its view, status and fields.
 func fullEmbed(t *storage.Table, sys System, c *storage.Character) (Embed, error) {
-	v, err := viewOf(sys, c, t.Clock)
+	v, err := ViewOf(sys, c, t.Clock)
 	if err != nil {
 		return Embed{}, err
 	}
@@ -86,7 +86,7 @@ func fullEmbed(t *storage.Table, sys System, c *storage.Character) (Embed, error
 // when it is hidden.
 func playerStatus(t *storage.Table, sys System, c *storage.Character) (string, error) {
 	if c.Hidden {
-		v, err := viewOf(sys, c, t.Clock)
+		v, err := ViewOf(sys, c, t.Clock)
 		if err != nil {
 			return "", err
 		}
@@ -96,19 +96,19 @@ func playerStatus(t *storage.Table, sys System, c *storage.Character) (string, e
 	return status, err
 }
 
-// hiddenFollowUp is the header of the ephemeral follow-up that gives a GM
+// HiddenFollowUp is the header of the ephemeral follow-up that gives a GM
 // what players do not see.
-const hiddenFollowUp = "Hidden from players (they see only the word):"
+const HiddenFollowUp = "Hidden from players (they see only the word):"
 
-// forGM adds to a view answered in the channel (resp, written for players)
+// ForGM adds to a view answered in the channel (resp, written for players)
 // the ephemeral follow-up private, when the caller of r is a GM and private
 // has anything: a view of the table shows hidden characters as players see
 // them, and the GM who asked reads their numbers alone.
-func forGM(r *Request, t *storage.Table, resp, private *Response) *Response {
-	if private == nil || !isGM(r, t) || resp.Ephemeral {
+func ForGM(r *Request, t *storage.Table, resp, private *Response) *Response {
+	if private == nil || !IsGM(r, t) || resp.Ephemeral {
 		return resp
 	}
-	private.Content = strings.TrimSpace(hiddenFollowUp + "\n" + private.Content)
+	private.Content = strings.TrimSpace(HiddenFollowUp + "\n" + private.Content)
 	private.Ephemeral = true
 	resp.FollowUps = append(resp.FollowUps, private)
 	return resp
@@ -178,7 +178,7 @@ func (m *Mutation) wordLine(id uint64) string {
 	if c == nil {
 		return "**" + Escape(m.before[id].Name) + "**: gone"
 	}
-	v, err := viewOf(m.System, c, m.Table.Clock)
+	v, err := ViewOf(m.System, c, m.Table.Clock)
 	if err != nil {
 		return "**" + Escape(c.Name) + "**"
 	}
@@ -192,7 +192,7 @@ func (m *Mutation) wordEmbed(id uint64) (Embed, bool) {
 	if c == nil {
 		return Embed{}, false
 	}
-	v, err := viewOf(m.System, c, m.Table.Clock)
+	v, err := ViewOf(m.System, c, m.Table.Clock)
 	if err != nil {
 		return Embed{}, false
 	}
@@ -255,7 +255,7 @@ func (m *Mutation) present(resp *Response) *Response {
 	}
 	if len(kept) > 0 && m.IsGM() {
 		f := m.render(kept)
-		f.Content = strings.TrimSpace(hiddenFollowUp + "\n" + f.Content)
+		f.Content = strings.TrimSpace(HiddenFollowUp + "\n" + f.Content)
 		f.Ephemeral = true
 		out.FollowUps = append(out.FollowUps, f)
 	}
@@ -286,7 +286,7 @@ func (m *Mutation) autoEmbeds(parts []part) []part {
 		if c == nil {
 			continue
 		}
-		v, err := viewOf(m.System, c, m.Table.Clock)
+		v, err := ViewOf(m.System, c, m.Table.Clock)
 		if err != nil {
 			continue
 		}

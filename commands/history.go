@@ -6,9 +6,32 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/hpkeeper/hpkeeper/storage"
 )
+
+// historyFeature is /history and /undo (RULES.md §0.5): the table's events
+// a page at a time, and the undo of the latest one the caller may change.
+type historyFeature struct{}
+
+// Register adds /history and /undo.
+func (historyFeature) Register(g *Registry) {
+	g.Add(&Command{
+		Name: "history", Description: "Recent events with who, what and dice", Handler: history, Cost: FixedCost(HistoryCost),
+		Topic: "`/history` shows the latest events, newest first, ten a page; `page:2` the next ten, or `before:#12` the ten before event #12 (each page ends with the command for the next). `target:` keeps the events that touched a character, `user:` those a user made.",
+		Options: []Option{
+			{Name: "target", Description: "Only events touching this character", Type: OptionString, Autocomplete: true, MaxLength: 32},
+			{Name: "user", Description: "Only events this user made", Type: OptionUser},
+			{Name: "before", Description: "Only events before this one, e.g. #12", Type: OptionString, MaxLength: 20},
+			{Name: "page", Description: "Page 1 is the latest ten events, page 2 the ten before them, …", Type: OptionInteger, MinValue: 1, MaxValue: maxHistoryPage},
+		},
+	})
+	g.Add(&Command{
+		Name: "undo", Description: "Revert the latest event you may change", Handler: undo,
+		Topic: "`/undo` reverts the most recent event at the table that you may change (a GM: any), restoring every touched character exactly; dice are never rerolled.",
+	})
+}
 
 // historyLimit is how many events a /history page shows; historyWindow is
 // how many events one page looks through for a filter's, so one read
@@ -40,14 +63,15 @@ func history(ctx context.Context, s *Service, r *Request) (*Response, error) {
 		skip = (n - 1) * historyLimit
 	}
 	var resp *Response
-	err = s.view(r, func(tx *storage.Tx, t *storage.Table) error {
-		sys, err := s.system(t.System)
+	err = s.View(r, func(tx *storage.Tx, t *storage.Table) error {
+		sys, err := s.System(t.System)
 		if err != nil {
 			return err
 		}
+		g := s.Registry()
 		var only uint64
 		if name, ok := r.Options["target"]; ok {
-			c, err := characterByName(tx, r.ChannelID, name)
+			c, err := CharacterByName(tx, r.ChannelID, name)
 			if err != nil {
 				return err
 			}
@@ -86,8 +110,8 @@ func history(ctx context.Context, s *Service, r *Request) (*Response, error) {
 		lines := []string{"**History** (newest first)"}
 		var hidden []string
 		for _, e := range shown {
-			lines = append(lines, renderEventFor(e, sys, t.Clock))
-			if eventHidden(e) {
+			lines = append(lines, renderEventFor(g, e, sys, t.Clock))
+			if eventHidden(g, e) {
 				hidden = append(hidden, renderEvent(e))
 			}
 		}
@@ -98,7 +122,7 @@ func history(ctx context.Context, s *Service, r *Request) (*Response, error) {
 		}
 		resp = &Response{Content: strings.Join(lines, "\n")}
 		if len(hidden) > 0 {
-			resp = forGM(r, t, resp, &Response{Content: joinWithin(hidden, maxContent-len(hiddenFollowUp)-1, "")})
+			resp = ForGM(r, t, resp, &Response{Content: JoinWithin(hidden, MaxContent-len(HiddenFollowUp)-1, "")})
 		}
 		return nil
 	})
@@ -125,10 +149,10 @@ func historyBefore(r *Request) (uint64, error) {
 func fitHistory(lines []string, older func(last int) string) ([]string, bool) {
 	total := 0
 	for i, l := range lines {
-		total += runes(l) + 1
-		if i > 0 && total+runes(older(i))+1 > maxContent {
+		total += utf8.RuneCountInString(l) + 1
+		if i > 0 && total+utf8.RuneCountInString(older(i))+1 > MaxContent {
 			if i == 1 {
-				lines[1] = Clip(lines[1], maxContent-runes(lines[0])-runes(older(1))-2)
+				lines[1] = Clip(lines[1], MaxContent-utf8.RuneCountInString(lines[0])-utf8.RuneCountInString(older(1))-2)
 				return lines[:2], len(lines) > 2
 			}
 			return lines[:i], true
@@ -146,7 +170,7 @@ func olderLine(r *Request, seq uint64) string {
 		cmd += " target:" + Arg(name)
 	}
 	if user, ok := r.Options["user"]; ok {
-		cmd += " user:" + mention(user)
+		cmd += " user:" + Mention(user)
 	}
 	return "Older events: " + cmd
 }
@@ -158,7 +182,7 @@ func historyScope(r *Request, before uint64) string {
 		parts = append(parts, "touching "+Escape(name))
 	}
 	if user, ok := r.Options["user"]; ok {
-		parts = append(parts, "by "+mention(user))
+		parts = append(parts, "by "+Mention(user))
 	}
 	if before != 0 {
 		parts = append(parts, fmt.Sprintf("before #%d", before))
@@ -197,11 +221,12 @@ func renderEvent(e *storage.Event) string {
 	return b.String()
 }
 
-// eventHidden reports whether e touched a hidden character, or the turn
-// order's entry of one (initiativeHidden: an event written before events
-// had parts records a hidden combatant's roll in its summary).
-func eventHidden(e *storage.Event) bool {
-	if initiativeHidden(e) {
+// eventHidden reports whether e touched a hidden character, or a feature
+// says it shows one's numbers (Registry.HidesEvent: the turn order's entry
+// of a hidden combatant, whose roll an event written before events had
+// parts keeps in its summary).
+func eventHidden(g *Registry, e *storage.Event) bool {
+	if g.HidesEvent(e) {
 		return true
 	}
 	for _, ch := range e.Changes {
@@ -241,8 +266,8 @@ func commandName(line string) string {
 // options, the parts about characters the player may see with their dice,
 // and each hidden character's word after the event (events written before
 // parts existed: only the words).
-func renderEventFor(e *storage.Event, sys System, now int64) string {
-	if !eventHidden(e) {
+func renderEventFor(g *Registry, e *storage.Event, sys System, now int64) string {
+	if !eventHidden(g, e) {
 		return renderEvent(e)
 	}
 	var b strings.Builder
@@ -272,7 +297,7 @@ func renderEventFor(e *storage.Event, sys System, now int64) string {
 			words = append(words, Escape(ch.Name)+": gone")
 			continue
 		}
-		if v, err := viewOf(sys, ch.After, now); err == nil {
+		if v, err := ViewOf(sys, ch.After, now); err == nil {
 			words = append(words, Escape(ch.Name)+": "+v.Word())
 		}
 	}

@@ -27,17 +27,23 @@ func initCommand() *Command {
 			"Hidden characters keep their place; players see their word, never their initiative. " +
 			"Table options: `init-reroll` never|each-round, `init-dice` default|a die such as d20 (a system may take only its own), `init-ping` off|on (mention the owner whose turn starts).",
 		Subcommands: []*Subcommand{
-			{Name: "start", Description: "Open a turn order at this table (GM only)", handle: initMutation(initStart)},
-			{Name: "join", Description: "Roll initiative and join the turn order", handle: initMutation(initJoin),
+			{Name: "start", Description: "Open a turn order at this table (GM only)", Handler: initMutation(initStart)},
+			{Name: "join", Description: "Roll initiative and join the turn order", Handler: initMutation(initJoin),
 				Options: []Option{
 					target("Character name; several separated by commas"),
 					{Name: "roll", Description: "The initiative rolled at the table, instead of the bot's roll", Type: OptionInteger, MinValue: -1000, MaxValue: 1000, BySystem: true},
 				}},
-			{Name: "next", Description: "End the current turn; the next combatant acts", handle: initMutation(initNext)},
-			{Name: "show", Description: "The turn order, the round and whose turn it is", handle: initShow},
-			{Name: "remove", Description: "Take characters out of the turn order", handle: initMutation(initRemove),
+			{Name: "next", Description: "End the current turn; the next combatant acts", Handler: initMutation(initNext)},
+			{Name: "show", Description: "The turn order, the round and whose turn it is", Handler: initShow},
+			{Name: "remove", Description: "Take characters out of the turn order", Handler: initMutation(initRemove),
 				Options: []Option{target("Character name; several separated by commas")}},
-			{Name: "end", Description: "Close the turn order (GM only; ends a conflict where the system has one)", handle: initMutation(initEnd)},
+			{Name: "end", Description: "Close the turn order (GM only; ends a conflict where the system has one)", Handler: initMutation(initEnd)},
+		},
+		HelpFor: func(sys System) string {
+			if ce, ok := sys.(CombatEnder); ok {
+				return "`/init end` also ends " + ce.EndCombatHelp()
+			}
+			return ""
 		},
 	}
 }
@@ -52,10 +58,8 @@ func initMutation(fn func(m *Mutation, ini Initiator) (*Response, error)) Handle
 			if !ok {
 				return nil, Errorf(CodeUnavailable, "The %s system has no initiative, so /init is not part of it.", m.Table.System)
 			}
-			if opts := s.registry.optionsOf(r.path()); opts != nil {
-				if err := checkSystemOptions(r, m.System, *opts); err != nil {
-					return nil, err
-				}
+			if err := m.CheckSystemOptions(); err != nil {
+				return nil, err
 			}
 			return fn(m, ini)
 		})
@@ -64,7 +68,7 @@ func initMutation(fn func(m *Mutation, ini Initiator) (*Response, error)) Handle
 
 // openOrder returns the table's open turn order, or the CodeConflict error
 // saying there is none.
-func (m *Mutation) openOrder() (*storage.Initiative, error) {
+func openOrder(m *Mutation) (*storage.Initiative, error) {
 	if m.Table.Initiative == nil {
 		return nil, Errorf(CodeConflict, "No turn order is open at this table; a GM opens one with `/init start`.")
 	}
@@ -78,7 +82,7 @@ func initStart(m *Mutation, _ Initiator) (*Response, error) {
 		return nil, err
 	}
 	if o := m.Table.Initiative; o != nil {
-		return nil, Errorf(CodeConflict, "A turn order is already open (round %d, %s); `/init end` closes it.", m.round(), count(len(o.Combatants), "combatant"))
+		return nil, Errorf(CodeConflict, "A turn order is already open (round %d, %s); `/init end` closes it.", round(m), Count(len(o.Combatants), "combatant"))
 	}
 	m.Table.Initiative = &storage.Initiative{Combatants: []storage.Combatant{}, Start: m.Table.Clock}
 	m.ForTable().Note("Opened the turn order at %s.", clock.Time(m.Table.Clock))
@@ -94,7 +98,7 @@ func initStart(m *Mutation, _ Initiator) (*Response, error) {
 // joins, and its word; the GM who joined it reads its roll in the
 // follow-up (hidden.go).
 func initJoin(m *Mutation, ini Initiator) (*Response, error) {
-	o, err := m.openOrder()
+	o, err := openOrder(m)
 	if err != nil {
 		return nil, err
 	}
@@ -152,23 +156,23 @@ func initJoin(m *Mutation, ini Initiator) (*Response, error) {
 		}
 		insertCombatant(o, storage.Combatant{CharacterID: ch.ID, Initiative: r.Total, Bonus: r.Bonus, Roll: r.Text, Hidden: ch.Hidden})
 		if ch.Hidden {
-			m.sayLines([]string{fmt.Sprintf("**%s** joins the turn order.", Escape(ch.Name))})
+			sayLines(m, []string{fmt.Sprintf("**%s** joins the turn order.", Escape(ch.Name))})
 		}
 		mc.Say("**%s** joins the turn order: initiative **%d** (%s).", Escape(ch.Name), r.Total, r.Text)
 		mc.Note("%s joins the turn order: initiative %d (%s).", ch.Name, r.Total, Unmarkdown(r.Text))
 	}
 	if opening {
-		t, skips, err := m.nextActor(0)
+		t, skips, err := nextActor(m, 0)
 		if err != nil {
 			return nil, err
 		}
 		o.Turn = t
 		if currentID(o) != before || len(skips) > 0 {
-			turn, err := m.startTurn(t)
+			turn, err := startTurn(m, t)
 			if err != nil {
 				return nil, err
 			}
-			m.sayLines(append(skips, turn))
+			sayLines(m, append(skips, turn))
 		}
 	}
 	return &Response{}, nil
@@ -185,11 +189,11 @@ func currentID(o *storage.Initiative) uint64 {
 // initNext answers /init next (the acting character's owner, or a GM): the
 // turn ends and passes to the next combatant who can act, each one passed
 // over reported. Passing the last one ends the round: the clock moves one
-// round on the very path of /clock action:next-round (moveClock), which
+// round on the very path of /clock action:next-round (MoveClock), which
 // reports every timer that ended or fired and starts the next round at the
 // top of the order (RULES.md §0.2, §0.6).
 func initNext(m *Mutation, _ Initiator) (*Response, error) {
-	o, err := m.openOrder()
+	o, err := openOrder(m)
 	if err != nil {
 		return nil, err
 	}
@@ -198,11 +202,11 @@ func initNext(m *Mutation, _ Initiator) (*Response, error) {
 	}
 	var cur *storage.Character
 	if o.Turn < len(o.Combatants) {
-		if cur, err = m.characterIfAny(o.Combatants[o.Turn].CharacterID); err != nil {
+		if cur, err = m.CharacterIfAny(o.Combatants[o.Turn].CharacterID); err != nil {
 			return nil, err
 		}
 	}
-	if err := m.mayEndTurn(o, cur); err != nil {
+	if err := mayEndTurn(m, o, cur); err != nil {
 		return nil, err
 	}
 	o.Underway = true
@@ -210,23 +214,23 @@ func initNext(m *Mutation, _ Initiator) (*Response, error) {
 	if cur != nil {
 		lines = append(lines, fmt.Sprintf("%s's turn ends.", combatantName(cur)))
 	}
-	t, skips, err := m.nextActor(min(o.Turn+1, len(o.Combatants)))
+	t, skips, err := nextActor(m, min(o.Turn+1, len(o.Combatants)))
 	if err != nil {
 		return nil, err
 	}
 	lines = append(lines, skips...)
 	if t < len(o.Combatants) {
-		turn, err := m.startTurn(t)
+		turn, err := startTurn(m, t)
 		if err != nil {
 			return nil, err
 		}
-		m.sayLines(append(lines, turn))
+		sayLines(m, append(lines, turn))
 		return &Response{}, nil
 	}
 	// The last combatant is passed: the round ends.
-	m.sayLines(lines)
+	sayLines(m, lines)
 	o.Turn = len(o.Combatants)
-	if _, err := m.moveClock(1, clock.Round, true); err != nil {
+	if _, err := m.MoveClock(1, clock.Round); err != nil {
 		return nil, err
 	}
 	return &Response{}, nil
@@ -235,7 +239,7 @@ func initNext(m *Mutation, _ Initiator) (*Response, error) {
 // mayEndTurn returns a CodeForbidden error unless the caller may end the
 // turn of cur: its owner or a GM. When nobody has the turn (cur nil), the
 // owner of any combatant may end the round.
-func (m *Mutation) mayEndTurn(o *storage.Initiative, cur *storage.Character) error {
+func mayEndTurn(m *Mutation, o *storage.Initiative, cur *storage.Character) error {
 	if m.IsGM() {
 		return nil
 	}
@@ -246,7 +250,7 @@ func (m *Mutation) mayEndTurn(o *storage.Initiative, cur *storage.Character) err
 		return Errorf(CodeForbidden, "It is %s's turn: only its owner or a GM ends it.", Escape(cur.Name))
 	}
 	for _, cb := range o.Combatants {
-		ch, err := m.characterIfAny(cb.CharacterID)
+		ch, err := m.CharacterIfAny(cb.CharacterID)
 		if err != nil {
 			return err
 		}
@@ -261,7 +265,7 @@ func (m *Mutation) mayEndTurn(o *storage.Initiative, cur *storage.Character) err
 // leaves the order; when it had the turn, the turn passes on within the
 // round (the clock does not move).
 func initRemove(m *Mutation, _ Initiator) (*Response, error) {
-	o, err := m.openOrder()
+	o, err := openOrder(m)
 	if err != nil {
 		return nil, err
 	}
@@ -274,13 +278,13 @@ func initRemove(m *Mutation, _ Initiator) (*Response, error) {
 		if combatantIndex(o, ch.ID) < 0 {
 			return nil, Errorf(CodeNotFound, "%s is not in the turn order.", Escape(ch.Name))
 		}
-		more, err := m.leaveOrder(ch.ID, ch.Name)
+		more, err := leaveOrder(m, ch.ID, ch.Name)
 		if err != nil {
 			return nil, err
 		}
 		lines = append(lines, more...)
 	}
-	m.sayLines(lines)
+	sayLines(m, lines)
 	return &Response{}, nil
 }
 
@@ -291,10 +295,10 @@ func initEnd(m *Mutation, _ Initiator) (*Response, error) {
 	if err := m.RequireGM("close the turn order"); err != nil {
 		return nil, err
 	}
-	if _, err := m.openOrder(); err != nil {
+	if _, err := openOrder(m); err != nil {
 		return nil, err
 	}
-	if err := m.closeOrder(fmt.Sprintf("The turn order is closed after round %d.", m.round())); err != nil {
+	if err := closeOrder(m, fmt.Sprintf("The turn order is closed after round %d.", round(m))); err != nil {
 		return nil, err
 	}
 	return &Response{}, nil
@@ -302,14 +306,14 @@ func initEnd(m *Mutation, _ Initiator) (*Response, error) {
 
 // initShow answers /init show (anyone): the order, the round and whose
 // turn it is, as players see it; a GM who asks in the channel reads the
-// hidden combatants' initiative in an ephemeral follow-up (forGM).
+// hidden combatants' initiative in an ephemeral follow-up (ForGM).
 func initShow(ctx context.Context, s *Service, r *Request) (*Response, error) {
 	var resp *Response
-	err := s.view(r, func(tx *storage.Tx, t *storage.Table) error {
+	err := s.View(r, func(tx *storage.Tx, t *storage.Table) error {
 		if t.Initiative == nil {
 			return Errorf(CodeNotFound, "No turn order is open at this table; a GM opens one with `/init start`.")
 		}
-		sys, err := s.system(t.System)
+		sys, err := s.System(t.System)
 		if err != nil {
 			return err
 		}
@@ -318,9 +322,9 @@ func initShow(ctx context.Context, s *Service, r *Request) (*Response, error) {
 			return err
 		}
 		lines := append([]string{"**" + v.head + "**"}, v.lines...)
-		resp = &Response{Content: joinWithin(append(lines, v.turn), maxContent, " (the tracker lists them all)")}
+		resp = &Response{Content: JoinWithin(append(lines, v.turn), MaxContent, " (the tracker lists them all)")}
 		if len(v.hidden) > 0 {
-			resp = forGM(r, t, resp, &Response{Content: joinWithin(v.hidden, maxContent-len(hiddenFollowUp)-1, " (/init show)")})
+			resp = ForGM(r, t, resp, &Response{Content: JoinWithin(v.hidden, MaxContent-len(HiddenFollowUp)-1, " (/init show)")})
 		}
 		return nil
 	})

@@ -11,15 +11,20 @@ import (
 // Discord's limits on a message (API reference, "Embed Limits", message
 // content, message components, autocomplete and modals), enforced in one
 // place (fitLimits) so that no reply is ever refused. Lengths are in
-// characters (Unicode code points), as Discord counts them.
+// characters (Unicode code points), as Discord counts them. The three that
+// a feature lays its text out by are exported.
 const (
-	maxContent      = 2000
+	// MaxContent is the most characters of a message's text.
+	MaxContent = 2000
+	// MaxEmbedDescription is the most characters of an embed's description.
+	MaxEmbedDescription = 4096
+	// MaxFieldValue is the most characters of an embed field's value.
+	MaxFieldValue = 1024
+
 	maxEmbeds       = 10
 	maxEmbedTitle   = 256
-	maxEmbedDesc    = 4096
 	maxEmbedFields  = 25
 	maxFieldName    = 256
-	maxFieldValue   = 1024
 	maxEmbedFooter  = 2048
 	maxEmbedTotal   = 6000 // titles, descriptions, field names and values, footers of all embeds
 	maxRows         = 5    // action rows of a message
@@ -51,6 +56,9 @@ const (
 	// single writer for about 25–30 ms (BENCHMARKS.md); a year would hold it
 	// four times as long.
 	MaxAdvanceDays = 90
+	// MaxCombatants bounds a turn order, so that a round's walk and its
+	// rerolls stay short: every character of the largest table.
+	MaxCombatants = MaxCharacters
 )
 
 // roomForCharacter refuses a new character at a table that already holds
@@ -91,7 +99,7 @@ var notFitting = Field{Name: "…", Value: "the rest does not fit in one message
 // maxEmbedTotal characters, the note that ends them included. It takes time
 // linear in the response's size.
 func fitLimits(resp *Response) {
-	resp.Content = Clip(resp.Content, maxContent)
+	resp.Content = Clip(resp.Content, MaxContent)
 	if len(resp.Embeds) > maxEmbeds {
 		resp.Embeds = resp.Embeds[:maxEmbeds]
 	}
@@ -99,7 +107,7 @@ func fitLimits(resp *Response) {
 	for i := range resp.Embeds {
 		e := &resp.Embeds[i]
 		e.Title = Clip(e.Title, maxEmbedTitle)
-		e.Description = Clip(e.Description, maxEmbedDesc)
+		e.Description = Clip(e.Description, MaxEmbedDescription)
 		e.Footer = Clip(e.Footer, maxEmbedFooter)
 		if len(e.Fields) > maxEmbedFields {
 			dropped := len(e.Fields) - maxEmbedFields + 1
@@ -108,7 +116,7 @@ func fitLimits(resp *Response) {
 		for j := range e.Fields {
 			f := &e.Fields[j]
 			f.Name = nonEmpty(Clip(f.Name, maxFieldName))
-			f.Value = nonEmpty(Clip(f.Value, maxFieldValue))
+			f.Value = nonEmpty(Clip(f.Value, MaxFieldValue))
 		}
 		total += embedSize(e)
 	}
@@ -261,10 +269,10 @@ func clipBytes(s string, n int) string {
 
 func runes(s string) int { return len([]rune(s)) }
 
-// joinWithin joins lines with newlines into at most limit characters; the
+// JoinWithin joins lines with newlines into at most limit characters; the
 // lines that do not fit are replaced by "… and N more" (with what to use to
 // see them).
-func joinWithin(lines []string, limit int, seeMore string) string {
+func JoinWithin(lines []string, limit int, seeMore string) string {
 	var b strings.Builder
 	used := 0
 	for i, line := range lines {

@@ -40,6 +40,23 @@ const (
 	pendingRollTTL = 24 * time.Hour
 )
 
+// manualDice is physical dice (above): the table option dice, the step of
+// the mutation chain that hands out the faces entered (WrapMutation), the
+// step of the request chain that turns a run that needs dice into a prompt
+// (Wrap), and the [Enter dice] button and modal. The prompts wait in memory
+// (pendingRolls), so a manualDice serves one Service.
+type manualDice struct {
+	pending pendingRolls
+}
+
+// Register adds the [Enter dice] button and its modal.
+func (f *manualDice) Register(g *Registry) { g.Component(facesPrefix, f.button) }
+
+// TableOptions offers the option dice at every table.
+func (f *manualDice) TableOptions(System) (string, []TableOption) {
+	return "", []TableOption{{Name: DiceOption, Help: "who rolls: the bot, or the players with physical dice (manual)", Default: DiceBot, Values: []string{DiceBot, DiceManual}, Said: diceOptionText}}
+}
+
 // diceOptionText is the reply to /table option name:dice from old to value.
 func diceOptionText(old, value string) string {
 	what := "the bot rolls every die."
@@ -82,12 +99,12 @@ type manualSource struct {
 var errStopProbe = errors.New("manual dice: stop probing")
 
 // Roll hands out d's face with nothing known of who rolls it.
-func (s *manualSource) Roll(d dice.Die) (int, error) { return s.rollFor(nil, d) }
+func (s *manualSource) Roll(d dice.Die) (int, error) { return s.RollFor(nil, d) }
 
-// rollFor hands out d's face for the mutation m (nil: none), whose scope
-// says whose die it is (Mutation.For).
-func (s *manualSource) rollFor(m *Mutation, d dice.Die) (int, error) {
-	secret := m != nil && !m.public(m.about)
+// RollFor hands out d's face for the mutation m (nil: none), whose scope
+// says whose die it is (Mutation.For, DiceHidden).
+func (s *manualSource) RollFor(m *Mutation, d dice.Die) (int, error) {
+	secret := m != nil && m.DiceHidden()
 	if len(s.want) == 0 && s.next < len(s.faces) {
 		f := s.faces[s.next]
 		s.next++
@@ -101,7 +118,7 @@ func (s *manualSource) rollFor(m *Mutation, d dice.Die) (int, error) {
 		return 0, errStopProbe
 	}
 	if len(s.want) == 0 && m != nil {
-		s.who, s.hidden = m.subject(), s.hidden || secret
+		s.who, s.hidden = m.Subject(), s.hidden || secret
 	}
 	s.want = append(s.want, d)
 	return s.probe.Roll(d)
@@ -117,22 +134,18 @@ func faceRange(d dice.Die) (lo, hi int) {
 // facesKey carries the faces entered for a re-run in its context.
 type facesKey struct{}
 
-// tableDice wraps a mutation's fn so that, at a dice=manual table, every
-// die rolled during fn (through m.Roll or m.Dice) comes from the faces
-// entered, and a run that needs more fails with *needFaces.
-func (s *Service) tableDice(ctx context.Context, fn func(m *Mutation) (*Response, error)) func(m *Mutation) (*Response, error) {
+// WrapMutation makes, at a dice=manual table, every die rolled during the
+// change (through m.Roll or m.Dice) come from the faces entered, and a run
+// that needs more fail with *needFaces.
+func (f *manualDice) WrapMutation(next ActionFunc) ActionFunc {
 	return func(m *Mutation) (*Response, error) {
 		if m.Table == nil || m.Table.Options[DiceOption] != DiceManual {
-			return fn(m)
+			return next(m)
 		}
-		faces, _ := ctx.Value(facesKey{}).([]int)
+		faces, _ := m.Context().Value(facesKey{}).([]int)
 		src := &manualSource{faces: faces, probe: dice.NewRandom(uint64(len(faces)) + 1)}
-		orig := m.s
-		// A service that rolls with src for this run only; what fn uses of
-		// the service besides its dice is shared.
-		m.s = &Service{db: orig.db, dice: src, registry: orig.registry, now: orig.now, limiter: orig.limiter}
-		resp, err := fn(m)
-		m.s = orig
+		m.UseDice(src)
+		resp, err := next(m)
 		if len(src.want) > 0 {
 			return nil, &needFaces{given: append([]int(nil), faces[:src.next]...), want: src.want, who: src.who, hidden: src.hidden}
 		}
@@ -140,33 +153,18 @@ func (s *Service) tableDice(ctx context.Context, fn func(m *Mutation) (*Response
 	}
 }
 
-// secretDice makes the dice m rolls from now on a hidden character's, so a
-// dice=manual prompt names neither the dice nor the faces (hidden.go): for
-// the sheet of a hidden character being created, which has no id yet to
-// scope them by (Mutation.For).
-func (m *Mutation) secretDice() {
-	if src, ok := m.s.dice.(*manualSource); ok {
-		src.hidden = true
-	}
-}
-
-// subject is the character whose roll m makes: the first of its scope
-// (Mutation.For), else the character the mutation loaded last; nil for the
-// table's or nobody's.
-func (m *Mutation) subject() *storage.Character {
-	if m.about != nil {
-		if len(m.about.ids) == 0 {
-			return nil
+// Wrap turns a run at a dice=manual table that needs dice (*needFaces)
+// into the prompt for them. A run again with faces entered (the modal's
+// submit) keeps the error: the submit prompts for the next dice itself.
+func (f *manualDice) Wrap(next HandlerFunc) HandlerFunc {
+	return func(ctx context.Context, s *Service, r *Request) (*Response, error) {
+		resp, err := next(ctx, s, r)
+		var nf *needFaces
+		if _, rerun := ctx.Value(facesKey{}).([]int); !rerun && errors.As(err, &nf) {
+			return f.prompt(r, nf, false), nil
 		}
-		return m.character(m.about.ids[0])
+		return resp, err
 	}
-	touched := m.log.touched
-	for i := len(touched) - 1; i >= 0; i-- {
-		if c := m.character(touched[i]); c != nil {
-			return c
-		}
-	}
-	return nil
 }
 
 // pendingRoll is a request waiting for physical dice.
@@ -227,32 +225,22 @@ func (p *pendingRolls) take(id string) *pendingRoll {
 	return pr
 }
 
-// askForFaces turns a *needFaces error of request r into the prompt for
-// physical dice; other errors pass through.
-func (s *Service) askForFaces(r *Request, err error) (*Response, error) {
-	var nf *needFaces
-	if !errors.As(err, &nf) {
-		return nil, err
-	}
-	return s.prompt(r, nf, false), nil
-}
-
 // prompt remembers r as waiting for nf's dice and asks for them.
-func (s *Service) prompt(r *Request, nf *needFaces, update bool) *Response {
+func (f *manualDice) prompt(r *Request, nf *needFaces, update bool) *Response {
 	pr := &pendingRoll{req: *r, given: nf.given, want: nf.want, ownerID: r.UserID, at: r.Now}
 	pr.req.Options = copyMap(r.Options)
 	pr.req.Values = copyMap(r.Values)
-	who := mention(r.UserID)
+	who := Mention(r.UserID)
 	switch name := strings.TrimSpace(r.Options["name"]); {
 	case nf.who != nil:
 		pr.ownerID, pr.charName = nf.who.OwnerID, nf.who.Name
-		who = fmt.Sprintf("**%s**: %s", Escape(nf.who.Name), mention(nf.who.OwnerID))
+		who = fmt.Sprintf("**%s**: %s", Escape(nf.who.Name), Mention(nf.who.OwnerID))
 	case r.Command == "char" && r.Subcommand == "create" && name != "":
 		// The dice of a new sheet: the character has no id yet, but a name.
 		pr.charName = name
 		who = fmt.Sprintf("**%s**: %s", Escape(name), who)
 	}
-	id := s.pendingFaces.put(pr)
+	id := f.pending.put(pr)
 	what, given := diceList(nf.want), nf.given
 	if nf.hidden {
 		// The dice of a hidden character are its numbers: the one who
@@ -303,26 +291,26 @@ func faceList(fs []int) string {
 	return strings.Join(s, " ")
 }
 
-// facesButton answers the [Enter dice] button (a modal asking for the
-// faces) and the modal's submit (check the faces, re-run the request).
-func facesButton(ctx context.Context, s *Service, r *Request) (*Response, error) {
+// button answers the [Enter dice] button (a modal asking for the faces)
+// and the modal's submit (check the faces, run the request again).
+func (f *manualDice) button(ctx context.Context, s *Service, r *Request) (*Response, error) {
 	id := strings.TrimPrefix(r.CustomID, facesPrefix+":")
-	pr := s.pendingFaces.get(id, r.Now)
+	pr := f.pending.get(id, r.Now)
 	if pr == nil || pr.req.ChannelID != r.ChannelID {
 		return nil, Errorf(CodeConflict, "These dice are no longer pending (already entered, or the bot restarted); run the command again.")
 	}
 	// gm: the presser, who is not the one who asked, is a GM.
 	var gm bool
 	if r.UserID != pr.req.UserID {
-		err := s.view(r, func(_ *storage.Tx, t *storage.Table) error {
-			gm = isGM(r, t)
+		err := s.View(r, func(_ *storage.Tx, t *storage.Table) error {
+			gm = IsGM(r, t)
 			return nil
 		})
 		if err != nil {
 			return nil, err
 		}
 		if r.UserID != pr.ownerID && !gm {
-			return nil, Errorf(CodeForbidden, "Only %s (or a GM) enters these dice.", mention(pr.ownerID))
+			return nil, Errorf(CodeForbidden, "Only %s (or a GM) enters these dice.", Mention(pr.ownerID))
 		}
 	}
 	if r.Kind == KindComponent {
@@ -342,7 +330,7 @@ func facesButton(ctx context.Context, s *Service, r *Request) (*Response, error)
 	if err != nil {
 		return nil, err
 	}
-	if s.pendingFaces.take(id) == nil {
+	if f.pending.take(id) == nil {
 		return nil, Errorf(CodeConflict, "These dice were just entered by someone else.")
 	}
 	all := append(append([]int(nil), pr.given...), faces...)
@@ -350,16 +338,10 @@ func facesButton(ctx context.Context, s *Service, r *Request) (*Response, error)
 	req.Options, req.Values = copyMap(pr.req.Options), copyMap(pr.req.Values)
 	req.Now = r.Now
 	rctx := context.WithValue(ctx, facesKey{}, all)
-	var resp *Response
-	switch req.Kind {
-	case KindCommand:
-		resp, err = s.command(rctx, &req)
-	default:
-		resp, err = s.component(rctx, &req)
-	}
+	resp, err := s.Dispatch(rctx, &req)
 	var nf *needFaces
 	if errors.As(err, &nf) {
-		return s.prompt(&req, nf, true), nil
+		return f.prompt(&req, nf, true), nil
 	}
 	if err != nil {
 		return nil, err
@@ -416,7 +398,7 @@ func examplePlaceholder(ds []dice.Die) string {
 func ParseFacesFor(text string, want []dice.Die) ([]int, error) {
 	fields := strings.FieldsFunc(text, func(r rune) bool { return r == ' ' || r == ',' || r == '\t' || r == '\n' })
 	if len(fields) != len(want) {
-		return nil, Errorf(CodeInvalid, "Enter %s for %s; you entered %d. Press Enter dice again.", count(len(want), "face"), diceList(want), len(fields))
+		return nil, Errorf(CodeInvalid, "Enter %s for %s; you entered %d. Press Enter dice again.", Count(len(want), "face"), diceList(want), len(fields))
 	}
 	out := make([]int, len(fields))
 	for i, f := range fields {

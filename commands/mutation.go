@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/hpkeeper/hpkeeper/rules/clock"
+	"github.com/hpkeeper/hpkeeper/rules/dice"
 	"github.com/hpkeeper/hpkeeper/storage"
 )
 
@@ -25,6 +26,7 @@ type Mutation struct {
 	System System
 
 	s           *Service
+	ctx         context.Context
 	tx          *storage.Tx
 	tableBefore *storage.Table
 	seen        map[uint64]bool
@@ -52,50 +54,74 @@ type mutationLog struct {
 	seqTaken bool
 	// moving is the unit of the clock move in progress (ClockUnit).
 	moving clock.Unit
-	// pings are the user ids the reply may mention (init-ping: the owner
-	// whose turn started; initiative.go).
-	pings []string
+	// mentions are the user ids the reply may ping (SetMentions).
+	mentions []string
+	// dice is the source the mutation rolls with (UseDice), and hideDice
+	// says that what it rolls is a hidden character's (HideDice).
+	dice     dice.Source
+	hideDice bool
 }
 
 // Mutate runs fn on the request's table inside one write transaction and
 // records the event (see Mutation). When fn returns an error nothing is
 // written. Every handler that changes a table goes through it: the core's
-// commands, and the button and modal handlers of the systems.
-func (s *Service) Mutate(ctx context.Context, r *Request, fn func(m *Mutation) (*Response, error)) (*Response, error) {
-	fn = s.tableDice(ctx, fn) // physical dice at a dice=manual table (manualdice.go)
+// commands, the features' and the button and modal handlers of the
+// systems. fn runs inside the steps of the mutation chain: the kernel's
+// veil (veil), then each feature's (MutationWrapper), the first feature's
+// outermost.
+func (s *Service) Mutate(ctx context.Context, r *Request, fn ActionFunc) (*Response, error) {
+	fn = s.registry.mutationChain(fn)
 	var resp *Response
 	err := s.db.Update(func(tx *storage.Tx) error {
-		t, err := loadTable(tx, r.ChannelID)
+		t, err := LoadTable(tx, r.ChannelID)
 		if err != nil {
 			return err
 		}
 		before := t.Clone()
-		sys, err := s.system(t.System)
+		sys, err := s.System(t.System)
 		if err != nil {
 			return err
 		}
-		m := &Mutation{Req: r, Table: t, System: sys, s: s, tx: tx, tableBefore: before,
+		m := &Mutation{Req: r, Table: t, System: sys, s: s, ctx: ctx, tx: tx, tableBefore: before,
 			seen: map[uint64]bool{}, cache: map[uint64]*storage.Character{}, before: map[uint64]*storage.Character{},
-			log: &mutationLog{}}
-		resp, err = fn(m)
-		if err != nil {
-			return m.veil(err)
+			log: &mutationLog{dice: s.dice}}
+		if resp, err = fn(m); err != nil {
+			return err
 		}
 		resp = m.present(resp)
-		if len(m.log.pings) > 0 {
-			resp.Mentions = m.log.pings // init-ping: the owner whose turn starts
+		if len(m.log.mentions) > 0 {
+			resp.Mentions = m.log.mentions
 		}
 		return m.commit(resp)
 	})
-	var stale *staleChoice
-	if errors.As(err, &stale) {
-		return nil, s.refuseStale(r, stale)
-	}
 	if err != nil {
 		return nil, err
 	}
-	drawFiles(resp) // charts are drawn outside the write transaction (DrawLater)
 	return resp, nil
+}
+
+// Context returns the context of the request the mutation answers.
+func (m *Mutation) Context() context.Context { return m.ctx }
+
+// SetMentions sets the user ids the reply may ping (Discord's
+// allowed_mentions users), replacing those set before; none, the default,
+// pings nobody. The turn order's init-ping sets the owner whose turn
+// starts.
+func (m *Mutation) SetMentions(userIDs ...string) { m.log.mentions = userIDs }
+
+// Mentions returns the user ids the reply may ping (SetMentions).
+func (m *Mutation) Mentions() []string { return m.log.mentions }
+
+// veilStep is the kernel's step of the mutation chain that keeps a
+// refusal from telling a player a hidden character's state (veil).
+func veilStep(next ActionFunc) ActionFunc {
+	return func(m *Mutation) (*Response, error) {
+		resp, err := next(m)
+		if err != nil {
+			return nil, m.veil(err)
+		}
+		return resp, nil
+	}
 }
 
 // veil keeps a refusal from telling a player what a hidden character's
@@ -131,24 +157,15 @@ func (m *Mutation) veil(err error) error {
 }
 
 // IsGM reports whether the caller is a GM at the table (RULES.md §0.1).
-func (m *Mutation) IsGM() bool { return isGM(m.Req, m.Table) }
+func (m *Mutation) IsGM() bool { return IsGM(m.Req, m.Table) }
 
 // RequireGM returns a CodeForbidden error unless the caller is a GM; what
 // completes "Only a GM can …".
-func (m *Mutation) RequireGM(what string) error { return requireGM(m.Req, m.Table, what) }
+func (m *Mutation) RequireGM(what string) error { return RequireGM(m.Req, m.Table, what) }
 
 // CanChange returns a CodeForbidden error unless the caller owns c or is a GM
 // (RULES.md §0.1).
-func (m *Mutation) CanChange(c *storage.Character) error { return canChange(m.Req, m.Table, c) }
-
-func canChange(r *Request, t *storage.Table, c *storage.Character) error {
-	if c.OwnerID == r.UserID || isGM(r, t) {
-		return nil
-	}
-	// The owner as a mention (replies never ping): "belongs to you" read
-	// as the reader, not the console's user named "you".
-	return Errorf(CodeForbidden, "%s belongs to %s: only its owner or a GM can do that.", Escape(c.Name), mention(c.OwnerID))
-}
+func (m *Mutation) CanChange(c *storage.Character) error { return CanChange(m.Req, m.Table, c) }
 
 // Tx returns the write transaction, for reads the helpers do not cover. Load
 // characters you will change through Character, CharacterByID or Characters,
@@ -159,7 +176,7 @@ func (m *Mutation) Tx() *storage.Tx { return m.tx }
 // state before the change. Several calls for one character return the same
 // value. A missing name is a CodeNotFound error.
 func (m *Mutation) Character(name string) (*storage.Character, error) {
-	c, err := characterByName(m.tx, m.Req.ChannelID, name)
+	c, err := CharacterByName(m.tx, m.Req.ChannelID, name)
 	if err != nil {
 		return nil, err
 	}
@@ -243,6 +260,22 @@ func (m *Mutation) CharacterByID(id uint64) (*storage.Character, error) {
 	return m.track(c)
 }
 
+// CharacterIfAny returns the character with the id as CharacterByID does,
+// or nil when it no longer exists (a combatant deleted since it joined).
+func (m *Mutation) CharacterIfAny(id uint64) (*storage.Character, error) {
+	if c := m.cache[id]; c != nil {
+		return c, nil
+	}
+	c, err := m.tx.Character(m.Req.ChannelID, id)
+	if errors.Is(err, storage.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return m.track(c)
+}
+
 // TargetsToChange resolves a `target` list as Targets does and returns a
 // CodeForbidden error unless the caller may change every one of them
 // (owner or GM, RULES.md §0.1).
@@ -284,47 +317,29 @@ func (m *Mutation) Healer(patients ...*storage.Character) (*storage.Character, e
 }
 
 // RefuseStale returns the refusal of a press on a button of event seq that
-// no longer matches c's state: the CodeConflict error saying the message is
-// out of date because /undo undid that event (an /undo among the latest
-// undoWindow events names it), so c has no choice (e.g. "0-HP choice") to
-// make there; otherwise the error otherwise (the choice was made, or
-// offered again). Return it from the mutation: the history is read once the
-// write transaction has ended (Service.Mutate), so that walking long events
-// holds no writer.
+// no longer matches c's state: a *StaleChoice that reads as otherwise (the
+// choice was made, or offered again), and that the history (a feature that
+// can undo events) turns into the refusal saying the message is out of date
+// because /undo undid that event, so c has no choice (e.g. "0-HP choice")
+// to make there. Return it from the mutation: the history is read once the
+// write transaction has ended, so that walking long events holds no writer.
 func (m *Mutation) RefuseStale(seq uint64, c *storage.Character, choice string, otherwise error) error {
-	return &staleChoice{seq: seq, name: c.Name, choice: choice, otherwise: otherwise}
+	return &StaleChoice{Seq: seq, Name: c.Name, Choice: choice, Otherwise: otherwise}
 }
 
-// staleChoice is RefuseStale's error until Service.Mutate resolves it
-// (refuseStale); unresolved, it reads as otherwise.
-type staleChoice struct {
-	seq          uint64
-	name, choice string
-	otherwise    error
+// StaleChoice is the refusal of a press on a choice button of event Seq
+// that no longer matches the state of the character named Name, whose
+// choice (e.g. "0-HP choice") it offered (Mutation.RefuseStale). It reads
+// as Otherwise, unless a feature that can undo events finds Seq undone and
+// says so instead (commands/history).
+type StaleChoice struct {
+	Seq          uint64
+	Name, Choice string
+	Otherwise    error
 }
 
-func (e *staleChoice) Error() string { return e.otherwise.Error() }
-func (e *staleChoice) Unwrap() error { return e.otherwise }
-
-// refuseStale returns the refusal sc stands for, reading the latest events
-// of r's table in a read transaction.
-func (s *Service) refuseStale(r *Request, sc *staleChoice) error {
-	undone, seen := false, 0
-	err := s.db.View(func(tx *storage.Tx) error {
-		return tx.EachEventBackward(r.ChannelID, func(e *storage.Event) (bool, error) {
-			seen++
-			undone = e.UndoOf == sc.seq
-			return !undone && e.Seq > sc.seq && seen < undoWindow, nil
-		})
-	})
-	if err != nil {
-		return err
-	}
-	if !undone {
-		return sc.otherwise
-	}
-	return Errorf(CodeConflict, "This message is out of date: the damage it answers (#%d) was undone, so **%s** has no %s to make here. Nothing was changed.", sc.seq, Escape(sc.name), sc.choice)
-}
+func (e *StaleChoice) Error() string { return e.Otherwise.Error() }
+func (e *StaleChoice) Unwrap() error { return e.Otherwise }
 
 // Save stores c's new state.
 func (m *Mutation) Save(c *storage.Character) error {

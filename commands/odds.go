@@ -2,11 +2,10 @@ package commands
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
-	"math/big"
 	"strings"
+	"sync"
 
 	"github.com/hpkeeper/hpkeeper/rules/dice"
 	"github.com/hpkeeper/hpkeeper/storage"
@@ -15,19 +14,58 @@ import (
 // DiceOddsFile is the file name of the chart of a dice expression's totals.
 const DiceOddsFile = "dice-odds.png"
 
-// maxChartTotals bounds how many different totals /odds expr: charts.
-const maxChartTotals = 60
-
 // OddsCost is what drawing an /odds chart costs from the caller's work
 // allowance (ratelimit.go), in units: like a /history page.
 const OddsCost = HistoryCost
+
+// oddsFeature is /odds (exact odds as a chart) and the drawing of every
+// chart a reply carries (ChartFile): the one place that plots.
+type oddsFeature struct {
+	charts chartMemo
+}
+
+// Register adds /odds; /help topic:odds says what each system charts
+// (Charter).
+func (f *oddsFeature) Register(g *Registry) {
+	g.Add(&Command{
+		Name: "odds", Description: "Chart exact odds: your system's own, or any roll's", Handler: odds,
+		Topic:   "`/odds` charts the odds the table's system has of its own (each is below); `/odds expr:2d10` charts any roll's totals. The chart comes as a PNG.",
+		Options: []Option{{Name: "expr", Description: "Dice expression to chart, e.g. 2d6 or 4dF", Type: OptionString, MaxLength: 64}},
+		HelpFor: func(sys System) string {
+			if ch, ok := sys.(Charter); ok {
+				return ch.ChartHelp()
+			}
+			return ""
+		},
+	})
+}
+
+// Wrap draws the charts of every reply (ChartFile) once its handler has
+// answered, outside any write transaction; a chart that cannot be drawn is
+// left out (the reply's text holds its numbers).
+func (f *oddsFeature) Wrap(next HandlerFunc) HandlerFunc {
+	return func(ctx context.Context, s *Service, r *Request) (*Response, error) {
+		resp, err := next(ctx, s, r)
+		if err != nil || resp == nil {
+			return resp, err
+		}
+		for i := range resp.Files {
+			if c := resp.Files[i].Chart; c != nil && resp.Files[i].Data == nil {
+				if png, err := f.charts.draw(c); err == nil {
+					resp.Files[i].Data = png
+				}
+			}
+		}
+		return resp, nil
+	}
+}
 
 // odds answers /odds: with `expr`, the exact distribution of any dice
 // expression's total; without it, the odds the table's system decides on,
 // when it is a Charter (hit-protection's injury bands, harm's check dice).
 // The chart is a PNG attachment; the numbers are in the text as well.
 func odds(ctx context.Context, s *Service, r *Request) (*Response, error) {
-	if ok, wait := s.limiter.take(r.UserID, OddsCost, r.Now); !ok {
+	if ok, wait := s.TakeWork(r, OddsCost); !ok {
 		return nil, Errorf(CodeRateLimited, "Slow down: charts take work (%d units each; you may spend %d a minute). Try again in %d s.", OddsCost, WorkPerMinute, int(math.Ceil(wait.Seconds())))
 	}
 	if expr := r.Options["expr"]; expr != "" {
@@ -35,10 +73,10 @@ func odds(ctx context.Context, s *Service, r *Request) (*Response, error) {
 	}
 	var table *storage.Table
 	var sys System
-	if err := s.view(r, func(_ *storage.Tx, t *storage.Table) error {
+	if err := s.View(r, func(_ *storage.Tx, t *storage.Table) error {
 		var err error
 		table = t
-		sys, err = s.system(t.System)
+		sys, err = s.System(t.System)
 		return err
 	}); err != nil {
 		return nil, err
@@ -47,63 +85,6 @@ func odds(ctx context.Context, s *Service, r *Request) (*Response, error) {
 		return c.Chart(table)
 	}
 	return nil, Errorf(CodeInvalid, "The %s system has no injury table to chart. `/odds expr:…` charts any roll, e.g. `/odds expr:2d10` or `/odds expr:1d20`.", table.System)
-}
-
-// Percent converts an exact chance (0 to 1) to a percentage (0 to 100),
-// the unit of chart values.
-func Percent(p *big.Rat) float64 {
-	f, _ := new(big.Rat).Mul(p, big.NewRat(100, 1)).Float64()
-	return f
-}
-
-// DrawLater returns a file whose Data draw makes once the mutation that
-// replies with it is over (Service.Mutate): a chart in a reply made inside
-// the write transaction is drawn after the transaction, so that no write
-// waits for the drawing. A file draw cannot make is left out of the reply,
-// whose text holds its numbers too.
-func DrawLater(name, contentType string, draw func() ([]byte, error)) File {
-	return File{Name: name, ContentType: contentType, draw: draw}
-}
-
-// drawFiles makes the Data of resp's DrawLater files, leaving out those that
-// cannot be drawn.
-func drawFiles(resp *Response) {
-	if resp == nil {
-		return
-	}
-	files := resp.Files[:0]
-	for _, f := range resp.Files {
-		if f.draw != nil {
-			data, err := f.draw()
-			if err != nil {
-				continue
-			}
-			f.Data, f.draw = data, nil
-		}
-		files = append(files, f)
-	}
-	resp.Files = files
-}
-
-// DiceOdds is the data of a dice expression's chart: each possible total
-// and its exact chance in percent.
-func DiceOdds(e dice.Expr) (totals []string, values []float64, err error) {
-	// Refused before any counting: 100d1000 has 99,901 totals, whose
-	// distribution took 0.3–0.45 s to work out and then to refuse.
-	d, err := e.DistributionLimit(maxChartTotals)
-	switch {
-	case errors.Is(err, dice.ErrTooManyTotals):
-		return nil, nil, Errorf(CodeInvalid, "%s has %d possible totals; a chart shows at most %d.", e.String(), e.Totals(), maxChartTotals)
-	case errors.Is(err, dice.ErrTooComplex):
-		return nil, nil, Errorf(CodeInvalid, "%s is too big to work out exactly.", e.String())
-	case err != nil:
-		return nil, nil, Errorf(CodeInvalid, "Bad dice expression: %v.", err)
-	}
-	for t := d.Min(); t <= d.Max(); t++ {
-		totals = append(totals, fmt.Sprint(t))
-		values = append(values, Percent(d.P(t)))
-	}
-	return totals, values, nil
 }
 
 func diceOdds(expr string) (*Response, error) {
@@ -115,7 +96,7 @@ func diceOdds(expr string) (*Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	png, err := BarChartPNG("Odds of "+e.String(), totals, []ChartSeries{{Name: e.String(), Values: values}})
+	png, err := BarChartPNG(Chart{Title: "Odds of " + e.String(), Categories: totals, Series: []ChartSeries{{Name: e.String(), Values: values}}})
 	if err != nil {
 		return nil, err
 	}
@@ -127,4 +108,37 @@ func diceOdds(expr string) (*Response, error) {
 		Content: Clip(fmt.Sprintf("**Odds of %s** (exact)\n%s", e.String(), strings.Join(parts, " · ")), 1900),
 		Files:   []File{{Name: DiceOddsFile, ContentType: "image/png", Data: png}},
 	}, nil
+}
+
+// chartMemo keeps the PNGs of the charts drawn last, by their content: a
+// system's charts (the injury odds at 0 HP, the check dice) never change,
+// and are drawn once. It is safe for concurrent use.
+type chartMemo struct {
+	mu   sync.Mutex
+	pngs map[string][]byte
+}
+
+// maxMemoCharts bounds the charts kept; past it the memo starts afresh.
+const maxMemoCharts = 16
+
+// draw returns the PNG of c, drawn once.
+func (m *chartMemo) draw(c *Chart) ([]byte, error) {
+	key := fmt.Sprintf("%#v", *c)
+	m.mu.Lock()
+	png, ok := m.pngs[key]
+	m.mu.Unlock()
+	if ok {
+		return png, nil
+	}
+	png, err := BarChartPNG(*c)
+	if err != nil {
+		return nil, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.pngs == nil || len(m.pngs) >= maxMemoCharts {
+		m.pngs = map[string][]byte{}
+	}
+	m.pngs[key] = png
+	return png, nil
 }

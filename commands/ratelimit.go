@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"context"
 	"math"
 	"strconv"
 	"strings"
@@ -112,15 +113,6 @@ func (l *workLimiter) forgetFull(now time.Time) {
 // milliseconds of CPU), so one user gets five a minute.
 const FileCost = 200
 
-// workCost is the cost in units of answering a request on route rt: what
-// its command declares (Command.Cost), else DiceCost.
-func (rt route) workCost(r *Request) int {
-	if rt.cost != nil {
-		return rt.cost(r)
-	}
-	return DiceCost(r)
-}
-
 // DiceCost is the cost in units of the dice a command request's options
 // roll: the dice of the expressions in expr and amount and the hit dice of
 // hd, when they are more than FreeDice; 0 otherwise. It is the cost of a
@@ -150,10 +142,37 @@ func FixedCost(n int) func(*Request) int {
 	return func(*Request) int { return n }
 }
 
-// limitWork spends cost units of work from the allowance of r's user, or
+// limitWork is the kernel's step (Middleware) that spends the work of a
+// command request from its user's allowance before its handler runs: cost
+// is what the command declares (Command.Cost; nil: DiceCost). A request
+// whose cost does not fit is refused with the CodeRateLimited error saying
+// how long to wait, and spends nothing.
+func limitWork(cost func(*Request) int) Middleware {
+	if cost == nil {
+		cost = DiceCost
+	}
+	return func(next HandlerFunc) HandlerFunc {
+		return func(ctx context.Context, s *Service, r *Request) (*Response, error) {
+			if err := s.spendWork(r, cost(r)); err != nil {
+				return nil, err
+			}
+			return next(ctx, s, r)
+		}
+	}
+}
+
+// TakeWork spends units of the work allowance of r's user when they are
+// there and reports true; otherwise it spends nothing and returns how long
+// the user must wait for them. A handler spends with it what it costs
+// beyond its command's Cost (an /odds chart).
+func (s *Service) TakeWork(r *Request, units int) (ok bool, wait time.Duration) {
+	return s.limiter.take(r.UserID, units, r.Now)
+}
+
+// spendWork spends cost units of work from the allowance of r's user, or
 // returns the CodeRateLimited error saying how long to wait.
-func (s *Service) limitWork(r *Request, cost int) error {
-	ok, wait := s.limiter.take(r.UserID, cost, r.Now)
+func (s *Service) spendWork(r *Request, cost int) error {
+	ok, wait := s.TakeWork(r, cost)
 	if ok {
 		return nil
 	}

@@ -68,7 +68,7 @@ func TestWorkLimiterSweepsRarelyWhenAllAreActive(t *testing.T) {
 }
 
 // TestWorkCost checks what counts as expensive work: what each command
-// declares (Command.Cost), else the dice its options roll.
+// declares (Command.Cost), else the dice its options roll (DiceCost).
 func TestWorkCost(t *testing.T) {
 	reg := NewRegistry()
 	for _, tc := range []struct {
@@ -98,11 +98,15 @@ func TestWorkCost(t *testing.T) {
 	} {
 		command, sub, _ := strings.Cut(tc.command, " ")
 		r := &Request{Command: command, Subcommand: sub, Options: tc.opts}
-		rt, err := reg.route(r)
-		if err != nil {
-			t.Fatalf("route(/%s) = %v", tc.command, err)
+		c := reg.Lookup(command)
+		cost := c.Cost
+		if s := c.Sub(sub); s != nil {
+			cost = s.Cost
 		}
-		if got := rt.workCost(r); got != tc.want {
+		if cost == nil {
+			cost = DiceCost
+		}
+		if got := cost(r); got != tc.want {
 			t.Errorf("workCost(/%s %v) = %d; want %d", tc.command, tc.opts, got, tc.want)
 		}
 	}

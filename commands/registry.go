@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/hpkeeper/hpkeeper/storage"
 )
 
 // OptionType is an application command option type, numbered as Discord numbers them.
@@ -66,6 +68,9 @@ type Option struct {
 // (see Error); a nil error with a nil response is an internal error.
 type HandlerFunc func(ctx context.Context, s *Service, r *Request) (*Response, error)
 
+// Every command, button and modal request passes through the steps of its
+// chain (Middleware) on its way to its HandlerFunc.
+
 // Command is one top-level application command: either it has Subcommands, or
 // it has Options and its own handler.
 type Command struct {
@@ -78,8 +83,15 @@ type Command struct {
 	// Cost is what answering the command costs from its user's work
 	// allowance, in units (ratelimit.go); nil: DiceCost, the dice its
 	// options roll.
-	Cost   func(r *Request) int
-	handle HandlerFunc
+	Cost func(r *Request) int
+	// HelpFor, when set, says for /help topic:<command> what the command
+	// does at a table of sys ("" for nothing particular): one bullet per
+	// system, e.g. what /odds charts there.
+	HelpFor func(sys System) string
+	// Handler answers the command when it has no Subcommands.
+	Handler HandlerFunc
+	// run is Handler with the steps of its chain (Registry.finish).
+	run HandlerFunc
 }
 
 // Subcommand is one subcommand of a Command.
@@ -88,8 +100,11 @@ type Subcommand struct {
 	Description string
 	Options     []Option
 	// Cost is what answering the subcommand costs, as Command.Cost.
-	Cost   func(r *Request) int
-	handle HandlerFunc
+	Cost func(r *Request) int
+	// Handler answers the subcommand.
+	Handler HandlerFunc
+	// run is Handler with the steps of its chain (Registry.finish).
+	run HandlerFunc
 }
 
 // Registry lists every application command and every component handler. It is
@@ -101,6 +116,8 @@ type Registry struct {
 	components map[string]HandlerFunc
 	// systems are the rule systems in registration order.
 	systems []System
+	// features are the features in the order main gave them (feature.go).
+	features []Feature
 }
 
 // Commands returns the commands in registration order.
@@ -119,7 +136,9 @@ func (c *Command) Sub(name string) *Subcommand {
 	return nil
 }
 
-func (g *Registry) add(c *Command) {
+// Add registers the command c: a feature adds its commands in
+// Feature.Register. It panics when a command of that name exists.
+func (g *Registry) Add(c *Command) {
 	if g.byName == nil {
 		g.byName = map[string]*Command{}
 	}
@@ -137,7 +156,7 @@ func (g *Registry) addSystem(sys System) {
 	}
 	g.systems = append(g.systems, sys)
 	for prefix, h := range sys.Components() {
-		g.component(prefix, h)
+		g.Component(prefix, h)
 	}
 }
 
@@ -244,6 +263,20 @@ func checkSystemOptions(r *Request, sys System, defs []Option) error {
 	return nil
 }
 
+// CheckSystemOptions refuses the options of the request that mean what the
+// table's system says (Option.BySystem) when the system does not use them,
+// or does not take their value, listing the values it does; a value is
+// normalised to the system's spelling (System.Options). A shared command
+// that a system extends (/damage, /init join …) checks with it before it
+// acts.
+func (m *Mutation) CheckSystemOptions() error {
+	opts := m.s.registry.optionsOf(m.Req.path())
+	if opts == nil {
+		return nil
+	}
+	return checkSystemOptions(m.Req, m.System, *opts)
+}
+
 // systemNamed returns the registered system with the name, or nil.
 func (g *Registry) systemNamed(name string) System {
 	for _, sys := range g.systems {
@@ -264,9 +297,36 @@ func (g *Registry) systemNames() []string {
 	return names
 }
 
-// component registers the handler of every custom_id that starts with prefix
-// followed by ':'.
-func (g *Registry) component(prefix string, h HandlerFunc) {
+// AddSubcommand adds subs to the registered command named command, after
+// its subcommand named after (first when after is ""): /table export
+// is a subcommand of the kernel's /table that the export feature adds. It
+// panics when there is no such command or subcommand, or a subcommand of
+// that name exists.
+func (g *Registry) AddSubcommand(command, after string, subs ...*Subcommand) {
+	c := g.Lookup(command)
+	if c == nil {
+		panic("commands: no command /" + command + " to add subcommands to")
+	}
+	at := 0
+	if after != "" {
+		at = slices.IndexFunc(c.Subcommands, func(s *Subcommand) bool { return s.Name == after })
+		if at < 0 {
+			panic("commands: /" + command + " has no subcommand " + after)
+		}
+		at++
+	}
+	for _, s := range subs {
+		if c.Sub(s.Name) != nil {
+			panic("commands: duplicate subcommand /" + command + " " + s.Name)
+		}
+	}
+	c.Subcommands = slices.Insert(c.Subcommands, at, subs...)
+}
+
+// Component registers the handler of every custom_id that starts with
+// prefix followed by ':' (a button or modal). It panics when the prefix is
+// taken.
+func (g *Registry) Component(prefix string, h HandlerFunc) {
 	if g.components == nil {
 		g.components = map[string]HandlerFunc{}
 	}
@@ -276,12 +336,11 @@ func (g *Registry) component(prefix string, h HandlerFunc) {
 	g.components[prefix] = h
 }
 
-// route is where a command request goes: its handler, the definitions of
-// its options and its cost (Command.Cost).
+// route is where a command request goes: its handler with the steps of its
+// chain and the definitions of its options.
 type route struct {
 	handle  HandlerFunc
 	options []Option
-	cost    func(r *Request) int
 }
 
 // route finds the route of a command request.
@@ -294,7 +353,7 @@ func (g *Registry) route(r *Request) (route, error) {
 		if r.Subcommand != "" {
 			return route{}, Errorf(CodeInvalid, "/%s has no subcommand %q.", c.Name, r.Subcommand)
 		}
-		return route{c.handle, c.Options, c.Cost}, nil
+		return route{c.run, c.Options}, nil
 	}
 	s := c.Sub(r.Subcommand)
 	if s == nil {
@@ -307,7 +366,88 @@ func (g *Registry) route(r *Request) (route, error) {
 		}
 		return route{}, Errorf(CodeInvalid, "/%s has no subcommand %q; use one of %s.", c.Name, r.Subcommand, strings.Join(names, ", "))
 	}
-	return route{s.handle, s.Options, s.Cost}, nil
+	return route{s.run, s.Options}, nil
+}
+
+// finish builds the chain of every handler once every command, component
+// and feature is registered: the kernel's steps closest to the handler (the
+// work limit of a command), then each feature's (Wrapper), the first
+// feature's outermost.
+func (g *Registry) finish() {
+	for _, c := range g.commands {
+		if c.Handler != nil {
+			c.run = g.chain(c.Handler, limitWork(c.Cost))
+		}
+		for _, s := range c.Subcommands {
+			s.run = g.chain(s.Handler, limitWork(s.Cost))
+		}
+	}
+	for prefix, h := range g.components {
+		g.components[prefix] = g.chain(h)
+	}
+}
+
+// chain wraps h in steps, the first innermost, then in the features'
+// steps (Wrapper).
+func (g *Registry) chain(h HandlerFunc, steps ...Middleware) HandlerFunc {
+	for _, step := range steps {
+		h = step(h)
+	}
+	for i := len(g.features) - 1; i >= 0; i-- {
+		if w, ok := g.features[i].(Wrapper); ok {
+			h = w.Wrap(h)
+		}
+	}
+	return h
+}
+
+// mutationChain wraps fn in the features' steps of the mutation chain
+// (MutationWrapper), the first feature's outermost, and those in the
+// kernel's (veilStep).
+func (g *Registry) mutationChain(fn ActionFunc) ActionFunc {
+	for i := len(g.features) - 1; i >= 0; i-- {
+		if w, ok := g.features[i].(MutationWrapper); ok {
+			fn = w.WrapMutation(fn)
+		}
+	}
+	return veilStep(fn)
+}
+
+// Features returns the features in the order they were given.
+func (g *Registry) Features() []Feature { return g.features }
+
+// Systems returns the rule systems in the order /table setup offers them.
+func (g *Registry) Systems() []System { return g.systems }
+
+// HidesEvent reports whether a feature says that event e shows a hidden
+// character's numbers (EventHider).
+func (g *Registry) HidesEvent(e *storage.Event) bool {
+	for _, f := range g.features {
+		if h, ok := f.(EventHider); ok && h.HidesEvent(e) {
+			return true
+		}
+	}
+	return false
+}
+
+// Summary returns the features' parts of the summary of table t, of
+// system sys, in order (Summarizer).
+func (g *Registry) Summary(tx *storage.Tx, t *storage.Table, sys System) ([]Field, error) {
+	var out []Field
+	for _, f := range g.features {
+		s, ok := f.(Summarizer)
+		if !ok {
+			continue
+		}
+		field, ok, err := s.Summary(tx, t, sys)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			out = append(out, field)
+		}
+	}
+	return out, nil
 }
 
 // validate checks the request's options against their definitions: every

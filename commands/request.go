@@ -82,10 +82,10 @@ type Request struct {
 	Now time.Time
 }
 
-// hasManageChannels reports whether the Manage Channels permission bit is in
-// the request's permissions. GMs added with /table gm and the table's set-up
-// user are GMs too; they are checked against the table.
-func (r *Request) hasManageChannels() bool { return r.Permissions&ManageChannels != 0 }
+// HasManageChannels reports whether the Manage Channels permission bit is
+// in the request's permissions. GMs added with /table gm and the table's
+// set-up user are GMs too; IsGM checks them against the table.
+func (r *Request) HasManageChannels() bool { return r.Permissions&ManageChannels != 0 }
 
 // Response is what a handler answers: a message, a modal or autocomplete
 // choices. Text is Discord markdown; names given by users are escaped (see
@@ -114,8 +114,9 @@ type Response struct {
 	// never shown to the user).
 	Outcome Outcome
 	// Mentions are the user ids the message may ping (Discord's
-	// allowed_mentions users); nil, the default, pings nobody. Only the
-	// turn order's init-ping sets it: the owner whose turn starts.
+	// allowed_mentions users); nil, the default, pings nobody. A mutation
+	// sets it (Mutation.SetMentions): the turn order's init-ping names the
+	// owner whose turn starts.
 	Mentions []string
 	// FollowUps are further messages sent after this one, in order (the
 	// bot posts them through the interaction's webhook): an ephemeral one
@@ -164,8 +165,10 @@ type File struct {
 	// ContentType is the MIME type, e.g. "image/png".
 	ContentType string
 	Data        []byte
-	// draw, when set, makes Data after the write transaction (DrawLater).
-	draw func() ([]byte, error)
+	// Chart, when set and Data is nil, is the chart Data is drawn from
+	// once the handler has answered, outside any write transaction
+	// (ChartFile; commands/odds draws it).
+	Chart *Chart
 }
 
 // Embed is a rich block of a message.

@@ -192,10 +192,10 @@ func BadStat(key, value, want string) error {
 	return Errorf(CodeInvalid, "Stat %s=%s is not valid: %s.", key, Clip(value, 40), want)
 }
 
-// checkName enforces RULES.md §0.1: 1-32 printable characters, no line
+// CheckName enforces RULES.md §0.1: 1-32 printable characters, no line
 // breaks. Commas are refused too, because `target` lists names separated by
 // commas and such a name could never be targeted.
-func checkName(name string) error {
+func CheckName(name string) error {
 	n := len([]rune(name))
 	if n < 1 || n > 32 {
 		return Errorf(CodeInvalid, "A character name has 1 to 32 characters (got %d).", n)
@@ -254,7 +254,7 @@ func systemAction(name string) HandlerFunc {
 			if act == nil {
 				return nil, Errorf(CodeUnavailable, "/%s is not part of the %s system (/help topic:%s lists its commands).", name, m.Table.System, m.Table.System)
 			}
-			if err := checkSystemOptions(r, m.System, s.registry.Lookup(name).Options); err != nil {
+			if err := m.CheckSystemOptions(); err != nil {
 				return nil, err
 			}
 			return act(m)

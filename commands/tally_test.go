@@ -130,8 +130,8 @@ func (tally) Chart(*storage.Table) (*commands.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	png, err := commands.BarChartPNG("Rally", totals, []commands.ChartSeries{{Name: "1d6", Values: values}})
-	return &commands.Response{Content: "Rally odds", Files: []commands.File{{Name: "rally.png", ContentType: "image/png", Data: png}}}, err
+	chart := commands.Chart{Title: "Rally", Categories: totals, Series: []commands.ChartSeries{{Name: "1d6", Values: values}}}
+	return &commands.Response{Content: "Rally odds", Files: []commands.File{commands.ChartFile("rally.png", chart)}}, nil
 }
 
 func (tally) AdvanceClock(m *commands.Mutation, from, to int64) error {

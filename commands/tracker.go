@@ -19,44 +19,33 @@ type TrackerPoster interface {
 	PostTracker(ctx context.Context, channelID string, resp *Response) (messageID string, err error)
 }
 
-// trackerHooks is the Service's tracker wiring; its zero value has none.
-type trackerHooks struct {
+// trackerFeature is the tracker (/table tracker): a channel message the
+// bot posts and edits after every change at its table, with every
+// character, the clock and the features' parts of the table's summary
+// (Summarizer: the open turn order). It serves one Service (Starter).
+type trackerFeature struct {
+	svc *Service
+
 	mu       sync.Mutex
 	poster   TrackerPoster
 	noPoster string
-	onChange []func(channelID string)
 }
+
+// Register adds /table tracker, after /table show.
+func (f *trackerFeature) Register(g *Registry) {
+	g.AddSubcommand("table", "show", &Subcommand{Name: "tracker", Description: "Post a message the bot keeps up to date with every character and the clock", Handler: f.post})
+}
+
+// Start keeps the service the tracker renders from.
+func (f *trackerFeature) Start(s *Service) { f.svc = s }
 
 // SetTrackerPoster makes /table tracker post through p. Without one,
 // /table tracker answers with why (unavailable, e.g. "the tracker needs
 // DISCORD_TOKEN").
-func (s *Service) SetTrackerPoster(p TrackerPoster, unavailable string) {
-	s.tracking.mu.Lock()
-	defer s.tracking.mu.Unlock()
-	s.tracking.poster, s.tracking.noPoster = p, unavailable
-}
-
-// OnChange registers fn to be called, after every request that succeeded,
-// with the request's channel id; fn must not block (the bot's tracker
-// updater only schedules an edit). Requests that changed nothing call it
-// too: the listener compares what it renders.
-func (s *Service) OnChange(fn func(channelID string)) {
-	s.tracking.mu.Lock()
-	defer s.tracking.mu.Unlock()
-	s.tracking.onChange = append(s.tracking.onChange, fn)
-}
-
-// changed tells the change listeners about a handled request.
-func (s *Service) changed(r *Request) {
-	if r.Kind == KindAutocomplete || r.ChannelID == "" {
-		return
-	}
-	s.tracking.mu.Lock()
-	fns := append([]func(string){}, s.tracking.onChange...)
-	s.tracking.mu.Unlock()
-	for _, fn := range fns {
-		fn(r.ChannelID)
-	}
+func (f *trackerFeature) SetTrackerPoster(p TrackerPoster, unavailable string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.poster, f.noPoster = p, unavailable
 }
 
 // Tracker renders the tracker of the channel's table as players see it
@@ -65,13 +54,13 @@ func (s *Service) changed(r *Request) {
 // (or no table is there). It runs outside Handle (the bot's tracker
 // updater calls it from a goroutine of its own), so like Handle it never
 // panics: a panic in a system's code becomes the error.
-func (s *Service) Tracker(channelID string) (messageID string, resp *Response, err error) {
+func (f *trackerFeature) Tracker(channelID string) (messageID string, resp *Response, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			messageID, resp, err = "", nil, fmt.Errorf("render the tracker of %s: panic: %v\n%s", channelID, p, debug.Stack())
 		}
 	}()
-	err = s.db.View(func(tx *storage.Tx) error {
+	err = f.svc.DB().View(func(tx *storage.Tx) error {
 		t, err := tx.Table(channelID)
 		if errors.Is(err, storage.ErrNotFound) {
 			return nil
@@ -82,7 +71,7 @@ func (s *Service) Tracker(channelID string) (messageID string, resp *Response, e
 		if t.TrackerMessageID == "" {
 			return nil
 		}
-		resp, err = s.renderTracker(tx, t)
+		resp, err = render(f.svc, tx, t)
 		messageID = t.TrackerMessageID
 		return err
 	})
@@ -92,12 +81,12 @@ func (s *Service) Tracker(channelID string) (messageID string, resp *Response, e
 	return messageID, resp, nil
 }
 
-// renderTracker renders one line per character (its bars, conditions and
-// timers; a hidden one by its word), the open turn order with a marker on
-// the current turn, and the clock, coloured by the worst level at the
-// table.
-func (s *Service) renderTracker(tx *storage.Tx, t *storage.Table) (*Response, error) {
-	sys, err := s.system(t.System)
+// render renders one line per character (its bars, conditions and timers;
+// a hidden one by its word), the features' parts of the table's summary
+// (the open turn order with a marker on the current turn), and the clock,
+// coloured by the worst level at the table.
+func render(s *Service, tx *storage.Tx, t *storage.Table) (*Response, error) {
+	sys, err := s.System(t.System)
 	if err != nil {
 		return nil, err
 	}
@@ -108,7 +97,7 @@ func (s *Service) renderTracker(tx *storage.Tx, t *storage.Table) (*Response, er
 	worst := LevelFine
 	var lines []string
 	for _, c := range chars {
-		v, err := viewOf(sys, c, t.Clock)
+		v, err := ViewOf(sys, c, t.Clock)
 		if err != nil {
 			return nil, err
 		}
@@ -132,27 +121,24 @@ func (s *Service) renderTracker(tx *storage.Tx, t *storage.Table) (*Response, er
 	}
 	e := Embed{
 		Title:       "Tracker · " + t.System,
-		Description: joinWithin(lines, maxEmbedDescription, " (/char list)"),
+		Description: JoinWithin(lines, MaxEmbedDescription, " (/char list)"),
 		Color:       worst.Color(),
 		Footer:      "Clock: " + clock.Time(t.Clock).String() + " · updated after every change",
 	}
-	if f, ok, err := orderField(tx, t, sys); err != nil {
+	fields, err := s.Registry().Summary(tx, t, sys)
+	if err != nil {
 		return nil, err
-	} else if ok {
-		e.Fields = append(e.Fields, f) // the turn order (initiative.go)
 	}
+	e.Fields = append(e.Fields, fields...)
 	return &Response{Embeds: []Embed{e}}, nil
 }
 
-// maxEmbedDescription is Discord's limit on an embed description.
-const maxEmbedDescription = 4096
-
-// tableTracker answers /table tracker: it posts the tracker message through
-// the bot and remembers it with the table, so every later change edits it.
-func tableTracker(ctx context.Context, s *Service, r *Request) (*Response, error) {
-	s.tracking.mu.Lock()
-	poster, why := s.tracking.poster, s.tracking.noPoster
-	s.tracking.mu.Unlock()
+// post answers /table tracker: it posts the tracker message through the
+// bot and remembers it with the table, so every later change edits it.
+func (f *trackerFeature) post(ctx context.Context, s *Service, r *Request) (*Response, error) {
+	f.mu.Lock()
+	poster, why := f.poster, f.noPoster
+	f.mu.Unlock()
 	if poster == nil {
 		if why == "" {
 			why = "The tracker needs the bot token (DISCORD_TOKEN): the bot posts and edits it as a channel message."
@@ -160,9 +146,9 @@ func tableTracker(ctx context.Context, s *Service, r *Request) (*Response, error
 		return nil, Errorf(CodeUnavailable, "%s", why)
 	}
 	var resp *Response
-	err := s.view(r, func(tx *storage.Tx, t *storage.Table) error {
+	err := s.View(r, func(tx *storage.Tx, t *storage.Table) error {
 		var err error
-		resp, err = s.renderTracker(tx, t)
+		resp, err = render(s, tx, t)
 		return err
 	})
 	if err != nil {
@@ -179,5 +165,25 @@ func tableTracker(ctx context.Context, s *Service, r *Request) (*Response, error
 		m.Note("Posted the tracker.")
 		return &Response{Content: "Posted the tracker: it is edited after every change at this table.", Ephemeral: true}, nil
 	})
+}
 
+// SetTrackerPoster sets the poster of the service's tracker (while the
+// tracker is in this package).
+func (s *Service) SetTrackerPoster(p TrackerPoster, unavailable string) {
+	for _, f := range s.registry.features {
+		if t, ok := f.(*trackerFeature); ok {
+			t.SetTrackerPoster(p, unavailable)
+		}
+	}
+}
+
+// Tracker renders the service's tracker (while the tracker is in this
+// package).
+func (s *Service) Tracker(channelID string) (string, *Response, error) {
+	for _, f := range s.registry.features {
+		if t, ok := f.(*trackerFeature); ok {
+			return t.Tracker(channelID)
+		}
+	}
+	return "", nil, nil
 }

@@ -1,7 +1,6 @@
 package commands
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -10,11 +9,43 @@ import (
 	"github.com/hpkeeper/hpkeeper/storage"
 )
 
-// The open turn order's walk (RULES.md §0.6): its order and ties, who can
-// act, whose turn starts, the rounds the clock moves it through, rerolls,
-// leaving and closing. The contract with the systems and the table options
-// are in initiative.go, how the order reads in turnorderview.go, the /init
-// command in initcommand.go.
+// turnOrder is the turn order (RULES.md §0.6): a table may have one open at
+// a time, in storage.Table.Initiative, so every /init change is a table
+// change whose event undoes it exactly. It keeps the order, the turns and
+// the rounds; a system rolls initiative (Initiator) and says who can act
+// (Actor). This file is the order's walk: its order and ties, who can act,
+// whose turn starts, the rounds the clock moves it through, rerolls,
+// leaving and closing. The contract with the systems is in initiative.go,
+// the table options in turnoptions.go, how the order reads in
+// turnorderview.go, the /init command in initcommand.go.
+type turnOrder struct{}
+
+// Register adds /init.
+func (turnOrder) Register(g *Registry) { g.Add(initCommand()) }
+
+// ClockMoved carries the open turn order along the clock (orderFollowsClock).
+func (turnOrder) ClockMoved(m *Mutation, unit clock.Unit) error { return orderFollowsClock(m, unit) }
+
+// CharacterDeleted takes a deleted character out of the open turn order
+// (leaveOrder) and notes what happened.
+func (turnOrder) CharacterDeleted(m *Mutation, c *storage.Character) ([]string, error) {
+	left, err := leaveOrder(m, c.ID, c.Name)
+	if err != nil {
+		return nil, err
+	}
+	noteLines(m, left)
+	return left, nil
+}
+
+// HidesEvent reports whether e changed the entry of a hidden combatant
+// (initiativeHidden).
+func (turnOrder) HidesEvent(e *storage.Event) bool { return initiativeHidden(e) }
+
+// Summary is the open turn order as players see it (orderField), the
+// tracker's field.
+func (turnOrder) Summary(tx *storage.Tx, t *storage.Table, sys System) (Field, bool, error) {
+	return orderField(tx, t, sys)
+}
 
 // ahead reports whether a acts before b (RULES.md §0.6): the higher
 // initiative, then the higher bonus, then the one that joined first.
@@ -69,27 +100,11 @@ func combatantIndex(o *storage.Initiative, id uint64) int {
 	return -1
 }
 
-// characterIfAny returns the character with the id, tracked by the
-// mutation, or nil when it no longer exists.
-func (m *Mutation) characterIfAny(id uint64) (*storage.Character, error) {
-	if c := m.cache[id]; c != nil {
-		return c, nil
-	}
-	c, err := m.tx.Character(m.Req.ChannelID, id)
-	if errors.Is(err, storage.ErrNotFound) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	return m.track(c)
-}
-
 // canAct reports whether the combatant can act now (Actor), with the
 // character (nil when it is gone) and why not: the system's reason, or,
 // for a hidden character, its word only, so that any reader may see it.
-func (m *Mutation) canAct(cb storage.Combatant) (*storage.Character, bool, string, error) {
-	ch, err := m.characterIfAny(cb.CharacterID)
+func canAct(m *Mutation, cb storage.Combatant) (*storage.Character, bool, string, error) {
+	ch, err := m.CharacterIfAny(cb.CharacterID)
 	if err != nil || ch == nil {
 		return nil, false, "gone from the table", err
 	}
@@ -98,7 +113,7 @@ func (m *Mutation) canAct(cb storage.Combatant) (*storage.Character, bool, strin
 		return ch, ok, "", err
 	}
 	if ch.Hidden {
-		v, err := viewOf(m.System, ch, m.Table.Clock)
+		v, err := ViewOf(m.System, ch, m.Table.Clock)
 		if err != nil {
 			return nil, false, "", err
 		}
@@ -129,12 +144,12 @@ func combatantName(ch *storage.Character) string {
 // nextActor walks o from index from to the first combatant that can act
 // now and returns its index (len(o.Combatants) when none can) with one
 // line per combatant passed over (RULES.md §0.6: a skip is reported).
-func (m *Mutation) nextActor(from int) (int, []string, error) {
+func nextActor(m *Mutation, from int) (int, []string, error) {
 	o := m.Table.Initiative
 	var skips []string
 	i := from
 	for ; i < len(o.Combatants); i++ {
-		ch, ok, why, err := m.canAct(o.Combatants[i])
+		ch, ok, why, err := canAct(m, o.Combatants[i])
 		if err != nil {
 			return 0, nil, err
 		}
@@ -149,56 +164,56 @@ func (m *Mutation) nextActor(from int) (int, []string, error) {
 // startTurn gives the turn to the combatant at index i (len: nobody) and
 // returns the line that says so. With init-ping on, the reply may mention
 // the owner of that character, and no one else.
-func (m *Mutation) startTurn(i int) (string, error) {
+func startTurn(m *Mutation, i int) (string, error) {
 	o := m.Table.Initiative
 	o.Turn = i
-	m.log.pings = nil
+	m.SetMentions()
 	if i >= len(o.Combatants) {
 		if len(o.Combatants) == 0 {
 			return "Nobody is in the turn order yet: `/init join target:NAME`.", nil
 		}
 		return "Nobody left in the turn order can act this round: `/init next` ends it.", nil
 	}
-	ch, err := m.characterIfAny(o.Combatants[i].CharacterID)
+	ch, err := m.CharacterIfAny(o.Combatants[i].CharacterID)
 	if err != nil {
 		return "", err
 	}
-	line := fmt.Sprintf("It is %s's turn (round %d).", combatantName(ch), m.round())
+	line := fmt.Sprintf("It is %s's turn (round %d).", combatantName(ch), round(m))
 	if ch != nil && ch.OwnerID != "" && m.Table.Options[InitPingOption] == "on" {
-		line += " " + mention(ch.OwnerID)
-		m.log.pings = []string{ch.OwnerID}
+		line += " " + Mention(ch.OwnerID)
+		m.SetMentions(ch.OwnerID)
 	}
 	return line, nil
 }
 
 // unpinged returns a reply line without the init-ping mention startTurn
 // added, for the history.
-func (m *Mutation) unpinged(line string) string {
-	for _, id := range m.log.pings {
-		line = strings.TrimSuffix(line, " "+mention(id))
+func unpinged(m *Mutation, line string) string {
+	for _, id := range m.Mentions() {
+		line = strings.TrimSuffix(line, " "+Mention(id))
 	}
 	return line
 }
 
 // noteLines notes the turn order's reply lines for /history, about the
 // table, as plain text without the init-ping mention.
-func (m *Mutation) noteLines(lines []string) {
+func noteLines(m *Mutation, lines []string) {
 	for _, l := range lines {
-		m.ForTable().Note("%s", Unmarkdown(m.unpinged(l)))
+		m.ForTable().Note("%s", Unmarkdown(unpinged(m, l)))
 	}
 }
 
 // sayLines says the turn order's lines (whose turn it is, who is skipped,
 // who leaves: no character's numbers) for everyone, and notes them.
-func (m *Mutation) sayLines(lines []string) {
+func sayLines(m *Mutation, lines []string) {
 	for _, l := range lines {
 		m.ForTable().Say("%s", l)
 	}
-	m.noteLines(lines)
+	noteLines(m, lines)
 }
 
 // round is the number of the open order's round now, 1 for the first.
-func (m *Mutation) round() int64 { return m.Table.Clock - m.Table.Initiative.Start + 1 }
+func round(m *Mutation) int64 { return m.Table.Clock - m.Table.Initiative.Start + 1 }
 
 // orderFollowsClock carries the open turn order along a clock move by
 // unit (RULES.md §0.6), after the system resolved its timers, and says
@@ -206,37 +221,37 @@ func (m *Mutation) round() int64 { return m.Table.Clock - m.Table.Initiative.Sta
 // time outside combat. **Reading:** a move by rounds, of any number, is
 // time within the combat (as harm reads its conflicts, §3.2.4): the round
 // under way ends and the next starts at the top of the order.
-func (m *Mutation) orderFollowsClock(unit clock.Unit) error {
+func orderFollowsClock(m *Mutation, unit clock.Unit) error {
 	if m.Table.Initiative == nil {
 		return nil
 	}
 	if unit != clock.Round {
-		return m.closeOrder(fmt.Sprintf("The turn order is closed: the clock moved by %s, time outside combat.", unit))
+		return closeOrder(m, fmt.Sprintf("The turn order is closed: the clock moved by %s, time outside combat.", unit))
 	}
-	return m.startRound()
+	return startRound(m)
 }
 
 // startRound starts the next round of the open order at the clock as it
 // is now, and says so: with init-reroll each-round everyone who can act
 // rerolls, then the turn goes to the first combatant who can act.
-func (m *Mutation) startRound() error {
+func startRound(m *Mutation) error {
 	o := m.Table.Initiative
 	o.Underway = true
-	m.sayLines([]string{fmt.Sprintf("Round %d of the turn order begins.", m.round())})
+	sayLines(m, []string{fmt.Sprintf("Round %d of the turn order begins.", round(m))})
 	if m.Table.Options[InitRerollOption] == InitRerollEachRound {
-		if err := m.rerollOrder(); err != nil {
+		if err := rerollOrder(m); err != nil {
 			return err
 		}
 	}
-	i, skips, err := m.nextActor(0)
+	i, skips, err := nextActor(m, 0)
 	if err != nil {
 		return err
 	}
-	turn, err := m.startTurn(i)
+	turn, err := startTurn(m, i)
 	if err != nil {
 		return err
 	}
-	m.sayLines(append(skips, turn))
+	sayLines(m, append(skips, turn))
 	return nil
 }
 
@@ -249,7 +264,7 @@ func (m *Mutation) startRound() error {
 // **Reading:** "everyone" is everyone who can act at the round's start;
 // the dead, the unconscious and the stunned keep their initiative (they
 // are skipped anyway) and roll no dice.
-func (m *Mutation) rerollOrder() error {
+func rerollOrder(m *Mutation) error {
 	o := m.Table.Initiative
 	ini, ok := m.System.(Initiator)
 	if !ok || len(o.Combatants) == 0 {
@@ -261,7 +276,7 @@ func (m *Mutation) rerollOrder() error {
 	}
 	for i := range o.Combatants {
 		cb := &o.Combatants[i]
-		ch, ok, _, err := m.canAct(*cb)
+		ch, ok, _, err := canAct(m, *cb)
 		if err != nil {
 			return err
 		}
@@ -280,7 +295,7 @@ func (m *Mutation) rerollOrder() error {
 	sortOrder(o)
 	var parts []string
 	for _, cb := range o.Combatants {
-		ch, err := m.characterIfAny(cb.CharacterID)
+		ch, err := m.CharacterIfAny(cb.CharacterID)
 		if err != nil {
 			return err
 		}
@@ -290,23 +305,19 @@ func (m *Mutation) rerollOrder() error {
 			parts = append(parts, fmt.Sprintf("%s %d", combatantName(ch), cb.Initiative))
 		}
 	}
-	m.sayLines([]string{"Initiative rerolled (init-reroll each-round): " + strings.Join(parts, ", ") + "."})
+	sayLines(m, []string{"Initiative rerolled (init-reroll each-round): " + strings.Join(parts, ", ") + "."})
 	return nil
 }
 
 // closeOrder closes the open turn order (/init end, or a clock move of a
 // turn or more) and says so, line first, then what the system ends with
 // it (CombatEnder: harm's conflict, RULES.md §3.2.4), noted in its scope.
-func (m *Mutation) closeOrder(line string) error {
+func closeOrder(m *Mutation, line string) error {
 	m.Table.Initiative = nil
-	m.log.pings = nil
-	m.sayLines([]string{line})
+	m.SetMentions()
+	sayLines(m, []string{line})
 	if e, ok := m.System.(CombatEnder); ok {
-		first := len(m.log.parts)
-		if err := e.EndCombat(m); err != nil {
-			return err
-		}
-		m.noteSaid(first)
+		return m.NoteSaid(func() error { return e.EndCombat(m) })
 	}
 	return nil
 }
@@ -315,7 +326,7 @@ func (m *Mutation) closeOrder(line string) error {
 // it (/init remove, /char delete), and returns what happened: it leaves,
 // and when it had the turn, the turn passes on within the round. In the
 // opening the first turn is the top of the order again.
-func (m *Mutation) leaveOrder(id uint64, name string) ([]string, error) {
+func leaveOrder(m *Mutation, id uint64, name string) ([]string, error) {
 	o := m.Table.Initiative
 	if o == nil {
 		return nil, nil
@@ -338,7 +349,7 @@ func (m *Mutation) leaveOrder(id uint64, name string) ([]string, error) {
 		return lines, nil
 	}
 	prev := o.Turn
-	t, skips, err := m.nextActor(from)
+	t, skips, err := nextActor(m, from)
 	if err != nil {
 		return nil, err
 	}
@@ -346,7 +357,7 @@ func (m *Mutation) leaveOrder(id uint64, name string) ([]string, error) {
 		o.Turn = t
 		return lines, nil
 	}
-	turn, err := m.startTurn(t)
+	turn, err := startTurn(m, t)
 	if err != nil {
 		return nil, err
 	}

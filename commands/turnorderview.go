@@ -82,7 +82,7 @@ func viewOrder(tx *storage.Tx, t *storage.Table, sys System) (orderView, error) 
 		line := fmt.Sprintf("%s %s", mark, combatantName(ch))
 		hidden := ch != nil && ch.Hidden
 		if hidden {
-			w, err := viewOf(sys, ch, t.Clock)
+			w, err := ViewOf(sys, ch, t.Clock)
 			if err != nil {
 				return v, err
 			}
@@ -132,5 +132,5 @@ func orderField(tx *storage.Tx, t *storage.Table, sys System) (Field, bool, erro
 	if len(lines) == 0 {
 		lines = []string{v.turn}
 	}
-	return Field{Name: v.head, Value: joinWithin(lines, maxFieldValue, " (/init show)")}, true, nil
+	return Field{Name: v.head, Value: JoinWithin(lines, MaxFieldValue, " (/init show)")}, true, nil
 }

@@ -41,6 +41,41 @@ func undo(ctx context.Context, s *Service, r *Request) (*Response, error) {
 	}
 }
 
+// Wrap tells the presser of a stale choice button (*StaleChoice, from
+// Mutation.RefuseStale) when /undo undid the event that offered the
+// choice, reading the latest events once the write transaction has ended.
+func (historyFeature) Wrap(next HandlerFunc) HandlerFunc {
+	return func(ctx context.Context, s *Service, r *Request) (*Response, error) {
+		resp, err := next(ctx, s, r)
+		var stale *StaleChoice
+		if errors.As(err, &stale) {
+			return nil, refuseStale(s, r, stale)
+		}
+		return resp, err
+	}
+}
+
+// refuseStale returns the refusal sc stands for: that the message is out
+// of date, when an /undo among the latest undoWindow events of r's table
+// undid event sc.Seq; otherwise sc.Otherwise.
+func refuseStale(s *Service, r *Request, sc *StaleChoice) error {
+	undone, seen := false, 0
+	err := s.DB().View(func(tx *storage.Tx) error {
+		return tx.EachEventBackward(r.ChannelID, func(e *storage.Event) (bool, error) {
+			seen++
+			undone = e.UndoOf == sc.Seq
+			return !undone && e.Seq > sc.Seq && seen < undoWindow, nil
+		})
+	})
+	if err != nil {
+		return err
+	}
+	if !undone {
+		return sc.Otherwise
+	}
+	return Errorf(CodeConflict, "This message is out of date: the damage it answers (#%d) was undone, so **%s** has no %s to make here. Nothing was changed.", sc.Seq, Escape(sc.Name), sc.Choice)
+}
+
 // undoTries is how many times /undo looks again when the event it found
 // was undone, or the caller's GM status changed, before it could revert it.
 const undoTries = 3
@@ -93,8 +128,8 @@ func (w *undoWalk) step(e *storage.Event) (bool, error) {
 // transaction.
 func (s *Service) findUndo(r *Request) (*undoWalk, error) {
 	var w *undoWalk
-	err := s.view(r, func(tx *storage.Tx, t *storage.Table) error {
-		w = newUndoWalk(isGM(r, t), r.UserID)
+	err := s.View(r, func(tx *storage.Tx, t *storage.Table) error {
+		w = newUndoWalk(IsGM(r, t), r.UserID)
 		var err error
 		if w.last, err = tx.LastEventSeq(r.ChannelID); err != nil {
 			return err
@@ -126,11 +161,11 @@ func since(found, newer *undoWalk) (*undoWalk, error) {
 func (s *Service) applyUndo(r *Request, found *undoWalk) (*Response, error) {
 	var resp *Response
 	err := s.db.Update(func(tx *storage.Tx) error {
-		t, err := loadTable(tx, r.ChannelID)
+		t, err := LoadTable(tx, r.ChannelID)
 		if err != nil {
 			return err
 		}
-		gm := isGM(r, t)
+		gm := IsGM(r, t)
 		if gm != found.gm {
 			return errUndoMoved
 		}
@@ -181,11 +216,11 @@ func (s *Service) applyUndo(r *Request, found *undoWalk) (*Response, error) {
 		}
 		full := fmt.Sprintf("Undid `#%d` by %s: %s\nEverything it changed is back as it was; no dice were rerolled.", target.Seq, Escape(target.UserName), Escape(target.Command))
 		resp = &Response{Content: full}
-		if eventHidden(target) {
+		if eventHidden(s.Registry(), target) {
 			// The command may show a hidden character's numbers: players read
 			// its name and each hidden character's word; a GM gets it all.
 			ev.Parts = []storage.EventPart{{Characters: ids, Hidden: true, Summary: ev.Summary}}
-			sys, err := s.system(t.System)
+			sys, err := s.System(t.System)
 			if err != nil {
 				return err
 			}
@@ -195,7 +230,7 @@ func (s *Service) applyUndo(r *Request, found *undoWalk) (*Response, error) {
 					resp.Content += "\n" + undoneWord(sys, t.Clock, c)
 				}
 			}
-			resp = forGM(r, t, resp, &Response{Content: full})
+			resp = ForGM(r, t, resp, &Response{Content: full})
 		}
 		return tx.AppendEvent(ev)
 	})
@@ -208,7 +243,7 @@ func undoneWord(sys System, now int64, c storage.Change) string {
 	if c.After == nil {
 		return "**" + Escape(c.Name) + "**: gone"
 	}
-	v, err := viewOf(sys, c.After, now)
+	v, err := ViewOf(sys, c.After, now)
 	if err != nil {
 		return "**" + Escape(c.Name) + "**"
 	}

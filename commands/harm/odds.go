@@ -49,10 +49,6 @@ func (System) Chart(t *storage.Table) (*commands.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	png, err := commands.BarChartPNG(fmt.Sprintf("Check dice (%ddF): SL = total + rank, at least 0", n), totals, series)
-	if err != nil {
-		return nil, err
-	}
 	lines := []string{"**Check odds** (exact): SL = the dice total + the rank, at least 0."}
 	for _, s := range series {
 		parts := make([]string, len(totals))
@@ -63,7 +59,7 @@ func (System) Chart(t *storage.Table) (*commands.Response, error) {
 	}
 	return &commands.Response{
 		Content: strings.Join(lines, "\n"),
-		Files:   []commands.File{{Name: CheckOddsFile, ContentType: "image/png", Data: png}},
+		Files:   []commands.File{commands.ChartFile(CheckOddsFile, commands.Chart{Title: fmt.Sprintf("Check dice (%ddF): SL = total + rank, at least 0", n), Categories: totals, Series: series})},
 	}, nil
 }
 

@@ -85,7 +85,11 @@ func damage(m *commands.Mutation) (*commands.Response, error) {
 		down = append(down, h.ch)
 	}
 	// The odds chart, drawn after the transaction.
-	m.For(down...).Post(commands.Part{Embeds: []commands.Embed{oddsEmbed()}, Files: []commands.File{injuryOddsLater()}})
+	chart, err := injuryOddsFile()
+	if err != nil {
+		return nil, err
+	}
+	m.For(down...).Post(commands.Part{Embeds: []commands.Embed{oddsEmbed()}, Files: []commands.File{chart}})
 	return &commands.Response{}, nil
 }
 

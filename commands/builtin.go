@@ -1,0 +1,7 @@
+package commands
+
+// builtinFeatures are the features that still live in this package, in
+// the order main will wire them.
+func builtinFeatures() []Feature {
+	return []Feature{&manualDice{}, turnOrder{}, historyFeature{}, exportFeature{}, &oddsFeature{}, &trackerFeature{}}
+}
