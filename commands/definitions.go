@@ -17,7 +17,9 @@ var (
 // first, then each feature's (Feature.Register), then /help. It panics
 // when two systems have one name, or two handlers one command name or
 // custom_id prefix.
-func NewRegistry(systems ...System) *Registry { return newRegistry(systems, builtinFeatures()...) }
+func NewRegistry(systems []System, features ...Feature) *Registry {
+	return newRegistry(systems, append(builtinFeatures(), features...)...)
+}
 
 func newRegistry(systems []System, features ...Feature) *Registry {
 	g := &Registry{features: features}

@@ -75,7 +75,7 @@ func TestHandlerPanicContained(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	s := commands.New(db, dice.NewRandom(1), hpmpwp.System{}, boomSystem{})
+	s := commands.New(db, dice.NewRandom(1), []commands.System{hpmpwp.System{}, boomSystem{}}, commandstest.Features()...)
 	var logs lockedBuffer
 	ctx := zerolog.New(&logs).WithContext(context.Background())
 	gm := func(command, sub string, opts map[string]string) *commands.Request {
@@ -162,7 +162,7 @@ func (v viewBoomSystem) View(c *storage.Character, now int64) (commands.Characte
 // error, not the end of the process.
 func TestTrackerPanicContained(t *testing.T) {
 	boom := new(atomic.Bool)
-	s := commands.New(commandstest.OpenDB(t), dice.NewRandom(1), viewBoomSystem{boom: boom})
+	s := commands.New(commandstest.OpenDB(t), dice.NewRandom(1), []commands.System{viewBoomSystem{boom: boom}}, commandstest.Features()...)
 	s.SetTrackerPoster(&fakePoster{}, "")
 	tb := &commandstest.Table{T: t, Svc: s, Channel: "c1"}
 	tb.OK(tb.Do("!gm", "/table setup system:viewboom"))

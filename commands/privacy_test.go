@@ -177,7 +177,7 @@ type privacyRun struct {
 
 func runPrivacy(t *testing.T, pt privacyTable, seed uint64) {
 	db := commandstest.OpenDB(t)
-	svc := commands.New(db, dice.NewRandom(seed), allSystems...)
+	svc := commands.New(db, dice.NewRandom(seed), allSystems, commandstest.Features()...)
 	svc.SetTrackerPoster(&fakePoster{}, "")
 	run := &privacyRun{t: t, pt: pt, tb: &commandstest.Table{T: t, Svc: svc, DB: db, Channel: "chan-1"}}
 	run.do("!gm", "/table setup system:"+pt.system)

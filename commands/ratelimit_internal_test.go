@@ -70,7 +70,7 @@ func TestWorkLimiterSweepsRarelyWhenAllAreActive(t *testing.T) {
 // TestWorkCost checks what counts as expensive work: what each command
 // declares (Command.Cost), else the dice its options roll (DiceCost).
 func TestWorkCost(t *testing.T) {
-	reg := NewRegistry()
+	reg := NewRegistry(nil)
 	for _, tc := range []struct {
 		command string
 		opts    map[string]string

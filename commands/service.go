@@ -37,11 +37,8 @@ type Service struct {
 // only through Feature: main passes the lists, and a new system or feature
 // is one more package in them. A feature that implements Starter is
 // started with the service.
-func New(db *storage.DB, src dice.Source, systems ...System) *Service {
-	return newService(db, src, systems, builtinFeatures()...)
-}
-
-func newService(db *storage.DB, src dice.Source, systems []System, features ...Feature) *Service {
+func New(db *storage.DB, src dice.Source, systems []System, features ...Feature) *Service {
+	features = append(builtinFeatures(), features...)
 	s := &Service{db: db, dice: src, registry: newRegistry(systems, features...), now: time.Now,
 		limiter: newWorkLimiter(WorkBurst, WorkPerMinute)}
 	for _, f := range features {

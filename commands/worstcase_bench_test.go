@@ -59,7 +59,7 @@ func worstReq(ch, cmd string, opts ...string) *commands.Request {
 func worstTable(b *testing.B, sys string) (*commands.Service, *storage.DB) {
 	b.Helper()
 	db := commandstest.OpenDB(b)
-	s := commands.New(db, dice.NewRandom(14), allSystems...)
+	s := commands.New(db, dice.NewRandom(14), allSystems, commandstest.Features()...)
 	mustHandle(b, s, worstReq("w", "table setup", "system:"+sys))
 	for i := range commands.MaxCharacters {
 		mustHandle(b, s, worstReq("w", "char create", fmt.Sprintf("name:W%02d", i), "stats:"+worstStats[sys]))
@@ -225,7 +225,7 @@ func BenchmarkWorstCase(b *testing.B) {
 		// Issue 14's script: one character of "hp-max=10 mp-max=0" at a new
 		// table; 10,000 days are refused, so its longest advance is 90.
 		db := commandstest.OpenDB(b)
-		s := commands.New(db, dice.NewRandom(14), allSystems...)
+		s := commands.New(db, dice.NewRandom(14), allSystems, commandstest.Features()...)
 		mustHandle(b, s, worstReq("dm", "table setup", "system:hp-mp-wp"))
 		mustHandle(b, s, worstReq("dm", "char create", "name:Ox", "stats:hp-max=10 mp-max=0"))
 		w := &writerTimer{db: db}
@@ -378,7 +378,7 @@ func BenchmarkWriteDuringAdvance(b *testing.B) {
 		{"largest-table/every-100ms", commands.MaxCharacters, worstStats["hp-mp-wp"], 100 * time.Millisecond},
 	} {
 		b.Run(c.name, func(b *testing.B) {
-			s := commands.New(commandstest.OpenDB(b), dice.NewRandom(14), allSystems...)
+			s := commands.New(commandstest.OpenDB(b), dice.NewRandom(14), allSystems, commandstest.Features()...)
 			mustHandle(b, s, worstReq("w", "table setup", "system:hp-mp-wp"))
 			for i := range c.chars {
 				mustHandle(b, s, worstReq("w", "char create", fmt.Sprintf("name:W%02d", i), "stats:"+c.stats))

@@ -244,7 +244,7 @@ func (a *App) withService(ctx context.Context, fn func(served) error) (runErr er
 		return err
 	}
 	m.ObserveDB(db)
-	s := served{svc: commands.New(db, dice.Random(), systems...), db: db, metrics: m}
+	s := served{svc: commands.New(db, dice.Random(), systems, features()...), db: db, metrics: m}
 	runErr = a.claimShards(db)
 	if runErr == nil {
 		s.admin, runErr = bot.NewAdmin(db, m, a.Config.Admin.Token, a.Log)
@@ -332,7 +332,7 @@ func (a *App) register(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	cmds, err := bot.Register(ctx, s, a.Config.Discord.ApplicationID, a.Guild, commands.NewRegistry(systems...))
+	cmds, err := bot.Register(ctx, s, a.Config.Discord.ApplicationID, a.Guild, commands.NewRegistry(systems, features()...))
 	if err != nil {
 		return err
 	}

@@ -12,3 +12,11 @@ import (
 // Discord take this one list; a new system is a package under commands/ and
 // one more entry here.
 var systems = []commands.System{hitprot.System{}, hpmpwp.System{}, harm.System{}}
+
+// features returns a fresh set of the features hpkeeper has (the kernel's
+// plug-ins beside the systems), in the order their hooks run; each service
+// takes its own, as some keep state per service. A new feature is a
+// package under commands/ and one more entry here.
+func features() []commands.Feature {
+	return nil
+}

@@ -33,12 +33,13 @@ type Table struct {
 	Channel string
 }
 
-// New returns a Table in channel "chan-1" whose service plays systems.
+// New returns a Table in channel "chan-1" whose service plays systems and
+// the features (Features).
 func New(t testing.TB, systems ...commands.System) *Table {
 	t.Helper()
 	db := OpenDB(t)
 	src := dice.NewScripted()
-	svc := commands.New(db, src, systems...)
+	svc := commands.New(db, src, systems, Features()...)
 	at := time.Date(2026, 11, 29, 19, 0, 0, 0, time.UTC)
 	svc.SetClock(func() time.Time { at = at.Add(time.Minute); return at })
 	return &Table{T: t, Svc: svc, DB: db, Dice: src, Channel: "chan-1"}
