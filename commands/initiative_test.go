@@ -12,6 +12,7 @@ import (
 
 	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/commands/commandstest"
+	"github.com/hpkeeper/hpkeeper/commands/tracker"
 	"github.com/hpkeeper/hpkeeper/storage"
 )
 
@@ -302,9 +303,9 @@ func TestInitiativeHiddenNPC(t *testing.T) {
 	commandstest.WantIn(t, "player /history", hist, "/init join\n   Goblin joins the turn order.")
 	commandstest.WantIn(t, "GM /history", commandstest.FollowUp(tb.Do("gm", "/history")), "1d6+2 [6] + 2 = 8")
 	p := &fakePoster{}
-	tb.Svc.SetTrackerPoster(p, "")
+	tracker.Of(tb.Svc.Registry()).SetPoster(p, "")
 	commandstest.Text(tb.Do("bob", "/table tracker"))
-	_, tr, err := tb.Svc.Tracker(tb.Channel)
+	_, tr, err := tracker.Of(tb.Svc.Registry()).Tracker(tb.Channel)
 	if err != nil {
 		t.Fatal(err)
 	}

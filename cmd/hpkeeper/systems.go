@@ -5,6 +5,7 @@ import (
 	"github.com/hpkeeper/hpkeeper/commands/harm"
 	"github.com/hpkeeper/hpkeeper/commands/hitprot"
 	"github.com/hpkeeper/hpkeeper/commands/hpmpwp"
+	"github.com/hpkeeper/hpkeeper/commands/tracker"
 )
 
 // systems are the rule systems hpkeeper plays, in the order /table setup
@@ -18,5 +19,5 @@ var systems = []commands.System{hitprot.System{}, hpmpwp.System{}, harm.System{}
 // takes its own, as some keep state per service. A new feature is a
 // package under commands/ and one more entry here.
 func features() []commands.Feature {
-	return nil
+	return []commands.Feature{tracker.New()}
 }

@@ -1,10 +1,13 @@
 package commandstest
 
-import "github.com/hpkeeper/hpkeeper/commands"
+import (
+	"github.com/hpkeeper/hpkeeper/commands"
+	"github.com/hpkeeper/hpkeeper/commands/tracker"
+)
 
 // Features returns a fresh set of the features cmd/hpkeeper wires, in its
 // order (each service needs its own: some keep state per service). Every
 // Table and Sheets plays them.
 func Features() []commands.Feature {
-	return nil
+	return []commands.Feature{tracker.New()}
 }
