@@ -5,6 +5,7 @@ import (
 	"github.com/hpkeeper/hpkeeper/commands/harm"
 	"github.com/hpkeeper/hpkeeper/commands/hitprot"
 	"github.com/hpkeeper/hpkeeper/commands/hpmpwp"
+	"github.com/hpkeeper/hpkeeper/commands/odds"
 	"github.com/hpkeeper/hpkeeper/commands/tracker"
 )
 
@@ -19,5 +20,5 @@ var systems = []commands.System{hitprot.System{}, hpmpwp.System{}, harm.System{}
 // takes its own, as some keep state per service. A new feature is a
 // package under commands/ and one more entry here.
 func features() []commands.Feature {
-	return []commands.Feature{tracker.New()}
+	return []commands.Feature{odds.New(), tracker.New()}
 }

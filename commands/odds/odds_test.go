@@ -1,4 +1,4 @@
-package commands_test
+package odds_test
 
 import (
 	"math"
@@ -8,8 +8,17 @@ import (
 
 	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/commands/commandstest"
+	"github.com/hpkeeper/hpkeeper/commands/harm"
+	"github.com/hpkeeper/hpkeeper/commands/hitprot"
+	"github.com/hpkeeper/hpkeeper/commands/hpmpwp"
+	"github.com/hpkeeper/hpkeeper/commands/odds"
 	"github.com/hpkeeper/hpkeeper/rules/dice"
 )
+
+// systems are the rule systems the odds' tests play.
+var systems = []commands.System{hitprot.System{}, hpmpwp.System{}, harm.System{}}
+
+func newTable(t *testing.T) *commandstest.Table { return commandstest.New(t, systems...) }
 
 func TestOddsExpr(t *testing.T) {
 	tb := newTable(t)
@@ -43,7 +52,7 @@ func TestOddsRateLimited(t *testing.T) {
 	tb := newTable(t)
 	at := time.Date(2026, 11, 29, 19, 0, 0, 0, time.UTC)
 	tb.Svc.SetClock(func() time.Time { return at }) // no refill
-	n := commands.WorkBurst / commands.OddsCost
+	n := commands.WorkBurst / odds.Cost
 	for i := 0; i < n; i++ {
 		tb.OK(tb.Do("ann", "/odds expr:1d4"))
 	}

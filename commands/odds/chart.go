@@ -1,4 +1,4 @@
-package commands
+package odds
 
 import (
 	"bytes"
@@ -10,6 +10,8 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
+
+	"github.com/hpkeeper/hpkeeper/commands"
 )
 
 // Chart sizes in pixels: every chart hpkeeper draws is this big.
@@ -31,7 +33,7 @@ var chartColors = []color.RGBA{
 // each series with one value per category) as a ChartWidth × ChartHeight
 // PNG. The fonts are gonum/plot's embedded ones: nothing is fetched. A
 // series of the wrong length is an error.
-func BarChartPNG(c Chart) ([]byte, error) {
+func BarChartPNG(c commands.Chart) ([]byte, error) {
 	title, categories, series := c.Title, c.Categories, c.Series
 	p := plot.New()
 	p.Title.Text = title

@@ -1,4 +1,10 @@
-package commands
+// Package odds is the odds feature of the commands kernel: /odds, the exact
+// odds of any dice expression's total or of what the table's system charts
+// (commands.Charter), and the drawing of every chart a reply carries
+// (commands.ChartFile) as a PNG. It is the one package that imports a
+// plotting library (gonum.org/v1/plot): the kernel and the systems know
+// charts only as data (commands.Chart).
+package odds
 
 import (
 	"context"
@@ -7,6 +13,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/rules/dice"
 	"github.com/hpkeeper/hpkeeper/storage"
 )
@@ -14,25 +21,33 @@ import (
 // DiceOddsFile is the file name of the chart of a dice expression's totals.
 const DiceOddsFile = "dice-odds.png"
 
-// OddsCost is what drawing an /odds chart costs from the caller's work
-// allowance (ratelimit.go), in units: like a /history page.
-const OddsCost = HistoryCost
+// Cost is what drawing an /odds chart costs from the caller's work
+// allowance (commands.Service.TakeWork), in units: like a /history page.
+const Cost = 50
 
-// oddsFeature is /odds (exact odds as a chart) and the drawing of every
-// chart a reply carries (ChartFile): the one place that plots.
-type oddsFeature struct {
+// Feature is /odds and the drawing of charts. It keeps the charts it drew
+// last (the systems' never change), so a Feature serves one Service.
+type Feature struct {
 	charts chartMemo
 }
 
+var (
+	_ commands.Feature = (*Feature)(nil)
+	_ commands.Wrapper = (*Feature)(nil)
+)
+
+// New returns the odds feature.
+func New() *Feature { return &Feature{} }
+
 // Register adds /odds; /help topic:odds says what each system charts
 // (Charter).
-func (f *oddsFeature) Register(g *Registry) {
-	g.Add(&Command{
+func (f *Feature) Register(g *commands.Registry) {
+	g.Add(&commands.Command{
 		Name: "odds", Description: "Chart exact odds: your system's own, or any roll's", Handler: odds,
 		Topic:   "`/odds` charts the odds the table's system has of its own (each is below); `/odds expr:2d10` charts any roll's totals. The chart comes as a PNG.",
-		Options: []Option{{Name: "expr", Description: "Dice expression to chart, e.g. 2d6 or 4dF", Type: OptionString, MaxLength: 64}},
-		HelpFor: func(sys System) string {
-			if ch, ok := sys.(Charter); ok {
+		Options: []commands.Option{{Name: "expr", Description: "Dice expression to chart, e.g. 2d6 or 4dF", Type: commands.OptionString, MaxLength: 64}},
+		HelpFor: func(sys commands.System) string {
+			if ch, ok := sys.(commands.Charter); ok {
 				return ch.ChartHelp()
 			}
 			return ""
@@ -43,8 +58,8 @@ func (f *oddsFeature) Register(g *Registry) {
 // Wrap draws the charts of every reply (ChartFile) once its handler has
 // answered, outside any write transaction; a chart that cannot be drawn is
 // left out (the reply's text holds its numbers).
-func (f *oddsFeature) Wrap(next HandlerFunc) HandlerFunc {
-	return func(ctx context.Context, s *Service, r *Request) (*Response, error) {
+func (f *Feature) Wrap(next commands.HandlerFunc) commands.HandlerFunc {
+	return func(ctx context.Context, s *commands.Service, r *commands.Request) (*commands.Response, error) {
 		resp, err := next(ctx, s, r)
 		if err != nil || resp == nil {
 			return resp, err
@@ -64,15 +79,15 @@ func (f *oddsFeature) Wrap(next HandlerFunc) HandlerFunc {
 // expression's total; without it, the odds the table's system decides on,
 // when it is a Charter (hit-protection's injury bands, harm's check dice).
 // The chart is a PNG attachment; the numbers are in the text as well.
-func odds(ctx context.Context, s *Service, r *Request) (*Response, error) {
-	if ok, wait := s.TakeWork(r, OddsCost); !ok {
-		return nil, Errorf(CodeRateLimited, "Slow down: charts take work (%d units each; you may spend %d a minute). Try again in %d s.", OddsCost, WorkPerMinute, int(math.Ceil(wait.Seconds())))
+func odds(ctx context.Context, s *commands.Service, r *commands.Request) (*commands.Response, error) {
+	if ok, wait := s.TakeWork(r, Cost); !ok {
+		return nil, commands.Errorf(commands.CodeRateLimited, "Slow down: charts take work (%d units each; you may spend %d a minute). Try again in %d s.", Cost, commands.WorkPerMinute, int(math.Ceil(wait.Seconds())))
 	}
 	if expr := r.Options["expr"]; expr != "" {
 		return diceOdds(expr)
 	}
 	var table *storage.Table
-	var sys System
+	var sys commands.System
 	if err := s.View(r, func(_ *storage.Tx, t *storage.Table) error {
 		var err error
 		table = t
@@ -81,22 +96,22 @@ func odds(ctx context.Context, s *Service, r *Request) (*Response, error) {
 	}); err != nil {
 		return nil, err
 	}
-	if c, ok := sys.(Charter); ok {
+	if c, ok := sys.(commands.Charter); ok {
 		return c.Chart(table)
 	}
-	return nil, Errorf(CodeInvalid, "The %s system has no injury table to chart. `/odds expr:…` charts any roll, e.g. `/odds expr:2d10` or `/odds expr:1d20`.", table.System)
+	return nil, commands.Errorf(commands.CodeInvalid, "The %s system has no injury table to chart. `/odds expr:…` charts any roll, e.g. `/odds expr:2d10` or `/odds expr:1d20`.", table.System)
 }
 
-func diceOdds(expr string) (*Response, error) {
+func diceOdds(expr string) (*commands.Response, error) {
 	e, err := dice.Parse(expr)
 	if err != nil {
-		return nil, Errorf(CodeInvalid, "Bad dice expression: %v.", err)
+		return nil, commands.Errorf(commands.CodeInvalid, "Bad dice expression: %v.", err)
 	}
-	totals, values, err := DiceOdds(e)
+	totals, values, err := commands.DiceOdds(e)
 	if err != nil {
 		return nil, err
 	}
-	png, err := BarChartPNG(Chart{Title: "Odds of " + e.String(), Categories: totals, Series: []ChartSeries{{Name: e.String(), Values: values}}})
+	png, err := BarChartPNG(commands.Chart{Title: "Odds of " + e.String(), Categories: totals, Series: []commands.ChartSeries{{Name: e.String(), Values: values}}})
 	if err != nil {
 		return nil, err
 	}
@@ -104,9 +119,9 @@ func diceOdds(expr string) (*Response, error) {
 	for i := range totals {
 		parts[i] = fmt.Sprintf("%s: %.1f%%", totals[i], values[i])
 	}
-	return &Response{
-		Content: Clip(fmt.Sprintf("**Odds of %s** (exact)\n%s", e.String(), strings.Join(parts, " · ")), 1900),
-		Files:   []File{{Name: DiceOddsFile, ContentType: "image/png", Data: png}},
+	return &commands.Response{
+		Content: commands.Clip(fmt.Sprintf("**Odds of %s** (exact)\n%s", e.String(), strings.Join(parts, " · ")), 1900),
+		Files:   []commands.File{{Name: DiceOddsFile, ContentType: "image/png", Data: png}},
 	}, nil
 }
 
@@ -122,7 +137,7 @@ type chartMemo struct {
 const maxMemoCharts = 16
 
 // draw returns the PNG of c, drawn once.
-func (m *chartMemo) draw(c *Chart) ([]byte, error) {
+func (m *chartMemo) draw(c *commands.Chart) ([]byte, error) {
 	key := fmt.Sprintf("%#v", *c)
 	m.mu.Lock()
 	png, ok := m.pngs[key]
