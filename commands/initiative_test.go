@@ -12,6 +12,7 @@ import (
 
 	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/commands/commandstest"
+	"github.com/hpkeeper/hpkeeper/commands/export"
 	"github.com/hpkeeper/hpkeeper/commands/tracker"
 	"github.com/hpkeeper/hpkeeper/storage"
 )
@@ -612,7 +613,7 @@ func TestInitiativeExport(t *testing.T) {
 	tb.OK(tb.Do("gm", "/table setup system:hit-protection"))
 	tb.OK(tb.Do("bob", `/char create name:Lister stats:"class=fighter hit-die=d6 hp=4"`))
 	tb.OK(tb.Do("meg", `/char create name:Meghan stats:"class=magic-user level=3 hp=3"`))
-	v1 := exportFile(t, tb, "gm")
+	v1 := tb.ExportFile("gm")
 	if !strings.Contains(string(v1), `"version": 1`) || strings.Contains(string(v1), "initiative") {
 		t.Errorf("export before any turn order: %.200s; want version 1 without initiative", v1)
 	}
@@ -620,8 +621,8 @@ func TestInitiativeExport(t *testing.T) {
 	tb.OK(tb.Do("gm", "/init join target:Lister roll:5"))
 	tb.OK(tb.Do("gm", "/init join target:Meghan roll:2"))
 	tb.OK(tb.Do("bob", "/init next"))
-	data := exportFile(t, tb, "gm")
-	var ex commands.Export
+	data := tb.ExportFile("gm")
+	var ex export.File
 	if err := json.Unmarshal(data, &ex); err != nil {
 		t.Fatal(err)
 	}
@@ -629,15 +630,15 @@ func TestInitiativeExport(t *testing.T) {
 		t.Fatalf("export with an open order: version %d, order %+v; want version 2 with Lister and Meghan, Meghan's turn", ex.Version, ex.Table.Initiative)
 	}
 	tb.Channel = "chan-2"
-	tb.OK(importFile(tb, "!gm", data))
+	tb.OK(tb.ImportFile("!gm", data))
 	commandstest.WantIn(t, "imported", tb.OK(tb.Do("meg", "/init show")), "▫ **Lister** 5\n▶ **Meghan** 2")
 	commandstest.WantIn(t, "plays on", tb.OK(tb.Do("meg", "/init next")), "Round 2 of the turn order begins.", "It is **Lister**'s turn (round 2).")
 	tb.OK(tb.Do("!gm", "/undo"))
 	commandstest.WantIn(t, "undone", tb.OK(tb.Do("meg", "/init show")), "round 1", "▶ **Meghan** 2")
 	// A closed order stays in the history: still version 2.
 	tb.OK(tb.Do("!gm", "/init end"))
-	var again commands.Export
-	if err := json.Unmarshal(exportFile(t, tb, "!gm"), &again); err != nil || again.Version != 2 || again.Table.Initiative != nil {
+	var again export.File
+	if err := json.Unmarshal(tb.ExportFile("!gm"), &again); err != nil || again.Version != 2 || again.Table.Initiative != nil {
 		t.Errorf("export after /init end: version %d, order %+v, %v; want version 2 (the history has orders), none open", again.Version, again.Table.Initiative, err)
 	}
 }

@@ -56,6 +56,9 @@ const (
 	// single writer for about 25–30 ms (BENCHMARKS.md); a year would hold it
 	// four times as long.
 	MaxAdvanceDays = 90
+	// MaxFileSize is the largest file a request or a reply carries, in
+	// bytes: Discord's upload limit, 8 MiB (a table export, an import).
+	MaxFileSize = 8 << 20
 	// MaxCombatants bounds a turn order, so that a round's walk and its
 	// rerolls stay short: every character of the largest table.
 	MaxCombatants = MaxCharacters

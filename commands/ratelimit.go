@@ -108,11 +108,6 @@ func (l *workLimiter) forgetFull(now time.Time) {
 	}
 }
 
-// FileCost is what a /table export or /table import costs, in units: each
-// can read, encode or decode up to MaxImportSize (8 MiB, a few hundred
-// milliseconds of CPU), so one user gets five a minute.
-const FileCost = 200
-
 // DiceCost is the cost in units of the dice a command request's options
 // roll: the dice of the expressions in expr and amount and the hit dice of
 // hd, when they are more than FreeDice; 0 otherwise. It is the cost of a

@@ -12,6 +12,7 @@ import (
 
 	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/commands/commandstest"
+	"github.com/hpkeeper/hpkeeper/commands/export"
 	"github.com/hpkeeper/hpkeeper/rules/dice"
 	"github.com/hpkeeper/hpkeeper/storage"
 )
@@ -240,7 +241,7 @@ func BenchmarkWorstCase(b *testing.B) {
 }
 
 // importExport is BenchmarkWorstCase's /table import of the largest file
-// (MaxImportSize) and what reads the table it makes: /table export and
+// (MaxFileSize) and what reads the table it makes: /table export and
 // /history target: over a history none of whose events touch the target.
 func importExport(b *testing.B) {
 	ctx := context.Background()
@@ -250,7 +251,7 @@ func importExport(b *testing.B) {
 	mustHandle(b, s, worstReq("w", "clock", "action:advance", "amount:90", "unit:days"))
 	gm := worstReq("w", "table export")
 	resp := s.Handle(ctx, gm)
-	var ex commands.Export
+	var ex export.File
 	if err := json.Unmarshal(resp.Files[0].Data, &ex); err != nil {
 		b.Fatal(err)
 	}
@@ -270,7 +271,7 @@ func importExport(b *testing.B) {
 			}
 			// Room for the export of the imported table, which adds a
 			// character and its events.
-			if len(next) > commands.MaxImportSize-64<<10 {
+			if len(next) > commands.MaxFileSize-64<<10 {
 				ex.Events = ex.Events[:n]
 				break
 			}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"github.com/hpkeeper/hpkeeper/commands"
+	"github.com/hpkeeper/hpkeeper/commands/export"
 	"github.com/hpkeeper/hpkeeper/commands/harm"
 	"github.com/hpkeeper/hpkeeper/commands/hitprot"
 	"github.com/hpkeeper/hpkeeper/commands/hpmpwp"
@@ -20,5 +21,5 @@ var systems = []commands.System{hitprot.System{}, hpmpwp.System{}, harm.System{}
 // takes its own, as some keep state per service. A new feature is a
 // package under commands/ and one more entry here.
 func features() []commands.Feature {
-	return []commands.Feature{odds.New(), tracker.New()}
+	return []commands.Feature{export.Feature{}, odds.New(), tracker.New()}
 }

@@ -65,6 +65,25 @@ func (tb *Table) Do(user, line string) *commands.Response {
 	return tb.Svc.Handle(context.Background(), req)
 }
 
+// ExportFile runs /table export as user and returns the JSON file, failing
+// the test unless the reply is ephemeral with one JSON file.
+func (tb *Table) ExportFile(user string) []byte {
+	tb.T.Helper()
+	resp := tb.Do(user, "/table export")
+	if !resp.Ephemeral || len(resp.Files) != 1 || resp.Files[0].ContentType != "application/json" {
+		tb.T.Fatalf("export reply %q, files %d; want an ephemeral reply with one JSON file", resp.Content, len(resp.Files))
+	}
+	return resp.Files[0].Data
+}
+
+// ImportFile runs /table import as user with data attached.
+func (tb *Table) ImportFile(user string, data []byte) *commands.Response {
+	tb.T.Helper()
+	req := tb.Request(user, "/table import file:table.json")
+	req.Attachments = map[string]*commands.Attachment{"file": {Filename: "table.json", Data: data}}
+	return tb.Svc.Handle(context.Background(), req)
+}
+
 // Request returns the request Do sends for line as user: words without ':'
 // after the command are the subcommand, name:value words the options
 // ("double quoted" values may hold spaces), and each value also names a

@@ -1,4 +1,8 @@
-package commands
+// Package export is the export feature of the commands kernel: /table
+// export writes a whole table (settings, characters, clock and history) as
+// one JSON file in the format of docs/export-format.md, and /table import
+// restores such a file into a channel that has no table.
+package export
 
 import (
 	"bytes"
@@ -10,42 +14,48 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/rules/clock"
 	"github.com/hpkeeper/hpkeeper/storage"
 )
 
 // The export format (docs/export-format.md).
 const (
-	// ExportFormat names the format in every export file.
-	ExportFormat = "hpkeeper-table"
-	// ExportVersion is the newest version /table export writes and /table
+	// Format names the format in every export file.
+	Format = "hpkeeper-table"
+	// Version is the newest version /table export writes and /table
 	// import reads (it reads every version from 1 up). Version 2 adds two
 	// optional fields: the turn order (the table's "initiative", also in
 	// events' table states) and the events' parts (storage.EventPart). A
 	// file with neither is written as version 1, which a reader of version
 	// 1 (refusing unknown fields) still reads (exportVersion).
-	ExportVersion = 2
-	// MaxImportSize bounds an import file, in bytes.
-	MaxImportSize = 8 << 20
+	Version = 2
 )
 
-// exportFeature is /table export and /table import: a whole table as one
-// JSON file (docs/export-format.md), and back.
-type exportFeature struct{}
+// Feature is /table export and /table import.
+type Feature struct{}
+
+var _ commands.Feature = Feature{}
+
+// Cost is what a /table export or /table import costs from the caller's
+// work allowance, in units: each can read, encode or decode up to
+// commands.MaxFileSize (8 MiB, a few hundred milliseconds of CPU), so one user
+// gets five a minute.
+const Cost = 200
 
 // Register adds /table export and /table import, after /table gm.
-func (exportFeature) Register(g *Registry) {
+func (Feature) Register(g *commands.Registry) {
 	g.AddSubcommand("table", "gm",
-		&Subcommand{Name: "export", Description: "Download the table as a JSON file (GM only)", Handler: tableExport, Cost: FixedCost(FileCost)},
-		&Subcommand{Name: "import", Description: "Restore an exported table into this channel, which has none (GM)", Handler: tableImport, Cost: FixedCost(FileCost),
-			Options: []Option{{Name: "file", Description: "The JSON file /table export gave", Type: OptionAttachment, Required: true}}},
+		&commands.Subcommand{Name: "export", Description: "Download the table as a JSON file (GM only)", Handler: tableExport, Cost: commands.FixedCost(Cost)},
+		&commands.Subcommand{Name: "import", Description: "Restore an exported table into this channel, which has none (GM)", Handler: tableImport, Cost: commands.FixedCost(Cost),
+			Options: []commands.Option{{Name: "file", Description: "The JSON file /table export gave", Type: commands.OptionAttachment, Required: true}}},
 	)
 }
 
-// Export is a whole table as /table export writes it: settings, characters,
+// File is a whole table as /table export writes it: settings, characters,
 // clock and history (docs/export-format.md). Records are storage's own
 // JSON, so an export holds exactly what the database holds.
-type Export struct {
+type File struct {
 	Format     string    `json:"format"`
 	Version    int       `json:"version"`
 	ExportedAt time.Time `json:"exported_at"`
@@ -62,10 +72,10 @@ type Export struct {
 
 // tableExport answers /table export (GM only: hidden characters are in
 // it) with the table as a JSON file, shown only to the GM.
-func tableExport(ctx context.Context, s *Service, r *Request) (*Response, error) {
-	var ex *Export
+func tableExport(ctx context.Context, s *commands.Service, r *commands.Request) (*commands.Response, error) {
+	var ex *File
 	err := s.View(r, func(tx *storage.Tx, t *storage.Table) error {
-		if err := RequireGM(r, t, "export the table"); err != nil {
+		if err := commands.RequireGM(r, t, "export the table"); err != nil {
 			return err
 		}
 		var err error
@@ -84,38 +94,38 @@ func tableExport(ctx context.Context, s *Service, r *Request) (*Response, error)
 		return nil, fmt.Errorf("encode export: %w", err)
 	}
 	data := buf.Bytes()
-	if len(data) > MaxImportSize {
+	if len(data) > commands.MaxFileSize {
 		return nil, tooBigToExport(len(data))
 	}
-	return &Response{
+	return &commands.Response{
 		Content: fmt.Sprintf("Table export: %s, %s, %s, format %s version %d. `/table import` in a new channel restores it.",
-			ex.Table.System, Count(len(ex.Characters), "character"), Count(len(ex.Events), "event"), ExportFormat, ex.Version),
-		Files:     []File{{Name: "hpkeeper-table.json", ContentType: "application/json", Data: data}},
+			ex.Table.System, commands.Count(len(ex.Characters), "character"), commands.Count(len(ex.Events), "event"), Format, ex.Version),
+		Files:     []commands.File{{Name: "hpkeeper-table.json", ContentType: "application/json", Data: data}},
 		Ephemeral: true,
 	}, nil
 }
 
-// tooBigToExport is the refusal of an export of more than MaxImportSize
+// tooBigToExport is the refusal of an export of more than commands.MaxFileSize
 // bytes (at least size).
 func tooBigToExport(size int) error {
-	return Errorf(CodeInvalid, "This table's export would pass %d bytes (%d and counting); a file may hold at most %d (Discord's upload limit), so it cannot be exported in one piece.", MaxImportSize, size, MaxImportSize)
+	return commands.Errorf(commands.CodeInvalid, "This table's export would pass %d bytes (%d and counting); a file may hold at most %d (Discord's upload limit), so it cannot be exported in one piece.", commands.MaxFileSize, size, commands.MaxFileSize)
 }
 
 // exportTable reads everything of table t, and refuses (tooBigToExport) a
 // history too large to export.
-func exportTable(tx *storage.Tx, t *storage.Table, now time.Time) (*Export, error) {
+func exportTable(tx *storage.Tx, t *storage.Table, now time.Time) (*File, error) {
 	chars, err := tx.Characters(t.ChannelID)
 	if err != nil {
 		return nil, err
 	}
 	slices.SortFunc(chars, func(a, b *storage.Character) int { return compareID(a.ID, b.ID) })
-	ex := &Export{Format: ExportFormat, Version: ExportVersion, ExportedAt: now.UTC(), Table: t,
+	ex := &File{Format: Format, Version: Version, ExportedAt: now.UTC(), Table: t,
 		Characters: chars, Events: []*storage.Event{}}
 	for _, c := range chars {
 		ex.LastCharacterID = max(ex.LastCharacterID, c.ID)
 	}
 	// Reading stops, and the export is refused, once the events' JSON alone
-	// passes MaxImportSize: a long history is not read whole to be refused.
+	// passes commands.MaxFileSize: a long history is not read whole to be refused.
 	size := 0
 	err = tx.EachEventBackward(t.ChannelID, func(e *storage.Event) (bool, error) {
 		ex.Events = append(ex.Events, e)
@@ -126,7 +136,7 @@ func exportTable(tx *storage.Tx, t *storage.Table, now time.Time) (*Export, erro
 		if err != nil {
 			return false, fmt.Errorf("encode event %d: %w", e.Seq, err)
 		}
-		if size += len(b); size > MaxImportSize {
+		if size += len(b); size > commands.MaxFileSize {
 			return false, tooBigToExport(size)
 		}
 		return true, nil
@@ -143,7 +153,7 @@ func exportTable(tx *storage.Tx, t *storage.Table, now time.Time) (*Export, erro
 // a turn order is in it (the table's, or one in an event's table states)
 // or an event has parts, else 1, so that a file with neither stays
 // readable by a reader of version 1 (which refuses unknown fields).
-func exportVersion(ex *Export) int {
+func exportVersion(ex *File) int {
 	if ex.Table.Initiative != nil {
 		return 2
 	}
@@ -169,31 +179,31 @@ func compareID(a, b uint64) int {
 // channel, which must have no table and no history, in one write
 // transaction. The caller must be a GM by permission (Manage Channels), as
 // the channel has no table yet; the imported GMs are kept.
-func tableImport(ctx context.Context, s *Service, r *Request) (*Response, error) {
+func tableImport(ctx context.Context, s *commands.Service, r *commands.Request) (*commands.Response, error) {
 	if !r.HasManageChannels() {
-		return nil, Errorf(CodeForbidden, "Only a GM (Manage Channels in this channel) can import a table.")
+		return nil, commands.Errorf(commands.CodeForbidden, "Only a GM (Manage Channels in this channel) can import a table.")
 	}
 	a := r.Attachments["file"]
 	if a == nil || a.Data == nil && a.Fetch == nil {
-		return nil, Errorf(CodeInvalid, "Attach the JSON file that /table export gave.")
+		return nil, commands.Errorf(commands.CodeInvalid, "Attach the JSON file that /table export gave.")
 	}
-	if a.Size > MaxImportSize {
-		return nil, Errorf(CodeInvalid, "The file is %d bytes; an export holds at most %d.", a.Size, MaxImportSize)
+	if a.Size > commands.MaxFileSize {
+		return nil, commands.Errorf(commands.CodeInvalid, "The file is %d bytes; an export holds at most %d.", a.Size, commands.MaxFileSize)
 	}
 	data := a.Data
 	if data == nil {
 		var err error
 		if data, err = a.Fetch(ctx); err != nil {
-			return nil, Errorf(CodeInvalid, "Could not download the file from Discord (%s); try again.", Clip(err.Error(), 120))
+			return nil, commands.Errorf(commands.CodeInvalid, "Could not download the file from Discord (%s); try again.", commands.Clip(err.Error(), 120))
 		}
 	}
-	ex, err := ParseExport(data)
+	ex, err := Parse(data)
 	if err != nil {
 		return nil, err
 	}
 	sys, err := s.System(ex.Table.System)
 	if err != nil {
-		return nil, Errorf(CodeInvalid, "The file's table plays %q, which this bot does not know.", Clip(ex.Table.System, 40))
+		return nil, commands.Errorf(commands.CodeInvalid, "The file's table plays %q, which this bot does not know.", commands.Clip(ex.Table.System, 40))
 	}
 	// The history is encoded here, outside the write transaction: it is
 	// most of an import's work (the writer stores it only).
@@ -201,52 +211,52 @@ func tableImport(ctx context.Context, s *Service, r *Request) (*Response, error)
 	if err != nil {
 		return nil, err
 	}
-	err = s.db.Update(func(tx *storage.Tx) error {
+	err = s.DB().Update(func(tx *storage.Tx) error {
 		if _, err := tx.Table(r.ChannelID); err == nil {
-			return Errorf(CodeConflict, "This channel already has a table. Import into a new channel or thread, which has none.")
+			return commands.Errorf(commands.CodeConflict, "This channel already has a table. Import into a new channel or thread, which has none.")
 		} else if !errors.Is(err, storage.ErrNotFound) {
 			return err
 		}
 		if last, err := tx.LastEventSeq(r.ChannelID); err != nil {
 			return err
 		} else if last != 0 {
-			return Errorf(CodeConflict, "This channel has a history (%s) from an earlier table; import into a new channel or thread.", Count(int(last), "event"))
+			return commands.Errorf(commands.CodeConflict, "This channel has a history (%s) from an earlier table; import into a new channel or thread.", commands.Count(int(last), "event"))
 		}
 		return restore(tx, sys, ex, events, r)
 	})
 	if err != nil {
 		return nil, err
 	}
-	return &Response{Content: fmt.Sprintf("Imported %s table: %s, %s, clock %s. /table show lists it.",
-		Indefinite("**"+ex.Table.System+"**"), Count(len(ex.Characters), "character"), Count(len(ex.Events), "event"), clock.Time(ex.Table.Clock).String())}, nil
+	return &commands.Response{Content: fmt.Sprintf("Imported %s table: %s, %s, clock %s. /table show lists it.",
+		commands.Indefinite("**"+ex.Table.System+"**"), commands.Count(len(ex.Characters), "character"), commands.Count(len(ex.Events), "event"), clock.Time(ex.Table.Clock).String())}, nil
 }
 
-// ParseExport decodes and checks an export file (format, version, and that
+// Parse decodes and checks an export file (format, version, and that
 // its records hang together); a bad file is a CodeInvalid error.
-func ParseExport(data []byte) (*Export, error) {
-	if len(data) > MaxImportSize {
-		return nil, Errorf(CodeInvalid, "The file is %d bytes; an export holds at most %d.", len(data), MaxImportSize)
+func Parse(data []byte) (*File, error) {
+	if len(data) > commands.MaxFileSize {
+		return nil, commands.Errorf(commands.CodeInvalid, "The file is %d bytes; an export holds at most %d.", len(data), commands.MaxFileSize)
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
-	var ex Export
+	var ex File
 	if err := dec.Decode(&ex); err != nil {
-		return nil, Errorf(CodeInvalid, "The file is not an hpkeeper export: %s.", Clip(err.Error(), 200))
+		return nil, commands.Errorf(commands.CodeInvalid, "The file is not an hpkeeper export: %s.", commands.Clip(err.Error(), 200))
 	}
-	if ex.Format != ExportFormat {
-		return nil, Errorf(CodeInvalid, "The file is not an hpkeeper table export (format %q).", Clip(ex.Format, 40))
+	if ex.Format != Format {
+		return nil, commands.Errorf(commands.CodeInvalid, "The file is not an hpkeeper table export (format %q).", commands.Clip(ex.Format, 40))
 	}
-	if ex.Version < 1 || ex.Version > ExportVersion {
-		return nil, Errorf(CodeInvalid, "The file is export version %d; this bot reads versions 1 to %d.", ex.Version, ExportVersion)
+	if ex.Version < 1 || ex.Version > Version {
+		return nil, commands.Errorf(commands.CodeInvalid, "The file is export version %d; this bot reads versions 1 to %d.", ex.Version, Version)
 	}
 	if ex.Table == nil {
-		return nil, Errorf(CodeInvalid, "The file has no table.")
+		return nil, commands.Errorf(commands.CodeInvalid, "The file has no table.")
 	}
 	if ex.Table.Clock < 0 {
-		return nil, Errorf(CodeInvalid, "The file's clock is negative.")
+		return nil, commands.Errorf(commands.CodeInvalid, "The file's clock is negative.")
 	}
-	if n := len(ex.Characters); n > MaxCharacters {
-		return nil, Errorf(CodeInvalid, "The file holds %d characters; a table holds at most %d.", n, MaxCharacters)
+	if n := len(ex.Characters); n > commands.MaxCharacters {
+		return nil, commands.Errorf(commands.CodeInvalid, "The file holds %d characters; a table holds at most %d.", n, commands.MaxCharacters)
 	}
 	ids := make(map[uint64]bool, len(ex.Characters))
 	for _, c := range ex.Characters {
@@ -258,39 +268,39 @@ func ParseExport(data []byte) (*Export, error) {
 	var lastID uint64
 	for i, c := range ex.Characters {
 		if c == nil || c.ID == 0 || c.ID <= lastID || c.ID > ex.LastCharacterID {
-			return nil, Errorf(CodeInvalid, "Character %d of the file has a bad id (ids rise from 1 up to last_character_id).", i+1)
+			return nil, commands.Errorf(commands.CodeInvalid, "Character %d of the file has a bad id (ids rise from 1 up to last_character_id).", i+1)
 		}
 		lastID = c.ID
-		if err := CheckName(c.Name); err != nil {
+		if err := commands.CheckName(c.Name); err != nil {
 			return nil, err
 		}
 		key := foldName(c.Name)
 		if names[key] {
-			return nil, Errorf(CodeInvalid, "The file has two characters named %s.", Escape(c.Name))
+			return nil, commands.Errorf(commands.CodeInvalid, "The file has two characters named %s.", commands.Escape(c.Name))
 		}
 		names[key] = true
 	}
 	if o := ex.Table.Initiative; o != nil {
 		for _, cb := range o.Combatants {
 			if !ids[cb.CharacterID] {
-				return nil, Errorf(CodeInvalid, "The file's turn order names character %d, which is not in the file.", cb.CharacterID)
+				return nil, commands.Errorf(commands.CodeInvalid, "The file's turn order names character %d, which is not in the file.", cb.CharacterID)
 			}
 		}
-		if o.Turn < 0 || o.Turn > len(o.Combatants) || len(o.Combatants) > MaxCombatants || o.Start < 0 || o.Start > ex.Table.Clock {
-			return nil, Errorf(CodeInvalid, "The file's turn order does not hang together (turn %d of %d combatants, start %d).", o.Turn, len(o.Combatants), o.Start)
+		if o.Turn < 0 || o.Turn > len(o.Combatants) || len(o.Combatants) > commands.MaxCombatants || o.Start < 0 || o.Start > ex.Table.Clock {
+			return nil, commands.Errorf(commands.CodeInvalid, "The file's turn order does not hang together (turn %d of %d combatants, start %d).", o.Turn, len(o.Combatants), o.Start)
 		}
 	}
 	if ex.LastCharacterID > 1_000_000 {
-		return nil, Errorf(CodeInvalid, "The file's last_character_id %d is too large.", ex.LastCharacterID)
+		return nil, commands.Errorf(commands.CodeInvalid, "The file's last_character_id %d is too large.", ex.LastCharacterID)
 	}
 	for i, e := range ex.Events {
 		if e == nil || e.Seq != uint64(i+1) {
-			return nil, Errorf(CodeInvalid, "Event %d of the file is out of sequence (events are numbered 1, 2, 3 …).", i+1)
+			return nil, commands.Errorf(commands.CodeInvalid, "Event %d of the file is out of sequence (events are numbered 1, 2, 3 …).", i+1)
 		}
 		for _, ch := range e.Changes {
 			if ch.CharacterID == 0 || ch.CharacterID > ex.LastCharacterID ||
 				(ch.Before != nil && ch.Before.ID != ch.CharacterID) || (ch.After != nil && ch.After.ID != ch.CharacterID) {
-				return nil, Errorf(CodeInvalid, "Event %d of the file changes a character with a bad id.", e.Seq)
+				return nil, commands.Errorf(commands.CodeInvalid, "Event %d of the file changes a character with a bad id.", e.Seq)
 			}
 		}
 	}
@@ -306,15 +316,15 @@ func foldName(s string) string { return strings.ToLower(s) }
 // (moveEvents), with its sequence numbers.
 // Every record moves to the request's channel and guild; the tracker message
 // stays behind.
-func restore(tx *storage.Tx, sys System, ex *Export, events []storage.EncodedEvent, r *Request) error {
+func restore(tx *storage.Tx, sys commands.System, ex *File, events []storage.EncodedEvent, r *commands.Request) error {
 	t := moveTable(ex.Table, r)
 	if t.Options == nil {
-		t.Options = DefaultOptions(sys)
+		t.Options = commands.DefaultOptions(sys)
 	}
 	if err := tx.PutTable(t); err != nil {
 		return err
 	}
-	for _, c := range ex.Characters { // in rising id order (ParseExport)
+	for _, c := range ex.Characters { // in rising id order (Parse)
 		if err := tx.SkipCharacterIDs(r.ChannelID, c.ID-1); err != nil {
 			return err
 		}
@@ -326,7 +336,7 @@ func restore(tx *storage.Tx, sys System, ex *Export, events []storage.EncodedEve
 			return fmt.Errorf("import: character %q got id %d, want %d", c.Name, n.ID, c.ID)
 		}
 		if _, _, err := sys.Describe(n); err != nil {
-			return Errorf(CodeInvalid, "Character %s of the file has a sheet the %s system cannot read.", Escape(c.Name), t.System)
+			return commands.Errorf(commands.CodeInvalid, "Character %s of the file has a sheet the %s system cannot read.", commands.Escape(c.Name), t.System)
 		}
 	}
 	if err := tx.SkipCharacterIDs(r.ChannelID, ex.LastCharacterID); err != nil {
@@ -338,7 +348,7 @@ func restore(tx *storage.Tx, sys System, ex *Export, events []storage.EncodedEve
 // moveEvents returns the events of an export moved to the request's channel
 // and guild (as moveTable and moveCharacter move their records), encoded
 // for storage.
-func moveEvents(evs []*storage.Event, r *Request) ([]storage.EncodedEvent, error) {
+func moveEvents(evs []*storage.Event, r *commands.Request) ([]storage.EncodedEvent, error) {
 	out := make([]storage.EncodedEvent, 0, len(evs))
 	for _, e := range evs {
 		n := *e
@@ -367,14 +377,14 @@ func moveEvents(evs []*storage.Event, r *Request) ([]storage.EncodedEvent, error
 }
 
 // moveTable returns a copy of t at the request's channel and guild.
-func moveTable(t *storage.Table, r *Request) *storage.Table {
+func moveTable(t *storage.Table, r *commands.Request) *storage.Table {
 	n := *t
 	n.ChannelID, n.GuildID, n.TrackerMessageID = r.ChannelID, r.GuildID, ""
 	return &n
 }
 
 // moveCharacter returns a copy of c at the request's channel (nil for nil).
-func moveCharacter(c *storage.Character, r *Request) *storage.Character {
+func moveCharacter(c *storage.Character, r *commands.Request) *storage.Character {
 	if c == nil {
 		return nil
 	}

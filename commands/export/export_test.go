@@ -1,4 +1,4 @@
-package commands_test
+package export_test
 
 import (
 	"context"
@@ -9,25 +9,17 @@ import (
 
 	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/commands/commandstest"
+	"github.com/hpkeeper/hpkeeper/commands/export"
+	"github.com/hpkeeper/hpkeeper/commands/harm"
+	"github.com/hpkeeper/hpkeeper/commands/hitprot"
+	"github.com/hpkeeper/hpkeeper/commands/hpmpwp"
 	"github.com/hpkeeper/hpkeeper/storage"
 )
 
-// exportFile runs /table export as user and returns the JSON file.
-func exportFile(t *testing.T, tb *table, user string) []byte {
-	t.Helper()
-	resp := tb.Do(user, "/table export")
-	if !resp.Ephemeral || len(resp.Files) != 1 || resp.Files[0].ContentType != "application/json" {
-		t.Fatalf("export reply %q, files %d; want an ephemeral reply with one JSON file", resp.Content, len(resp.Files))
-	}
-	return resp.Files[0].Data
-}
+// systems are the rule systems the export's tests play.
+var systems = []commands.System{hitprot.System{}, hpmpwp.System{}, harm.System{}}
 
-// importFile runs /table import with data attached as user.
-func importFile(tb *table, user string, data []byte) *commands.Response {
-	req := tb.Request(user, "/table import file:table.json")
-	req.Attachments = map[string]*commands.Attachment{"file": {Filename: "table.json", Data: data}}
-	return tb.Svc.Handle(context.Background(), req)
-}
+func newTable(t *testing.T) *commandstest.Table { return commandstest.New(t, systems...) }
 
 func TestExportImportRoundTrip(t *testing.T) {
 	tb := newTable(t)
@@ -43,8 +35,8 @@ func TestExportImportRoundTrip(t *testing.T) {
 	tb.OK(tb.Do("!carol", "/clock action:advance amount:3 unit:turns"))
 
 	tb.Refused(tb.Do("ann", "/table export"), "Only a GM")
-	data := exportFile(t, tb, "!carol")
-	var ex commands.Export
+	data := tb.ExportFile("!carol")
+	var ex export.File
 	if err := json.Unmarshal(data, &ex); err != nil {
 		t.Fatal(err)
 	}
@@ -57,16 +49,16 @@ func TestExportImportRoundTrip(t *testing.T) {
 
 	// Into a new channel.
 	tb.Channel = "chan-2"
-	tb.Refused(importFile(tb, "ann", data), "Only a GM")
-	out := tb.OK(importFile(tb, "!carol", data))
+	tb.Refused(tb.ImportFile("ann", data), "Only a GM")
+	out := tb.OK(tb.ImportFile("!carol", data))
 	if !strings.Contains(out, "2 characters") {
 		t.Errorf("import reply %q", out)
 	}
-	tb.Refused(importFile(tb, "!carol", data), "already has a table")
+	tb.Refused(tb.ImportFile("!carol", data), "already has a table")
 
 	// Identical state: exporting the copy gives the same file, channel aside.
-	again := exportFile(t, tb, "!carol")
-	var ex2 commands.Export
+	again := tb.ExportFile("!carol")
+	var ex2 export.File
 	if err := json.Unmarshal(again, &ex2); err != nil {
 		t.Fatal(err)
 	}
@@ -84,8 +76,8 @@ func TestExportImportRoundTrip(t *testing.T) {
 	tb.OK(tb.Do("ann", `/char create name:Kryten stats:"class=fighter level=1 hp=6"`))
 	tb.OK(tb.Do("ann", "/undo"))
 	tb.OK(tb.Do("ann", `/char create name:Kryten stats:"class=fighter level=1 hp=6"`))
-	var ex3 commands.Export
-	if err := json.Unmarshal(exportFile(t, tb, "!carol"), &ex3); err != nil {
+	var ex3 export.File
+	if err := json.Unmarshal(tb.ExportFile("!carol"), &ex3); err != nil {
 		t.Fatal(err)
 	}
 	if n := len(ex3.Characters); n != 3 || ex3.Characters[2].ID != 5 {
@@ -108,7 +100,7 @@ func TestImportRefusesBadFiles(t *testing.T) {
 		{`{"format":"hpkeeper-table","version":1,"table":{"system":"harm"},"events":[{"seq":2}]}`, "out of sequence"},
 		{`{"format":"hpkeeper-table","version":1,"table":{"system":"harm"},"surprise":1}`, "unknown field"},
 	} {
-		tb.Refused(importFile(tb, "!carol", []byte(c.file)), c.want)
+		tb.Refused(tb.ImportFile("!carol", []byte(c.file)), c.want)
 	}
 	tb.Refused(tb.Do("!carol", "/table import file:x.json"), "Attach the JSON file")
 
@@ -148,14 +140,14 @@ func TestExportVersionOfParts(t *testing.T) {
 	tb := newTable(t)
 	tb.OK(tb.Do("!gm", "/table setup system:hit-protection"))
 	tb.OK(tb.Do("ann", `/char create name:Lister stats:"class=fighter hit-die=d6 hp=4"`))
-	if v1 := exportFile(t, tb, "!gm"); !strings.Contains(string(v1), `"version": 1`) || strings.Contains(string(v1), `"parts"`) {
+	if v1 := tb.ExportFile("!gm"); !strings.Contains(string(v1), `"version": 1`) || strings.Contains(string(v1), `"parts"`) {
 		t.Errorf("export without hidden characters: %.200s; want version 1 without parts", v1)
 	}
 	commandstest.Text(tb.Do("!gm", `/char create name:Goblin stats:"class=cleric level=9 hit-die=d12 hp=11 hidden=true"`))
 	tb.Dice.Push(5)
 	commandstest.Text(tb.Do("!gm", "/damage target:Goblin amount:1d6"))
-	data := exportFile(t, tb, "!gm")
-	var ex commands.Export
+	data := tb.ExportFile("!gm")
+	var ex export.File
 	if err := json.Unmarshal(data, &ex); err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +155,7 @@ func TestExportVersionOfParts(t *testing.T) {
 		t.Fatalf("export with a hidden character's events: version %d, %.300s; want version 2 with parts", ex.Version, data)
 	}
 	tb.Channel = "chan-2"
-	tb.OK(importFile(tb, "!gm", data))
+	tb.OK(tb.ImportFile("!gm", data))
 	hist := tb.OK(tb.Do("ann", "/history"))
 	if strings.Contains(hist, "[5]") || strings.Contains(hist, "HP 11") || strings.Contains(hist, "→ 6") {
 		t.Errorf("player /history after import shows the hidden Goblin's numbers: %q", hist)
@@ -237,8 +229,8 @@ func TestExportHoldsWholeStates(t *testing.T) {
 	do("!gm", "/undo")
 	do("bob", `/char set name:Rimmer stats:hp=5`)
 
-	var ex commands.Export
-	if err := json.Unmarshal(exportFile(t, tb, "!gm"), &ex); err != nil {
+	var ex export.File
+	if err := json.Unmarshal(tb.ExportFile("!gm"), &ex); err != nil {
 		t.Fatal(err)
 	}
 	if len(ex.Events) != len(after)-1 {
@@ -268,5 +260,67 @@ func TestExportHoldsWholeStates(t *testing.T) {
 				t.Errorf("event %d (%s): table after %s; want %s", e.Seq, e.Command, got, now.table)
 			}
 		}
+	}
+}
+
+// TestImportSkipsIDsInLinearTime: an export whose last_character_id is
+// 1,000,000 (every id but one deleted) imports with its ids kept: the one
+// character keeps id 999,999, and the next one created gets 1,000,001. The
+// ids between are skipped, not created and deleted one by one (which held
+// the writer for seconds).
+func TestImportSkipsIDsInLinearTime(t *testing.T) {
+	tb := newTable(t)
+	tb.OK(tb.Do("!gm", "/table setup system:harm"))
+	tb.OK(tb.Do("!gm", "/char create name:Ada stats:endure=1"))
+	var ex export.File
+	if err := json.Unmarshal(tb.ExportFile("!gm"), &ex); err != nil {
+		t.Fatal(err)
+	}
+	ex.Characters[0].ID, ex.LastCharacterID, ex.Events = 999_999, 1_000_000, []*storage.Event{}
+	data, err := json.Marshal(ex)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb.Channel = "chan-2"
+	tb.OK(tb.ImportFile("!gm", data))
+	tb.OK(tb.Do("!gm", "/char create name:Bea stats:endure=1"))
+	err = tb.DB.View(func(tx *storage.Tx) error {
+		for name, want := range map[string]uint64{"Ada": 999_999, "Bea": 1_000_001} {
+			c, err := tx.CharacterByName("chan-2", name)
+			if err != nil {
+				return err
+			}
+			if c.ID != want {
+				t.Errorf("%s has id %d; want %d", name, c.ID, want)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestExportTooLarge: a table whose history passes MaxFileSize is refused
+// export, saying why, and nothing is attached.
+func TestExportTooLarge(t *testing.T) {
+	tb := newTable(t)
+	tb.OK(tb.Do("!gm", "/table setup system:harm"))
+	long := strings.Repeat("a long summary ", 10_000) // 150 KB an event
+	err := tb.DB.Update(func(tx *storage.Tx) error {
+		for range commands.MaxFileSize/len(long) + 2 {
+			if err := tx.AppendEvent(&storage.Event{ChannelID: tb.Channel, Command: "/history", Summary: long}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp := tb.Do("!gm", "/table export")
+	tb.Refused(resp, "cannot be exported in one piece")
+	if len(resp.Files) != 0 {
+		t.Errorf("a refused export attached %d files", len(resp.Files))
 	}
 }
