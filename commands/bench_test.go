@@ -129,7 +129,7 @@ func BenchmarkRead(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				r := benchReq("ch0", c.cmd, opts...)
-				// /history is rate-limited per user (HistoryCost units of
+				// /history is rate-limited per user (history.Cost units of
 				// WorkPerMinute): each request comes 3 s after the last.
 				now = now.Add(3 * time.Second)
 				r.Now = now

@@ -13,17 +13,16 @@ import (
 )
 
 // Per-user limits on expensive work (SECURITY.md, "Abuse"). Work is counted
-// in units: a dice expression of more than FreeDice dice costs one unit per
-// die (options expr and amount, and the hit dice of hd), and a /history page
-// costs HistoryCost units. Each user has a bucket of WorkBurst units that
-// refills at WorkPerMinute units a minute; a command whose cost does not fit
-// is refused with CodeRateLimited before it does anything. Plain play (a few
-// dice per command) costs nothing.
+// in units: each command declares what it costs (Command.Cost: a /history
+// page 50 units, a /clock advance 10 a day); a command that declares
+// nothing costs the dice its options roll (DiceCost: one unit per die of a
+// pool of more than FreeDice). Each user has a bucket of WorkBurst units
+// that refills at WorkPerMinute units a minute; a command whose cost does
+// not fit is refused with CodeRateLimited before it does anything. Plain
+// play (a few dice per command) costs nothing.
 const (
 	// FreeDice is the largest dice pool that costs nothing.
 	FreeDice = 10
-	// HistoryCost is the cost of one /history page, in units.
-	HistoryCost = 50
 	// WorkBurst is how many units a user may spend at once: ten 100-dice
 	// rolls, or twenty /history pages.
 	WorkBurst = 1000

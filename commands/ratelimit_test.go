@@ -7,6 +7,7 @@ import (
 	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/commands/commandstest"
 	"github.com/hpkeeper/hpkeeper/commands/export"
+	"github.com/hpkeeper/hpkeeper/commands/history"
 )
 
 // TestWorkCost checks what counts as expensive work: what each command
@@ -25,7 +26,7 @@ func TestWorkCost(t *testing.T) {
 		{"damage", map[string]string{"amount": "50d6"}, 50},
 		{"damage", map[string]string{"amount": "7"}, 0},
 		{"roll", map[string]string{"expr": "5d6", "hd": "20"}, 25},
-		{"history", nil, commands.HistoryCost},
+		{"history", nil, history.Cost},
 		{"char create", map[string]string{"name": "100d6"}, 0},
 		{"clock", map[string]string{"action": "advance", "amount": "90", "unit": "days"}, 900},
 		{"clock", map[string]string{"action": "advance", "amount": "2160", "unit": "hours"}, 900},

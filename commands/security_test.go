@@ -12,6 +12,7 @@ import (
 
 	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/commands/commandstest"
+	"github.com/hpkeeper/hpkeeper/commands/history"
 	"github.com/hpkeeper/hpkeeper/storage"
 )
 
@@ -207,13 +208,13 @@ func TestWorkLimit(t *testing.T) {
 	if r := tb.at("ann", "/damage target:Nobody amount:100d6", now.Add(6*time.Second)); !strings.Contains(r.Content, "Slow down") {
 		t.Errorf("dice in amount: %q; want them counted", r.Content)
 	}
-	for i := 0; i < commands.WorkBurst/commands.HistoryCost; i++ {
+	for i := 0; i < commands.WorkBurst/history.Cost; i++ {
 		if r := tb.at("cat", "/history", now); r.Ephemeral {
 			t.Fatalf("history page %d: %q; want it to pass", i+1, r.Content)
 		}
 	}
 	if r := tb.at("cat", "/history", now); !r.Ephemeral || !strings.Contains(r.Content, "Slow down") {
-		t.Errorf("history page %d at once: %q; want a slow-down", commands.WorkBurst/commands.HistoryCost+1, r.Content)
+		t.Errorf("history page %d at once: %q; want a slow-down", commands.WorkBurst/history.Cost+1, r.Content)
 	}
 	// Days on the clock count: one longest advance at once, not two; a
 	// week passes 3 s later.

@@ -4,6 +4,7 @@ import (
 	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/commands/export"
 	"github.com/hpkeeper/hpkeeper/commands/harm"
+	"github.com/hpkeeper/hpkeeper/commands/history"
 	"github.com/hpkeeper/hpkeeper/commands/hitprot"
 	"github.com/hpkeeper/hpkeeper/commands/hpmpwp"
 	"github.com/hpkeeper/hpkeeper/commands/odds"
@@ -21,5 +22,5 @@ var systems = []commands.System{hitprot.System{}, hpmpwp.System{}, harm.System{}
 // takes its own, as some keep state per service. A new feature is a
 // package under commands/ and one more entry here.
 func features() []commands.Feature {
-	return []commands.Feature{export.Feature{}, odds.New(), tracker.New()}
+	return []commands.Feature{history.Feature{}, export.Feature{}, odds.New(), tracker.New()}
 }

@@ -1,11 +1,24 @@
-package commands_test
+package history_test
 
 import (
 	"strings"
 	"testing"
 
 	"github.com/hpkeeper/hpkeeper/commands"
+	"github.com/hpkeeper/hpkeeper/commands/commandstest"
+	"github.com/hpkeeper/hpkeeper/commands/harm"
+	"github.com/hpkeeper/hpkeeper/commands/history"
+	"github.com/hpkeeper/hpkeeper/commands/hitprot"
+	"github.com/hpkeeper/hpkeeper/commands/hpmpwp"
 )
+
+// systems are the rule systems the history's tests play.
+var systems = []commands.System{hitprot.System{}, hpmpwp.System{}, harm.System{}}
+
+// table is the harness of the history's tests.
+type table = commandstest.Table
+
+func newTable(t *testing.T) *table { return commandstest.New(t, systems...) }
 
 // TestUndoWhileTheTableChanges: /undo looks for the event to revert in a
 // read transaction (up to undoWindow events, decoded whole: no writer time)
@@ -24,7 +37,7 @@ func TestUndoWhileTheTableChanges(t *testing.T) {
 	}
 	between := func(t *testing.T, f func()) {
 		once := false
-		t.Cleanup(commands.SetUndoLooked(func() {
+		t.Cleanup(history.SetUndoLooked(func() {
 			if !once {
 				once = true
 				f()

@@ -1,4 +1,10 @@
-package commands
+// Package history is the history feature of the commands kernel (RULES.md
+// §0.5): /history shows the table's events, newest first, with who, what
+// and every die, a page at a time, as players may see them (a hidden
+// character's event by its word; a GM gets it in full, privately); /undo
+// reverts the latest event the caller may change, exactly, and refuses a
+// press on a choice button whose event it undid.
+package history
 
 import (
 	"context"
@@ -8,26 +14,35 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/storage"
 )
 
-// historyFeature is /history and /undo (RULES.md §0.5): the table's events
-// a page at a time, and the undo of the latest one the caller may change.
-type historyFeature struct{}
+// Feature is /history and /undo.
+type Feature struct{}
+
+var (
+	_ commands.Feature = Feature{}
+	_ commands.Wrapper = Feature{}
+)
+
+// Cost is what a /history page costs from the caller's work allowance, in
+// units: it reads up to a thousand events.
+const Cost = 50
 
 // Register adds /history and /undo.
-func (historyFeature) Register(g *Registry) {
-	g.Add(&Command{
-		Name: "history", Description: "Recent events with who, what and dice", Handler: history, Cost: FixedCost(HistoryCost),
+func (Feature) Register(g *commands.Registry) {
+	g.Add(&commands.Command{
+		Name: "history", Description: "Recent events with who, what and dice", Handler: history, Cost: commands.FixedCost(Cost),
 		Topic: "`/history` shows the latest events, newest first, ten a page; `page:2` the next ten, or `before:#12` the ten before event #12 (each page ends with the command for the next). `target:` keeps the events that touched a character, `user:` those a user made.",
-		Options: []Option{
-			{Name: "target", Description: "Only events touching this character", Type: OptionString, Autocomplete: true, MaxLength: 32},
-			{Name: "user", Description: "Only events this user made", Type: OptionUser},
-			{Name: "before", Description: "Only events before this one, e.g. #12", Type: OptionString, MaxLength: 20},
-			{Name: "page", Description: "Page 1 is the latest ten events, page 2 the ten before them, …", Type: OptionInteger, MinValue: 1, MaxValue: maxHistoryPage},
+		Options: []commands.Option{
+			{Name: "target", Description: "Only events touching this character", Type: commands.OptionString, Autocomplete: true, MaxLength: 32},
+			{Name: "user", Description: "Only events this user made", Type: commands.OptionUser},
+			{Name: "before", Description: "Only events before this one, e.g. #12", Type: commands.OptionString, MaxLength: 20},
+			{Name: "page", Description: "Page 1 is the latest ten events, page 2 the ten before them, …", Type: commands.OptionInteger, MinValue: 1, MaxValue: maxHistoryPage},
 		},
 	})
-	g.Add(&Command{
+	g.Add(&commands.Command{
 		Name: "undo", Description: "Revert the latest event you may change", Handler: undo,
 		Topic: "`/undo` reverts the most recent event at the table that you may change (a GM: any), restoring every touched character exactly; dice are never rerolled.",
 	})
@@ -49,7 +64,7 @@ const (
 // character, user those that user made. A page that does not hold every
 // older event ends with the same line, the command that shows the next
 // page: "Older events: /history before:#12".
-func history(ctx context.Context, s *Service, r *Request) (*Response, error) {
+func history(ctx context.Context, s *commands.Service, r *commands.Request) (*commands.Response, error) {
 	before, err := historyBefore(r)
 	if err != nil {
 		return nil, err
@@ -57,12 +72,12 @@ func history(ctx context.Context, s *Service, r *Request) (*Response, error) {
 	skip := 0
 	if p, ok := r.Options["page"]; ok {
 		if before != 0 {
-			return nil, Errorf(CodeInvalid, "Give before or page, not both: page:2 is the page after the latest, before:#N the page of the events before #N.")
+			return nil, commands.Errorf(commands.CodeInvalid, "Give before or page, not both: page:2 is the page after the latest, before:#N the page of the events before #N.")
 		}
 		n, _ := strconv.Atoi(p)
 		skip = (n - 1) * historyLimit
 	}
-	var resp *Response
+	var resp *commands.Response
 	err = s.View(r, func(tx *storage.Tx, t *storage.Table) error {
 		sys, err := s.System(t.System)
 		if err != nil {
@@ -71,7 +86,7 @@ func history(ctx context.Context, s *Service, r *Request) (*Response, error) {
 		g := s.Registry()
 		var only uint64
 		if name, ok := r.Options["target"]; ok {
-			c, err := CharacterByName(tx, r.ChannelID, name)
+			c, err := commands.CharacterByName(tx, r.ChannelID, name)
 			if err != nil {
 				return err
 			}
@@ -102,7 +117,7 @@ func history(ctx context.Context, s *Service, r *Request) (*Response, error) {
 			return err
 		}
 		if len(shown) == 0 {
-			resp = &Response{Content: "No events here" + historyScope(r, before) + "."}
+			resp = &commands.Response{Content: "No events here" + historyScope(r, before) + "."}
 			return nil
 		}
 		// Players read hidden characters' words; a GM gets those events
@@ -120,9 +135,9 @@ func history(ctx context.Context, s *Service, r *Request) (*Response, error) {
 		if more {
 			lines = append(lines, olderLine(r, shown[len(lines)-2].Seq))
 		}
-		resp = &Response{Content: strings.Join(lines, "\n")}
+		resp = &commands.Response{Content: strings.Join(lines, "\n")}
 		if len(hidden) > 0 {
-			resp = ForGM(r, t, resp, &Response{Content: JoinWithin(hidden, MaxContent-len(HiddenFollowUp)-1, "")})
+			resp = commands.ForGM(r, t, resp, &commands.Response{Content: commands.JoinWithin(hidden, commands.MaxContent-len(commands.HiddenFollowUp)-1, "")})
 		}
 		return nil
 	})
@@ -131,14 +146,14 @@ func history(ctx context.Context, s *Service, r *Request) (*Response, error) {
 
 // historyBefore reads the before option: an event number, "#12" or "12";
 // 0 when absent.
-func historyBefore(r *Request) (uint64, error) {
+func historyBefore(r *commands.Request) (uint64, error) {
 	v, ok := r.Options["before"]
 	if !ok {
 		return 0, nil
 	}
 	n, err := strconv.ParseUint(strings.TrimPrefix(strings.TrimSpace(v), "#"), 10, 64)
 	if err != nil || n == 0 {
-		return 0, Errorf(CodeInvalid, "before takes an event number as /history shows it, e.g. before:#12 (got %q).", Clip(v, 20))
+		return 0, commands.Errorf(commands.CodeInvalid, "before takes an event number as /history shows it, e.g. before:#12 (got %q).", commands.Clip(v, 20))
 	}
 	return n, nil
 }
@@ -150,9 +165,9 @@ func fitHistory(lines []string, older func(last int) string) ([]string, bool) {
 	total := 0
 	for i, l := range lines {
 		total += utf8.RuneCountInString(l) + 1
-		if i > 0 && total+utf8.RuneCountInString(older(i))+1 > MaxContent {
+		if i > 0 && total+utf8.RuneCountInString(older(i))+1 > commands.MaxContent {
 			if i == 1 {
-				lines[1] = Clip(lines[1], MaxContent-utf8.RuneCountInString(lines[0])-utf8.RuneCountInString(older(1))-2)
+				lines[1] = commands.Clip(lines[1], commands.MaxContent-utf8.RuneCountInString(lines[0])-utf8.RuneCountInString(older(1))-2)
 				return lines[:2], len(lines) > 2
 			}
 			return lines[:i], true
@@ -164,25 +179,25 @@ func fitHistory(lines []string, older func(last int) string) ([]string, bool) {
 // olderLine is the last line of a /history page that does not hold every
 // older event: the command, with the page's filters, that shows the events
 // before #seq.
-func olderLine(r *Request, seq uint64) string {
+func olderLine(r *commands.Request, seq uint64) string {
 	cmd := fmt.Sprintf("/history before:#%d", seq)
 	if name, ok := r.Options["target"]; ok {
-		cmd += " target:" + Arg(name)
+		cmd += " target:" + commands.Arg(name)
 	}
 	if user, ok := r.Options["user"]; ok {
-		cmd += " user:" + Mention(user)
+		cmd += " user:" + commands.Mention(user)
 	}
 	return "Older events: " + cmd
 }
 
 // historyScope says which events an empty /history page looked for.
-func historyScope(r *Request, before uint64) string {
+func historyScope(r *commands.Request, before uint64) string {
 	var parts []string
 	if name, ok := r.Options["target"]; ok {
-		parts = append(parts, "touching "+Escape(name))
+		parts = append(parts, "touching "+commands.Escape(name))
 	}
 	if user, ok := r.Options["user"]; ok {
-		parts = append(parts, "by "+Mention(user))
+		parts = append(parts, "by "+commands.Mention(user))
 	}
 	if before != 0 {
 		parts = append(parts, fmt.Sprintf("before #%d", before))
@@ -209,13 +224,13 @@ func touches(e *storage.Event, id uint64) bool {
 // command, the dice and the summary.
 func renderEvent(e *storage.Event) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "`#%d` %s · %s · %s", e.Seq, e.At.UTC().Format("Jan 2 15:04"), Escape(e.UserName), Escape(e.Command))
+	fmt.Fprintf(&b, "`#%d` %s · %s · %s", e.Seq, e.At.UTC().Format("Jan 2 15:04"), commands.Escape(e.UserName), commands.Escape(e.Command))
 	if len(e.Dice) > 0 {
 		b.WriteString("\n   dice: " + strings.Join(e.Dice, "; "))
 	}
 	if e.Summary != "" {
 		for _, line := range strings.Split(e.Summary, "\n") {
-			b.WriteString("\n   " + Escape(line))
+			b.WriteString("\n   " + commands.Escape(line))
 		}
 	}
 	return b.String()
@@ -225,7 +240,7 @@ func renderEvent(e *storage.Event) string {
 // says it shows one's numbers (Registry.HidesEvent: the turn order's entry
 // of a hidden combatant, whose roll an event written before events had
 // parts keeps in its summary).
-func eventHidden(g *Registry, e *storage.Event) bool {
+func eventHidden(g *commands.Registry, e *storage.Event) bool {
 	if g.HidesEvent(e) {
 		return true
 	}
@@ -266,12 +281,12 @@ func commandName(line string) string {
 // options, the parts about characters the player may see with their dice,
 // and each hidden character's word after the event (events written before
 // parts existed: only the words).
-func renderEventFor(g *Registry, e *storage.Event, sys System, now int64) string {
+func renderEventFor(g *commands.Registry, e *storage.Event, sys commands.System, now int64) string {
 	if !eventHidden(g, e) {
 		return renderEvent(e)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "`#%d` %s · %s · %s", e.Seq, e.At.UTC().Format("Jan 2 15:04"), Escape(e.UserName), Escape(commandName(e.Command)))
+	fmt.Fprintf(&b, "`#%d` %s · %s · %s", e.Seq, e.At.UTC().Format("Jan 2 15:04"), commands.Escape(e.UserName), commands.Escape(commandName(e.Command)))
 	var hidden []uint64
 	for _, p := range e.Parts {
 		if p.Hidden {
@@ -283,7 +298,7 @@ func renderEventFor(g *Registry, e *storage.Event, sys System, now int64) string
 		}
 		for _, line := range strings.Split(p.Summary, "\n") {
 			if line != "" {
-				b.WriteString("\n   " + Escape(line))
+				b.WriteString("\n   " + commands.Escape(line))
 			}
 		}
 	}
@@ -294,11 +309,11 @@ func renderEventFor(g *Registry, e *storage.Event, sys System, now int64) string
 			continue // an event with parts: its visible characters' parts are shown above
 		}
 		if ch.After == nil {
-			words = append(words, Escape(ch.Name)+": gone")
+			words = append(words, commands.Escape(ch.Name)+": gone")
 			continue
 		}
-		if v, err := ViewOf(sys, ch.After, now); err == nil {
-			words = append(words, Escape(ch.Name)+": "+v.Word())
+		if v, err := commands.ViewOf(sys, ch.After, now); err == nil {
+			words = append(words, commands.Escape(ch.Name)+": "+v.Word())
 		}
 	}
 	if len(words) > 0 {

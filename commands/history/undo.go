@@ -1,10 +1,11 @@
-package commands
+package history
 
 import (
 	"context"
 	"errors"
 	"fmt"
 
+	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/storage"
 )
 
@@ -21,21 +22,21 @@ import (
 // them (up to about a second at a table of long clock advances) holds no
 // writer. The write transaction then looks only at the events written
 // since (findUndo, applyUndo).
-func undo(ctx context.Context, s *Service, r *Request) (*Response, error) {
+func undo(ctx context.Context, s *commands.Service, r *commands.Request) (*commands.Response, error) {
 	for try := 1; ; try++ {
-		found, err := s.findUndo(r)
+		found, err := findUndo(s, r)
 		if err != nil {
 			return nil, err
 		}
 		if undoLooked != nil {
 			undoLooked()
 		}
-		resp, err := s.applyUndo(r, found)
+		resp, err := applyUndo(s, r, found)
 		if errors.Is(err, errUndoMoved) {
 			if try < undoTries {
 				continue
 			}
-			return nil, Errorf(CodeConflict, "The table kept changing while /undo looked for the event to revert; nothing was changed. Try /undo again.")
+			return nil, commands.Errorf(commands.CodeConflict, "The table kept changing while /undo looked for the event to revert; nothing was changed. Try /undo again.")
 		}
 		return resp, err
 	}
@@ -44,10 +45,10 @@ func undo(ctx context.Context, s *Service, r *Request) (*Response, error) {
 // Wrap tells the presser of a stale choice button (*StaleChoice, from
 // Mutation.RefuseStale) when /undo undid the event that offered the
 // choice, reading the latest events once the write transaction has ended.
-func (historyFeature) Wrap(next HandlerFunc) HandlerFunc {
-	return func(ctx context.Context, s *Service, r *Request) (*Response, error) {
+func (Feature) Wrap(next commands.HandlerFunc) commands.HandlerFunc {
+	return func(ctx context.Context, s *commands.Service, r *commands.Request) (*commands.Response, error) {
 		resp, err := next(ctx, s, r)
-		var stale *StaleChoice
+		var stale *commands.StaleChoice
 		if errors.As(err, &stale) {
 			return nil, refuseStale(s, r, stale)
 		}
@@ -58,7 +59,7 @@ func (historyFeature) Wrap(next HandlerFunc) HandlerFunc {
 // refuseStale returns the refusal sc stands for: that the message is out
 // of date, when an /undo among the latest undoWindow events of r's table
 // undid event sc.Seq; otherwise sc.Otherwise.
-func refuseStale(s *Service, r *Request, sc *StaleChoice) error {
+func refuseStale(s *commands.Service, r *commands.Request, sc *commands.StaleChoice) error {
 	undone, seen := false, 0
 	err := s.DB().View(func(tx *storage.Tx) error {
 		return tx.EachEventBackward(r.ChannelID, func(e *storage.Event) (bool, error) {
@@ -73,7 +74,7 @@ func refuseStale(s *Service, r *Request, sc *StaleChoice) error {
 	if !undone {
 		return sc.Otherwise
 	}
-	return Errorf(CodeConflict, "This message is out of date: the damage it answers (#%d) was undone, so **%s** has no %s to make here. Nothing was changed.", sc.Seq, Escape(sc.Name), sc.Choice)
+	return commands.Errorf(commands.CodeConflict, "This message is out of date: the damage it answers (#%d) was undone, so **%s** has no %s to make here. Nothing was changed.", sc.Seq, commands.Escape(sc.Name), sc.Choice)
 }
 
 // undoTries is how many times /undo looks again when the event it found
@@ -126,10 +127,10 @@ func (w *undoWalk) step(e *storage.Event) (bool, error) {
 
 // findUndo walks the latest undoWindow events of r's table in a read
 // transaction.
-func (s *Service) findUndo(r *Request) (*undoWalk, error) {
+func findUndo(s *commands.Service, r *commands.Request) (*undoWalk, error) {
 	var w *undoWalk
 	err := s.View(r, func(tx *storage.Tx, t *storage.Table) error {
-		w = newUndoWalk(IsGM(r, t), r.UserID)
+		w = newUndoWalk(commands.IsGM(r, t), r.UserID)
 		var err error
 		if w.last, err = tx.LastEventSeq(r.ChannelID); err != nil {
 			return err
@@ -158,14 +159,14 @@ func since(found, newer *undoWalk) (*undoWalk, error) {
 
 // applyUndo reverts what found found, in a write transaction that walks
 // only the events written since found began (see since).
-func (s *Service) applyUndo(r *Request, found *undoWalk) (*Response, error) {
-	var resp *Response
-	err := s.db.Update(func(tx *storage.Tx) error {
-		t, err := LoadTable(tx, r.ChannelID)
+func applyUndo(s *commands.Service, r *commands.Request, found *undoWalk) (*commands.Response, error) {
+	var resp *commands.Response
+	err := s.DB().Update(func(tx *storage.Tx) error {
+		t, err := commands.LoadTable(tx, r.ChannelID)
 		if err != nil {
 			return err
 		}
-		gm := IsGM(r, t)
+		gm := commands.IsGM(r, t)
 		if gm != found.gm {
 			return errUndoMoved
 		}
@@ -185,21 +186,21 @@ func (s *Service) applyUndo(r *Request, found *undoWalk) (*Response, error) {
 		}
 		target, barrier := w.target, w.barrier
 		if target == nil && barrier != nil {
-			return Errorf(CodeConflict, "There is nothing you can undo since the table changed its system (#%d: %s).", barrier.Seq, Escape(barrier.Command))
+			return commands.Errorf(commands.CodeConflict, "There is nothing you can undo since the table changed its system (#%d: %s).", barrier.Seq, commands.Escape(barrier.Command))
 		}
 		if target == nil {
-			return Errorf(CodeNotFound, "There is nothing here that you can undo (among the latest %d events).", undoWindow)
+			return commands.Errorf(commands.CodeNotFound, "There is nothing here that you can undo (among the latest %d events).", undoWindow)
 		}
 		if err := tx.RevertEvent(target); err != nil {
 			var ce *storage.ConflictError
 			if errors.As(err, &ce) && ce.CharacterID != 0 {
-				return Errorf(CodeConflict, "Cannot undo #%d (%s): %s has changed since. Undo the later event first.", target.Seq, Escape(target.Command), Escape(ce.Name))
+				return commands.Errorf(commands.CodeConflict, "Cannot undo #%d (%s): %s has changed since. Undo the later event first.", target.Seq, commands.Escape(target.Command), commands.Escape(ce.Name))
 			}
 			if errors.Is(err, storage.ErrConflict) {
-				return Errorf(CodeConflict, "Cannot undo #%d (%s): the table has changed since. Undo the later event first.", target.Seq, Escape(target.Command))
+				return commands.Errorf(commands.CodeConflict, "Cannot undo #%d (%s): the table has changed since. Undo the later event first.", target.Seq, commands.Escape(target.Command))
 			}
 			if errors.Is(err, storage.ErrNameTaken) {
-				return Errorf(CodeConflict, "Cannot undo #%d (%s): its character's name is taken by another character now.", target.Seq, Escape(target.Command))
+				return commands.Errorf(commands.CodeConflict, "Cannot undo #%d (%s): its character's name is taken by another character now.", target.Seq, commands.Escape(target.Command))
 			}
 			return err
 		}
@@ -214,8 +215,8 @@ func (s *Service) applyUndo(r *Request, found *undoWalk) (*Response, error) {
 			ev.Changes = append(ev.Changes, storage.Change{CharacterID: c.CharacterID, Name: c.Name, Before: c.After, After: c.Before})
 			ids = append(ids, c.CharacterID)
 		}
-		full := fmt.Sprintf("Undid `#%d` by %s: %s\nEverything it changed is back as it was; no dice were rerolled.", target.Seq, Escape(target.UserName), Escape(target.Command))
-		resp = &Response{Content: full}
+		full := fmt.Sprintf("Undid `#%d` by %s: %s\nEverything it changed is back as it was; no dice were rerolled.", target.Seq, commands.Escape(target.UserName), commands.Escape(target.Command))
+		resp = &commands.Response{Content: full}
 		if eventHidden(s.Registry(), target) {
 			// The command may show a hidden character's numbers: players read
 			// its name and each hidden character's word; a GM gets it all.
@@ -224,13 +225,13 @@ func (s *Service) applyUndo(r *Request, found *undoWalk) (*Response, error) {
 			if err != nil {
 				return err
 			}
-			resp.Content = fmt.Sprintf("Undid `#%d` by %s (%s): everything it changed is back as it was; no dice were rerolled.", target.Seq, Escape(target.UserName), Escape(commandName(target.Command)))
+			resp.Content = fmt.Sprintf("Undid `#%d` by %s (%s): everything it changed is back as it was; no dice were rerolled.", target.Seq, commands.Escape(target.UserName), commands.Escape(commandName(target.Command)))
 			for _, c := range ev.Changes {
 				if hid := c.After != nil && c.After.Hidden || c.Before != nil && c.Before.Hidden; hid {
 					resp.Content += "\n" + undoneWord(sys, t.Clock, c)
 				}
 			}
-			resp = ForGM(r, t, resp, &Response{Content: full})
+			resp = commands.ForGM(r, t, resp, &commands.Response{Content: full})
 		}
 		return tx.AppendEvent(ev)
 	})
@@ -239,15 +240,15 @@ func (s *Service) applyUndo(r *Request, found *undoWalk) (*Response, error) {
 
 // undoneWord is what players read of a hidden character an undo changed:
 // "**Goblin**: Wounded", or "gone" when the undo removed it.
-func undoneWord(sys System, now int64, c storage.Change) string {
+func undoneWord(sys commands.System, now int64, c storage.Change) string {
 	if c.After == nil {
-		return "**" + Escape(c.Name) + "**: gone"
+		return "**" + commands.Escape(c.Name) + "**: gone"
 	}
-	v, err := ViewOf(sys, c.After, now)
+	v, err := commands.ViewOf(sys, c.After, now)
 	if err != nil {
-		return "**" + Escape(c.Name) + "**"
+		return "**" + commands.Escape(c.Name) + "**"
 	}
-	return "**" + Escape(c.Name) + "**: " + v.Word()
+	return "**" + commands.Escape(c.Name) + "**: " + v.Word()
 }
 
 // undoWindow is how many of the latest events /undo looks through.
