@@ -23,10 +23,10 @@ func TestMaxAdvance(t *testing.T) {
 		{"/clock action:advance amount:2161 unit:hours", "at most 90 days (2160 hours) in one command"},
 		{"/clock action:advance amount:10000 unit:hours", "`/clock action:advance amount:2160 unit:hours`"},
 	} {
-		before := tb.state()
+		before := tb.State()
 		resp := tb.Do("gm", tc.line)
 		tb.Refused(resp, tc.want)
-		if after := tb.state(); after != before {
+		if after := tb.State(); after != before {
 			t.Errorf("%s was refused but changed the table", tc.line)
 		}
 		_, rest, _ := strings.Cut(resp.Content, "`")
@@ -55,9 +55,9 @@ func TestMaxCharacters(t *testing.T) {
 	for i := range commands.MaxCharacters {
 		tb.OK(tb.Do("gm", fmt.Sprintf("/char create name:C%d stats:endure=1", i)))
 	}
-	before := tb.state()
+	before := tb.State()
 	tb.Refused(tb.Do("gm", "/char create name:Extra stats:endure=1"), "This table holds 50 characters, the most a table may hold. Delete one first (/char delete).")
-	if tb.state() != before {
+	if tb.State() != before {
 		t.Errorf("a refused creation changed the table")
 	}
 	// An export of 51 characters (made by hand) is refused.

@@ -4,5 +4,5 @@ package commands
 // the order main will wire them; they come before those New and
 // NewRegistry are given.
 func builtinFeatures() []Feature {
-	return []Feature{&manualDice{}, turnOrder{}}
+	return []Feature{&manualDice{}}
 }

@@ -13,36 +13,7 @@ import (
 	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/commands/commandstest"
 	"github.com/hpkeeper/hpkeeper/commands/history"
-	"github.com/hpkeeper/hpkeeper/storage"
 )
-
-// state renders the stored state of the harness channel: the table, every
-// character and the number of events.
-func (tb *table) state() string {
-	tb.T.Helper()
-	var b strings.Builder
-	err := tb.DB.View(func(tx *storage.Tx) error {
-		t, err := tx.Table(tb.Channel)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(&b, "table %+v\n", *t)
-		cs, err := tx.Characters(tb.Channel)
-		if err != nil {
-			return err
-		}
-		for _, c := range cs {
-			fmt.Fprintf(&b, "%d %s %s %s\n", c.ID, c.Name, c.OwnerID, c.Sheet)
-		}
-		seq, err := tx.LastEventSeq(tb.Channel)
-		fmt.Fprintf(&b, "events %d\n", seq)
-		return err
-	})
-	if err != nil {
-		tb.T.Fatal(err)
-	}
-	return b.String()
-}
 
 // TestInputLimits sends names, stats, dice, numbers and texts outside their
 // ranges to each system: every one is refused with an ephemeral message
@@ -104,7 +75,7 @@ func TestInputLimits(t *testing.T) {
 			stats := map[string]string{"hit-protection": "hit-die=d6 hp=4", "hp-mp-wp": "hp-max=12 mp-max=0", "harm": "endure=2"}[sys]
 			tb.OK(tb.Do("ann", "/char create name:Lister stats:\""+stats+"\""))
 			for _, tc := range common {
-				before := tb.state()
+				before := tb.State()
 				resp := tb.Do("gm", strings.ReplaceAll(tc.line, "{S}", stats))
 				if !resp.Ephemeral || !strings.Contains(resp.Content, tc.want) || resp.Content == commands.Apology {
 					t.Errorf("%.80s: got %q (ephemeral %v); want a refusal containing %q", tc.line, clipTo(resp.Content, 300), resp.Ephemeral, tc.want)
@@ -112,7 +83,7 @@ func TestInputLimits(t *testing.T) {
 				if len(resp.Content) > 2000 {
 					t.Errorf("%.80s: refusal of %d bytes", tc.line, len(resp.Content))
 				}
-				if after := tb.state(); after != before {
+				if after := tb.State(); after != before {
 					t.Errorf("%.80s was refused but changed the state:\n%s\nbecame\n%s", tc.line, before, after)
 				}
 			}
@@ -142,12 +113,12 @@ func TestModalTextLimits(t *testing.T) {
 		})
 	}
 	for _, text := range []string{"", "   ", strings.Repeat("y", 10<<10), strings.Repeat("z", commands.MaxModalText+1)} {
-		before := tb.state()
+		before := tb.State()
 		r := submit(text)
 		if !r.Ephemeral || r.Content == commands.Apology {
 			t.Errorf("heroic action of %d bytes: %q (ephemeral %v); want a clear refusal", len(text), clipTo(r.Content, 200), r.Ephemeral)
 		}
-		if after := tb.state(); after != before {
+		if after := tb.State(); after != before {
 			t.Errorf("heroic action of %d bytes was refused but changed the state", len(text))
 		}
 	}

@@ -281,3 +281,12 @@ func TestFourthSystemPlugsIn(t *testing.T) {
 	commandstest.WantIn(t, "after undo", tb.OK(tb.Do("bob", "/char show name:Lister")), "points 2/3")
 	commandstest.WantIn(t, "history", tb.OK(tb.Do("ann", "/history target:Lister")), "/rally", "dice: 1d6+1 [2] + 1 = 3")
 }
+
+// TestTallyHasNoInitiative: the turn order refuses /init at a table of a
+// system without initiative, and offers it no turn order options.
+func TestTallyHasNoInitiative(t *testing.T) {
+	tally := commandstest.New(t, tally{})
+	tally.OK(tally.Do("gm", "/table setup system:tally"))
+	tally.Refused(tally.Do("gm", "/init start"), "The tally system has no initiative")
+	tally.Refused(tally.Do("gm", "/table option name:init-ping value:on"), `Unknown table option "init-ping"; this tally table has dice, sheet-edit`)
+}

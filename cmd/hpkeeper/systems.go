@@ -9,6 +9,7 @@ import (
 	"github.com/hpkeeper/hpkeeper/commands/hpmpwp"
 	"github.com/hpkeeper/hpkeeper/commands/odds"
 	"github.com/hpkeeper/hpkeeper/commands/tracker"
+	"github.com/hpkeeper/hpkeeper/commands/turnorder"
 )
 
 // systems are the rule systems hpkeeper plays, in the order /table setup
@@ -22,5 +23,5 @@ var systems = []commands.System{hitprot.System{}, hpmpwp.System{}, harm.System{}
 // takes its own, as some keep state per service. A new feature is a
 // package under commands/ and one more entry here.
 func features() []commands.Feature {
-	return []commands.Feature{history.Feature{}, export.Feature{}, odds.New(), tracker.New()}
+	return []commands.Feature{turnorder.Feature{}, history.Feature{}, export.Feature{}, odds.New(), tracker.New()}
 }

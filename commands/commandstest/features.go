@@ -6,11 +6,12 @@ import (
 	"github.com/hpkeeper/hpkeeper/commands/history"
 	"github.com/hpkeeper/hpkeeper/commands/odds"
 	"github.com/hpkeeper/hpkeeper/commands/tracker"
+	"github.com/hpkeeper/hpkeeper/commands/turnorder"
 )
 
 // Features returns a fresh set of the features cmd/hpkeeper wires, in its
 // order (each service needs its own: some keep state per service). Every
 // Table and Sheets plays them.
 func Features() []commands.Feature {
-	return []commands.Feature{history.Feature{}, export.Feature{}, odds.New(), tracker.New()}
+	return []commands.Feature{turnorder.Feature{}, history.Feature{}, export.Feature{}, odds.New(), tracker.New()}
 }

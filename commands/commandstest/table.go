@@ -7,6 +7,7 @@ package commandstest
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -63,6 +64,35 @@ func (tb *Table) Do(user, line string) *commands.Response {
 	tb.T.Helper()
 	req := tb.Request(user, line)
 	return tb.Svc.Handle(context.Background(), req)
+}
+
+// State renders the stored state of the table's channel: the table, every
+// character and the number of events, for a test that checks a refusal
+// changed nothing.
+func (tb *Table) State() string {
+	tb.T.Helper()
+	var b strings.Builder
+	err := tb.DB.View(func(tx *storage.Tx) error {
+		t, err := tx.Table(tb.Channel)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(&b, "table %+v\n", *t)
+		cs, err := tx.Characters(tb.Channel)
+		if err != nil {
+			return err
+		}
+		for _, c := range cs {
+			fmt.Fprintf(&b, "%d %s %s %s\n", c.ID, c.Name, c.OwnerID, c.Sheet)
+		}
+		seq, err := tx.LastEventSeq(tb.Channel)
+		fmt.Fprintf(&b, "events %d\n", seq)
+		return err
+	})
+	if err != nil {
+		tb.T.Fatal(err)
+	}
+	return b.String()
 }
 
 // ExportFile runs /table export as user and returns the JSON file, failing

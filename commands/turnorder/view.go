@@ -1,9 +1,10 @@
-package commands
+package turnorder
 
 import (
 	"errors"
 	"fmt"
 
+	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/rules/clock"
 	"github.com/hpkeeper/hpkeeper/storage"
 )
@@ -64,7 +65,7 @@ type orderView struct {
 // initiative, the current one marked, who cannot act and why; a hidden
 // combatant shows its word only, and its initiative and roll go to
 // v.hidden.
-func viewOrder(tx *storage.Tx, t *storage.Table, sys System) (orderView, error) {
+func viewOrder(tx *storage.Tx, t *storage.Table, sys commands.System) (orderView, error) {
 	o := t.Initiative
 	v := orderView{head: fmt.Sprintf("Turn order · round %d · %s", t.Clock-o.Start+1, clock.Time(t.Clock))}
 	for i, cb := range o.Combatants {
@@ -82,7 +83,7 @@ func viewOrder(tx *storage.Tx, t *storage.Table, sys System) (orderView, error) 
 		line := fmt.Sprintf("%s %s", mark, combatantName(ch))
 		hidden := ch != nil && ch.Hidden
 		if hidden {
-			w, err := ViewOf(sys, ch, t.Clock)
+			w, err := commands.ViewOf(sys, ch, t.Clock)
 			if err != nil {
 				return v, err
 			}
@@ -91,7 +92,7 @@ func viewOrder(tx *storage.Tx, t *storage.Table, sys System) (orderView, error) 
 			if ok, why, err := actorCanAct(sys, ch, t.Clock); err != nil {
 				return v, err
 			} else if !ok {
-				secret += " · cannot act: " + Escape(why)
+				secret += " · cannot act: " + commands.Escape(why)
 			}
 			v.hidden = append(v.hidden, secret)
 		} else {
@@ -101,7 +102,7 @@ func viewOrder(tx *storage.Tx, t *storage.Table, sys System) (orderView, error) 
 			if ok, why, err := actorCanAct(sys, ch, t.Clock); err != nil {
 				return v, err
 			} else if !ok {
-				line += " · cannot act: " + Escape(why)
+				line += " · cannot act: " + commands.Escape(why)
 			}
 		}
 		v.lines = append(v.lines, line)
@@ -120,17 +121,17 @@ func viewOrder(tx *storage.Tx, t *storage.Table, sys System) (orderView, error) 
 
 // orderField is the tracker's field for t's open turn order, as players
 // see it; ok is false when no order is open.
-func orderField(tx *storage.Tx, t *storage.Table, sys System) (Field, bool, error) {
+func orderField(tx *storage.Tx, t *storage.Table, sys commands.System) (commands.Field, bool, error) {
 	if t.Initiative == nil {
-		return Field{}, false, nil
+		return commands.Field{}, false, nil
 	}
 	v, err := viewOrder(tx, t, sys)
 	if err != nil {
-		return Field{}, false, err
+		return commands.Field{}, false, err
 	}
 	lines := v.lines
 	if len(lines) == 0 {
 		lines = []string{v.turn}
 	}
-	return Field{Name: v.head, Value: JoinWithin(lines, MaxFieldValue, " (/init show)")}, true, nil
+	return commands.Field{Name: v.head, Value: commands.JoinWithin(lines, commands.MaxFieldValue, " (/init show)")}, true, nil
 }

@@ -1,6 +1,7 @@
-package commands
+package turnorder
 
 import (
+	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/rules/dice"
 	"github.com/hpkeeper/hpkeeper/storage"
 )
@@ -25,11 +26,11 @@ const (
 // TableOptions offers the turn order's options at a table whose system
 // has initiative (Initiator), as the group "Turn order options". They are
 // sparse: a table stores one only while it is not at its default.
-func (turnOrder) TableOptions(sys System) (string, []TableOption) {
-	if _, ok := sys.(Initiator); !ok {
+func (Feature) TableOptions(sys commands.System) (string, []commands.TableOption) {
+	if _, ok := sys.(commands.Initiator); !ok {
 		return "", nil
 	}
-	return "Turn order options", []TableOption{
+	return "Turn order options", []commands.TableOption{
 		{Name: InitRerollOption, Help: "reroll everyone's initiative at each round's start", Default: InitRerollNever, Values: []string{InitRerollNever, InitRerollEachRound}, Sparse: true},
 		{Name: InitDiceOption, Help: "the die of an initiative roll: default (the system's) or a dice expression, e.g. d20", Default: InitDiceDefault, Values: []string{InitDiceDefault}, Sparse: true, Parse: parseInitDice},
 		{Name: InitPingOption, Help: "mention the owner of the character whose turn starts", Default: "off", Values: []string{"off", "on"}, Sparse: true},
@@ -39,18 +40,18 @@ func (turnOrder) TableOptions(sys System) (string, []TableOption) {
 // parseInitDice checks a value of init-dice: default, or a dice expression
 // with at least one die that the system accepts (Initiator.InitiativeDice),
 // stored in canonical notation.
-func parseInitDice(m *Mutation, value string) (string, error) {
+func parseInitDice(m *commands.Mutation, value string) (string, error) {
 	if value == InitDiceDefault {
 		return value, nil
 	}
 	e, err := dice.Parse(value)
 	if err != nil {
-		return "", Errorf(CodeInvalid, "Option init-dice takes default or a dice expression such as d20: %v.", err)
+		return "", commands.Errorf(commands.CodeInvalid, "Option init-dice takes default or a dice expression such as d20: %v.", err)
 	}
 	if e.DiceCount() == 0 {
-		return "", Errorf(CodeInvalid, "Option init-dice needs at least one die, e.g. d20 (got %q).", Clip(value, 40))
+		return "", commands.Errorf(commands.CodeInvalid, "Option init-dice needs at least one die, e.g. d20 (got %q).", commands.Clip(value, 40))
 	}
-	if err := m.System.(Initiator).InitiativeDice(e); err != nil {
+	if err := m.System.(commands.Initiator).InitiativeDice(e); err != nil {
 		return "", err
 	}
 	return e.String(), nil
@@ -65,7 +66,7 @@ func initiativeDie(t *storage.Table) (*dice.Expr, error) {
 	}
 	e, err := dice.Parse(v)
 	if err != nil {
-		return nil, Errorf(CodeInvalid, "The table option init-dice=%s no longer reads (%v); a GM sets it again with /table option.", Clip(v, 40), err)
+		return nil, commands.Errorf(commands.CodeInvalid, "The table option init-dice=%s no longer reads (%v); a GM sets it again with /table option.", commands.Clip(v, 40), err)
 	}
 	return &e, nil
 }

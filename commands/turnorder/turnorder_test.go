@@ -1,9 +1,10 @@
-package commands_test
+package turnorder_test
 
 // The turn order (/init, RULES.md §0.6) with the real systems and scripted
 // dice.
 
 import (
+	"context"
 	"encoding/json"
 	"reflect"
 	"regexp"
@@ -13,9 +14,42 @@ import (
 	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/commands/commandstest"
 	"github.com/hpkeeper/hpkeeper/commands/export"
+	"github.com/hpkeeper/hpkeeper/commands/harm"
+	"github.com/hpkeeper/hpkeeper/commands/hitprot"
+	"github.com/hpkeeper/hpkeeper/commands/hpmpwp"
 	"github.com/hpkeeper/hpkeeper/commands/tracker"
 	"github.com/hpkeeper/hpkeeper/storage"
 )
+
+// allSystems are the rule systems the turn order's tests play.
+var allSystems = []commands.System{hitprot.System{}, hpmpwp.System{}, harm.System{}}
+
+// table is the harness of the turn order's tests: a commandstest.Table
+// playing allSystems, with the helpers these tests use as its methods.
+type table struct{ *commandstest.Table }
+
+func newTable(t *testing.T) *table {
+	t.Helper()
+	return &table{commandstest.New(t, allSystems...)}
+}
+
+// fakePoster records tracker posts.
+type fakePoster struct{ posts []*commands.Response }
+
+func (p *fakePoster) PostTracker(ctx context.Context, channelID string, resp *commands.Response) (string, error) {
+	p.posts = append(p.posts, resp)
+	return "msg-1", nil
+}
+
+// systemOptionOf returns what option name of command means in sys, or nil.
+func systemOptionOf(sys commands.System, command, name string) *commands.SystemOption {
+	for _, so := range sys.Options() {
+		if so.Command == command && so.Name == name {
+			return &so
+		}
+	}
+	return nil
+}
 
 // order returns the stored turn order of the harness table (nil: none).
 func (tb *table) order() *storage.Initiative {
@@ -45,7 +79,7 @@ func (tb *table) clock() int64 {
 	return c
 }
 
-// noPointer drops the address of the turn order from a table.state()
+// noPointer drops the address of the turn order from a Table.State()
 // rendering (order() compares the order itself).
 func noPointer(s string) string {
 	return regexp.MustCompile(`Initiative:0x[0-9a-f]+`).ReplaceAllString(s, "Initiative:…")
@@ -249,11 +283,11 @@ func TestInitiativeUndoRoundEnd(t *testing.T) {
 	tb.OK(tb.Do("bob", "/init next"))
 	tb.OK(tb.Do("meg", "/init next"))
 	tb.OK(tb.Do("bob", "/init next"))
-	before, beforeOrder := tb.state(), tb.order()
+	before, beforeOrder := tb.State(), tb.order()
 	out := tb.OK(tb.Do("meg", "/init next"))
 	commandstest.WantIn(t, "round end", out, "**Lister** dies of the Critical Wound (day 1, 00:02)", "It is **Meghan**'s turn (round 3).")
 	commandstest.WantIn(t, "undo", tb.OK(tb.Do("gm", "/undo")), "Undid", "/init next", "no dice were rerolled")
-	after := tb.state()
+	after := tb.State()
 	// The event count grows by the round end and its undo; all else is back.
 	trim := func(s string) string { return noPointer(s[:strings.LastIndex(s, "events")]) }
 	if trim(after) != trim(before) {
@@ -521,8 +555,8 @@ func TestInitiativeRemoveAndDelete(t *testing.T) {
 }
 
 // TestInitiativeLimits: a turn order holds at most MaxCombatants, every
-// character of the largest table, all of which may join; a system without
-// initiative has no /init.
+// character of the largest table, all of which may join (a system without
+// initiative has no /init: the kernel's TestTallyHasNoInitiative).
 func TestInitiativeLimits(t *testing.T) {
 	tb := hitProtParty(t)
 	names := []string{"Lister", "Meghan", "Kryten"}
@@ -538,16 +572,11 @@ func TestInitiativeLimits(t *testing.T) {
 	if o := tb.order(); len(o.Combatants) != commands.MaxCombatants {
 		t.Errorf("order holds %d combatants; want %d", len(o.Combatants), commands.MaxCombatants)
 	}
-	before := noPointer(tb.state())
+	before := noPointer(tb.State())
 	tb.Refused(tb.Do("gm", "/init join target:Lister roll:1"), "Lister")
-	if noPointer(tb.state()) != before {
+	if noPointer(tb.State()) != before {
 		t.Error("a refused join changed the table")
 	}
-
-	tally := &table{commandstest.New(t, tally{})}
-	tally.OK(tally.Do("gm", "/table setup system:tally"))
-	tally.Refused(tally.Do("gm", "/init start"), "The tally system has no initiative")
-	tally.Refused(tally.Do("gm", "/table option name:init-ping value:on"), `Unknown table option "init-ping"; this tally table has dice, sheet-edit`)
 }
 
 // TestInitiativeHelp: /help topic:init explains the turn order.

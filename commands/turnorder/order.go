@@ -1,51 +1,18 @@
-package commands
+package turnorder
 
 import (
 	"fmt"
 	"slices"
 	"strings"
 
+	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/rules/clock"
 	"github.com/hpkeeper/hpkeeper/storage"
 )
 
-// turnOrder is the turn order (RULES.md §0.6): a table may have one open at
-// a time, in storage.Table.Initiative, so every /init change is a table
-// change whose event undoes it exactly. It keeps the order, the turns and
-// the rounds; a system rolls initiative (Initiator) and says who can act
-// (Actor). This file is the order's walk: its order and ties, who can act,
-// whose turn starts, the rounds the clock moves it through, rerolls,
-// leaving and closing. The contract with the systems is in initiative.go,
-// the table options in turnoptions.go, how the order reads in
-// turnorderview.go, the /init command in initcommand.go.
-type turnOrder struct{}
-
-// Register adds /init.
-func (turnOrder) Register(g *Registry) { g.Add(initCommand()) }
-
-// ClockMoved carries the open turn order along the clock (orderFollowsClock).
-func (turnOrder) ClockMoved(m *Mutation, unit clock.Unit) error { return orderFollowsClock(m, unit) }
-
-// CharacterDeleted takes a deleted character out of the open turn order
-// (leaveOrder) and notes what happened.
-func (turnOrder) CharacterDeleted(m *Mutation, c *storage.Character) ([]string, error) {
-	left, err := leaveOrder(m, c.ID, c.Name)
-	if err != nil {
-		return nil, err
-	}
-	noteLines(m, left)
-	return left, nil
-}
-
-// HidesEvent reports whether e changed the entry of a hidden combatant
-// (initiativeHidden).
-func (turnOrder) HidesEvent(e *storage.Event) bool { return initiativeHidden(e) }
-
-// Summary is the open turn order as players see it (orderField), the
-// tracker's field.
-func (turnOrder) Summary(tx *storage.Tx, t *storage.Table, sys System) (Field, bool, error) {
-	return orderField(tx, t, sys)
-}
+// The open turn order's walk (RULES.md §0.6): its order and ties, who can
+// act, whose turn starts, the rounds the clock moves it through, rerolls,
+// leaving and closing.
 
 // ahead reports whether a acts before b (RULES.md §0.6): the higher
 // initiative, then the higher bonus, then the one that joined first.
@@ -103,7 +70,7 @@ func combatantIndex(o *storage.Initiative, id uint64) int {
 // canAct reports whether the combatant can act now (Actor), with the
 // character (nil when it is gone) and why not: the system's reason, or,
 // for a hidden character, its word only, so that any reader may see it.
-func canAct(m *Mutation, cb storage.Combatant) (*storage.Character, bool, string, error) {
+func canAct(m *commands.Mutation, cb storage.Combatant) (*storage.Character, bool, string, error) {
 	ch, err := m.CharacterIfAny(cb.CharacterID)
 	if err != nil || ch == nil {
 		return nil, false, "gone from the table", err
@@ -113,7 +80,7 @@ func canAct(m *Mutation, cb storage.Combatant) (*storage.Character, bool, string
 		return ch, ok, "", err
 	}
 	if ch.Hidden {
-		v, err := ViewOf(m.System, ch, m.Table.Clock)
+		v, err := commands.ViewOf(m.System, ch, m.Table.Clock)
 		if err != nil {
 			return nil, false, "", err
 		}
@@ -124,8 +91,8 @@ func canAct(m *Mutation, cb storage.Combatant) (*storage.Character, bool, string
 
 // actorCanAct asks sys whether c can act at clock round now; a system
 // without Actor lets everyone act.
-func actorCanAct(sys System, c *storage.Character, now int64) (bool, string, error) {
-	a, ok := sys.(Actor)
+func actorCanAct(sys commands.System, c *storage.Character, now int64) (bool, string, error) {
+	a, ok := sys.(commands.Actor)
 	if !ok {
 		return true, "", nil
 	}
@@ -138,13 +105,13 @@ func combatantName(ch *storage.Character) string {
 	if ch == nil {
 		return "a deleted character"
 	}
-	return "**" + Escape(ch.Name) + "**"
+	return "**" + commands.Escape(ch.Name) + "**"
 }
 
 // nextActor walks o from index from to the first combatant that can act
 // now and returns its index (len(o.Combatants) when none can) with one
 // line per combatant passed over (RULES.md §0.6: a skip is reported).
-func nextActor(m *Mutation, from int) (int, []string, error) {
+func nextActor(m *commands.Mutation, from int) (int, []string, error) {
 	o := m.Table.Initiative
 	var skips []string
 	i := from
@@ -164,7 +131,7 @@ func nextActor(m *Mutation, from int) (int, []string, error) {
 // startTurn gives the turn to the combatant at index i (len: nobody) and
 // returns the line that says so. With init-ping on, the reply may mention
 // the owner of that character, and no one else.
-func startTurn(m *Mutation, i int) (string, error) {
+func startTurn(m *commands.Mutation, i int) (string, error) {
 	o := m.Table.Initiative
 	o.Turn = i
 	m.SetMentions()
@@ -180,7 +147,7 @@ func startTurn(m *Mutation, i int) (string, error) {
 	}
 	line := fmt.Sprintf("It is %s's turn (round %d).", combatantName(ch), round(m))
 	if ch != nil && ch.OwnerID != "" && m.Table.Options[InitPingOption] == "on" {
-		line += " " + Mention(ch.OwnerID)
+		line += " " + commands.Mention(ch.OwnerID)
 		m.SetMentions(ch.OwnerID)
 	}
 	return line, nil
@@ -188,24 +155,24 @@ func startTurn(m *Mutation, i int) (string, error) {
 
 // unpinged returns a reply line without the init-ping mention startTurn
 // added, for the history.
-func unpinged(m *Mutation, line string) string {
+func unpinged(m *commands.Mutation, line string) string {
 	for _, id := range m.Mentions() {
-		line = strings.TrimSuffix(line, " "+Mention(id))
+		line = strings.TrimSuffix(line, " "+commands.Mention(id))
 	}
 	return line
 }
 
 // noteLines notes the turn order's reply lines for /history, about the
 // table, as plain text without the init-ping mention.
-func noteLines(m *Mutation, lines []string) {
+func noteLines(m *commands.Mutation, lines []string) {
 	for _, l := range lines {
-		m.ForTable().Note("%s", Unmarkdown(unpinged(m, l)))
+		m.ForTable().Note("%s", commands.Unmarkdown(unpinged(m, l)))
 	}
 }
 
 // sayLines says the turn order's lines (whose turn it is, who is skipped,
 // who leaves: no character's numbers) for everyone, and notes them.
-func sayLines(m *Mutation, lines []string) {
+func sayLines(m *commands.Mutation, lines []string) {
 	for _, l := range lines {
 		m.ForTable().Say("%s", l)
 	}
@@ -213,7 +180,7 @@ func sayLines(m *Mutation, lines []string) {
 }
 
 // round is the number of the open order's round now, 1 for the first.
-func round(m *Mutation) int64 { return m.Table.Clock - m.Table.Initiative.Start + 1 }
+func round(m *commands.Mutation) int64 { return m.Table.Clock - m.Table.Initiative.Start + 1 }
 
 // orderFollowsClock carries the open turn order along a clock move by
 // unit (RULES.md §0.6), after the system resolved its timers, and says
@@ -221,7 +188,7 @@ func round(m *Mutation) int64 { return m.Table.Clock - m.Table.Initiative.Start 
 // time outside combat. **Reading:** a move by rounds, of any number, is
 // time within the combat (as harm reads its conflicts, §3.2.4): the round
 // under way ends and the next starts at the top of the order.
-func orderFollowsClock(m *Mutation, unit clock.Unit) error {
+func orderFollowsClock(m *commands.Mutation, unit clock.Unit) error {
 	if m.Table.Initiative == nil {
 		return nil
 	}
@@ -234,7 +201,7 @@ func orderFollowsClock(m *Mutation, unit clock.Unit) error {
 // startRound starts the next round of the open order at the clock as it
 // is now, and says so: with init-reroll each-round everyone who can act
 // rerolls, then the turn goes to the first combatant who can act.
-func startRound(m *Mutation) error {
+func startRound(m *commands.Mutation) error {
 	o := m.Table.Initiative
 	o.Underway = true
 	sayLines(m, []string{fmt.Sprintf("Round %d of the turn order begins.", round(m))})
@@ -264,9 +231,9 @@ func startRound(m *Mutation) error {
 // **Reading:** "everyone" is everyone who can act at the round's start;
 // the dead, the unconscious and the stunned keep their initiative (they
 // are skipped anyway) and roll no dice.
-func rerollOrder(m *Mutation) error {
+func rerollOrder(m *commands.Mutation) error {
 	o := m.Table.Initiative
-	ini, ok := m.System.(Initiator)
+	ini, ok := m.System.(commands.Initiator)
 	if !ok || len(o.Combatants) == 0 {
 		return nil
 	}
@@ -289,8 +256,8 @@ func rerollOrder(m *Mutation) error {
 			return err
 		}
 		cb.Initiative, cb.Bonus, cb.Roll, cb.Hidden = r.Total, r.Bonus, r.Text, ch.Hidden
-		mc.Say("**%s** rerolls initiative: %d (%s).", Escape(ch.Name), r.Total, r.Text)
-		mc.Note("%s rerolls initiative: %d (%s).", ch.Name, r.Total, Unmarkdown(r.Text))
+		mc.Say("**%s** rerolls initiative: %d (%s).", commands.Escape(ch.Name), r.Total, r.Text)
+		mc.Note("%s rerolls initiative: %d (%s).", ch.Name, r.Total, commands.Unmarkdown(r.Text))
 	}
 	sortOrder(o)
 	var parts []string
@@ -312,11 +279,11 @@ func rerollOrder(m *Mutation) error {
 // closeOrder closes the open turn order (/init end, or a clock move of a
 // turn or more) and says so, line first, then what the system ends with
 // it (CombatEnder: harm's conflict, RULES.md §3.2.4), noted in its scope.
-func closeOrder(m *Mutation, line string) error {
+func closeOrder(m *commands.Mutation, line string) error {
 	m.Table.Initiative = nil
 	m.SetMentions()
 	sayLines(m, []string{line})
-	if e, ok := m.System.(CombatEnder); ok {
+	if e, ok := m.System.(commands.CombatEnder); ok {
 		return m.NoteSaid(func() error { return e.EndCombat(m) })
 	}
 	return nil
@@ -326,7 +293,7 @@ func closeOrder(m *Mutation, line string) error {
 // it (/init remove, /char delete), and returns what happened: it leaves,
 // and when it had the turn, the turn passes on within the round. In the
 // opening the first turn is the top of the order again.
-func leaveOrder(m *Mutation, id uint64, name string) ([]string, error) {
+func leaveOrder(m *commands.Mutation, id uint64, name string) ([]string, error) {
 	o := m.Table.Initiative
 	if o == nil {
 		return nil, nil
@@ -340,7 +307,7 @@ func leaveOrder(m *Mutation, id uint64, name string) ([]string, error) {
 	if i < o.Turn {
 		o.Turn--
 	}
-	lines := []string{fmt.Sprintf("**%s** leaves the turn order.", Escape(name))}
+	lines := []string{fmt.Sprintf("**%s** leaves the turn order.", commands.Escape(name))}
 	from := o.Turn
 	switch {
 	case !o.Underway:
