@@ -18,10 +18,6 @@ var (
 // when two systems have one name, or two handlers one command name or
 // custom_id prefix.
 func NewRegistry(systems []System, features ...Feature) *Registry {
-	return newRegistry(systems, append(builtinFeatures(), features...)...)
-}
-
-func newRegistry(systems []System, features ...Feature) *Registry {
 	g := &Registry{features: features}
 	for _, sys := range systems {
 		g.addSystem(sys)

@@ -38,8 +38,7 @@ type Service struct {
 // is one more package in them. A feature that implements Starter is
 // started with the service.
 func New(db *storage.DB, src dice.Source, systems []System, features ...Feature) *Service {
-	features = append(builtinFeatures(), features...)
-	s := &Service{db: db, dice: src, registry: newRegistry(systems, features...), now: time.Now,
+	s := &Service{db: db, dice: src, registry: NewRegistry(systems, features...), now: time.Now,
 		limiter: newWorkLimiter(WorkBurst, WorkPerMinute)}
 	for _, f := range features {
 		if st, ok := f.(Starter); ok {

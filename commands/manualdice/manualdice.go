@@ -1,4 +1,8 @@
-package commands
+// Package manualdice is the physical dice feature of the commands kernel
+// (the table option dice=manual): at such a table the bot does not roll; a
+// command that needs dice asks the players for the faces of their physical
+// dice and then runs with them.
+package manualdice
 
 import (
 	"context"
@@ -11,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/rules/dice"
 	"github.com/hpkeeper/hpkeeper/storage"
 )
@@ -23,12 +28,12 @@ import (
 // with the faces given so far; a run that needs more dice (a roll that
 // depends on an earlier one) asks again for the next ones.
 const (
-	// DiceOption is the platform table option that every system offers.
-	DiceOption = "dice"
-	// DiceBot (the default) lets the bot roll.
-	DiceBot = "bot"
-	// DiceManual asks the players for their physical dice.
-	DiceManual = "manual"
+	// Option is the table option of every table that says who rolls.
+	Option = "dice"
+	// Bot (the default) lets the bot roll.
+	Bot = "bot"
+	// Manual asks the players for their physical dice.
+	Manual = "manual"
 
 	facesPrefix = "faces"
 	facesInput  = "faces"
@@ -40,27 +45,38 @@ const (
 	pendingRollTTL = 24 * time.Hour
 )
 
-// manualDice is physical dice (above): the table option dice, the step of
+// Feature is physical dice (above): the table option dice, the step of
 // the mutation chain that hands out the faces entered (WrapMutation), the
 // step of the request chain that turns a run that needs dice into a prompt
 // (Wrap), and the [Enter dice] button and modal. The prompts wait in memory
-// (pendingRolls), so a manualDice serves one Service.
-type manualDice struct {
+// (pendingRolls), so a Feature serves one Service.
+type Feature struct {
 	pending pendingRolls
 }
 
+var (
+	_ commands.Feature         = (*Feature)(nil)
+	_ commands.TableOptioner   = (*Feature)(nil)
+	_ commands.Wrapper         = (*Feature)(nil)
+	_ commands.MutationWrapper = (*Feature)(nil)
+	_ commands.ScopedSource    = (*manualSource)(nil)
+)
+
+// New returns the physical dice feature, with no prompt pending.
+func New() *Feature { return &Feature{} }
+
 // Register adds the [Enter dice] button and its modal.
-func (f *manualDice) Register(g *Registry) { g.Component(facesPrefix, f.button) }
+func (f *Feature) Register(g *commands.Registry) { g.Component(facesPrefix, f.button) }
 
 // TableOptions offers the option dice at every table.
-func (f *manualDice) TableOptions(System) (string, []TableOption) {
-	return "", []TableOption{{Name: DiceOption, Help: "who rolls: the bot, or the players with physical dice (manual)", Default: DiceBot, Values: []string{DiceBot, DiceManual}, Said: diceOptionText}}
+func (f *Feature) TableOptions(commands.System) (string, []commands.TableOption) {
+	return "", []commands.TableOption{{Name: Option, Help: "who rolls: the bot, or the players with physical dice (manual)", Default: Bot, Values: []string{Bot, Manual}, Said: diceOptionText}}
 }
 
 // diceOptionText is the reply to /table option name:dice from old to value.
 func diceOptionText(old, value string) string {
 	what := "the bot rolls every die."
-	if value == DiceManual {
+	if value == Manual {
 		what = "when a character needs dice, its owner is asked for the faces of their physical dice."
 	}
 	return fmt.Sprintf("Table option dice: %s → %s: %s", old, value, what)
@@ -103,14 +119,14 @@ func (s *manualSource) Roll(d dice.Die) (int, error) { return s.RollFor(nil, d) 
 
 // RollFor hands out d's face for the mutation m (nil: none), whose scope
 // says whose die it is (Mutation.For, DiceHidden).
-func (s *manualSource) RollFor(m *Mutation, d dice.Die) (int, error) {
+func (s *manualSource) RollFor(m *commands.Mutation, d dice.Die) (int, error) {
 	secret := m != nil && m.DiceHidden()
 	if len(s.want) == 0 && s.next < len(s.faces) {
 		f := s.faces[s.next]
 		s.next++
 		s.hidden = s.hidden || secret
 		if lo, hi := faceRange(d); f < lo || f > hi {
-			return 0, Errorf(CodeConflict, "The table changed while the dice were entered: a %d does not fit a %s. Run the command again.", f, d)
+			return 0, commands.Errorf(commands.CodeConflict, "The table changed while the dice were entered: a %d does not fit a %s. Run the command again.", f, d)
 		}
 		return f, nil
 	}
@@ -137,9 +153,9 @@ type facesKey struct{}
 // WrapMutation makes, at a dice=manual table, every die rolled during the
 // change (through m.Roll or m.Dice) come from the faces entered, and a run
 // that needs more fail with *needFaces.
-func (f *manualDice) WrapMutation(next ActionFunc) ActionFunc {
-	return func(m *Mutation) (*Response, error) {
-		if m.Table == nil || m.Table.Options[DiceOption] != DiceManual {
+func (f *Feature) WrapMutation(next commands.ActionFunc) commands.ActionFunc {
+	return func(m *commands.Mutation) (*commands.Response, error) {
+		if m.Table == nil || m.Table.Options[Option] != Manual {
 			return next(m)
 		}
 		faces, _ := m.Context().Value(facesKey{}).([]int)
@@ -156,8 +172,8 @@ func (f *manualDice) WrapMutation(next ActionFunc) ActionFunc {
 // Wrap turns a run at a dice=manual table that needs dice (*needFaces)
 // into the prompt for them. A run again with faces entered (the modal's
 // submit) keeps the error: the submit prompts for the next dice itself.
-func (f *manualDice) Wrap(next HandlerFunc) HandlerFunc {
-	return func(ctx context.Context, s *Service, r *Request) (*Response, error) {
+func (f *Feature) Wrap(next commands.HandlerFunc) commands.HandlerFunc {
+	return func(ctx context.Context, s *commands.Service, r *commands.Request) (*commands.Response, error) {
 		resp, err := next(ctx, s, r)
 		var nf *needFaces
 		if _, rerun := ctx.Value(facesKey{}).([]int); !rerun && errors.As(err, &nf) {
@@ -169,7 +185,7 @@ func (f *manualDice) Wrap(next HandlerFunc) HandlerFunc {
 
 // pendingRoll is a request waiting for physical dice.
 type pendingRoll struct {
-	req      Request
+	req      commands.Request
 	given    []int
 	want     []dice.Die
 	ownerID  string
@@ -226,19 +242,19 @@ func (p *pendingRolls) take(id string) *pendingRoll {
 }
 
 // prompt remembers r as waiting for nf's dice and asks for them.
-func (f *manualDice) prompt(r *Request, nf *needFaces, update bool) *Response {
+func (f *Feature) prompt(r *commands.Request, nf *needFaces, update bool) *commands.Response {
 	pr := &pendingRoll{req: *r, given: nf.given, want: nf.want, ownerID: r.UserID, at: r.Now}
 	pr.req.Options = copyMap(r.Options)
 	pr.req.Values = copyMap(r.Values)
-	who := Mention(r.UserID)
+	who := commands.Mention(r.UserID)
 	switch name := strings.TrimSpace(r.Options["name"]); {
 	case nf.who != nil:
 		pr.ownerID, pr.charName = nf.who.OwnerID, nf.who.Name
-		who = fmt.Sprintf("**%s**: %s", Escape(nf.who.Name), Mention(nf.who.OwnerID))
+		who = fmt.Sprintf("**%s**: %s", commands.Escape(nf.who.Name), commands.Mention(nf.who.OwnerID))
 	case r.Command == "char" && r.Subcommand == "create" && name != "":
 		// The dice of a new sheet: the character has no id yet, but a name.
 		pr.charName = name
-		who = fmt.Sprintf("**%s**: %s", Escape(name), who)
+		who = fmt.Sprintf("**%s**: %s", commands.Escape(name), who)
 	}
 	id := f.pending.put(pr)
 	what, given := diceList(nf.want), nf.given
@@ -251,9 +267,9 @@ func (f *manualDice) prompt(r *Request, nf *needFaces, update bool) *Response {
 	if len(given) > 0 {
 		text += fmt.Sprintf("\nFaces entered so far: %s.", faceList(given))
 	}
-	return &Response{
+	return &commands.Response{
 		Content:       text,
-		Components:    [][]Button{{{Label: "Enter dice", CustomID: facesPrefix + ":" + id, Style: StylePrimary}}},
+		Components:    [][]commands.Button{{{Label: "Enter dice", CustomID: facesPrefix + ":" + id, Style: commands.StylePrimary}}},
 		UpdateMessage: update,
 	}
 }
@@ -293,35 +309,35 @@ func faceList(fs []int) string {
 
 // button answers the [Enter dice] button (a modal asking for the faces)
 // and the modal's submit (check the faces, run the request again).
-func (f *manualDice) button(ctx context.Context, s *Service, r *Request) (*Response, error) {
+func (f *Feature) button(ctx context.Context, s *commands.Service, r *commands.Request) (*commands.Response, error) {
 	id := strings.TrimPrefix(r.CustomID, facesPrefix+":")
 	pr := f.pending.get(id, r.Now)
 	if pr == nil || pr.req.ChannelID != r.ChannelID {
-		return nil, Errorf(CodeConflict, "These dice are no longer pending (already entered, or the bot restarted); run the command again.")
+		return nil, commands.Errorf(commands.CodeConflict, "These dice are no longer pending (already entered, or the bot restarted); run the command again.")
 	}
 	// gm: the presser, who is not the one who asked, is a GM.
 	var gm bool
 	if r.UserID != pr.req.UserID {
 		err := s.View(r, func(_ *storage.Tx, t *storage.Table) error {
-			gm = IsGM(r, t)
+			gm = commands.IsGM(r, t)
 			return nil
 		})
 		if err != nil {
 			return nil, err
 		}
 		if r.UserID != pr.ownerID && !gm {
-			return nil, Errorf(CodeForbidden, "Only %s (or a GM) enters these dice.", Mention(pr.ownerID))
+			return nil, commands.Errorf(commands.CodeForbidden, "Only %s (or a GM) enters these dice.", commands.Mention(pr.ownerID))
 		}
 	}
-	if r.Kind == KindComponent {
+	if r.Kind == commands.KindComponent {
 		title := "Dice"
 		if pr.charName != "" {
-			title = Clip("Dice for "+pr.charName, 45)
+			title = commands.Clip("Dice for "+pr.charName, 45)
 		}
-		return &Response{Modal: &Modal{
+		return &commands.Response{Modal: &commands.Modal{
 			CustomID: r.CustomID, Title: title,
-			Inputs: []TextInput{{
-				CustomID: facesInput, Label: Clip("Faces of "+diceList(pr.want)+", separated by spaces", 45),
+			Inputs: []commands.TextInput{{
+				CustomID: facesInput, Label: commands.Clip("Faces of "+diceList(pr.want)+", separated by spaces", 45),
 				Placeholder: examplePlaceholder(pr.want), Required: true, MaxLength: 200,
 			}},
 		}}, nil
@@ -331,7 +347,7 @@ func (f *manualDice) button(ctx context.Context, s *Service, r *Request) (*Respo
 		return nil, err
 	}
 	if f.pending.take(id) == nil {
-		return nil, Errorf(CodeConflict, "These dice were just entered by someone else.")
+		return nil, commands.Errorf(commands.CodeConflict, "These dice were just entered by someone else.")
 	}
 	all := append(append([]int(nil), pr.given...), faces...)
 	req := pr.req
@@ -360,14 +376,14 @@ func (f *manualDice) button(ctx context.Context, s *Service, r *Request) (*Respo
 // answered as its user sees it, so what was for that user alone (an
 // ephemeral reply; the ephemeral follow-ups, a GM's hidden characters'
 // numbers) is left out, and the reply says where it can be read.
-func withheldFrom(resp *Response) *Response {
+func withheldFrom(resp *commands.Response) *commands.Response {
 	if resp.Modal != nil {
 		return resp
 	}
 	if resp.Ephemeral {
-		return &Response{Content: "The dice are entered and the command has run; its answer is for the one who asked it (/history shows what it did).", Ephemeral: true}
+		return &commands.Response{Content: "The dice are entered and the command has run; its answer is for the one who asked it (/history shows what it did).", Ephemeral: true}
 	}
-	var kept []*Response
+	var kept []*commands.Response
 	for _, f := range resp.FollowUps {
 		if !f.Ephemeral {
 			kept = append(kept, f)
@@ -398,7 +414,7 @@ func examplePlaceholder(ds []dice.Die) string {
 func ParseFacesFor(text string, want []dice.Die) ([]int, error) {
 	fields := strings.FieldsFunc(text, func(r rune) bool { return r == ' ' || r == ',' || r == '\t' || r == '\n' })
 	if len(fields) != len(want) {
-		return nil, Errorf(CodeInvalid, "Enter %s for %s; you entered %d. Press Enter dice again.", Count(len(want), "face"), diceList(want), len(fields))
+		return nil, commands.Errorf(commands.CodeInvalid, "Enter %s for %s; you entered %d. Press Enter dice again.", commands.Count(len(want), "face"), diceList(want), len(fields))
 	}
 	out := make([]int, len(fields))
 	for i, f := range fields {
@@ -414,7 +430,7 @@ func ParseFacesFor(text string, want []dice.Die) ([]int, error) {
 		}
 		lo, hi := faceRange(d)
 		if err != nil || n < lo || n > hi {
-			return nil, Errorf(CodeInvalid, "Face %d (%q) cannot come up on a %s: %d to %d. Press Enter dice again.", i+1, Clip(f, 12), d, lo, hi)
+			return nil, commands.Errorf(commands.CodeInvalid, "Face %d (%q) cannot come up on a %s: %d to %d. Press Enter dice again.", i+1, commands.Clip(f, 12), d, lo, hi)
 		}
 		out[i] = n
 	}

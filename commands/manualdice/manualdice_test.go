@@ -1,4 +1,4 @@
-package commands_test
+package manualdice_test
 
 import (
 	"strings"
@@ -6,8 +6,17 @@ import (
 
 	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/commands/commandstest"
+	"github.com/hpkeeper/hpkeeper/commands/harm"
+	"github.com/hpkeeper/hpkeeper/commands/hitprot"
+	"github.com/hpkeeper/hpkeeper/commands/hpmpwp"
+	"github.com/hpkeeper/hpkeeper/commands/manualdice"
 	"github.com/hpkeeper/hpkeeper/rules/dice"
 )
+
+// systems are the rule systems the physical dice's tests play.
+var systems = []commands.System{hitprot.System{}, hpmpwp.System{}, harm.System{}}
+
+func newTable(t *testing.T) *commandstest.Table { return commandstest.New(t, systems...) }
 
 func TestManualDice(t *testing.T) {
 	tb := newTable(t)
@@ -125,11 +134,11 @@ func TestManualDiceCreate(t *testing.T) {
 
 // TestManualDiceFudge: Fudge faces may be typed as + and -.
 func TestManualDiceFudge(t *testing.T) {
-	faces, err := commands.ParseFacesFor("+ 0 - -1", manualFudge(4))
+	faces, err := manualdice.ParseFacesFor("+ 0 - -1", manualFudge(4))
 	if err != nil || len(faces) != 4 || faces[0] != 1 || faces[2] != -1 || faces[3] != -1 {
 		t.Fatalf("faces %v, %v", faces, err)
 	}
-	if _, err := commands.ParseFacesFor("2 0 0 0", manualFudge(4)); err == nil {
+	if _, err := manualdice.ParseFacesFor("2 0 0 0", manualFudge(4)); err == nil {
 		t.Fatal("2 accepted on a Fudge die")
 	}
 }
