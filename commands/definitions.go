@@ -154,6 +154,15 @@ func NewRegistry(systems []System, features ...Feature) *Registry {
 		},
 	})
 	g.Add(&Command{
+		Name: "wake", Description: "A noise reaches a sleeper: a Will save against the Listen DC, or wake at once", Handler: systemAction("wake"),
+		Topic: "`/wake target:… listen-dc:…` is a noise reaching a sleeper whose player made a Listen check against that DC: it wakes unless it succeeds at a Will save against the same DC. `stay-asleep:false` fails the save on purpose and wakes at once.",
+		Options: []Option{
+			optTarget,
+			{Name: "listen-dc", Description: "The DC of the Listen check the player made", Type: OptionInteger, Required: true, MinValue: -20, MaxValue: 100},
+			{Name: "stay-asleep", Description: "Save to sleep on (default true); false wakes at once", Type: OptionBoolean},
+		},
+	})
+	g.Add(&Command{
 		Name: "clock", Description: "Show or move the game clock", Handler: clockCommand, Cost: advanceCost,
 		Topic: fmt.Sprintf("`/clock action:show` shows the time. GMs move it with `/clock action:next-round` or `/clock action:advance amount:… unit:rounds|turns|hours|days`, at most %d days (%d hours) in one advance; everything that ends or fires is reported.", MaxAdvanceDays, MaxAdvanceDays*24),
 		Options: []Option{
