@@ -112,7 +112,7 @@ func (s *Service) suggestValues(r *Request, defs []Option) (values []string, ok 
 		}
 		return values, true, nil
 	}
-	so := systemOption(sys, r.path(), r.Focused)
+	so := SystemOptionOf(sys, r.path(), r.Focused)
 	if so == nil {
 		return nil, true, nil
 	}

@@ -14,7 +14,7 @@ var (
 // §0.1) and the features given (feature.go): /table setup offers the
 // systems in that order, and the custom_ids of their buttons and modals
 // (System.Components) are routed to them. The kernel's commands come
-// first, then each feature's (Feature.Register), then /help. It panics
+// first, then each feature's (Feature.Register). It panics
 // when two systems have one name, or two handlers one command name or
 // custom_id prefix.
 func NewRegistry(systems []System, features ...Feature) *Registry {
@@ -65,7 +65,7 @@ func NewRegistry(systems []System, features ...Feature) *Registry {
 	// are autocompleted from the table's system, and /help lists them per
 	// system.
 	g.Add(&Command{
-		Name: "damage", Description: "Damage or harm one or more characters", Handler: systemAction("damage"),
+		Name: "damage", Description: "Damage or harm one or more characters", Handler: systemAction("damage"), BySystem: true,
 		Topic: "`/damage target:… amount:…` applies damage (or harm) as the table's system defines it; `amount` may be a number or dice.",
 		Options: []Option{
 			optTarget,
@@ -80,7 +80,7 @@ func NewRegistry(systems []System, features ...Feature) *Registry {
 		},
 	})
 	g.Add(&Command{
-		Name: "heal", Description: "Heal a character as the system defines it", Handler: systemAction("heal"),
+		Name: "heal", Description: "Heal a character as the system defines it", Handler: systemAction("heal"), BySystem: true,
 		Options: []Option{
 			optTarget,
 			{Name: "amount", Description: "Points healed: a number or dice", Type: OptionString, BySystem: true, MaxLength: 64},
@@ -106,7 +106,7 @@ func NewRegistry(systems []System, features ...Feature) *Registry {
 		},
 	})
 	g.Add(&Command{
-		Name: "save", Description: "Roll a saving throw for a character", Handler: systemAction("save"),
+		Name: "save", Description: "Roll a saving throw for a character", Handler: systemAction("save"), BySystem: true,
 		Options: []Option{
 			optTarget,
 			{Name: "type", Description: "Save category", Type: OptionString, Required: true, BySystem: true, MaxLength: 32},
@@ -115,14 +115,14 @@ func NewRegistry(systems []System, features ...Feature) *Registry {
 		},
 	})
 	g.Add(&Command{
-		Name: "rest", Description: "Rest as the system defines it", Handler: systemAction("rest"),
+		Name: "rest", Description: "Rest as the system defines it", Handler: systemAction("rest"), BySystem: true,
 		Options: []Option{
 			{Name: "kind", Description: "Kind of rest", Type: OptionString, Required: true, BySystem: true, MaxLength: 32},
 			{Name: "target", Description: "Character; for the GM's rests default the whole table", Type: OptionString, Autocomplete: true, MaxLength: 200},
 		},
 	})
 	g.Add(&Command{
-		Name: "attend", Description: "Attend a downed or dying character", Handler: systemAction("attend"),
+		Name: "attend", Description: "Attend a downed or dying character", Handler: systemAction("attend"), BySystem: true,
 		Options: []Option{
 			optTarget,
 			{Name: "healer", Description: "The character giving the care", Type: OptionString, Autocomplete: true, BySystem: true, MaxLength: 32},
@@ -131,15 +131,15 @@ func NewRegistry(systems []System, features ...Feature) *Registry {
 		},
 	})
 	g.Add(&Command{
-		Name: "treat", Description: "Treat a character's untreated wounds", Handler: systemAction("treat"),
+		Name: "treat", Description: "Treat a character's untreated wounds", Handler: systemAction("treat"), BySystem: true,
 		Options: []Option{optTarget},
 	})
 	g.Add(&Command{
-		Name: "strain", Description: "A strenuous action while disabled", Handler: systemAction("strain"),
+		Name: "strain", Description: "A strenuous action while disabled", Handler: systemAction("strain"), BySystem: true,
 		Options: []Option{optTarget},
 	})
 	g.Add(&Command{
-		Name: "spend", Description: "Spend a resource", Handler: systemAction("spend"),
+		Name: "spend", Description: "Spend a resource", Handler: systemAction("spend"), BySystem: true,
 		Options: []Option{
 			optTarget,
 			{Name: "resource", Description: "What to spend", Type: OptionString, Required: true, BySystem: true, MaxLength: 32},
@@ -147,14 +147,14 @@ func NewRegistry(systems []System, features ...Feature) *Registry {
 		},
 	})
 	g.Add(&Command{
-		Name: "activity", Description: "Set what a character does as hours pass", Handler: systemAction("activity"),
+		Name: "activity", Description: "Set what a character does as hours pass", Handler: systemAction("activity"), BySystem: true,
 		Options: []Option{
 			optTarget,
 			{Name: "kind", Description: "Activity", Type: OptionString, Required: true, BySystem: true, MaxLength: 32},
 		},
 	})
 	g.Add(&Command{
-		Name: "wake", Description: "A noise reaches a sleeper: a Will save against the Listen DC, or wake at once", Handler: systemAction("wake"),
+		Name: "wake", Description: "A noise reaches a sleeper: a Will save against the Listen DC, or wake at once", Handler: systemAction("wake"), BySystem: true,
 		Topic: "`/wake target:… listen-dc:…` is a noise reaching a sleeper whose player made a Listen check against that DC: it wakes unless it succeeds at a Will save against the same DC. `stay-asleep:false` fails the save on purpose and wakes at once.",
 		Options: []Option{
 			optTarget,
@@ -174,10 +174,6 @@ func NewRegistry(systems []System, features ...Feature) *Registry {
 	for _, f := range features {
 		f.Register(g)
 	}
-	g.Add(&Command{
-		Name: "help", Description: "How to use hpkeeper", Handler: help,
-		Options: []Option{{Name: "topic", Description: "A command or a system", Type: OptionString, MaxLength: 32}},
-	})
 	g.addSystemOptions()
 	g.Component(deletePrefix, deleteButton)
 	g.finish()

@@ -2,7 +2,6 @@ package commands_test
 
 import (
 	"context"
-	"regexp"
 	"strings"
 	"testing"
 
@@ -262,25 +261,6 @@ func TestAutocomplete(t *testing.T) {
 	}
 }
 
-func TestHelp(t *testing.T) {
-	tb := newTable(t)
-	out := tb.Do("ann", "/help")
-	if !strings.Contains(out.Content, "/damage") || !strings.Contains(out.Content, "/table setup") {
-		t.Errorf("help = %q", out.Content)
-	}
-	// The command to start with works as printed.
-	if !strings.Contains(out.Content, "Start with `/table setup system:hit-protection` (or hp-mp-wp, harm).") {
-		t.Errorf("help = %q; want a /table setup that works as printed", out.Content)
-	}
-	if out := tb.Do("ann", "/help topic:hit-protection"); !strings.Contains(out.Content, "Stats keys") || !strings.Contains(out.Content, "catch-breath") {
-		t.Errorf("help hit-protection = %q", out.Content)
-	}
-	if out := tb.Do("ann", "/help topic:/roll"); !strings.Contains(out.Content, "keep/drop") {
-		t.Errorf("help roll = %q", out.Content)
-	}
-	tb.Refused(tb.Do("ann", "/help topic:nonsense"), "No help topic")
-}
-
 // TestRepliesDoNotCiteTheSpecification: players have no RULES.md; a help
 // page or a refusal says the rule in its own words, without "(RULES.md
 // §0.6)".
@@ -307,43 +287,6 @@ func TestRepliesDoNotCiteTheSpecification(t *testing.T) {
 	tb.OK(tb.Do("ann", "/damage target:Lister amount:1"))
 	out := tb.Do("ann", "/attend target:Lister")
 	tb.Refused(out, "**Lister** is yours: another character's player or a GM attends **Lister**. Nothing was changed.")
-}
-
-// TestHelpTemplatesHaveRequiredOptions: a command template in backticks in
-// a system's help or in /help topic:<command> (`/heal target:NAME …`) gives
-// every option the command requires, so that it works when typed as
-// printed with the placeholders filled in.
-func TestHelpTemplatesHaveRequiredOptions(t *testing.T) {
-	tb := newTable(t)
-	reg := tb.Svc.Registry()
-	texts := map[string]string{}
-	for _, sys := range allSystems {
-		texts[sys.Name()] = sys.Help()
-	}
-	for _, c := range reg.Commands() {
-		texts["/help topic:"+c.Name] = tb.Do("ann", "/help topic:"+c.Name).Content
-	}
-	span := regexp.MustCompile("`(/[a-z]+)( [a-z]+)?((?: [a-z-]+:[^` ]*)+)`")
-	for where, text := range texts {
-		for _, m := range span.FindAllStringSubmatch(text, -1) {
-			c := reg.Lookup(strings.TrimPrefix(m[1], "/"))
-			if c == nil {
-				t.Errorf("%s: %q names no command", where, m[0])
-				continue
-			}
-			opts := c.Options
-			if sub := strings.TrimSpace(m[2]); sub != "" {
-				if s := c.Sub(sub); s != nil {
-					opts = s.Options
-				}
-			}
-			for _, o := range opts {
-				if o.Required && !strings.Contains(m[3], " "+o.Name+":") {
-					t.Errorf("%s: %q lacks the required option %s:", where, m[0], o.Name)
-				}
-			}
-		}
-	}
 }
 
 func TestEscapedNames(t *testing.T) {

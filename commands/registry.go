@@ -80,6 +80,10 @@ type Command struct {
 	Subcommands []*Subcommand
 	// Topic is the help text shown by /help for this command.
 	Topic string
+	// BySystem marks a command whose meaning the table's system gives
+	// (System.Action: /damage, /heal, /rest …), which a system may not
+	// have.
+	BySystem bool
 	// Cost is what answering the command costs from its user's work
 	// allowance, in units (ratelimit.go); nil: DiceCost, the dice its
 	// options roll.
@@ -151,7 +155,7 @@ func (g *Registry) Add(c *Command) {
 
 // addSystem registers sys and its component handlers.
 func (g *Registry) addSystem(sys System) {
-	if g.systemNamed(sys.Name()) != nil {
+	if g.System(sys.Name()) != nil {
 		panic("commands: duplicate system " + sys.Name())
 	}
 	g.systems = append(g.systems, sys)
@@ -216,9 +220,9 @@ func (g *Registry) optionsOf(path string) *[]Option {
 	return nil
 }
 
-// systemOption returns what the option name of the command path
+// SystemOptionOf returns what the option name of the command path
 // ("damage", "init join") means in sys, or nil when sys does not use it.
-func systemOption(sys System, command, name string) *SystemOption {
+func SystemOptionOf(sys System, command, name string) *SystemOption {
 	for _, so := range sys.Options() {
 		if so.Command == command && so.Name == name {
 			return &so
@@ -242,7 +246,7 @@ func checkSystemOptions(r *Request, sys System, defs []Option) error {
 		if i < 0 || !defs[i].BySystem {
 			continue
 		}
-		so := systemOption(sys, r.path(), name)
+		so := SystemOptionOf(sys, r.path(), name)
 		if so == nil {
 			return Errorf(CodeInvalid, "/%s %s: is not used by the %s system (/help topic:%s says what each system takes).", r.path(), name, sys.Name(), r.Command)
 		}
@@ -277,8 +281,8 @@ func (m *Mutation) CheckSystemOptions() error {
 	return checkSystemOptions(m.Req, m.System, *opts)
 }
 
-// systemNamed returns the registered system with the name, or nil.
-func (g *Registry) systemNamed(name string) System {
+// System returns the registered system with the name, or nil.
+func (g *Registry) System(name string) System {
 	for _, sys := range g.systems {
 		if sys.Name() == name {
 			return sys

@@ -179,7 +179,7 @@ func (s *Service) component(ctx context.Context, r *Request) (*Response, error) 
 // System returns the rule system named name (a table's System), or an
 // internal error for a name no registered system has.
 func (s *Service) System(name string) (System, error) {
-	sys := s.registry.systemNamed(name)
+	sys := s.registry.System(name)
 	if sys == nil {
 		return nil, fmt.Errorf("table has unknown system %q", name)
 	}

@@ -53,18 +53,21 @@ func KernelOptions() []TableOption {
 	}
 }
 
-// optionGroup is a group of table options of a feature (TableOptioner).
-type optionGroup struct {
-	name string
-	opts []TableOption
+// OptionGroup is a group of the features' table options (TableOptioner).
+type OptionGroup struct {
+	// Name is the group's name, e.g. "Turn order options"; "" for the
+	// options of every table.
+	Name    string
+	Options []TableOption
 }
 
-// optionGroups returns the features' groups of table options at a table of
-// sys, in the features' order: group "" (options of every table) first,
-// merged, then the named ones.
-func (g *Registry) optionGroups(sys System) []optionGroup {
-	every := optionGroup{}
-	var named []optionGroup
+// OptionGroups returns the features' groups of table options at a table
+// of sys, in the features' order: group "" (the features' options of every
+// table, which come before the kernel's own, KernelOptions) first, merged,
+// then the named ones.
+func (g *Registry) OptionGroups(sys System) []OptionGroup {
+	every := OptionGroup{}
+	var named []OptionGroup
 	for _, f := range g.features {
 		to, ok := f.(TableOptioner)
 		if !ok {
@@ -74,12 +77,12 @@ func (g *Registry) optionGroups(sys System) []optionGroup {
 		switch {
 		case len(opts) == 0:
 		case name == "":
-			every.opts = append(every.opts, opts...)
+			every.Options = append(every.Options, opts...)
 		default:
-			named = append(named, optionGroup{name, opts})
+			named = append(named, OptionGroup{name, opts})
 		}
 	}
-	return append([]optionGroup{every}, named...)
+	return append([]OptionGroup{every}, named...)
 }
 
 // TableOptions returns the table options of a table of sys, in the order
@@ -87,10 +90,10 @@ func (g *Registry) optionGroups(sys System) []optionGroup {
 // kernel's own, KernelOptions), the features' named groups (the turn
 // order's, at a system with initiative), then the system's own.
 func (g *Registry) TableOptions(sys System) []TableOption {
-	groups := g.optionGroups(sys)
-	opts := append(append([]TableOption(nil), groups[0].opts...), KernelOptions()...)
+	groups := g.OptionGroups(sys)
+	opts := append(append([]TableOption(nil), groups[0].Options...), KernelOptions()...)
 	for _, og := range groups[1:] {
-		opts = append(opts, og.opts...)
+		opts = append(opts, og.Options...)
 	}
 	return append(opts, sys.TableOptions()...)
 }

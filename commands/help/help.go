@@ -1,4 +1,10 @@
-package commands
+// Package help is /help, a feature of the commands kernel: an overview of
+// every registered command, or a few lines on one command (its
+// subcommands, and each option's meaning and values in every system that
+// gives it one) or one rule system (its stats, table options and
+// commands). It reads everything from the registry, so a new command or
+// system needs no edit here.
+package help
 
 import (
 	"context"
@@ -7,25 +13,39 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/storage"
 )
 
+// Feature is /help.
+type Feature struct{}
+
+var _ commands.Feature = Feature{}
+
+// Register adds /help; wired last, it comes last in the list of commands.
+func (Feature) Register(g *commands.Registry) {
+	g.Add(&commands.Command{
+		Name: "help", Description: "How to use hpkeeper", Handler: help,
+		Options: []commands.Option{{Name: "topic", Description: "A command or a system", Type: commands.OptionString, MaxLength: 32}},
+	})
+}
+
 // help answers /help: an overview of every command from the registry, or with
 // `topic` one command or one rule system in a few lines.
-func help(ctx context.Context, s *Service, r *Request) (*Response, error) {
+func help(ctx context.Context, s *commands.Service, r *commands.Request) (*commands.Response, error) {
 	topic := strings.TrimPrefix(strings.ToLower(strings.TrimSpace(r.Options["topic"])), "/")
 	if topic == "" {
 		var b strings.Builder
 		b.WriteString("**hpkeeper** tracks hit points, wounds and harm for the whole table.\n")
 		current := ""
-		_ = s.db.View(func(tx *storage.Tx) error {
+		_ = s.DB().View(func(tx *storage.Tx) error {
 			if t, err := tx.Table(r.ChannelID); err == nil {
 				current = t.System
 			}
 			return nil
 		})
 		if current == "" {
-			names := s.registry.systemNames()
+			names := systemNames(s.Registry())
 			fmt.Fprintf(&b, "Start with `/table setup system:%s`", names[0])
 			if len(names) > 1 {
 				fmt.Fprintf(&b, " (or %s)", strings.Join(names[1:], ", "))
@@ -34,13 +54,13 @@ func help(ctx context.Context, s *Service, r *Request) (*Response, error) {
 		} else {
 			fmt.Fprintf(&b, "This table plays **%s** (`/help topic:%s`).\n", current, current)
 		}
-		for _, c := range s.registry.Commands() {
+		for _, c := range s.Registry().Commands() {
 			fmt.Fprintf(&b, "`/%s` %s\n", c.Name, c.Description)
 		}
 		b.WriteString("`/help topic:<command or system>` tells more.")
-		return &Response{Content: b.String(), Ephemeral: true}, nil
+		return &commands.Response{Content: b.String(), Ephemeral: true}, nil
 	}
-	if sys := s.registry.systemNamed(topic); sys != nil {
+	if sys := s.Registry().System(topic); sys != nil {
 		keys := append([]string(nil), sys.StatKeys()...)
 		sort.Strings(keys)
 		text := fmt.Sprintf("**%s**\n%s\nStats keys: %s", sys.Name(), sys.Help(), strings.Join(keys, ", "))
@@ -52,16 +72,26 @@ func help(ctx context.Context, s *Service, r *Request) (*Response, error) {
 			text += "\nTable options: " + strings.Join(names, ", ")
 		}
 		text += "\n" + systemCommands(s, sys)
-		return &Response{Content: text, Ephemeral: true}, nil
+		return &commands.Response{Content: text, Ephemeral: true}, nil
 	}
-	if c := s.registry.Lookup(topic); c != nil {
-		return &Response{Content: commandHelp(s, c), Ephemeral: true}, nil
+	if c := s.Registry().Lookup(topic); c != nil {
+		return &commands.Response{Content: commandHelp(s, c), Ephemeral: true}, nil
 	}
-	return nil, Errorf(CodeNotFound, "No help topic %q. Topics: a command name (damage, table, …) or a system (%s).", Clip(topic, 40), strings.Join(s.registry.systemNames(), ", "))
+	return nil, commands.Errorf(commands.CodeNotFound, "No help topic %q. Topics: a command name (damage, table, …) or a system (%s).", commands.Clip(topic, 40), strings.Join(systemNames(s.Registry()), ", "))
+}
+
+// systemNames lists the names of g's systems in the order /table setup
+// offers them.
+func systemNames(g *commands.Registry) []string {
+	var names []string
+	for _, sys := range g.Systems() {
+		names = append(names, sys.Name())
+	}
+	return names
 }
 
 // optionSummary renders options as " name:… [optional:…]".
-func optionSummary(opts []Option) string {
+func optionSummary(opts []commands.Option) string {
 	var b strings.Builder
 	for _, o := range opts {
 		if o.Required {
@@ -77,7 +107,7 @@ func optionSummary(opts []Option) string {
 // with what it means in every system that gives it a meaning and the
 // values it takes there (System.Options); the table options per system for
 // /table.
-func commandHelp(s *Service, c *Command) string {
+func commandHelp(s *commands.Service, c *commands.Command) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "**/%s**: %s\n", c.Name, c.Description)
 	if c.Topic != "" {
@@ -87,9 +117,10 @@ func commandHelp(s *Service, c *Command) string {
 		fmt.Fprintf(&b, "`/%s %s`%s: %s\n", c.Name, sub.Name, optionSummary(sub.Options), sub.Description)
 	}
 	if c.Name == "table" {
-		b.WriteString(s.registry.tableOptionsHelp() + "\n")
+		b.WriteString(tableOptionsHelp(s.Registry()) + "\n")
 	}
-	for _, sys := range s.registry.systems {
+	systems := s.Registry().Systems()
+	for _, sys := range systems {
 		if c.HelpFor == nil {
 			break
 		}
@@ -98,8 +129,8 @@ func commandHelp(s *Service, c *Command) string {
 		}
 	}
 	var without []string
-	for _, sys := range s.registry.systems {
-		if slices.Contains(systemActions, c.Name) && sys.Action(c.Name) == nil {
+	for _, sys := range systems {
+		if c.BySystem && sys.Action(c.Name) == nil {
 			without = append(without, sys.Name())
 		}
 	}
@@ -109,14 +140,14 @@ func commandHelp(s *Service, c *Command) string {
 	if len(c.Subcommands) == 0 && len(c.Options) > 0 {
 		fmt.Fprintf(&b, "Options:%s\n", optionSummary(c.Options))
 		for _, o := range c.Options {
-			optionHelp(&b, s.registry.systems, c.Name, o, without)
+			optionHelp(&b, systems, c.Name, o, without)
 		}
 	}
 	for _, sub := range c.Subcommands {
 		for _, o := range sub.Options {
 			if o.BySystem {
 				fmt.Fprintf(&b, "`/%s %s` option:\n", c.Name, sub.Name)
-				optionHelp(&b, s.registry.systems, c.Name+" "+sub.Name, o, without)
+				optionHelp(&b, systems, c.Name+" "+sub.Name, o, without)
 			}
 		}
 	}
@@ -127,7 +158,7 @@ func commandHelp(s *Service, c *Command) string {
 // join") as one bullet: its description and, when it is BySystem, what it
 // means in each system and the values it takes there (System.Options), then
 // the systems that do not use it (those in without have no such command).
-func optionHelp(b *strings.Builder, systems []System, path string, o Option, without []string) {
+func optionHelp(b *strings.Builder, systems []commands.System, path string, o commands.Option, without []string) {
 	fmt.Fprintf(b, "• `%s`: %s", o.Name, o.Description)
 	if !o.BySystem {
 		b.WriteString("\n")
@@ -135,7 +166,7 @@ func optionHelp(b *strings.Builder, systems []System, path string, o Option, wit
 	}
 	var unused []string
 	for _, sys := range systems {
-		so := systemOption(sys, path, o.Name)
+		so := commands.SystemOptionOf(sys, path, o.Name)
 		if so == nil {
 			if !slices.Contains(without, sys.Name()) {
 				unused = append(unused, sys.Name())
@@ -157,41 +188,41 @@ func optionHelp(b *strings.Builder, systems []System, path string, o Option, wit
 // features' and the kernel's), each feature's group with the systems it
 // applies to (the turn order's, at the systems with initiative), then each
 // system's.
-func (g *Registry) tableOptionsHelp() string {
-	list := func(opts []TableOption) string {
+func tableOptionsHelp(g *commands.Registry) string {
+	list := func(opts []commands.TableOption) string {
 		var out []string
 		for _, o := range opts {
 			out = append(out, fmt.Sprintf("`%s` (%s) — %s", o.Name, strings.Join(o.Values, ", "), o.Help))
 		}
 		return strings.Join(out, "; ")
 	}
-	var every []TableOption
+	var every []commands.TableOption
 	type group struct {
-		opts    []TableOption
+		opts    []commands.TableOption
 		systems []string
 	}
 	var names []string
 	groups := map[string]*group{}
-	for i, sys := range g.systems {
-		ogs := g.optionGroups(sys)
+	for i, sys := range g.Systems() {
+		ogs := g.OptionGroups(sys)
 		if i == 0 {
-			every = ogs[0].opts
+			every = ogs[0].Options
 		}
 		for _, og := range ogs[1:] {
-			gr := groups[og.name]
+			gr := groups[og.Name]
 			if gr == nil {
-				gr = &group{opts: og.opts}
-				groups[og.name] = gr
-				names = append(names, og.name)
+				gr = &group{opts: og.Options}
+				groups[og.Name] = gr
+				names = append(names, og.Name)
 			}
 			gr.systems = append(gr.systems, sys.Name())
 		}
 	}
-	lines := []string{"Table options of every table: " + list(append(every, KernelOptions()...))}
+	lines := []string{"Table options of every table: " + list(append(every, commands.KernelOptions()...))}
 	for _, name := range names {
 		lines = append(lines, name+" ("+strings.Join(groups[name].systems, ", ")+"): "+list(groups[name].opts))
 	}
-	for _, sys := range g.systems {
+	for _, sys := range g.Systems() {
 		if opts := sys.TableOptions(); len(opts) > 0 {
 			lines = append(lines, sys.Name()+": "+list(opts))
 		}
@@ -199,29 +230,24 @@ func (g *Registry) tableOptionsHelp() string {
 	return strings.Join(lines, "\n")
 }
 
-// systemActions are the commands whose meaning belongs to the table's system
-// (System.Action); the command name is the action name.
-var systemActions = []string{"damage", "heal", "rest", "save", "attend", "treat", "strain", "spend", "activity", "wake"}
-
 // systemCommands lists, from the registry, the commands sys implements, one
 // line each with the options it uses (the core's, and those sys gives a
 // meaning to).
-func systemCommands(s *Service, sys System) string {
+func systemCommands(s *commands.Service, sys commands.System) string {
 	var b strings.Builder
 	var also []string
 	b.WriteString("Commands:")
-	for _, c := range s.registry.Commands() {
-		isAction := slices.Contains(systemActions, c.Name)
+	for _, c := range s.Registry().Commands() {
 		switch {
-		case isAction && sys.Action(c.Name) == nil:
+		case c.BySystem && sys.Action(c.Name) == nil:
 			continue
-		case !isAction && !(c.Name == "roll" && sys.Roll() != nil):
+		case !c.BySystem && !(c.Name == "roll" && sys.Roll() != nil):
 			also = append(also, "/"+c.Name)
 			continue
 		}
-		var opts []Option
+		var opts []commands.Option
 		for _, o := range c.Options {
-			if !o.BySystem || systemOption(sys, c.Name, o.Name) != nil {
+			if !o.BySystem || commands.SystemOptionOf(sys, c.Name, o.Name) != nil {
 				opts = append(opts, o)
 			}
 		}
