@@ -147,23 +147,6 @@ func (m *Mutation) moveClock(n int64, unit clock.Unit, nothing bool) (fired int,
 	return fired, nil
 }
 
-// NoteSaid runs fn and notes for /history, each in its scope, every part
-// fn said through the mutation, as plain text (Unmarkdown); it returns
-// fn's error, and notes nothing then. What a system's timers or its end of
-// a combat say is noted this way.
-func (m *Mutation) NoteSaid(fn func() error) error {
-	first := len(m.log.parts)
-	if err := fn(); err != nil {
-		return err
-	}
-	for _, p := range m.log.parts[first:] {
-		sub := *m
-		sub.about = p.about
-		sub.Note("%s", Unmarkdown(p.Text))
-	}
-	return nil
-}
-
 // plural returns the suffix to trim for n == 1 ("s"), else "".
 func plural(n int64) string {
 	if n == 1 {

@@ -56,12 +56,12 @@ type ScopedSource interface {
 // UseDice makes the mutation roll with src from now on, in place of the
 // service's dice: a step of the mutation chain (MutationWrapper) gives it
 // the faces the players entered at a dice=manual table.
-func (m *Mutation) UseDice(src dice.Source) { m.log.dice = src }
+func (v voice) UseDice(src dice.Source) { v.log.dice = src }
 
 // HideDice makes the dice m rolls from now on a hidden character's
 // (DiceHidden): for the sheet of a hidden character being created, which
 // has no id yet to scope them by (For).
-func (m *Mutation) HideDice() { m.log.hideDice = true }
+func (v voice) HideDice() { v.log.hideDice = true }
 
 // DiceHidden reports whether the dice m rolls now are kept from players:
 // a hidden character's (m's scope, For; or after HideDice), so that a
@@ -78,7 +78,7 @@ func (m *Mutation) Subject() *storage.Character {
 		}
 		return m.character(m.about.ids[0])
 	}
-	touched := m.log.touched
+	touched := m.touched
 	for i := len(touched) - 1; i >= 0; i-- {
 		if c := m.character(touched[i]); c != nil {
 			return c
@@ -110,27 +110,27 @@ const MaxRecordedRolls = 500
 // MaxRecordedRolls, then counted), about m's characters (For): players see
 // them only when they may see those characters. Empty results (no dice)
 // are skipped.
-func (m *Mutation) Record(rolls ...dice.Result) {
+func (v voice) Record(rolls ...dice.Result) {
 	for _, r := range rolls {
 		switch {
 		case len(r.Terms) == 0:
-		case len(m.log.rolls) < MaxRecordedRolls:
-			m.log.entries++
-			m.log.rolls = append(m.log.rolls, entry{about: m.about, text: r.String(), seq: m.log.entries})
+		case len(v.log.rolls) < MaxRecordedRolls:
+			v.log.entries++
+			v.log.rolls = append(v.log.rolls, entry{about: v.about, text: r.String(), seq: v.log.entries})
 		default:
-			m.log.moreRolls++ // counted, not rendered
+			v.log.moreRolls++ // counted, not rendered
 		}
 	}
 }
 
 // recordedRolls returns the event's dice: the rolls listed, then how many
 // more were made.
-func (m *Mutation) recordedRolls() []string {
-	rolls := texts(m.log.rolls)
-	if m.log.moreRolls == 0 {
+func (v voice) recordedRolls() []string {
+	rolls := texts(v.log.rolls)
+	if v.log.moreRolls == 0 {
 		return rolls
 	}
-	return append(rolls, "… and "+Count(m.log.moreRolls, "more roll"))
+	return append(rolls, "… and "+Count(v.log.moreRolls, "more roll"))
 }
 
 // RecordingDice returns a dice.Source for rules engines that take one: each
@@ -177,10 +177,10 @@ func (m *Mutation) RollString(expr string) (dice.Result, error) {
 // RollsLine renders the dice rolled so far in m's scope (For; unscoped:
 // those rolled unscoped) for a reply: "\nRolled 1d6 [4]; 2d6 [1, 2] = 3",
 // or "" when none were; past maxReplyRolls rolls, "… and 1047 more rolls".
-func (m *Mutation) RollsLine() string {
+func (v voice) RollsLine() string {
 	var rolls []string
-	for _, r := range m.log.rolls {
-		if r.about.same(m.about) {
+	for _, r := range v.log.rolls {
+		if r.about.same(v.about) {
 			rolls = append(rolls, r.text)
 		}
 	}

@@ -3,7 +3,6 @@ package commands
 import (
 	"context"
 	"errors"
-	"fmt"
 	"reflect"
 	"slices"
 	"strings"
@@ -25,25 +24,21 @@ type Mutation struct {
 	// System is the table's rule system.
 	System System
 
+	// Cast is the characters the mutation loads and changes (cast.go).
+	*Cast
+	// voice is what it says, rolls and notes, and whom that is about
+	// (say.go).
+	voice
+
 	s           *Service
 	ctx         context.Context
-	tx          *storage.Tx
 	tableBefore *storage.Table
-	seen        map[uint64]bool
-	cache       map[uint64]*storage.Character
-	before      map[uint64]*storage.Character
-	// about is who what this Mutation says, rolls and notes is about (For,
-	// ForTable); nil: not said, so every character the mutation loaded.
-	about *scope
-	// log is what the mutation and every scoped copy of it (For) record.
-	log *mutationLog
 }
 
-// mutationLog is the record a mutation builds up: the characters it
-// touched, its reply's parts, its dice and its notes, each with the scope
-// it is about (hidden.go), shared by every scoped copy of the mutation.
+// mutationLog is the record a mutation builds up: its reply's parts, its
+// dice and its notes, each with the scope it is about (hidden.go), shared
+// by every scoped copy of the mutation.
 type mutationLog struct {
-	touched   []uint64
 	parts     []part
 	rolls     []entry
 	moreRolls int // rolls made past MaxRecordedRolls (dice.go)
@@ -82,13 +77,12 @@ func (s *Service) Mutate(ctx context.Context, r *Request, fn ActionFunc) (*Respo
 		if err != nil {
 			return err
 		}
-		m := &Mutation{Req: r, Table: t, System: sys, s: s, ctx: ctx, tx: tx, tableBefore: before,
-			seen: map[uint64]bool{}, cache: map[uint64]*storage.Character{}, before: map[uint64]*storage.Character{},
-			log: &mutationLog{dice: s.dice}}
+		m := &Mutation{Req: r, Table: t, System: sys, s: s, ctx: ctx, tableBefore: before,
+			Cast: newCast(tx, r.ChannelID), voice: voice{log: &mutationLog{dice: s.dice}}}
 		if resp, err = fn(m); err != nil {
 			return err
 		}
-		resp = m.present(resp)
+		resp = present(m, resp)
 		if len(m.log.mentions) > 0 {
 			resp.Mentions = m.log.mentions
 		}
@@ -102,15 +96,6 @@ func (s *Service) Mutate(ctx context.Context, r *Request, fn ActionFunc) (*Respo
 
 // Context returns the context of the request the mutation answers.
 func (m *Mutation) Context() context.Context { return m.ctx }
-
-// SetMentions sets the user ids the reply may ping (Discord's
-// allowed_mentions users), replacing those set before; none, the default,
-// pings nobody. The turn order's init-ping sets the owner whose turn
-// starts.
-func (m *Mutation) SetMentions(userIDs ...string) { m.log.mentions = userIDs }
-
-// Mentions returns the user ids the reply may ping (SetMentions).
-func (m *Mutation) Mentions() []string { return m.log.mentions }
 
 // veilStep is the kernel's step of the mutation chain that keeps a
 // refusal from telling a player a hidden character's state (veil).
@@ -166,115 +151,6 @@ func (m *Mutation) RequireGM(what string) error { return RequireGM(m.Req, m.Tabl
 // CanChange returns a CodeForbidden error unless the caller owns c or is a GM
 // (RULES.md §0.1).
 func (m *Mutation) CanChange(c *storage.Character) error { return CanChange(m.Req, m.Table, c) }
-
-// Tx returns the write transaction, for reads the helpers do not cover. Load
-// characters you will change through Character, CharacterByID or Characters,
-// so that their state before the change is recorded.
-func (m *Mutation) Tx() *storage.Tx { return m.tx }
-
-// Character returns the named character (case-insensitive), remembering its
-// state before the change. Several calls for one character return the same
-// value. A missing name is a CodeNotFound error.
-func (m *Mutation) Character(name string) (*storage.Character, error) {
-	c, err := CharacterByName(m.tx, m.Req.ChannelID, name)
-	if err != nil {
-		return nil, err
-	}
-	return m.track(c)
-}
-
-// Characters returns every character at the table in creation order,
-// remembering their state before the change.
-func (m *Mutation) Characters() ([]*storage.Character, error) {
-	cs, err := m.tx.Characters(m.Req.ChannelID)
-	if err != nil {
-		return nil, err
-	}
-	for i, c := range cs {
-		if cs[i], err = m.track(c); err != nil {
-			return nil, err
-		}
-	}
-	return cs, nil
-}
-
-// Targets resolves a `target` option: one or more names separated by commas,
-// each once, in the order given. Any unknown name is a CodeNotFound error.
-func (m *Mutation) Targets(list string) ([]*storage.Character, error) {
-	var out []*storage.Character
-	got := map[uint64]bool{}
-	for _, name := range strings.Split(list, ",") {
-		if strings.TrimSpace(name) == "" {
-			continue
-		}
-		c, err := m.Character(name)
-		if err != nil {
-			return nil, err
-		}
-		if !got[c.ID] {
-			got[c.ID] = true
-			out = append(out, c)
-		}
-	}
-	if len(out) == 0 {
-		return nil, Errorf(CodeInvalid, "Name at least one character in target.")
-	}
-	return out, nil
-}
-
-// track remembers c as touched by this mutation, with its state before the
-// mutation read afresh from the transaction (so a value the caller already
-// changed cannot pass for the "before"). It returns the one value the
-// mutation uses for that character.
-func (m *Mutation) track(c *storage.Character) (*storage.Character, error) {
-	if cached := m.cache[c.ID]; cached != nil {
-		return cached, nil
-	}
-	m.cache[c.ID] = c
-	if !m.seen[c.ID] {
-		before, err := m.tx.Character(m.Req.ChannelID, c.ID)
-		if err != nil {
-			return nil, err
-		}
-		m.seen[c.ID] = true
-		m.log.touched = append(m.log.touched, c.ID)
-		m.before[c.ID] = before
-	}
-	return c, nil
-}
-
-// CharacterByID returns the character with the id (a button's custom_id
-// names it), remembering its state before the change. A missing one is a
-// CodeConflict error: the button outlived the character.
-func (m *Mutation) CharacterByID(id uint64) (*storage.Character, error) {
-	if c := m.cache[id]; c != nil {
-		return c, nil
-	}
-	c, err := m.tx.Character(m.Req.ChannelID, id)
-	if errors.Is(err, storage.ErrNotFound) {
-		return nil, Errorf(CodeConflict, "That character is already gone; nothing was changed.")
-	}
-	if err != nil {
-		return nil, err
-	}
-	return m.track(c)
-}
-
-// CharacterIfAny returns the character with the id as CharacterByID does,
-// or nil when it no longer exists (a combatant deleted since it joined).
-func (m *Mutation) CharacterIfAny(id uint64) (*storage.Character, error) {
-	if c := m.cache[id]; c != nil {
-		return c, nil
-	}
-	c, err := m.tx.Character(m.Req.ChannelID, id)
-	if errors.Is(err, storage.ErrNotFound) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	return m.track(c)
-}
 
 // TargetsToChange resolves a `target` list as Targets does and returns a
 // CodeForbidden error unless the caller may change every one of them
@@ -341,54 +217,6 @@ type StaleChoice struct {
 func (e *StaleChoice) Error() string { return e.Otherwise.Error() }
 func (e *StaleChoice) Unwrap() error { return e.Otherwise }
 
-// Save stores c's new state.
-func (m *Mutation) Save(c *storage.Character) error {
-	if _, err := m.track(c); err != nil {
-		return err
-	}
-	if err := m.tx.PutCharacter(c); err != nil {
-		if errors.Is(err, storage.ErrNameTaken) {
-			return Errorf(CodeConflict, "There is already a character named %s at this table.", Escape(c.Name))
-		}
-		return err
-	}
-	return nil
-}
-
-// SaveSheet encodes sheet, the system's stored form of c's sheet (see
-// EncodeSheet), into c.Sheet and stores c as Save does.
-func (m *Mutation) SaveSheet(c *storage.Character, sheet any) error {
-	raw, err := EncodeSheet(sheet)
-	if err != nil {
-		return err
-	}
-	c.Sheet = raw
-	return m.Save(c)
-}
-
-// Create stores a new character, assigning its ID.
-func (m *Mutation) Create(c *storage.Character) error {
-	if err := m.tx.CreateCharacter(c); err != nil {
-		if errors.Is(err, storage.ErrNameTaken) {
-			return Errorf(CodeConflict, "There is already a character named %s at this table.", Escape(c.Name))
-		}
-		return err
-	}
-	m.seen[c.ID] = true
-	m.log.touched = append(m.log.touched, c.ID)
-	m.cache[c.ID] = c
-	return nil
-}
-
-// Delete removes c.
-func (m *Mutation) Delete(c *storage.Character) error {
-	if _, err := m.track(c); err != nil {
-		return err
-	}
-	delete(m.cache, c.ID)
-	return m.tx.DeleteCharacter(c.ChannelID, c.ID)
-}
-
 // NextEventSeq is the sequence number the event of this mutation will get
 // (the write transaction holds the lock, so no other event can take it);
 // once it is called the event is written even if nothing changed.
@@ -397,13 +225,6 @@ func (m *Mutation) NextEventSeq() (uint64, error) {
 	last, err := m.tx.LastEventSeq(m.Req.ChannelID)
 	m.log.seqTaken = true
 	return last + 1, err
-}
-
-// Note adds a line to the event's summary shown by /history, about m's
-// characters (For): players read it only when they may see them.
-func (m *Mutation) Note(format string, args ...any) {
-	m.log.entries++
-	m.log.notes = append(m.log.notes, entry{about: m.about, text: fmt.Sprintf(format, args...), seq: m.log.entries})
 }
 
 // commit saves the table and appends the event, when anything changed.
@@ -421,7 +242,7 @@ func (m *Mutation) commit(resp *Response) error {
 		Command:   m.Req.Line(),
 		Dice:      m.recordedRolls(),
 	}
-	for _, id := range m.log.touched {
+	for _, id := range m.touched {
 		after, err := m.tx.Character(m.Req.ChannelID, id)
 		if errors.Is(err, storage.ErrNotFound) {
 			after, err = nil, nil
@@ -448,7 +269,7 @@ func (m *Mutation) commit(resp *Response) error {
 		return nil
 	}
 	ev.Summary = strings.Join(texts(m.log.notes), "\n")
-	ev.Parts = m.eventParts()
+	ev.Parts = eventParts(m)
 	return m.tx.AppendEvent(ev)
 }
 

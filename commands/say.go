@@ -100,23 +100,65 @@ func (m *Mutation) ForTable() *Mutation {
 	return &n
 }
 
+// voice is what a mutation says, rolls and notes (its log, which every
+// scoped copy of the mutation shares) and whom that is about: about is nil
+// (not said, so every character the mutation loaded), the table, or some
+// characters (For, ForTable). The Mutation embeds it.
+type voice struct {
+	about *scope
+	log   *mutationLog
+}
+
+// Note adds a line to the event's summary shown by /history, about m's
+// characters (For): players read it only when they may see them.
+func (v voice) Note(format string, args ...any) {
+	v.log.entries++
+	v.log.notes = append(v.log.notes, entry{about: v.about, text: fmt.Sprintf(format, args...), seq: v.log.entries})
+}
+
+// SetMentions sets the user ids the reply may ping (Discord's
+// allowed_mentions users), replacing those set before; none, the default,
+// pings nobody. The turn order's init-ping sets the owner whose turn
+// starts.
+func (v voice) SetMentions(userIDs ...string) { v.log.mentions = userIDs }
+
+// Mentions returns the user ids the reply may ping (SetMentions).
+func (v voice) Mentions() []string { return v.log.mentions }
+
 // Say adds a line (or several) of text to the reply, about m's scope (For).
-func (m *Mutation) Say(format string, args ...any) {
-	m.Post(Part{Text: fmt.Sprintf(format, args...)})
+func (v voice) Say(format string, args ...any) {
+	v.Post(Part{Text: fmt.Sprintf(format, args...)})
 }
 
 // Post adds p to the reply, about m's scope (For): players see its text,
 // embeds, buttons and files only when they may see m's characters. When
 // the reply holds rows of buttons of more than one character, each row is
 // led by a disabled button naming its character (NameButton).
-func (m *Mutation) Post(p Part) {
-	m.log.parts = append(m.log.parts, part{about: m.about, Part: p})
+func (v voice) Post(p Part) {
+	v.log.parts = append(v.log.parts, part{about: v.about, Part: p})
+}
+
+// NoteSaid runs fn and notes for /history, each in its scope, every part
+// fn said through the mutation, as plain text (Unmarkdown); it returns
+// fn's error, and notes nothing then. What a system's timers or its end of
+// a combat say is noted this way.
+func (v voice) NoteSaid(fn func() error) error {
+	first := len(v.log.parts)
+	if err := fn(); err != nil {
+		return err
+	}
+	for _, p := range v.log.parts[first:] {
+		sub := v
+		sub.about = p.about
+		sub.Note("%s", Unmarkdown(p.Text))
+	}
+	return nil
 }
 
 // eventParts splits the mutation's notes and dice by scope for the event,
 // in the order each scope first appears; nil when players may see all of
 // them (the event's Summary and Dice say everything then).
-func (m *Mutation) eventParts() []storage.EventPart {
+func eventParts(m *Mutation) []storage.EventPart {
 	var out []storage.EventPart
 	var scopes []*scope
 	anyHidden := false
@@ -126,7 +168,7 @@ func (m *Mutation) eventParts() []storage.EventPart {
 				return i
 			}
 		}
-		ids := m.log.touched
+		ids := m.touched
 		if sc != nil {
 			ids = sc.ids
 		}
@@ -154,7 +196,7 @@ func (m *Mutation) eventParts() []storage.EventPart {
 		out[i].Summary += notes[0].text
 		notes = notes[1:]
 	}
-	if !anyHidden && !slices.ContainsFunc(m.log.touched, m.hidden) {
+	if !anyHidden && !slices.ContainsFunc(m.touched, m.hidden) {
 		return nil
 	}
 	return out
