@@ -219,22 +219,11 @@ func charList(ctx context.Context, s *Service, r *Request) (*Response, error) {
 			resp = &Response{Content: "No characters at this table yet: /char create makes one."}
 			return nil
 		}
-		lines := []string{fmt.Sprintf("%s (%s):", Count(len(all), "character"), t.System)}
-		var hidden []string
-		for _, c := range all {
-			status, err := playerStatus(t, sys, c)
-			if err != nil {
-				return err
-			}
-			lines = append(lines, fmt.Sprintf("• **%s** (%s): %s", Escape(c.Name), Escape(c.OwnerName), status))
-			if c.Hidden {
-				full, _, err := sys.Describe(c)
-				if err != nil {
-					return err
-				}
-				hidden = append(hidden, fmt.Sprintf("• **%s** (%s): %s", Escape(c.Name), Escape(c.OwnerName), full))
-			}
+		lines, hidden, err := roster(t, sys, all, "• ")
+		if err != nil {
+			return err
 		}
+		lines = append([]string{fmt.Sprintf("%s (%s):", Count(len(all), "character"), t.System)}, lines...)
 		resp = &Response{Content: JoinWithin(lines, MaxContent, " (/char show name:…)")}
 		if len(hidden) > 0 {
 			resp = ForGM(r, t, resp, &Response{Content: JoinWithin(hidden, MaxContent-len(HiddenFollowUp)-1, " (/char show name:…)")})

@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -79,6 +80,29 @@ func fullEmbed(t *storage.Table, sys System, c *storage.Character) (Embed, error
 		return Embed{}, err
 	}
 	return viewEmbed(c, v, status, fields), nil
+}
+
+// roster lists chars (a table t of system sys) one line each, led by
+// bullet, as players see them: "**Lister** (ann): HP 3/6 · HD 1/1", a
+// hidden one with its word alone. hidden has the full line of each hidden
+// one, for the GM's follow-up (ForGM). /char list and /table show list
+// the table with it.
+func roster(t *storage.Table, sys System, chars []*storage.Character, bullet string) (lines, hidden []string, err error) {
+	for _, c := range chars {
+		status, err := playerStatus(t, sys, c)
+		if err != nil {
+			return nil, nil, err
+		}
+		lines = append(lines, fmt.Sprintf("%s**%s** (%s): %s", bullet, Escape(c.Name), Escape(c.OwnerName), status))
+		if c.Hidden {
+			full, _, err := sys.Describe(c)
+			if err != nil {
+				return nil, nil, err
+			}
+			hidden = append(hidden, fmt.Sprintf("%s**%s** (%s): %s", bullet, Escape(c.Name), Escape(c.OwnerName), full))
+		}
+	}
+	return lines, hidden, nil
 }
 
 // playerStatus is c's one-line status as players see it: the word alone

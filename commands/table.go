@@ -208,21 +208,9 @@ func tableShow(ctx context.Context, s *Service, r *Request) (*Response, error) {
 		for _, o := range s.registry.TableOptions(sys) {
 			opts = append(opts, fmt.Sprintf("%s=%s", o.Name, s.registry.option(t, o.Name, sys)))
 		}
-		lines := []string{}
-		var hidden []string
-		for _, c := range chars {
-			status, err := playerStatus(t, sys, c)
-			if err != nil {
-				return err
-			}
-			lines = append(lines, fmt.Sprintf("**%s** (%s): %s", Escape(c.Name), Escape(c.OwnerName), status))
-			if c.Hidden {
-				full, _, err := sys.Describe(c)
-				if err != nil {
-					return err
-				}
-				hidden = append(hidden, fmt.Sprintf("**%s** (%s): %s", Escape(c.Name), Escape(c.OwnerName), full))
-			}
+		lines, hidden, err := roster(t, sys, chars, "")
+		if err != nil {
+			return err
 		}
 		if len(lines) == 0 {
 			lines = []string{"none yet: /char create"}
