@@ -27,14 +27,19 @@ func RollError(err error) error {
 	return err
 }
 
-// Dice returns the mutation's dice source, unrecorded: for a rules engine
-// that lists every roll it makes in its outcome, which the caller then
-// passes to Record. It rolls with the service's dice, unless a feature
-// gave the mutation others (UseDice: the faces the players entered at a
-// dice=manual table, asked of m's character, For).
-func (m *Mutation) Dice() dice.Source { return mutationDice{m} }
+// Dice returns the mutation's dice: the one source every system passes to
+// the rules (RULES.md §0.5). Every die it hands out is recorded in the
+// event, about m's scope (For): an expression a rule rolls whole
+// (Expr.Roll hands it over: dice.ExprRoller) as one roll, "2d6 [3, 4] =
+// 7", and a die a rule asks for alone as "1d20 [13] = 13"; past
+// MaxRecordedRolls rolls are only counted. It rolls with the service's
+// dice, unless a feature gave the mutation others (UseDice: the faces the
+// players entered at a dice=manual table, asked of m's character). A dice
+// error is a CodeInvalid *Error (RollError).
+func (m *Mutation) Dice() dice.Source { return recordingDice{m} }
 
-// mutationDice rolls with the mutation's dice for a mutation's scope.
+// mutationDice rolls with the mutation's dice for a mutation's scope,
+// recording nothing.
 type mutationDice struct{ m *Mutation }
 
 func (d mutationDice) Roll(die dice.Die) (int, error) {
@@ -87,14 +92,13 @@ func (m *Mutation) Subject() *storage.Character {
 	return nil
 }
 
-// Roll rolls expr with the service's dice and records the result for the
+// Roll rolls expr with the mutation's dice (Dice), which record it for the
 // event. Running out of scripted dice is a CodeInvalid error.
 func (m *Mutation) Roll(expr dice.Expr) (dice.Result, error) {
 	res, err := expr.Roll(m.Dice())
 	if err != nil {
 		return res, RollError(err)
 	}
-	m.Record(res)
 	return res, nil
 }
 
@@ -105,12 +109,11 @@ func (m *Mutation) Roll(expr dice.Expr) (dice.Result, error) {
 // outcomes, so the event stays bounded whatever the advance.
 const MaxRecordedRolls = 500
 
-// Record adds rolls a rules engine made with the service's dice to the
-// event, so /history shows every die whichever way it was rolled (up to
-// MaxRecordedRolls, then counted), about m's characters (For): players see
+// record adds rolls made with the mutation's dice to the event (up to
+// MaxRecordedRolls, then counted), about v's characters (For): players see
 // them only when they may see those characters. Empty results (no dice)
 // are skipped.
-func (v voice) Record(rolls ...dice.Result) {
+func (v voice) record(rolls ...dice.Result) {
 	for _, r := range rolls {
 		switch {
 		case len(r.Terms) == 0:
@@ -133,30 +136,40 @@ func (v voice) recordedRolls() []string {
 	return append(rolls, "… and "+Count(v.log.moreRolls, "more roll"))
 }
 
-// RecordingDice returns a dice.Source for rules engines that take one: each
-// die is rolled through m.Roll, so it is recorded in the event like every
-// other roll (as "1d20 [13] = 13", past MaxRecordedRolls only counted) and
-// a dice=manual table is asked for it.
-func (m *Mutation) RecordingDice() dice.Source { return recordingDice{m} }
-
+// recordingDice is the mutation's dice (Dice): they roll with
+// mutationDice and record what they roll.
 type recordingDice struct{ m *Mutation }
 
+var _ dice.ExprRoller = recordingDice{}
+
+// RollExpr rolls e whole and records it.
+func (d recordingDice) RollExpr(e dice.Expr) (dice.Result, error) {
+	res, err := e.Roll(mutationDice{d.m})
+	if err != nil {
+		return res, RollError(err)
+	}
+	d.m.record(res)
+	return res, nil
+}
+
+// Roll rolls one die a rule asks for alone and records it as a roll of
+// its own.
 func (d recordingDice) Roll(die dice.Die) (int, error) {
 	e := dice.Expr{Terms: []dice.Term{{Sign: 1, Count: 1, Sides: die.Sides, Fudge: die.Fudge}}}
 	if len(d.m.log.rolls) < MaxRecordedRolls {
-		res, err := d.m.Roll(e)
+		res, err := d.RollExpr(e)
 		if err != nil {
 			return 0, err
 		}
 		return res.Total, nil
 	}
-	// Past MaxRecordedRolls a die is only counted (Record): roll it as
+	// Past MaxRecordedRolls a die is only counted (record): roll it as
 	// Expr.Roll would, with its checks and errors, without building the
 	// Result nobody renders. A long advance rolls most of its dice here.
 	if err := e.Validate(); err != nil {
 		return 0, RollError(err)
 	}
-	f, err := d.m.Dice().Roll(die)
+	f, err := mutationDice{d.m}.Roll(die)
 	if err != nil {
 		return 0, RollError(fmt.Errorf("rolling %s: %w", e, err))
 	}

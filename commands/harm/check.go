@@ -148,7 +148,7 @@ func (sys System) roll(m *commands.Mutation) (*commands.Response, error) {
 	if _, ok := c.Abilities[name]; !ok {
 		return nil, noAbility(ch.Name, c, ability)
 	}
-	n, out, err := c.Act(m, rules.Action{Ability: name, Pool: strings.ToLower(pool), FudgeDice: fudgeDice(m)})
+	n, out, err := c.Act(m.Dice(), rules.Action{Ability: name, Pool: strings.ToLower(pool), FudgeDice: fudgeDice(m)})
 	if err != nil {
 		return nil, ruleError(ch.Name, err)
 	}

@@ -50,7 +50,7 @@ func (sys System) damage(m *commands.Mutation) (*commands.Response, error) {
 		if err != nil {
 			return nil, err
 		}
-		n, out, err := c.TakeHarm(m, rules.Harm{SL: sl, Kind: kind, FudgeDice: fudgeDice(m), At: clock.Time(m.Table.Clock), Pool: pool})
+		n, out, err := c.TakeHarm(m.Dice(), rules.Harm{SL: sl, Kind: kind, FudgeDice: fudgeDice(m), At: clock.Time(m.Table.Clock), Pool: pool})
 		if err != nil {
 			return nil, ruleError(ch.Name, err)
 		}

@@ -98,7 +98,7 @@ func (sys System) heal(m *commands.Mutation) (*commands.Response, error) {
 			return nil, noAbility(healer.Name, hc, helper)
 		}
 		mh := m.For(healer)
-		hn, aid, err := hc.Help(mh, trig, h.FudgeDice, healerPool)
+		hn, aid, err := hc.Help(mh.Dice(), trig, h.FudgeDice, healerPool)
 		if err != nil {
 			return nil, ruleError(healer.Name, err)
 		}
@@ -116,7 +116,7 @@ func (sys System) heal(m *commands.Mutation) (*commands.Response, error) {
 	}
 	m = m.For(patient)
 	var lines []string
-	n, out, err := c.Heal(m, h)
+	n, out, err := c.Heal(m.Dice(), h)
 	if err != nil {
 		return nil, ruleError(patient.Name, err)
 	}

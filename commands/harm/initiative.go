@@ -35,7 +35,7 @@ func (System) RollInitiative(m *commands.Mutation, ch *storage.Character, die *d
 	if die != nil {
 		fudge = die.Terms[0].Count
 	}
-	res, err := c.Initiative(m, fudge)
+	res, err := c.Initiative(m.Dice(), fudge)
 	if err != nil {
 		return commands.InitiativeRoll{}, ruleError(ch.Name, err)
 	}

@@ -26,9 +26,6 @@ import (
 // (/spend).
 type System struct{}
 
-// The mutation rolls every check, so that each die is recorded in the event.
-var _ rules.Roller = (*commands.Mutation)(nil)
-
 // Name is "harm", as /table setup takes it.
 func (System) Name() string { return "harm" }
 

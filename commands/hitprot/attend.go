@@ -65,7 +65,6 @@ func attend(m *commands.Mutation) (*commands.Response, error) {
 		default:
 			return nil, ruleError(h, err)
 		}
-		m.Record(o.Rolls...)
 		if err := h.store(m, c); err != nil {
 			return nil, err
 		}

@@ -172,7 +172,6 @@ func choiceButton(ctx context.Context, s *commands.Service, r *commands.Request)
 			if err != nil {
 				return nil, ruleError(h, err)
 			}
-			mc.Record(o.Rolls...)
 			h.sheet.Chose = label
 			if err := h.store(mc, c); err != nil {
 				return nil, err

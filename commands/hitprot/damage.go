@@ -39,7 +39,6 @@ func damage(m *commands.Mutation) (*commands.Response, error) {
 		if err != nil {
 			return nil, ruleError(h, err)
 		}
-		m.Record(o.Rolls...)
 		if err := h.store(m, c); err != nil {
 			return nil, err
 		}

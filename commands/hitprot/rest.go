@@ -47,7 +47,6 @@ func rest(m *commands.Mutation) (*commands.Response, error) {
 			if err != nil {
 				return nil, ruleError(h, err)
 			}
-			m.Record(res.Roll)
 			if err := h.store(m, c); err != nil {
 				return nil, err
 			}
@@ -100,7 +99,6 @@ func rest(m *commands.Mutation) (*commands.Response, error) {
 			if err != nil {
 				return nil, ruleError(h, err)
 			}
-			m.Record(res.Roll)
 			if err := h.store(m, c); err != nil {
 				return nil, err
 			}

@@ -43,7 +43,7 @@ func (System) AdvanceClock(m *commands.Mutation, from, to int64) error {
 		if detail {
 			walk = c.Advance
 		}
-		next, out, err := walk(m.RecordingDice(), from, to)
+		next, out, err := walk(m.Dice(), from, to)
 		if err != nil {
 			return ruleError(ch, err)
 		}

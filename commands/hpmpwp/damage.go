@@ -24,7 +24,7 @@ func each(m *commands.Mutation, targets []*storage.Character, check func(*storag
 		if err != nil {
 			return nil, err
 		}
-		next, out, err := fn(c, m.RecordingDice())
+		next, out, err := fn(c, m.Dice())
 		if err != nil {
 			return nil, ruleError(ch, err)
 		}
@@ -74,7 +74,7 @@ func damage(m *commands.Mutation) (*commands.Response, error) {
 		if err != nil {
 			return nil, err
 		}
-		next, out, err := c.TakeDamage(m.RecordingDice(), hit, m.Table.Clock)
+		next, out, err := c.TakeDamage(m.Dice(), hit, m.Table.Clock)
 		if err != nil {
 			return nil, ruleError(ch, err)
 		}

@@ -42,12 +42,16 @@ var errNoSource = errors.New("no dice source")
 // ErrScriptExhausted and ErrFaceOutOfRange); nothing else fails, except that
 // an Expr built by hand that fails Validate returns that *ParseError and a
 // nil src is an error. The Result is the zero Result whenever err != nil.
+// A src that is an ExprRoller rolls the whole expression itself.
 func (e Expr) Roll(src Source) (Result, error) {
 	if err := e.Validate(); err != nil {
 		return Result{}, err
 	}
 	if src == nil {
 		return Result{}, errNoSource
+	}
+	if r, ok := src.(ExprRoller); ok {
+		return r.RollExpr(e)
 	}
 	res := Result{Expr: e, Terms: make([]TermResult, len(e.Terms))}
 	all := make([]Rolled, e.DiceCount())
