@@ -38,7 +38,7 @@ func rest(m *commands.Mutation) (*commands.Response, error) {
 				return nil, commands.Errorf(commands.CodeConflict, "%s cannot catch its breath: only a fighter may (class %s).", h.name(), commands.Escape(h.c.Class))
 			}
 			if errors.Is(err, rules.ErrCannotRestore) || errors.Is(err, rules.ErrNoHD) {
-				why := trimSentinel(reason(err, rules.ErrCannotRestore), rules.ErrNoHD)
+				why := reason(err)
 				if errors.Is(err, rules.ErrNoHD) {
 					why = "no hit dice left; " + why
 				}
