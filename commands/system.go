@@ -151,6 +151,50 @@ func ParseChoiceID(customID string) (ChoiceID, error) {
 	return ChoiceID{Prefix: parts[0], Character: char, Event: event, Choice: parts[3]}, nil
 }
 
+// ButtonChoice is one choice of a character's choice buttons
+// (ChoiceID.Choice):
+// the label of its button, by which the history names the press
+// (Request.Pressed), and whether it arrives as a modal's submit rather
+// than a press (a choice that asks for text first, as Heroic Death asks
+// for the heroic action).
+type ButtonChoice struct {
+	Label string
+	Modal bool
+}
+
+// ChoiceHandler returns the component handler of choice buttons whose
+// custom_ids ChoiceID made (System.Components): it refuses a custom_id
+// that does not parse or names none of choices (or comes by the wrong
+// kind of interaction) as not one of ours, names the press in the
+// history by its label (`pressed [Stay Up] for Lister`), and runs fn in
+// one write transaction with the character the button names, loaded by
+// its id and one the caller may change (owner or GM). fn checks that the
+// character still has the choice of event id.Event (Mutation.RefuseStale).
+func ChoiceHandler(choices map[string]ButtonChoice, fn func(m *Mutation, c *storage.Character, id ChoiceID) (*Response, error)) HandlerFunc {
+	return func(ctx context.Context, s *Service, r *Request) (*Response, error) {
+		id, err := ParseChoiceID(r.CustomID)
+		if err != nil {
+			return nil, err
+		}
+		choice, ok := choices[id.Choice]
+		if !ok || choice.Modal != (r.Kind == KindModal) {
+			return nil, Errorf(CodeInvalid, "This button is not one of ours.")
+		}
+		r.Command, r.Subcommand, r.Pressed, r.Options = "choose", "", choice.Label, map[string]string{}
+		return s.Mutate(ctx, r, func(m *Mutation) (*Response, error) {
+			c, err := m.CharacterByID(id.Character)
+			if err != nil {
+				return nil, err
+			}
+			r.Options["target"] = c.Name
+			if err := m.CanChange(c); err != nil {
+				return nil, err
+			}
+			return fn(m, c, id)
+		})
+	}
+}
+
 // ActionFunc carries out a system command inside one write transaction.
 type ActionFunc func(m *Mutation) (*Response, error)
 

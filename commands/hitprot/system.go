@@ -91,5 +91,5 @@ func (System) Roll() commands.ActionFunc { return roll }
 
 // Components registers the 0-HP choice buttons and modal (RULES.md §1.3).
 func (System) Components() map[string]commands.HandlerFunc {
-	return map[string]commands.HandlerFunc{choicePrefix: choiceButton}
+	return map[string]commands.HandlerFunc{choicePrefix: commands.ChoiceHandler(choices, choose)}
 }

@@ -92,5 +92,5 @@ func (System) Roll() commands.ActionFunc { return nil }
 
 // Components routes the Die Hard buttons (RULES.md §2.4; buttons.go).
 func (System) Components() map[string]commands.HandlerFunc {
-	return map[string]commands.HandlerFunc{choicePrefix: choiceButton}
+	return map[string]commands.HandlerFunc{choicePrefix: commands.ChoiceHandler(choices, choose)}
 }
