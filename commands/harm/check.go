@@ -140,10 +140,11 @@ func (sys System) roll(m *commands.Mutation) (*commands.Response, error) {
 		return &commands.Response{}, nil
 	}
 	m = m.For(ch)
-	c, err := load(ch)
+	char, err := load(ch)
 	if err != nil {
 		return nil, err
 	}
+	c := char.c
 	name := abilityName(ability)
 	if _, ok := c.Abilities[name]; !ok {
 		return nil, noAbility(ch.Name, c, ability)
@@ -152,7 +153,7 @@ func (sys System) roll(m *commands.Mutation) (*commands.Response, error) {
 	if err != nil {
 		return nil, ruleError(ch.Name, err)
 	}
-	if err := store(m, ch, n); err != nil {
+	if err := char.store(m, n); err != nil {
 		return nil, err
 	}
 	text := fmt.Sprintf("**%s** checks %s.\n%s.", commands.Escape(ch.Name), abilityLabel(name), checkText(out.Check))

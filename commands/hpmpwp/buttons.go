@@ -24,10 +24,11 @@ func choiceButtons(id, seq uint64, disabled bool) []commands.Button {
 // buttons with the custom_ids of the event that created the choice, or nil
 // buttons when no choice is pending.
 func (System) PendingChoice(ch *storage.Character) (string, [][]commands.Button, error) {
-	c, s, err := load(ch)
+	char, err := load(ch)
 	if err != nil {
 		return "", nil, err
 	}
+	c, s := char.c, char.sheet
 	if !c.ChoicePending || s.ChoiceSeq == 0 {
 		return "", nil, nil
 	}
@@ -46,10 +47,11 @@ var choices = map[string]commands.ButtonChoice{"act": {Label: "Act Disabled"}, "
 // valid only while it still has the choice of that event.
 func choose(m *commands.Mutation, ch *storage.Character, cid commands.ChoiceID) (*commands.Response, error) {
 	id, seq, act, label := cid.Character, cid.Event, cid.Choice == "act", choices[cid.Choice].Label
-	c, st, err := load(ch)
+	char, err := load(ch)
 	if err != nil {
 		return nil, err
 	}
+	c, st := char.c, char.sheet
 	if !c.ChoicePending || st.ChoiceSeq != seq {
 		return nil, m.RefuseStale(seq, ch, "Die Hard choice",
 			commands.Errorf(commands.CodeConflict, "%s's Die Hard choice is already made or no longer pending; nothing was changed.", commands.Escape(ch.Name)))
@@ -59,7 +61,7 @@ func choose(m *commands.Mutation, ch *storage.Character, cid commands.ChoiceID) 
 	if err != nil {
 		return nil, ruleError(ch, err)
 	}
-	if err := store(m, ch, next, 0); err != nil {
+	if err := char.store(m, next); err != nil {
 		return nil, err
 	}
 	rep := outcomeText(ch.Name, out)
@@ -77,10 +79,11 @@ func choose(m *commands.Mutation, ch *storage.Character, cid commands.ChoiceID) 
 			m.Post(mine)
 			continue
 		}
-		oc, os, err := load(o)
+		ochar, err := load(o)
 		if err != nil {
 			return nil, err
 		}
+		oc, os := ochar.c, ochar.sheet
 		if oc.ChoicePending && os.ChoiceSeq == seq {
 			m.For(o).Post(commands.Part{Text: fmt.Sprintf("**%s**: Die Hard choice pending.", commands.Escape(o.Name)),
 				Buttons: [][]commands.Button{choiceButtons(o.ID, seq, false)}})
