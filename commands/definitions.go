@@ -4,9 +4,8 @@ import "fmt"
 
 // Option sets shared by several commands.
 var (
-	optTarget = Option{Name: "target", Description: "Character name; several separated by commas", Type: OptionString, Required: true, Autocomplete: true, MaxLength: 200}
-	optName   = Option{Name: "name", Description: "Character name", Type: OptionString, Required: true, Autocomplete: true, MaxLength: 32}
-	optStats  = Option{Name: "stats", Description: "Sheet values as key=value pairs, e.g. class=fighter level=2", Type: OptionString, MaxLength: 500}
+	optName  = Option{Name: "name", Description: "Character name", Type: OptionString, Required: true, Autocomplete: true, MaxLength: 32}
+	optStats = Option{Name: "stats", Description: "Sheet values as key=value pairs, e.g. class=fighter level=2", Type: OptionString, MaxLength: 500}
 )
 
 // NewRegistry builds the registry of every application command and component
@@ -63,35 +62,8 @@ func NewRegistry(systems []System, features ...Feature) *Registry {
 	// The options marked BySystem mean what the table's system says
 	// (System.Options): their descriptions name no system, their values
 	// are autocompleted from the table's system, and /help lists them per
-	// system.
-	g.Add(&Command{
-		Name: "damage", Description: "Damage or harm one or more characters", Handler: systemAction("damage"), BySystem: true,
-		Topic: "`/damage target:… amount:…` applies damage (or harm) as the table's system defines it; `amount` may be a number or dice.",
-		Options: []Option{
-			optTarget,
-			{Name: "amount", Description: "Damage: a number or dice, e.g. 7 or 2d6+1", Type: OptionString, Required: true, MaxLength: 64},
-			{Name: "soak", Description: "Spend and roll a hit die to soak the damage", Type: OptionBoolean, BySystem: true},
-			{Name: "type", Description: "Damage type", Type: OptionString, BySystem: true, MaxLength: 32},
-			{Name: "crit", Description: "Critical hit multiplier", Type: OptionString, BySystem: true, MaxLength: 32},
-			{Name: "nonlethal", Description: "Non-lethal damage", Type: OptionBoolean, BySystem: true},
-			{Name: "lethal", Description: "Lethal intent against a downed character (default true)", Type: OptionBoolean, BySystem: true},
-			{Name: "kind", Description: "Kind of harm", Type: OptionString, BySystem: true, MaxLength: 32},
-			{Name: "pool", Description: "Pool point to spend for a bonus die on the check", Type: OptionString, BySystem: true, MaxLength: 32},
-		},
-	})
-	g.Add(&Command{
-		Name: "heal", Description: "Heal a character as the system defines it", Handler: systemAction("heal"), BySystem: true,
-		Options: []Option{
-			optTarget,
-			{Name: "amount", Description: "Points healed: a number or dice", Type: OptionString, BySystem: true, MaxLength: 64},
-			{Name: "pool", Description: "Which points, or a pool point to spend for a bonus die", Type: OptionString, BySystem: true, MaxLength: 32},
-			{Name: "trigger", Description: "What allows the healing", Type: OptionString, BySystem: true, MaxLength: 32},
-			{Name: "healer", Description: "The character giving the care", Type: OptionString, Autocomplete: true, BySystem: true, MaxLength: 32},
-			{Name: "ability", Description: "Ability for the healing check", Type: OptionString, BySystem: true, MaxLength: 32},
-			{Name: "spend", Description: "The points to spend, e.g. vigor=2,reason=3", Type: OptionString, BySystem: true, MaxLength: 64},
-			{Name: "healer-pool", Description: "Pool point the healer spends for a bonus die", Type: OptionString, BySystem: true, MaxLength: 32},
-		},
-	})
+	// system. The system's own commands (/damage, /heal …) are a feature's
+	// (commands/actions).
 	g.Add(&Command{
 		Name: "roll", Description: "Roll dice, optionally for a character", Handler: roll,
 		Topic: "`/roll expr:3d6dl1` rolls dice: NdS, NdF, constants, + and -, keep/drop suffixes kh kl dh dl. With `as:` a character rolls and may add hit dice or make a check.",
@@ -103,63 +75,6 @@ func NewRegistry(systems []System, features ...Feature) *Registry {
 			{Name: "melee", Description: "A melee roll", Type: OptionBoolean, BySystem: true},
 			{Name: "ability", Description: "Ability for a check", Type: OptionString, BySystem: true, MaxLength: 32},
 			{Name: "pool", Description: "Pool point to spend for a bonus die", Type: OptionString, BySystem: true, MaxLength: 32},
-		},
-	})
-	g.Add(&Command{
-		Name: "save", Description: "Roll a saving throw for a character", Handler: systemAction("save"), BySystem: true,
-		Options: []Option{
-			optTarget,
-			{Name: "type", Description: "Save category", Type: OptionString, Required: true, BySystem: true, MaxLength: 32},
-			{Name: "hd", Description: "Hit dice to add", Type: OptionInteger, MinValue: 0, MaxValue: 100, BySystem: true},
-			{Name: "bonus", Description: "Extra bonus or penalty", Type: OptionInteger, MinValue: -100, MaxValue: 100, BySystem: true},
-		},
-	})
-	g.Add(&Command{
-		Name: "rest", Description: "Rest as the system defines it", Handler: systemAction("rest"), BySystem: true,
-		Options: []Option{
-			{Name: "kind", Description: "Kind of rest", Type: OptionString, Required: true, BySystem: true, MaxLength: 32},
-			{Name: "target", Description: "Character; for the GM's rests default the whole table", Type: OptionString, Autocomplete: true, MaxLength: 200},
-		},
-	})
-	g.Add(&Command{
-		Name: "attend", Description: "Attend a downed or dying character", Handler: systemAction("attend"), BySystem: true,
-		Options: []Option{
-			optTarget,
-			{Name: "healer", Description: "The character giving the care", Type: OptionString, Autocomplete: true, BySystem: true, MaxLength: 32},
-			{Name: "skilled", Description: "A skilled healer or healing magic attends", Type: OptionBoolean, BySystem: true},
-			{Name: "bonus", Description: "Heal check bonus", Type: OptionInteger, MinValue: -100, MaxValue: 100, BySystem: true},
-		},
-	})
-	g.Add(&Command{
-		Name: "treat", Description: "Treat a character's untreated wounds", Handler: systemAction("treat"), BySystem: true,
-		Options: []Option{optTarget},
-	})
-	g.Add(&Command{
-		Name: "strain", Description: "A strenuous action while disabled", Handler: systemAction("strain"), BySystem: true,
-		Options: []Option{optTarget},
-	})
-	g.Add(&Command{
-		Name: "spend", Description: "Spend a resource", Handler: systemAction("spend"), BySystem: true,
-		Options: []Option{
-			optTarget,
-			{Name: "resource", Description: "What to spend", Type: OptionString, Required: true, BySystem: true, MaxLength: 32},
-			{Name: "amount", Description: "How much", Type: OptionInteger, Required: true, MinValue: 1, MaxValue: 10000},
-		},
-	})
-	g.Add(&Command{
-		Name: "activity", Description: "Set what a character does as hours pass", Handler: systemAction("activity"), BySystem: true,
-		Options: []Option{
-			optTarget,
-			{Name: "kind", Description: "Activity", Type: OptionString, Required: true, BySystem: true, MaxLength: 32},
-		},
-	})
-	g.Add(&Command{
-		Name: "wake", Description: "A noise reaches a sleeper: a Will save against the Listen DC, or wake at once", Handler: systemAction("wake"), BySystem: true,
-		Topic: "`/wake target:… listen-dc:…` is a noise reaching a sleeper whose player made a Listen check against that DC: it wakes unless it succeeds at a Will save against the same DC. `stay-asleep:false` fails the save on purpose and wakes at once.",
-		Options: []Option{
-			optTarget,
-			{Name: "listen-dc", Description: "The DC of the Listen check the player made", Type: OptionInteger, Required: true, MinValue: -20, MaxValue: 100},
-			{Name: "stay-asleep", Description: "Save to sleep on (default true); false wakes at once", Type: OptionBoolean},
 		},
 	})
 	g.Add(&Command{

@@ -189,19 +189,6 @@ func TestRoll(t *testing.T) {
 	tb.Refused(tb.Do("meg", "/roll expr:d20 as:Lister"), "only its owner or a GM")
 }
 
-func TestSystemSeam(t *testing.T) {
-	tb := newTable(t)
-	tb.OK(tb.Do("ann", "/table setup system:hit-protection"))
-	tb.OK(tb.Do("bob", "/char create name:Lister stats:hp=4"))
-	for _, line := range []string{
-		"/heal target:Lister amount:2",
-		"/strain target:Lister",
-		"/activity target:Lister kind:work",
-	} {
-		tb.Refused(tb.Do("bob", line), "not part of the hit-protection system")
-	}
-}
-
 func TestOptionValidation(t *testing.T) {
 	tb := newTable(t)
 	tb.OK(tb.Do("ann", "/table setup system:hit-protection"))

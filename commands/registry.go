@@ -301,6 +301,22 @@ func (g *Registry) systemNames() []string {
 	return names
 }
 
+// AddAfter adds the commands cs after the registered command named after,
+// in that order: where /help and Discord list them (the system commands of
+// commands/actions come after /char and /roll). It panics when there is no
+// such command, or a command of one of their names exists.
+func (g *Registry) AddAfter(after string, cs ...*Command) {
+	at := slices.IndexFunc(g.commands, func(c *Command) bool { return c.Name == after })
+	if at < 0 {
+		panic("commands: no command /" + after + " to add commands after")
+	}
+	for _, c := range cs {
+		g.Add(c)
+	}
+	added := slices.Clone(g.commands[len(g.commands)-len(cs):])
+	g.commands = slices.Insert(g.commands[:len(g.commands)-len(cs)], at+1, added...)
+}
+
 // AddSubcommand adds subs to the registered command named command, after
 // its subcommand named after (first when after is ""): /table export
 // is a subcommand of the kernel's /table that the export feature adds. It
