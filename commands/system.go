@@ -258,11 +258,11 @@ func CheckName(name string) error {
 
 // DecodeSheet decodes a stored sheet (storage.Character.Sheet) into v, a
 // pointer to the system's sheet struct (a zero one: v is overwritten). A
-// sheet decodes once: the decoded value is kept by its bytes and type
-// (sheetmemo.go), and every later call for the same bytes gets a deep copy
-// of it, which the caller owns.
+// sheet decodes once (storage.DecodeSheet keeps the decoded value by its
+// bytes and type), and every later call for the same bytes gets a deep
+// copy of it, which the caller owns.
 func DecodeSheet(raw json.RawMessage, v any) error {
-	if err := sheets.decode(raw, v); err != nil {
+	if err := storage.DecodeSheet(raw, v); err != nil {
 		return fmt.Errorf("decode sheet: %w", err)
 	}
 	return nil

@@ -1,4 +1,4 @@
-package commands
+package storage
 
 import (
 	"container/list"
@@ -8,7 +8,7 @@ import (
 )
 
 // Sheets decode once. Rendering a table decodes the sheet of every
-// character shown, on every read; the storage cache hands out the same
+// character shown, on every read; the cache (cache.go) hands out the same
 // bytes until a character changes. So DecodeSheet keeps the values it
 // decoded, by the sheet's bytes and the type decoded into, in an LRU of
 // sheetMemoSize entries, and answers a sheet it has seen with a deep copy
@@ -16,6 +16,13 @@ import (
 // json.Unmarshal would give into a zero value, in a fraction of the time.
 // Keyed by content, a value can never go stale: a changed sheet is other
 // bytes.
+
+// DecodeSheet decodes a character's sheet (Character.Sheet, the JSON its
+// rule system stores) into v, a pointer to the system's sheet struct (a
+// zero one: v is overwritten). A sheet decodes once: every later call for
+// the same bytes and type gets a deep copy of the value kept, which the
+// caller owns. The error is json.Unmarshal's.
+func DecodeSheet(raw []byte, v any) error { return sheets.decode(raw, v) }
 
 // sheetMemoSize bounds the decoded sheets kept: 8,192, the characters of
 // about 1,600 tables of five.

@@ -1,4 +1,4 @@
-package commands
+package storage
 
 import (
 	"encoding/json"
