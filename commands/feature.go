@@ -1,6 +1,8 @@
 package commands
 
 import (
+	"context"
+
 	"github.com/hpkeeper/hpkeeper/rules/clock"
 	"github.com/hpkeeper/hpkeeper/storage"
 )
@@ -90,6 +92,16 @@ type EventHider interface {
 // part as players see it, and false when it has none at table t.
 type Summarizer interface {
 	Summary(tx *storage.Tx, t *storage.Table, sys System) (Field, bool, error)
+}
+
+// Autocompleter is implemented by a feature that answers autocomplete
+// requests (KindAutocomplete: Discord asks for suggestions while an
+// option marked Autocomplete is typed). Complete returns the choices for
+// r's focused option (Request.Focused), defs being the definitions of the
+// options of r's command, which the kernel has routed. The first feature
+// that implements it answers; without one, no choices are offered.
+type Autocompleter interface {
+	Complete(ctx context.Context, s *Service, r *Request, defs []Option) ([]Choice, error)
 }
 
 // Starter is implemented by a feature that works outside requests too (the

@@ -20,6 +20,8 @@ const (
 	MaxEmbedDescription = 4096
 	// MaxFieldValue is the most characters of an embed field's value.
 	MaxFieldValue = 1024
+	// MaxChoices is the most choices an autocomplete answer holds.
+	MaxChoices = 25
 
 	maxEmbeds       = 10
 	maxEmbedTitle   = 256
@@ -127,8 +129,8 @@ func fitLimits(resp *Response) {
 		fitEmbedTotal(resp)
 	}
 	fitComponents(resp)
-	if len(resp.Choices) > maxChoices {
-		resp.Choices = resp.Choices[:maxChoices]
+	if len(resp.Choices) > MaxChoices {
+		resp.Choices = resp.Choices[:MaxChoices]
 	}
 	for i := range resp.Choices {
 		resp.Choices[i].Name = nonEmpty(Clip(resp.Choices[i].Name, maxChoiceLength))

@@ -220,34 +220,6 @@ func TestClock(t *testing.T) {
 	}
 }
 
-func TestAutocomplete(t *testing.T) {
-	tb := newTable(t)
-	tb.OK(tb.Do("ann", "/table setup system:hit-protection"))
-	for _, n := range []string{"Lister", "Meghan", "Elisa"} {
-		tb.OK(tb.Do("ann", "/char create name:"+n+" stats:hp=1"))
-	}
-	ac := func(value string) []string {
-		resp := tb.Svc.Handle(context.Background(), &commands.Request{
-			Kind: commands.KindAutocomplete, ChannelID: tb.Channel, UserID: "ann", UserName: "ann",
-			Command: "damage", Options: map[string]string{"target": value}, Focused: "target",
-		})
-		var out []string
-		for _, c := range resp.Choices {
-			out = append(out, c.Value)
-		}
-		return out
-	}
-	if got := strings.Join(ac("li"), "|"); got != "Lister|Elisa" {
-		t.Errorf("autocomplete li = %q; want prefix matches first", got)
-	}
-	if got := strings.Join(ac("Lister, me"), "|"); got != "Lister, Meghan" {
-		t.Errorf("autocomplete list = %q", got)
-	}
-	if got := ac("zzz"); len(got) != 0 {
-		t.Errorf("autocomplete zzz = %q", got)
-	}
-}
-
 // TestRepliesDoNotCiteTheSpecification: players have no RULES.md; a help
 // page or a refusal says the rule in its own words, without "(RULES.md
 // §0.6)".

@@ -246,9 +246,9 @@ func checkSystemOptions(r *Request, sys System, defs []Option) error {
 		if i < 0 || !defs[i].BySystem {
 			continue
 		}
-		so := SystemOptionOf(sys, r.path(), name)
+		so := SystemOptionOf(sys, r.Path(), name)
 		if so == nil {
-			return Errorf(CodeInvalid, "/%s %s: is not used by the %s system (/help topic:%s says what each system takes).", r.path(), name, sys.Name(), r.Command)
+			return Errorf(CodeInvalid, "/%s %s: is not used by the %s system (/help topic:%s says what each system takes).", r.Path(), name, sys.Name(), r.Command)
 		}
 		if len(so.Values) == 0 {
 			continue
@@ -274,7 +274,7 @@ func checkSystemOptions(r *Request, sys System, defs []Option) error {
 // that a system extends (/damage, /init join …) checks with it before it
 // acts.
 func (m *Mutation) CheckSystemOptions() error {
-	opts := m.s.registry.optionsOf(m.Req.path())
+	opts := m.s.registry.optionsOf(m.Req.Path())
 	if opts == nil {
 		return nil
 	}
@@ -551,9 +551,9 @@ func validate(r *Request, defs []Option) error {
 	return nil
 }
 
-// path is the command path of the request, as System.Options names it:
+// Path is the command path of the request, as System.Options names it:
 // "damage", "table setup".
-func (r *Request) path() string { return strings.TrimPrefix(r.commandName(), "/") }
+func (r *Request) Path() string { return strings.TrimPrefix(r.commandName(), "/") }
 
 // commandName renders "/table setup".
 func (r *Request) commandName() string {

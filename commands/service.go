@@ -77,7 +77,7 @@ func (s *Service) Handle(ctx context.Context, r *Request) (resp *Response) {
 	}
 	var err error
 	if r.Kind == KindAutocomplete {
-		resp, err = s.autocomplete(ctx, r)
+		resp, err = s.complete(ctx, r)
 	} else {
 		resp, err = s.Dispatch(ctx, r)
 	}
@@ -122,6 +122,29 @@ func (s *Service) Dispatch(ctx context.Context, r *Request) (*Response, error) {
 		return s.component(ctx, r)
 	}
 	return nil, Errorf(CodeInvalid, "This kind of interaction is not supported.")
+}
+
+// complete answers an autocomplete request: the kernel routes it, and the
+// first feature that completes options (Autocompleter) suggests the
+// choices; without one, there are none.
+func (s *Service) complete(ctx context.Context, r *Request) (*Response, error) {
+	rt, err := s.registry.route(r)
+	if err != nil {
+		return nil, err
+	}
+	var choices []Choice
+	for _, f := range s.registry.features {
+		if a, ok := f.(Autocompleter); ok {
+			if choices, err = a.Complete(ctx, s, r, rt.options); err != nil {
+				return nil, err
+			}
+			break
+		}
+	}
+	if choices == nil {
+		choices = []Choice{}
+	}
+	return &Response{Choices: choices}, nil
 }
 
 // outcomeOf classifies the error a request ended with.

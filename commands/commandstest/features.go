@@ -3,6 +3,7 @@ package commandstest
 import (
 	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/commands/actions"
+	"github.com/hpkeeper/hpkeeper/commands/autocomplete"
 	"github.com/hpkeeper/hpkeeper/commands/export"
 	"github.com/hpkeeper/hpkeeper/commands/help"
 	"github.com/hpkeeper/hpkeeper/commands/history"
@@ -16,5 +17,5 @@ import (
 // order (each service needs its own: some keep state per service). Every
 // Table and Sheets plays them.
 func Features() []commands.Feature {
-	return []commands.Feature{actions.Feature{}, manualdice.New(), turnorder.Feature{}, history.Feature{}, export.Feature{}, odds.New(), tracker.New(), help.Feature{}}
+	return []commands.Feature{actions.Feature{}, autocomplete.Feature{}, manualdice.New(), turnorder.Feature{}, history.Feature{}, export.Feature{}, odds.New(), tracker.New(), help.Feature{}}
 }

@@ -1,30 +1,40 @@
-package commands
+// Package autocomplete is a feature of the commands kernel: it answers
+// Discord's autocomplete requests (commands.Autocompleter), suggesting
+// while an option is typed the values the table's system gives it, the
+// table's options and their values (/table option), or the names of the
+// table's characters.
+package autocomplete
 
 import (
 	"context"
 	"slices"
 	"strings"
 
+	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/storage"
 )
 
-// maxChoices is Discord's limit on autocomplete choices.
-const maxChoices = 25
+// Feature answers autocomplete requests.
+type Feature struct{}
 
-// autocomplete suggests, for the focused option, the values the table's
+var (
+	_ commands.Feature       = Feature{}
+	_ commands.Autocompleter = Feature{}
+)
+
+// Register adds nothing: the options that are autocompleted say so
+// themselves (commands.Option.Autocomplete, BySystem).
+func (Feature) Register(*commands.Registry) {}
+
+// Complete suggests, for the focused option, the values the table's
 // system gives it (an option BySystem, see System.Options), the table
 // options and their values (/table option), or character names: those that
 // start with what was typed first, then those that contain it. For
 // `target`, which lists names separated by commas, it completes the last
 // name and keeps the ones before it.
-func (s *Service) autocomplete(ctx context.Context, r *Request) (*Response, error) {
-	rt, err := s.registry.route(r)
-	if err != nil {
-		return nil, err
-	}
-	defs := rt.options
-	if values, ok, err := s.suggestValues(r, defs); ok || err != nil {
-		return &Response{Choices: matching(values, r.Options[r.Focused])}, err
+func (Feature) Complete(ctx context.Context, s *commands.Service, r *commands.Request, defs []commands.Option) ([]commands.Choice, error) {
+	if values, ok, err := suggestValues(s, r, defs); ok || err != nil {
+		return matching(values, r.Options[r.Focused]), err
 	}
 	typed := r.Options[r.Focused]
 	prefix := ""
@@ -39,8 +49,8 @@ func (s *Service) autocomplete(ctx context.Context, r *Request) (*Response, erro
 	for _, n := range strings.Split(prefix, ",") {
 		listed[strings.ToLower(strings.TrimSpace(n))] = true
 	}
-	var starts, contains []Choice
-	err = s.db.View(func(tx *storage.Tx) error {
+	var starts, contains []commands.Choice
+	err := s.DB().View(func(tx *storage.Tx) error {
 		chars, err := tx.Characters(r.ChannelID)
 		if err != nil {
 			return err
@@ -54,7 +64,7 @@ func (s *Service) autocomplete(ctx context.Context, r *Request) (*Response, erro
 			if len([]rune(value)) > 100 {
 				continue
 			}
-			ch := Choice{Name: value, Value: value}
+			ch := commands.Choice{Name: value, Value: value}
 			switch {
 			case strings.HasPrefix(name, needle):
 				starts = append(starts, ch)
@@ -68,28 +78,25 @@ func (s *Service) autocomplete(ctx context.Context, r *Request) (*Response, erro
 		return nil, err
 	}
 	out := append(starts, contains...)
-	if len(out) > maxChoices {
-		out = out[:maxChoices]
+	if len(out) > commands.MaxChoices {
+		out = out[:commands.MaxChoices]
 	}
-	if out == nil {
-		out = []Choice{}
-	}
-	return &Response{Choices: out}, nil
+	return out, nil
 }
 
 // suggestValues returns the values to suggest for r's focused option when
 // they are not character names (ok): the values of an option BySystem in
 // the table's system (none when it does not use the option, or there is no
 // table), or the table options and their values for /table option.
-func (s *Service) suggestValues(r *Request, defs []Option) (values []string, ok bool, err error) {
-	i := slices.IndexFunc(defs, func(o Option) bool { return o.Name == r.Focused })
+func suggestValues(s *commands.Service, r *commands.Request, defs []commands.Option) (values []string, ok bool, err error) {
+	i := slices.IndexFunc(defs, func(o commands.Option) bool { return o.Name == r.Focused })
 	isTableOption := r.Command == "table" && r.Subcommand == "option"
 	if i < 0 || !defs[i].BySystem && !isTableOption {
 		return nil, false, nil
 	}
-	var sys System
+	var sys commands.System
 	var t *storage.Table
-	err = s.db.View(func(tx *storage.Tx) error {
+	err = s.DB().View(func(tx *storage.Tx) error {
 		var err error
 		if t, err = tx.Table(r.ChannelID); err != nil {
 			return nil // no table: nothing to suggest
@@ -101,7 +108,7 @@ func (s *Service) suggestValues(r *Request, defs []Option) (values []string, ok 
 		return nil, true, err
 	}
 	if isTableOption {
-		opts := s.registry.TableOptions(sys)
+		opts := s.Registry().TableOptions(sys)
 		for _, o := range opts {
 			switch {
 			case r.Focused == "name":
@@ -112,7 +119,7 @@ func (s *Service) suggestValues(r *Request, defs []Option) (values []string, ok 
 		}
 		return values, true, nil
 	}
-	so := SystemOptionOf(sys, r.path(), r.Focused)
+	so := commands.SystemOptionOf(sys, r.Path(), r.Focused)
 	if so == nil {
 		return nil, true, nil
 	}
@@ -123,25 +130,22 @@ func (s *Service) suggestValues(r *Request, defs []Option) (values []string, ok 
 }
 
 // matching returns the choices among values that start with typed, then
-// those that contain it (ignoring case), at most maxChoices.
-func matching(values []string, typed string) []Choice {
+// those that contain it (ignoring case), at most MaxChoices.
+func matching(values []string, typed string) []commands.Choice {
 	needle := strings.ToLower(strings.TrimSpace(typed))
-	var starts, contains []Choice
+	var starts, contains []commands.Choice
 	for _, v := range values {
 		lv := strings.ToLower(v)
 		switch {
 		case strings.HasPrefix(lv, needle):
-			starts = append(starts, Choice{Name: v, Value: v})
+			starts = append(starts, commands.Choice{Name: v, Value: v})
 		case strings.Contains(lv, needle):
-			contains = append(contains, Choice{Name: v, Value: v})
+			contains = append(contains, commands.Choice{Name: v, Value: v})
 		}
 	}
 	out := append(starts, contains...)
-	if len(out) > maxChoices {
-		out = out[:maxChoices]
-	}
-	if out == nil {
-		out = []Choice{}
+	if len(out) > commands.MaxChoices {
+		out = out[:commands.MaxChoices]
 	}
 	return out
 }
