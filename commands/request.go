@@ -5,13 +5,17 @@
 // call Service.Handle and render the Response they get back. One Registry
 // lists every application command; it serves both routing and registration.
 //
-// This package is the core: the Service, routing, Mutation (one write
-// transaction and its event), errors, limits, views, and the commands common
-// to every table (/table, /char, /roll, /clock, /history, /undo, /help,
-// /odds, export and import, the tracker, physical dice). Each rule system is
-// a package of its own that implements System: commands/hitprot
-// (hit-protection), commands/hpmpwp (hp-mp-wp) and commands/harm (harm),
-// passed to New by main. commands/commandstest runs the core for tests.
+// This package is the kernel: the Service and its chain of steps, the
+// registry, the Mutation (one write transaction and its event), errors,
+// permissions, limits, privacy (who reads what), the reply renderer, and
+// the commands every table shares (/table, /char, /roll, /clock). Each
+// rule system is a package of its own that implements System
+// (commands/hitprot, commands/hpmpwp, commands/harm), and each feature is
+// one that implements Feature and the hooks of feature.go (commands/actions,
+// autocomplete, manualdice, turnorder, history, export, odds, tracker,
+// help); main passes both lists to New, and the kernel imports neither.
+// docs/architecture.md maps the rooms. commands/commandstest runs the
+// kernel for tests.
 package commands
 
 import (
