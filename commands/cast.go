@@ -1,7 +1,9 @@
 package commands
 
 import (
+	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/hpkeeper/hpkeeper/storage"
@@ -207,4 +209,47 @@ func (cs *Cast) hidden(id uint64) bool {
 func (cs *Cast) changed(id uint64) bool {
 	after := cs.cache[id]
 	return !sameState(cs.before[id], after)
+}
+
+// sameState reports whether a and b hold the same state (nil: absent).
+func sameState(a, b *storage.Character) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.Name == b.Name && a.OwnerID == b.OwnerID && a.OwnerName == b.OwnerName &&
+		a.CreatedAt.Equal(b.CreatedAt) && string(a.Sheet) == string(b.Sheet) && a.Hidden == b.Hidden
+}
+
+// CharacterByName finds a character at the channel's table by name
+// (case-insensitive, spaces around it ignored), or returns the
+// CodeNotFound error players see.
+func CharacterByName(tx *storage.Tx, channelID, name string) (*storage.Character, error) {
+	name = strings.TrimSpace(name)
+	c, err := tx.CharacterByName(channelID, name)
+	if errors.Is(err, storage.ErrNotFound) {
+		return nil, Errorf(CodeNotFound, "No character named %q at this table. /char list shows them.", Clip(name, 40))
+	}
+	return c, err
+}
+
+// DecodeSheet decodes a stored sheet (storage.Character.Sheet) into v, a
+// pointer to the system's sheet struct (a zero one: v is overwritten). A
+// sheet decodes once (storage.DecodeSheet keeps the decoded value by its
+// bytes and type), and every later call for the same bytes gets a deep
+// copy of it, which the caller owns.
+func DecodeSheet(raw json.RawMessage, v any) error {
+	if err := storage.DecodeSheet(raw, v); err != nil {
+		return fmt.Errorf("decode sheet: %w", err)
+	}
+	return nil
+}
+
+// EncodeSheet encodes a system's sheet struct as JSON for
+// storage.Character.Sheet.
+func EncodeSheet(v any) (json.RawMessage, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("encode sheet: %w", err)
+	}
+	return b, nil
 }

@@ -323,3 +323,16 @@ func deleteButton(ctx context.Context, s *Service, r *Request) (*Response, error
 	})
 
 }
+
+// roomForCharacter refuses a new character at a table that already holds
+// MaxCharacters.
+func (m *Mutation) roomForCharacter() error {
+	chars, err := m.tx.Characters(m.Req.ChannelID)
+	if err != nil {
+		return err
+	}
+	if len(chars) >= MaxCharacters {
+		return Errorf(CodeInvalid, "This table holds %d characters, the most a table may hold. Delete one first (/char delete).", len(chars))
+	}
+	return nil
+}

@@ -13,21 +13,6 @@ import (
 // Chart, and the odds feature (commands/odds), which alone imports a
 // plotting library, draws it as a PNG once the handler has answered.
 
-// Chart is a grouped bar chart of percentages: one group per category, one
-// bar per series.
-type Chart struct {
-	Title      string
-	Categories []string
-	Series     []ChartSeries
-}
-
-// ChartSeries is one group of bars of a chart: one bar per category, values
-// in percent.
-type ChartSeries struct {
-	Name   string
-	Values []float64
-}
-
 // ChartFile returns the PNG file named name (e.g. "injury-odds.png") that
 // is drawn from c once the handler has answered, so that no write waits for
 // the drawing. A file nobody draws (no feature draws charts, or the drawing

@@ -126,16 +126,6 @@ func (v voice) record(rolls ...dice.Result) {
 	}
 }
 
-// recordedRolls returns the event's dice: the rolls listed, then how many
-// more were made.
-func (v voice) recordedRolls() []string {
-	rolls := texts(v.log.rolls)
-	if v.log.moreRolls == 0 {
-		return rolls
-	}
-	return append(rolls, "… and "+Count(v.log.moreRolls, "more roll"))
-}
-
 // recordingDice is the mutation's dice (Dice): they roll with
 // mutationDice and record what they roll.
 type recordingDice struct{ m *Mutation }

@@ -66,19 +66,6 @@ const (
 	MaxCombatants = MaxCharacters
 )
 
-// roomForCharacter refuses a new character at a table that already holds
-// MaxCharacters.
-func (m *Mutation) roomForCharacter() error {
-	chars, err := m.tx.Characters(m.Req.ChannelID)
-	if err != nil {
-		return err
-	}
-	if len(chars) >= MaxCharacters {
-		return Errorf(CodeInvalid, "This table holds %d characters, the most a table may hold. Delete one first (/char delete).", len(chars))
-	}
-	return nil
-}
-
 // checkAdvance refuses moving the clock n units past MaxAdvanceDays, with
 // the command to type instead, in the same unit.
 func checkAdvance(n int64, unit clock.Unit) error {
@@ -294,4 +281,20 @@ func JoinWithin(lines []string, limit int, seeMore string) string {
 		used += n
 	}
 	return b.String()
+}
+
+// MaxModalText is the longest text a modal input may carry, in characters:
+// Discord's own limit for a text input (SECURITY.md, "Input limits"). A
+// modal submit with a longer value is refused before any handler runs; each
+// handler still checks its own, smaller bound.
+const MaxModalText = 4000
+
+// checkModalValues refuses a modal submit whose values exceed MaxModalText.
+func checkModalValues(r *Request) error {
+	for _, v := range r.Values {
+		if n := utf8.RuneCountInString(v); n > MaxModalText {
+			return Errorf(CodeInvalid, "That text is %d characters long; at most %d. Nothing was changed.", n, MaxModalText)
+		}
+	}
+	return nil
 }

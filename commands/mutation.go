@@ -7,8 +7,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/hpkeeper/hpkeeper/rules/clock"
-	"github.com/hpkeeper/hpkeeper/rules/dice"
 	"github.com/hpkeeper/hpkeeper/storage"
 )
 
@@ -33,28 +31,6 @@ type Mutation struct {
 	s           *Service
 	ctx         context.Context
 	tableBefore *storage.Table
-}
-
-// mutationLog is the record a mutation builds up: its reply's parts, its
-// dice and its notes, each with the scope it is about (hidden.go), shared
-// by every scoped copy of the mutation.
-type mutationLog struct {
-	parts     []part
-	rolls     []entry
-	moreRolls int // rolls made past MaxRecordedRolls (dice.go)
-	notes     []entry
-	entries   int // rolls and notes so far, to order them (entry.seq)
-	// seqTaken: NextEventSeq was called, so the event must be written even
-	// if nothing changed, or a button would name a later, unrelated event.
-	seqTaken bool
-	// moving is the unit of the clock move in progress (ClockUnit).
-	moving clock.Unit
-	// mentions are the user ids the reply may ping (SetMentions).
-	mentions []string
-	// dice is the source the mutation rolls with (UseDice), and hideDice
-	// says that what it rolls is a hidden character's (HideDice).
-	dice     dice.Source
-	hideDice bool
 }
 
 // Mutate runs fn on the request's table inside one write transaction and
@@ -96,6 +72,32 @@ func (s *Service) Mutate(ctx context.Context, r *Request, fn ActionFunc) (*Respo
 
 // Context returns the context of the request the mutation answers.
 func (m *Mutation) Context() context.Context { return m.ctx }
+
+// mutationChain wraps fn in the features' steps of the mutation chain
+// (MutationWrapper), the first feature's outermost, and those in the
+// kernel's (veilStep).
+func (g *Registry) mutationChain(fn ActionFunc) ActionFunc {
+	for i := len(g.features) - 1; i >= 0; i-- {
+		if w, ok := g.features[i].(MutationWrapper); ok {
+			fn = w.WrapMutation(fn)
+		}
+	}
+	return veilStep(fn)
+}
+
+// CheckSystemOptions refuses the options of the request that mean what the
+// table's system says (Option.BySystem) when the system does not use them,
+// or does not take their value, listing the values it does; a value is
+// normalised to the system's spelling (System.Options). A shared command
+// that a system extends (/damage, /init join …) checks with it before it
+// acts.
+func (m *Mutation) CheckSystemOptions() error {
+	opts := m.s.registry.optionsOf(m.Req.Path())
+	if opts == nil {
+		return nil
+	}
+	return checkSystemOptions(m.Req, m.System, *opts)
+}
 
 // veilStep is the kernel's step of the mutation chain that keeps a
 // refusal from telling a player a hidden character's state (veil).
@@ -273,11 +275,85 @@ func (m *Mutation) commit(resp *Response) error {
 	return m.tx.AppendEvent(ev)
 }
 
-// sameState reports whether a and b hold the same state (nil: absent).
-func sameState(a, b *storage.Character) bool {
-	if a == nil || b == nil {
-		return a == b
+// For returns the mutation scoped to the characters cs (at least one, each
+// loaded through the mutation): the text it says (Say, Post), the dice it
+// rolls (Roll, Record, RecordingDice, and the mutation passed as a roller)
+// and the notes it makes (Note) are about them. Players see them when they
+// may see at least one of cs; otherwise they read each hidden character's
+// word, and a GM who asked gets the part in an ephemeral follow-up. Scope
+// each character's part of a command this way:
+//
+//	for _, ch := range targets {
+//		m := m.For(ch)
+//		…
+//		m.Say("**%s** takes %d damage: HP %d → %d", …)
+//	}
+//
+// Everything else of the mutation is shared with m.
+func (m *Mutation) For(cs ...*storage.Character) *Mutation {
+	sc := &scope{}
+	for _, c := range cs {
+		if c != nil && !slices.Contains(sc.ids, c.ID) {
+			sc.ids = append(sc.ids, c.ID)
+		}
 	}
-	return a.Name == b.Name && a.OwnerID == b.OwnerID && a.OwnerName == b.OwnerName &&
-		a.CreatedAt.Equal(b.CreatedAt) && string(a.Sheet) == string(b.Sheet) && a.Hidden == b.Hidden
+	n := *m
+	n.about = sc
+	return &n
+}
+
+// ForTable returns the mutation scoped to the table: what it says, rolls and
+// notes is about no character (the clock, a table option) and everyone sees
+// it. Never say a character's numbers through it.
+func (m *Mutation) ForTable() *Mutation {
+	n := *m
+	n.about = &scope{table: true}
+	return &n
+}
+
+// eventParts splits the mutation's notes and dice by scope for the event,
+// in the order each scope first appears; nil when players may see all of
+// them (the event's Summary and Dice say everything then).
+func eventParts(m *Mutation) []storage.EventPart {
+	var out []storage.EventPart
+	var scopes []*scope
+	anyHidden := false
+	index := func(sc *scope) int {
+		for i, s := range scopes {
+			if s.same(sc) {
+				return i
+			}
+		}
+		ids := m.touched
+		if sc != nil {
+			ids = sc.ids
+		}
+		p := storage.EventPart{Hidden: !m.public(sc)}
+		if sc == nil || !sc.table {
+			p.Characters = append([]uint64(nil), ids...)
+		}
+		anyHidden = anyHidden || p.Hidden
+		scopes = append(scopes, sc)
+		out = append(out, p)
+		return len(out) - 1
+	}
+	rolls, notes := m.log.rolls, m.log.notes
+	for len(rolls) > 0 || len(notes) > 0 {
+		if len(notes) == 0 || len(rolls) > 0 && rolls[0].seq < notes[0].seq {
+			i := index(rolls[0].about)
+			out[i].Dice = append(out[i].Dice, rolls[0].text)
+			rolls = rolls[1:]
+			continue
+		}
+		i := index(notes[0].about)
+		if out[i].Summary != "" {
+			out[i].Summary += "\n"
+		}
+		out[i].Summary += notes[0].text
+		notes = notes[1:]
+	}
+	if !anyHidden && !slices.ContainsFunc(m.touched, m.hidden) {
+		return nil
+	}
+	return out
 }

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/hpkeeper/hpkeeper/rules/dice"
 )
@@ -172,20 +171,4 @@ func (s *Service) spendWork(r *Request, cost int) error {
 	}
 	secs := int(math.Ceil(wait.Seconds()))
 	return Errorf(CodeRateLimited, "Slow down: that is a lot of dice, history or clock time for one minute (%d units; you may spend %d a minute). Try again in %d s. Nothing was changed.", cost, WorkPerMinute, secs)
-}
-
-// MaxModalText is the longest text a modal input may carry, in characters:
-// Discord's own limit for a text input (SECURITY.md, "Input limits"). A
-// modal submit with a longer value is refused before any handler runs; each
-// handler still checks its own, smaller bound.
-const MaxModalText = 4000
-
-// checkModalValues refuses a modal submit whose values exceed MaxModalText.
-func checkModalValues(r *Request) error {
-	for _, v := range r.Values {
-		if n := utf8.RuneCountInString(v); n > MaxModalText {
-			return Errorf(CodeInvalid, "That text is %d characters long; at most %d. Nothing was changed.", n, MaxModalText)
-		}
-	}
-	return nil
 }

@@ -267,20 +267,6 @@ func checkSystemOptions(r *Request, sys System, defs []Option) error {
 	return nil
 }
 
-// CheckSystemOptions refuses the options of the request that mean what the
-// table's system says (Option.BySystem) when the system does not use them,
-// or does not take their value, listing the values it does; a value is
-// normalised to the system's spelling (System.Options). A shared command
-// that a system extends (/damage, /init join …) checks with it before it
-// acts.
-func (m *Mutation) CheckSystemOptions() error {
-	opts := m.s.registry.optionsOf(m.Req.Path())
-	if opts == nil {
-		return nil
-	}
-	return checkSystemOptions(m.Req, m.System, *opts)
-}
-
 // System returns the registered system with the name, or nil.
 func (g *Registry) System(name string) System {
 	for _, sys := range g.systems {
@@ -419,18 +405,6 @@ func (g *Registry) chain(h HandlerFunc, steps ...Middleware) HandlerFunc {
 		}
 	}
 	return h
-}
-
-// mutationChain wraps fn in the features' steps of the mutation chain
-// (MutationWrapper), the first feature's outermost, and those in the
-// kernel's (veilStep).
-func (g *Registry) mutationChain(fn ActionFunc) ActionFunc {
-	for i := len(g.features) - 1; i >= 0; i-- {
-		if w, ok := g.features[i].(MutationWrapper); ok {
-			fn = w.WrapMutation(fn)
-		}
-	}
-	return veilStep(fn)
 }
 
 // Features returns the features in the order they were given.
@@ -590,13 +564,4 @@ func (r *Request) Line() string {
 		fmt.Fprintf(&b, " %s:%s", n, v)
 	}
 	return b.String()
-}
-
-// Clip shortens s to at most n runes (n ≥ 1), ending it with "…" when cut.
-func Clip(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
 }

@@ -234,3 +234,18 @@ type TextInput struct {
 type Choice struct {
 	Name, Value string
 }
+
+// Chart is a grouped bar chart of percentages: one group per category, one
+// bar per series.
+type Chart struct {
+	Title      string
+	Categories []string
+	Series     []ChartSeries
+}
+
+// ChartSeries is one group of bars of a chart: one bar per category, values
+// in percent.
+type ChartSeries struct {
+	Name   string
+	Values []float64
+}

@@ -4,7 +4,8 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/hpkeeper/hpkeeper/storage"
+	"github.com/hpkeeper/hpkeeper/rules/clock"
+	"github.com/hpkeeper/hpkeeper/rules/dice"
 )
 
 // What a system says, rolls and notes, and whom it is about: the scopes
@@ -64,40 +65,26 @@ type part struct {
 	Part
 }
 
-// For returns the mutation scoped to the characters cs (at least one, each
-// loaded through the mutation): the text it says (Say, Post), the dice it
-// rolls (Roll, Record, RecordingDice, and the mutation passed as a roller)
-// and the notes it makes (Note) are about them. Players see them when they
-// may see at least one of cs; otherwise they read each hidden character's
-// word, and a GM who asked gets the part in an ephemeral follow-up. Scope
-// each character's part of a command this way:
-//
-//	for _, ch := range targets {
-//		m := m.For(ch)
-//		…
-//		m.Say("**%s** takes %d damage: HP %d → %d", …)
-//	}
-//
-// Everything else of the mutation is shared with m.
-func (m *Mutation) For(cs ...*storage.Character) *Mutation {
-	sc := &scope{}
-	for _, c := range cs {
-		if c != nil && !slices.Contains(sc.ids, c.ID) {
-			sc.ids = append(sc.ids, c.ID)
-		}
-	}
-	n := *m
-	n.about = sc
-	return &n
-}
-
-// ForTable returns the mutation scoped to the table: what it says, rolls and
-// notes is about no character (the clock, a table option) and everyone sees
-// it. Never say a character's numbers through it.
-func (m *Mutation) ForTable() *Mutation {
-	n := *m
-	n.about = &scope{table: true}
-	return &n
+// mutationLog is the record a mutation builds up: its reply's parts, its
+// dice and its notes, each with the scope it is about (hidden.go), shared
+// by every scoped copy of the mutation.
+type mutationLog struct {
+	parts     []part
+	rolls     []entry
+	moreRolls int // rolls made past MaxRecordedRolls (dice.go)
+	notes     []entry
+	entries   int // rolls and notes so far, to order them (entry.seq)
+	// seqTaken: NextEventSeq was called, so the event must be written even
+	// if nothing changed, or a button would name a later, unrelated event.
+	seqTaken bool
+	// moving is the unit of the clock move in progress (ClockUnit).
+	moving clock.Unit
+	// mentions are the user ids the reply may ping (SetMentions).
+	mentions []string
+	// dice is the source the mutation rolls with (UseDice), and hideDice
+	// says that what it rolls is a hidden character's (HideDice).
+	dice     dice.Source
+	hideDice bool
 }
 
 // voice is what a mutation says, rolls and notes (its log, which every
@@ -155,49 +142,12 @@ func (v voice) NoteSaid(fn func() error) error {
 	return nil
 }
 
-// eventParts splits the mutation's notes and dice by scope for the event,
-// in the order each scope first appears; nil when players may see all of
-// them (the event's Summary and Dice say everything then).
-func eventParts(m *Mutation) []storage.EventPart {
-	var out []storage.EventPart
-	var scopes []*scope
-	anyHidden := false
-	index := func(sc *scope) int {
-		for i, s := range scopes {
-			if s.same(sc) {
-				return i
-			}
-		}
-		ids := m.touched
-		if sc != nil {
-			ids = sc.ids
-		}
-		p := storage.EventPart{Hidden: !m.public(sc)}
-		if sc == nil || !sc.table {
-			p.Characters = append([]uint64(nil), ids...)
-		}
-		anyHidden = anyHidden || p.Hidden
-		scopes = append(scopes, sc)
-		out = append(out, p)
-		return len(out) - 1
+// recordedRolls returns the event's dice: the rolls listed, then how many
+// more were made.
+func (v voice) recordedRolls() []string {
+	rolls := texts(v.log.rolls)
+	if v.log.moreRolls == 0 {
+		return rolls
 	}
-	rolls, notes := m.log.rolls, m.log.notes
-	for len(rolls) > 0 || len(notes) > 0 {
-		if len(notes) == 0 || len(rolls) > 0 && rolls[0].seq < notes[0].seq {
-			i := index(rolls[0].about)
-			out[i].Dice = append(out[i].Dice, rolls[0].text)
-			rolls = rolls[1:]
-			continue
-		}
-		i := index(notes[0].about)
-		if out[i].Summary != "" {
-			out[i].Summary += "\n"
-		}
-		out[i].Summary += notes[0].text
-		notes = notes[1:]
-	}
-	if !anyHidden && !slices.ContainsFunc(m.touched, m.hidden) {
-		return nil
-	}
-	return out
+	return append(rolls, "… and "+Count(v.log.moreRolls, "more roll"))
 }

@@ -235,18 +235,6 @@ func LoadTable(tx *storage.Tx, channelID string) (*storage.Table, error) {
 	return t, err
 }
 
-// CharacterByName finds a character at the channel's table by name
-// (case-insensitive, spaces around it ignored), or returns the
-// CodeNotFound error players see.
-func CharacterByName(tx *storage.Tx, channelID, name string) (*storage.Character, error) {
-	name = strings.TrimSpace(name)
-	c, err := tx.CharacterByName(channelID, name)
-	if errors.Is(err, storage.ErrNotFound) {
-		return nil, Errorf(CodeNotFound, "No character named %q at this table. /char list shows them.", Clip(name, 40))
-	}
-	return c, err
-}
-
 // listeners are the functions OnChange registered; the zero value has none.
 type listeners struct {
 	mu  sync.Mutex

@@ -65,6 +65,27 @@ type System interface {
 	AdvanceClock(m *Mutation, from, to int64) error
 }
 
+// TableOption is a table setting (/table option) that the kernel, a
+// feature (TableOptioner) or a system (System.TableOptions) offers.
+type TableOption struct {
+	Name    string
+	Help    string
+	Default string
+	// Values are the accepted values, the first being the default.
+	Values []string
+	// Parse, when set, checks a value given to /table option at m's table
+	// (lower-cased) and returns it as the table stores it: the option then
+	// takes any value Parse accepts, not only Values (init-dice takes a
+	// dice expression). A value it refuses is a CodeInvalid *Error.
+	Parse func(m *Mutation, value string) (string, error)
+	// Sparse options are stored only while they differ from their default
+	// (Values[0]): the turn order's.
+	Sparse bool
+	// Said, when set, is the reply to /table option changing the option
+	// from old to value; nil: "Table option NAME: old → value."
+	Said func(old, value string) string
+}
+
 // SystemOption is what an option of a shared command means in one system.
 type SystemOption struct {
 	// Command and Name say which option: "heal" and "pool", or, for an
@@ -254,28 +275,6 @@ func CheckName(name string) error {
 		}
 	}
 	return nil
-}
-
-// DecodeSheet decodes a stored sheet (storage.Character.Sheet) into v, a
-// pointer to the system's sheet struct (a zero one: v is overwritten). A
-// sheet decodes once (storage.DecodeSheet keeps the decoded value by its
-// bytes and type), and every later call for the same bytes gets a deep
-// copy of it, which the caller owns.
-func DecodeSheet(raw json.RawMessage, v any) error {
-	if err := storage.DecodeSheet(raw, v); err != nil {
-		return fmt.Errorf("decode sheet: %w", err)
-	}
-	return nil
-}
-
-// EncodeSheet encodes a system's sheet struct as JSON for
-// storage.Character.Sheet.
-func EncodeSheet(v any) (json.RawMessage, error) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return nil, fmt.Errorf("encode sheet: %w", err)
-	}
-	return b, nil
 }
 
 // StatInt reads a whole-number stats value in lo..hi, or returns the

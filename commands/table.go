@@ -11,27 +11,6 @@ import (
 	"github.com/hpkeeper/hpkeeper/storage"
 )
 
-// TableOption is a table setting (/table option) that the kernel, a
-// feature (TableOptioner) or a system (System.TableOptions) offers.
-type TableOption struct {
-	Name    string
-	Help    string
-	Default string
-	// Values are the accepted values, the first being the default.
-	Values []string
-	// Parse, when set, checks a value given to /table option at m's table
-	// (lower-cased) and returns it as the table stores it: the option then
-	// takes any value Parse accepts, not only Values (init-dice takes a
-	// dice expression). A value it refuses is a CodeInvalid *Error.
-	Parse func(m *Mutation, value string) (string, error)
-	// Sparse options are stored only while they differ from their default
-	// (Values[0]): the turn order's.
-	Sparse bool
-	// Said, when set, is the reply to /table option changing the option
-	// from old to value; nil: "Table option NAME: old → value."
-	Said func(old, value string) string
-}
-
 // The table option sheet-edit: who may change a character's sheet values
 // with /char set.
 const (
