@@ -3,17 +3,12 @@ package actions_test
 import (
 	"testing"
 
-	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/commands/commandstest"
-	"github.com/hpkeeper/hpkeeper/commands/harm"
-	"github.com/hpkeeper/hpkeeper/commands/hitprot"
-	"github.com/hpkeeper/hpkeeper/commands/hpmpwp"
 )
 
-// systems are the rule systems the system commands' tests play.
-var systems = []commands.System{hitprot.System{}, hpmpwp.System{}, harm.System{}}
-
-func newTable(t *testing.T) *commandstest.Table { return commandstest.New(t, systems...) }
+func newTable(t *testing.T) *commandstest.Table {
+	return commandstest.New(t, commandstest.Systems()...)
+}
 
 // TestSystemSeam: a system command the table's system does not have is
 // refused, saying so.

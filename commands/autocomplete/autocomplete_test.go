@@ -7,15 +7,11 @@ import (
 
 	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/commands/commandstest"
-	"github.com/hpkeeper/hpkeeper/commands/harm"
-	"github.com/hpkeeper/hpkeeper/commands/hitprot"
-	"github.com/hpkeeper/hpkeeper/commands/hpmpwp"
 )
 
-// systems are the rule systems the autocomplete's tests play.
-var systems = []commands.System{hitprot.System{}, hpmpwp.System{}, harm.System{}}
-
-func newTable(t *testing.T) *commandstest.Table { return commandstest.New(t, systems...) }
+func newTable(t *testing.T) *commandstest.Table {
+	return commandstest.New(t, commandstest.Systems()...)
+}
 
 // TestAutocomplete: names that start with what was typed come first, then
 // those that contain it; a list of targets completes its last name.

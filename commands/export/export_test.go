@@ -10,16 +10,12 @@ import (
 	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/commands/commandstest"
 	"github.com/hpkeeper/hpkeeper/commands/export"
-	"github.com/hpkeeper/hpkeeper/commands/harm"
-	"github.com/hpkeeper/hpkeeper/commands/hitprot"
-	"github.com/hpkeeper/hpkeeper/commands/hpmpwp"
 	"github.com/hpkeeper/hpkeeper/storage"
 )
 
-// systems are the rule systems the export's tests play.
-var systems = []commands.System{hitprot.System{}, hpmpwp.System{}, harm.System{}}
-
-func newTable(t *testing.T) *commandstest.Table { return commandstest.New(t, systems...) }
+func newTable(t *testing.T) *commandstest.Table {
+	return commandstest.New(t, commandstest.Systems()...)
+}
 
 func TestExportImportRoundTrip(t *testing.T) {
 	tb := newTable(t)

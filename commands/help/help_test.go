@@ -5,17 +5,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/commands/commandstest"
-	"github.com/hpkeeper/hpkeeper/commands/harm"
-	"github.com/hpkeeper/hpkeeper/commands/hitprot"
-	"github.com/hpkeeper/hpkeeper/commands/hpmpwp"
 )
 
-// allSystems are the rule systems /help's tests play.
-var allSystems = []commands.System{hitprot.System{}, hpmpwp.System{}, harm.System{}}
-
-func newTable(t *testing.T) *commandstest.Table { return commandstest.New(t, allSystems...) }
+func newTable(t *testing.T) *commandstest.Table {
+	return commandstest.New(t, commandstest.Systems()...)
+}
 
 func TestHelp(t *testing.T) {
 	tb := newTable(t)
@@ -44,7 +39,7 @@ func TestHelpTemplatesHaveRequiredOptions(t *testing.T) {
 	tb := newTable(t)
 	reg := tb.Svc.Registry()
 	texts := map[string]string{}
-	for _, sys := range allSystems {
+	for _, sys := range commandstest.Systems() {
 		texts[sys.Name()] = sys.Help()
 	}
 	for _, c := range reg.Commands() {

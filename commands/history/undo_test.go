@@ -4,21 +4,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/commands/commandstest"
-	"github.com/hpkeeper/hpkeeper/commands/harm"
 	"github.com/hpkeeper/hpkeeper/commands/history"
-	"github.com/hpkeeper/hpkeeper/commands/hitprot"
-	"github.com/hpkeeper/hpkeeper/commands/hpmpwp"
 )
-
-// systems are the rule systems the history's tests play.
-var systems = []commands.System{hitprot.System{}, hpmpwp.System{}, harm.System{}}
 
 // table is the harness of the history's tests.
 type table = commandstest.Table
 
-func newTable(t *testing.T) *table { return commandstest.New(t, systems...) }
+func newTable(t *testing.T) *table { return commandstest.New(t, commandstest.Systems()...) }
 
 // TestUndoWhileTheTableChanges: /undo looks for the event to revert in a
 // read transaction (up to undoWindow events, decoded whole: no writer time)

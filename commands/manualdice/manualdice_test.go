@@ -4,19 +4,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/commands/commandstest"
-	"github.com/hpkeeper/hpkeeper/commands/harm"
-	"github.com/hpkeeper/hpkeeper/commands/hitprot"
-	"github.com/hpkeeper/hpkeeper/commands/hpmpwp"
 	"github.com/hpkeeper/hpkeeper/commands/manualdice"
 	"github.com/hpkeeper/hpkeeper/rules/dice"
 )
 
-// systems are the rule systems the physical dice's tests play.
-var systems = []commands.System{hitprot.System{}, hpmpwp.System{}, harm.System{}}
-
-func newTable(t *testing.T) *commandstest.Table { return commandstest.New(t, systems...) }
+func newTable(t *testing.T) *commandstest.Table {
+	return commandstest.New(t, commandstest.Systems()...)
+}
 
 func TestManualDice(t *testing.T) {
 	tb := newTable(t)

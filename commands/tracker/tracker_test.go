@@ -7,16 +7,12 @@ import (
 
 	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/commands/commandstest"
-	"github.com/hpkeeper/hpkeeper/commands/harm"
-	"github.com/hpkeeper/hpkeeper/commands/hitprot"
-	"github.com/hpkeeper/hpkeeper/commands/hpmpwp"
 	"github.com/hpkeeper/hpkeeper/commands/tracker"
 )
 
-// systems are the rule systems the tracker's tests play.
-var systems = []commands.System{hitprot.System{}, hpmpwp.System{}, harm.System{}}
-
-func newTable(t *testing.T) *commandstest.Table { return commandstest.New(t, systems...) }
+func newTable(t *testing.T) *commandstest.Table {
+	return commandstest.New(t, commandstest.Systems()...)
+}
 
 // fakePoster records tracker posts.
 type fakePoster struct{ posts []*commands.Response }

@@ -14,15 +14,9 @@ import (
 	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/commands/commandstest"
 	"github.com/hpkeeper/hpkeeper/commands/export"
-	"github.com/hpkeeper/hpkeeper/commands/harm"
-	"github.com/hpkeeper/hpkeeper/commands/hitprot"
-	"github.com/hpkeeper/hpkeeper/commands/hpmpwp"
 	"github.com/hpkeeper/hpkeeper/commands/tracker"
 	"github.com/hpkeeper/hpkeeper/storage"
 )
-
-// allSystems are the rule systems the turn order's tests play.
-var allSystems = []commands.System{hitprot.System{}, hpmpwp.System{}, harm.System{}}
 
 // table is the harness of the turn order's tests: a commandstest.Table
 // playing allSystems, with the helpers these tests use as its methods.
@@ -30,7 +24,7 @@ type table struct{ *commandstest.Table }
 
 func newTable(t *testing.T) *table {
 	t.Helper()
-	return &table{commandstest.New(t, allSystems...)}
+	return &table{commandstest.New(t, commandstest.Systems()...)}
 }
 
 // fakePoster records tracker posts.
@@ -736,7 +730,7 @@ func TestInitiativeRollBySystem(t *testing.T) {
 			t.Errorf("/init join roll is not BySystem")
 		}
 	}
-	for _, sys := range allSystems {
+	for _, sys := range commandstest.Systems() {
 		if systemOptionOf(sys, "init join", "roll") == nil {
 			t.Errorf("%s does not say what /init join roll: means", sys.Name())
 		}
