@@ -92,6 +92,14 @@ func (m *Mutation) Subject() *storage.Character {
 	return nil
 }
 
+// Pause passes on that the dice to come depend on the faces rolled so far
+// (dice.Pacer): physical dice are asked for in batches that end there.
+func (d mutationDice) Pause() {
+	if p, ok := d.m.log.dice.(dice.Pacer); ok {
+		p.Pause()
+	}
+}
+
 // Roll rolls expr with the mutation's dice (Dice), which record it for the
 // event. Running out of scripted dice is a CodeInvalid error.
 func (m *Mutation) Roll(expr dice.Expr) (dice.Result, error) {
@@ -116,7 +124,7 @@ const MaxRecordedRolls = 500
 func (v voice) record(rolls ...dice.Result) {
 	for _, r := range rolls {
 		switch {
-		case len(r.Terms) == 0:
+		case r.IsZero():
 		case len(v.log.rolls) < MaxRecordedRolls:
 			v.log.entries++
 			v.log.rolls = append(v.log.rolls, entry{about: v.about, text: r.String(), seq: v.log.entries})

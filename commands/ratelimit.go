@@ -14,11 +14,12 @@ import (
 // Per-user limits on expensive work (SECURITY.md, "Abuse"). Work is counted
 // in units: each command declares what it costs (Command.Cost: a /history
 // page 50 units, a /clock advance 10 a day); a command that declares
-// nothing costs the dice its options roll (DiceCost: one unit per die of a
-// pool of more than FreeDice). Each user has a bucket of WorkBurst units
-// that refills at WorkPerMinute units a minute; a command whose cost does
-// not fit is refused with CodeRateLimited before it does anything. Plain
-// play (a few dice per command) costs nothing.
+// nothing costs the dice its options may roll (DiceCost: one unit per die
+// of a pool of more than FreeDice, rerolls and explosions counted as
+// dice.Expr.Rolls says). Each user has a bucket of WorkBurst units that
+// refills at WorkPerMinute units a minute; a command whose cost does not
+// fit is refused with CodeRateLimited before it does anything. Plain play
+// (a few dice per command) costs nothing.
 const (
 	// FreeDice is the largest dice pool that costs nothing.
 	FreeDice = 10
@@ -115,7 +116,7 @@ func DiceCost(r *Request) int {
 	for _, opt := range []string{"expr", "amount"} {
 		if v, ok := r.Options[opt]; ok {
 			if e, err := dice.Parse(v); err == nil {
-				n += e.DiceCount()
+				n += e.Rolls() // rerolls and explosions count
 			}
 		}
 	}

@@ -101,6 +101,19 @@ type SystemOption struct {
 	Type OptionType
 }
 
+// RollSuggester is implemented by a system (or a feature: the turn order
+// suggests its init-dice) that suggests rolls for the `expr` of /roll and
+// /odds while it is typed: each a Choice whose Value is a dice expression
+// and whose Name starts with it and says what it is for, e.g. "3d6dh1 —
+// the injury table when attended (advantage)" or "1d8 — Lister's hit
+// die". They come from the rules, the table t's options and the characters
+// the caller may see (visible: every character for a GM, those not hidden
+// for a player), so that no hidden character's numbers reach a player. A
+// suggestion that names a character comes after those that do not.
+type RollSuggester interface {
+	RollSuggestions(t *storage.Table, visible []*storage.Character) []Choice
+}
+
 // Chooser is implemented by a system whose characters can await a choice
 // made with buttons (the 0-HP choice of §1.3, the Die Hard choice of §2.4).
 // PendingChoice returns the text and the buttons of c's pending choice, with

@@ -45,7 +45,7 @@ func (f *Feature) Register(g *commands.Registry) {
 	g.Add(&commands.Command{
 		Name: "odds", Description: "Chart exact odds: your system's own, or any roll's", Handler: odds,
 		Topic:   "`/odds` charts the odds the table's system has of its own (each is below); `/odds expr:2d10` charts any roll's totals. The chart comes as a PNG.",
-		Options: []commands.Option{{Name: "expr", Description: "Dice expression to chart, e.g. 2d6 or 4dF", Type: commands.OptionString, MaxLength: 64}},
+		Options: []commands.Option{{Name: "expr", Description: "Dice expression to chart, e.g. 2d6 or 4dF (your system's rolls are suggested)", Type: commands.OptionString, Autocomplete: true, MaxLength: 64}},
 		HelpFor: func(sys commands.System) string {
 			if ch, ok := sys.(commands.Charter); ok {
 				return ch.ChartHelp()

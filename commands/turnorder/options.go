@@ -37,6 +37,15 @@ func (Feature) TableOptions(sys commands.System) (string, []commands.TableOption
 	}
 }
 
+// RollSuggestions suggests the table's init-dice, when it has its own, for
+// /roll and /odds expr (commands.RollSuggester).
+func (Feature) RollSuggestions(t *storage.Table, _ []*storage.Character) []commands.Choice {
+	if v, ok := t.Options[InitDiceOption]; ok && v != InitDiceDefault {
+		return []commands.Choice{{Name: v + " — initiative (the table's init-dice)", Value: v}}
+	}
+	return nil
+}
+
 // parseInitDice checks a value of init-dice: default, or a dice expression
 // with at least one die that the system accepts (Initiator.InitiativeDice),
 // stored in canonical notation.

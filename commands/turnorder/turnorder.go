@@ -29,6 +29,7 @@ var (
 	_ commands.TableOptioner  = Feature{}
 	_ commands.EventHider     = Feature{}
 	_ commands.Summarizer     = Feature{}
+	_ commands.RollSuggester  = Feature{}
 )
 
 // Register adds /init.
