@@ -15,6 +15,7 @@ import (
 
 	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/commands/commandstest"
+	"github.com/hpkeeper/hpkeeper/commands/odds"
 	"github.com/hpkeeper/hpkeeper/rules/clock"
 	"github.com/hpkeeper/hpkeeper/rules/dice"
 	"github.com/hpkeeper/hpkeeper/storage"
@@ -126,7 +127,7 @@ func (tally) PendingChoice(c *storage.Character) (string, [][]commands.Button, e
 func (tally) ChartHelp() string { return "the odds of a tally's 1d6" }
 
 func (tally) Chart(*storage.Table) (*commands.Response, error) {
-	totals, values, err := commands.DiceOdds(dice.MustParse("1d6"))
+	totals, values, err := odds.DiceOdds(dice.MustParse("1d6"))
 	if err != nil {
 		return nil, err
 	}

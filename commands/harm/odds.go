@@ -22,12 +22,17 @@ func CheckOdds(n int) (totals []string, series []commands.ChartSeries, err error
 		{"bonus die", fmt.Sprintf("%ddFkh%d", n+1, n)},
 		{"penalty die", fmt.Sprintf("%ddFkl%d", n+1, n)},
 	} {
-		ts, values, err := commands.DiceOdds(dice.MustParse(v.expr))
+		d, err := dice.MustParse(v.expr).Distribution()
 		if err != nil {
 			return nil, nil, err
 		}
-		totals = ts
-		series = append(series, commands.ChartSeries{Name: v.name + " (" + v.expr + ")", Values: values})
+		s := commands.ChartSeries{Name: v.name + " (" + v.expr + ")"}
+		totals = totals[:0]
+		for t := d.Min(); t <= d.Max(); t++ {
+			totals = append(totals, fmt.Sprint(t))
+			s.Values = append(s.Values, commands.Percent(d.P(t)))
+		}
+		series = append(series, s)
 	}
 	return totals, series, nil
 }

@@ -25,7 +25,7 @@ func TestOddsExpr(t *testing.T) {
 		t.Errorf("reply:\n%s", out)
 	}
 	commandstest.CheckPNG(t, resp.Files[0])
-	totals, values, err := commands.DiceOdds(dice.MustParse("4dF"))
+	totals, values, err := odds.DiceOdds(dice.MustParse("4dF"))
 	if err != nil || len(totals) != 9 || totals[0] != "-4" || math.Abs(values[4]-100*19.0/81) > 1e-9 {
 		t.Errorf("4dF: %v %v %v", totals, values, err)
 	}
@@ -34,7 +34,7 @@ func TestOddsExpr(t *testing.T) {
 	// Refused before any counting (its distribution makes some 529,000
 	// allocations): the refusal's work, not its time, is what is checked.
 	big := dice.MustParse("100d1000")
-	if allocs := testing.AllocsPerRun(3, func() { commands.DiceOdds(big) }); allocs > 50 {
+	if allocs := testing.AllocsPerRun(3, func() { odds.DiceOdds(big) }); allocs > 50 {
 		t.Errorf("DiceOdds(100d1000) made %v allocations; want the refusal before the distribution is counted", allocs)
 	}
 	tb.Refused(tb.Do("ann", "/odds expr:2x"), "Bad dice")
