@@ -216,7 +216,10 @@ type StaleChoice struct {
 	Otherwise    error
 }
 
+// Error reads as Otherwise.
 func (e *StaleChoice) Error() string { return e.Otherwise.Error() }
+
+// Unwrap returns Otherwise, so that errors.As finds its *Error.
 func (e *StaleChoice) Unwrap() error { return e.Otherwise }
 
 // NextEventSeq is the sequence number the event of this mutation will get

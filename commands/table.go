@@ -160,6 +160,8 @@ func tableSetup(ctx context.Context, s *Service, r *Request) (*Response, error) 
 	return resp, err
 }
 
+// DefaultOptions are the options a new table of sys stores: each of the
+// system's own at its default (Values[0]).
 func DefaultOptions(sys System) map[string]string {
 	opts := map[string]string{}
 	for _, o := range sys.TableOptions() {
