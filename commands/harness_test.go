@@ -6,11 +6,11 @@ import (
 	"github.com/hpkeeper/hpkeeper/commands/commandstest"
 )
 
-// allSystems are the rule systems the core's tests play, as cmd/hpkeeper
+// allSystems are the rule systems the kernel's tests play, as cmd/hpkeeper
 // wires them.
 var allSystems = commandstest.Systems()
 
-// table is the harness of the core's tests: a commandstest.Table playing
+// table is the harness of the kernel's tests: a commandstest.Table playing
 // allSystems, with the helpers only these tests use as its methods.
 type table struct{ *commandstest.Table }
 

@@ -17,10 +17,10 @@ import (
 // notes are about by scoping the mutation to characters (Mutation.For) or
 // to the table (ForTable; say.go); what it says through a scope (Say, Post) becomes
 // one part of the reply, what it rolls and notes becomes one part of the
-// event (storage.EventPart). The core renders the public reply from the
+// event (storage.EventPart). The kernel renders the public reply from the
 // parts players may see and puts each hidden character's word in place of
 // the others; a GM gets those others, in full, in an ephemeral follow-up.
-// /history renders the event's parts the same way (history.go). What is said, rolled or
+// /history renders the event's parts the same way (commands/history). What is said, rolled or
 // noted without a scope counts as about every character the mutation
 // loaded: hidden from players as soon as one of them is hidden, so a
 // forgotten scope can hide too much but never show too much.

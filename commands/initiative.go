@@ -9,7 +9,7 @@ import (
 // initiative (Initiator), says who can act (Actor) and what closing the
 // order ends (CombatEnder). The turn order itself (the order, the turns,
 // the rounds, /init) is a feature that runs over these interfaces
-// (turnorder.go).
+// (commands/turnorder).
 
 // Initiator is implemented by a system whose characters can join a turn
 // order (RULES.md §0.6). Without it, /init is refused at the system's
@@ -46,7 +46,7 @@ type Actor interface {
 // CombatEnder is implemented by a system with something to end when a
 // turn order closes (harm: the conflict, and with it taken out; RULES.md
 // §3.2.4). EndCombat saves what it changes through m and says one part
-// per character changed, about that character (m.For(c).Say); the core
+// per character changed, about that character (m.For(c).Say); the kernel
 // notes what was said for /history.
 type CombatEnder interface {
 	EndCombat(m *Mutation) error

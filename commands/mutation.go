@@ -35,7 +35,7 @@ type Mutation struct {
 
 // Mutate runs fn on the request's table inside one write transaction and
 // records the event (see Mutation). When fn returns an error nothing is
-// written. Every handler that changes a table goes through it: the core's
+// written. Every handler that changes a table goes through it: the kernel's
 // commands, the features' and the button and modal handlers of the
 // systems. fn runs inside the steps of the mutation chain: the kernel's
 // veil (veil), then each feature's (MutationWrapper), the first feature's

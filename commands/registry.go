@@ -54,7 +54,7 @@ type Option struct {
 	// system, as Discord's static Choices cannot depend on the channel).
 	Autocomplete bool
 	// BySystem marks an option of a shared command that the table's system
-	// gives its meaning and its values (SystemOption): the core refuses it
+	// gives its meaning and its values (SystemOption): the kernel refuses it
 	// at a table whose system does not use it, and a value that system
 	// does not take, listing the values it does.
 	BySystem bool
@@ -165,11 +165,11 @@ func (g *Registry) addSystem(sys System) {
 }
 
 // addSystemOptions merges the options each system gives a meaning to
-// (System.Options) into the commands: an option the core does not define is
+// (System.Options) into the commands: an option the kernel does not define is
 // added for it, and an option with values of its own in some system is
 // autocompleted (Discord's static choices cannot depend on the table). It
 // panics when a system declares an option of a command path that does not
-// take options (a command with subcommands), or that the core gives its own
+// take options (a command with subcommands), or that the kernel gives its own
 // meaning (not BySystem), or two systems give one option two types.
 func (g *Registry) addSystemOptions() {
 	for _, sys := range g.systems {
@@ -190,7 +190,7 @@ func (g *Registry) addSystemOptions() {
 			o := &(*opts)[i]
 			switch {
 			case !o.BySystem:
-				panic("commands: system " + sys.Name() + " declares /" + so.Command + " " + so.Name + ", which the core gives its own meaning")
+				panic("commands: system " + sys.Name() + " declares /" + so.Command + " " + so.Name + ", which the kernel gives its own meaning")
 			case so.Type != 0 && so.Type != o.Type:
 				panic("commands: system " + sys.Name() + " gives /" + so.Command + " " + so.Name + " another type")
 			}

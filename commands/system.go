@@ -16,7 +16,7 @@ import (
 // character sheet, the actions it implements and what its timers do when the
 // clock moves. Sheets are stored as JSON in storage.Character.Sheet; only the
 // system reads them. Each system is a package of its own (commands/hitprot,
-// commands/hpmpwp, commands/harm) that main passes to New: the core knows a
+// commands/hpmpwp, commands/harm) that main passes to New: the kernel knows a
 // system only through this interface and the optional ones beside it
 // (Viewer, Chooser, Charter), never by name.
 type System interface {
@@ -31,9 +31,9 @@ type System interface {
 	StatKeys() []string
 	// Options lists the options of the shared commands (/damage, /heal,
 	// /roll as:…, /init join roll:…, …) that the system gives a meaning to, with the values
-	// each takes in it: the core accepts no other BySystem option at the
+	// each takes in it: the kernel accepts no other BySystem option at the
 	// system's tables, autocompletes their values, refuses other values
-	// with these, and /help lists them per system. An option the core
+	// with these, and /help lists them per system. An option the kernel
 	// does not define is registered for the system.
 	Options() []SystemOption
 	// NewSheet returns the encoded sheet of a new character built from stats,
@@ -61,7 +61,7 @@ type System interface {
 	// the clock moves from the round `from` to the round `to` (RULES.md §0.2),
 	// saving changed characters through m, and reports each effect that
 	// ended or fired, per character, by saying it about that character
-	// (m.For(c).Say); the core notes what was said for /history.
+	// (m.For(c).Say); the kernel notes what was said for /history.
 	AdvanceClock(m *Mutation, from, to int64) error
 }
 
@@ -92,12 +92,12 @@ type SystemOption struct {
 	// option of a subcommand, its path: "init join" and "roll".
 	Command, Name string
 	// Help says what the option does in the system, for /help topic:heal
-	// (and, for an option the core does not define, Discord's description).
+	// (and, for an option the kernel does not define, Discord's description).
 	Help string
 	// Values are the values the option takes in the system, in the order
 	// suggested; nil: any value of the option's type.
 	Values []string
-	// Type is the type of an option the core does not define (zero: text).
+	// Type is the type of an option the kernel does not define (zero: text).
 	Type OptionType
 }
 

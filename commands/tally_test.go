@@ -1,9 +1,9 @@
 package commands_test
 
 // A fourth rule system that lives in these tests only. It plugs into the
-// core exactly as a package under commands/ would: through commands.System
+// kernel exactly as a package under commands/ would: through commands.System
 // and the optional interfaces, passed to commands.New, with no edit to the
-// core.
+// kernel.
 
 import (
 	"context"
@@ -236,7 +236,7 @@ func rally(ctx context.Context, s *commands.Service, r *commands.Request) (*comm
 	})
 }
 
-// TestFourthSystemPlugsIn: a system the core has never heard of is offered
+// TestFourthSystemPlugsIn: a system the kernel has never heard of is offered
 // by /table setup, explained by /help, creates and shows characters, answers
 // the shared commands it implements (and only those), routes its own button,
 // offers its pending choice again on /char show, charts its /odds, resolves

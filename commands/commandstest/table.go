@@ -1,8 +1,8 @@
-// Package commandstest runs the commands core for tests, in the spirit of
+// Package commandstest runs the commands kernel for tests, in the spirit of
 // net/http/httptest: a Table is a Service over a real bbolt file in
 // t.TempDir() with scripted dice, driven by command lines as a user types
 // them (`/damage target:Lister amount:4`), and its checks fail the test
-// with what was answered. The core's tests and each system's tests use it.
+// with what was answered. The kernel's tests and each system's tests use it.
 package commandstest
 
 import (

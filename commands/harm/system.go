@@ -1,5 +1,5 @@
-// Package harm is the harm system of the commands core, SOY Hybrid Harm: it
-// adapts the rules of package rules/harm (RULES.md §3) to the core's System
+// Package harm is the harm system of the commands kernel, SOY Hybrid Harm: it
+// adapts the rules of package rules/harm (RULES.md §3) to the kernel's System
 // interface. main passes System{} to commands.New.
 //
 // A character's sheet (§3.1) is stored as the JSON of sheet.go. Its

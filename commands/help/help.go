@@ -231,7 +231,7 @@ func tableOptionsHelp(g *commands.Registry) string {
 }
 
 // systemCommands lists, from the registry, the commands sys implements, one
-// line each with the options it uses (the core's, and those sys gives a
+// line each with the options it uses (the kernel's, and those sys gives a
 // meaning to).
 func systemCommands(s *commands.Service, sys commands.System) string {
 	var b strings.Builder

@@ -18,7 +18,7 @@ const choicePrefix = "hp0"
 const heroicInput = "heroic-action"
 
 // choiceRows is the row of 0-HP buttons of h, disabled once the choice is
-// made (the core leads it with h's name when a message offers several
+// made (the kernel leads it with h's name when a message offers several
 // characters the choice).
 func choiceRows(h *character, seq uint64) [][]commands.Button {
 	id := commands.ChoiceID{Prefix: choicePrefix, Character: h.ch.ID, Event: seq}
