@@ -78,6 +78,10 @@ type StorageConfig struct {
 	// serve keep in memory, in MiB (storage.Options.CacheBytes): 0 means the
 	// default, 32; a negative value keeps none.
 	CacheMB int `toml:"cache_mb"`
+	// AllowUnsound makes run and serve open a file that is damaged but
+	// readable (storage.Options.AllowUnsound), which they otherwise refuse;
+	// --allow-unsound sets it for one start. Off by default.
+	AllowUnsound bool `toml:"allow_unsound"`
 }
 
 // HTTPConfig configures the interactions endpoint (`serve`).
