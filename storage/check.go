@@ -2,6 +2,7 @@ package storage
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -68,12 +69,18 @@ type Report struct {
 // damaged meta page beside a sound one, which leaves them readable). It
 // reads the whole file.
 func Inspect(path string, timeout time.Duration) (*Report, error) {
+	return inspectContext(context.Background(), path, timeout)
+}
+
+// inspectContext is Inspect, stopped between tables and pages when ctx is
+// done (with an error wrapping ctx's).
+func inspectContext(ctx context.Context, path string, timeout time.Duration) (*Report, error) {
 	bdb, err := openReadOnly(path, timeout)
 	if err != nil {
 		return nil, err
 	}
 	defer bdb.Close()
-	d, treeSound, err := checkPages(path, bdb)
+	d, treeSound, err := checkPages(ctx, path, bdb)
 	if err != nil {
 		return nil, err
 	}
@@ -82,7 +89,11 @@ func Inspect(path string, timeout time.Duration) (*Report, error) {
 	}
 	rep := &Report{Path: path}
 	var p problems
-	err = guard(path, func() error { return bdb.View(func(btx *bolt.Tx) error { return inspect(btx, rep, &p) }) })
+	err = guard(path, func() error {
+		return boundResident(bdb, func() error {
+			return bdb.View(func(btx *bolt.Tx) error { return inspect(ctx, btx, rep, &p) })
+		})
+	})
 	if err != nil {
 		if errors.Is(err, ErrDamaged) {
 			return nil, err
@@ -103,7 +114,7 @@ func Inspect(path string, timeout time.Duration) (*Report, error) {
 
 // inspect reads the schema version and every record of the file in btx
 // into rep, adding what is wrong to p.
-func inspect(btx *bolt.Tx, rep *Report, p *problems) error {
+func inspect(ctx context.Context, btx *bolt.Tx, rep *Report, p *problems) error {
 	rep.Size = btx.Size()
 	meta := btx.Bucket(bucketMeta)
 	if meta == nil {
@@ -137,7 +148,7 @@ func inspect(btx *bolt.Tx, rep *Report, p *problems) error {
 		}
 		return tables.ForEachBucket(func(k []byte) error {
 			countChannel(nestedChannel(tables.Bucket(k), string(k)), rep, p)
-			return nil
+			return ctx.Err()
 		})
 	}
 	channels := btx.Bucket(bucketChannels)
@@ -153,8 +164,11 @@ func inspect(btx *bolt.Tx, rep *Report, p *problems) error {
 		}
 		checkKeys(channels, channelID, p)
 		countChannel(ch, rep, p)
-		return nil
+		return ctx.Err()
 	})
+	if ctx.Err() != nil {
+		return context.Cause(ctx)
+	}
 	if err != nil {
 		p.add(err)
 	}
@@ -321,7 +335,7 @@ func examineFile(path string) error {
 // should be, bbolt's Tx.Check. It returns what was found, and whether the
 // tree is sound: nothing was found but, perhaps, a damaged meta page
 // beside a valid one. The error is for a file that could not be read.
-func checkPages(path string, bdb *bolt.DB) (d *damage, treeSound bool, err error) {
+func checkPages(ctx context.Context, path string, bdb *bolt.DB) (d *damage, treeSound bool, err error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, false, err
@@ -333,17 +347,22 @@ func checkPages(path string, bdb *bolt.DB) (d *damage, treeSound bool, err error
 		return d, false, nil
 	}
 	metaNotes := d.count
-	prefetch(f, int64(h.meta.pgid)*int64(h.pageSize))
-	walkPages(f, h, d)
+	prefetch(ctx, f, int64(h.meta.pgid)*int64(h.pageSize))
+	walkPages(ctx, f, h, d)
+	if ctx.Err() != nil {
+		return nil, false, context.Cause(ctx)
+	}
 	if d.fatal {
 		return d, false, nil
 	}
 	err = guard(path, func() error {
-		return bdb.View(func(btx *bolt.Tx) error {
-			for e := range btx.Check() {
-				d.add(false, "bbolt's consistency check: %v", e)
-			}
-			return nil
+		return boundResident(bdb, func() error {
+			return bdb.View(func(btx *bolt.Tx) error {
+				for e := range btx.Check() {
+					d.add(false, "bbolt's consistency check: %v", e)
+				}
+				return nil
+			})
 		})
 	})
 	if err != nil {

@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -257,11 +258,14 @@ func byteCount(n int64) string {
 
 // pageWalk reads a file's pages as walkPages checks them.
 type pageWalk struct {
-	f    *os.File
-	h    header
-	d    *damage
-	seen []uint64 // a bit per page: referenced already
-	buf  []byte
+	ctx     context.Context // done: the walk stops
+	pages   int             // pages read so far
+	stopped bool            // ctx was found done
+	f       *os.File
+	h       header
+	d       *damage
+	seen    []uint64 // a bit per page: referenced already
+	buf     []byte
 }
 
 // walkPages checks the pages of the file f whose meta pages examine read
@@ -272,8 +276,8 @@ type pageWalk struct {
 // Problems go to d, fatal (bbolt would read outside the pages or loop)
 // except a freelist that names pages outside the file, which only
 // bbolt's allocator would trust. It reads each page once, with plain reads.
-func walkPages(f *os.File, h header, d *damage) {
-	w := &pageWalk{f: f, h: h, d: d, seen: make([]uint64, (h.meta.pgid+63)/64)}
+func walkPages(ctx context.Context, f *os.File, h header, d *damage) {
+	w := &pageWalk{ctx: ctx, f: f, h: h, d: d, seen: make([]uint64, (h.meta.pgid+63)/64)}
 	w.mark(0, 0)
 	w.mark(1, 0)
 	if fl := h.meta.freelist; fl != noFreelist {
@@ -303,6 +307,10 @@ func (w *pageWalk) read(id uint64, flags uint16, ref string) []byte {
 	if id < 2 || id >= w.h.meta.pgid {
 		w.d.add(true, "%s points at page %d, outside pages 2-%d", ref, id, w.h.meta.pgid-1)
 		return nil
+	}
+	if w.pages++; w.stopped || w.pages%4096 == 0 && w.ctx.Err() != nil {
+		w.stopped = true
+		return nil // the caller returns ctx's error
 	}
 	// One read for the page, and one more for its overflow pages.
 	if uint64(cap(w.buf)) < ps {
@@ -469,9 +477,9 @@ func (w *pageWalk) elements(b []byte, id uint64, isBranch bool, name string) (ch
 // holds them when the walk and bbolt's check read them page by page: on a
 // file that is not cached, a sequential read is many times faster than
 // bbolt's reads in tree order (1 GB: 6 s, then 3 s of checks, against 100 s).
-func prefetch(f *os.File, n int64) {
+func prefetch(ctx context.Context, f *os.File, n int64) {
 	buf := make([]byte, 1<<20)
-	for off := int64(0); off < n; {
+	for off := int64(0); off < n && ctx.Err() == nil; {
 		k, err := f.ReadAt(buf[:min(int64(len(buf)), n-off)], off)
 		off += int64(k)
 		if err != nil && !errors.Is(err, io.EOF) || k == 0 {

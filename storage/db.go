@@ -161,7 +161,7 @@ func checkFile(path string, timeout time.Duration) error {
 		return err
 	}
 	defer bdb.Close()
-	d, _, err := checkPages(path, bdb)
+	d, _, err := checkPages(context.Background(), path, bdb)
 	if err != nil {
 		return err
 	}
