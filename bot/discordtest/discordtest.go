@@ -486,3 +486,19 @@ func (s *Server) Collect(n int, done <-chan error, timeout time.Duration) map[st
 	}
 	return got
 }
+
+// InvalidSession sends an invalid session (op 9, its d resumable) on
+// shard's live connection, as Discord does when it ends a session: the
+// shard counts as not connected until it identifies again, which a client
+// does on the same connection. It returns an error when the shard has no
+// live connection.
+func (s *Server) InvalidSession(shard int, resumable bool) error {
+	s.mu.Lock()
+	c := s.conns[shard]
+	delete(s.conns, shard)
+	s.mu.Unlock()
+	if c == nil {
+		return fmt.Errorf("discordtest: shard %d is not connected", shard)
+	}
+	return c.send(fmt.Sprintf(`{"op":9,"d":%t}`, resumable))
+}
