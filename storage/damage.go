@@ -324,10 +324,10 @@ func (w *pageWalk) read(id uint64, flags uint16, ref string) []byte {
 	gotID, gotFlags, overflow := ne.Uint64(hdr), ne.Uint16(hdr[8:]), ne.Uint32(hdr[12:])
 	switch {
 	case gotFlags&flags == 0 || bits.OnesCount16(gotFlags) != 1:
-		w.d.add(true, "page %d (%s) is not a %s page (flags %#x): it is damaged", id, ref, pageKind(flags), gotFlags)
+		w.d.add(true, "page %d (%s) is not a %s page (flags %#x)", id, ref, pageKind(flags), gotFlags)
 		return nil
 	case gotID != id:
-		w.d.add(true, "page %d (%s) carries the id %d: it is damaged", id, ref, gotID)
+		w.d.add(true, "page %d (%s) carries the id %d", id, ref, gotID)
 		return nil
 	case id+uint64(overflow) >= w.h.meta.pgid:
 		w.d.add(true, "page %d (%s) runs %d pages past the last page, %d", id, ref, overflow, w.h.meta.pgid-1)
