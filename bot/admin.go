@@ -71,7 +71,14 @@ type Admin struct {
 	// healthTimeout is HealthTimeout (shorter in tests).
 	healthTimeout time.Duration
 	shards        atomic.Pointer[ShardReporter]
+	// version is what GET /healthz reports as "version" ("" leaves it out).
+	version string
 }
+
+// SetBuildInfo makes GET /healthz name the program's version
+// ("version":"v0.2.0"), so that a probe or an operator can tell which build
+// answers. Call it before serving.
+func (a *Admin) SetBuildInfo(b BuildInfo) { a.version = b.Version }
 
 // ObserveShards makes GET /healthz report the gateway's shards: each
 // shard's id, state (connecting, connected, resuming, down) and last
@@ -85,9 +92,11 @@ func (a *Admin) ObserveShards(r ShardReporter) { a.shards.Store(&r) }
 
 // health is GET /healthz's body.
 type health struct {
-	Status string        `json:"status"`
-	Reason string        `json:"reason,omitempty"`
-	Shards []shardHealth `json:"shards,omitempty"`
+	Status string `json:"status"`
+	Reason string `json:"reason,omitempty"`
+	// Version is the program's BuildInfo.Version (SetBuildInfo).
+	Version string        `json:"version,omitempty"`
+	Shards  []shardHealth `json:"shards,omitempty"`
 }
 
 // shardHealth is one shard in GET /healthz.
@@ -249,7 +258,7 @@ func (a *Admin) health(w http.ResponseWriter, r *http.Request) {
 	pingErr := a.db.Ping(ctx)
 	h := a.db.Health()
 	as := a.assess(h, pingErr)
-	body := health{Status: as.status}
+	body := health{Status: as.status, Version: a.version}
 	if r := a.shards.Load(); r != nil {
 		shards := (*r).ShardStatus()
 		if len(shards) == 0 {

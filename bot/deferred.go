@@ -3,6 +3,7 @@ package bot
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"time"
@@ -75,8 +76,9 @@ func deferral(kind commands.Kind) *discordgo.InteractionResponse {
 // and deferred with deferred, delivers it with deliverLate through c, and
 // then posts its follow-ups (followups.go), as an inline answer's follow-ups
 // follow it. It gives up, logging an error, when the answer is not ready
-// within the token's life.
-func awaitLate(c *http.Client, log zerolog.Logger, i *discordgo.Interaction, received time.Time, deferred *discordgo.InteractionResponse, late <-chan reply) {
+// within the token's life. It returns the first failure to deliver (nil: all
+// of it was sent).
+func awaitLate(c *http.Client, log zerolog.Logger, i *discordgo.Interaction, received time.Time, deferred *discordgo.InteractionResponse, late <-chan reply) error {
 	ilog := interactionLogger(log, i)
 	expiry := received.Add(tokenLife)
 	timer := time.NewTimer(time.Until(expiry))
@@ -86,7 +88,7 @@ func awaitLate(c *http.Client, log zerolog.Logger, i *discordgo.Interaction, rec
 	case r = <-late:
 	case <-timer.C:
 		ilog.Error().Msg("no answer within the interaction token's 15 minutes; nothing sent")
-		return
+		return errors.New("no answer within the interaction token's life")
 	}
 	deadline := time.Now().Add(followUpTimeout)
 	if expiry.Before(deadline) {
@@ -97,10 +99,10 @@ func awaitLate(c *http.Client, log zerolog.Logger, i *discordgo.Interaction, rec
 	start := time.Now()
 	if err := deliverLate(ctx, c, i, deferred.Type, r.resp); err != nil {
 		ilog.Error().Err(err).Msg("cannot deliver the deferred answer")
-		return
+		return err
 	}
 	ilog.Debug().Int("response_type", int(r.resp.Type)).Dur("took", time.Since(start)).Msg("deferred answer delivered")
-	sendFollowUps(ctx, c, ilog, i, r.followUps)
+	return sendFollowUps(ctx, c, ilog, i, r.followUps)
 }
 
 // deliverLate sends resp, the answer to interaction i after the deferral of

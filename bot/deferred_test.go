@@ -165,15 +165,12 @@ func TestDeferredAnswers(t *testing.T) {
 				t.Fatal(err)
 			}
 			rec := httptest.NewRecorder()
-			start := time.Now()
+			// The handler is blocked until release: ServeHTTP returning at
+			// all shows the first answer did not wait for it.
 			ep.ServeHTTP(rec, signed(kp, tt.body, time.Now()))
-			took := time.Since(start)
 			w := decodeWire(t, rec.Body.Bytes())
 			if rec.Code != 200 || w.Type != tt.first {
 				t.Fatalf("first answer %d %s; want type %d", rec.Code, rec.Body, tt.first)
-			}
-			if took > 2*time.Second {
-				t.Errorf("deferred answer after %v", took)
 			}
 			if w.Type == 5 {
 				wantNoMentions(t, rec.Body.Bytes())

@@ -11,6 +11,8 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/bwmarrin/discordgo"
@@ -167,11 +169,12 @@ func (e *Endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var (
 		first reply
 		late  <-chan reply
+		d     = new(delivery) // finished once the answer and its follow-ups are sent (delivery.go)
 	)
 	if i.Type == discordgo.InteractionPing {
 		first.resp = &discordgo.InteractionResponse{Type: discordgo.InteractionResponsePong}
 	} else {
-		first, late, err = dispatch(withFilesClient(r.Context(), e.followUps.httpClient()), e.h, e.log, i, e.now(), e.deferAfter)
+		first, late, err = dispatch(withDelivery(withFilesClient(r.Context(), e.followUps.httpClient()), d), e.h, e.log, i, e.now(), e.deferAfter)
 		if err != nil {
 			ilog := interactionLogger(e.log, i)
 			ilog.Warn().Err(err).Msg("interaction not handled")
@@ -196,23 +199,27 @@ func (e *Endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// The handler goes on past this request: Wait (and Close) wait for
 		// it, and its answer is delivered once the deferral was written.
 		e.followUps.wg.Add(1)
-		go func(deferred bool) {
+		go func(writeErr error) { // the deferral's
 			defer e.followUps.wg.Done()
 			defer contain(interactionLogger(e.log, i), "deferred answer")
-			if !deferred {
+			if writeErr != nil {
 				<-late
+				d.finish(writeErr)
 				return
 			}
-			awaitLate(e.followUps.httpClient(), e.log, i, received, first.resp, late) // deferred.go
-		}(err == nil)
+			d.finish(awaitLate(e.followUps.httpClient(), e.log, i, received, first.resp, late)) // deferred.go
+		}(err)
 	}
 	if err != nil {
 		ilog := interactionLogger(e.log, i)
 		ilog.Warn().Err(err).Msg("cannot write interaction response")
+		if late == nil {
+			d.finish(err)
+		}
 		return
 	}
 	if late == nil {
-		e.followUps.sendLater(interactionLogger(e.log, i), i, first) // files and follow-ups, after the inline answer (files.go)
+		e.followUps.sendLater(interactionLogger(e.log, i), i, first, d.finish) // files and follow-ups, after the inline answer (files.go)
 	}
 }
 
@@ -265,9 +272,17 @@ func Serve(ctx context.Context, addr string, h http.Handler) error {
 	return ServeListener(ctx, ln, h)
 }
 
+// DrainWindow is how long a stopping server keeps accepting: the
+// connections the kernel had already queued on the listener when the stop
+// began (and any that arrive meanwhile) are accepted and served, not reset;
+// then the listener closes and new connections are refused.
+const DrainWindow = 500 * time.Millisecond
+
 // ServeListener is Serve on a listener the caller opened (tests listen on
-// 127.0.0.1:0). It closes ln.
+// 127.0.0.1:0). It closes ln. When ctx is cancelled it drains ln for
+// DrainWindow, then waits up to ShutdownTimeout for the requests in flight.
 func ServeListener(ctx context.Context, ln net.Listener, h http.Handler) error {
+	dl := &drainListener{Listener: ln}
 	srv := &http.Server{
 		Handler:           h,
 		ReadHeaderTimeout: 5 * time.Second,
@@ -277,21 +292,60 @@ func ServeListener(ctx context.Context, ln net.Listener, h http.Handler) error {
 		MaxHeaderBytes:    64 << 10,
 	}
 	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ln) }()
+	go func() { done <- srv.Serve(dl) }()
 	select {
 	case err := <-done:
 		return fmt.Errorf("serve http on %s: %w", ln.Addr(), err)
 	case <-ctx.Done():
 	}
+	// Serve returns once the queued connections are accepted and the
+	// listener is closed; Shutdown then waits for their requests.
+	dl.drain(DrainWindow)
+	serveErr := <-done
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), ShutdownTimeout)
 	defer cancel()
 	if err := srv.Shutdown(sctx); err != nil {
 		_ = srv.Close()
-		<-done
 		return fmt.Errorf("shut down http server: %w", err)
 	}
-	if err := <-done; err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return fmt.Errorf("serve http on %s: %w", ln.Addr(), err)
+	if serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) && !errors.Is(serveErr, net.ErrClosed) {
+		return fmt.Errorf("serve http on %s: %w", ln.Addr(), serveErr)
 	}
 	return nil
+}
+
+// drainListener is a listener that, once drain is called, accepts what is
+// queued (and what arrives) for a window, then closes itself and reports
+// net.ErrClosed, which ends http.Server.Serve: closing a listener at once
+// would reset the connections the kernel had accepted but the server not
+// yet. Close may be called more than once.
+type drainListener struct {
+	net.Listener
+	draining  atomic.Bool
+	closeOnce sync.Once
+	closeErr  error
+}
+
+func (l *drainListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil && l.draining.Load() {
+		l.Close()
+		return nil, net.ErrClosed
+	}
+	return c, err
+}
+
+// drain starts the window: a listener with deadlines (TCP, Unix) accepts
+// until window has passed; any other closes at once.
+func (l *drainListener) drain(window time.Duration) {
+	l.draining.Store(true)
+	if d, ok := l.Listener.(interface{ SetDeadline(time.Time) error }); ok && d.SetDeadline(time.Now().Add(window)) == nil {
+		return
+	}
+	l.Close()
+}
+
+func (l *drainListener) Close() error {
+	l.closeOnce.Do(func() { l.closeErr = l.Listener.Close() })
+	return l.closeErr
 }

@@ -159,14 +159,16 @@ func (f *followUps) httpClient() *http.Client {
 
 // sendLater posts the files of r's response, the inline answer to i, as a
 // follow-up message, then r's follow-up messages (followups.go), from a
-// goroutine, so that they follow the inline answer.
-func (f *followUps) sendLater(log zerolog.Logger, i *discordgo.Interaction, r reply) {
+// goroutine, so that they follow the inline answer; then it calls done with
+// the first failure (nil: all sent), at once when there is nothing to send.
+func (f *followUps) sendLater(log zerolog.Logger, i *discordgo.Interaction, r reply, done func(error)) {
 	files, err := readFiles(r.resp)
 	if err != nil {
 		log.Error().Err(err).Msg("cannot read files of the answer")
 		files = nil
 	}
 	if len(files) == 0 && len(r.followUps) == 0 {
+		done(err)
 		return
 	}
 	ephemeral := r.resp.Data != nil && r.resp.Data.Flags&discordgo.MessageFlagsEphemeral != 0
@@ -176,12 +178,16 @@ func (f *followUps) sendLater(log zerolog.Logger, i *discordgo.Interaction, r re
 		defer contain(log, "follow-up")
 		ctx, cancel := context.WithTimeout(context.Background(), followUpTimeout)
 		defer cancel()
+		var first error
 		if len(files) > 0 {
-			if err := sendFollowUp(ctx, f.httpClient(), i, files, ephemeral); err != nil {
-				log.Error().Err(err).Int("files", len(files)).Msg("cannot send files as a follow-up message")
+			if first = sendFollowUp(ctx, f.httpClient(), i, files, ephemeral); first != nil {
+				log.Error().Err(first).Int("files", len(files)).Msg("cannot send files as a follow-up message")
 			}
 		}
-		sendFollowUps(ctx, f.httpClient(), log, i, r.followUps)
+		if err := sendFollowUps(ctx, f.httpClient(), log, i, r.followUps); first == nil {
+			first = err
+		}
+		done(first)
 	}()
 }
 

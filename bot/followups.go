@@ -20,8 +20,9 @@ import (
 
 // sendFollowUps posts msgs, the follow-ups of interaction i, one after the
 // other with c, each with its content, embeds, buttons and files, ephemeral
-// when it is, mentions parsing nothing; it logs those that fail.
-func sendFollowUps(ctx context.Context, c *http.Client, log zerolog.Logger, i *discordgo.Interaction, msgs []*commands.Response) {
+// when it is, mentions parsing nothing; it logs those that fail and returns
+// the first failure.
+func sendFollowUps(ctx context.Context, c *http.Client, log zerolog.Logger, i *discordgo.Interaction, msgs []*commands.Response) (first error) {
 	for _, f := range msgs {
 		if f == nil {
 			continue
@@ -33,6 +34,10 @@ func sendFollowUps(ctx context.Context, c *http.Client, log zerolog.Logger, i *d
 		resp := ResponseFrom(commands.KindCommand, f)
 		if err := sendWebhookMessage(ctx, c, http.MethodPost, discordgo.EndpointFollowupMessage(i.AppID, i.Token), resp, flags); err != nil {
 			log.Error().Err(err).Bool("ephemeral", f.Ephemeral).Msg("cannot send a follow-up message")
+			if first == nil {
+				first = err
+			}
 		}
 	}
+	return first
 }

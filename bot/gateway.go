@@ -216,7 +216,8 @@ func (g *gateway) onInteraction(s *discordgo.Session, i *discordgo.Interaction) 
 		}
 	}()
 	received := time.Now()
-	first, late, err := dispatch(withFilesClient(g.base, s.Client), g.h, g.log, i, received, g.deferAfter)
+	d := new(delivery) // finished once the answer and its follow-ups are sent (delivery.go)
+	first, late, err := dispatch(withDelivery(withFilesClient(g.base, s.Client), d), g.h, g.log, i, received, g.deferAfter)
 	if err != nil {
 		ilog.Warn().Err(err).Msg("interaction not handled")
 		return
@@ -226,17 +227,20 @@ func (g *gateway) onInteraction(s *discordgo.Session, i *discordgo.Interaction) 
 		if late != nil {
 			<-late // the handler goes on: wait for it before the database may close
 		}
+		d.finish(err)
 		return
 	}
 	if late != nil {
-		awaitLate(s.Client, g.log, i, received, first.resp, late) // deferred.go
+		d.finish(awaitLate(s.Client, g.log, i, received, first.resp, late)) // deferred.go
 		return
 	}
 	if len(first.followUps) > 0 {
 		fctx, cancel := context.WithTimeout(g.base, followUpTimeout)
 		defer cancel()
-		sendFollowUps(fctx, s.Client, ilog, i, first.followUps) // followups.go
+		d.finish(sendFollowUps(fctx, s.Client, ilog, i, first.followUps)) // followups.go
+		return
 	}
+	d.finish(nil)
 }
 
 // respond posts resp to the interaction's callback URL. It sends the bytes

@@ -41,6 +41,7 @@ const (
 	metricGatewayGuilds    = "hpkeeper_gateway_guilds"
 	metricGatewayRefused   = "hpkeeper_gateway_refused_interactions_total"
 	metricShardCount       = "hpkeeper_gateway_shard_count"
+	metricBuildInfo        = "hpkeeper_build_info"
 
 	labelKind    = "kind"
 	labelCommand = "command"
@@ -68,6 +69,7 @@ const (
 	outcomeInternal         = "internal"
 	outcomeRefusedSignature = "refused_signature" // 401: bad signature, stale timestamp or replay
 	outcomeBadRequest       = "bad_request"       // 400, 405, 413: not an interaction we handle
+	outcomeUndelivered      = "undelivered"       // answered, but the answer or a follow-up never reached Discord
 	outcomeError            = "error"             // tracker edits, backups
 )
 
@@ -106,13 +108,13 @@ func NewMetrics() *Metrics {
 	m := &Metrics{reg: prometheus.NewRegistry()}
 	m.interactions = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: metricInteractions,
-		Help: "Interactions by kind (command, component, modal, autocomplete), command (the command name or the custom_id prefix) and outcome (ok, user_error, internal, refused_signature, bad_request).",
+		Help: "Interactions by kind (command, component, modal, autocomplete), command (the command name or the custom_id prefix) and outcome (ok, user_error, internal, undelivered, refused_signature, bad_request).",
 	}, []string{labelKind, labelCommand, labelOutcome})
 	m.reply = prometheus.NewHistogramVec(prometheus.HistogramOpts{
 		Name:    metricReplyDuration,
-		Help:    "Time from an interaction reaching the service to its reply being ready, durable commit included (not the signature check or the network), by kind.",
+		Help:    "Time from an interaction reaching the service to its reply being ready, durable commit included (not the signature check or the network), by kind and command.",
 		Buckets: replyBuckets,
-	}, []string{labelKind})
+	}, []string{labelKind, labelCommand})
 	m.groupSize = prometheus.NewHistogram(prometheus.HistogramOpts{
 		Name:    metricGroupSize,
 		Help:    "Updates committed together in one write transaction by the writer goroutine (group commit).",
@@ -222,6 +224,21 @@ func cacheLookups(db ObservedDB, result string, n func(storage.CacheStats) int64
 	}, func() float64 { return float64(n(db.CacheStats())) })
 }
 
+// ObserveBuild registers hpkeeper_build_info, a gauge that is always 1,
+// labelled with the program's version, revision (its first 12 hex digits,
+// "" when unknown) and goversion, so that a dashboard can show which build
+// each process runs: `max by (version, revision) (hpkeeper_build_info)`.
+// Call it once per Metrics.
+func (m *Metrics) ObserveBuild(b BuildInfo) {
+	g := prometheus.NewGauge(prometheus.GaugeOpts{
+		Name:        metricBuildInfo,
+		Help:        "Always 1; the labels name the running build: the module version, the VCS revision and the Go version.",
+		ConstLabels: prometheus.Labels{"version": b.Version, "revision": shortRevision(b.Revision), "goversion": b.GoVersion},
+	})
+	g.Set(1)
+	m.reg.MustRegister(g)
+}
+
 // ObserveCommit records one group the writer ran; pass it as
 // storage.Options.OnCommit.
 func (m *Metrics) ObserveCommit(g storage.GroupStats) {
@@ -243,8 +260,13 @@ var _ routeNamer = (*commands.Service)(nil)
 
 // Instrument returns h counting every interaction it answers by kind, command
 // and outcome (commands.Response.Outcome; a nil response or a panic counts
-// as internal) and timing its replies. The command label is h's RouteName
-// when h has one (*commands.Service does), else "unknown".
+// as internal) and timing its replies by kind and command. The command label
+// is h's RouteName when h has one (*commands.Service does), else "unknown".
+// Under a transport of this package, an interaction is counted once its
+// answer has been delivered (delivery.go): one whose first answer, deferred
+// answer, files or follow-up messages did not reach Discord counts as
+// undelivered instead of ok or user_error (an internal error stays
+// internal).
 func (m *Metrics) Instrument(h Handler) Handler {
 	namer, _ := h.(routeNamer)
 	return &meteredHandler{h: h, m: m, namer: namer}
@@ -271,8 +293,19 @@ func (mh *meteredHandler) Handle(ctx context.Context, r *commands.Request) (resp
 		if name == "" {
 			name = valueUnknown
 		}
-		mh.m.reply.WithLabelValues(kind).Observe(time.Since(start).Seconds())
-		mh.m.interactions.WithLabelValues(kind, name, outcome).Inc()
+		mh.m.reply.WithLabelValues(kind, name).Observe(time.Since(start).Seconds())
+		count := func(err error) {
+			o := outcome
+			if err != nil && o != outcomeInternal {
+				o = outcomeUndelivered
+			}
+			mh.m.interactions.WithLabelValues(kind, name, o).Inc()
+		}
+		if d := deliveryFrom(ctx); d != nil {
+			d.await(count)
+			return
+		}
+		count(nil)
 	}()
 	return mh.h.Handle(ctx, r)
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/prometheus/common/model"
 	"github.com/rs/zerolog"
 
+	"github.com/hpkeeper/hpkeeper/bot/discordtest"
 	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/rules/dice"
 	"github.com/hpkeeper/hpkeeper/storage"
@@ -179,11 +180,18 @@ func TestMetricsCountInteractions(t *testing.T) {
 	if n := len(after[metricInteractions].GetMetric()); n != len(counts) {
 		t.Errorf("%s has %d series; want exactly the %d above", metricInteractions, n, len(counts))
 	}
-	if got := sample(after, metricReplyDuration, labelKind, kindCommand); got != 4 {
-		t.Errorf("%s{kind=command} count = %v; want 4 (the refused requests never reach the service)", metricReplyDuration, got)
+	// Replies are timed by kind and command; the refused requests never
+	// reach the service.
+	for _, c := range []struct {
+		kind, command string
+		want          float64
+	}{{kindCommand, "table", 1}, {kindCommand, "char", 2}, {kindCommand, "roll", 1}, {kindComponent, valueUnknown, 1}} {
+		if got := sample(after, metricReplyDuration, labelKind, c.kind, labelCommand, c.command); got != c.want {
+			t.Errorf("%s{kind=%q,command=%q} count = %v; want %v", metricReplyDuration, c.kind, c.command, got, c.want)
+		}
 	}
-	if got := sample(after, metricReplyDuration, labelKind, kindComponent); got != 1 {
-		t.Errorf("%s{kind=component} count = %v; want 1", metricReplyDuration, got)
+	if n := len(after[metricReplyDuration].GetMetric()); n != 4 {
+		t.Errorf("%s has %d series; want the 4 above", metricReplyDuration, n)
 	}
 	// Two state-changing commands committed (the roll is recorded too).
 	groups := sample(after, metricGroupSize)
@@ -377,5 +385,66 @@ func BenchmarkMetricsPerRequest(b *testing.B) {
 	for b.Loop() {
 		h.Handle(context.Background(), r)
 		ep.ServeHTTP(w, req)
+	}
+}
+
+// TestMetricsCountUndelivered: an interaction whose answer or follow-up
+// never reached Discord is counted as undelivered, not ok: the /odds chart
+// that serve posts as a follow-up through the webhook, and an answer that
+// came after the deferral; with a Discord that takes them, both are ok.
+func TestMetricsCountUndelivered(t *testing.T) {
+	slow := handlerFunc(func(ctx context.Context, r *commands.Request) *commands.Response {
+		time.Sleep(100 * time.Millisecond) // past the deferral below
+		return &commands.Response{Content: "late"}
+	})
+	for _, tt := range []struct {
+		name    string
+		fake    bool
+		outcome string
+	}{
+		{"Discord unreachable", false, outcomeUndelivered},
+		{"Discord takes them", true, outcomeOK},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			client := offline
+			if tt.fake {
+				client = loopbackClient(t, discordtest.NewServer(t, discordtest.Options{}).URL)
+			}
+			db, err := storage.Open(filepath.Join(t.TempDir(), "hpkeeper.db"), storage.Options{Timeout: time.Second})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			m := NewMetrics()
+			kp := newKeyPair(t)
+			svc := commands.New(db, dice.NewRandom(1), systems...)
+			odds, err := NewEndpoint(m.Instrument(svc), kp.pub, zerolog.Nop(), WithFilesClient(client), WithDeferAfter(0))
+			if err != nil {
+				t.Fatal(err)
+			}
+			late, err := NewEndpoint(m.Instrument(slow), kp.pub, zerolog.Nop(), WithFilesClient(client), WithDeferAfter(10*time.Millisecond))
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := &secServer{t: t}
+			for _, ep := range []*Endpoint{odds, late} {
+				rec := httptest.NewRecorder()
+				ep.ServeHTTP(rec, signed(kp, s.command(playerUser, "odds", "", "expr", "4dF"), time.Now()))
+				if rec.Code != http.StatusOK {
+					t.Fatalf("POST /odds: %d %s", rec.Code, rec.Body)
+				}
+				ep.Wait() // the follow-up, or the deferred answer, has been sent or has failed
+			}
+			fams := gather(t, m)
+			if got := sample(fams, metricInteractions, labelCommand, "odds", labelOutcome, tt.outcome); got != 1 {
+				t.Errorf("%s{command=odds,outcome=%s} = %v; want 1 (the chart's follow-up)", metricInteractions, tt.outcome, got)
+			}
+			if got := sample(fams, metricInteractions, labelCommand, valueUnknown, labelOutcome, tt.outcome); got != 1 {
+				t.Errorf("%s{command=unknown,outcome=%s} = %v; want 1 (the deferred answer)", metricInteractions, tt.outcome, got)
+			}
+			if n := len(fams[metricInteractions].GetMetric()); n != 2 {
+				t.Errorf("%s has %d series; want the 2 above, each interaction counted once", metricInteractions, n)
+			}
+		})
 	}
 }

@@ -60,7 +60,7 @@ func TestCommandDefinitions(t *testing.T) {
 		walk("/"+d.Name, d.Options)
 	}
 	for _, name := range []string{"table", "char", "damage", "heal", "roll", "save", "rest", "attend", "treat",
-		"strain", "spend", "activity", "clock", "init", "history", "undo", "help"} {
+		"strain", "spend", "activity", "wake", "clock", "init", "history", "undo", "help"} {
 		if byName[name] == nil {
 			t.Errorf("no definition for /%s (COMMANDS.md)", name)
 		}

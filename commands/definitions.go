@@ -95,9 +95,9 @@ func NewRegistry(systems ...System) *Registry {
 	})
 	g.add(&Command{
 		Name: "roll", Description: "Roll dice, optionally for a character", handle: roll,
-		Topic: "`/roll expr:3d6dl1` rolls dice: NdS, NdF, constants, + and -, keep/drop suffixes kh kl dh dl. With `as:` a character rolls and may add hit dice or make a check.",
+		Topic: rollTopic,
 		Options: []Option{
-			{Name: "expr", Description: "Dice expression, e.g. 1d20+3 or 3d6dl1", Type: OptionString, MaxLength: 64},
+			{Name: "expr", Description: "Dice expression, e.g. 1d20+3, 4d6kh3 or 2d6ro<3 (your system's rolls are suggested)", Type: OptionString, Autocomplete: true, MaxLength: 64},
 			{Name: "as", Description: "Roll as this character", Type: OptionString, Autocomplete: true, MaxLength: 32},
 			{Name: "hd", Description: "Hit dice to add", Type: OptionInteger, MinValue: 0, MaxValue: 100, BySystem: true},
 			{Name: "purpose", Description: "What the roll is for", Type: OptionString, BySystem: true, MaxLength: 32},
@@ -155,6 +155,15 @@ func NewRegistry(systems ...System) *Registry {
 		},
 	})
 	g.add(&Command{
+		Name: "wake", Description: "A noise reaches a sleeper: a Will save against the Listen DC, or wake at once", handle: systemAction("wake"),
+		Topic: "`/wake target:… listen-dc:…` is a noise reaching a sleeper whose player made a Listen check against that DC: it wakes unless it succeeds at a Will save against the same DC. `stay-asleep:false` fails the save on purpose and wakes at once.",
+		Options: []Option{
+			optTarget,
+			{Name: "listen-dc", Description: "The DC of the Listen check the player made", Type: OptionInteger, Required: true, MinValue: -20, MaxValue: 100},
+			{Name: "stay-asleep", Description: "Save to sleep on (default true); false wakes at once", Type: OptionBoolean},
+		},
+	})
+	g.add(&Command{
 		Name: "clock", Description: "Show or move the game clock", handle: clockCommand,
 		Topic: fmt.Sprintf("`/clock action:show` shows the time. GMs move it with `/clock action:next-round` or `/clock action:advance amount:… unit:rounds|turns|hours|days`, at most %d days (%d hours) in one advance; everything that ends or fires is reported.", MaxAdvanceDays, MaxAdvanceDays*24),
 		Options: []Option{
@@ -181,7 +190,7 @@ func NewRegistry(systems ...System) *Registry {
 	g.add(&Command{
 		Name: "odds", Description: "Chart exact odds: your system's own, or any roll's", handle: odds,
 		Topic:   "`/odds` charts the odds the table's system has of its own (each is below); `/odds expr:2d10` charts any roll's totals. The chart comes as a PNG.",
-		Options: []Option{{Name: "expr", Description: "Dice expression to chart, e.g. 2d6 or 4dF", Type: OptionString, MaxLength: 64}},
+		Options: []Option{{Name: "expr", Description: "Dice expression to chart, e.g. 2d6 or 4dF (your system's rolls are suggested)", Type: OptionString, Autocomplete: true, MaxLength: 64}},
 	})
 	g.add(&Command{
 		Name: "help", Description: "How to use hpkeeper", handle: help,
@@ -192,3 +201,14 @@ func NewRegistry(systems ...System) *Registry {
 	g.component(facesPrefix, facesButton)
 	return g
 }
+
+// rollTopic is /help topic:roll: the dice notation with an example of
+// every operator (docs/dice.md has it in full).
+const rollTopic = "`/roll expr:3d6dl1` rolls dice (Avrae's notation with Dice Maiden's pools); with `as:` a character rolls and may add hit dice or make a check.\n" +
+	"• sums: `3d6+2`, `4dF+2`, `d%` (1–100), `(1d8+3)*2`, `1d6/2` (rounds down), `//`, `%`\n" +
+	"• keep/drop: `4d6kh3`, `2d20kl1`, `3d6dl1`, `4d6pl1`; by value `4d6k>3`, `4d6p1` (`k3` keeps 3s; `d1` drops the lowest)\n" +
+	"• reroll: `2d6ro<3` once, `1d20rr1` until none, `1d6ra6` adds one; `4d6r2` (2 or less) once, `ir2` until\n" +
+	"• explode: `4d6e6` (again on new 6s), `1d10e>7`, `4d6e` (highest face)\n" +
+	"• min/max `8d6mi2`, `10d6ma5`; pools `6d10t7` counts 7+, `tl4` 4 or less, `f1` takes one off per 1, `t7ds10` counts 10s twice\n" +
+	"• sets `(1d4+1, 3, 2d6kl1)kh1`; compare `1d20+5>=15` (1 or 0); labels `3d6 [fire]`; comments `1d20+5 ! to hit`\n" +
+	"Limits: 64 characters, 100 dice named, 1,000 rolled (rerolls and explosions count)."

@@ -42,6 +42,14 @@ func (d mutationDice) Roll(die dice.Die) (int, error) {
 	return d.m.s.dice.Roll(die)
 }
 
+// Pause passes on that the dice to come depend on the faces rolled so far
+// (dice.Pacer): physical dice are asked for in batches that end there.
+func (d mutationDice) Pause() {
+	if p, ok := d.m.s.dice.(dice.Pacer); ok {
+		p.Pause()
+	}
+}
+
 // Roll rolls expr with the service's dice and records the result for the
 // event. Running out of scripted dice is a CodeInvalid error.
 func (m *Mutation) Roll(expr dice.Expr) (dice.Result, error) {
@@ -68,7 +76,7 @@ const MaxRecordedRolls = 500
 func (m *Mutation) Record(rolls ...dice.Result) {
 	for _, r := range rolls {
 		switch {
-		case len(r.Terms) == 0:
+		case r.IsZero():
 		case len(m.log.rolls) < MaxRecordedRolls:
 			m.log.entries++
 			m.log.rolls = append(m.log.rolls, entry{about: m.about, text: r.String(), seq: m.log.entries})

@@ -183,7 +183,7 @@ func tableOptionsHelp(systems []System) string {
 
 // systemActions are the commands whose meaning belongs to the table's system
 // (System.Action); the command name is the action name.
-var systemActions = []string{"damage", "heal", "rest", "save", "attend", "treat", "strain", "spend", "activity"}
+var systemActions = []string{"damage", "heal", "rest", "save", "attend", "treat", "strain", "spend", "activity", "wake"}
 
 // systemCommands lists, from the registry, the commands sys implements, one
 // line each with the options it uses (the core's, and those sys gives a

@@ -79,12 +79,9 @@ func (m *Mutation) RollInitiativeDie(def dice.Expr, initDice *dice.Expr, bonus i
 	if initDice != nil {
 		die = *initDice
 	}
-	e := dice.Expr{Terms: append([]dice.Term(nil), die.Terms...)}
-	switch {
-	case bonus > 0:
-		e.Terms = append(e.Terms, dice.Term{Sign: 1, Const: bonus})
-	case bonus < 0:
-		e.Terms = append(e.Terms, dice.Term{Sign: -1, Const: -bonus})
+	e, err := die.Plus(bonus)
+	if err != nil {
+		return InitiativeRoll{}, RollError(err)
 	}
 	res, err := m.Roll(e)
 	if err != nil {

@@ -222,13 +222,15 @@ func TestInitiativeDyingSaves(t *testing.T) {
 	if strings.Contains(out, "Fort") {
 		t.Errorf("a turn within the round made a save: %q", out)
 	}
+	// Dying, Vala is exhausted: fatigue's −2 takes Con 12 to 10, its
+	// modifier from +1 to +0, so Fort +2 −1 = +1 (RULES.md §2.3 Reading).
 	tb.Dice.Push(5)
 	out = tb.OK(tb.Do("bob", "/init next"))
-	commandstest.WantIn(t, "round 1 end", out, "Fort DC 10 (stabilize): 1d20 [5] = 5 +2 = 7, failed", "is still dying",
+	commandstest.WantIn(t, "round 1 end", out, "Fort DC 10 (stabilize): 1d20 [5] = 5, Fort +2 −1 fatigue = 6, failed", "is still dying",
 		"**Vala** cannot act (dying, unconscious): turn skipped.", "It is **Orm**'s turn (round 2).", "Rolled 1d20 [5] = 5")
-	tb.Dice.Push(9)
+	tb.Dice.Push(10)
 	out = tb.OK(tb.Do("bob", "/init next"))
-	commandstest.WantIn(t, "round 2 end", out, "Fort DC 11 (stabilize): 1d20 [9] = 9 +2 = 11, succeeded", "State: **stable (unconscious), exhausted**",
+	commandstest.WantIn(t, "round 2 end", out, "Fort DC 11 (stabilize): 1d20 [10] = 10, Fort +2 −1 fatigue = 11, succeeded", "State: **stable (unconscious), exhausted**",
 		"**Vala** cannot act (stable, unconscious): turn skipped.", "It is **Orm**'s turn (round 3).")
 	tb.NoDiceLeft()
 }

@@ -77,6 +77,17 @@ type manualSource struct {
 	// who and hidden describe the dice wanted (needFaces).
 	who    *storage.Character
 	hidden bool
+	// paused: the roll reached dice that depend on the faces of those
+	// wanted (a reroll, an explosion), which are asked for first.
+	paused bool
+}
+
+// Pause ends the batch of dice being gathered: what comes next depends on
+// their faces (dice.Pacer).
+func (s *manualSource) Pause() {
+	if len(s.want) > 0 {
+		s.paused = true
+	}
 }
 
 var errStopProbe = errors.New("manual dice: stop probing")
@@ -97,7 +108,7 @@ func (s *manualSource) rollFor(m *Mutation, d dice.Die) (int, error) {
 		}
 		return f, nil
 	}
-	if len(s.want) >= maxAskDice || len(s.want) > 0 && s.want[len(s.want)-1] != d {
+	if len(s.want) >= maxAskDice || len(s.want) > 0 && s.want[len(s.want)-1] != d || s.paused {
 		return 0, errStopProbe
 	}
 	if len(s.want) == 0 && m != nil {

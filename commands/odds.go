@@ -92,14 +92,21 @@ func DiceOdds(e dice.Expr) (totals []string, values []float64, err error) {
 	// distribution took 0.3–0.45 s to work out and then to refuse.
 	d, err := e.DistributionLimit(maxChartTotals)
 	switch {
+	case errors.Is(err, dice.ErrNoExactOdds):
+		return nil, nil, Errorf(CodeInvalid, "No exact odds for %s: exploding dice can keep adding dice, so its total has no highest value to chart.", e.String())
+	case errors.Is(err, dice.ErrTooManyTotals) && len(e.Terms) == 0:
+		return nil, nil, Errorf(CodeInvalid, "%s can have up to %d different totals; a chart shows at most %d.", e.String(), e.Totals(), maxChartTotals)
 	case errors.Is(err, dice.ErrTooManyTotals):
 		return nil, nil, Errorf(CodeInvalid, "%s has %d possible totals; a chart shows at most %d.", e.String(), e.Totals(), maxChartTotals)
 	case errors.Is(err, dice.ErrTooComplex):
-		return nil, nil, Errorf(CodeInvalid, "%s is too big to work out exactly.", e.String())
+		return nil, nil, Errorf(CodeInvalid, "No exact odds for %s: it has too many outcomes to count within the work limit.", e.String())
 	case err != nil:
 		return nil, nil, Errorf(CodeInvalid, "Bad dice expression: %v.", err)
 	}
 	for t := d.Min(); t <= d.Max(); t++ {
+		if d.Count(t).Sign() == 0 {
+			continue // a total the operators never give (1d6*10 skips 11 to 19)
+		}
 		totals = append(totals, fmt.Sprint(t))
 		values = append(values, Percent(d.P(t)))
 	}

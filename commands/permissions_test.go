@@ -113,6 +113,7 @@ func permCases() []permCase {
 		{name: "hp-mp-wp spend mp", system: hmw, action: "/spend target:Lister resource:mp amount:1", allowed: ownerOrGM},
 		{name: "hp-mp-wp activity", system: hmw, action: "/activity target:Lister kind:sleep", allowed: ownerOrGM},
 		{name: "hp-mp-wp save", system: hmw, action: "/save target:Lister type:fort", allowed: ownerOrGM},
+		{name: "hp-mp-wp wake", system: hmw, setup: []string{"gm /activity target:Lister kind:sleep"}, action: "/wake target:Lister listen-dc:10 stay-asleep:false", allowed: ownerOrGM},
 		{name: "hp-mp-wp strain", system: hmw, setup: []string{"gm /damage target:Lister amount:24", "ann press Act Disabled"}, action: "/strain target:Lister", allowed: ownerOrGM},
 		{name: "Act Disabled button", system: hmw, setup: []string{"gm /damage target:Lister amount:24"}, action: "press Act Disabled", allowed: ownerOrGM},
 		{name: "Fall Unconscious button", system: hmw, setup: []string{"gm /damage target:Lister amount:24"}, action: "press Fall Unconscious", allowed: ownerOrGM},

@@ -101,6 +101,7 @@ var privacyScenarios = []struct {
 		"/heal target:Goblin trigger:first-aid healer:Lister", "/heal target:Lister trigger:counsel healer:Goblin", "/heal target:Goblin trigger:rest ability:endure"}},
 	{"spend", []string{"/spend target:Goblin resource:hd amount:1", "/spend target:Goblin resource:mp amount:3", "/spend target:Goblin resource:vigor amount:1"}},
 	{"activity", []string{"/activity target:Goblin kind:work", "/activity target:Goblin,Lister kind:awake"}},
+	{"wake", []string{"/activity target:Goblin,Lister kind:sleep", "/wake target:Goblin listen-dc:15", "/wake target:Goblin,Lister listen-dc:5 stay-asleep:false", "/wake target:Goblin listen-dc:10"}},
 	{"rest", []string{"/rest kind:turn target:Goblin", "/rest kind:breath target:Goblin", "/rest kind:night", "/rest kind:night target:Goblin", "/rest kind:day", "/rest kind:day target:Goblin"}},
 	{"clock", []string{"/clock action:show", "/clock action:next-round", "/clock action:advance amount:3 unit:hours", "/clock action:advance amount:1 unit:days"}},
 	{"init start", []string{"/init start"}},

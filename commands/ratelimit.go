@@ -14,7 +14,8 @@ import (
 
 // Per-user limits on expensive work (SECURITY.md, "Abuse"). Work is counted
 // in units: a dice expression of more than FreeDice dice costs one unit per
-// die (options expr and amount, and the hit dice of hd), and a /history page
+// die it may roll (options expr and amount, rerolls and explosions counted
+// as dice.Expr.Rolls says, and the hit dice of hd), and a /history page
 // costs HistoryCost units. Each user has a bucket of WorkBurst units that
 // refills at WorkPerMinute units a minute; a command whose cost does not fit
 // is refused with CodeRateLimited before it does anything. Plain play (a few
@@ -133,7 +134,7 @@ func workCost(r *Request) int {
 	for _, opt := range []string{"expr", "amount"} {
 		if v, ok := r.Options[opt]; ok {
 			if e, err := dice.Parse(v); err == nil {
-				n += e.DiceCount()
+				n += e.Rolls() // rerolls and explosions count
 			}
 		}
 	}

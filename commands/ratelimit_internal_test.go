@@ -78,6 +78,11 @@ func TestWorkCost(t *testing.T) {
 		{"roll", map[string]string{"expr": "11d6"}, 11},
 		{"roll", map[string]string{"expr": "60d6+40d8"}, 100},
 		{"roll", map[string]string{"expr": "bad"}, 0},
+		// Rerolls and explosions count: at worst, or on average when
+		// there is no worst (dice.Expr.Rolls).
+		{"roll", map[string]string{"expr": "10d6ro1"}, 20},
+		{"roll", map[string]string{"expr": "10d6e6"}, 12},
+		{"roll", map[string]string{"expr": "8d6e6"}, 0},
 		{"damage", map[string]string{"amount": "50d6"}, 50},
 		{"damage", map[string]string{"amount": "7"}, 0},
 		{"roll", map[string]string{"expr": "5d6", "hd": "20"}, 25},

@@ -3,6 +3,7 @@ package commands
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/hpkeeper/hpkeeper/rules/dice"
 	"github.com/hpkeeper/hpkeeper/storage"
@@ -36,7 +37,7 @@ func roll(ctx context.Context, s *Service, r *Request) (*Response, error) {
 			if err != nil {
 				return nil, err
 			}
-			m.Say("**%s** rolled %s", Escape(c.Name), res.String())
+			m.Say("**%s** rolled %s%s", Escape(c.Name), res.String(), ReadingNotes(res.Expr))
 			return &Response{}, nil
 		})
 
@@ -77,5 +78,19 @@ func roll(ctx context.Context, s *Service, r *Request) (*Response, error) {
 	if err != nil {
 		return nil, RollError(err)
 	}
-	return &Response{Content: fmt.Sprintf("%s rolled %s", Escape(r.UserName), res.String())}, nil
+	return &Response{Content: fmt.Sprintf("%s rolled %s%s", Escape(r.UserName), res.String(), ReadingNotes(e))}, nil
+}
+
+// ReadingNotes renders, one small-print line each to follow a roll, how
+// its expression was read where Avrae and Dice Maiden read it differently
+// (docs/dice.md, "Where the bots differ"), e.g. "\n-# `4d6k3` keeps the
+// dice showing 3, as in Avrae; for the highest 3 write `4d6kh3`"; "" for
+// none. Every reply that rolls a player's expression adds it.
+func ReadingNotes(e dice.Expr) string {
+	var b strings.Builder
+	for _, n := range e.Notes() {
+		b.WriteString("\n-# ")
+		b.WriteString(n)
+	}
+	return b.String()
 }

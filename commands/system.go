@@ -47,7 +47,8 @@ type System interface {
 	// "HP 3/6 · HD 1/1") and the sheet as embed fields.
 	Describe(c *storage.Character) (status string, fields []Field, err error)
 	// Action returns the handler of a system command ("damage", "heal",
-	// "rest", "save", "attend", "treat", "strain", "spend", "activity"), or
+	// "rest", "save", "attend", "treat", "strain", "spend", "activity",
+	// "wake"), or
 	// nil when the system does not implement it.
 	Action(name string) ActionFunc
 	// Roll handles /roll with `as` (hit dice on rolls, checks); nil when the

@@ -290,13 +290,13 @@ func TestHelpSystemCommands(t *testing.T) {
 	tb := newTable(t)
 	out := commandstest.Text(tb.Do("ann", "/help topic:harm"))
 	commandstest.WantIn(t, "harm help", out, "Commands:", "`/damage target:… amount:… [kind:…] [pool:…]`", "`/heal")
-	for _, not := range []string{"/strain", "soak", "crit"} {
+	for _, not := range []string{"/strain", "/wake", "soak", "crit"} {
 		if strings.Contains(out, not) {
 			t.Errorf("harm help mentions %s: %q", not, out)
 		}
 	}
 	out = commandstest.Text(tb.Do("ann", "/help topic:hp-mp-wp"))
-	commandstest.WantIn(t, "hp-mp-wp help", out, "`/strain", "`/activity", "[crit:…]", "[nonlethal:…]")
+	commandstest.WantIn(t, "hp-mp-wp help", out, "`/strain", "`/activity", "`/wake target:… listen-dc:… [stay-asleep:…]`", "[crit:…]", "[nonlethal:…]")
 	// Every other command of the registry is named too: hp-mp-wp's help
 	// named neither /roll nor /init nor /odds.
 	commandstest.WantIn(t, "hp-mp-wp help", out, "Also: /table, /char, /roll, /clock, /init, /history, /undo, /odds, /help;")

@@ -184,11 +184,13 @@ func BenchmarkWorstCase(b *testing.B) {
 			timed("damage-50-targets-100d10", true, "damage", allTargets(), "amount:100d10")
 		}
 		timed("roll-100d1000", false, "roll", "expr:100d1000")
+		timed("roll-500-rerolls", false, "roll", "expr:100d10rr<9") // the most dice a roll may expect to roll (docs/dice.md §9)
 		timed("char-set-every-stat", true, "char set", "name:W07", "stats:"+changedStats[sys])
 		timed("char-list", false, "char list")
 		timed("table-show", false, "table show")
 		timed("history", false, "history")
 		timed("odds-60-totals", false, "odds", "expr:59d2")
+		timed("odds-reroll-pool", false, "odds", "expr:3d20rol1kh2") // about the most counting the odds of a chart do (docs/dice.md §10)
 		b.Run(sys+"/undo-of-90-days", func(b *testing.B) {
 			w := &writerTimer{db: db}
 			for b.Loop() {

@@ -179,8 +179,10 @@ func TestOpenLocked(t *testing.T) {
 	if !strings.Contains(err.Error(), path) {
 		t.Errorf("error %q does not name the file %q", err, path)
 	}
-	if elapsed > testTimeout+time.Second {
-		t.Errorf("second Open took %v; want at most %v", elapsed, testTimeout+time.Second)
+	// Giving up rather than waiting for ever (the first holder never lets
+	// go): a bound far above the timeout, for a busy machine.
+	if elapsed > testTimeout+30*time.Second {
+		t.Errorf("second Open took %v; want it to give up after about %v", elapsed, testTimeout)
 	}
 	// It waited for the lock rather than failing at once (bbolt gives up one
 	// 50ms retry early).
@@ -206,7 +208,9 @@ func TestOpenLockedNegativeTimeoutFailsAtOnce(t *testing.T) {
 	if !errors.Is(err, ErrLocked) {
 		t.Errorf("Open error = %v; want ErrLocked", err)
 	}
-	if elapsed := time.Since(start); elapsed > testTimeout {
+	// Once rather than for ever (bbolt's timeout 0): the bound only tells the
+	// two apart, on however busy a machine.
+	if elapsed := time.Since(start); elapsed > 30*time.Second {
 		t.Errorf("Open with negative timeout took %v; want it to fail at once", elapsed)
 	}
 }

@@ -1,8 +1,13 @@
 // Package discordtest is a loopback stand-in for Discord's REST API and
-// gateway, for tests of the gateway mode, in the way net/http/httptest
-// stands in for a network: Server answers GET /gateway and GET /gateway/bot
-// (with a recommended shard count and a session start limit it keeps),
-// records interaction callbacks, and serves a websocket gateway that says
+// gateway, for tests and for people trying the bot without Discord (`hpkeeper
+// fakediscord`), in the way net/http/httptest stands in for a network:
+// Server answers GET /gateway and GET /gateway/bot (with a recommended shard
+// count and a session start limit it keeps), records interaction callbacks,
+// answers the application, command and webhook routes that `hpkeeper
+// register`, `run` and `serve` use (rest.go: the application's id, bulk
+// overwrites of its commands, follow-up messages and edits of an
+// interaction's original response, and the tracker's channel messages), and
+// serves a websocket gateway that says
 // HELLO, answers IDENTIFY (with its shard) with READY listing the shard's
 // guilds, dispatches INTERACTION_CREATE events on the shard of their guild,
 // answers heartbeats, and answers RESUME with RESUMED after a dropped
@@ -17,6 +22,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -56,6 +62,12 @@ type Options struct {
 	// RefuseIdentify, when set, is the close code the server answers every
 	// IDENTIFY with (4011: sharding required, say).
 	RefuseIdentify int
+	// Listen is the loopback address to listen on ("": 127.0.0.1 and a port
+	// the kernel chooses). Start refuses any address that is not loopback.
+	Listen string
+	// Log, when set, is told of every request the server answers, one line
+	// each ("PUT /applications/…/commands: 23 commands registered").
+	Log func(line string)
 }
 
 // Identify is one IDENTIFY the server received.
@@ -95,9 +107,12 @@ type Server struct {
 	// buffer blocks the request).
 	Callbacks chan Callback
 
-	t    testing.TB
-	opts Options
-	srv  *httptest.Server
+	// t is the test (NewServer) whose Fatalf Collect uses; nil for Start.
+	t      testing.TB
+	errorf func(format string, args ...any)
+	opts   Options
+	srv    *httptest.Server
+	mux    *http.ServeMux
 
 	mu         sync.Mutex
 	conns      map[int]*conn // the live connection of each shard
@@ -110,6 +125,7 @@ type Server struct {
 	resetAt    time.Time
 	lastByKey  map[int]time.Time // last IDENTIFY per bucket
 	misroute   map[string]int    // guild id → the shard its interactions go to instead
+	rest       restState         // rest.go
 }
 
 // conn is one websocket connection.
@@ -125,8 +141,27 @@ func (c *conn) send(v string) error {
 	return c.ws.WriteMessage(websocket.TextMessage, []byte(v))
 }
 
-// NewServer starts a Server, closed when the test ends.
+// NewServer starts a Server, closed when the test ends; a request it
+// cannot accept fails the test.
 func NewServer(t testing.TB, opts Options) *Server {
+	s, err := start(opts, t.Errorf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.t = t
+	t.Cleanup(s.Close)
+	return s
+}
+
+// Start starts a Server outside a test (`hpkeeper fakediscord`): what a
+// test would fail on is passed to errorf. It returns an error when
+// opts.Listen is not a loopback address or cannot be bound. Close it when
+// done.
+func Start(opts Options, errorf func(format string, args ...any)) (*Server, error) {
+	return start(opts, errorf)
+}
+
+func start(opts Options, errorf func(format string, args ...any)) (*Server, error) {
 	if opts.Shards == 0 {
 		opts.Shards = 1
 	}
@@ -145,9 +180,21 @@ func NewServer(t testing.TB, opts Options) *Server {
 	if opts.HeartbeatInterval == 0 {
 		opts.HeartbeatInterval = 45 * time.Second
 	}
+	addr := opts.Listen
+	if addr == "" {
+		addr = "127.0.0.1:0"
+	}
+	host, _, err := net.SplitHostPort(addr)
+	if ip := net.ParseIP(host); err != nil || ip == nil || !ip.IsLoopback() {
+		return nil, fmt.Errorf("discordtest: listen address %q: want a loopback IP and a port (127.0.0.1:8090)", addr)
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("discordtest: %w", err)
+	}
 	s := &Server{
 		Callbacks: make(chan Callback, 64),
-		t:         t, opts: opts,
+		errorf:    errorf, opts: opts,
 		conns: map[int]*conn{}, seqs: map[int]int64{}, remaining: opts.Remaining,
 		lastByKey: map[int]time.Time{}, misroute: map[string]int{},
 	}
@@ -158,20 +205,33 @@ func NewServer(t testing.TB, opts Options) *Server {
 	mux.HandleFunc("GET /api/{version}/gateway/bot", s.gatewayBot)
 	mux.HandleFunc("POST /api/{version}/interactions/{id}/{token}/callback", func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
+		s.logf("POST /interactions/%s/…/callback: answer of type %s", r.PathValue("id"), jsonField(b, "type"))
 		s.Callbacks <- Callback{ID: r.PathValue("id"), Token: r.PathValue("token"), Auth: r.Header.Get("Authorization"), Body: b}
 		w.WriteHeader(http.StatusNoContent)
 	})
+	s.mux = mux
+	s.restRoutes(mux) // rest.go
 	mux.HandleFunc("/gw/", s.gateway)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
 		s.unexpected = append(s.unexpected, r.Method+" "+r.URL.Path)
 		s.mu.Unlock()
+		s.logf("%s %s: not a route of this fake (404)", r.Method, r.URL.Path)
 		http.NotFound(w, r)
 	})
-	s.srv = httptest.NewServer(mux)
+	s.srv = httptest.NewUnstartedServer(mux)
+	s.srv.Listener.Close()
+	s.srv.Listener = ln
+	s.srv.Start()
 	s.URL = s.srv.URL
-	t.Cleanup(s.Close)
-	return s
+	return s, nil
+}
+
+// logf passes one line to Options.Log, when set.
+func (s *Server) logf(format string, args ...any) {
+	if s.opts.Log != nil {
+		s.opts.Log(fmt.Sprintf(format, args...))
+	}
 }
 
 // Close closes every connection and stops the server.
@@ -216,7 +276,7 @@ func (s *Server) gateway(w http.ResponseWriter, r *http.Request) {
 	up := websocket.Upgrader{}
 	ws, err := up.Upgrade(w, r, nil)
 	if err != nil {
-		s.t.Errorf("discordtest: gateway upgrade: %v", err)
+		s.errorf("discordtest: gateway upgrade: %v", err)
 		return
 	}
 	c := &conn{ws: ws, shard: -1}
@@ -241,7 +301,7 @@ func (s *Server) gateway(w http.ResponseWriter, r *http.Request) {
 			D  json.RawMessage `json:"d"`
 		}
 		if err := json.Unmarshal(msg, &p); err != nil {
-			s.t.Errorf("discordtest: undecodable gateway message %s", msg)
+			s.errorf("discordtest: undecodable gateway message %s", msg)
 			return
 		}
 		switch p.Op {
@@ -267,7 +327,7 @@ func (s *Server) identify(c *conn, d json.RawMessage) bool {
 		Shard   *[2]int `json:"shard"`
 	}
 	if err := json.Unmarshal(d, &id); err != nil {
-		s.t.Errorf("discordtest: undecodable IDENTIFY %s", d)
+		s.errorf("discordtest: undecodable IDENTIFY %s", d)
 		return false
 	}
 	shard, count := 0, 1
@@ -284,23 +344,24 @@ func (s *Server) identify(c *conn, d json.RawMessage) bool {
 	s.mu.Lock()
 	bucket := shard % s.opts.MaxConcurrency
 	if last, ok := s.lastByKey[bucket]; ok && s.opts.IdentifyInterval > 0 && now.Sub(last) < s.opts.IdentifyInterval {
-		s.t.Errorf("discordtest: IDENTIFY of shard %d %v after the last of its bucket %d; Discord allows one per %v", shard, now.Sub(last), bucket, s.opts.IdentifyInterval)
+		s.errorf("discordtest: IDENTIFY of shard %d %v after the last of its bucket %d; Discord allows one per %v", shard, now.Sub(last), bucket, s.opts.IdentifyInterval)
 	}
 	s.lastByKey[bucket] = now
 	if s.remaining <= 0 {
-		s.t.Errorf("discordtest: IDENTIFY of shard %d with no session start left", shard)
+		s.errorf("discordtest: IDENTIFY of shard %d with no session start left", shard)
 	}
 	if s.resetAt.IsZero() {
 		s.resetAt = now.Add(s.opts.ResetAfter)
 	}
 	s.remaining--
 	if shard < 0 || shard >= count || (s.count != 0 && count != s.count) {
-		s.t.Errorf("discordtest: IDENTIFY with shard [%d, %d] (other sessions: %d shards)", shard, count, s.count)
+		s.errorf("discordtest: IDENTIFY with shard [%d, %d] (other sessions: %d shards)", shard, count, s.count)
 	}
 	s.count = count
 	s.identifies = append(s.identifies, Identify{Shard: shard, Count: count, Token: id.Token, Intents: id.Intents, At: now})
+	s.logf("gateway: IDENTIFY of shard %d of %d; READY", shard, count)
 	if old := s.conns[shard]; old != nil {
-		s.t.Errorf("discordtest: shard %d identified twice at once", shard)
+		s.errorf("discordtest: shard %d identified twice at once", shard)
 	}
 	c.shard = shard
 	s.conns[shard] = c
@@ -336,25 +397,47 @@ func (s *Server) resume(c *conn, d json.RawMessage) bool {
 		Seq       int64  `json:"seq"`
 	}
 	if err := json.Unmarshal(d, &r); err != nil {
-		s.t.Errorf("discordtest: undecodable RESUME %s", d)
+		s.errorf("discordtest: undecodable RESUME %s", d)
 		return false
 	}
 	shard, err := strconv.Atoi(strings.TrimPrefix(r.SessionID, "fake-session-"))
 	if err != nil {
-		s.t.Errorf("discordtest: RESUME of an unknown session %q", r.SessionID)
+		s.errorf("discordtest: RESUME of an unknown session %q", r.SessionID)
 		return false
 	}
 	s.mu.Lock()
 	if r.Seq != s.seqs[shard] {
-		s.t.Errorf("discordtest: RESUME of shard %d at seq %d; the last sent was %d", shard, r.Seq, s.seqs[shard])
+		s.errorf("discordtest: RESUME of shard %d at seq %d; the last sent was %d", shard, r.Seq, s.seqs[shard])
 	}
 	s.resumes = append(s.resumes, Resume{Shard: shard, SessionID: r.SessionID, Seq: r.Seq, At: time.Now()})
+	s.logf("gateway: RESUME of shard %d; RESUMED", shard)
 	c.shard = shard
 	s.conns[shard] = c
 	s.seqs[shard]++
 	seq := s.seqs[shard]
 	s.mu.Unlock()
 	return c.send(fmt.Sprintf(`{"op":0,"s":%d,"t":"RESUMED","d":{}}`, seq)) == nil
+}
+
+// HandleFunc adds a route to the server (`hpkeeper fakediscord` adds the
+// one that lets a person send an interaction), as http.ServeMux.HandleFunc.
+func (s *Server) HandleFunc(pattern string, h func(http.ResponseWriter, *http.Request)) {
+	s.mux.HandleFunc(pattern, h)
+}
+
+// DispatchInteraction sends payload as an INTERACTION_CREATE on the shard
+// of its guild (a DM on shard 0), with the shard count the sessions
+// identified with, and returns the shard. It returns an error when that
+// shard has no live connection (no `hpkeeper run` connected).
+func (s *Server) DispatchInteraction(payload []byte) (int, error) {
+	s.mu.Lock()
+	count := s.count
+	s.mu.Unlock()
+	if count == 0 {
+		return 0, fmt.Errorf("discordtest: no gateway session has identified yet")
+	}
+	shard := s.routeOf(payload, count)
+	return shard, s.Dispatch(shard, payload)
 }
 
 // Dispatch sends payload as an INTERACTION_CREATE on shard's live
@@ -415,7 +498,7 @@ func (s *Server) routeOf(payload []byte, count int) int {
 		GuildID string `json:"guild_id"`
 	}
 	if err := json.Unmarshal(payload, &i); err != nil {
-		s.t.Errorf("discordtest: interaction %s: %v", payload, err)
+		s.errorf("discordtest: interaction %s: %v", payload, err)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -469,7 +552,7 @@ func (s *Server) Unexpected() []string {
 
 // Collect returns the next n interaction callbacks by interaction id. It
 // fails the test when done yields first (the code under test returned) or
-// timeout passes.
+// timeout passes. It is for servers of NewServer.
 func (s *Server) Collect(n int, done <-chan error, timeout time.Duration) map[string]Callback {
 	s.t.Helper()
 	got := map[string]Callback{}

@@ -10,11 +10,13 @@ import (
 	"net/http"
 	"os"
 	"runtime/pprof"
+	"sync"
 	"time"
 
 	"github.com/rs/zerolog"
 
 	"github.com/hpkeeper/hpkeeper/bot"
+	"github.com/hpkeeper/hpkeeper/cmd/hpkeeper/console"
 	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/rules/dice"
 	"github.com/hpkeeper/hpkeeper/storage"
@@ -50,11 +52,13 @@ var appModes = map[string]struct {
 	env  []string
 }{
 	"run": {"connect to Discord's gateway, all shards or a range of them, and answer interactions over it (needs DISCORD_TOKEN); with an admin listener, answer /healthz, /metrics and /admin/backup there.",
-		[]string{"HPKEEPER_CONFIG", "DISCORD_TOKEN", "HPKEEPER_DB", "HPKEEPER_SHARDS", "HPKEEPER_SHARD_IDS", "HPKEEPER_ADMIN_LISTEN", "HPKEEPER_ADMIN_TOKEN", "HPKEEPER_LOG_LEVEL", "HPKEEPER_LOG_FORMAT", envTestDiscord}},
+		[]string{"HPKEEPER_CONFIG", "DISCORD_TOKEN", "DISCORD_TOKEN_FILE", "HPKEEPER_SHARDS", "HPKEEPER_SHARD_IDS", "HPKEEPER_DB", "HPKEEPER_LOCK_TIMEOUT", "HPKEEPER_CACHE_MB",
+			"HPKEEPER_ALLOW_UNSOUND", "HPKEEPER_ADMIN_LISTEN", "HPKEEPER_ADMIN_TOKEN", "HPKEEPER_ADMIN_TOKEN_FILE", "HPKEEPER_LOG_LEVEL", "HPKEEPER_LOG_FORMAT", envTestDiscord}},
 	"serve": {"serve Discord's HTTP interactions endpoint (needs DISCORD_PUBLIC_KEY; DISCORD_TOKEN for the tracker), with /healthz, /metrics and /admin/backup on the same listener.",
-		[]string{"HPKEEPER_CONFIG", "DISCORD_PUBLIC_KEY", "DISCORD_TOKEN", "HPKEEPER_DB", "HPKEEPER_LISTEN", "HPKEEPER_ADMIN_LISTEN", "HPKEEPER_ADMIN_TOKEN", "HPKEEPER_LOG_LEVEL", "HPKEEPER_LOG_FORMAT", envTestDiscord}},
+		[]string{"HPKEEPER_CONFIG", "DISCORD_PUBLIC_KEY", "DISCORD_PUBLIC_KEY_FILE", "DISCORD_TOKEN", "DISCORD_TOKEN_FILE", "HPKEEPER_DB", "HPKEEPER_LOCK_TIMEOUT", "HPKEEPER_CACHE_MB",
+			"HPKEEPER_ALLOW_UNSOUND", "HPKEEPER_LISTEN", "HPKEEPER_ADMIN_LISTEN", "HPKEEPER_ADMIN_TOKEN", "HPKEEPER_ADMIN_TOKEN_FILE", "HPKEEPER_LOG_LEVEL", "HPKEEPER_LOG_FORMAT", envTestDiscord}},
 	"register": {"register the slash commands with Discord, globally or in one guild (needs DISCORD_TOKEN; the application id is looked up from the token when not configured).",
-		[]string{"HPKEEPER_CONFIG", "DISCORD_TOKEN", "HPKEEPER_LOG_LEVEL", "HPKEEPER_LOG_FORMAT", envTestDiscord}},
+		[]string{"HPKEEPER_CONFIG", "DISCORD_TOKEN", "DISCORD_TOKEN_FILE", "HPKEEPER_APPLICATION_ID", "HPKEEPER_DEV_GUILD", "HPKEEPER_LOG_LEVEL", "HPKEEPER_LOG_FORMAT", envTestDiscord}},
 }
 
 // NewApp parses the flags of a subcommand and loads the configuration. It
@@ -140,9 +144,14 @@ func NewApp(mode string, args []string, stdout, stderr io.Writer, getenv func(st
 	}
 	var out io.Writer = stdout
 	if cfg.Log.Format == "console" {
-		out = zerolog.ConsoleWriter{Out: stderr, TimeFormat: time.TimeOnly}
+		// Colours only for a terminal: escape codes in a file or a
+		// journal are noise.
+		out = zerolog.ConsoleWriter{Out: stderr, TimeFormat: time.TimeOnly, NoColor: !console.IsTerminal(stderr)}
 	}
-	app.Log = zerolog.New(out).Level(lvl).With().Timestamp().Str("mode", mode).Logger()
+	// Serialised: the stop's line comes from a goroutine of its own while
+	// others log (an io.Writer such as a test's buffer need not be safe for
+	// concurrent use).
+	app.Log = zerolog.New(zerolog.SyncWriter(out)).Level(lvl).With().Timestamp().Str("mode", mode).Logger()
 	zerolog.DefaultContextLogger = &app.Log
 	return app, nil
 }
@@ -152,6 +161,9 @@ func NewApp(mode string, args []string, stdout, stderr io.Writer, getenv func(st
 // database it cannot open (locked by another process, say), an address it
 // cannot listen on, or a failure to reach or answer Discord.
 func (a *App) Run(ctx context.Context) error {
+	b := buildInfo()
+	a.Log.Info().Str("version", b.Version).Str("revision", b.Revision).Bool("modified", b.Modified).Str("go", b.GoVersion).
+		Msg("hpkeeper starting")
 	if a.testDiscord != "" {
 		a.Log.Warn().Str("url", a.testDiscord).Msg(envTestDiscord + " is set: every Discord request and the gateway go to this loopback address (tests only)")
 	}
@@ -166,6 +178,14 @@ func (a *App) Run(ctx context.Context) error {
 		if r, _ := a.Config.ShardRange(); !r.Whole() {
 			return fmt.Errorf("discord.shard_ids (%s) is for run: serve receives the interactions of every guild at its one URL, so it serves every shard", r)
 		}
+		// Bind before the database is opened: a port in use fails the
+		// start with the file untouched (no replay guard spent, no file
+		// created).
+		ln, err := net.Listen("tcp", a.Config.HTTP.Listen)
+		if err != nil {
+			return fmt.Errorf("listen on %s: %w", a.Config.HTTP.Listen, err)
+		}
+		defer ln.Close() // when the service does not start; ServeListener closes it otherwise
 		return a.withService(ctx, func(s served) error {
 			// Follow-ups and deferred answers go to Discord's webhooks, or
 			// to the tests' loopback Discord (NewApp has checked its URL).
@@ -180,12 +200,8 @@ func (a *App) Run(ctx context.Context) error {
 			if err != nil {
 				return err
 			}
-			// Listen here so the log names the real address (with port 0,
-			// the one the kernel chose: the end-to-end tests read it).
-			ln, err := net.Listen("tcp", a.Config.HTTP.Listen)
-			if err != nil {
-				return fmt.Errorf("listen on %s: %w", a.Config.HTTP.Listen, err)
-			}
+			// The log names the real address (with port 0, the one the
+			// kernel chose: the end-to-end tests read it).
 			a.Log.Info().Str("listen", ln.Addr().String()).Str("db", a.Config.Storage.Path).Msg("serving the interactions endpoint")
 			err = bot.ServeListener(ctx, ln, s.admin.WithInteractions(s.metrics.InstrumentEndpoint(ep)))
 			// Deferred answers still use the database; then the guard is saved.
@@ -228,9 +244,9 @@ type served struct {
 // service, and when fn returns stops the admin listener, waits for the
 // tracker's edits and closes the database.
 func (a *App) withService(ctx context.Context, fn func(served) error) (runErr error) {
-	timeout, err := time.ParseDuration(a.Config.Storage.LockTimeout)
-	if err != nil || timeout <= 0 {
-		return fmt.Errorf("storage.lock_timeout %q is not a positive duration", a.Config.Storage.LockTimeout)
+	timeout, err := a.Config.LockTimeout()
+	if err != nil {
+		return err
 	}
 	if a.cpuProfile != "" {
 		stop, err := startCPUProfile(a.cpuProfile)
@@ -239,7 +255,25 @@ func (a *App) withService(ctx context.Context, fn func(served) error) (runErr er
 		}
 		defer func() { runErr = errors.Join(runErr, stop()) }()
 	}
+	// The admin listener binds before the database opens too.
+	adminLn, err := a.listenAdmin()
+	if err != nil {
+		return err
+	}
+	if adminLn != nil {
+		defer adminLn.Close() // when the service does not start
+	}
+	// The stop is logged when it begins (a signal, see main), not only
+	// when the database is closed at its end, and always before that.
+	var logStop sync.Once
+	stopping := func() {
+		logStop.Do(func() {
+			a.Log.Info().Str("cause", stopCause(ctx)).Msg("stopping: no new interactions; finishing those in flight, then closing the database")
+		})
+	}
+	defer context.AfterFunc(ctx, stopping)()
 	m := bot.NewMetrics()
+	m.ObserveBuild(buildInfo())
 	cache := a.Config.Storage.CacheMB << 20
 	if a.Config.Storage.CacheMB < 0 {
 		cache = -1
@@ -261,11 +295,15 @@ func (a *App) withService(ctx context.Context, fn func(served) error) (runErr er
 		s.admin, runErr = bot.NewAdmin(db, m, a.Config.Admin.Token, a.Log)
 	}
 	if runErr == nil {
+		s.admin.SetBuildInfo(buildInfo())
 		trk := a.wireTracker(s.svc, m)
-		runErr = a.withAdminListener(ctx, s.admin, func() error { return fn(s) })
+		runErr = a.withAdminListener(ctx, adminLn, s.admin, func() error { return fn(s) })
 		if trk != nil {
 			trk.Wait()
 		}
+	}
+	if ctx.Err() != nil {
+		stopping()
 	}
 	if err := db.Close(); err != nil && runErr == nil {
 		runErr = fmt.Errorf("close database: %w", err)
@@ -324,20 +362,24 @@ func (a *App) sessionOptions(m *bot.Metrics) []bot.SessionOption {
 	return opts
 }
 
-// withAdminListener runs fn, serving admin's routes on admin.listen (when
-// set) while it runs: listening first, so a bad address fails before fn
-// starts, and shutting down gracefully when fn returns.
-func (a *App) withAdminListener(ctx context.Context, admin *bot.Admin, fn func() error) error {
+// listenAdmin binds admin.listen; nil when it is not set.
+func (a *App) listenAdmin() (net.Listener, error) {
 	addr, err := a.Config.AdminAddr()
 	if err != nil || addr == "" {
-		if err != nil {
-			return err
-		}
-		return fn()
+		return nil, err
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return fmt.Errorf("admin listener: listen on %s: %w", addr, err)
+		return nil, fmt.Errorf("admin listener: listen on %s: %w", addr, err)
+	}
+	return ln, nil
+}
+
+// withAdminListener runs fn, serving admin's routes on ln (listenAdmin's;
+// nil: none) while it runs, and shutting down gracefully when fn returns.
+func (a *App) withAdminListener(ctx context.Context, ln net.Listener, admin *bot.Admin, fn func() error) error {
+	if ln == nil {
+		return fn()
 	}
 	a.Log.Info().Str("listen", ln.Addr().String()).Msg("serving the admin routes (/healthz, /metrics, /admin/backup)")
 	actx, stop := context.WithCancel(ctx)
@@ -389,4 +431,13 @@ func startCPUProfile(file string) (stop func() error, err error) {
 		}
 		return nil
 	}, nil
+}
+
+// stopCause names why ctx ended, for the log line that says a stop began:
+// the signal (see main's signalContext), or the context's error.
+func stopCause(ctx context.Context) string {
+	if err := context.Cause(ctx); err != nil {
+		return err.Error()
+	}
+	return "stopped"
 }

@@ -30,7 +30,7 @@ func backupMain(ctx context.Context, args []string, stdout, stderr io.Writer, ge
 	dbPath := fs.String("db", "", "the database `file` (default: storage.path of the config); copied directly when no process holds it, else through the running process")
 	fs.Usage = usageFunc(fs, "backup", "write a consistent, checked copy of the live database, through the running process when one holds the file (POST /admin/backup) and directly otherwise.",
 		"--to FILE [--from URL | --db FILE] [--config FILE]",
-		"HPKEEPER_CONFIG", "HPKEEPER_DB", "HPKEEPER_ADMIN_LISTEN", "HPKEEPER_LISTEN", "HPKEEPER_ADMIN_TOKEN")
+		"HPKEEPER_CONFIG", "HPKEEPER_DB", "HPKEEPER_ADMIN_LISTEN", "HPKEEPER_LISTEN", "HPKEEPER_ADMIN_TOKEN", "HPKEEPER_ADMIN_TOKEN_FILE")
 	cfg, code, ok := opsFlags(fs, args, stderr, getenv)
 	if !ok {
 		return code

@@ -135,7 +135,7 @@ func TestBackupUnderLoad(t *testing.T) {
 	t.Logf("%d creations acknowledged before the backup, %d while it ran, %d in the copy", len(before), during, len(inCopy))
 
 	// health and /metrics on the interactions listener, from loopback.
-	if code, out, errOut := runCmd(t, e, "health"); code != 0 || !strings.Contains(out, `200 OK {"status":"ok"}`) {
+	if code, out, errOut := runCmd(t, e, "health"); code != 0 || !strings.Contains(out, `200 OK {"status":"ok","version":"`) {
 		t.Errorf("health = %d %q %q; want 0 and the 200 line", code, out, errOut)
 	}
 	resp, err := http.Get("http://" + c.addr + "/metrics")
@@ -173,6 +173,13 @@ func TestBackupUnderLoad(t *testing.T) {
 	// for a loaded machine (a child process, then the lock timeout).
 	if d := time.Since(start); d > 30*time.Second {
 		t.Errorf("check of the live file took %v; want it to give up after the lock timeout", d)
+	}
+	// Given a configuration, the advice keeps it: backup finds the running
+	// process's listener there.
+	conf := writeConfig(t, "[storage]\nlock_timeout = \"500ms\"\n")
+	code, _, errOut = runCmd(t, nil, "check", "--config", conf, "--db", dbPath)
+	if want := "hpkeeper backup --config " + conf + " --db " + dbPath + " --to copy.db"; code != 1 || !strings.Contains(errOut, want) {
+		t.Errorf("check --config of the live file = %d %q; want 1 and the advice %q", code, errOut, want)
 	}
 
 	// Stopped: backup copies directly, check reads the file itself.

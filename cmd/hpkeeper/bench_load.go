@@ -462,8 +462,12 @@ func (c *client) run(ctx context.Context, cfg *benchConfig, mix []weighted, pid 
 					}
 					next = next.Add(interval)
 				}
+				// Every client plays at least one measured action, even one
+				// that starts after the window: a machine too slow for the
+				// window (a warm-up request that outlasts it) still reports
+				// what its requests took, not an empty run.
 				now := time.Now()
-				if now.After(end) || ctx.Err() != nil {
+				if (now.After(end) && wk.res.actions > 0) || ctx.Err() != nil {
 					return
 				}
 				wk.measure = !now.Before(measureAt)

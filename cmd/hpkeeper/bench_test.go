@@ -35,7 +35,10 @@ func TestBenchRefusesNonLoopbackTargets(t *testing.T) {
 }
 
 // TestBenchRunsInProcess runs a tiny load end to end: signed requests over
-// loopback to a real endpoint and database, every phase, no errors.
+// loopback to a real endpoint and database, every phase, no errors. It
+// asserts on counts, never on rates: on a slow, busy machine (the race
+// detector beside other work) a 300 ms window may hold a single request,
+// and every client plays at least one measured action.
 func TestBenchRunsInProcess(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a server")
@@ -54,23 +57,36 @@ func TestBenchRunsInProcess(t *testing.T) {
 			t.Errorf("report lacks %q:\n%s", want, report)
 		}
 	}
-	// Each phase sent requests, none failed.
+	// Each phase sent requests (at least one per client), none failed.
 	for _, phase := range []string{"mixed", "write", "read"} {
-		m := regexp.MustCompile(`(?m)^  ` + phase + `\s+(\d+)\s+(\d+).*\s(\d+)\s+(\d+)\s+\S+$`).FindStringSubmatch(report)
-		if m == nil {
-			t.Errorf("no summary line for %s:\n%s", phase, report)
+		requests, refused, errors, ok := runCounts(report, phase)
+		if !ok {
+			t.Errorf("no run line for %s:\n%s", phase, report)
 			continue
 		}
-		if m[1] == "0" {
-			t.Errorf("%s: 0 req/s", phase)
+		if requests < 4 {
+			t.Errorf("%s: %d requests; want at least one per client (4)", phase, requests)
 		}
-		if m[4] != "0" {
-			t.Errorf("%s: %s errors:\n%s", phase, m[4], report)
+		if errors != 0 {
+			t.Errorf("%s: %d errors:\n%s", phase, errors, report)
 		}
-		if phase == "write" && m[2] == "0" {
-			t.Errorf("write phase: 0 writes/s")
+		if phase == "write" && refused == requests {
+			t.Errorf("write phase: every request refused:\n%s", report)
 		}
 	}
+}
+
+// runCounts reads the counts of the first run line of phase in a bench
+// report ("… 123 requests, 4 refused, 0 errors").
+func runCounts(report, phase string) (requests, refused, errors int, ok bool) {
+	m := regexp.MustCompile(`(?m)^` + phase + `\s+run 1:.*\s(\d+) requests, (\d+) refused, (\d+) errors$`).FindStringSubmatch(report)
+	if m == nil {
+		return 0, 0, 0, false
+	}
+	requests, _ = strconv.Atoi(m[1])
+	refused, _ = strconv.Atoi(m[2])
+	errors, _ = strconv.Atoi(m[3])
+	return requests, refused, errors, true
 }
 
 // In the open loop, an action that started late counts its delay once: in
@@ -86,27 +102,31 @@ func TestBenchOpenLoopCountsLateStart(t *testing.T) {
 	}
 }
 
+// TestBenchOpenLoopKeepsItsRate: at 20 actions/s the open loop starts at
+// most the scheduled actions (20 in the 1 s window, and each of the 4
+// clients' one over the window's edges), however fast the server answers; a
+// closed loop would send as many as it can. A count, not a rate: a slow
+// machine may start fewer, never more.
 func TestBenchOpenLoopKeepsItsRate(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a server")
 	}
 	var out, errb bytes.Buffer
 	args := []string{"bench", "--inprocess", "--dir", t.TempDir(), "--tables", "4", "--chars", "3", "--concurrency", "4",
-		"--rate", "100", "--phases", "read", "--duration", "1s", "--warmup", "200ms", "--runs", "1", "--baseline", "0"}
+		"--rate", "20", "--phases", "read", "--duration", "1s", "--warmup", "200ms", "--runs", "1", "--baseline", "0"}
 	if code := run(context.Background(), args, nil, &out, &errb, func(string) string { return "" }); code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, &out, &errb)
 	}
 	report := out.String()
-	if !strings.Contains(report, "open loop at 100 actions/s") {
+	if !strings.Contains(report, "open loop at 20 actions/s") {
 		t.Errorf("report does not name the open loop:\n%s", report)
 	}
-	m := regexp.MustCompile(`(?m)^  read\s+(\d+)\s`).FindStringSubmatch(report)
-	if m == nil {
-		t.Fatalf("no summary line for read:\n%s", report)
+	// A read action is one request.
+	requests, _, errors, ok := runCounts(report, "read")
+	if !ok {
+		t.Fatalf("no run line for read:\n%s", report)
 	}
-	// A read action is one request: about 100 of them a second, not as many
-	// as the server can answer (thousands).
-	if n, _ := strconv.Atoi(m[1]); n < 50 || n > 150 {
-		t.Errorf("open loop at 100 actions/s ran %d req/s:\n%s", n, report)
+	if requests < 4 || requests > 20+2*4 || errors != 0 {
+		t.Errorf("open loop at 20 actions/s for 1 s sent %d requests with %d errors; want 4 to 28 (one per client at least), none failing:\n%s", requests, errors, report)
 	}
 }

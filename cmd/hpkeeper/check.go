@@ -6,7 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"time"
+	"strings"
 
 	"github.com/hpkeeper/hpkeeper/storage"
 )
@@ -45,7 +45,7 @@ func checkMain(_ context.Context, args []string, stdout, stderr io.Writer, geten
 	fs.SetOutput(stderr)
 	dbPath := fs.String("db", "", "the database `file` to check (default: storage.path of the config, hpkeeper.db); no process may hold it")
 	fs.Usage = usageFunc(fs, "check", "check a database file that no process holds (bbolt's consistency check, every record decoded) and print its schema version and counts; exit 1 on any problem.",
-		"[--db FILE] [--config FILE]", "HPKEEPER_CONFIG", "HPKEEPER_DB")
+		"[--db FILE] [--config FILE]", "HPKEEPER_CONFIG", "HPKEEPER_DB", "HPKEEPER_LOCK_TIMEOUT")
 	cfg, code, ok := opsFlags(fs, args, stderr, getenv)
 	if !ok {
 		return code
@@ -53,15 +53,22 @@ func checkMain(_ context.Context, args []string, stdout, stderr io.Writer, geten
 	if *dbPath != "" {
 		cfg.Storage.Path = *dbPath
 	}
-	timeout, err := time.ParseDuration(cfg.Storage.LockTimeout)
-	if err != nil || timeout <= 0 {
-		fmt.Fprintf(stderr, "hpkeeper check: storage.lock_timeout %q is not a positive duration\n", cfg.Storage.LockTimeout)
+	timeout, err := cfg.LockTimeout() // valid: LoadConfig checked it
+	if err != nil {
+		fmt.Fprintf(stderr, "hpkeeper check: %v\n", err)
 		return 1
 	}
 	rep, err := storage.Inspect(cfg.Storage.Path, timeout)
 	if errors.Is(err, storage.ErrLocked) {
+		// The copy comes through the running process, which backup finds
+		// in the same configuration: keep --config in the suggestion.
+		config := ""
+		if p := fs.Lookup("config").Value.String(); p != "" {
+			config = " --config " + shellQuote(p)
+		}
+		db := shellQuote(cfg.Storage.Path)
 		fmt.Fprintf(stderr, "hpkeeper check: %s is held by a running process (waited %s); check a copy instead:\n"+
-			"  hpkeeper backup --db %s --to copy.db && hpkeeper check --db copy.db\n", cfg.Storage.Path, timeout, cfg.Storage.Path)
+			"  hpkeeper backup%s --db %s --to copy.db && hpkeeper check --db copy.db\n", cfg.Storage.Path, timeout, config, db)
 		return 1
 	}
 	switch {
@@ -126,4 +133,13 @@ func groupDigits(n int64) string {
 		s = s[:i] + "," + s[i:]
 	}
 	return s
+}
+
+// shellQuote quotes s for a POSIX shell when it holds anything but
+// letters, digits and -_./:=@, so that a suggested command works as printed.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=@") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

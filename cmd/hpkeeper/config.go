@@ -9,6 +9,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/BurntSushi/toml"
 	"github.com/rs/zerolog"
@@ -76,7 +77,7 @@ type StorageConfig struct {
 	LockTimeout string `toml:"lock_timeout"`
 	// CacheMB bounds the cache of decoded tables and characters that run and
 	// serve keep in memory, in MiB (storage.Options.CacheBytes): 0 means the
-	// default, 32; a negative value keeps none.
+	// default, 32; -1 keeps none (any other negative number is refused).
 	CacheMB int `toml:"cache_mb"`
 	// AllowUnsound makes run and serve open a file that is damaged but
 	// readable (storage.Options.AllowUnsound), which they otherwise refuse;
@@ -151,6 +152,17 @@ func (c Config) validate() error {
 	if c.Storage.CacheMB > 1<<20 {
 		return fmt.Errorf("config: storage.cache_mb %d is more than a TiB", c.Storage.CacheMB)
 	}
+	if c.Storage.CacheMB < -1 {
+		return fmt.Errorf("config: storage.cache_mb must be a size in MiB, 0 for the default or -1 for no cache, not %d", c.Storage.CacheMB)
+	}
+	if _, err := c.LockTimeout(); err != nil {
+		return err
+	}
+	if c.Discord.PublicKey != "" {
+		if _, err := c.Key(); err != nil {
+			return fmt.Errorf("config: discord.public_key: %w", err)
+		}
+	}
 	if _, err := c.AdminAddr(); err != nil {
 		return err
 	}
@@ -190,26 +202,91 @@ func (c Config) ShardRange() (storage.ShardRange, error) {
 	return r, nil
 }
 
-// envVars lists every environment variable hpkeeper reads, with what it
-// sets and the key it overrides (nil for those that are no key:
-// HPKEEPER_CONFIG, read as the default of --config, and the tests' Discord);
-// LoadConfig applies them over the file, and -h lists them.
-var envVars = []struct {
+// envVar is one environment variable hpkeeper reads: its name, what it
+// sets (for -h), and, for one that overrides a key, the key and how it is
+// set from the variable's text. A secret's variable has a NAME_FILE twin
+// that names a file holding the value (Docker and systemd credentials).
+type envVar struct {
 	name, what string
-	key        func(*Config) *string
-}{
-	{"HPKEEPER_CONFIG", "the configuration file (the default of --config)", nil},
-	{"DISCORD_TOKEN", "the bot token (discord.token)", func(c *Config) *string { return &c.Discord.Token }},
-	{"DISCORD_PUBLIC_KEY", "the application's public key (discord.public_key)", func(c *Config) *string { return &c.Discord.PublicKey }},
-	{"HPKEEPER_DB", "the database file (storage.path)", func(c *Config) *string { return &c.Storage.Path }},
-	{"HPKEEPER_LISTEN", "serve's interactions listener (http.listen)", func(c *Config) *string { return &c.HTTP.Listen }},
-	{"HPKEEPER_SHARDS", "run's gateway shard count, auto or N (discord.shards)", func(c *Config) *string { return (*string)(&c.Discord.Shards) }},
-	{"HPKEEPER_SHARD_IDS", "the shards this run process runs, A-B (discord.shard_ids)", func(c *Config) *string { return &c.Discord.ShardIDs }},
-	{"HPKEEPER_ADMIN_LISTEN", "the admin listener for /healthz, /metrics and /admin/backup (admin.listen)", func(c *Config) *string { return &c.Admin.Listen }},
-	{"HPKEEPER_ADMIN_TOKEN", "the admin bearer token (admin.token)", func(c *Config) *string { return &c.Admin.Token }},
-	{"HPKEEPER_LOG_LEVEL", "trace, debug, info, warn or error (log.level)", func(c *Config) *string { return &c.Log.Level }},
-	{"HPKEEPER_LOG_FORMAT", "json or console (log.format)", func(c *Config) *string { return &c.Log.Format }},
-	{envTestDiscord, "tests only: send every Discord request and the gateway to this http://<loopback IP>:<port> (anything else is refused)", nil},
+	// key is the configuration key it overrides ("" for none).
+	key string
+	// set applies a value; nil for a variable that is no key.
+	set func(c *Config, v string) error
+	// secret marks a value that may come from NAME_FILE instead.
+	secret bool
+}
+
+// str sets a string key.
+func str(field func(*Config) *string) func(*Config, string) error {
+	return func(c *Config, v string) error { *field(c) = v; return nil }
+}
+
+// envVars lists every environment variable hpkeeper reads, with what it
+// sets and the key it overrides (none for HPKEEPER_CONFIG, read as the
+// default of --config, and the tests' Discord); every key of
+// config.example.toml has one (TestEveryKeyHasAnEnvironmentVariable).
+// LoadConfig applies them over the file, and -h lists them.
+var envVars = []envVar{
+	{name: "HPKEEPER_CONFIG", what: "the configuration file (the default of --config)"},
+	{"DISCORD_TOKEN", "the bot token (discord.token)", "discord.token", str(func(c *Config) *string { return &c.Discord.Token }), true},
+	{"DISCORD_TOKEN_FILE", "a file holding the bot token (discord.token), instead of DISCORD_TOKEN", "", nil, false},
+	{"DISCORD_PUBLIC_KEY", "the application's public key (discord.public_key)", "discord.public_key", str(func(c *Config) *string { return &c.Discord.PublicKey }), true},
+	{"DISCORD_PUBLIC_KEY_FILE", "a file holding the public key (discord.public_key), instead of DISCORD_PUBLIC_KEY", "", nil, false},
+	{"HPKEEPER_APPLICATION_ID", "the application id register uses (discord.application_id)", "discord.application_id", str(func(c *Config) *string { return &c.Discord.ApplicationID }), false},
+	{"HPKEEPER_DEV_GUILD", "register in this guild only (discord.dev_guild)", "discord.dev_guild", str(func(c *Config) *string { return &c.Discord.DevGuild }), false},
+	{"HPKEEPER_SHARDS", "run's gateway shard count, auto or N (discord.shards)", "discord.shards", str(func(c *Config) *string { return (*string)(&c.Discord.Shards) }), false},
+	{"HPKEEPER_SHARD_IDS", "the shards this run process runs, A-B (discord.shard_ids)", "discord.shard_ids", str(func(c *Config) *string { return &c.Discord.ShardIDs }), false},
+	{"HPKEEPER_DB", "the database file (storage.path)", "storage.path", str(func(c *Config) *string { return &c.Storage.Path }), false},
+	{"HPKEEPER_LOCK_TIMEOUT", "how long to wait for another process's lock on the file, e.g. 2s (storage.lock_timeout)", "storage.lock_timeout", str(func(c *Config) *string { return &c.Storage.LockTimeout }), false},
+	{"HPKEEPER_CACHE_MB", "the state cache's size in MiB, -1 for none (storage.cache_mb)", "storage.cache_mb", func(c *Config, v string) error {
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil {
+			return fmt.Errorf("HPKEEPER_CACHE_MB %q is not a whole number of MiB", v)
+		}
+		c.Storage.CacheMB = n
+		return nil
+	}, false},
+	{"HPKEEPER_ALLOW_UNSOUND", "true opens a damaged file bbolt can still read (storage.allow_unsound)", "storage.allow_unsound", func(c *Config, v string) error {
+		b, err := strconv.ParseBool(strings.TrimSpace(v))
+		if err != nil {
+			return fmt.Errorf("HPKEEPER_ALLOW_UNSOUND %q is not true or false", v)
+		}
+		c.Storage.AllowUnsound = b
+		return nil
+	}, false},
+	{"HPKEEPER_LISTEN", "serve's interactions listener (http.listen)", "http.listen", str(func(c *Config) *string { return &c.HTTP.Listen }), false},
+	{"HPKEEPER_ADMIN_LISTEN", "the admin listener for /healthz, /metrics and /admin/backup (admin.listen)", "admin.listen", str(func(c *Config) *string { return &c.Admin.Listen }), false},
+	{"HPKEEPER_ADMIN_TOKEN", "the admin bearer token (admin.token)", "admin.token", str(func(c *Config) *string { return &c.Admin.Token }), true},
+	{"HPKEEPER_ADMIN_TOKEN_FILE", "a file holding the admin token (admin.token), instead of HPKEEPER_ADMIN_TOKEN", "", nil, false},
+	{"HPKEEPER_LOG_LEVEL", "trace, debug, info, warn or error (log.level)", "log.level", str(func(c *Config) *string { return &c.Log.Level }), false},
+	{"HPKEEPER_LOG_FORMAT", "json or console (log.format)", "log.format", str(func(c *Config) *string { return &c.Log.Format }), false},
+	{name: envTestDiscord, what: "tests only: send every Discord request and the gateway to this http://<loopback IP>:<port> (anything else is refused)"},
+}
+
+// envValue returns the value of a key's variable: NAME, or for a secret
+// the contents of the file NAME_FILE names (its trailing line break and
+// spaces trimmed); "" when neither is set. Both at once is an error.
+func envValue(v envVar, getenv func(string) string) (string, error) {
+	val := getenv(v.name)
+	if !v.secret {
+		return val, nil
+	}
+	file := getenv(v.name + "_FILE")
+	if file == "" {
+		return val, nil
+	}
+	if val != "" {
+		return "", fmt.Errorf("both %s and %s_FILE are set: keep one", v.name, v.name)
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return "", fmt.Errorf("%s_FILE: %w", v.name, err)
+	}
+	val = strings.TrimSpace(string(b))
+	if val == "" {
+		return "", fmt.Errorf("%s_FILE: %s is empty", v.name, file)
+	}
+	return val, nil
 }
 
 // envTestDiscord names the fake Discord that end-to-end tests point a
@@ -259,12 +336,10 @@ func (c Config) AdminURL() (string, error) {
 }
 
 // LoadConfig reads the file at path (no file: the defaults when path is "")
-// and applies the environment (envVars): DISCORD_TOKEN, DISCORD_PUBLIC_KEY,
-// HPKEEPER_DB, HPKEEPER_LISTEN, HPKEEPER_SHARDS, HPKEEPER_SHARD_IDS,
-// HPKEEPER_ADMIN_LISTEN, HPKEEPER_ADMIN_TOKEN, HPKEEPER_LOG_LEVEL and
-// HPKEEPER_LOG_FORMAT override the file. It returns an
-// error for a file that does not parse or a value, from either, that is not
-// valid.
+// and applies the environment (envVars: a variable for every key, and
+// NAME_FILE for the secrets), which overrides the file. It returns an error
+// for a file that does not parse, a secret's file that cannot be read, or a
+// value, from either, that is not valid.
 func LoadConfig(path string, getenv func(string) string) (Config, error) {
 	cfg := DefaultConfig()
 	if path != "" {
@@ -278,14 +353,31 @@ func LoadConfig(path string, getenv func(string) string) (Config, error) {
 		}
 	}
 	for _, v := range envVars {
-		if val := getenv(v.name); val != "" && v.key != nil {
-			*v.key(&cfg) = val
+		if v.set == nil {
+			continue
+		}
+		val, err := envValue(v, getenv)
+		if err == nil && val != "" {
+			err = v.set(&cfg, val)
+		}
+		if err != nil {
+			return cfg, fmt.Errorf("environment: %w", err)
 		}
 	}
 	if err := cfg.validate(); err != nil {
 		return cfg, fmt.Errorf("environment: %w", err)
 	}
 	return cfg, nil
+}
+
+// LockTimeout parses Storage.LockTimeout, a Go duration; it returns an
+// error when it is not a positive one.
+func (c Config) LockTimeout() (time.Duration, error) {
+	d, err := time.ParseDuration(c.Storage.LockTimeout)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("config: storage.lock_timeout %q is not a positive duration (\"1s\", \"500ms\")", c.Storage.LockTimeout)
+	}
+	return d, nil
 }
 
 // LogLevel parses Log.Level; "" means info.

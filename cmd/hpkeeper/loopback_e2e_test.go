@@ -26,16 +26,12 @@ func TestServeFollowUpsGoToTheTestDiscord(t *testing.T) {
 		env, "serving the interactions endpoint")
 	mustPost(t, c.addr, priv, interaction(1, "1311000000000001001", "odds", "", "expr", "4dF"))
 
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		for _, req := range fake.Unexpected() {
-			if strings.HasPrefix(req, "POST ") && strings.Contains(req, "/webhooks/1/t") {
-				return
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no follow-up reached the test Discord within 10 s; it got %q\nstdout: %s\nstderr: %s", fake.Unexpected(), c.stdout, c.stderr)
-		}
-		time.Sleep(50 * time.Millisecond)
+	msgs := fake.WaitMessages(1, time.Minute)
+	if len(msgs) != 1 || msgs[0].Method != "POST" || msgs[0].Route != "webhook" || msgs[0].ApplicationID != "1" || msgs[0].Token != "t" ||
+		len(msgs[0].Files) != 1 || !strings.HasSuffix(msgs[0].Files[0], ".png") {
+		t.Fatalf("the test Discord got %+v; want the chart's follow-up through the interaction's webhook\nstdout: %s\nstderr: %s", msgs, c.stdout, c.stderr)
+	}
+	if u := fake.Unexpected(); len(u) != 0 {
+		t.Errorf("requests the test Discord has no route for: %q", u)
 	}
 }

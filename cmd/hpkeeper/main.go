@@ -12,6 +12,9 @@
 //	hpkeeper health   [--url URL] [--timeout D] [--config FILE]             exit 0 if the running process is healthy
 //	hpkeeper shard    split|merge --from FILES --to FILE|PATTERN [...]     move tables between files by shard (offline)
 //	hpkeeper bench    [flags]                                               load-test serve on loopback
+//	hpkeeper config   check [--config FILE]                                 validate a configuration without starting
+//	hpkeeper fakediscord [--listen ADDR] [--endpoint URL]                   a loopback fake of Discord to try the bot against
+//	hpkeeper version                                                        the build: version, commit, Go release
 //
 // main parses the subcommand, handles signals and exit codes, and delegates
 // to App (run, serve, register) or to the subcommand's own Main.
@@ -25,8 +28,11 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
+
+	"github.com/rs/zerolog"
 
 	"github.com/hpkeeper/hpkeeper/cmd/hpkeeper/console"
 )
@@ -38,8 +44,9 @@ var usage = `hpkeeper tracks hit points, wounds and harm for a tabletop-RPG tabl
 Usage:
   hpkeeper console  [--db FILE] [--files DIR] [--dice 1,2,6] [--seed N]
         try the bot in a terminal, no Discord needed (--db: the database file,
-        default hpkeeper.db; --files: where attached files are written, default .;
-        --dice: die faces to roll first; --seed: repeatable random rolls)
+        default hpkeeper.db; --files: where attached files are written, default
+        hpkeeper-files in the temporary directory; --dice: die faces to roll
+        first; --seed: repeatable random rolls)
   hpkeeper run      [--config FILE] [--db FILE] [--shards auto|N] [--shard-ids A-B] [--admin-listen ADDR]
         connect to Discord's gateway, every shard or a range of them (needs DISCORD_TOKEN)
   hpkeeper serve    [--config FILE] [--db FILE] [--listen ADDR] [--admin-listen ADDR]
@@ -57,10 +64,20 @@ Usage:
         move tables between database files by the shard of their guild (bot stopped)
   hpkeeper bench    [--tables N] [--concurrency N] [--duration D] [...]
         load-test serve on loopback
+  hpkeeper config   check [--config FILE]
+        validate a configuration (file and environment) without starting anything
+  hpkeeper fakediscord [--listen ADDR] [--endpoint URL]
+        a fake of Discord on loopback, to try register, run and serve without Discord
+  hpkeeper version  (or --version)
+        the version, the commit it was built from and the Go release
 
-"hpkeeper COMMAND -h" describes a command's flags and environment variables.
+"hpkeeper help COMMAND" (or "hpkeeper COMMAND -h") describes a command's flags
+and environment variables.
 Configuration: config.example.toml documents every key.
 ` + strings.TrimPrefix(envHelp(envNames()...), "\n")
+
+// commandNames are the subcommands, for `hpkeeper help COMMAND`.
+var commandNames = []string{"console", "run", "serve", "register", "backup", "check", "health", "shard", "bench", "config", "fakediscord", "version"}
 
 // envNames returns the name of every environment variable hpkeeper reads.
 func envNames() []string {
@@ -71,10 +88,43 @@ func envNames() []string {
 	return names
 }
 
+func init() {
+	// Log durations as Go writes them, with their unit ("took":"1.52ms"),
+	// not as bare numbers of milliseconds.
+	zerolog.DurationFieldFormat = zerolog.DurationFormatString
+}
+
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signalContext(context.Background())
 	defer stop()
 	os.Exit(run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv))
+}
+
+// stopSignals stop the process cleanly, all alike: SIGTERM (docker stop,
+// systemd), SIGINT (Ctrl-C) and SIGHUP (a closed terminal, or an operator's
+// kill -HUP, which would otherwise end the process at once with status 129).
+var stopSignals = []os.Signal{syscall.SIGTERM, os.Interrupt, syscall.SIGHUP}
+
+// signalContext returns a context cancelled by the first of stopSignals,
+// its cause naming the signal ("signal terminated"). After that first
+// signal the signals get their default action again, so a second one ends a
+// stop that hangs. stop releases the signals.
+func signalContext(parent context.Context) (ctx context.Context, stop func()) {
+	ctx, cancel := context.WithCancelCause(parent)
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, stopSignals...)
+	go func() {
+		select {
+		case s := <-ch:
+			signal.Stop(ch)
+			cancel(fmt.Errorf("signal %v", s))
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(ch)
+		cancel(nil)
+	}
 }
 
 // run executes one subcommand and returns the process exit code: 0 on
@@ -99,6 +149,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return healthMain(ctx, rest, stdout, stderr, getenv)
 	case "shard":
 		return shardMain(ctx, rest, stdout, stderr, getenv)
+	case "config":
+		return configMain(ctx, rest, stdout, stderr, getenv)
+	case "fakediscord":
+		return fakeDiscordMain(ctx, rest, stdout, stderr)
 	case "run", "serve", "register":
 		app, err := NewApp(sub, rest, stdout, stderr, getenv)
 		switch {
@@ -115,11 +169,31 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			return 1
 		}
 		return 0
+	case "version", "--version", "-version":
+		return versionMain(stdout)
 	case "help", "-h", "--help":
+		if sub == "help" && len(rest) > 0 {
+			return helpMain(ctx, rest, stdout, stderr, getenv)
+		}
 		fmt.Fprint(stdout, usage)
 		return 0
 	default:
 		fmt.Fprintf(stderr, "hpkeeper: unknown command %q\n\n%s", sub, usage)
 		return 2
 	}
+}
+
+// helpMain runs `hpkeeper help COMMAND`: the command's own -h, on stdout.
+// It returns 0, or 2 for a command that does not exist.
+func helpMain(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) int {
+	name := args[0]
+	if !slices.Contains(commandNames, name) {
+		fmt.Fprintf(stderr, "hpkeeper help: unknown command %q\n\n%s", name, usage)
+		return 2
+	}
+	sub := []string{name, "-h"}
+	if name == "shard" || name == "config" {
+		sub = []string{name, "help"}
+	}
+	return run(ctx, sub, strings.NewReader(""), stdout, stdout, getenv)
 }

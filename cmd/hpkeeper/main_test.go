@@ -72,7 +72,7 @@ func TestServeLockedDatabase(t *testing.T) {
 	if code != 1 || !strings.Contains(stderr.String(), path) || !strings.Contains(stderr.String(), "locked") {
 		t.Errorf("serve on a locked file = %d, stderr %q; want 1 and a message naming %s", code, stderr.String(), path)
 	}
-	if d := time.Since(start); d > 5*time.Second {
+	if d := time.Since(start); d > 60*time.Second { // not for ever: the lock is never released
 		t.Errorf("serve on a locked file took %v; want it to give up after the lock timeout", d)
 	}
 }

@@ -66,7 +66,7 @@ func shardMain(ctx context.Context, args []string, stdout, stderr io.Writer, get
 		toHelp = "the new files: a `pattern` in which " + idsPlaceholder + " is each file's shard ids (hpkeeper-" + idsPlaceholder + ".db → hpkeeper-0-3.db); none may exist"
 	}
 	to := fs.String("to", "", toHelp)
-	fs.Usage = usageFunc(fs, "shard "+op, what, synopsis, "HPKEEPER_CONFIG", "HPKEEPER_DB")
+	fs.Usage = usageFunc(fs, "shard "+op, what, synopsis, "HPKEEPER_CONFIG", "HPKEEPER_DB", "HPKEEPER_LOCK_TIMEOUT")
 	cfg, code, ok := opsFlags(fs, rest, stderr, getenv)
 	if !ok {
 		return code

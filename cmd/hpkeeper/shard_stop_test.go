@@ -92,7 +92,7 @@ func TestShardSplitStopsOnSignal(t *testing.T) {
 				t.Errorf("exit: %v; want status 1", c.err)
 			}
 			msg := c.stderr.String()
-			if !strings.Contains(msg, "stopped ("+sig.String()+" signal received)") || !strings.Contains(msg, "the partial new files were removed; no file was written, the sources are unchanged") {
+			if !strings.Contains(msg, "stopped (signal "+sig.String()+")") || !strings.Contains(msg, "the partial new files were removed; no file was written, the sources are unchanged") {
 				t.Errorf("stderr %q; want it to say it stopped on %v and removed its files", msg, sig)
 			}
 			if after, _ := filepath.Glob(filepath.Join(dir, "*")); !slices.Equal(before, after) {

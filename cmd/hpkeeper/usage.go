@@ -20,6 +20,9 @@ func usageFunc(fs *flag.FlagSet, sub, what, synopsis string, env ...string) func
 
 // envHelp lists the named environment variables with what each sets.
 func envHelp(names ...string) string {
+	if len(names) == 0 {
+		return "\nEnvironment: none (it reads no environment variable).\n"
+	}
 	var b strings.Builder
 	b.WriteString("\nEnvironment (overrides the configuration file):\n")
 	for _, name := range names {

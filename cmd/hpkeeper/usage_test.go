@@ -31,6 +31,7 @@ func TestSubcommandHelp(t *testing.T) {
 		{"check", []string{"config", "db"}, []string{"HPKEEPER_DB", "HPKEEPER_CONFIG"}},
 		{"health", []string{"config", "url", "timeout"}, []string{"HPKEEPER_ADMIN_LISTEN", "HPKEEPER_LISTEN"}},
 		{"bench", []string{"tables", "concurrency", "duration", "target", "inprocess"}, []string{"GOMAXPROCS", "GOGC", "GOMEMLIMIT"}},
+		{"fakediscord", []string{"listen", "endpoint", "shards", "key-seed"}, nil},
 	}
 	for _, tt := range tests {
 		code, stdout, stderr := runCmd(t, nil, tt.sub, "-h")
@@ -77,7 +78,7 @@ func TestTopLevelHelpListsEveryConsoleFlag(t *testing.T) {
 			t.Errorf("hpkeeper help does not list the console flag --%s:\n%s", f, out)
 		}
 	}
-	for _, sub := range []string{"console", "run", "serve", "register", "backup", "check", "health", "bench", "shard"} {
+	for _, sub := range commandNames {
 		if !strings.Contains(out, "hpkeeper "+sub+" ") {
 			t.Errorf("hpkeeper help does not list %s", sub)
 		}

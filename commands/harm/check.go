@@ -136,7 +136,7 @@ func (sys System) roll(m *commands.Mutation) (*commands.Response, error) {
 		if err != nil {
 			return nil, err
 		}
-		m.Say("**%s** rolled %s", commands.Escape(ch.Name), res.String())
+		m.Say("**%s** rolled %s%s", commands.Escape(ch.Name), res.String(), commands.ReadingNotes(res.Expr))
 		return &commands.Response{}, nil
 	}
 	m = m.For(ch)

@@ -16,6 +16,8 @@ func ruleError(name string, err error) error {
 	}
 	code := commands.Code(0)
 	switch {
+	case errors.Is(err, rules.ErrTakenOut):
+		return commands.Errorf(commands.CodeConflict, "%s is taken out of the conflict and makes no checks until it ends: the GM ends it by moving the clock a turn or more (/clock action:advance amount:1 unit:turns) or, with a turn order open, by /init end. Nothing was changed.", commands.Escape(name))
 	case errors.Is(err, rules.ErrPoolEmpty), errors.Is(err, rules.ErrNothingToHeal), errors.Is(err, rules.ErrRestTooSoon):
 		code = commands.CodeConflict
 	case errors.Is(err, rules.ErrNoAbility), errors.Is(err, rules.ErrWrongPool), errors.Is(err, rules.ErrNotInnate),

@@ -62,13 +62,13 @@ func TestGarrettExample(t *testing.T) {
 	wantAll(t, "show after undo", tb.OK(tb.Do("bob", "/char show name:Garrett")), "Healthy · harm counter 3 · Vigor 3/3")
 }
 
-// TestBrokenTakenOutUntilTheConflictEnds: harm on a Broken character
-// takes it out without a roll; moving the clock by rounds keeps it out,
-// advancing by turns ends the conflict (RULES.md §3.2.4). Reading: moving
-// the clock by rounds only (/clock next-round, or advance with unit rounds,
-// the default) is time within the conflict; advancing by turns, hours or
-// days ends it.
-func TestBrokenTakenOutUntilTheConflictEnds(t *testing.T) {
+// TestReadingRoundsAreTimeInsideAConflict is RULES.md §3.2.4's Reading:
+// rounds are time inside a conflict; advancing by a turn or more ends it.
+// Harm on a Broken character takes it out without a roll; moving the clock
+// by rounds only (/clock next-round, or advance with unit rounds, the
+// default) keeps it out; advancing by turns (or hours, or days) ends the
+// conflict.
+func TestReadingRoundsAreTimeInsideAConflict(t *testing.T) {
 	tb := newParty(t)
 	tb.Dice.Push(-1, -1, -1, -1, -1, -1)
 	tb.OK(tb.Do("ann", "/damage target:Garrett amount:1"))
@@ -416,4 +416,67 @@ func TestRestDayForOneCharacter(t *testing.T) {
 		"Ada: Reason 1 → 4 (day of rest); Bloody, harm counter 0: may heal with /heal target:Ada trigger:rest")
 	tb.Dice.Push(1, 1, 1)
 	wantAll(t, "Ada heals", tb.OK(tb.Do("cat", "/heal target:Ada trigger:rest")), "Ada has rested a day (since day 1, 00:00).", "Bloody → Healthy")
+}
+
+// TestReadingTakenOutMakesNoChecks is RULES.md §3.2's Reading at the table:
+// Garrett, taken out, makes no checks until the conflict ends: /roll as:
+// is refused, naming how the conflict ends, and spends no pool point (it
+// cost Vigor 3 → 2 before); nor does he give First Aid. Once the clock
+// moves a turn, his check rolls and costs.
+func TestReadingTakenOutMakesNoChecks(t *testing.T) {
+	tb := newParty(t)
+	tb.OK(tb.Do("ann", `/char set name:Garrett stats:"first-aid=1"`))
+	tb.Dice.Push(-1, -1, -1, -1, -1, -1)
+	tb.OK(tb.Do("ann", "/damage target:Garrett amount:1"))
+	tb.OK(tb.Do("ann", "/damage target:Garrett amount:1"))
+	wantAll(t, "taken out", tb.OK(tb.Do("ann", "/damage target:Garrett amount:1")), "taken out of the conflict")
+	for _, line := range []string{"/roll as:Garrett ability:endure", "/roll as:Garrett ability:climb pool:vigor"} {
+		tb.Refused(tb.Do("bob", line), "Garrett is taken out of the conflict and makes no checks until it ends: the GM ends it by moving the clock a turn or more (/clock action:advance amount:1 unit:turns)")
+	}
+	tb.Dice.Push(0, 0, 0)
+	tb.OK(tb.Do("ann", "/damage target:Ada amount:1 kind:social")) // Ada Bloody: someone to tend
+	tb.Refused(tb.Do("bob", "/heal target:Ada trigger:first-aid healer:Garrett"), "Garrett is taken out of the conflict")
+	wantAll(t, "no point spent", tb.OK(tb.Do("bob", "/char show name:Garrett")), "Broken · harm counter 0 · Vigor 3/3 · Instinct 3/3 · Reason 3/3")
+	tb.OK(tb.Do("ann", "/clock action:advance amount:1 unit:turns"))
+	// Broken: 4dFkl3+2 [0, 0, 0, +] keeps 0, 0, 0: SL 2; Vigor 3 → 2.
+	tb.Dice.Push(0, 0, 0, 1)
+	wantAll(t, "after the conflict", tb.OK(tb.Do("bob", "/roll as:Garrett ability:endure")), "SL 2", "Spent Vigor 3 → 2 (Broken action)")
+	tb.NoDiceLeft()
+}
+
+// TestReadingDayOfRestRefillsPools is RULES.md §3.3's Reading at the table:
+// a day of rest refills every pool, from /rest kind:day and from the clock
+// passing a whole day outside a conflict alike, and either is the rest
+// healing trigger. Garrett (Vigor 3/3) spends 2 Vigor at day 1, 00:00,
+// where his day of rest began (his creation; no harm since).
+func TestReadingDayOfRestRefillsPools(t *testing.T) {
+	tb := newParty(t)
+	tb.OK(tb.Do("bob", "/spend target:Garrett resource:vigor amount:2"))
+	// Rounds are time inside a conflict: 1,440 rounds (a day) refill nothing.
+	out := tb.OK(tb.Do("ann", "/clock action:advance amount:1440 unit:rounds"))
+	if strings.Contains(out, "day of rest") {
+		t.Errorf("a day of rounds = %q; want no day of rest inside a conflict", out)
+	}
+	wantAll(t, "still spent", tb.OK(tb.Do("bob", "/char show name:Garrett")), "Vigor 1/3")
+	// The clock now reads day 2, 00:00; his next day of rest ends at day
+	// 3, 00:00. 23 hours stop short of it; one more hour passes it.
+	out = tb.OK(tb.Do("ann", "/clock action:advance amount:23 unit:hours"))
+	if strings.Contains(out, "day of rest") {
+		t.Errorf("23 hours = %q; want no day of rest yet", out)
+	}
+	out = tb.OK(tb.Do("ann", "/clock action:advance amount:1 unit:hours"))
+	wantAll(t, "a day passed", out, "The clock moves 1 hour: day 2, 23:00 → day 3, 00:00.", "Garrett: Vigor 1 → 3 (day of rest).")
+	if strings.Contains(out, "Ada") {
+		t.Errorf("the day = %q; want nothing said of Ada, whose pools were full", out)
+	}
+	// A harmed character's day of rest starts at the harm, and the day on
+	// the clock that refills its pools is its rest healing trigger.
+	tb.Dice.Push(-1, -1, -1) // Endure 3dF+2 [−, −, −] = −1: SL 0 < 1, Bloody
+	tb.OK(tb.Do("ann", "/damage target:Garrett amount:1 kind:physical"))
+	tb.OK(tb.Do("bob", "/spend target:Garrett resource:vigor amount:1"))
+	out = tb.OK(tb.Do("ann", "/clock action:advance amount:1 unit:days"))
+	wantAll(t, "a day after the harm", out, "Garrett: Vigor 2 → 3 (day of rest); Bloody, harm counter 0: may heal with /heal target:Garrett trigger:rest.")
+	tb.Dice.Push(0, 0, 1)
+	wantAll(t, "rest healing", tb.OK(tb.Do("bob", "/heal target:Garrett trigger:rest")), "Bloody → Healthy")
+	tb.NoDiceLeft()
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/rules/clock"
+	rules "github.com/hpkeeper/hpkeeper/rules/harm"
 	"github.com/hpkeeper/hpkeeper/storage"
 )
 
@@ -15,7 +16,8 @@ import (
 // every character's pools refill; with target only those characters rest:
 // their pools refill and each gains a day of rest for itself, while the
 // clock stands (rules.Character.RestDay). It tells who may now heal with
-// trigger:rest.
+// trigger:rest. The pools refill before the clock moves, so that the day
+// the clock passes (AdvanceClock) finds them full and says nothing more.
 func (sys System) rest(m *commands.Mutation) (*commands.Response, error) {
 	// kind is day, the only value Options gives it.
 	if err := m.RequireGM("pass a day of rest"); err != nil {
@@ -44,13 +46,10 @@ func (sys System) rest(m *commands.Mutation) (*commands.Response, error) {
 		if chars, err = m.Characters(); err != nil {
 			return nil, err
 		}
-		if _, err = m.AdvanceClock(1, clock.Day); err != nil {
-			return nil, err
-		}
 	}
-	now := clock.Time(m.Table.Clock)
-	for _, ch := range chars {
-		m := m.For(ch)
+	rested := make([]rules.Character, len(chars))
+	changed := make([][]rules.PoolChange, len(chars))
+	for i, ch := range chars {
 		c, err := load(ch)
 		if err != nil {
 			return nil, err
@@ -62,17 +61,37 @@ func (sys System) rest(m *commands.Mutation) (*commands.Response, error) {
 		if err := store(m, ch, n); err != nil {
 			return nil, err
 		}
-		line := fmt.Sprintf("**%s**: pools full", commands.Escape(ch.Name))
-		if len(changes) > 0 {
-			line = fmt.Sprintf("**%s**: %s", commands.Escape(ch.Name), poolsText(changes))
-			m.Note("%s: %s.", ch.Name, poolsText(changes))
+		rested[i], changed[i] = n, changes
+	}
+	if !alone {
+		if _, err := m.AdvanceClock(1, clock.Day); err != nil {
+			return nil, err
 		}
-		if n.NeedsHealing() && n.RestHealings(now) > 0 {
-			line += fmt.Sprintf("; **%s**, harm counter %d: may heal with /heal target:%s trigger:rest", n.Condition, n.HarmCounter, commands.Arg(ch.Name))
+	}
+	now := clock.Time(m.Table.Clock)
+	for i, ch := range chars {
+		m := m.For(ch)
+		if len(changed[i]) > 0 {
+			m.Note("%s: %s.", ch.Name, poolsText(changed[i]))
 		}
-		m.Say("%s.", line)
+		m.Say("%s.", restLine(ch, rested[i], changed[i], now))
 	}
 	return &commands.Response{}, nil
+}
+
+// restLine says what a day of rest did to ch's pools at clock time now
+// (RULES.md §3.3), e.g. "**Garrett**: Vigor 1 → 4 (day of rest); **Bloody**,
+// harm counter 0: may heal with /heal target:Garrett trigger:rest", or
+// "**Ada**: pools full" (no period: the caller ends the sentence).
+func restLine(ch *storage.Character, n rules.Character, changes []rules.PoolChange, now clock.Time) string {
+	line := fmt.Sprintf("**%s**: pools full", commands.Escape(ch.Name))
+	if len(changes) > 0 {
+		line = fmt.Sprintf("**%s**: %s", commands.Escape(ch.Name), poolsText(changes))
+	}
+	if n.NeedsHealing() && n.RestHealings(now) > 0 {
+		line += fmt.Sprintf("; **%s**, harm counter %d: may heal with /heal target:%s trigger:rest", n.Condition, n.HarmCounter, commands.Arg(ch.Name))
+	}
+	return line
 }
 
 // spend answers /spend for harm: pool points spent outside a check (RULES.md

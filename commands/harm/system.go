@@ -35,10 +35,10 @@ func (System) Name() string { return "harm" }
 // Help explains the system for /help topic:harm.
 func (System) Help() string {
 	return "SOY Hybrid Harm: checks are 3dF + rank (0 Unskilled, 1 Apprentice, 2 Journeyman, 3 Master, 4 Grand Master; ranks 0 to 6 are allowed): `/roll as:NAME ability:climb pool:vigor` (a point of the ability's pool buys a bonus die). " +
-		"`/damage target:NAME amount:SL kind:physical|social|mental` adds its SL to the harm counter and calls for an Endure, React or Willpower check; failing it worsens the condition Healthy → Bloody → Broken, and harm on a Broken character takes it out. " +
+		"`/damage target:NAME amount:SL kind:physical|social|mental` adds its SL to the harm counter and calls for an Endure, React or Willpower check; failing it worsens the condition Healthy → Bloody → Broken, and harm on a Broken character takes it out: it makes no checks until the conflict ends. " +
 		"`/heal target:NAME trigger:first-aid|counsel healer:NAME`, `trigger:rest` or `trigger:pools` makes a healing check. " +
 		"`pool:` on /damage and /heal and `healer-pool:` on /heal buy a bonus die on those checks too. " +
-		"`/rest kind:day` (GM) passes a day and refills the pools; with `target:` only that character rests and the clock stands. " +
+		"`/rest kind:day` (GM) passes a day and refills the pools, as does every whole day the clock passes outside a conflict (counted from a character's last harm); with `target:` only that character rests and the clock stands. " +
 		"Conflicts: `/clock action:advance` by turns, hours or days (or `/rest kind:day` for the table) ends the conflict and clears taken out; `next-round` and advancing by rounds are time within it. " +
 		"Create with e.g. stats:\"endure=2 react=1 climb=2:vigor vigor=5\"."
 }

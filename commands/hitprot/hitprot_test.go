@@ -382,3 +382,53 @@ func TestHiddenWordStandsOrFalls(t *testing.T) {
 		})
 	}
 }
+
+// TestReadingLostLimbStaysLost is RULES.md §1.4's Reading at the table, the
+// case that found it: Lister passes a Critical Wound (the use of the right
+// arm lost until day 50), then fails a second one (loses the right arm);
+// on day 50 the clock says nothing of the arm, and the card lists it once,
+// as lost.
+func TestReadingLostLimbStaysLost(t *testing.T) {
+	tb := newParty(t)
+	resp := tb.Do("ann", "/damage target:Lister amount:4")
+	// Stay Up: 2d6 [1, 1] = 2, Unhurt.
+	tb.Dice.Push(1, 1)
+	tb.OK(tb.Press("bob", resp, "Stay Up"))
+	// 7 + 1d6 [2] = 9, Critical Wound; save vs death 15 ≥ 12; 1d4 [2]:
+	// the right arm; stunned 1d6 [1]; 2d6 [3, 4] = 7 weeks: until day 50.
+	tb.Dice.Push(2, 15, 2, 1, 3, 4)
+	commandstest.WantIn(t, "passed", tb.OK(tb.Do("ann", "/damage target:Lister amount:7")), "loses the use of the right arm (1d4 [2] = 2) until day 50, 00:00")
+	// Again: save vs death 3 fails; 1d4 [2]: the right arm, lost; 2d4 [1,
+	// 1] = 2 rounds to live; Meghan attends: 2d6 [1, 1] = 2 weeks.
+	tb.Dice.Push(2, 3, 2, 1, 1)
+	commandstest.WantIn(t, "failed", tb.OK(tb.Do("ann", "/damage target:Lister amount:7")), "loses the right arm (1d4 [2] = 2)")
+	tb.Dice.Push(1, 1)
+	tb.OK(tb.Do("meg", "/attend target:Lister"))
+	show := tb.OK(tb.Do("bob", "/char show name:Lister"))
+	commandstest.WantIn(t, "card", show, "lost the right arm")
+	if strings.Contains(show, "no use of the right arm") {
+		t.Errorf("card = %q; want the arm listed once, as lost", show)
+	}
+	out := tb.OK(tb.Do("ann", "/clock action:advance amount:50 unit:days"))
+	commandstest.WantIn(t, "day 50", out, "may restore HP again (day 50, 00:00)")
+	if strings.Contains(out, "regains") {
+		t.Errorf("clock = %q; want no limb back", out)
+	}
+	tb.NoDiceLeft()
+}
+
+// TestReadingLevelGainedAddsHitDie is RULES.md §1.1's Reading: a level
+// gained (/char set level) adds one hit die to the current HD as well as to
+// the maximum (0/2 → 1/3); a level lost removes one from each, not below 0
+// (1/3 → 0/2 → 0/1).
+func TestReadingLevelGainedAddsHitDie(t *testing.T) {
+	tb := newParty(t)
+	tb.OK(tb.Do("bob", `/char set name:Lister stats:"level=2 hd=0"`))
+	commandstest.WantIn(t, "level 2", tb.OK(tb.Do("bob", "/char show name:Lister")), "HD 0/2")
+	tb.OK(tb.Do("bob", "/char set name:Lister stats:level=3"))
+	commandstest.WantIn(t, "gained", tb.OK(tb.Do("bob", "/char show name:Lister")), "HD 1/3")
+	tb.OK(tb.Do("bob", "/char set name:Lister stats:level=2"))
+	commandstest.WantIn(t, "lost", tb.OK(tb.Do("bob", "/char show name:Lister")), "HD 0/2")
+	tb.OK(tb.Do("bob", "/char set name:Lister stats:level=1"))
+	commandstest.WantIn(t, "lost again", tb.OK(tb.Do("bob", "/char show name:Lister")), "HD 0/1")
+}

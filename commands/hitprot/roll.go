@@ -153,6 +153,6 @@ func roll(m *commands.Mutation) (*commands.Response, error) {
 		line += fmt.Sprintf(" · HD %d → %d", before, c.HD)
 		m.Note("%s rolled %s, spending %d HD.", ch.Name, strings.Join(parts, " + "), hd)
 	}
-	m.Say("%s", line)
+	m.Say("%s", line+commands.ReadingNotes(base.Expr))
 	return &commands.Response{}, nil
 }

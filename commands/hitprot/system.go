@@ -30,7 +30,7 @@ func (System) Name() string { return "hit-protection" }
 
 // Help explains the system for /help topic:hit-protection.
 func (System) Help() string {
-	return "Hit Protection & Hit Dice: a character has one die's worth of HP; levels add hit dice, spent to soak damage, rest and boost rolls. At 0 HP the player chooses Heroic Death, Stay Up or Go Down; wounds come from the injury table."
+	return "Hit Protection & Hit Dice: a character has one die's worth of HP; levels add hit dice, spent to soak damage, rest and boost rolls. At 0 HP the player chooses Heroic Death, Stay Up or Go Down; wounds come from the injury table. A limb lost to a Critical Wound stays lost: a running loss of that limb's use ends with it, and the clock never gives the limb back."
 }
 
 // TableOptions offers catch-breath (RULES.md §1.5): off, or on to let

@@ -20,6 +20,8 @@ func ruleError(ch *storage.Character, err error) error {
 		return commands.Errorf(commands.CodeConflict, "%s is not disabled: /strain is for a strenuous action at negative WP while conscious.", name)
 	case errors.Is(err, rules.ErrNotDying):
 		return commands.Errorf(commands.CodeConflict, "%s is not dying; there is nothing to stabilize.", name)
+	case errors.Is(err, rules.ErrNotAsleep):
+		return commands.Errorf(commands.CodeConflict, "%s is not asleep: /wake is for a sleeper whose player made a Listen check.", name)
 	case errors.Is(err, rules.ErrUnconscious):
 		return commands.Errorf(commands.CodeConflict, "%s is unconscious and cannot cast.", name)
 	case errors.Is(err, rules.ErrNotEnoughMP), errors.Is(err, rules.ErrBadAmount):

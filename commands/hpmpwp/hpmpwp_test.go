@@ -27,6 +27,9 @@ func newTable(t *testing.T) *commandstest.Table {
 
 // TestFight: RULES.md §2.2's ×3 critical through /damage, then a hit
 // while disabled, dying saves on /clock next-round, /attend, and WP healing.
+// At negative WP Vala is exhausted: fatigue's −2 takes Con 15 to 13, its
+// modifier from +2 to +1, so every save is at Fort +2 −1 = +1 (RULES.md
+// §2.3 Reading).
 func TestFight(t *testing.T) {
 	tb := newTable(t)
 	tb.OK(tb.Do("ann", "/table setup system:hp-mp-wp"))
@@ -34,15 +37,15 @@ func TestFight(t *testing.T) {
 	tb.Dice.Push(12)
 	out := tb.OK(tb.Do("ann", "/damage target:Vala amount:8 crit:3"))
 	commandstest.WantIn(t, "crit", out, "8 damage, critical ×3", "HP 20 → 12 · MP 4 → 3 (capped at the fatigued maximum) · WP 15 → -1",
-		"critical ×3: WP also take the damage twice more: 2 × 8 = 16", "Fort DC 10 (reaching negative WP): 1d20 [12] = 12 +2 = 14, succeeded",
-		"State: **disabled (conscious), exhausted** (was conscious)", "exhausted (WP -1 ≤ 0 (exhausting))", "MP max 4 → 3", "Fort DC 10 (reaching negative WP): 1d20 [12] = 12 +2 = 14, succeeded")
+		"critical ×3: WP also take the damage twice more: 2 × 8 = 16", "Fort DC 10 (reaching negative WP): 1d20 [12] = 12, Fort +2 −1 fatigue = 13, succeeded",
+		"State: **disabled (conscious), exhausted** (was conscious)", "exhausted (WP -1 ≤ 0 (exhausting))", "MP max 4 → 3")
 	tb.Refused(tb.Do("bob", "/damage target:Vala amount:1"), "only its owner or a GM")
 	tb.Dice.Push(3)
-	out = tb.OK(tb.Do("ann", "/damage target:Vala amount:4 nonlethal:true"))
-	commandstest.WantIn(t, "hit while disabled", out, "HP 12 → 8", "Fort DC 10 (hit at negative WP): 1d20 [3] = 3 +2 = 5, failed", "is dying")
+	out = tb.OK(tb.Do("ann", "/damage target:Vala amount:4"))
+	commandstest.WantIn(t, "hit while disabled", out, "HP 12 → 8", "Fort DC 10 (hit at negative WP): 1d20 [3] = 3, Fort +2 −1 fatigue = 4, failed", "is dying")
 	tb.Dice.Push(5)
 	out = tb.OK(tb.Do("!gm", "/clock action:next-round"))
-	commandstest.WantIn(t, "round 1", out, "Fort DC 10 (stabilize): 1d20 [5] = 5 +2 = 7, failed", "is still dying")
+	commandstest.WantIn(t, "round 1", out, "Fort DC 10 (stabilize): 1d20 [5] = 5, Fort +2 −1 fatigue = 6, failed", "is still dying")
 	tb.Dice.Push(5)
 	out = tb.OK(tb.Do("!gm", "/clock action:next-round"))
 	commandstest.WantIn(t, "round 2", out, "Fort DC 11 (stabilize)")
@@ -166,7 +169,9 @@ func TestNightHidesHiddenSleepers(t *testing.T) {
 
 // TestWorkOnASleeperIsAWakeSave: /activity kind:work on a sleeper is
 // the wake-early attempt (RULES.md §2.6, review finding 2): Ann, asleep with
-// 11 hours worked and 2 exertion failures, saves at DC 10 + 11 + 2 × 2 = 25.
+// 11 hours worked and 2 exertion failures, saves at DC 10 + 11 + 2 × 2 = 25,
+// at Will +2 −2: the failures' −4 takes Wis 10 to 6, its modifier from +0
+// to −2 (RULES.md §2.3 Reading).
 func TestWorkOnASleeperIsAWakeSave(t *testing.T) {
 	tb := newTable(t)
 	tb.OK(tb.Do("ann", "/table setup system:hp-mp-wp"))
@@ -178,7 +183,7 @@ func TestWorkOnASleeperIsAWakeSave(t *testing.T) {
 	commandstest.WantIn(t, "show", tb.OK(tb.Do("ann", "/char show name:Ann")), "sleep · 11 h worked", "failures 2")
 	tb.Dice.Push(19)
 	out := tb.OK(tb.Do("ann", "/activity target:Ann kind:work"))
-	commandstest.WantIn(t, "work on a sleeper", out, "Will DC 25 (wake early): 1d20 [19] = 19 +2 = 21, failed", "sleeps on")
+	commandstest.WantIn(t, "work on a sleeper", out, "Will DC 25 (wake early): 1d20 [19] = 19, Will +2 −2 exertion = 19, failed", "sleeps on")
 	tb.Dice.Push(20)
 	out = tb.OK(tb.Do("ann", "/activity target:Ann kind:work"))
 	commandstest.WantIn(t, "natural 20", out, "wakes early")
@@ -613,4 +618,105 @@ type countingDice struct {
 func (c *countingDice) Roll(d dice.Die) (int, error) {
 	c.n++
 	return c.Source.Roll(d)
+}
+
+// TestReadingFortWillUnderFatigue is RULES.md §2.3's Reading at the table:
+// /save type:fort|will and every save of §2.4 use the sheet's (rested) Fort
+// and Will lowered by the penalties of the moment, and say so. Vala: Con
+// 15, Wis 10, Fort +2, Will +1, HP max 20.
+func TestReadingFortWillUnderFatigue(t *testing.T) {
+	tb := newTable(t)
+	tb.OK(tb.Do("ann", "/table setup system:hp-mp-wp"))
+	tb.OK(tb.Do("ann", `/char create name:Vala stats:"hp-max=20 con=15 fort=2 will=1"`))
+	// Rested: d20 10 + 2 = 12.
+	tb.Dice.Push(10)
+	commandstest.WantIn(t, "rested", tb.OK(tb.Do("ann", "/save target:Vala type:fort")), "**Vala** Fort save: 1d20 [10] = 10 +2 = 12")
+	// 10 damage: HP 10 ≤ 50% of 20, fatigued: −2 takes Con 15 to 13 (+2 →
+	// +1) and Wis 10 to 8 (+0 → −1). Fort: 10 + 2 − 1 + 1 (bonus) = 12;
+	// Will: 10 + 1 − 1 = 10.
+	tb.OK(tb.Do("ann", "/damage target:Vala amount:10"))
+	tb.Dice.Push(10, 10)
+	commandstest.WantIn(t, "fatigued fort", tb.OK(tb.Do("ann", "/save target:Vala type:fort bonus:1")), "**Vala** Fort save: 1d20 [10] = 10, Fort +2 −1 fatigue +1 = 12")
+	commandstest.WantIn(t, "fatigued will", tb.OK(tb.Do("ann", "/save target:Vala type:will")), "**Vala** Will save: 1d20 [10] = 10, Will +1 −1 fatigue = 10")
+	// The sheet keeps the rested values and shows what they are now.
+	commandstest.WantIn(t, "show", tb.OK(tb.Do("ann", "/char show name:Vala")), "Fort +2 · Will +1; −1 fatigue: Fort +1 · Will +0")
+	// 10 more: HP 0. Then 19: WP 15 → −4, DC 10 at Fort +2 −1 = +1: d20 9
+	// gives 10, disabled (with the rested +2 it would give 11).
+	tb.OK(tb.Do("ann", "/damage target:Vala amount:10"))
+	tb.Dice.Push(9)
+	commandstest.WantIn(t, "negative WP", tb.OK(tb.Do("ann", "/damage target:Vala amount:19")),
+		"WP 15 → -4", "Fort DC 10 (reaching negative WP): 1d20 [9] = 9, Fort +2 −1 fatigue = 10, succeeded", "becomes disabled")
+	tb.NoDiceLeft()
+}
+
+// TestReadingNonlethalAtNegativeWP is RULES.md §2.4's Reading at the
+// table: every non-lethal hit at negative WP, not only the one that
+// crosses 0, leaves a character whose save fails unconscious and stable,
+// never dying or dead. Vala (HP max 10, Con 10, Fort +0) is disabled at WP
+// −1; exhausted there, she saves at Fort +0 −1 fatigue.
+func TestReadingNonlethalAtNegativeWP(t *testing.T) {
+	tb := newTable(t)
+	tb.OK(tb.Do("ann", "/table setup system:hp-mp-wp"))
+	tb.OK(tb.Do("ann", `/char create name:Vala stats:"hp-max=10"`))
+	tb.Dice.Push(15) // 21 damage: HP 10 → 0, WP 10 → −1, DC 10: 15 − 1 = 14, disabled
+	commandstest.WantIn(t, "reach", tb.OK(tb.Do("ann", "/damage target:Vala amount:21")), "becomes disabled")
+	// Non-lethal 4: WP −1 → −5, DC 11: 1 − 1 = 0 fails by 11, which a
+	// lethal hit would make dead; non-lethal, she is stable.
+	tb.Dice.Push(1)
+	out := tb.OK(tb.Do("ann", "/damage target:Vala amount:4 nonlethal:true"))
+	commandstest.WantIn(t, "non-lethal", out, "4 damage, non-lethal.", "WP -1 → -5",
+		"Fort DC 11 (hit at negative WP): 1d20 [1] = 1, Fort +0 −1 fatigue = 0, failed by 10 or more",
+		"non-lethal damage: unconscious and stable, no further saves", "State: **stable (unconscious), exhausted** (was disabled)")
+	// Stable, another non-lethal hit rolls nothing and leaves her stable;
+	// the next round makes no save either.
+	out = tb.OK(tb.Do("ann", "/damage target:Vala amount:2 nonlethal:true"))
+	commandstest.WantIn(t, "stable", out, "WP -5 → -7", "non-lethal damage: stays stable")
+	commandstest.WantIn(t, "round", tb.OK(tb.Do("!gm", "/clock action:next-round")), "Nothing ended or fired.")
+	tb.NoDiceLeft()
+}
+
+// TestWokenByANoise: /wake (RULES.md §2.6): a noise reaches a sleeper whose
+// player made a Listen check; it wakes unless it succeeds at a Will save
+// against the Listen DC, or at once with stay-asleep:false; one event that
+// /undo takes back. Ann: Will +2, rested (no fatigue adjustment).
+func TestWokenByANoise(t *testing.T) {
+	tb := newTable(t)
+	tb.OK(tb.Do("gm", "/table setup system:hp-mp-wp"))
+	tb.OK(tb.Do("ann", `/char create name:Ann stats:"hp-max=10 will=2"`))
+	tb.Refused(tb.Do("ann", "/wake target:Ann listen-dc:12"), "Ann is not asleep")
+	tb.OK(tb.Do("ann", "/activity target:Ann kind:sleep"))
+	// DC 12: 10 + 2 = 12 sleeps on; 9 + 2 = 11 wakes.
+	tb.Dice.Push(10)
+	commandstest.WantIn(t, "sleeps on", tb.OK(tb.Do("ann", "/wake target:Ann listen-dc:12")),
+		"Will DC 12 (woken by a noise, the Listen DC): 1d20 [10] = 10 +2 = 12, succeeded", "sleeps on through the noise")
+	tb.Refused(tb.Do("bob", "/wake target:Ann listen-dc:12"), "only its owner or a GM")
+	tb.Dice.Push(9)
+	commandstest.WantIn(t, "wakes", tb.OK(tb.Do("gm", "/wake target:Ann listen-dc:12")),
+		"1d20 [9] = 9 +2 = 11, failed", "wakes to the noise")
+	commandstest.WantIn(t, "awake", tb.OK(tb.Do("ann", "/char show name:Ann")), "Activity: awake")
+	tb.OK(tb.Do("gm", "/undo"))
+	commandstest.WantIn(t, "undone", tb.OK(tb.Do("ann", "/char show name:Ann")), "Activity: sleep")
+	// stay-asleep:false: the owner fails the save on purpose, no die.
+	commandstest.WantIn(t, "on purpose", tb.OK(tb.Do("ann", "/wake target:Ann listen-dc:30 stay-asleep:false")),
+		"a noise (Listen DC 30): fails the Will save on purpose and wakes")
+	tb.NoDiceLeft()
+}
+
+// TestReadingSleepWithNothingToSleepOff is RULES.md §2.6's Reading at the
+// table: sent to sleep with no hour worked and no exertion failure, a
+// character sleeps one hour and wakes, and the reply says so.
+func TestReadingSleepWithNothingToSleepOff(t *testing.T) {
+	tb := newTable(t)
+	tb.OK(tb.Do("gm", "/table setup system:hp-mp-wp"))
+	tb.OK(tb.Do("ann", `/char create name:Ann stats:"hp-max=10"`))
+	tb.OK(tb.Do("gm", "/clock action:advance amount:16 unit:rounds"))
+	commandstest.WantIn(t, "sleep", tb.OK(tb.Do("ann", "/activity target:Ann kind:sleep")),
+		"goes to sleep with nothing to sleep off (no hour worked, no exertion failure): sleeps one hour and wakes at day 1, 01:00")
+	commandstest.WantIn(t, "hour", tb.OK(tb.Do("gm", "/clock action:advance amount:1 unit:hours")),
+		"day 1, 01:00: wakes after an hour's sleep (nothing to sleep off)", "State: **conscious**")
+	// The same Reading leaves the forced march's Will save (DC 10) to the
+	// GM: /save with the Will bonus, 9 + 0 = 9.
+	tb.Dice.Push(9)
+	commandstest.WantIn(t, "forced march", tb.OK(tb.Do("gm", "/save target:Ann type:will")), "**Ann** Will save: 1d20 [9] = 9 +0 = 9")
+	tb.NoDiceLeft()
 }

@@ -1,7 +1,9 @@
 package hpmpwp
 
 import (
+	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/hpkeeper/hpkeeper/commands"
@@ -23,12 +25,43 @@ func activity(m *commands.Mutation) (*commands.Response, error) {
 		return nil, err
 	}
 	return each(m, targets, m.CanChange, func(c rules.Character, src dice.Source) (rules.Character, rules.Outcome, error) {
-		next, out, err := c.SetActivity(src, a)
+		next, out, err := c.SetActivity(src, a, m.Table.Clock)
 		if err == nil && len(out.Lines) == 0 {
 			out.Lines = append(out.Lines, fmt.Sprintf("activity: %s", next.Activity))
 		}
 		return next, out, err
 	})
+}
+
+// wake is /wake target:NAME listen-dc:N stay-asleep:true|false (RULES.md
+// §2.6, woken by a noise): the player of each sleeper made a Listen check
+// against listen-dc; the sleeper wakes unless it succeeds at a Will save
+// against that DC, and with stay-asleep:false its owner fails the save on
+// purpose and it wakes at once.
+func wake(m *commands.Mutation) (*commands.Response, error) {
+	dc, err := strconv.Atoi(m.Req.Options["listen-dc"])
+	if err != nil {
+		return nil, commands.Errorf(commands.CodeInvalid, "listen-dc is the DC of the Listen check, a whole number.")
+	}
+	stay := m.Req.Options["stay-asleep"] != "false"
+	targets, err := m.Targets(m.Req.Options["target"])
+	if err != nil {
+		return nil, err
+	}
+	for _, ch := range targets {
+		_, err := each(m, []*storage.Character{ch}, m.CanChange, func(c rules.Character, src dice.Source) (rules.Character, rules.Outcome, error) {
+			next, out, err := c.WakeByNoise(src, dc, stay)
+			if errors.Is(err, rules.ErrUnconscious) {
+				// Said here: ruleError's word for it is about casting.
+				err = commands.Errorf(commands.CodeConflict, "%s is unconscious (%s): no noise wakes it.", commands.Escape(ch.Name), c.State)
+			}
+			return next, out, err
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return &commands.Response{}, nil
 }
 
 // rest is /rest kind:night (GM): the whole table (or target) goes to

@@ -1,14 +1,19 @@
 package hpmpwp
 
 import (
+	"fmt"
 	"strconv"
 
 	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/rules/dice"
+	rules "github.com/hpkeeper/hpkeeper/rules/hpmpwp"
 )
 
 // save is /save type:fort|will bonus:N: d20 + the sheet's save + bonus,
-// shown for the GM to compare with a DC (RULES.md §0.4).
+// shown for the GM to compare with a DC (RULES.md §0.4). The sheet's Fort
+// and Will are the rested values: the fatigue and exertion penalties of the
+// moment lower them, and the reply shows by how much, e.g. "Fort +2 −1
+// fatigue" (RULES.md §2.3 Reading).
 func save(m *commands.Mutation) (*commands.Response, error) {
 	kind := m.Req.Options["type"] // fort or will (Options)
 	targets, err := m.TargetsToChange(m.Req.Options["target"])
@@ -22,9 +27,10 @@ func save(m *commands.Mutation) (*commands.Response, error) {
 		if err != nil {
 			return nil, err
 		}
-		bonus, name := c.Fort, "Fort"
+		fortAdj, willAdj := c.FatigueAdjust()
+		bonus, adj, name := c.Fort, fortAdj, "Fort"
 		if kind == "will" {
-			bonus, name = c.Will, "Will"
+			bonus, adj, name = c.Will, willAdj, "Will"
 		}
 		res, err := m.Roll(dice.Expr{Terms: []dice.Term{{Sign: 1, Count: 1, Sides: 20}}})
 		if err != nil {
@@ -37,7 +43,17 @@ func save(m *commands.Mutation) (*commands.Response, error) {
 		case 20:
 			note = " (natural 20: succeeds)"
 		}
-		m.Say("**%s** %s save: %s %+d = %d%s", commands.Escape(ch.Name), name, res, bonus+extra, res.Total+bonus+extra, note)
+		total := res.Total + bonus + adj + extra
+		if adj == 0 {
+			m.Say("**%s** %s save: %s %+d = %d%s", commands.Escape(ch.Name), name, res, bonus+extra, total, note)
+			continue
+		}
+		more := ""
+		if extra != 0 {
+			more = fmt.Sprintf(" %+d", extra)
+		}
+		m.Say("**%s** %s save: %s, %s %+d −%d %s%s = %d%s", commands.Escape(ch.Name), name, res,
+			name, bonus, -adj, rules.FatigueWord(adj), more, total, note)
 	}
 	return &commands.Response{}, nil
 }

@@ -7,8 +7,8 @@
 // abilities, saves, feats, and the GM's effect and state), /damage with crit
 // and nonlethal (§2.2, §2.4), the Die Hard buttons Act Disabled and Fall
 // Unconscious (§2.4), /strain and /attend (§2.4), /heal pool:hp|wp and
-// /spend resource:mp (§2.5), /activity and /rest kind:night (§2.6), and
-// /save type:fort|will (§0.4). The clock runs the dying saves, fatigue,
+// /spend resource:mp (§2.5), /activity, /wake and /rest kind:night (§2.6),
+// and /save type:fort|will (§0.4). The clock runs the dying saves, fatigue,
 // work, wakefulness and sleep (§0.2, §2.3–§2.6).
 //
 // The rules package has the same name as this one; the files here import
@@ -29,7 +29,7 @@ func (System) Name() string { return "hp-mp-wp" }
 
 // Help explains the system for /help topic:hp-mp-wp.
 func (System) Help() string {
-	return "Universal HP/MP/WP (D&D 3.5): damage takes HP first, then wound points (WP = Con); critical hits also hit WP. MP are rolled on the class's mana die. Low HP, MP or WP make a character fatigued or exhausted; below 0 WP it saves to stay disabled rather than dying. Create with e.g. stats:\"class=wizard level=3 hp-max=14 con=12 wis=14\"."
+	return "Universal HP/MP/WP (D&D 3.5): damage takes HP first, then wound points (WP = Con); critical hits also hit WP. MP are rolled on the class's mana die. Low HP, MP or WP make a character fatigued or exhausted; fatigue's penalty to Con and Wis also lowers Fort and Will at every save (the sheet keeps the rested values; a reply shows e.g. Fort +2 −1 fatigue). Below 0 WP a character saves to stay disabled rather than dying; a non-lethal hit there makes no one dying or dead. `/wake` is a noise reaching a sleeper. Create with e.g. stats:\"class=wizard level=3 hp-max=14 con=12 wis=14\"."
 }
 
 // TableOptions is empty: hp-mp-wp has no table options.
@@ -47,10 +47,10 @@ func (System) StatKeys() []string {
 func (System) Options() []commands.SystemOption {
 	return []commands.SystemOption{
 		{Command: "damage", Name: "crit", Help: "a critical hit: HP take the damage, and WP take it again × (multiplier − 1)", Values: []string{"2", "3", "4"}},
-		{Command: "damage", Name: "nonlethal", Help: "non-lethal damage: a failed save at negative WP leaves the character unconscious and stable"},
+		{Command: "damage", Name: "nonlethal", Help: "non-lethal damage: at negative WP it makes no one dying or dead; a failed save leaves the character unconscious and stable"},
 		{Command: "heal", Name: "amount", Help: "points healed: a number or dice"},
 		{Command: "heal", Name: "pool", Help: "which points heal (default hp)", Values: []string{"hp", "wp"}},
-		{Command: "save", Name: "type", Help: "d20 + the sheet's Fort or Will, for the GM to compare with the DC", Values: []string{"fort", "will"}},
+		{Command: "save", Name: "type", Help: "d20 + the sheet's Fort or Will, lowered while fatigued (Con and Wis penalties), for the GM to compare with the DC", Values: []string{"fort", "will"}},
 		{Command: "save", Name: "bonus", Help: "added to the roll"},
 		{Command: "rest", Name: "kind", Help: "night: the GM puts the table (or target) to sleep for 8 hours on the clock", Values: []string{"night"}},
 		{Command: "attend", Name: "healer", Help: "the character who makes the Heal check, not the target"},
@@ -81,6 +81,8 @@ func (System) Action(name string) commands.ActionFunc {
 		return rest
 	case "save":
 		return save
+	case "wake":
+		return wake
 	}
 	return nil
 }

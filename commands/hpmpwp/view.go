@@ -78,7 +78,7 @@ func (System) Describe(ch *storage.Character) (string, []commands.Field, error) 
 	fields := []commands.Field{
 		{Name: "Class", Value: fmt.Sprintf("%s %d", commands.Escape(c.Class), c.Level), Inline: true},
 		{Name: "Mana die", Value: fmt.Sprintf("d%d", rules.ManaDie(c.Class)), Inline: true},
-		{Name: "Saves", Value: fmt.Sprintf("Fort %+d · Will %+d", c.Fort, c.Will), Inline: true},
+		{Name: "Saves", Value: savesText(c), Inline: true},
 		{Name: "Abilities", Value: strings.Join(abilities, " · ")},
 		{Name: "Feats", Value: feats, Inline: true},
 		{Name: "Activity", Value: fmt.Sprintf("%s%s · %d h worked · %d h awake · exertion saves %d, failures %d",
@@ -92,6 +92,19 @@ func (System) Describe(ch *storage.Character) (string, []commands.Field, error) 
 		fields = append(fields, commands.Field{Name: "Initiative", Value: fmt.Sprintf("d20 %+d (%s)", bonus, why), Inline: true})
 	}
 	return status, fields, nil
+}
+
+// savesText renders the sheet's Fort and Will, the rested values, and
+// while fatigue or exertion penalties lower them (RULES.md §2.3 Reading)
+// what they are now, e.g. "Fort +2 · Will +1; −1 fatigue: Fort +1 · Will
+// +0".
+func savesText(c rules.Character) string {
+	s := fmt.Sprintf("Fort %+d · Will %+d", c.Fort, c.Will)
+	fort, will := c.FatigueAdjust()
+	if fort == 0 && will == 0 || c.State == rules.Dead {
+		return s
+	}
+	return s + fmt.Sprintf("; −%d %s: Fort %+d · Will %+d", -fort, rules.FatigueWord(fort), c.Fort+fort, c.Will+will)
 }
 
 // sleepUntil renders the end of a night's rest (RULES.md §2.6), e.g.

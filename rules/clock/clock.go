@@ -8,10 +8,10 @@ import (
 	"strings"
 )
 
-// Rounds in each larger unit. A round is one minute of game time (the AD&D
-// reading of "10 rounds to the turn"); RULES.md §0.2 fixes only that a turn
-// is 10 minutes and passes more rounds than any round timer lasts (the longest
-// is 8 rounds).
+// Rounds in each larger unit. A round is one minute of game time (RULES.md
+// §0.2 Reading: 10 rounds a turn, 60 an hour, as in the older editions the
+// hit-protection post builds on), so a turn passes more rounds than any
+// round timer lasts (the longest is 8 rounds).
 const (
 	RoundsPerTurn = 10
 	TurnsPerHour  = 6

@@ -74,3 +74,22 @@ func TestDuration(t *testing.T) {
 		}
 	}
 }
+
+// TestReadingRoundIsOneMinute is RULES.md §0.2's Reading: a round is one
+// minute on the clock, 10 rounds a turn and 60 an hour, so 1 day is 24 × 60
+// = 1,440 rounds, round 75 reads 01:15, and a turn (10 rounds) passes more
+// rounds than the longest round timer (2d4 or 1d8: 8).
+func TestReadingRoundIsOneMinute(t *testing.T) {
+	if Turn.Rounds() != 10 || Hour.Rounds() != 60 || Day.Rounds() != 1440 {
+		t.Errorf("a turn, an hour, a day = %d, %d, %d rounds; want 10, 60, 1440", Turn.Rounds(), Hour.Rounds(), Day.Rounds())
+	}
+	if got := Time(75).String(); got != "day 1, 01:15" {
+		t.Errorf("round 75 = %q; want day 1, 01:15", got)
+	}
+	if got := Time(0).Add(1440, Round).String(); got != "day 2, 00:00" {
+		t.Errorf("1,440 rounds = %q; want day 2, 00:00", got)
+	}
+	if Turn.Rounds() <= 8 {
+		t.Errorf("a turn is %d rounds; want more than the longest round timer, 8", Turn.Rounds())
+	}
+}

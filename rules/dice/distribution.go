@@ -132,6 +132,9 @@ func (d Distribution) PAtLeast(v int) *big.Rat { return d.PRange(v, math.MaxInt)
 // would exceed MaxWork, and the *ParseError of Validate for an invalid
 // hand-built Expr.
 func (e Expr) Distribution() (Distribution, error) {
+	if e.x != nil {
+		return treeDistribution(e.x)
+	}
 	if err := e.Validate(); err != nil {
 		return Distribution{}, err
 	}
@@ -176,6 +179,9 @@ func (e Expr) Distribution() (Distribution, error) {
 // linear in the number of terms, computes no distribution and suits a check
 // before Distribution; it is 0 for an invalid Expr with no terms.
 func (e Expr) Totals() int {
+	if e.x != nil {
+		return int(e.x.totals)
+	}
 	if len(e.Terms) == 0 {
 		return 0
 	}
@@ -191,6 +197,9 @@ func (e Expr) Totals() int {
 func (e Expr) DistributionLimit(maxTotals int) (Distribution, error) {
 	if err := e.Validate(); err != nil {
 		return Distribution{}, err
+	}
+	if e.x != nil && e.x.unbound != "" {
+		return Distribution{}, fmt.Errorf("%q: %w: %s", e.x.canon, ErrNoExactOdds, e.x.unbound)
 	}
 	if n := e.Totals(); n > maxTotals {
 		return Distribution{}, fmt.Errorf("%q: %d possible totals, more than %d: %w", e.String(), n, maxTotals, ErrTooManyTotals)

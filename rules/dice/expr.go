@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 )
 
 // Limits of the notation (RULES.md §0.3).
@@ -197,11 +195,14 @@ func plural(n int, one, many string) string {
 	return many
 }
 
-// Expr is a parsed dice expression (RULES.md §0.3): its terms in the order
-// written. Build one with Parse or MustParse; an Expr built by hand must
-// satisfy Validate. The zero Expr is not valid (it has no terms).
+// Expr is a parsed dice expression: for the notation of RULES.md §0.3, its
+// terms in the order written; for the full notation (docs/dice.md), a tree
+// that Parse builds and nothing else can, and no Terms. Build one with
+// Parse or MustParse; an Expr built by hand (Terms only) must satisfy
+// Validate. The zero Expr is not valid (it has no terms).
 type Expr struct {
 	Terms []Term
+	x     *tree // the full notation's tree, or nil
 }
 
 // String returns e in canonical notation: lower case except the F of Fudge
@@ -212,6 +213,9 @@ type Expr struct {
 // "1dS"), and Parse then reports the length; keep the input or the Terms
 // when an expression must be parsed again later.
 func (e Expr) String() string {
+	if e.x != nil {
+		return e.x.canon
+	}
 	var b strings.Builder
 	b.Grow(8 * len(e.Terms))
 	for i, t := range e.Terms {
@@ -225,8 +229,12 @@ func (e Expr) String() string {
 	return b.String()
 }
 
-// DiceCount returns the number of dice e rolls (kept and dropped).
+// DiceCount returns the number of dice e names (kept and dropped; rerolls
+// and explosions roll more, see Rolls).
 func (e Expr) DiceCount() int {
+	if e.x != nil {
+		return e.x.named
+	}
 	n := 0
 	for _, t := range e.Terms {
 		n += t.Count
@@ -234,8 +242,71 @@ func (e Expr) DiceCount() int {
 	return n
 }
 
-// Min returns the lowest total e can roll.
+// Rolls returns how many dice a roll of e rolls at most, rerolls and
+// explosions counted: DiceCount for the notation of RULES.md §0.3; where
+// rerolling or exploding has no worst case, the expected count. It is at
+// most MaxRolled, and meant for pricing a roll's work (commands' rate
+// limit).
+func (e Expr) Rolls() int {
+	if e.x != nil {
+		return e.x.bound
+	}
+	return e.DiceCount()
+}
+
+// Notes returns the reading notes of e (docs/dice.md, "Where the bots
+// differ"): for each part that Avrae and Dice Maiden read differently, the
+// reading used and how to write the other, in Discord markdown, such as
+// "`4d6k3` keeps the dice showing 3, as in Avrae; for the highest 3 write
+// `4d6kh3`". It is nil for the notation of RULES.md §0.3.
+func (e Expr) Notes() []string {
+	if e.x == nil {
+		return nil
+	}
+	return e.x.notes
+}
+
+// Comment returns e's comment: a Dice Maiden label, "(Fireball) 8d6", and
+// the text after the expression ("1d20+5 to hit", "2d6 ! fire"), joined by
+// "; ", with whitespace collapsed; "" when there is none.
+func (e Expr) Comment() string {
+	if e.x == nil {
+		return ""
+	}
+	return e.x.comment
+}
+
+// Plus returns e + n: for the notation of RULES.md §0.3 its Terms and one
+// constant term more (none for n = 0); for the full notation the tree of
+// "e+n" ("(e)+n" when e is a comparison), its comment dropped. It fails
+// only when the total could pass ±MaxTotal, with Parse's *ParseError.
+func (e Expr) Plus(n int) (Expr, error) {
+	if e.x == nil {
+		out := Expr{Terms: append([]Term(nil), e.Terms...)}
+		switch {
+		case n > 0:
+			out.Terms = append(out.Terms, Term{Sign: 1, Const: n})
+		case n < 0:
+			out.Terms = append(out.Terms, Term{Sign: -1, Const: -n})
+		}
+		return out, nil
+	}
+	text := e.x.canon
+	if r := e.x.root; r.kind == nodeBinary && r.op.comparison() {
+		text = "(" + text + ")"
+	}
+	if n != 0 {
+		text += fmt.Sprintf("%+d", n)
+	}
+	return parse(text)
+}
+
+// Min returns the lowest total e can roll (for the full notation, a bound:
+// no roll totals less).
 func (e Expr) Min() int {
+	if e.x != nil {
+		return int(e.x.lo)
+	}
 	m := 0
 	for _, t := range e.Terms {
 		lo, _ := t.bounds()
@@ -244,8 +315,12 @@ func (e Expr) Min() int {
 	return m
 }
 
-// Max returns the highest total e can roll.
+// Max returns the highest total e can roll (for the full notation, a bound:
+// no roll totals more; exploding dice count MaxRolled dice).
 func (e Expr) Max() int {
+	if e.x != nil {
+		return int(e.x.hi)
+	}
 	m := 0
 	for _, t := range e.Terms {
 		_, hi := t.bounds()
@@ -301,6 +376,9 @@ func (e Expr) CheckRange(lo, hi int) error {
 // terms or more than MaxDice dice). Expressions from Parse are always valid;
 // Roll and Distribution validate expressions built by hand.
 func (e Expr) Validate() error {
+	if e.x != nil {
+		return nil // built by Parse
+	}
 	if len(e.Terms) == 0 {
 		return &ParseError{Reason: "empty expression"}
 	}
@@ -331,7 +409,12 @@ type ParseError struct {
 	Expr   string
 	Part   string
 	Reason string
+	// Err, when set, is what the error wraps (ErrTooManyRolls).
+	Err error
 }
+
+// Unwrap returns Err.
+func (e *ParseError) Unwrap() error { return e.Err }
 
 // Error returns the quoted part and the reason, or the reason alone when
 // Part is empty.
@@ -350,203 +433,4 @@ func MustParse(s string) Expr {
 		panic("dice: MustParse(" + strconv.Quote(s) + "): " + err.Error())
 	}
 	return e
-}
-
-// Parse parses a dice expression in the notation of RULES.md §0.3:
-//
-//	expr   = [sign] term {sign term}     sign = "+" | "-"
-//	term   = number | [number] "d" (number | "F") [suffix]
-//	suffix = ("kh" | "kl" | "dh" | "dl") number
-//
-// Whitespace is ignored anywhere and letters are case-insensitive. The input
-// may have at most MaxLength characters (whitespace included) and MaxDice
-// dice in all; a die has MinSides to MaxSides sides; a constant is at most
-// MaxConst. kh and kl keep 1 to N of N dice; dh and dl drop 0 to N-1 of them,
-// so at least one die always counts. An expression of constants alone is
-// valid.
-//
-// Every error is a *ParseError whose message names the offending part,
-// quoted as written, such as `"3d6kh4": cannot keep 4 of 3 dice`,
-// `"2x6": not a dice term`, `"3d6++2": missing term between "+" and "+"`,
-// `expression is 70 characters; at most 64` or `empty expression`.
-func Parse(s string) (Expr, error) {
-	if n := utf8.RuneCountInString(s); n > MaxLength {
-		return Expr{}, &ParseError{Expr: s, Reason: fmt.Sprintf("expression is %d characters; at most %d", n, MaxLength)}
-	}
-	p := parser{src: s}
-	terms, err := p.parse()
-	if err != nil {
-		return Expr{}, err
-	}
-	e := Expr{Terms: terms}
-	if n := e.DiceCount(); n > MaxDice {
-		return Expr{}, p.errorf(strings.TrimSpace(s), "%s", tooManyDice(n))
-	}
-	return e, nil
-}
-
-// parser splits the input into terms, each kept both normalised (lower
-// case, no whitespace) and as written, so that errors quote the player's
-// own text.
-type parser struct {
-	src  string
-	norm [4 * MaxLength]byte // the current term, normalised
-	n    int                 // bytes used in norm
-}
-
-func (p *parser) errorf(part, format string, args ...any) *ParseError {
-	return &ParseError{Expr: p.src, Part: part, Reason: fmt.Sprintf(format, args...)}
-}
-
-func (p *parser) parse() ([]Term, error) {
-	s := p.src
-	terms := make([]Term, 0, 1+strings.Count(s, "+")+strings.Count(s, "-"))
-	sign := 1
-	op := ""           // the operator before the current term, if any
-	start, end := 0, 0 // the current term in s, as written
-	for i, w := 0, 0; i < len(s); i += w {
-		var r rune
-		r, w = utf8.DecodeRuneInString(s[i:])
-		switch {
-		case unicode.IsSpace(r):
-			continue
-		case r == '+' || r == '-':
-			if p.n == 0 {
-				// No term since the last operator; at the very start
-				// (op == "") this is the expression's sign.
-				if op != "" {
-					return nil, p.errorf(strings.TrimSpace(s), "missing term between %q and %q", op, string(r))
-				}
-			} else {
-				t, err := p.term(sign, s[start:end])
-				if err != nil {
-					return nil, err
-				}
-				terms = append(terms, t)
-			}
-			op = string(r)
-			sign = 1
-			if r == '-' {
-				sign = -1
-			}
-		default:
-			if p.n == 0 {
-				start = i
-			}
-			end = i + w
-			if r < utf8.RuneSelf {
-				c := byte(r)
-				if 'A' <= c && c <= 'Z' {
-					c += 'a' - 'A'
-				}
-				p.norm[p.n] = c
-				p.n++
-			} else {
-				p.n += copy(p.norm[p.n:], s[i:end])
-			}
-		}
-	}
-	if p.n == 0 {
-		if op == "" {
-			return nil, &ParseError{Expr: s, Reason: "empty expression"}
-		}
-		return nil, p.errorf(strings.TrimSpace(s), "missing term after %q", op)
-	}
-	t, err := p.term(sign, s[start:end])
-	if err != nil {
-		return nil, err
-	}
-	return append(terms, t), nil
-}
-
-// term parses the normalised current term and resets it. written is the
-// term as the player wrote it, for error messages.
-func (p *parser) term(sign int, written string) (Term, error) {
-	t := p.norm[:p.n]
-	p.n = 0
-	bad := func(format string, args ...any) (Term, error) {
-		return Term{}, p.errorf(written, format, args...)
-	}
-	count, i, hasCount := digits(t, 0)
-	if i == len(t) {
-		term := Term{Sign: sign, Const: count}
-		if r := term.problem(); r != "" {
-			return bad("%s", r)
-		}
-		return term, nil
-	}
-	if t[i] != 'd' {
-		return bad("not a dice term")
-	}
-	if !hasCount {
-		count = 1
-	}
-	term := Term{Sign: sign, Count: count}
-	i++
-	if i < len(t) && t[i] == 'f' {
-		term.Fudge, term.Sides = true, 3
-		i++
-	} else {
-		var ok bool
-		term.Sides, i, ok = digits(t, i)
-		if !ok {
-			return bad("missing the number of sides")
-		}
-	}
-	if i < len(t) {
-		mode := suffix(t[i:])
-		if mode == KeepAll {
-			return bad("unknown suffix %q (use kh, kl, dh or dl)", t[i:])
-		}
-		name := t[i : i+2]
-		var ok bool
-		term.Keep = mode
-		term.KeepN, i, ok = digits(t, i+2)
-		if !ok {
-			return bad("missing the number after %q", name)
-		}
-		if i < len(t) {
-			if suffix(t[i:]) != KeepAll {
-				return bad("only one keep or drop suffix per term")
-			}
-			return bad("unknown suffix %q", t[i:])
-		}
-	}
-	if r := term.problem(); r != "" {
-		return bad("%s", r)
-	}
-	return term, nil
-}
-
-// digits reads the decimal digits of t from i. It returns their value
-// (saturated far above every limit), the index after them and whether there
-// was at least one digit.
-func digits(t []byte, i int) (v, next int, ok bool) {
-	const ceiling = 100_000_000 // 10*ceiling+9 fits a 32-bit int
-	j := i
-	for ; j < len(t) && '0' <= t[j] && t[j] <= '9'; j++ {
-		if v < ceiling {
-			v = 10*v + int(t[j]-'0')
-		}
-	}
-	return v, j, j > i
-}
-
-// suffix returns the keep mode t starts with, or KeepAll when it starts with
-// none.
-func suffix(t []byte) KeepMode {
-	if len(t) < 2 {
-		return KeepAll
-	}
-	switch string(t[:2]) {
-	case "kh":
-		return KeepHighest
-	case "kl":
-		return KeepLowest
-	case "dh":
-		return DropHighest
-	case "dl":
-		return DropLowest
-	}
-	return KeepAll
 }

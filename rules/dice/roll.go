@@ -29,7 +29,11 @@ type Result struct {
 	Expr  Expr
 	Terms []TermResult
 	Total int
+	x     *rolledTree // the roll of a full notation's tree (then Terms is nil)
 }
+
+// IsZero reports whether r is the zero Result (no roll).
+func (r Result) IsZero() bool { return len(r.Terms) == 0 && r.x == nil }
 
 // errNoSource is returned by Roll when it is given a nil Source.
 var errNoSource = errors.New("no dice source")
@@ -37,12 +41,18 @@ var errNoSource = errors.New("no dice source")
 // Roll rolls e with src (RULES.md §0.3): one src.Roll per die, term by term,
 // in the order written, so a Scripted source's faces go to the dice from
 // left to right. A keep/drop suffix marks the dice that do not count as
-// Dropped; among equal faces the one rolled first is dropped. An error from
-// src is returned wrapped, naming the expression (errors.Is finds
+// Dropped; among equal faces the one rolled first is dropped. An expression
+// of the full notation (docs/dice.md) rolls its dice in the order written,
+// then each operator's rerolls and explosions in turn, and stops with a
+// *ParseError wrapping ErrTooManyRolls at MaxRolled dice. An error from src
+// is returned wrapped, naming the expression (errors.Is finds
 // ErrScriptExhausted and ErrFaceOutOfRange); nothing else fails, except that
 // an Expr built by hand that fails Validate returns that *ParseError and a
 // nil src is an error. The Result is the zero Result whenever err != nil.
 func (e Expr) Roll(src Source) (Result, error) {
+	if e.x != nil {
+		return rollTree(e, src)
+	}
 	if err := e.Validate(); err != nil {
 		return Result{}, err
 	}
@@ -132,8 +142,24 @@ func (r Result) Kept(i int) []int {
 //	1d20+1d4-2 [13] + [3] - 2 = 14
 //	4dFkh3 [+, −, 0, ~~−~~] = 0
 //
-// An expression without dice shows as "2+3 = 5". The zero Result is "".
+// An expression without dice shows as "2+3 = 5". The full notation
+// (docs/dice.md, "What is shown") shows the expression without its
+// annotations, then every value as written with each pool's dice in
+// brackets: a rerolled die struck through with an arrow to the face that
+// replaced it, a die mi or ma changed as "1→2", an exploded die with "!"
+// and the dice it added at the end, a success ✓ (✓✓ counting twice), a
+// failure ✗, a set's dropped values struck through; annotations after
+// their value, "= total", and the comment after " — ":
+//
+//	2d6ro<3 [~~1~~→3, 6] = 9
+//	(1d4+1, 3, 2d6kl1)kh1 ([2] + 1, ~~3~~, ~~[2, 5]~~) = 3
+//	6d10t7 [8✓, 3, 10✓, 7✓, 1, 5] = 3 — to hit
+//
+// The zero Result is "".
 func (r Result) String() string {
+	if r.x != nil {
+		return r.x.String()
+	}
 	if len(r.Terms) == 0 {
 		return ""
 	}

@@ -55,6 +55,16 @@ type Source interface {
 	Roll(d Die) (int, error)
 }
 
+// A Pacer is a Source that is told where a roll's dice start to depend on
+// the faces already rolled: Expr.Roll calls Pause before each pass of
+// rerolls or explosions and before the die of an ra, whose number depends
+// on those faces. A source that gathers faces ahead of the roll (the
+// physical dice of commands, which ask a player for several at once) ends
+// its batch there. Other sources need not implement it.
+type Pacer interface {
+	Pause()
+}
+
 var (
 	// ErrScriptExhausted is returned (wrapped, when it comes through
 	// Expr.Roll) when a Scripted source without a fallback has no faces left.

@@ -51,6 +51,9 @@ var (
 	// ErrTooManyDice: a check would carry more than MaxModDice bonus or
 	// penalty dice.
 	ErrTooManyDice = errors.New("too many bonus or penalty dice")
+	// ErrTakenOut: a character taken out of the conflict makes no checks
+	// until the conflict ends (RULES.md §3.2 Reading).
+	ErrTakenOut = errors.New("taken out of the conflict: makes no checks until it ends")
 )
 
 // Mod is a number of bonus dice (Dice > 0) or penalty dice (Dice < 0) on a
@@ -228,13 +231,25 @@ type ActionOutcome struct {
 // 3dF + rank with the condition's penalty die. Spending a point of the
 // ability's pool (a.Pool) gives one bonus die. While Broken the action
 // itself costs 1 point of the ability's pool, which Act spends. It fails,
-// changing nothing, with ErrNoAbility, ErrWrongPool, ErrPoolEmpty (naming
-// the pool and the points needed) or an error of the check or of r.
+// changing nothing, with ErrTakenOut, ErrNoAbility, ErrWrongPool,
+// ErrPoolEmpty (naming the pool and the points needed) or an error of the
+// check or of r.
 //
 // **Reading:** the point for a bonus die comes from the pool the ability
 // draws on ("each ability draws on one pool"), and a Broken character
 // spending one pays 2 points: the action's cost and the bonus die.
+//
+// **Reading** (RULES.md §3.2): a character taken out makes no checks until
+// the conflict ends: none it chooses to make, so it neither acts nor,
+// through Help, gives First Aid or Counsel, and nothing is rolled or
+// spent. The checks the rules call for are not refused: its initiative (a
+// turn order skips it anyway), and its healing check (hpkeeper's reading:
+// healing a character out of the conflict does not touch the conflict, and
+// a day of rest taken alone is healed with while the conflict goes on).
 func (c Character) Act(r Roller, a Action) (Character, ActionOutcome, error) {
+	if c.TakenOut {
+		return c, ActionOutcome{}, ErrTakenOut
+	}
 	n, spent, res, err := c.rollCheck(r, a.Ability, a.Pool, a.FudgeDice, true, a.Mods...)
 	if err != nil {
 		return c, ActionOutcome{}, err

@@ -143,3 +143,62 @@ func TestParseKind(t *testing.T) {
 		t.Errorf("ParseKind(fire) succeeded")
 	}
 }
+
+// TestReadingTakenOutMakesNoChecks is RULES.md §3.2's Reading: a character
+// taken out makes no checks until the conflict ends. Garrett (Endure 2,
+// Vigor 3/3, First Aid 1), Broken and taken out: acting and giving first
+// aid are refused, rolling nothing (the script is empty) and spending
+// nothing, where an action would cost the Broken character Vigor 3 → 2.
+// The checks the rules call for still roll (hpkeeper's reading): the
+// initiative, and a healing check. Once the conflict ends the action rolls
+// and costs.
+func TestReadingTakenOutMakesNoChecks(t *testing.T) {
+	g := garrett()
+	g.Condition, g.HarmCounter = Broken, 2
+	g, out, err := g.TakeHarm(scripted(), Harm{SL: 1, Kind: Physical})
+	if err != nil || !out.TakenOut || !g.TakenOut {
+		t.Fatalf("harm on Broken: %+v, %v; want taken out", out, err)
+	}
+	if n, _, err := g.Act(scripted(), Action{Ability: Endure}); !errors.Is(err, ErrTakenOut) || n.Vigor.Current != 3 {
+		t.Errorf("Act while taken out: %v, Vigor %d; want ErrTakenOut, Vigor 3", err, n.Vigor.Current)
+	}
+	if _, _, err := g.Help(scripted(), FirstAidHelp, 3, ""); !errors.Is(err, ErrTakenOut) {
+		t.Errorf("Help while taken out: %v; want ErrTakenOut", err)
+	}
+	// The initiative check is not refused: a turn order rerolling every
+	// round must not stop on a taken-out combatant, whose turns are skipped.
+	if _, err := g.Initiative(scripted(0, 0, 0, 0), 3); err != nil {
+		t.Errorf("Initiative while taken out: %v; want a roll", err)
+	}
+	// Nor is a healing check: 5 pool points, Endure with Broken's penalty
+	// die, 4dFkl3+2 [+, +, +, 0] keeps +, +, 0: 4 → SL 4, Broken → Bloody.
+	if n, h, err := g.Heal(scripted(1, 1, 1, 0), Healing{Trigger: PoolPoints}); err != nil || h.Check.SL != 4 || n.Condition != Bloody || !n.TakenOut {
+		t.Errorf("Heal while taken out: SL %d, %s, taken out %v, %v; want SL 4, Bloody, still taken out", h.Check.SL, n.Condition, n.TakenOut, err)
+	}
+	back, _ := g.EndConflict()
+	// Broken: 4dFkl3+2 [0, 0, 0, +] keeps 0, 0, 0: 2 → SL 2; Vigor 3 → 2.
+	n, act, err := back.Act(scripted(0, 0, 0, 1), Action{Ability: Endure})
+	if err != nil || act.Check.SL != 2 || n.Vigor.Current != 2 {
+		t.Errorf("Act after the conflict: SL %d, Vigor %d, %v; want SL 2, Vigor 2", act.Check.SL, n.Vigor.Current, err)
+	}
+}
+
+// TestReadingPostComparesWithFive is RULES.md §3.2's Reading on Garrett's
+// example: the post compares the React total with 5, but the counter is 4
+// (3 + 1), and the check is against the counter. The post's own outcome
+// holds (1 < 4: Bloody); a total of 4, which is below 5, meets 4 and keeps
+// him Healthy. Garrett: React 1, counter 3, 1 social harm.
+func TestReadingPostComparesWithFive(t *testing.T) {
+	g := garrett()
+	g.HarmCounter = 3
+	// 3dF [0, 0, 0] + 1 = 1 < 4: Bloody, counter 0.
+	n, out, err := g.TakeHarm(scripted(0, 0, 0), Harm{SL: 1, Kind: Social})
+	if err != nil || out.Counter != 4 || n.Condition != Bloody || n.HarmCounter != 0 {
+		t.Errorf("React 1: counter %d, %s, %d, %v; want checked against 4, Bloody, 0", out.Counter, n.Condition, n.HarmCounter, err)
+	}
+	// 3dF [+, +, +] + 1 = 4 ≥ 4: stays Healthy, counter 4.
+	n, out, err = g.TakeHarm(scripted(1, 1, 1), Harm{SL: 1, Kind: Social})
+	if err != nil || out.Check.Total != 4 || n.Condition != Healthy || n.HarmCounter != 4 {
+		t.Errorf("React 4: %s, counter %d, %v; want Healthy, 4 (4 meets the counter 4, not 5)", n.Condition, n.HarmCounter, err)
+	}
+}

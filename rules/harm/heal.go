@@ -171,6 +171,11 @@ type HealOutcome struct {
 // on. When none is left, a day of rest taken alone (RestDays, see RestDay)
 // is used instead.
 //
+// A character taken out of the conflict still makes its healing check:
+// the check is not one it chooses to make, and the Reading of RULES.md
+// §3.2 keeps it from checks of its own (see Act), so that, resting a day
+// alone (RestDay) while the conflict goes on, it can heal.
+//
 // It fails, changing nothing, with ErrNothingToHeal, ErrNotInnate,
 // ErrRestTooSoon (naming when the day of rest ends), ErrBadSpend,
 // ErrWrongPool, ErrPoolEmpty, or an error of the check or of r.
@@ -301,7 +306,9 @@ func (c *Character) spendPools(mix map[string]int) ([]PoolChange, error) {
 }
 
 // RefreshPools fills every pool (RULES.md §3.1) to its maximum, as a day of
-// rest (/rest kind:day) does, and returns the pools that changed.
+// rest does (RULES.md §3.3 Reading: /rest kind:day, or the clock passing a
+// whole day outside a conflict, see PassTime), and returns the pools that
+// changed.
 func (c Character) RefreshPools() (Character, []PoolChange) {
 	n := c.Clone()
 	var out []PoolChange
@@ -328,6 +335,36 @@ func (c Character) RestDay() (Character, []PoolChange) {
 	n, changes := c.RefreshPools()
 	n.RestDays++
 	return n, changes
+}
+
+// DaysOfRest returns how many days of rest the table's clock completes for
+// the character as it moves from the clock time from to to (RULES.md §3.3):
+// how many of the whole days since RestFrom end in (from, to]. They are the
+// days that DayOfRest healings count, so a day of rest on the clock falls
+// a whole day after the last harm the character checked against (or its
+// creation, or a day after the one its last rest healing used).
+func (c Character) DaysOfRest(from, to clock.Time) int {
+	from = max(from, c.RestFrom)
+	if to <= from {
+		return 0
+	}
+	return int(int64(to-c.RestFrom)/clock.RoundsPerDay - int64(from-c.RestFrom)/clock.RoundsPerDay)
+}
+
+// PassTime is the table's clock moving from from to to outside a conflict
+// (RULES.md §3.3 Reading): when it completes a day of rest (DaysOfRest),
+// every pool refills to its maximum, as /rest kind:day refills them, and
+// that day is a DayOfRest healing trigger as every day on the clock is. It
+// returns the character, the pools that changed and the days of rest
+// completed. Time inside a conflict (a move by rounds, RULES.md §3.2.4) is
+// not a rest: the caller does not pass it here.
+func (c Character) PassTime(from, to clock.Time) (Character, []PoolChange, int) {
+	days := c.DaysOfRest(from, to)
+	if days == 0 {
+		return c, nil, 0
+	}
+	n, changes := c.RefreshPools()
+	return n, changes, days
 }
 
 // RestHealings returns how many DayOfRest healings the character may make at

@@ -2,6 +2,7 @@ package harm
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/hpkeeper/hpkeeper/rules/clock"
@@ -228,5 +229,71 @@ func TestRefreshPoolsAndSpend(t *testing.T) {
 	}
 	if _, _, err := n.Spend(Instinct, 2); !errors.Is(err, ErrPoolEmpty) {
 		t.Errorf("Spend(instinct, 2) of 1: err = %v; want ErrPoolEmpty", err)
+	}
+}
+
+// TestReadingDayOfRestRefillsPools is RULES.md §3.3's Reading: a day of
+// rest, /rest kind:day or the clock passing a whole day outside a
+// conflict, refills every pool to its maximum, and both are the healing
+// trigger. Garrett (Vigor 1/3, Instinct 0/3, Reason 3/3, Bloody) was last
+// harmed at day 1, 05:00, so his day of rest ends at day 2, 05:00: a move
+// of the clock that passes that time refills his pools and allows one rest
+// healing; one that stops short does nothing.
+func TestReadingDayOfRestRefillsPools(t *testing.T) {
+	g := garrett()
+	g.Condition, g.Vigor.Current, g.Instinct.Current = Bloody, 1, 0
+	g.RestFrom = clock.Time(0).Add(5, clock.Hour)
+	at := func(day, hour int64) clock.Time { return clock.Time(0).Add(day-1, clock.Day).Add(hour, clock.Hour) }
+	// Day 1, 06:00 → day 2, 04:00: 22 hours, short of day 2, 05:00.
+	if n, ch, days := g.PassTime(at(1, 6), at(2, 4)); days != 0 || len(ch) != 0 || n.Vigor.Current != 1 {
+		t.Errorf("PassTime(day 1 06:00 → day 2 04:00) = %d days, %+v; want none", days, ch)
+	}
+	// Day 2, 04:00 → 06:00: two hours, but they pass day 2, 05:00.
+	n, ch, days := g.PassTime(at(2, 4), at(2, 6))
+	want := []PoolChange{{Vigor, 1, 3, "day of rest"}, {Instinct, 0, 3, "day of rest"}}
+	if days != 1 || fmt.Sprint(ch) != fmt.Sprint(want) || n.Vigor.Current != 3 || n.Instinct.Current != 3 || n.Reason.Current != 3 {
+		t.Errorf("PassTime(day 2 04:00 → 06:00) = %d days, %+v; want 1 day, %+v", days, ch, want)
+	}
+	if got := n.RestHealings(at(2, 6)); got != 1 {
+		t.Errorf("RestHealings at day 2, 06:00 = %d; want 1 (the same day is the healing trigger)", got)
+	}
+	// Three days from day 1, 05:00 complete three days of rest.
+	if got := g.DaysOfRest(at(1, 5), at(4, 5)); got != 3 {
+		t.Errorf("DaysOfRest(day 1 05:00 → day 4 05:00) = %d; want 3", got)
+	}
+	// After the rest healing (RestFrom a day on, to day 2, 05:00) the next
+	// day of rest ends at day 3, 05:00, as the clock's days did before.
+	healed, _, err := n.Heal(scripted(0, 0, 0), Healing{Trigger: DayOfRest, Now: at(2, 6)})
+	if err != nil || healed.RestFrom != at(2, 5) || healed.DaysOfRest(at(2, 6), at(3, 5)) != 1 || healed.DaysOfRest(at(2, 6), at(3, 4)) != 0 {
+		t.Errorf("after the rest healing: RestFrom %v, %v; want day 2, 05:00 and the next day of rest at day 3, 05:00", healed.RestFrom, err)
+	}
+}
+
+// TestReadingConditionIsOneTrack is RULES.md §3.3's Reading: the condition
+// is one track for every kind of harm, so First Aid and Counsel both heal
+// it (the GM judges which fits), and a healing check of a Healthy
+// character with a counter above 0 lowers the counter by the SL.
+func TestReadingConditionIsOneTrack(t *testing.T) {
+	// Bloody from mental harm, healed with First Aid SL 1 (one bonus die):
+	// Willpower 0, 4dFkh3 [+, +, 0, −] keeps +, +, 0: SL 2 → Healthy.
+	p := garrett()
+	p.Condition = Bloody
+	n, out, err := p.Heal(scripted(1, 1, 0, -1), Healing{Trigger: FirstAidHelp, HelpSL: 1, Ability: Willpower})
+	if err != nil || out.Check.SL != 2 || n.Condition != Healthy {
+		t.Errorf("First Aid on mental harm: SL %d, %s, %v; want SL 2, Healthy", out.Check.SL, n.Condition, err)
+	}
+	// Bloody from physical harm, healed with Counsel SL 1: Endure 2,
+	// 4dFkh3+2 [0, 0, 0, −] keeps 0, 0, 0: SL 2 → Healthy.
+	n, out, err = p.Heal(scripted(0, 0, 0, -1), Healing{Trigger: CounselHelp, HelpSL: 1, Ability: Endure})
+	if err != nil || out.Check.SL != 2 || n.Condition != Healthy {
+		t.Errorf("Counsel on physical harm: SL %d, %s, %v; want SL 2, Healthy", out.Check.SL, n.Condition, err)
+	}
+	// Healthy with counter 3: 5 pool points, Endure 2, 3dF [−, 0, 0] + 2 =
+	// 1 → SL 1: counter 3 → 2, still Healthy.
+	h := garrett()
+	h.HarmCounter = 3
+	n, out, err = h.Heal(scripted(-1, 0, 0), Healing{Trigger: PoolPoints, Ability: Endure})
+	if err != nil || out.Check.SL != 1 || n.Condition != Healthy || n.HarmCounter != 2 {
+		t.Errorf("Healthy, counter 3: SL %d, %s, counter %d, %v; want SL 1, Healthy, 2", out.Check.SL, n.Condition, n.HarmCounter, err)
 	}
 }

@@ -331,7 +331,7 @@ func (c Character) Conditions(now clock.Time) []string {
 	for _, l := range c.Limbs {
 		if l.Lost {
 			out = append(out, "lost the "+l.Name)
-		} else if l.Until > now {
+		} else if l.Until > now && !c.lost(l.Name) {
 			out = append(out, fmt.Sprintf("no use of the %s until %s", l.Name, l.Until))
 		}
 	}

@@ -114,14 +114,36 @@ func TestDamageBasics(t *testing.T) {
 	}
 }
 
-// TestFullySoakedWhileStayingUp names the reading that a hit soaked to 0
-// damage rolls nothing on the injury table.
-func TestFullySoakedWhileStayingUp(t *testing.T) {
+// TestReadingSoakedToZeroIsNoHit is RULES.md §1.3 item 5's Reading: a hit
+// soaked to 0 damage is no hit, so it rolls nothing on the injury table
+// ("totals below 2 count as 2" only guards the table: 0 + 1d6 is never
+// rolled and counted as Unhurt). Lister, staying up at 0 HP with 1 HD
+// (d6), soaks 3 damage with 1d6 [6]: 3 − 6 → 0; the hit die is spent and
+// no 1d6 follows (the script holds none). The down character's side, no
+// attack at all, is TestZeroDamageIsNoAttackOnTheDown.
+func TestReadingSoakedToZeroIsNoHit(t *testing.T) {
 	c := lister()
 	c.HP, c.Status = 0, StayingUp
 	c, o, res, err := c.TakeDamage(dice.NewScripted(6), Hit{Amount: 3, Soak: true})
-	if err != nil || !res.NoEffect || o.Injury != nil || c.HD != 0 {
+	if err != nil || !res.NoEffect || o.Injury != nil || c.HD != 0 || res.Taken != 0 {
 		t.Errorf("fully soaked hit: %+v %+v %v", res, o.Injury, err)
+	}
+	if !strings.Contains(strings.Join(o.Notes, "\n"), "no damage gets through: no injury roll") {
+		t.Errorf("notes %q; want the Reading said", o.Notes)
+	}
+}
+
+// TestReadingAdvantageKeepsTwoLowest is RULES.md §1.3 item 6's Reading: the
+// attend that reveals a down character's fate rolls the injury table "with
+// advantage", 3d6 keeping the two lowest (3d6dh1), low totals being the
+// good ones. [6, 1, 2] keeps 1 and 2: 3, a Flesh Wound; dropping the
+// lowest instead would keep 6 and 2: 8, a Critical Wound.
+func TestReadingAdvantageKeepsTwoLowest(t *testing.T) {
+	c := lister()
+	c.HP, c.Status = 0, Down
+	_, o, err := c.Attend(dice.NewScripted(6, 1, 2), false, 0)
+	if err != nil || o.Injury.Roll.String() != "3d6dh1 [~~6~~, 1, 2] = 3" || o.Injury.Band != FleshWound {
+		t.Errorf("Attend = %+v, %v; want 3d6dh1 [~~6~~, 1, 2] = 3, Flesh Wound", o.Injury, err)
 	}
 }
 
@@ -162,9 +184,13 @@ func TestGoDown(t *testing.T) {
 	}
 }
 
-// TestAttendRevealingCriticalCountsAsAttending names the reading that the
-// attend revealing a down character's Critical Wound stops its bleed-out.
-func TestAttendRevealingCriticalCountsAsAttending(t *testing.T) {
+// TestReadingRevealingAttendAttendsTheWound is RULES.md §1.3 item 6's
+// Reading: the attend that reveals the fate is also the attend the revealed
+// wound needs (a Critical Wound's bleeding stops; with a skilled healer, a
+// Fatal Wound I's too); a Critical Wound revealed this way saves vs breath
+// or death by the type of the hit that took the character to 0; and the
+// character stays down, dying to a lethal attack, until its HP are above 0.
+func TestReadingRevealingAttendAttendsTheWound(t *testing.T) {
 	c := lister()
 	c.HP, c.Status = 0, Down
 	// 3d6dh1 [6, 4, 4] = 8 → Critical; save vs death 3 fails; 1d4 1 → left
@@ -179,6 +205,75 @@ func TestAttendRevealingCriticalCountsAsAttending(t *testing.T) {
 	// The reading is named in the outcome, so the reply says it.
 	if !strings.Contains(strings.Join(o.Notes, "\n"), "this attend, which revealed the fate, also attends the wound: the Critical Wound's bleeding stops") {
 		t.Errorf("notes %q; want the reading named", o.Notes)
+	}
+	// Still down: a lethal attack kills; HP above 0 (here a sheet edit)
+	// bring it back to normal play.
+	if k, _, _, _ := c.TakeDamage(nil, Hit{Amount: 1}); k.Status != Dead {
+		t.Errorf("lethal hit after the revealing attend: %v; want dead", k.Status)
+	}
+	c.HP = 2
+	if got := c.Recover(); got.Status != Up {
+		t.Errorf("HP 2 after the attend: %v; want up", got.Status)
+	}
+
+	// Taken to 0 by fire, a revealed Critical Wound saves vs breath (15 for
+	// a level-1 fighter): [4, 4, 6] keeps 4 + 4 = 8; a 14 fails vs breath
+	// where it would pass vs death (12); 1d4 [2] right arm lost; 2d4 [1, 1].
+	fire := lister()
+	fire.HP, fire.Status, fire.ZeroType = 0, Down, Fire
+	_, o, _ = fire.Attend(dice.NewScripted(4, 4, 6, 14, 2, 1, 1, 1, 1), false, 0)
+	if len(o.Saves) != 1 || o.Saves[0].Category != SaveBreath || o.Saves[0].Passed {
+		t.Errorf("fire: saves %+v; want one failed save vs breath", o.Saves)
+	}
+
+	// A revealed Fatal Wound I: [6, 5, 5] keeps 5 + 5 = 10; save vs death
+	// 15 passes; 1d8 [3]. A skilled healer's revealing attend stops it;
+	// without one it runs on.
+	for _, healer := range []bool{true, false} {
+		d := lister()
+		d.HP, d.Status = 0, Down
+		got, o, err := d.Attend(dice.NewScripted(6, 5, 5, 15, 3), healer, 0)
+		if err != nil || o.Injury.Band != FatalWoundI || (len(got.Bleeds) == 0) != healer {
+			t.Errorf("Fatal Wound I revealed, healer %v: bleeds %+v, %v; want stopped only by a healer", healer, got.Bleeds, err)
+		}
+	}
+}
+
+// TestReadingInjuryTableGaps is RULES.md §1.4's Reading on what the post
+// leaves loose: the "7" after "2d4 days" is a typo (a Severe Wound blocks
+// restoring for 2d4 days); its "stunned further 1d4 rounds" comes on top of
+// the Nasty Wound's 1 round; totals past 12 (damage + 1d6) are Fatal Wound
+// II; any attend stops a Critical Wound's bleeding, a Fatal Wound I's
+// needs healer:true.
+func TestReadingInjuryTableGaps(t *testing.T) {
+	c := lister()
+	c.HP, c.Status = 0, Choosing
+	// Stay Up: 2d6 [3, 4] = 7, Severe; save vs paralysis 5 < 14 fails:
+	// stunned 1 + 1d4 [3] = 4 rounds; 2d4 [2, 2] = 4 days, not 7.
+	up, o, err := c.StayUp(dice.NewScripted(3, 4, 5, 3, 2, 2), 100)
+	if err != nil || o.Injury.Band != SevereWound || up.StunnedUntil != 104 || up.NoRestoreUntil != 100+4*clock.RoundsPerDay {
+		t.Fatalf("Severe Wound: stunned until %d, no restoring until %d, %v; want 104 and 4 days on", up.StunnedUntil, up.NoRestoreUntil, err)
+	}
+	// 10 damage + 1d6 [6] = 16, past the table: Fatal Wound II; save vs
+	// death 12 passes, dies in 1d4 [2] rounds.
+	_, o, _, err = up.TakeDamage(dice.NewScripted(6, 12, 2), Hit{Amount: 10, Now: 200})
+	if err != nil || o.Injury.Total != 16 || o.Injury.Band != FatalWoundII {
+		t.Errorf("10 + 1d6 [6]: %+v, %v; want 16, Fatal Wound II", o.Injury, err)
+	}
+	// Any attend stops a Critical Wound's bleeding (2d6 [1, 1] weeks); a
+	// Fatal Wound I's only with healer:true.
+	crit := lister()
+	crit.Bleeds = []Bleed{{Wound: CriticalWound, DiesAt: 10}}
+	if got, _, err := crit.Attend(dice.NewScripted(1, 1), false, 5); err != nil || len(got.Bleeds) != 0 {
+		t.Errorf("any attend on a Critical Wound: %+v, %v; want stopped", got.Bleeds, err)
+	}
+	fatal := lister()
+	fatal.Bleeds = []Bleed{{Wound: FatalWoundI, DiesAt: 10}}
+	if _, _, err := fatal.Attend(dice.NewScripted(), false, 5); !errors.Is(err, ErrCannotStop) {
+		t.Errorf("an unskilled attend on a Fatal Wound I: %v; want ErrCannotStop", err)
+	}
+	if got, _, err := fatal.Attend(dice.NewScripted(), true, 5); err != nil || len(got.Bleeds) != 0 {
+		t.Errorf("a skilled healer on a Fatal Wound I: %+v, %v; want stopped", got.Bleeds, err)
 	}
 }
 

@@ -299,14 +299,17 @@ func (c *Character) injure(src dice.Source, expr string, damage int, dmgType str
 		}
 		name := limbNames[limb.Total-1]
 		if !s.Passed {
-			c.Limbs = append(c.Limbs, Limb{Name: name, Lost: true})
 			b, err := o.roll(src, "2d4")
 			if err != nil {
 				return err
 			}
 			at := now + clock.Time(b.Total)
 			c.Bleeds = append(c.Bleeds, Bleed{Wound: CriticalWound, DiesAt: at})
-			effect("%s → loses the %s (%s)", s, name, limb)
+			if c.loseLimb(name) {
+				effect("%s → loses the %s (%s)", s, name, limb)
+			} else {
+				effect("%s → the %s (%s) is already lost", s, name, limb)
+			}
 			effect("dies in %s (%s) unless attended, at %s; once attended, no HP restoring for 2d6 weeks", rounds(b.Total), b, at)
 		} else {
 			st, err := o.roll(src, "1d6")
@@ -319,8 +322,11 @@ func (c *Character) injure(src dice.Source, expr string, damage int, dmgType str
 				return err
 			}
 			until := c.noRestore(now, int64(w.Total)*roundsPerWeek)
-			c.Limbs = append(c.Limbs, Limb{Name: name, Until: until})
-			effect("%s → loses the use of the %s (%s) until %s", s, name, limb, until)
+			if c.loseUse(name, until) {
+				effect("%s → loses the use of the %s (%s) until %s", s, name, limb, until)
+			} else {
+				effect("%s → the %s (%s) is already lost", s, name, limb)
+			}
 			effect("stunned %s (%s; until %s)", rounds(st.Total), st, stunUntil)
 			effect("no HP restoring for %s (%s; until %s)", plural(w.Total, "week"), w, until)
 		}
@@ -347,6 +353,52 @@ func (c *Character) injure(src dice.Source, expr string, damage int, dmgType str
 		effect("%s → staggers on: dies in %s (%s) at %s%s", s, rounds(b.Total), b, at, how)
 	}
 	return nil
+}
+
+// limb returns the index of the limb named name in c.Limbs, or -1.
+func (c *Character) limb(name string) int {
+	for i, l := range c.Limbs {
+		if l.Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// loseLimb records the limb named name as lost (a failed Critical Wound
+// save, RULES.md §1.4) and reports whether it was not lost already. A lost
+// limb stays lost (RULES.md §1.4 Reading): a running loss of its use ends
+// silently, so nothing ever reports the limb back, and a limb already lost
+// is not lost again (no other limb is chosen).
+func (c *Character) loseLimb(name string) bool {
+	i := c.limb(name)
+	switch {
+	case i < 0:
+		c.Limbs = append(c.Limbs, Limb{Name: name, Lost: true})
+	case c.Limbs[i].Lost:
+		return false
+	default:
+		c.Limbs[i] = Limb{Name: name, Lost: true}
+	}
+	return true
+}
+
+// loseUse records the loss of the use of the limb named name until the
+// clock round until (a passed Critical Wound save, RULES.md §1.4) and
+// reports whether the limb is not lost already: a lost limb stays lost
+// (RULES.md §1.4 Reading). A limb already out of use stays so until the
+// later of the two ends, one entry per limb.
+func (c *Character) loseUse(name string, until clock.Time) bool {
+	i := c.limb(name)
+	switch {
+	case i < 0:
+		c.Limbs = append(c.Limbs, Limb{Name: name, Until: until})
+	case c.Limbs[i].Lost:
+		return false
+	default:
+		c.Limbs[i].Until = max(c.Limbs[i].Until, until)
+	}
+	return true
 }
 
 // rounds renders "1 round", "3 rounds".

@@ -239,3 +239,87 @@ func TestOdds(t *testing.T) {
 		}
 	}
 }
+
+// TestReadingLostLimbStaysLost is RULES.md §1.4's Reading: a limb that is
+// lost stays lost. Lister (fighter 1, save vs death 12) stays up at 0 HP.
+// A first Critical Wound's save passes: the use of the right arm is lost
+// for 2d6 weeks; a second one's save fails on the same arm: the arm is
+// lost, the loss of its use ends silently, and the day that loss would
+// have ended reports nothing. A third Critical Wound naming that arm again
+// is reported as such and chooses no other limb.
+func TestReadingLostLimbStaysLost(t *testing.T) {
+	c := lister()
+	c.HP, c.Status = 0, StayingUp
+	// 7 damage + 1d6 [2] = 9: Critical Wound; save vs death 15 ≥ 12
+	// passes; 1d4 [2]: right arm; stunned 1d6 [1] round; 2d6 [3, 4] = 7
+	// weeks of no HP restoring from day 1, 00:00: until day 50, 00:00.
+	c, o, _, err := c.TakeDamage(dice.NewScripted(2, 15, 2, 1, 3, 4), Hit{Amount: 7})
+	if err != nil || len(c.Limbs) != 1 || c.Limbs[0].Lost || c.Limbs[0].Until != 49*clock.RoundsPerDay {
+		t.Fatalf("first Critical Wound: limbs %+v, %v; want the right arm out of use until day 50", c.Limbs, err)
+	}
+	wantEffect(t, o, "loses the use of the right arm (1d4 [2] = 2) until day 50, 00:00")
+	// At round 10: 7 + 1d6 [2] = 9 again; save vs death 3 < 12 fails; 1d4
+	// [2]: the right arm, lost; bleeds out in 2d4 [1, 1] = 2 rounds.
+	c, o, _, err = c.TakeDamage(dice.NewScripted(2, 3, 2, 1, 1), Hit{Amount: 7, Now: 10})
+	if err != nil || len(c.Limbs) != 1 || !c.Limbs[0].Lost || c.Limbs[0].Name != "right arm" {
+		t.Fatalf("second Critical Wound: limbs %+v, %v; want only the right arm, lost", c.Limbs, err)
+	}
+	wantEffect(t, o, "loses the right arm (1d4 [2] = 2)")
+	// The card lists the arm once, as lost, before and after day 50.
+	for _, at := range []clock.Time{11, 60 * clock.RoundsPerDay} {
+		conds := strings.Join(c.Conditions(at), "; ")
+		if !strings.Contains(conds, "lost the right arm") || strings.Contains(conds, "no use of") {
+			t.Errorf("Conditions(%s) = %q; want the arm lost, and no loss of its use", at, conds)
+		}
+	}
+	// Attended (2d6 [1, 1] = 2 weeks more of no restoring, which the 7
+	// weeks outlast); then the clock passes day 50: the period ends, the
+	// arm does not come back.
+	c, _, err = c.Attend(dice.NewScripted(1, 1), false, 11)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c2, notes := c.Advance(11, 51*clock.RoundsPerDay)
+	if got := strings.Join(notes, "; "); strings.Contains(got, "regains") || !strings.Contains(got, "may restore HP again (day 50, 00:00)") {
+		t.Errorf("Advance past day 50 = %q; want the no-restoring period over and no limb back", got)
+	}
+	if len(c2.Limbs) != 1 || !c2.Limbs[0].Lost {
+		t.Errorf("limbs after day 50 = %+v; want the right arm, lost", c2.Limbs)
+	}
+	// A third Critical Wound naming the lost arm: failed (3 < 12), the
+	// bleed-out runs but no limb is lost again; passed (15), stunned 1d6
+	// [2] rounds and 2d6 [1, 1] weeks of no restoring, no loss of use.
+	failed, o, _, _ := c2.TakeDamage(dice.NewScripted(2, 3, 2, 2, 2), Hit{Amount: 7, Now: 51 * clock.RoundsPerDay})
+	wantEffect(t, o, "the right arm (1d4 [2] = 2) is already lost")
+	if len(failed.Limbs) != 1 || len(failed.Bleeds) != 1 {
+		t.Errorf("failed on the lost arm: limbs %+v, bleeds %+v; want the one lost arm and a bleed-out", failed.Limbs, failed.Bleeds)
+	}
+	passed, o, _, _ := c2.TakeDamage(dice.NewScripted(2, 15, 2, 2, 1, 1), Hit{Amount: 7, Now: 51 * clock.RoundsPerDay})
+	wantEffect(t, o, "the right arm (1d4 [2] = 2) is already lost")
+	if len(passed.Limbs) != 1 || !passed.Limbs[0].Lost || passed.StunnedUntil != 51*clock.RoundsPerDay+2 {
+		t.Errorf("passed on the lost arm: limbs %+v, stunned until %s; want the one lost arm, stunned 2 rounds", passed.Limbs, passed.StunnedUntil)
+	}
+}
+
+// TestLostLimbOnAnOldSheet: a sheet kept from before the Reading may hold
+// both the loss of a limb's use and the limb lost; the card shows the loss
+// only and the clock never reports the limb back (RULES.md §1.4 Reading).
+func TestLostLimbOnAnOldSheet(t *testing.T) {
+	c := lister()
+	c.Limbs = []Limb{{Name: "right arm", Until: 49 * clock.RoundsPerDay}, {Name: "right arm", Lost: true}}
+	if got := strings.Join(c.Conditions(0), "; "); strings.Contains(got, "no use of") {
+		t.Errorf("Conditions = %q; want no loss of use beside the lost arm", got)
+	}
+	c, notes := c.Advance(0, 50*clock.RoundsPerDay)
+	if len(notes) != 0 || len(c.Limbs) != 1 || !c.Limbs[0].Lost {
+		t.Errorf("Advance past day 50 = %q, limbs %+v; want nothing said and the arm lost", notes, c.Limbs)
+	}
+}
+
+// wantEffect fails unless one of the injury's effects contains want.
+func wantEffect(t *testing.T, o Outcome, want string) {
+	t.Helper()
+	if o.Injury == nil || !strings.Contains(strings.Join(o.Injury.Effects, "\n"), want) {
+		t.Errorf("injury effects = %+v; want one containing %q", o.Injury, want)
+	}
+}

@@ -93,3 +93,17 @@ func TestRestBackToNormal(t *testing.T) {
 		t.Errorf("rest from staying up: %v HP %d, %v", c.Status, c.HP, err)
 	}
 }
+
+// TestReadingRestNeverLowersHP is RULES.md §1.5's Reading: the post spells
+// out "keep the higher" only for the night's re-roll, but a rest exists to
+// restore HP, so it never lowers them either. Meghan (magic-user 3, d4) at
+// 3 HP with 3 HD rests and rolls 1d4 [1]: HP stay 3, the hit die is spent
+// (HD 2).
+func TestReadingRestNeverLowersHP(t *testing.T) {
+	c := New(MagicUser, 3)
+	c.HP = 3
+	got, res, err := c.Rest(dice.NewScripted(1), 0)
+	if err != nil || got.HP != 3 || got.HD != 2 || res.Roll.Total != 1 {
+		t.Errorf("rest rolling 1 at 3 HP: HP %d, HD %d, roll %d, %v; want HP 3, HD 2", got.HP, got.HD, res.Roll.Total, err)
+	}
+}

@@ -32,7 +32,7 @@ func (c Character) Advance(from, to clock.Time) (Character, []string) {
 		}})
 	}
 	for i, l := range c.Limbs {
-		if !l.Lost && l.Until > from && l.Until <= to {
+		if !l.Lost && l.Until > from && l.Until <= to && !c.lost(l.Name) {
 			i, l := i, l
 			evs = append(evs, event{l.Until, 1, func() string {
 				c.Limbs[i].Until = -1 // removed below
@@ -72,11 +72,23 @@ func (c Character) Advance(from, to clock.Time) (Character, []string) {
 	if c.Status != Dead {
 		var limbs []Limb
 		for _, l := range c.Limbs {
-			if l.Lost || l.Until >= 0 {
+			if l.Lost || l.Until >= 0 && !(l.Until <= to && c.lost(l.Name)) {
 				limbs = append(limbs, l)
 			}
 		}
 		c.Limbs = limbs
 	}
 	return c, notes
+}
+
+// lost reports whether the limb named name is lost for good. A sheet kept
+// from before a lost limb stayed lost (RULES.md §1.4 Reading) may still
+// hold the loss of its use beside it; that one never ends in a report.
+func (c *Character) lost(name string) bool {
+	for _, l := range c.Limbs {
+		if l.Lost && l.Name == name {
+			return true
+		}
+	}
+	return false
 }

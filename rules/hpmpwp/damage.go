@@ -68,7 +68,7 @@ func (c Character) TakeDamage(src dice.Source, hit Hit, now int64) (Character, O
 		}
 		var err error
 		if wasNegative {
-			c, err = c.hitWhileNegative(src, now, &out)
+			c, err = c.hitWhileNegative(src, now, hit.lethal(), &out)
 		} else {
 			c, err = c.reachNegative(src, now, hit.lethal(), kind, &out)
 		}
@@ -105,7 +105,8 @@ func (c Character) loseWP(n int, out *Outcome) Character {
 // until chosen); failure by 10 or more still kills a Die Hard character
 // (hpkeeper's reading: the feat removes dying, not death).
 func (c Character) reachNegative(src dice.Source, now int64, lethal bool, kind string, out *Outcome) (Character, error) {
-	s, err := roll(src, "Fort", "reaching negative WP", c.fortBonus(), NegativeWPDC(c.WP))
+	bonus, fatigue := c.fortBonus()
+	s, err := roll(src, "Fort", "reaching negative WP", bonus, fatigue, NegativeWPDC(c.WP))
 	if err != nil {
 		return c, err
 	}
@@ -149,17 +150,35 @@ func (c Character) becomeDying(now int64, out *Outcome) Character {
 // already below 0 (RULES.md §2.4). Disabled: failure by 10 or more → dead,
 // else dying; with Die Hard success keeps it disabled and failure makes it
 // stable (failure by 10 or more still kills). Dying: failure by 10 or more →
-// dead, else still dying. Stable: as disabled (hpkeeper's reading: a hit
+// dead, else still dying. Stable: as dying (RULES.md §2.4 Reading: a hit
 // reopens the wounds, as in 3.5 a stable character that takes damage is
-// dying again). Non-lethal damage counts as lethal here: §2.4's non-lethal
-// rule is about the damage that took WP negative.
-func (c Character) hitWhileNegative(src dice.Source, now int64, out *Outcome) (Character, error) {
-	s, err := roll(src, "Fort", "hit at negative WP", c.fortBonus(), NegativeWPDC(c.WP))
+// dying again).
+//
+// A non-lethal hit (lethal false) never makes a character dying or dead
+// (RULES.md §2.4 Reading: the non-lethal exception holds for every
+// non-lethal hit at negative WP): a disabled character saves, and a
+// failure by any margin leaves it unconscious and stable, a success
+// disabled (hpkeeper's reading of the success, which the Reading leaves
+// open: a save made cannot leave it worse off than a save failed, as
+// with Die Hard); a dying character stays dying and a stable one stable,
+// with no save, since none could change that.
+func (c Character) hitWhileNegative(src dice.Source, now int64, lethal bool, out *Outcome) (Character, error) {
+	if !lethal && c.State != Disabled {
+		out.line("non-lethal damage: stays %s (no save: a non-lethal hit makes no one dying or dead)", c.State)
+		return c, nil
+	}
+	bonus, fatigue := c.fortBonus()
+	s, err := roll(src, "Fort", "hit at negative WP", bonus, fatigue, NegativeWPDC(c.WP))
 	if err != nil {
 		return c, err
 	}
 	out.save(&s)
 	switch {
+	case !lethal && s.Success:
+		out.line("non-lethal damage: stays disabled")
+	case !lethal:
+		c.State = Stable
+		out.line("non-lethal damage: unconscious and stable, no further saves")
 	case s.FailedBy10():
 		c.State = Dead
 		out.line("dies")

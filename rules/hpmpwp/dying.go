@@ -26,7 +26,8 @@ func (c Character) Strain(src dice.Source, now int64) (Character, Outcome, error
 	}
 	out.line("strenuous action while disabled: 1 WP")
 	c = c.loseWP(1, &out)
-	s, err := roll(src, "Fort", "strenuous action", c.fortBonus(), NegativeWPDC(c.WP))
+	bonus, fatigue := c.fortBonus()
+	s, err := roll(src, "Fort", "strenuous action", bonus, fatigue, NegativeWPDC(c.WP))
 	if err != nil {
 		return out.Before, out, err
 	}
@@ -73,7 +74,8 @@ func (c *Character) nextRound(src dice.Source, now int64, out *Outcome) error {
 	if c.State != Dying {
 		return nil
 	}
-	s, err := out.roll(src, "Fort", "stabilize", c.fortBonus(), c.StabilizeDC(now))
+	bonus, fatigue := c.fortBonus()
+	s, err := out.roll(src, "Fort", "stabilize", bonus, fatigue, c.StabilizeDC(now))
 	if err != nil {
 		return err
 	}
@@ -107,7 +109,7 @@ func (c Character) Attend(src dice.Source, bonus int) (Character, Outcome, error
 	case c.State != Dying:
 		return c, out, ErrNotDying
 	}
-	s, err := roll(src, "Heal", "attend", bonus, AttendDC)
+	s, err := roll(src, "Heal", "attend", bonus, 0, AttendDC)
 	if err != nil {
 		return c, out, err
 	}

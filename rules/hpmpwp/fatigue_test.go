@@ -70,12 +70,12 @@ func TestFiftyPercentBoundary(t *testing.T) {
 	}
 }
 
-// TestFatigueReadingUsesUnpenalizedMaxima is RULES.md §2.3's Reading: the
+// TestReadingFatigueTestsUseUnpenalizedMaxima is RULES.md §2.3's Reading: the
 // 50% test uses the HP max without fatigue's own penalty. Level 4, HP max
 // 20, Con 10: fatigued, Con 8 lowers HP max by 4 to 16; HP 10 is 50% of 20
 // (fatigued) though above 50% of 16, so fatigue holds steady, and HP 11 is
 // not fatigued at all.
-func TestFatigueReadingUsesUnpenalizedMaxima(t *testing.T) {
+func TestReadingFatigueTestsUseUnpenalizedMaxima(t *testing.T) {
 	c := fighter(20, 10)
 	c.Level, c.HP = 4, 10
 	if !c.Fatigued() || c.EffectiveHPMax() != 16 {
@@ -128,13 +128,13 @@ func TestFatigueFromOtherCausesAddsNoSecondPenalty(t *testing.T) {
 	}
 }
 
-// TestFatigueFloorExample is RULES.md §2.3's example of the fatigue floor:
+// TestReadingFatigueFloorExample is RULES.md §2.3's example of the fatigue floor:
 // a fighter 5 with MP max 8 and Wis 10, fatigued by half its HP: Wis 8
 // lowers MP max by 5 to 3, raised to the floor ⌊8/2⌋ + 1 = 5, so MP 8 → 5,
 // which is above 50% of 8. Healed, it is no longer fatigued, and the next
 // hour regenerates its HP and MP to the full maxima. Without the floor it was capped at MP 3 and stayed
 // "fatigued (MP 3 ≤ 50% of 8)" for good.
-func TestFatigueFloorExample(t *testing.T) {
+func TestReadingFatigueFloorExample(t *testing.T) {
 	c := New(DefaultClass, 5, 40)
 	c.MPMax, c.MP = 8, 8
 	c, out, err := c.TakeDamage(dice.NewScripted(), Hit{Amount: 20}, 0)
@@ -170,9 +170,10 @@ func TestFatigueFloorExample(t *testing.T) {
 	}
 }
 
-// TestFatigueFloor: the lowest maximum fatigue leaves (RULES.md §2.3
-// Reading), ⌊max / 2⌋ + 1, for small, odd and even maxima.
-func TestFatigueFloor(t *testing.T) {
+// TestReadingFatigueFloor is RULES.md §2.3's Reading on the floor: the
+// lowest maximum fatigue leaves is ⌊max / 2⌋ + 1, for small, odd and even
+// maxima (the Example is TestReadingFatigueFloorExample).
+func TestReadingFatigueFloor(t *testing.T) {
 	for max, want := range map[int]int{0: 0, 1: 1, 2: 2, 3: 2, 4: 3, 8: 5, 9: 5, 40: 21} {
 		if got := FatigueFloor(max); got != want {
 			t.Errorf("FatigueFloor(%d) = %d; want %d", max, got, want)

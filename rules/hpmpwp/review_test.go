@@ -99,24 +99,24 @@ func TestAnyActivityWakesEarlyWithASave(t *testing.T) {
 	ann := fighter(10, 10)
 	ann.Activity, ann.HoursWorked, ann.ExertionSaves, ann.ExertionFailures, ann.Will = Sleep, 11, 4, 2, 3
 	for _, a := range []Activity{Work, Awake} {
-		got, out, err := ann.SetActivity(dice.NewScripted(19), a)
+		got, out, err := ann.SetActivity(dice.NewScripted(19), a, 0)
 		if err != nil || len(out.Saves) != 1 || out.Saves[0].DC != 25 || out.Saves[0].Kind != "Will" || got.Activity != Sleep {
 			t.Errorf("SetActivity(%s) with 19 + 3: %q, %s, %v; want a failed Will DC 25 and still asleep", a, out.Lines, got.Activity, err)
 		}
 		hasLine(t, a.String(), out, "sleeps on")
-		got, out, _ = ann.SetActivity(dice.NewScripted(20), a)
+		got, out, _ = ann.SetActivity(dice.NewScripted(20), a, 0)
 		if got.Activity != a {
 			t.Errorf("SetActivity(%s) with a natural 20: %s; want %s", a, got.Activity, a)
 		}
 		hasLine(t, a.String(), out, "wakes early")
 	}
 	// Sleep on a sleeper rolls nothing.
-	if _, out, err := ann.SetActivity(dice.NewScripted(), Sleep); err != nil || len(out.Saves) != 0 {
+	if _, out, err := ann.SetActivity(dice.NewScripted(), Sleep, 0); err != nil || len(out.Saves) != 0 {
 		t.Errorf("SetActivity(sleep) on a sleeper: %v, %d saves; want none", err, len(out.Saves))
 	}
 	// Waking early from a night's rest ends it.
 	rested, _, _ := fighter(10, 10).NightRest(8 * hour)
-	if got, _, _ := rested.SetActivity(dice.NewScripted(10), Work); got.Activity != Work || got.SleepUntil != 0 {
+	if got, _, _ := rested.SetActivity(dice.NewScripted(10), Work, 0); got.Activity != Work || got.SleepUntil != 0 {
 		t.Errorf("waking from a night's rest: %s until %d; want work, no sleep-until", got.Activity, got.SleepUntil)
 	}
 }
@@ -176,18 +176,21 @@ func (c Character) withHP(hp int) Character { c.HP = hp; return c }
 
 // TestStrainEnduranceAndDieHardDeath: Endurance's +4 applies to the save of
 // a strenuous action, and a Die Hard character failing it by 10 dies
-// (RULES.md §2.4). Disabled at WP −4, Fort −5: 1 WP → −5, DC 11.
+// (RULES.md §2.4). Disabled at WP −4, Fort −5: 1 WP → −5, DC 11. Exhausted
+// (HP 0, WP below 0), so fatigue's −2 takes Con 10 to 8 and Fort −5 to −6
+// (RULES.md §2.3 Reading).
 func TestStrainEnduranceAndDieHardDeath(t *testing.T) {
 	c := fighter(10, 10)
 	c.HP, c.WP, c.State, c.Fort = 0, -4, Disabled, -5
-	// d20 6 − 5 = 1 fails DC 11 by 10: dead; with Endurance 6 − 1 = 5: dying.
+	// d20 6 − 6 = 0 fails DC 11 by 11: dead; with Endurance 6 − 5 + 4 − 1 =
+	// 4 fails by 7: dying.
 	if got, _, _ := c.Strain(dice.NewScripted(6), 0); got.State != Dead {
-		t.Errorf("Strain 6 − 5 vs DC 11 = %s; want dead", got.State)
+		t.Errorf("Strain 6 − 6 vs DC 11 = %s; want dead", got.State)
 	}
 	c.Endurance = true
 	got, out, _ := c.Strain(dice.NewScripted(6), 0)
-	if got.State != Dying || out.Saves[0].Bonus != -1 {
-		t.Errorf("Strain with Endurance: %s, bonus %+d; want dying, −1", got.State, out.Saves[0].Bonus)
+	if got.State != Dying || out.Saves[0].Bonus != -2 || out.Saves[0].Fatigue != -1 {
+		t.Errorf("Strain with Endurance: %s, bonus %+d (fatigue %+d); want dying, −5 + 4 − 1 = −2 (fatigue −1)", got.State, out.Saves[0].Bonus, out.Saves[0].Fatigue)
 	}
 	c.Endurance, c.DieHard = false, true
 	got, out, _ = c.Strain(dice.NewScripted(6), 0)
@@ -197,20 +200,22 @@ func TestStrainEnduranceAndDieHardDeath(t *testing.T) {
 }
 
 // TestDyingSaveFailedBy10WithEndurance: the per-round save of a dying
-// character with Endurance (+4): DC 12 at its third round, Fort −5: d20 7
-// gives 6 (still dying; 2 without Endurance, dead), d20 3 gives 2 (dead).
+// character with Endurance (+4): DC 12 at its third round, Fort −5, −1 for
+// fatigue (exhausted at WP −3: Con 10 → 8; RULES.md §2.3 Reading): d20 7
+// gives 7 − 5 + 4 − 1 = 5 (still dying; 1 without Endurance, dead), d20 3
+// gives 1 (dead).
 func TestDyingSaveFailedBy10WithEndurance(t *testing.T) {
 	c := fighter(10, 10)
 	c.HP, c.WP, c.State, c.DyingSince, c.Fort = 0, -3, Dying, 100, -5
 	if got, _, _ := c.NextRound(dice.NewScripted(7), 103); got.State != Dead {
-		t.Errorf("without Endurance, 7 − 5 vs DC 12 = %s; want dead", got.State)
+		t.Errorf("without Endurance, 7 − 6 vs DC 12 = %s; want dead", got.State)
 	}
 	c.Endurance = true
-	if got, out, _ := c.NextRound(dice.NewScripted(7), 103); got.State != Dying || out.Saves[0].Total != 6 {
-		t.Errorf("with Endurance, 7 − 1 vs DC 12 = %s; want still dying", got.State)
+	if got, out, _ := c.NextRound(dice.NewScripted(7), 103); got.State != Dying || out.Saves[0].Total != 5 {
+		t.Errorf("with Endurance, 7 − 2 vs DC 12 = %s; want still dying", got.State)
 	}
 	if got, out, _ := c.NextRound(dice.NewScripted(3), 103); got.State != Dead || !out.Saves[0].FailedBy10() {
-		t.Errorf("with Endurance, 3 − 1 vs DC 12 = %s; want dead (failed by 10)", got.State)
+		t.Errorf("with Endurance, 3 − 2 vs DC 12 = %s; want dead (failed by 10)", got.State)
 	}
 }
 

@@ -125,6 +125,8 @@ var (
 	ErrNotDying = errors.New("not dying")
 	// ErrUnconscious: the action needs a conscious character.
 	ErrUnconscious = errors.New("unconscious")
+	// ErrNotAsleep: a noise can only wake a sleeper (RULES.md §2.6).
+	ErrNotAsleep = errors.New("not asleep")
 	// ErrNotEnoughMP: a spell cannot be paid with MP the character lacks
 	// (RULES.md §2.5).
 	ErrNotEnoughMP = errors.New("not enough MP")
@@ -140,8 +142,15 @@ type Save struct {
 	Kind string
 	// For says what the roll is for, e.g. "negative WP" or "stabilize".
 	For string
-	// DC is the difficulty class; Bonus the total bonus added to the d20.
+	// DC is the difficulty class; Bonus the total bonus added to the d20,
+	// Fatigue included.
 	DC, Bonus int
+	// Fatigue is the part of Bonus that the fatigue and exertion penalties
+	// of the moment take off a Fort or Will save, 0 or below: the change
+	// they make to the Con or Wis modifier (RULES.md §2.3 Reading; −1 for
+	// fatigue's −2, −3 for exertion penalties of −6). Bonus − Fatigue is
+	// the bonus of the rested character.
+	Fatigue int
 	// Roll is the d20 as rolled.
 	Roll dice.Result
 	// Total is the d20 + Bonus.
@@ -164,7 +173,9 @@ func (s Save) FailedBy10() bool { return !s.Success && s.Margin() <= -10 }
 func (s Save) SucceededBy5() bool { return s.Success && s.Margin() >= 5 }
 
 // String renders the save for a reply, e.g. "Fort DC 11 (negative WP):
-// 1d20 [9] = 9 +2 = 11, failed".
+// 1d20 [9] = 9 +2 = 11, failed", and with a fatigue adjustment "Fort DC 11
+// (hit at negative WP): 1d20 [9] = 9, Fort +2 −1 fatigue = 10, failed"
+// (RULES.md §2.3 Reading).
 func (s Save) String() string {
 	verdict := "succeeded"
 	switch {
@@ -183,7 +194,21 @@ func (s Save) String() string {
 			verdict += " (natural 1)"
 		}
 	}
+	if s.Fatigue != 0 {
+		return fmt.Sprintf("%s DC %d (%s): %s, %s %+d −%d %s = %d, %s", s.Kind, s.DC, s.For, s.Roll.String(),
+			s.Kind, s.Bonus-s.Fatigue, -s.Fatigue, FatigueWord(s.Fatigue), s.Total, verdict)
+	}
 	return fmt.Sprintf("%s DC %d (%s): %s %+d = %d, %s", s.Kind, s.DC, s.For, s.Roll.String(), s.Bonus, s.Total, verdict)
+}
+
+// FatigueWord names the penalties behind a save's fatigue adjustment adj
+// (below 0; RULES.md §2.3 Reading): "fatigue" for −1, fatigue's own −2 to
+// Con or Wis, and "exertion" for more, exertion penalties past the first.
+func FatigueWord(adj int) string {
+	if adj < -1 {
+		return "exertion"
+	}
+	return "fatigue"
 }
 
 var d20 = dice.Expr{Terms: []dice.Term{{Sign: 1, Count: 1, Sides: 20}}}
@@ -196,21 +221,23 @@ type d20Roll struct {
 }
 
 // roll makes a save (or, for kind "Heal", a check) with src (RULES.md §0.4):
-// one d20, as d20.Roll(src) would roll it. The error is the source's,
+// one d20, as d20.Roll(src) would roll it, + bonus + fatigue (the fatigue
+// adjustment, 0 or below; see Save.Fatigue). The error is the source's,
 // wrapped as Expr.Roll wraps it.
-func roll(src dice.Source, kind, purpose string, bonus, dc int) (Save, error) {
-	return (*Outcome)(nil).roll(src, kind, purpose, bonus, dc)
+func roll(src dice.Source, kind, purpose string, bonus, fatigue, dc int) (Save, error) {
+	return (*Outcome)(nil).roll(src, kind, purpose, bonus, fatigue, dc)
 }
 
 // roll is roll for a save recorded in o: in a quiet outcome (o.quiet,
 // AdvanceSummary), which only counts saves, the Save's Roll is left empty,
 // so that the walk allocates nothing for it.
-func (o *Outcome) roll(src dice.Source, kind, purpose string, bonus, dc int) (Save, error) {
+func (o *Outcome) roll(src dice.Source, kind, purpose string, bonus, fatigue, dc int) (Save, error) {
 	f, err := src.Roll(d20.Terms[0].Die())
 	if err != nil {
 		return Save{}, fmt.Errorf("rolling %s: %w", d20, err)
 	}
-	s := Save{Kind: kind, For: purpose, DC: dc, Bonus: bonus, Total: f + bonus}
+	bonus += fatigue
+	s := Save{Kind: kind, For: purpose, DC: dc, Bonus: bonus, Fatigue: fatigue, Total: f + bonus}
 	if o == nil || !o.quiet {
 		r := &d20Roll{}
 		r.die[0].Face = f
@@ -324,11 +351,37 @@ func NegativeWPDC(wp int) int {
 	return 10 + (-wp)/5
 }
 
-// fortBonus returns the Fort bonus for a save of §2.4 or §2.6: Fort, +4
-// with Endurance.
-func (c Character) fortBonus() int {
+// fortBonus returns the bonus of a Fort save of §2.4 or §2.6, the sheet's
+// (rested) Fort, +4 with Endurance, and the fatigue adjustment to it at
+// this moment (see FatigueAdjust).
+func (c *Character) fortBonus() (bonus, fatigue int) {
+	fort, _ := c.fatigueAdjust()
 	if c.Endurance {
-		return c.Fort + 4
+		return c.Fort + 4, fort
 	}
-	return c.Fort
+	return c.Fort, fort
+}
+
+// willBonus returns the bonus of a Will save of §2.6, the sheet's (rested)
+// Will, and the fatigue adjustment to it at this moment (see
+// FatigueAdjust).
+func (c *Character) willBonus() (bonus, fatigue int) {
+	_, will := c.fatigueAdjust()
+	return c.Will, will
+}
+
+// FatigueAdjust returns what the fatigue and exertion penalties that hold
+// now do to the Fort and Will bonuses, 0 or below (RULES.md §2.3 Reading):
+// as everywhere in 3.5, a penalty to Con or Wis lowers Fort or Will by the
+// change in that ability's modifier. The sheet's Fort and Will are the
+// rested values; fatigue's −2 makes both −1, exertion penalties of −6 in all
+// make them −3.
+func (c Character) FatigueAdjust() (fort, will int) { return c.fatigueAdjust() }
+
+func (c *Character) fatigueAdjust() (fort, will int) {
+	p := c.penalty()
+	if p == 0 {
+		return 0, 0
+	}
+	return Modifier(c.Con-p) - Modifier(c.Con), Modifier(c.Wis-p) - Modifier(c.Wis)
 }

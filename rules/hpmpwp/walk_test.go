@@ -59,9 +59,10 @@ func TestFiftyTwoHourWalk(t *testing.T) {
 	// Reading), caps MP.
 	walk(0, 8)
 	check("8 h", 18, 3, 8, 8, 8, 0, Work)
-	// Hours 9–12: saves DC 10, 12, 14, 16 (Fort +2): 15 and 15 pass, 5 and
-	// 5 fail → −4: Con 6 (−2): HP max 16, Wis 6: MP max 4 − 4 = 0, at
-	// the floor 3.
+	// Hours 9–12: saves DC 10, 12, 14, 16 at Fort +2 −1 fatigue = +1
+	// (fatigue's −2 takes Con 10 to 8, its modifier from +0 to −1; RULES.md
+	// §2.3 Reading): 15 + 1 = 16 and 16 pass, 5 + 1 = 6 and 6 fail → −4:
+	// Con 6 (−2): HP max 16, Wis 6: MP max 4 − 4 = 0, at the floor 3.
 	walk(8, 12, 15, 15, 5, 5)
 	check("12 h", 16, 3, 8, 12, 12, 2, Work)
 	if c.ExertionSaves != 4 {
@@ -69,20 +70,21 @@ func TestFiftyTwoHourWalk(t *testing.T) {
 	}
 	// Stay up: an awake hour after the workday costs no save (RULES.md
 	// §2.6) until hours awake pass 16: hours 13–16 roll nothing.
-	c, _, _ = c.SetActivity(src, Awake)
+	c, _, _ = c.SetActivity(src, Awake, 0)
 	walk(12, 16)
 	check("16 h", 16, 3, 8, 12, 16, 2, Awake)
-	// Hours awake 17–20 save: DC 18 natural 20 passes, DC 20, 22, 24 fail
-	// on 1s → 5 failures, −10: Con 0 → asleep; HP max 20 − 10 = 10, at the
+	// Hours awake 17–20 save (Fort +2 −2 exertion = +0, the −4 taking Con
+	// 10 to 6): DC 18 natural 20 passes, DC 20, 22, 24 fail on 1s → 5 failures, −10: Con 0 → asleep; HP max 20 − 10 = 10, at the
 	// floor 11.
 	walk(16, 20, 20, 1, 1, 1)
 	check("20 h", 11, 3, 8, 12, 20, 5, Sleep)
 	// Hours 21–24 sleep off 4 hours worked; day 2 begins at 24 h: WP +2 →
-	// 10. A wake attempt at DC 10 + 8 + 10 = 28 fails on 19.
+	// 10. A wake attempt at DC 10 + 8 + 10 = 28 fails on 19: Will +0 −5
+	// exertion (−10 takes Wis 10 to 0, modifier −5), 19 − 5 = 14.
 	walk(20, 24)
 	check("24 h", 11, 3, 10, 8, 0, 5, Sleep)
 	src.Push(19)
-	c, out, _ := c.SetActivity(src, Awake)
+	c, out, _ := c.SetActivity(src, Awake, 0)
 	if out.Saves[0].DC != 28 || c.Activity != Sleep {
 		t.Errorf("wake at 24 h: %s, %s; want DC 28 and asleep", out.Saves[0], c.Activity)
 	}
@@ -90,10 +92,17 @@ func TestFiftyTwoHourWalk(t *testing.T) {
 	// failure (4 left, −8: Con 2, HP max 12), and HP regenerate to it.
 	walk(24, 33)
 	check("33 h", 12, 3, 10, 0, 0, 4, Sleep)
+	// Waking at DC 10 + 2 × 4 = 18: Will +0 −4 exertion (−8 takes Wis 10 to
+	// 2, modifier −4), so 18 gives 14 and sleeps on; a natural 20 wakes.
 	src.Push(18)
-	c, out, _ = c.SetActivity(src, Awake)
+	c, out, _ = c.SetActivity(src, Awake, 0)
+	if s := out.Saves[0]; s.DC != 18 || s.Bonus != -4 || s.Fatigue != -4 || s.Total != 14 || c.Activity != Sleep {
+		t.Errorf("wake at 33 h with 18: %s, %s; want DC 18, 18 − 4 = 14, asleep", s, c.Activity)
+	}
+	src.Push(20)
+	c, out, _ = c.SetActivity(src, Awake, 0)
 	if out.Saves[0].DC != 18 || c.Activity != Awake {
-		t.Errorf("wake at 33 h: %s, %s; want DC 18 and awake", out.Saves[0], c.Activity)
+		t.Errorf("wake at 33 h with a natural 20: %s, %s; want DC 18 and awake", out.Saves[0], c.Activity)
 	}
 	// Awake hours 34–52: the 17th, 18th and 19th hours awake (50–52) save
 	// at DC 10 + 2 × 8 = 26, 28, 30; natural 20s pass. HP stay at the
@@ -119,7 +128,7 @@ func TestNoExertionSaveAwakeAfterWork(t *testing.T) {
 	if err != nil || len(out.Saves) != 1 || out.Saves[0].DC != 10 || out.Saves[0].For != "exertion, hours worked" || !out.Saves[0].Success {
 		t.Fatalf("9 hours of work: saves %v, %v; want one passed DC 10 save for hours worked", out.Saves, err)
 	}
-	c, _, _ = c.SetActivity(dice.NewScripted(), Awake)
+	c, _, _ = c.SetActivity(dice.NewScripted(), Awake, 0)
 	// An empty script: any die rolled in hours 10–16 is an error.
 	c, out, err = c.Advance(dice.NewScripted(), hour(9), hour(16))
 	if err != nil || len(out.Saves) != 0 || c.ExertionFailures != 0 || c.Activity != Awake || c.HoursAwake != 16 {
@@ -155,7 +164,9 @@ func TestSleepWakesWhenPaidOff(t *testing.T) {
 func TestAdvanceDyingRounds(t *testing.T) {
 	c := fighter(10, 10)
 	c.HP, c.WP, c.State, c.DyingSince = 0, -3, Dying, 0
-	src := dice.NewScripted(5, 5, 12) // DC 10, 11, 12: the third stabilizes
+	// Fort +0 −1 fatigue (exhausted at WP −3: Con 10 → 8, modifier −1):
+	// DC 10, 11, 12: 5 − 1 = 4 and 4 fail, 13 − 1 = 12 stabilizes.
+	src := dice.NewScripted(5, 5, 13)
 	c, out, err := c.Advance(src, 0, 2*clock.RoundsPerDay)
 	if err != nil {
 		t.Fatal(err)
@@ -207,7 +218,7 @@ func TestRandomSequences(t *testing.T) {
 			case 6:
 				next, _, err = c.SpendMP(1 + rng.IntN(6))
 			case 7:
-				next, _, err = c.SetActivity(src, Activity(rng.IntN(3)))
+				next, _, err = c.SetActivity(src, Activity(rng.IntN(3)), now)
 			case 8:
 				next, _, err = c.Choose(rng.IntN(2) == 0)
 			case 9:

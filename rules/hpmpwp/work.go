@@ -21,18 +21,23 @@ func (c Character) ExertionDC() int { return 10 + 2*c.ExertionSaves }
 // 1 per hour worked not yet slept off + 2 per exertion failure.
 func (c Character) WakeDC() int { return 10 + c.HoursWorked + 2*c.ExertionFailures }
 
-// SetActivity sets what the character does as hours pass (RULES.md §2.6).
-// Any activity other than sleep set on a sleeping character is an attempt to
-// wake early: a Will save against WakeDC rolled with src; on a failure it
-// sleeps on, on a success it wakes and takes up the new activity. Errors:
-// ErrDead, or the source's error.
-func (c Character) SetActivity(src dice.Source, a Activity) (Character, Outcome, error) {
+// SetActivity sets what the character does as hours pass (RULES.md §2.6)
+// at clock time now (in rounds). Any activity other than sleep set on a
+// sleeping character is an attempt to wake early: a Will save against
+// WakeDC rolled with src; on a failure it sleeps on, on a success it wakes
+// and takes up the new activity. A character sent to sleep with nothing to
+// sleep off (no hour worked, no exertion failure) sleeps one hour, the
+// first whole hour of the clock, and wakes; the outcome says so (RULES.md
+// §2.6 Reading: sleep is never refused). Errors: ErrDead, or the source's
+// error.
+func (c Character) SetActivity(src dice.Source, a Activity, now int64) (Character, Outcome, error) {
 	out := Outcome{Before: c}
 	if c.State == Dead {
 		return c, out, ErrDead
 	}
 	if a != Sleep && c.Activity == Sleep {
-		s, err := roll(src, "Will", "wake early", c.Will, c.WakeDC())
+		bonus, fatigue := c.willBonus()
+		s, err := roll(src, "Will", "wake early", bonus, fatigue, c.WakeDC())
 		if err != nil {
 			return c, out, err
 		}
@@ -47,8 +52,54 @@ func (c Character) SetActivity(src dice.Source, a Activity) (Character, Outcome,
 	}
 	c.Activity = a
 	if a == Sleep && out.Before.Activity != Sleep {
-		out.line("goes to sleep")
+		if c.HoursWorked == 0 && c.ExertionFailures == 0 {
+			wake := (floorDiv(now, clock.RoundsPerHour) + 1) * clock.RoundsPerHour
+			out.line("goes to sleep with nothing to sleep off (no hour worked, no exertion failure): sleeps one hour and wakes at %s", clock.Time(wake))
+		} else {
+			out.line("goes to sleep")
+		}
 	}
+	c = c.settle(&out)
+	out.After = c
+	return c, out, nil
+}
+
+// WakeByNoise is a noise reaching a sleeper whose player succeeded at a
+// Listen check against listenDC (RULES.md §2.6, "woken by a noise"): the
+// character wakes unless it succeeds at a Will save against that DC, rolled
+// with src (Will lowered by the penalties of the moment, RULES.md §2.3
+// Reading). With stayAsleep false the owner fails the save on purpose: the
+// character wakes at once and nothing is rolled. Waking ends a night's rest
+// and leaves the hours worked and the exertion failures not yet slept off.
+// Errors: ErrDead, ErrNotAsleep, ErrUnconscious (a dying or stable sleeper:
+// no noise wakes it), or the source's error.
+func (c Character) WakeByNoise(src dice.Source, listenDC int, stayAsleep bool) (Character, Outcome, error) {
+	out := Outcome{Before: c}
+	switch {
+	case c.State == Dead:
+		return c, out, ErrDead
+	case c.Activity != Sleep:
+		return c, out, ErrNotAsleep
+	case !c.State.Conscious():
+		return c, out, ErrUnconscious
+	}
+	if stayAsleep {
+		bonus, fatigue := c.willBonus()
+		s, err := roll(src, "Will", "woken by a noise, the Listen DC", bonus, fatigue, listenDC)
+		if err != nil {
+			return c, out, err
+		}
+		out.save(&s)
+		if s.Success {
+			out.line("sleeps on through the noise")
+			out.After = c
+			return c, out, nil
+		}
+		out.line("wakes to the noise")
+	} else {
+		out.line("a noise (Listen DC %d): fails the Will save on purpose and wakes", listenDC)
+	}
+	c.Activity, c.SleepUntil = Awake, 0
 	c = c.settle(&out)
 	out.After = c
 	return c, out, nil
@@ -106,7 +157,7 @@ func (c *Character) sleepHour(now int64, wake bool, out *Outcome) {
 	} else if c.SleepUntil != 0 {
 		out.event("wakes", "wakes: the night's rest is over")
 	} else {
-		out.event("wakes", "wakes")
+		out.event("wakes", "wakes after an hour's sleep (nothing to sleep off)")
 	}
 	c.Activity, c.SleepUntil = Awake, 0
 }
@@ -137,7 +188,8 @@ func (c *Character) activityHour(src dice.Source, now int64, out *Outcome) error
 		if overworked {
 			why = "exertion, hours worked"
 		}
-		s, err := out.roll(src, "Fort", why, c.fortBonus(), c.ExertionDC())
+		bonus, fatigue := c.fortBonus()
+		s, err := out.roll(src, "Fort", why, bonus, fatigue, c.ExertionDC())
 		if err != nil {
 			return err
 		}

@@ -63,6 +63,16 @@ const maxMessages = 200
 // when it sees it and returns nil.
 var ErrQuit = errors.New("quit")
 
+// ErrRefused is wrapped by Run's error when the bot refused a script line
+// the script did not mark as expected to be refused (with a leading !), or
+// answered one so marked: a script whose dice ran out, or that does
+// something the bot turns down, fails rather than passes unnoticed.
+var ErrRefused = errors.New("refused by the bot")
+
+// expectRefusal starts a script line that the bot must refuse (a
+// demonstration of a refusal): "!@meghan /char set name:Lister stats:hp=2".
+const expectRefusal = "!"
+
 // Options configures a Console. The zero value is a script run as user
 // DefaultUser in channel DefaultChannel.
 type Options struct {
@@ -95,6 +105,9 @@ type Console struct {
 	strictDice  bool
 	out         *errWriter
 	interactive bool
+	// refused is set when the bot's answer to the line being run was a
+	// refusal or an apology (commands.Response.Outcome other than ok).
+	refused bool
 
 	user, channel string
 	// gms[channel][user] is set when the user has Manage Channels there.
@@ -155,10 +168,13 @@ func New(svc Service, queue *dice.Scripted, out io.Writer, opts Options) *Consol
 
 // Run reads lines from in until it ends (or :quit), executing each with Exec
 // and printing what it does; a line that is not understood is answered with
-// an "error: …" line and the next line runs. It returns an error wrapping
-// ErrNotUnderstood, naming the line numbers, when any line of a script was
-// not understood (never in an interactive session); ctx's error when ctx is
-// done first; or the error of reading in or writing out.
+// an "error: …" line and the next line runs. A line that starts with ! must
+// be refused by the bot (the ! is not sent). Of a script (never of an
+// interactive session) it returns an error wrapping ErrNotUnderstood,
+// naming the line numbers, when any line was not understood, else one
+// wrapping ErrRefused when the bot refused a line not marked with !, or
+// answered one that was (the scripted dice running out is a refusal); ctx's
+// error when ctx is done first; or the error of reading in or writing out.
 func (c *Console) Run(ctx context.Context, in io.Reader) error {
 	lines := make(chan string)
 	readErr := make(chan error, 1)
@@ -181,7 +197,7 @@ func (c *Console) Run(ctx context.Context, in io.Reader) error {
 	if c.interactive {
 		c.print("hpkeeper console — /help for the bot's help, :help for the console's, Ctrl-D to leave.\n")
 	}
-	var failed []string
+	var failed, refused, answered []string
 	for n := 1; ; n++ {
 		if c.interactive {
 			c.print(c.user + "@" + c.channel + "> ")
@@ -206,13 +222,23 @@ func (c *Console) Run(ctx context.Context, in io.Reader) error {
 		if !c.interactive {
 			c.echo(s)
 		}
-		err := c.Exec(ctx, s)
+		line, expect := strings.CutPrefix(strings.TrimLeftFunc(s, unicode.IsSpace), expectRefusal)
+		if !expect {
+			line = s
+		}
+		c.refused = false
+		err := c.Exec(ctx, line)
 		if errors.Is(err, ErrQuit) {
 			break
 		}
-		if err != nil {
+		switch {
+		case err != nil:
 			c.print("error: " + err.Error() + "\n")
 			failed = append(failed, strconv.Itoa(n))
+		case c.refused && !expect:
+			refused = append(refused, strconv.Itoa(n))
+		case expect && !c.refused:
+			answered = append(answered, strconv.Itoa(n))
 		}
 	}
 	if c.out.err != nil {
@@ -225,13 +251,41 @@ func (c *Console) Run(ctx context.Context, in io.Reader) error {
 		}
 	default:
 	}
-	if len(failed) > 0 && !c.interactive {
+	if c.interactive {
+		return nil
+	}
+	if len(failed) > 0 {
 		if len(failed) == 1 {
 			return fmt.Errorf("1 script line was %w (line %s)", ErrNotUnderstood, failed[0])
 		}
 		return fmt.Errorf("%d script lines were %w (lines %s)", len(failed), ErrNotUnderstood, strings.Join(failed, ", "))
 	}
-	return nil
+	var errs []error
+	if len(refused) > 0 {
+		errs = append(errs, fmt.Errorf("%s %w (%s); a line the script expects to be refused starts with %s",
+			countLines(len(refused), "script line was", "script lines were"), ErrRefused, lineList(refused), expectRefusal))
+	}
+	if len(answered) > 0 {
+		errs = append(errs, fmt.Errorf("%s marked %s but not %w (%s)",
+			countLines(len(answered), "script line was", "script lines were"), expectRefusal, ErrRefused, lineList(answered)))
+	}
+	return errors.Join(errs...)
+}
+
+// countLines is "1 script line was" or "N script lines were".
+func countLines(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}
+
+// lineList is "line 7" or "lines 7, 9".
+func lineList(ns []string) string {
+	if len(ns) == 1 {
+		return "line " + ns[0]
+	}
+	return "lines " + strings.Join(ns, ", ")
 }
 
 // echo writes a script line into the transcript: comments and blank lines as
@@ -304,6 +358,7 @@ func (c *Console) command(ctx context.Context, user string, l line) {
 	c.attach(r) // attachment options name local files (files.go)
 	resp := c.svc.Handle(ctx, r)
 	if kind == commands.KindAutocomplete {
+		c.refused = resp.Outcome != commands.OutcomeOK
 		c.print(renderChoices(resp.Choices))
 		return
 	}
@@ -403,6 +458,7 @@ func (c *Console) submit(ctx context.Context, user, text string) error {
 // replaces the message from (the one whose button was pressed) or posts a
 // new message.
 func (c *Console) answer(user, channel string, resp *commands.Response, from *message) {
+	c.refused = resp.Outcome != commands.OutcomeOK
 	var b strings.Builder
 	switch {
 	case resp.Modal != nil:

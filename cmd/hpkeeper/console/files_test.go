@@ -30,7 +30,7 @@ func TestFiles(t *testing.T) {
 		":gm gm",
 		"/table import file:" + export,
 		"/table show",
-		"/table import file:" + filepath.Join(dir, "missing.json"),
+		"!/table import file:" + filepath.Join(dir, "missing.json"),
 	}, "\n")
 	if err := c.Run(context.Background(), strings.NewReader(script)); err != nil {
 		t.Fatalf("%v\n%s", err, out.String())

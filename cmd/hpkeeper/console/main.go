@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 
 	"github.com/rs/zerolog"
@@ -49,12 +50,17 @@ const (
 // random rolls follow the given faces instead. The :dice directive works
 // the same way: without --seed, once it queued faces, running out of them is
 // an error too, so a script cannot pass by a lucky random roll; before any
+// DefaultFilesDir is --files' default: hpkeeper-files in the system's
+// temporary directory, so that trying the console leaves no chart or export
+// in the working directory (a clone of the repository, say).
+func DefaultFilesDir() string { return filepath.Join(os.TempDir(), "hpkeeper-files") }
+
 // :dice (and without --dice) rolls are random.
 func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, systems ...commands.System) int {
 	fs := flag.NewFlagSet("hpkeeper console", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	dbPath := fs.String("db", DefaultDB, "the bbolt database `file`")
-	filesDir := fs.String("files", ".", "the `directory` where attached files (odds charts, table exports) are written")
+	filesDir := fs.String("files", DefaultFilesDir(), "the `directory` where attached files (odds charts, table exports) are written, created when needed")
 	diceFlag := fs.String("dice", "", "die `faces` to roll first, e.g. 1,2,6 (Fudge dice: -1,0,1); running out is an error unless --seed is given")
 	var seed uint64
 	seeded := false
@@ -120,7 +126,7 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 		ctx = log.WithContext(ctx)
 	}
 
-	c := New(commands.New(db, queue, systems...), queue, stdout, Options{Interactive: isTerminal(stdin), FilesDir: *filesDir, StrictDice: !seeded})
+	c := New(commands.New(db, queue, systems...), queue, stdout, Options{Interactive: IsTerminal(stdin), FilesDir: *filesDir, StrictDice: !seeded})
 	switch err := c.Run(ctx, stdin); {
 	case err == nil:
 		return ExitOK
@@ -133,13 +139,14 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 	}
 }
 
-// isTerminal reports whether r is a terminal (a character device), where the
-// console prompts instead of echoing.
-func isTerminal(r io.Reader) bool {
-	f, ok := r.(*os.File)
+// IsTerminal reports whether f, a reader or a writer, is a terminal (a
+// character device): the console then prompts, and hpkeeper's console log
+// format uses colours.
+func IsTerminal(f any) bool {
+	file, ok := f.(*os.File)
 	if !ok {
 		return false
 	}
-	fi, err := f.Stat()
+	fi, err := file.Stat()
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }

@@ -37,16 +37,17 @@ func TestMainSession(t *testing.T) {
 		t.Errorf("Main(/table show) on the same file = %d, stdout:\n%s\nwant the hit-protection table", code, out)
 	}
 
-	// --dice alone: running out of faces is an error the bot reports (RULES.md §0.3).
-	code, out, _ = runMain(t, "/roll expr:2d6\n", "--db", db, "--dice", "3")
-	if code != ExitOK || !strings.Contains(out, "ran out") {
-		t.Errorf("Main(--dice 3, /roll expr:2d6) = %d, stdout:\n%s\nwant 0 and a reply that the dice ran out", code, out)
+	// --dice alone: running out of faces is an error the bot reports
+	// (RULES.md §0.3), and it fails the script: it cannot pass by luck.
+	code, out, errOut = runMain(t, "/roll expr:2d6\n", "--db", db, "--dice", "3")
+	if code != ExitFailure || !strings.Contains(out, "ran out") || !strings.Contains(errOut, "1 script line was refused by the bot (line 1)") {
+		t.Errorf("Main(--dice 3, /roll expr:2d6) = %d, stdout:\n%s\nstderr: %s\nwant 1, a reply that the dice ran out and the line named", code, out, errOut)
 	}
 
 	// :dice behaves like --dice: without --seed, once faces were queued,
 	// running out of them is an error, not a random roll; before any
 	// :dice, rolls are random.
-	code, out, _ = runMain(t, "/roll expr:1d6\n:dice 3\n/roll expr:2d6\n/roll expr:1d6\n", "--db", db)
+	code, out, _ = runMain(t, "/roll expr:1d6\n:dice 3\n!/roll expr:2d6\n!/roll expr:1d6\n", "--db", db)
 	if code != ExitOK || strings.Count(out, "ran out") != 2 || !strings.Contains(out, "you rolled 1d6 [") {
 		t.Errorf("Main(:dice 3, /roll expr:2d6, /roll expr:1d6) = %d, stdout:\n%s\nwant a random first roll, then two replies that the dice ran out", code, out)
 	}
@@ -85,7 +86,10 @@ func TestMainExitCodes(t *testing.T) {
 		wantStderr string
 	}{
 		{"script understood", "# nothing\n/help\n", []string{"--db", db}, ExitOK, ""},
-		{"refused command is not an error", "/char list\n", []string{"--db", db}, ExitOK, ""},
+		{"a refused line fails the script", "/char list\n", []string{"--db", db}, ExitFailure, "1 script line was refused by the bot (line 1); a line the script expects to be refused starts with !"},
+		{"a refusal marked with ! is expected", "!/char list\n", []string{"--db", db}, ExitOK, ""},
+		{"a line marked with ! must be refused", "/help\n! /help\n", []string{"--db", db}, ExitFailure, "1 script line was marked ! but not refused by the bot (line 2)"},
+		{"both", "/char list\n!/help\n", []string{"--db", db}, ExitFailure, "(line 1)"},
 		{"line not understood", "/help\nhello\n/help\n", []string{"--db", db}, ExitFailure, "1 script line was not understood (line 2)"},
 		{"help flag", "", []string{"-h"}, ExitOK, "Usage: hpkeeper console"},
 		{"unknown flag", "", []string{"--nope"}, ExitUsage, "flag provided but not defined"},
@@ -123,5 +127,24 @@ func TestMainCancelled(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "test.db")
 	if code := Main(ctx, []string{"--db", db}, r, &stdout, &stderr); code != ExitInterrupted {
 		t.Errorf("Main with a cancelled context = %d; want %d (stderr %q)", code, ExitInterrupted, stderr.String())
+	}
+}
+
+// TestMainFilesDefault: without --files, attached files go to
+// hpkeeper-files in the temporary directory, never the working directory.
+func TestMainFilesDefault(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	db := filepath.Join(t.TempDir(), "test.db")
+	code, out, errOut := runMain(t, "/table setup system:hit-protection\n/odds\n", "--db", db)
+	want := filepath.Join(tmp, "hpkeeper-files", "injury-odds.png")
+	if code != ExitOK || !strings.Contains(out, "written to "+want) {
+		t.Fatalf("Main(/odds) = %d, stdout:\n%s\nstderr: %s\nwant the chart written to %s", code, out, errOut, want)
+	}
+	if _, err := os.Stat(want); err != nil {
+		t.Error(err)
+	}
+	if _, err := os.Stat("injury-odds.png"); !os.IsNotExist(err) {
+		t.Errorf("injury-odds.png in the working directory: %v", err)
 	}
 }
