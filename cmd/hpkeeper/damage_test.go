@@ -4,14 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/hpkeeper/hpkeeper/storage"
 )
 
 // damagedCopy writes a small sound database, damages a copy of it with
@@ -21,25 +18,7 @@ func damagedCopy(t *testing.T, harm func(f *os.File, pageSize int64, root uint64
 	t.Helper()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "hpkeeper.db")
-	db, err := storage.Open(path, storage.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = db.Update(func(tx *storage.Tx) error {
-		for i := 0; i < 40; i++ {
-			ch := fmt.Sprintf("13110000000000%05d", i)
-			if err := tx.PutTable(&storage.Table{ChannelID: ch, GuildID: "1311000000000000100", System: "harm", SetupBy: "u1", GMs: []string{"u1"}}); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := db.Close(); err != nil {
-		t.Fatal(err)
-	}
+	writeTables(t, path, 40, 0)
 	f, err := os.OpenFile(path, os.O_RDWR, 0)
 	if err != nil {
 		t.Fatal(err)

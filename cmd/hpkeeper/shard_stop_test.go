@@ -14,24 +14,24 @@ import (
 	"github.com/hpkeeper/hpkeeper/storage"
 )
 
-// bigSource writes a file of 2,000 tables with ten events each (about
-// 20 MB), in guilds of every shard of 4, and returns its path.
-func bigSource(t *testing.T, dir string) string {
+// writeTables writes a file at path of the given number of tables, in
+// guilds of every shard of 4, with events of about 1 KB each, 100 tables a
+// transaction.
+func writeTables(t *testing.T, path string, tables, events int) {
 	t.Helper()
-	path := filepath.Join(dir, "hpkeeper.db")
 	db, err := storage.Open(path, storage.Options{CacheBytes: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	summary := strings.Repeat("Rimmer takes 1 (1d6 [1] = 1) and goes down. ", 20)
-	for batch := 0; batch < 20; batch++ {
+	for batch := 0; batch*100 < tables; batch++ {
 		err := db.Update(func(tx *storage.Tx) error {
-			for i := batch * 100; i < (batch+1)*100; i++ {
+			for i := batch * 100; i < min((batch+1)*100, tables); i++ {
 				ch := fmt.Sprintf("13110000000%08d", i)
 				if err := tx.PutTable(&storage.Table{ChannelID: ch, GuildID: guildOfShard(i%4, 4, i), System: "harm", SetupBy: "u1", GMs: []string{"u1"}}); err != nil {
 					return err
 				}
-				for e := 0; e < 10; e++ {
+				for e := 0; e < events; e++ {
 					if err := tx.AppendEvent(&storage.Event{ChannelID: ch, UserID: "u1", Command: "/damage", Summary: summary}); err != nil {
 						return err
 					}
@@ -46,7 +46,6 @@ func bigSource(t *testing.T, dir string) string {
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
 	}
-	return path
 }
 
 // TestShardSplitStopsOnSignal sends SIGINT, then in a second run SIGTERM,
@@ -57,7 +56,8 @@ func bigSource(t *testing.T, dir string) string {
 func TestShardSplitStopsOnSignal(t *testing.T) {
 	bin := buildHpkeeper(t)
 	dir := t.TempDir()
-	src := bigSource(t, dir)
+	src := filepath.Join(dir, "hpkeeper.db")
+	writeTables(t, src, 2000, 10) // about 20 MB
 	before, _ := filepath.Glob(filepath.Join(dir, "*"))
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		t.Run(sig.String(), func(t *testing.T) {
