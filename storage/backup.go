@@ -20,6 +20,9 @@ import (
 // before the first byte is. It returns the bytes written and the first error
 // of the read or of w.
 func (db *DB) Backup(w io.Writer, sized func(size int64)) (int64, error) {
+	if err := db.failed(); err != nil {
+		return 0, fmt.Errorf("back up: %w", err)
+	}
 	var n int64
 	err := db.bolt.View(func(btx *bolt.Tx) error {
 		if sized != nil {

@@ -35,6 +35,12 @@ var (
 	// must not touch it.
 	ErrSchemaTooNew = errors.New("database schema is newer than this program")
 
+	// ErrCommitFailed is wrapped by the error of an Update whose group's
+	// commit failed: a full or failing disk, or a file found damaged (then
+	// with ErrDamaged). Nothing its function wrote was saved, and the
+	// tables read as before. DB.Health says whether commits still fail.
+	ErrCommitFailed = errors.New("the commit failed, nothing was saved")
+
 	// ErrClosed is returned (wrapped) by Update, View, Ping and Backup after
 	// Close. It is bbolt's ErrDatabaseNotOpen.
 	ErrClosed = berrors.ErrDatabaseNotOpen
