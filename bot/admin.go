@@ -6,12 +6,14 @@ import (
 	"crypto/subtle"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -34,6 +36,12 @@ const (
 // take a probe before answering 503.
 const HealthTimeout = 2 * time.Second
 
+// LowDiskBytes is the free space on the database's filesystem below which
+// GET /healthz says "degraded" (still 200: commits succeed until the disk
+// is full, storage.FullDiskBytes, 503): bbolt grows the file 16 MiB at a
+// time, and reuses its free pages before that.
+const LowDiskBytes = 64 << 20
+
 // MinAdminToken is the shortest admin token NewAdmin accepts, in bytes.
 const MinAdminToken = 16
 
@@ -41,6 +49,7 @@ const MinAdminToken = 16
 // implements it.
 type AdminDB interface {
 	Ping(ctx context.Context) error
+	Health() storage.Health
 	Backup(w io.Writer, sized func(size int64)) (int64, error)
 }
 
@@ -99,7 +108,7 @@ type shardHealth struct {
 }
 
 // NewAdmin returns the admin routes over db, serving m (which may be nil:
-// /metrics then answers 404). token is the bearer token that opens every
+// /metrics then answers 404) with the hpkeeper_health_status gauge added. token is the bearer token that opens every
 // route from any peer; "" means none. It returns an error when token is set
 // but shorter than MinAdminToken.
 func NewAdmin(db AdminDB, m *Metrics, token string, log zerolog.Logger) (*Admin, error) {
@@ -109,6 +118,9 @@ func NewAdmin(db AdminDB, m *Metrics, token string, log zerolog.Logger) (*Admin,
 			return nil, errors.New("admin token: shorter than 16 characters")
 		}
 		a.tokenHash, a.hasToken = sha256.Sum256([]byte(token)), true
+	}
+	if m != nil {
+		m.reg.MustRegister(newHealthCollector(a))
 	}
 	return a, nil
 }
@@ -156,34 +168,122 @@ func (a *Admin) routes(mux *http.ServeMux, metrics, backup access) {
 	mux.Handle("POST "+PathBackup, a.guard(backup, http.HandlerFunc(a.backup)))
 }
 
+// The health states, worst last: GET /healthz's "status" and the
+// hpkeeper_health_status gauge's label.
+const (
+	// healthOK: everything works (200).
+	healthOK = "ok"
+	// healthDegraded: something is wrong that can heal by itself. With
+	// 200, the bot still answers and saves: a shard is reconnecting, the
+	// disk is nearly full. With 503, changes cannot be saved: commits
+	// fail, the disk is full, or the writer does not answer.
+	healthDegraded = "degraded"
+	// healthUnavailable: the database is closed, or its file was found
+	// damaged while in use (503); only a restart, after hpkeeper check,
+	// helps.
+	healthUnavailable = "unavailable"
+)
+
+// assessment is the health of the process: an HTTP status, a state and
+// the reasons, worst first.
+type assessment struct {
+	code    int
+	status  string
+	reasons []string
+}
+
+// worse records a state of code and status for reason, keeping the worst.
+func (as *assessment) worse(code int, status, reason string) {
+	rank := map[string]int{healthOK: 0, healthDegraded: 1, healthUnavailable: 2}
+	if rank[status] > rank[as.status] || rank[status] == rank[as.status] && code > as.code {
+		as.code, as.status = code, status
+		as.reasons = append([]string{reason}, as.reasons...)
+		return
+	}
+	as.reasons = append(as.reasons, reason)
+}
+
+// assess judges the database's health from h (and the error of a writer
+// probe, nil when none was made), logging the details the answer leaves
+// out (paths, error texts).
+func (a *Admin) assess(h storage.Health, pingErr error) assessment {
+	as := assessment{code: http.StatusOK, status: healthOK}
+	switch {
+	case h.Closed || errors.Is(pingErr, storage.ErrClosed):
+		as.worse(http.StatusServiceUnavailable, healthUnavailable, "database closed")
+	case h.Fault != nil || errors.Is(pingErr, storage.ErrDamaged):
+		as.worse(http.StatusServiceUnavailable, healthUnavailable, "database file damaged: stop, run hpkeeper check, restore the last backup")
+	}
+	if h.CommitErr != nil {
+		as.worse(http.StatusServiceUnavailable, healthDegraded, fmt.Sprintf("changes cannot be saved: commits failing for %s (%s)",
+			time.Since(h.FailingSince).Round(time.Second), diskTrouble(h.CommitErr)))
+	}
+	if errors.Is(pingErr, context.DeadlineExceeded) || pingErr == nil && h.Busy > a.healthTimeout {
+		as.worse(http.StatusServiceUnavailable, healthDegraded, "database writer not answering within "+a.healthTimeout.String())
+	}
+	switch free := float64(h.FreeBytes) / (1 << 20); {
+	case h.FreeBytes < 0:
+	case h.FreeBytes < storage.FullDiskBytes:
+		as.worse(http.StatusServiceUnavailable, healthDegraded, fmt.Sprintf("disk full: %.1f MiB free beside the database", free))
+	case h.FreeBytes < LowDiskBytes:
+		as.worse(http.StatusOK, healthDegraded, fmt.Sprintf("disk nearly full: %.1f MiB free beside the database", free))
+	}
+	return as
+}
+
+// diskTrouble names what a failed commit met, from a fixed set (the
+// answer of GET /healthz carries no error text).
+func diskTrouble(err error) string {
+	switch {
+	case errors.Is(err, syscall.ENOSPC):
+		return "disk full"
+	case errors.Is(err, syscall.EDQUOT):
+		return "disk quota exceeded"
+	case errors.Is(err, syscall.EROFS):
+		return "read-only filesystem"
+	case errors.Is(err, syscall.EIO):
+		return "I/O error"
+	case errors.Is(err, storage.ErrDamaged):
+		return "file damaged"
+	}
+	return "see the log"
+}
+
 // health answers GET /healthz.
 func (a *Admin) health(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), a.healthTimeout)
 	defer cancel()
-	status, body := http.StatusOK, health{Status: "ok", Version: a.version}
+	// The probe first: while commits fail, it makes the writer try one,
+	// so Health below already shows a disk that takes writes again.
+	pingErr := a.db.Ping(ctx)
+	h := a.db.Health()
+	as := a.assess(h, pingErr)
+	body := health{Status: as.status, Version: a.version}
 	if r := a.shards.Load(); r != nil {
 		shards := (*r).ShardStatus()
 		if len(shards) == 0 {
-			body.Status = "degraded" // the shard count is not known yet
+			as.worse(http.StatusOK, healthDegraded, "shard count not known yet")
 		}
 		for _, s := range shards {
 			body.Shards = append(body.Shards, shardHealth{ID: s.ID, State: s.State, HeartbeatMS: float64(s.HeartbeatLatency.Microseconds()) / 1000})
 			if s.State != ShardConnected {
-				body.Status = "degraded"
+				as.worse(http.StatusOK, healthDegraded, fmt.Sprintf("shard %d %s", s.ID, s.State))
 			}
 		}
+		body.Status = as.status
 	}
-	if err := a.db.Ping(ctx); err != nil {
-		reason := "database unavailable"
-		switch {
-		case errors.Is(err, storage.ErrClosed):
-			reason = "database closed"
-		case errors.Is(err, context.DeadlineExceeded):
-			reason = "database writer not answering within " + a.healthTimeout.String()
+	if as.status != healthOK {
+		body.Reason = strings.Join(as.reasons, "; ")
+	}
+	if as.code != http.StatusOK {
+		ev := a.log.Warn().Str("status", as.status).Str("reason", body.Reason)
+		if pingErr != nil {
+			ev = ev.AnErr("ping", pingErr)
 		}
-		a.log.Warn().Err(err).Msg("health check failed")
-		status, body.Status, body.Reason = http.StatusServiceUnavailable, "unavailable", reason
+		ev = ev.AnErr("fault", h.Fault).AnErr("commit", h.CommitErr)
+		ev.Msg("health check failed")
 	}
+	status := as.code
 	b, _ := json.Marshal(body)
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")

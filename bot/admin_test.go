@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -12,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -30,6 +33,8 @@ type fakeAdminDB struct {
 }
 
 func (fakeAdminDB) Ping(context.Context) error { return nil }
+
+func (fakeAdminDB) Health() storage.Health { return storage.Health{FreeBytes: -1} }
 
 func (f fakeAdminDB) Backup(w io.Writer, sized func(int64)) (int64, error) {
 	if f.started != nil {
@@ -196,7 +201,8 @@ func readHealth(t *testing.T, c *http.Client, base string, body any) int {
 }
 
 // TestHealthz: 200 while the database is open and the writer takes work;
-// 503 while the writer is stuck in an Update and once the database is closed.
+// 503 "degraded" while the writer is stuck in an Update, and "unavailable"
+// once the database is closed.
 func TestHealthz(t *testing.T) {
 	s, _, admin := newMeteredServer(t, "")
 	admin.healthTimeout = 500 * time.Millisecond // short, yet long enough for an idle writer on a busy machine
@@ -208,7 +214,7 @@ func TestHealthz(t *testing.T) {
 	<-entered
 	status, body := getHealth(t, s.client, s.srv.URL)
 	close(gate)
-	if status != 503 || body["status"] != "unavailable" || !strings.Contains(body["reason"], "writer not answering") {
+	if status != 503 || body["status"] != "degraded" || !strings.Contains(body["reason"], "writer not answering") {
 		t.Errorf("writer stuck: %d %v; want 503 naming the writer", status, body)
 	}
 	if status, body := getHealth(t, s.client, s.srv.URL); status != 200 {
@@ -217,7 +223,7 @@ func TestHealthz(t *testing.T) {
 	if err := s.db.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if status, body := getHealth(t, s.client, s.srv.URL); status != 503 || body["reason"] != "database closed" {
+	if status, body := getHealth(t, s.client, s.srv.URL); status != 503 || body["status"] != "unavailable" || body["reason"] != "database closed" {
 		t.Errorf("database closed: %d %v; want 503 \"database closed\"", status, body)
 	}
 	if strings.Contains(s.logs.String(), s.path) == false {
@@ -266,5 +272,85 @@ func TestAdminBackupOverHTTP(t *testing.T) {
 	}
 	if v != 1 {
 		t.Errorf("%s{outcome=ok} = %v; want 1", metricBackups, v)
+	}
+}
+
+// healthDB is a database whose health the test sets.
+type healthDB struct {
+	fakeAdminDB
+	h    atomic.Pointer[storage.Health]
+	ping atomic.Pointer[error]
+}
+
+func (d *healthDB) Health() storage.Health { return *d.h.Load() }
+
+func (d *healthDB) Ping(context.Context) error {
+	if p := d.ping.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// TestHealthzTellsTheTruth: GET /healthz and the hpkeeper_health_status
+// gauge say what the database's state is, in words from a fixed set (no
+// path, no error text): commits failing on a full disk, a writer that does
+// not answer, a file found damaged, a disk nearly full; and "ok" again once
+// the state is.
+func TestHealthzTellsTheTruth(t *testing.T) {
+	db := &healthDB{}
+	m := NewMetrics()
+	a, err := NewAdmin(db, m, "", zerolog.Nop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.healthTimeout = 100 * time.Millisecond
+	srv := httptest.NewServer(a.Handler())
+	defer srv.Close()
+	enospc := fmt.Errorf("commit /secret/path.db: %w: write /secret/path.db: %w", storage.ErrCommitFailed, syscall.ENOSPC)
+	deadline := fmt.Errorf("ping: the writer did not answer a probe: %w", context.DeadlineExceeded)
+	damaged := fmt.Errorf("ping: %w", &storage.DamageError{Path: "/secret/path.db", Problems: []string{"x"}, Count: 1})
+	for _, tc := range []struct {
+		name   string
+		h      storage.Health
+		ping   error
+		code   int
+		status string
+		reason string
+	}{
+		{"sound", storage.Health{FreeBytes: 10 << 30}, nil, 200, "ok", ""},
+		{"commits failing on a full disk", storage.Health{CommitErr: enospc, FailingSince: time.Now().Add(-90 * time.Second), FreeBytes: 0}, nil,
+			503, "degraded", "changes cannot be saved: commits failing for 1m30s (disk full); disk full: 0.0 MiB free beside the database"},
+		{"disk full, the last commit saved in the file's free pages", storage.Health{FreeBytes: 4096}, nil, 503, "degraded", "disk full: 0.0 MiB free beside the database"},
+		{"commits failing, disk freed", storage.Health{CommitErr: fmt.Errorf("%w: %w", storage.ErrCommitFailed, syscall.EIO), FailingSince: time.Now(), FreeBytes: -1}, nil,
+			503, "degraded", "changes cannot be saved: commits failing for 0s (I/O error)"},
+		{"disk nearly full, commits succeed", storage.Health{FreeBytes: 3 << 20}, nil, 200, "degraded", "disk nearly full: 3.0 MiB free beside the database"},
+		{"writer stuck", storage.Health{Busy: time.Minute, FreeBytes: -1}, deadline, 503, "degraded", "database writer not answering within 100ms"},
+		{"file damaged in use", storage.Health{Fault: damaged, FreeBytes: -1}, damaged, 503, "unavailable", "database file damaged: stop, run hpkeeper check, restore the last backup"},
+		{"closed", storage.Health{Closed: true, FreeBytes: -1}, storage.ErrClosed, 503, "unavailable", "database closed"},
+		{"recovered", storage.Health{FreeBytes: 10 << 30}, nil, 200, "ok", ""},
+	} {
+		db.h.Store(&tc.h)
+		db.ping.Store(&tc.ping)
+		code, body := getHealth(t, srv.Client(), srv.URL)
+		if code != tc.code || body["status"] != tc.status || body["reason"] != tc.reason {
+			t.Errorf("%s: %d %v; want %d %s %q", tc.name, code, body, tc.code, tc.status, tc.reason)
+		}
+		if strings.Contains(body["reason"], "secret") {
+			t.Errorf("%s: the answer carries the error text: %q", tc.name, body["reason"])
+		}
+		// The gauge, judged without a probe, agrees.
+		fam := gather(t, m)[metricHealth]
+		if fam == nil || len(fam.Metric) != 3 {
+			t.Fatalf("%s: %s = %v; want three series", tc.name, metricHealth, fam)
+		}
+		for _, mt := range fam.Metric {
+			want := 0.0
+			if mt.Label[0].GetValue() == tc.status {
+				want = 1
+			}
+			if mt.Gauge.GetValue() != want {
+				t.Errorf("%s: %s{status=%q} = %v; want %v", tc.name, metricHealth, mt.Label[0].GetValue(), mt.Gauge.GetValue(), want)
+			}
+		}
 	}
 }

@@ -138,7 +138,7 @@ func benchmarkEndpoint(b *testing.B, metered bool) {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { db.Close() })
-	svc := commands.New(db, dice.NewRandom(1), systems...)
+	svc := commands.New(db, dice.NewRandom(1), systems, features()...)
 	ctx := context.Background()
 	for _, r := range []*commands.Request{
 		{Command: "table", Subcommand: "setup", Options: map[string]string{"system": "hp-mp-wp"}},

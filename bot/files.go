@@ -34,7 +34,7 @@ import (
 // Limits of files.
 const (
 	// MaxAttachmentBytes is the largest attachment downloaded.
-	MaxAttachmentBytes = commands.MaxImportSize
+	MaxAttachmentBytes = commands.MaxFileSize
 	// followUpTimeout bounds the whole follow-up, retries included.
 	followUpTimeout = 30 * time.Second
 	// followUpAttempts is how often a follow-up is tried: Discord may not

@@ -20,6 +20,7 @@ import (
 	"github.com/bwmarrin/discordgo"
 
 	"github.com/hpkeeper/hpkeeper/commands"
+	"github.com/hpkeeper/hpkeeper/commands/odds"
 	"github.com/hpkeeper/hpkeeper/rules/dice"
 )
 
@@ -172,7 +173,7 @@ func TestEndpointFiles(t *testing.T) {
 	if !bytes.Contains(payload, []byte(`"allowed_mentions":{"parse":[]}`)) || bytes.Contains(payload, []byte(`"flags"`)) {
 		t.Errorf("follow-up payload %s", payload)
 	}
-	if _, err := png.Decode(bytes.NewReader(files[commands.DiceOddsFile])); err != nil {
+	if _, err := png.Decode(bytes.NewReader(files[odds.DiceOddsFile])); err != nil {
 		t.Fatalf("follow-up chart: %v (files %v)", err, len(files))
 	}
 

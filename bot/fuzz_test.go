@@ -132,7 +132,7 @@ func fuzzEndpoint(f *testing.F, seed uint64) (*Endpoint, keyPair, *atomic.Int64,
 	clock := new(atomic.Int64)
 	clock.Store(1_800_000_000)
 	logs := new(syncBuffer)
-	ep, err := NewEndpoint(commands.New(db, dice.NewRandom(seed), systems...), kp.pub, zerolog.New(logs).Level(zerolog.ErrorLevel),
+	ep, err := NewEndpoint(commands.New(db, dice.NewRandom(seed), systems, features()...), kp.pub, zerolog.New(logs).Level(zerolog.ErrorLevel),
 		WithClock(func() time.Time { return time.Unix(clock.Load(), 0) }), WithFilesClient(offline), WithDeferAfter(0))
 	if err != nil {
 		f.Fatal(err)

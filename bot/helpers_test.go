@@ -22,6 +22,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/hpkeeper/hpkeeper/commands"
+	"github.com/hpkeeper/hpkeeper/commands/commandstest"
 	"github.com/hpkeeper/hpkeeper/commands/harm"
 	"github.com/hpkeeper/hpkeeper/commands/hitprot"
 	"github.com/hpkeeper/hpkeeper/commands/hpmpwp"
@@ -58,6 +59,10 @@ func decodeFixture(t *testing.T, name string) *discordgo.Interaction {
 // them.
 var systems = []commands.System{hitprot.System{}, hpmpwp.System{}, harm.System{}}
 
+// features returns a fresh set of the features the bot's tests play, as
+// cmd/hpkeeper wires them.
+func features() []commands.Feature { return commandstest.Features() }
+
 // testLogger logs through t.
 func testLogger(t *testing.T) zerolog.Logger {
 	return zerolog.New(zerolog.NewTestWriter(t)).Level(zerolog.DebugLevel).With().Timestamp().Logger()
@@ -74,7 +79,7 @@ func openService(t testing.TB, path string, src dice.Source) (*commands.Service,
 	if src == nil {
 		src = dice.NewRandom(1)
 	}
-	return commands.New(db, src, systems...), db
+	return commands.New(db, src, systems, features()...), db
 }
 
 // keyPair is a generated application key pair.

@@ -146,7 +146,8 @@ func (g *Gateway) runLeased(ctx context.Context) error {
 	if m.cands.Count == 0 {
 		m.cands = storage.AllShards(m.count)
 	}
-	m.limit = newStartLimit(gb.SessionStartLimit, g.rest.GatewayBot, g.log)
+	m.limit = newStartLimit(gb.SessionStartLimit, g.rest.GatewayBot, g.log, g.identifyInterval)
+	m.limit.shared = m.turn // every IDENTIFY, discordgo's after an invalid session too
 	m.fatal = make(chan error, 1)
 	g.log.Info().Int("shard_count", m.count).Str("shards", m.cands.String()).Str("owner", m.owner).
 		Dur("lease_ttl", m.ttl).Int("max_concurrency", m.limit.concurrency).
@@ -278,6 +279,7 @@ func (m *leaseManager) start(ctx context.Context, id int, l storage.ShardLease, 
 		return
 	}
 	sctx, stop := context.WithCancel(ctx)
+	sh.limit, sh.bucket, sh.running = m.limit, id%m.limit.concurrency, sctx
 	ls := &leasedShard{sh: sh, lease: l, until: until, stop: stop}
 	m.mu.Lock()
 	m.held[id] = ls
@@ -288,8 +290,14 @@ func (m *leaseManager) start(ctx context.Context, id int, l storage.ShardLease, 
 		defer m.wg.Done()
 		backoff := time.Second
 		for {
-			if !m.turn(sctx, id) || m.limit.take(sctx) != nil {
-				return
+			// The turn is taken before dialling (the database's queue,
+			// then the process's limit: startLimit.take), and the
+			// connection's first IDENTIFY spends it (shard.identify).
+			if !sh.prepaid.Load() {
+				if m.limit.take(sctx, sh.bucket) != nil {
+					return
+				}
+				sh.prepaid.Store(true)
 			}
 			err := sh.open()
 			if err == nil {
@@ -316,21 +324,20 @@ func (m *leaseManager) start(ctx context.Context, id int, l storage.ShardLease, 
 	}()
 }
 
-// turn waits for the shard's bucket's turn to IDENTIFY in the database's
-// queue; false when ctx ended first.
-func (m *leaseManager) turn(ctx context.Context, id int) bool {
-	bucket := id % m.limit.concurrency
+// turn waits for the bucket's turn to IDENTIFY in the database's queue
+// (startLimit.shared); it returns ctx's error when ctx ends first.
+func (m *leaseManager) turn(ctx context.Context, bucket int) error {
 	for {
 		wait, err := m.db.IdentifyTurn(bucket, m.g.identifyInterval)
 		if err == nil && wait == 0 {
-			return true
+			return nil
 		}
 		if err != nil {
-			m.g.log.Warn().Err(err).Int("shard", id).Msg("could not ask for the turn to identify; asking again")
+			m.g.log.Warn().Err(err).Int("bucket", bucket).Msg("could not ask for the turn to identify; asking again")
 			wait = time.Second
 		}
 		if !sleep(ctx, wait) {
-			return false
+			return ctx.Err()
 		}
 	}
 }

@@ -81,7 +81,7 @@ func TestGatewaySharesShardsThroughLeases(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { db.Close() })
-		svc := commands.New(db, dice.NewRandom(uint64(i+1)), systems...)
+		svc := commands.New(db, dice.NewRandom(uint64(i+1)), systems, features()...)
 		g, err := NewGateway("test-token", svc, zerolog.New(&logs[i]), storage.ShardRange{Count: 4, Last: 3}, fakeSession(t, fake)...)
 		if err != nil {
 			t.Fatal(err)

@@ -28,6 +28,8 @@ const (
 	metricCommitFailures   = "hpkeeper_writer_commit_failures_total"
 	metricDatabaseSize     = "hpkeeper_database_size_bytes"
 	metricSchemaVersion    = "hpkeeper_database_schema_version"
+	metricFreeBytes        = "hpkeeper_database_free_bytes"
+	metricHealth           = "hpkeeper_health_status"
 	metricCacheBytes       = "hpkeeper_cache_bytes"
 	metricCacheLookups     = "hpkeeper_cache_lookups_total"
 	metricBackups          = "hpkeeper_backups_total"
@@ -44,6 +46,8 @@ const (
 	labelKind    = "kind"
 	labelCommand = "command"
 	labelOutcome = "outcome"
+	// labelStatus is a health state: ok, degraded or unavailable.
+	labelStatus = "status"
 	// labelShard is a gateway shard's id: one of the process's shards, a
 	// bounded set.
 	labelShard = "shard"
@@ -168,14 +172,15 @@ func (m *Metrics) Handler() http.Handler {
 type ObservedDB interface {
 	WriterStats() storage.WriterStats
 	CacheStats() storage.CacheStats
+	Health() storage.Health
 	Path() string
 }
 
 var _ ObservedDB = (*storage.DB)(nil)
 
 // ObserveDB registers the gauges read from db at each scrape: the writer's
-// queue depth, the file's size on disk, the schema version and the state
-// cache's size and lookups. Call it once per Metrics. Pass ObserveCommit as
+// queue depth, the file's size on disk, the free space on its filesystem,
+// the schema version and the state cache's size and lookups. Call it once per Metrics. Pass ObserveCommit as
 // the database's storage.Options.OnCommit for the writer's histograms.
 func (m *Metrics) ObserveDB(db ObservedDB) {
 	m.reg.MustRegister(
@@ -193,6 +198,10 @@ func (m *Metrics) ObserveDB(db ObservedDB) {
 			}
 			return float64(fi.Size())
 		}),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: metricFreeBytes,
+			Help: "Bytes free for hpkeeper on the filesystem of the database file (statfs; -1 when unknown). Commits fail when the file must grow and this is 0.",
+		}, func() float64 { return float64(db.Health().FreeBytes) }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: metricSchemaVersion,
 			Help: "Schema version of the database this program reads and writes (files are migrated to it at start).",
@@ -475,4 +484,33 @@ func (m *Metrics) backedUp(err error) {
 		return
 	}
 	m.backups.WithLabelValues(outcomeOK).Inc()
+}
+
+// healthCollector is the hpkeeper_health_status gauge: 1 for the state
+// GET /healthz would answer now, 0 for the others. It is judged from the
+// database's state alone (storage.DB.Health), without a probe of the
+// writer, so a scrape never waits: a writer busy with one group longer
+// than the health timeout counts as not answering.
+type healthCollector struct {
+	a    *Admin
+	desc *prometheus.Desc
+}
+
+func newHealthCollector(a *Admin) *healthCollector {
+	return &healthCollector{a: a, desc: prometheus.NewDesc(metricHealth,
+		"1 for the health state GET /healthz reports (ok, degraded, unavailable; its reason is in the answer), 0 for the others. The gateway's shards are left out: see hpkeeper_gateway_up.",
+		[]string{labelStatus}, nil)}
+}
+
+func (c *healthCollector) Describe(ch chan<- *prometheus.Desc) { ch <- c.desc }
+
+func (c *healthCollector) Collect(ch chan<- prometheus.Metric) {
+	now := c.a.assess(c.a.db.Health(), nil).status
+	for _, s := range []string{healthOK, healthDegraded, healthUnavailable} {
+		v := 0.0
+		if s == now {
+			v = 1
+		}
+		ch <- prometheus.MustNewConstMetric(c.desc, prometheus.GaugeValue, v, s)
+	}
 }

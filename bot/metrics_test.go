@@ -38,7 +38,7 @@ func newMeteredServer(t *testing.T, token string) (*secServer, *Metrics, *Admin)
 	s.db = db
 	m.ObserveDB(db)
 	log := zerolog.New(s.logs)
-	ep, err := NewEndpoint(m.Instrument(commands.New(db, dice.NewRandom(1), systems...)), s.kp.pub, log, WithClock(func() time.Time { return time.Unix(s.now.Load(), 0) }), WithDeferAfter(0),
+	ep, err := NewEndpoint(m.Instrument(commands.New(db, dice.NewRandom(1), systems, features()...)), s.kp.pub, log, WithClock(func() time.Time { return time.Unix(s.now.Load(), 0) }), WithDeferAfter(0),
 		WithFilesClient(offline))
 	if err != nil {
 		t.Fatal(err)
@@ -371,7 +371,7 @@ func TestMetricsClientLeavesOriginal(t *testing.T) {
 // at once, InstrumentEndpoint around an endpoint that answers at once.
 func BenchmarkMetricsPerRequest(b *testing.B) {
 	m := NewMetrics()
-	svc := commands.New(nil, dice.NewRandom(1), systems...) // RouteName needs no database
+	svc := commands.New(nil, dice.NewRandom(1), systems, features()...) // RouteName needs no database
 	h := m.Instrument(handlerFunc(func(ctx context.Context, r *commands.Request) *commands.Response {
 		return &commands.Response{Content: "ok"}
 	}))
@@ -417,7 +417,7 @@ func TestMetricsCountUndelivered(t *testing.T) {
 			defer db.Close()
 			m := NewMetrics()
 			kp := newKeyPair(t)
-			svc := commands.New(db, dice.NewRandom(1), systems...)
+			svc := commands.New(db, dice.NewRandom(1), systems, features()...)
 			odds, err := NewEndpoint(m.Instrument(svc), kp.pub, zerolog.Nop(), WithFilesClient(client), WithDeferAfter(0))
 			if err != nil {
 				t.Fatal(err)

@@ -19,7 +19,7 @@ import (
 )
 
 func TestCommandDefinitions(t *testing.T) {
-	reg := commands.NewRegistry(systems...)
+	reg := commands.NewRegistry(systems, features()...)
 	defs := CommandDefinitions(reg)
 	if err := ValidateDefinitions(defs); err != nil {
 		t.Fatalf("ValidateDefinitions(CommandDefinitions) = %v", err)
@@ -272,7 +272,7 @@ func (f *fakeREST) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 func TestRegister(t *testing.T) {
-	reg := commands.NewRegistry(systems...)
+	reg := commands.NewRegistry(systems, features()...)
 	tests := []struct {
 		name, appID, guildID string
 		want                 []string
@@ -329,10 +329,10 @@ func TestRegisterRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Register(context.Background(), s, "123", "", commands.NewRegistry(systems...)); err == nil || !strings.Contains(err.Error(), "50035") {
+	if _, err := Register(context.Background(), s, "123", "", commands.NewRegistry(systems, features()...)); err == nil || !strings.Contains(err.Error(), "50035") {
 		t.Errorf("Register against a refusing server = %v; want Discord's error", err)
 	}
-	if _, err := Register(context.Background(), nil, "123", "", commands.NewRegistry(systems...)); err == nil {
+	if _, err := Register(context.Background(), nil, "123", "", commands.NewRegistry(systems, features()...)); err == nil {
 		t.Error("Register(nil session) = nil; want an error")
 	}
 }

@@ -152,7 +152,7 @@ func (g *Gateway) Run(ctx context.Context) error {
 	if rng.Count > storage.MaxShards || rng.Last >= rng.Count {
 		return fmt.Errorf("run gateway: shards %s do not fit", rng)
 	}
-	limit := newStartLimit(gb.SessionStartLimit, g.rest.GatewayBot, g.log)
+	limit := newStartLimit(gb.SessionStartLimit, g.rest.GatewayBot, g.log, g.identifyInterval)
 	ev := g.log.Info().Int("shard_count", rng.Count).Int("first_shard", rng.First).Int("last_shard", rng.Last).
 		Int("recommended_shards", gb.Shards).Int("max_concurrency", limit.concurrency)
 	if limit.known {
@@ -168,12 +168,15 @@ func (g *Gateway) Run(ctx context.Context) error {
 			Msg("fewer session starts left than shards to start: the others wait for Discord's reset")
 	}
 
+	wctx, stopStarting := context.WithCancel(ctx)
+	defer stopStarting()
 	shards := make([]*shard, 0, rng.Len())
 	for id := rng.First; id <= rng.Last; id++ {
 		sh, err := g.newShard(id, rng.Count)
 		if err != nil {
 			return err
 		}
+		sh.limit, sh.bucket, sh.running = limit, id%limit.concurrency, wctx
 		shards = append(shards, sh)
 	}
 	g.disp.shards = rng
@@ -191,7 +194,6 @@ func (g *Gateway) Run(ctx context.Context) error {
 		b := sh.id % limit.concurrency
 		buckets[b] = append(buckets[b], sh)
 	}
-	wctx, stopStarting := context.WithCancel(ctx)
 	fatal := make(chan error, 1)
 	var starting sync.WaitGroup
 	for _, list := range buckets {
@@ -243,6 +245,9 @@ func (g *Gateway) newShard(id, count int) (*shard, error) {
 	}
 	s.ShardID, s.ShardCount = id, count
 	sh := &shard{id: id, s: s, log: g.log.With().Int("shard", id).Logger(), guilds: map[string]struct{}{}}
+	// Every IDENTIFY the session writes waits for the limiter
+	// (identify.go), discordgo's own after an invalid session included.
+	s.Dialer = gatedDialer(s.Dialer, sh.identify)
 	s.AddHandler(g.disp.onEvent)
 	s.AddHandler(func(_ *discordgo.Session, r *discordgo.Ready) {
 		sh.setGuilds(r.Guilds)
@@ -287,8 +292,14 @@ func (g *Gateway) startBucket(ctx context.Context, limit *startLimit, list []*sh
 		}
 		backoff := time.Second
 		for {
-			if limit.take(ctx) != nil {
-				return nil
+			// The turn is taken before dialling, and the connection's
+			// first IDENTIFY spends it (shard.identify); one that was not
+			// sent (the dial failed) is kept for the next attempt.
+			if !sh.prepaid.Load() {
+				if limit.take(ctx, sh.bucket) != nil {
+					return nil
+				}
+				sh.prepaid.Store(true)
 			}
 			err := sh.open()
 			if err == nil {
@@ -363,6 +374,15 @@ type shard struct {
 	s   *discordgo.Session
 	log zerolog.Logger
 
+	// limit gives the shard its turns to identify, in its rate-limit
+	// bucket, while running is not done (Gateway.Run sets them).
+	limit   *startLimit
+	bucket  int
+	running context.Context
+	// prepaid: startBucket took a turn for the connection it opens, which
+	// its first IDENTIFY spends.
+	prepaid atomic.Bool
+
 	mu      sync.Mutex // held by open and close
 	opened  atomic.Bool
 	stopped atomic.Bool
@@ -392,6 +412,32 @@ func (sh *shard) open() error {
 	}
 	sh.opened.Store(true)
 	return nil
+}
+
+// identify is the shard's session's gate (identifyGate): it returns when
+// the IDENTIFY the session is writing may go, at once when startBucket
+// took its turn already, else (discordgo identifying again after Discord
+// invalidated the session, op 9) once the limiter gives the shard's bucket
+// a turn. It returns an error when conn (the connection) is closed or the
+// gateway stops first.
+func (sh *shard) identify(conn context.Context) (sent func(), err error) {
+	if sh.limit == nil {
+		return nil, errors.New("the gateway has not started")
+	}
+	// The bucket's next turn counts from when the IDENTIFY left, which
+	// is when Discord counts it from too.
+	sent = func() { sh.limit.sent(sh.bucket) }
+	if sh.prepaid.CompareAndSwap(true, false) {
+		return sent, nil
+	}
+	sh.log.Warn().Int("bucket", sh.bucket).Msg("gateway shard identifying again (Discord invalidated its session): waiting for its turn in the session start limit")
+	ctx, cancel := context.WithCancel(sh.running)
+	defer cancel()
+	defer context.AfterFunc(conn, cancel)()
+	if err := sh.limit.take(ctx, sh.bucket); err != nil {
+		return nil, err
+	}
+	return sent, nil
 }
 
 // close closes the session for good.
@@ -489,14 +535,31 @@ type startLimit struct {
 	known     bool          // Discord gave a limit
 	remaining int
 	resetAt   time.Time
+
+	// interval is the least time between two turns of one bucket; next
+	// holds each bucket's next turn, guarded by its own one-slot
+	// semaphore in buckets (the buckets wait side by side).
+	interval time.Duration
+	buckets  []chan struct{}
+	nmu      sync.Mutex
+	next     []time.Time
+
+	// shared, when set, waits for the bucket's turn in the queue every
+	// process of a shared database keeps (leases.go) before the turn is
+	// taken here.
+	shared func(ctx context.Context, bucket int) error
 }
 
 // minLimitWait keeps a limit that reports no starts and no reset from
 // being asked again in a tight loop.
 const minLimitWait = 100 * time.Millisecond
 
-func newStartLimit(l discordgo.SessionInformation, fetch func(...discordgo.RequestOption) (*discordgo.GatewayBotResponse, error), log zerolog.Logger) *startLimit {
-	sl := &startLimit{fetch: fetch, log: log, concurrency: max(l.MaxConcurrency, 1), turn: make(chan struct{}, 1)}
+func newStartLimit(l discordgo.SessionInformation, fetch func(...discordgo.RequestOption) (*discordgo.GatewayBotResponse, error), log zerolog.Logger, interval time.Duration) *startLimit {
+	sl := &startLimit{fetch: fetch, log: log, concurrency: max(l.MaxConcurrency, 1), turn: make(chan struct{}, 1), interval: interval}
+	sl.buckets, sl.next = make([]chan struct{}, sl.concurrency), make([]time.Time, sl.concurrency)
+	for i := range sl.buckets {
+		sl.buckets[i] = make(chan struct{}, 1)
+	}
 	sl.update(l)
 	return sl
 }
@@ -508,9 +571,54 @@ func (sl *startLimit) update(l discordgo.SessionInformation) {
 	sl.resetAt = time.Now().Add(time.Duration(l.ResetAfter) * time.Millisecond)
 }
 
-// take spends one session start, first waiting (logged) for Discord's
+// take gives bucket (shard_id % max_concurrency) its turn to identify:
+// it waits until interval has passed since the bucket's last turn, then
+// spends one session start, first waiting (logged) for Discord's reset
+// while none is left. It returns ctx's error when ctx is done first.
+func (sl *startLimit) take(ctx context.Context, bucket int) error {
+	b := sl.buckets[bucket%len(sl.buckets)]
+	select {
+	case b <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	defer func() { <-b }()
+	if sl.shared != nil {
+		if err := sl.shared(ctx, bucket); err != nil {
+			return err
+		}
+	}
+	for {
+		sl.nmu.Lock()
+		wait := time.Until(sl.next[bucket%len(sl.next)])
+		sl.nmu.Unlock()
+		if wait <= 0 {
+			break
+		}
+		if !sleep(ctx, wait) {
+			return ctx.Err()
+		}
+	}
+	if err := sl.spend(ctx); err != nil {
+		return err
+	}
+	sl.sent(bucket)
+	return nil
+}
+
+// sent notes that bucket's IDENTIFY has been written now: its next turn
+// is an interval on.
+func (sl *startLimit) sent(bucket int) {
+	sl.nmu.Lock()
+	defer sl.nmu.Unlock()
+	if next := time.Now().Add(sl.interval); next.After(sl.next[bucket%len(sl.next)]) {
+		sl.next[bucket%len(sl.next)] = next
+	}
+}
+
+// spend spends one session start, first waiting (logged) for Discord's
 // reset while none is left. It returns ctx's error when ctx is done first.
-func (sl *startLimit) take(ctx context.Context) error {
+func (sl *startLimit) spend(ctx context.Context) error {
 	select {
 	case sl.turn <- struct{}{}:
 	case <-ctx.Done():

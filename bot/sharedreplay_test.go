@@ -31,7 +31,7 @@ func TestReplayRefusedOnAnotherReplica(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { db.Close() })
-		svc := commands.New(db, dice.NewRandom(1), systems...)
+		svc := commands.New(db, dice.NewRandom(1), systems, features()...)
 		ep, err := NewEndpoint(svc, kp.pub, zerolog.New(zerolog.NewTestWriter(t)), WithReplayStore(db), WithSharedReplays(db),
 			WithClock(func() time.Time { return now }), WithFilesClient(offline), WithDeferAfter(0))
 		if err != nil {

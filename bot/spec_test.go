@@ -108,7 +108,7 @@ func (r *recordingService) Handle(ctx context.Context, req *commands.Request) *c
 func TestBodiesFitDiscordSpec(t *testing.T) {
 	c := &specCheck{t: t, schemas: discordSpec(t), counts: map[string]int{}}
 
-	reg, err := json.Marshal(CommandDefinitions(commands.NewRegistry(systems...)))
+	reg, err := json.Marshal(CommandDefinitions(commands.NewRegistry(systems, features()...)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +134,7 @@ func TestBodiesFitDiscordSpec(t *testing.T) {
 		}
 		_, db := openService(t, filepath.Join(t.TempDir(), "hpkeeper.db"), nil)
 		queue := dice.NewQueue(dice.NewRandom(1))
-		rec := &recordingService{Service: commands.New(db, queue, systems...)}
+		rec := &recordingService{Service: commands.New(db, queue, systems, features()...)}
 		if err := console.New(rec, queue, &bytes.Buffer{}, console.Options{}).Run(context.Background(), bytes.NewReader(in)); err != nil {
 			t.Errorf("console script %s: %v", script, err)
 		}

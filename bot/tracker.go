@@ -12,8 +12,8 @@ import (
 	"github.com/hpkeeper/hpkeeper/commands"
 )
 
-// TrackerSource renders a channel's tracker and names its message;
-// *commands.Service implements it.
+// TrackerSource renders a channel's tracker and names its message; the
+// tracker feature (*tracker.Feature of commands/tracker) implements it.
 type TrackerSource interface {
 	Tracker(channelID string) (messageID string, resp *commands.Response, err error)
 }
@@ -22,7 +22,8 @@ type TrackerSource interface {
 // every change at their table (/table tracker): at most one edit is in
 // flight per message, and changes that arrive during an edit are coalesced
 // into one more edit with the newest state, so the latest state wins. It
-// implements commands.TrackerPoster; pass its Changed to Service.OnChange.
+// implements the tracker feature's Poster; pass its Changed to
+// Service.OnChange.
 type Tracker struct {
 	src     TrackerSource
 	session *discordgo.Session
@@ -74,8 +75,6 @@ func NewTracker(src TrackerSource, session *discordgo.Session, log zerolog.Logge
 	}
 	return t
 }
-
-var _ commands.TrackerPoster = (*Tracker)(nil)
 
 // PostTracker posts resp as a new message in the channel (with the bot
 // token) and returns its id.

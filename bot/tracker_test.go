@@ -17,6 +17,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/hpkeeper/hpkeeper/commands"
+	"github.com/hpkeeper/hpkeeper/commands/tracker"
 )
 
 // fakeTrackerREST is a loopback Discord REST server for channel messages:
@@ -146,8 +147,9 @@ func TestTrackerWithService(t *testing.T) {
 	}
 	svc, db := openService(t, filepath.Join(t.TempDir(), "t.db"), nil)
 	defer db.Close()
-	tr := NewTracker(svc, session, zerolog.Nop())
-	svc.SetTrackerPoster(tr, "")
+	trk := tracker.Of(svc.Registry())
+	tr := NewTracker(trk, session, zerolog.Nop())
+	trk.SetPoster(tr, "")
 	svc.OnChange(tr.Changed)
 
 	do := func(user string, perms int64, cmd, sub string, opts map[string]string) *commands.Response {

@@ -17,7 +17,7 @@ import (
 // in production) rolling seeded random dice.
 func benchService(b *testing.B) *commands.Service {
 	b.Helper()
-	return commands.New(commandstest.OpenDB(b), dice.NewRandom(1), allSystems...)
+	return commands.New(commandstest.OpenDB(b), dice.NewRandom(1), allSystems, commandstest.Features()...)
 }
 
 // benchReq is the request for cmd (command, subcommand, options as
@@ -129,7 +129,7 @@ func BenchmarkRead(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				r := benchReq("ch0", c.cmd, opts...)
-				// /history is rate-limited per user (HistoryCost units of
+				// /history is rate-limited per user (history.Cost units of
 				// WorkPerMinute): each request comes 3 s after the last.
 				now = now.Add(3 * time.Second)
 				r.Now = now
@@ -145,7 +145,7 @@ func BenchmarkRead(b *testing.B) {
 func scaleService(b *testing.B, tables int) *commands.Service {
 	b.Helper()
 	db := commandstest.OpenDB(b)
-	s := commands.New(db, dice.NewRandom(1), allSystems...)
+	s := commands.New(db, dice.NewRandom(1), allSystems, commandstest.Features()...)
 	setupBenchTables(b, s, "hp-mp-wp", benchSystems[1].stats, 1)
 	var table *storage.Table
 	var chars []*storage.Character

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/hpkeeper/hpkeeper/commands"
-	"github.com/hpkeeper/hpkeeper/storage"
+	"github.com/hpkeeper/hpkeeper/commands/export"
 )
 
 // TestMaxAdvance: an advance past MaxAdvanceDays is refused before any work,
@@ -23,10 +23,10 @@ func TestMaxAdvance(t *testing.T) {
 		{"/clock action:advance amount:2161 unit:hours", "at most 90 days (2160 hours) in one command"},
 		{"/clock action:advance amount:10000 unit:hours", "`/clock action:advance amount:2160 unit:hours`"},
 	} {
-		before := tb.state()
+		before := tb.State()
 		resp := tb.Do("gm", tc.line)
 		tb.Refused(resp, tc.want)
-		if after := tb.state(); after != before {
+		if after := tb.State(); after != before {
 			t.Errorf("%s was refused but changed the table", tc.line)
 		}
 		_, rest, _ := strings.Cut(resp.Content, "`")
@@ -55,14 +55,14 @@ func TestMaxCharacters(t *testing.T) {
 	for i := range commands.MaxCharacters {
 		tb.OK(tb.Do("gm", fmt.Sprintf("/char create name:C%d stats:endure=1", i)))
 	}
-	before := tb.state()
+	before := tb.State()
 	tb.Refused(tb.Do("gm", "/char create name:Extra stats:endure=1"), "This table holds 50 characters, the most a table may hold. Delete one first (/char delete).")
-	if tb.state() != before {
+	if tb.State() != before {
 		t.Errorf("a refused creation changed the table")
 	}
 	// An export of 51 characters (made by hand) is refused.
-	var ex commands.Export
-	if err := json.Unmarshal(exportFile(t, tb, "!gm"), &ex); err != nil {
+	var ex export.File
+	if err := json.Unmarshal(tb.ExportFile("!gm"), &ex); err != nil {
 		t.Fatal(err)
 	}
 	extra := *ex.Characters[0]
@@ -74,67 +74,5 @@ func TestMaxCharacters(t *testing.T) {
 		t.Fatal(err)
 	}
 	tb.Channel = "chan-2"
-	tb.Refused(importFile(tb, "!gm", data), "The file holds 51 characters; a table holds at most 50.")
-}
-
-// TestImportSkipsIDsInLinearTime: an export whose last_character_id is
-// 1,000,000 (every id but one deleted) imports with its ids kept: the one
-// character keeps id 999,999, and the next one created gets 1,000,001. The
-// ids between are skipped, not created and deleted one by one (which held
-// the writer for seconds).
-func TestImportSkipsIDsInLinearTime(t *testing.T) {
-	tb := newTable(t)
-	tb.OK(tb.Do("!gm", "/table setup system:harm"))
-	tb.OK(tb.Do("!gm", "/char create name:Ada stats:endure=1"))
-	var ex commands.Export
-	if err := json.Unmarshal(exportFile(t, tb, "!gm"), &ex); err != nil {
-		t.Fatal(err)
-	}
-	ex.Characters[0].ID, ex.LastCharacterID, ex.Events = 999_999, 1_000_000, []*storage.Event{}
-	data, err := json.Marshal(ex)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tb.Channel = "chan-2"
-	tb.OK(importFile(tb, "!gm", data))
-	tb.OK(tb.Do("!gm", "/char create name:Bea stats:endure=1"))
-	err = tb.DB.View(func(tx *storage.Tx) error {
-		for name, want := range map[string]uint64{"Ada": 999_999, "Bea": 1_000_001} {
-			c, err := tx.CharacterByName("chan-2", name)
-			if err != nil {
-				return err
-			}
-			if c.ID != want {
-				t.Errorf("%s has id %d; want %d", name, c.ID, want)
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
-// TestExportTooLarge: a table whose history passes MaxImportSize is refused
-// export, saying why, and nothing is attached.
-func TestExportTooLarge(t *testing.T) {
-	tb := newTable(t)
-	tb.OK(tb.Do("!gm", "/table setup system:harm"))
-	long := strings.Repeat("a long summary ", 10_000) // 150 KB an event
-	err := tb.DB.Update(func(tx *storage.Tx) error {
-		for range commands.MaxImportSize/len(long) + 2 {
-			if err := tx.AppendEvent(&storage.Event{ChannelID: tb.Channel, Command: "/history", Summary: long}); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp := tb.Do("!gm", "/table export")
-	tb.Refused(resp, "cannot be exported in one piece")
-	if len(resp.Files) != 0 {
-		t.Errorf("a refused export attached %d files", len(resp.Files))
-	}
+	tb.Refused(tb.ImportFile("!gm", data), "The file holds 51 characters; a table holds at most 50.")
 }

@@ -15,7 +15,7 @@ import (
 // creates it for someone (RULES.md §0.1).
 func charCreate(ctx context.Context, s *Service, r *Request) (*Response, error) {
 	name := strings.TrimSpace(r.Options["name"])
-	if err := checkName(name); err != nil {
+	if err := CheckName(name); err != nil {
 		return nil, err
 	}
 	stats, err := ParseStats(r.Options["stats"])
@@ -38,7 +38,7 @@ func charCreate(ctx context.Context, s *Service, r *Request) (*Response, error) 
 			return nil, err
 		}
 		if hidden != nil && *hidden {
-			m.secretDice()
+			m.HideDice()
 		}
 		if err := m.roomForCharacter(); err != nil {
 			return nil, err
@@ -96,7 +96,7 @@ func charSet(ctx context.Context, s *Service, r *Request) (*Response, error) {
 		if err := m.CanChange(c); err != nil {
 			return nil, err
 		}
-		if option(m.Table, SheetEditOption, m.System) == SheetEditGM && !m.IsGM() {
+		if m.Option(SheetEditOption) == SheetEditGM && !m.IsGM() {
 			var acts []string // the system's own: hit-protection has no /heal
 			for _, name := range []string{"damage", "heal", "rest"} {
 				if m.System.Action(name) != nil {
@@ -149,14 +149,14 @@ func charSet(ctx context.Context, s *Service, r *Request) (*Response, error) {
 
 func charShow(ctx context.Context, s *Service, r *Request) (*Response, error) {
 	var resp *Response
-	err := s.view(r, func(tx *storage.Tx, t *storage.Table) error {
-		sys, err := s.system(t.System)
+	err := s.View(r, func(tx *storage.Tx, t *storage.Table) error {
+		sys, err := s.System(t.System)
 		if err != nil {
 			return err
 		}
 		var c *storage.Character
 		if name, ok := r.Options["name"]; ok {
-			if c, err = characterByName(tx, r.ChannelID, name); err != nil {
+			if c, err = CharacterByName(tx, r.ChannelID, name); err != nil {
 				return err
 			}
 		} else {
@@ -188,9 +188,9 @@ func charShow(ctx context.Context, s *Service, r *Request) (*Response, error) {
 				return err
 			}
 			mine = &Response{Embeds: []Embed{full}}
-			resp = forGM(r, t, resp, mine)
+			resp = ForGM(r, t, resp, mine)
 		}
-		if ch, ok := sys.(Chooser); ok && canChange(r, t, c) == nil && (!c.Hidden || isGM(r, t)) {
+		if ch, ok := sys.(Chooser); ok && CanChange(r, t, c) == nil && (!c.Hidden || IsGM(r, t)) {
 			text, buttons, err := ch.PendingChoice(c)
 			if err != nil {
 				return err
@@ -206,8 +206,8 @@ func charShow(ctx context.Context, s *Service, r *Request) (*Response, error) {
 
 func charList(ctx context.Context, s *Service, r *Request) (*Response, error) {
 	var resp *Response
-	err := s.view(r, func(tx *storage.Tx, t *storage.Table) error {
-		sys, err := s.system(t.System)
+	err := s.View(r, func(tx *storage.Tx, t *storage.Table) error {
+		sys, err := s.System(t.System)
 		if err != nil {
 			return err
 		}
@@ -219,25 +219,14 @@ func charList(ctx context.Context, s *Service, r *Request) (*Response, error) {
 			resp = &Response{Content: "No characters at this table yet: /char create makes one."}
 			return nil
 		}
-		lines := []string{fmt.Sprintf("%s (%s):", count(len(all), "character"), t.System)}
-		var hidden []string
-		for _, c := range all {
-			status, err := playerStatus(t, sys, c)
-			if err != nil {
-				return err
-			}
-			lines = append(lines, fmt.Sprintf("• **%s** (%s): %s", Escape(c.Name), Escape(c.OwnerName), status))
-			if c.Hidden {
-				full, _, err := sys.Describe(c)
-				if err != nil {
-					return err
-				}
-				hidden = append(hidden, fmt.Sprintf("• **%s** (%s): %s", Escape(c.Name), Escape(c.OwnerName), full))
-			}
+		lines, hidden, err := roster(t, sys, all, "• ")
+		if err != nil {
+			return err
 		}
-		resp = &Response{Content: joinWithin(lines, maxContent, " (/char show name:…)")}
+		lines = append([]string{fmt.Sprintf("%s (%s):", Count(len(all), "character"), t.System)}, lines...)
+		resp = &Response{Content: JoinWithin(lines, MaxContent, " (/char show name:…)")}
 		if len(hidden) > 0 {
-			resp = forGM(r, t, resp, &Response{Content: joinWithin(hidden, maxContent-len(hiddenFollowUp)-1, " (/char show name:…)")})
+			resp = ForGM(r, t, resp, &Response{Content: JoinWithin(hidden, MaxContent-len(HiddenFollowUp)-1, " (/char show name:…)")})
 		}
 		return nil
 	})
@@ -259,12 +248,12 @@ func stateHash(c *storage.Character) string {
 
 func charDelete(ctx context.Context, s *Service, r *Request) (*Response, error) {
 	var resp *Response
-	err := s.view(r, func(tx *storage.Tx, t *storage.Table) error {
-		c, err := characterByName(tx, r.ChannelID, r.Options["name"])
+	err := s.View(r, func(tx *storage.Tx, t *storage.Table) error {
+		c, err := CharacterByName(tx, r.ChannelID, r.Options["name"])
 		if err != nil {
 			return err
 		}
-		if err := canChange(r, t, c); err != nil {
+		if err := CanChange(r, t, c); err != nil {
 			return err
 		}
 		id := fmt.Sprintf("%s:%d:%s:", deletePrefix, c.ID, stateHash(c))
@@ -320,12 +309,30 @@ func deleteButton(ctx context.Context, s *Service, r *Request) (*Response, error
 			return nil, err
 		}
 		m.ForTable().Note("Deleted %s.", c.Name)
-		left, err := m.leaveOrder(c.ID, c.Name) // initiative.go
-		if err != nil {
-			return nil, err
+		var left []string // what the features say of it (DeleteFollower)
+		for _, f := range s.registry.features {
+			if df, ok := f.(DeleteFollower); ok {
+				lines, err := df.CharacterDeleted(m, c)
+				if err != nil {
+					return nil, err
+				}
+				left = append(left, lines...)
+			}
 		}
-		m.noteLines(left)
 		return done(strings.Join(append([]string{fmt.Sprintf("Deleted **%s** (%s pressed Delete).", Escape(c.Name), Escape(r.UserName))}, left...), "\n"))
 	})
 
+}
+
+// roomForCharacter refuses a new character at a table that already holds
+// MaxCharacters.
+func (m *Mutation) roomForCharacter() error {
+	chars, err := m.tx.Characters(m.Req.ChannelID)
+	if err != nil {
+		return err
+	}
+	if len(chars) >= MaxCharacters {
+		return Errorf(CodeInvalid, "This table holds %d characters, the most a table may hold. Delete one first (/char delete).", len(chars))
+	}
+	return nil
 }

@@ -17,7 +17,7 @@ func clockCommand(ctx context.Context, s *Service, r *Request) (*Response, error
 	action := r.Options["action"]
 	if action == "show" || action == "" {
 		var resp *Response
-		err := s.view(r, func(tx *storage.Tx, t *storage.Table) error {
+		err := s.View(r, func(tx *storage.Tx, t *storage.Table) error {
 			resp = &Response{Content: "The clock reads " + clock.Time(t.Clock).String() + "."}
 			return nil
 		})
@@ -46,7 +46,7 @@ func clockCommand(ctx context.Context, s *Service, r *Request) (*Response, error
 		if err := m.RequireGM("move the clock"); err != nil {
 			return nil, err
 		}
-		if _, err := m.moveClock(n, unit, true); err != nil {
+		if _, err := m.MoveClock(n, unit); err != nil {
 			return nil, err
 		}
 		return &Response{}, nil
@@ -54,10 +54,18 @@ func clockCommand(ctx context.Context, s *Service, r *Request) (*Response, error
 
 }
 
-// AdvanceClock moves the table's clock n units forward as moveClock does
-// (the system's timers, then the open turn order) and returns how many
-// parts the system said. Systems call it for rests that pass time (a
-// night's sleep).
+// MoveClock moves the table's clock n units forward as /clock does: the
+// system's timers, then what follows the clock (ClockFollower: the open
+// turn order), saying "Nothing ended or fired." when the system said
+// nothing. It returns how many parts the system said. The turn order's
+// round end (/init next) moves it one round.
+func (m *Mutation) MoveClock(n int64, unit clock.Unit) (fired int, err error) {
+	return m.moveClock(n, unit, true)
+}
+
+// AdvanceClock moves the table's clock n units forward as MoveClock does,
+// saying nothing when nothing fired, and returns how many parts the system
+// said. Systems call it for rests that pass time (a night's sleep).
 func (m *Mutation) AdvanceClock(n int64, unit clock.Unit) (fired int, err error) {
 	return m.moveClock(n, unit, false)
 }
@@ -74,7 +82,8 @@ func (m *Mutation) ClockUnit() clock.Unit { return m.log.moving }
 // saying one part per effect that ended or fired, about its character
 // (each noted for /history in its scope, the dice of each effect after its
 // character's last line); with nothing, when it fired nothing, "Nothing
-// ended or fired."; then the open turn order follows (orderFollowsClock).
+// ended or fired."; then what follows the clock (ClockFollower: the open
+// turn order) follows it.
 // It returns how many parts the system said.
 func (m *Mutation) moveClock(n int64, unit clock.Unit, nothing bool) (fired int, err error) {
 	from := clock.Time(m.Table.Clock)
@@ -84,13 +93,12 @@ func (m *Mutation) moveClock(n int64, unit clock.Unit, nothing bool) (fired int,
 	m.ForTable().Note("%s", head)
 	first, firstRoll := len(m.log.parts), len(m.log.rolls)
 	m.log.moving = unit
-	err = m.System.AdvanceClock(m, int64(from), int64(to))
+	err = m.NoteSaid(func() error { return m.System.AdvanceClock(m, int64(from), int64(to)) })
 	m.log.moving = 0
 	if err != nil {
 		return 0, err
 	}
 	m.Table.Clock = int64(to)
-	m.noteSaid(first)
 	said := m.log.parts[first:]
 	// The dice of each effect follow its character's last line, at most
 	// maxReplyRolls of them (the event keeps up to MaxRecordedRolls).
@@ -129,20 +137,14 @@ func (m *Mutation) moveClock(n int64, unit clock.Unit, nothing bool) (fired int,
 	if fired == 0 && nothing {
 		m.ForTable().Say("Nothing ended or fired.")
 	}
-	if err := m.orderFollowsClock(unit); err != nil {
-		return 0, err
+	for _, f := range m.s.registry.features {
+		if cf, ok := f.(ClockFollower); ok {
+			if err := cf.ClockMoved(m, unit); err != nil {
+				return 0, err
+			}
+		}
 	}
 	return fired, nil
-}
-
-// noteSaid notes for /history, each in its scope, the parts said through
-// the mutation since the first (an index of its parts), as plain text.
-func (m *Mutation) noteSaid(first int) {
-	for _, p := range m.log.parts[first:] {
-		sub := *m
-		sub.about = p.about
-		sub.Note("%s", Unmarkdown(p.Text))
-	}
 }
 
 // plural returns the suffix to trim for n == 1 ("s"), else "".
@@ -151,4 +153,34 @@ func plural(n int64) string {
 		return "s"
 	}
 	return ""
+}
+
+// AdvanceDayCost is what each whole day a /clock advance passes costs, in
+// units: the longest advance (MaxAdvanceDays, which can hold the writer for
+// tens of milliseconds at the largest hp-mp-wp table) takes 900 of the
+// WorkBurst, so one user gets about one a minute; a week costs 70.
+const AdvanceDayCost = 10
+
+// advanceCost is the cost of a /clock request: AdvanceDayCost for each
+// whole day it moves the clock (n × unit, up to 10,000 × a day, cannot
+// overflow).
+func advanceCost(r *Request) int {
+	if r.Options["action"] != "advance" {
+		return 0
+	}
+	n, err := strconv.ParseInt(r.Options["amount"], 10, 64)
+	if err != nil || n < 0 {
+		return 0
+	}
+	unit := clock.Round
+	if u, ok := r.Options["unit"]; ok {
+		if unit, err = clock.ParseUnit(u); err != nil {
+			return 0
+		}
+	}
+	rounds := n * unit.Rounds()
+	if rounds > MaxAdvanceDays*clock.RoundsPerDay {
+		return 0 // refused before any work (checkAdvance)
+	}
+	return int(rounds/clock.RoundsPerDay) * AdvanceDayCost
 }

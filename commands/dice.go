@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/hpkeeper/hpkeeper/rules/dice"
+	"github.com/hpkeeper/hpkeeper/storage"
 )
 
 // RollError turns a dice error into a CodeInvalid *Error: a parse error,
@@ -26,38 +27,86 @@ func RollError(err error) error {
 	return err
 }
 
-// Dice returns the service's dice source, unrecorded: for a rules engine
-// that lists every roll it makes in its outcome, which the caller then
-// passes to Record. At a table with dice=manual it hands out the faces the
-// players entered (manualdice.go), asking m's character (For) for them.
-func (m *Mutation) Dice() dice.Source { return mutationDice{m} }
+// Dice returns the mutation's dice: the one source every system passes to
+// the rules (RULES.md §0.5). Every die it hands out is recorded in the
+// event, about m's scope (For): an expression a rule rolls whole
+// (Expr.Roll hands it over: dice.ExprRoller) as one roll, "2d6 [3, 4] =
+// 7", and a die a rule asks for alone as "1d20 [13] = 13"; past
+// MaxRecordedRolls rolls are only counted. It rolls with the service's
+// dice, unless a feature gave the mutation others (UseDice: the faces the
+// players entered at a dice=manual table, asked of m's character). A dice
+// error is a CodeInvalid *Error (RollError).
+func (m *Mutation) Dice() dice.Source { return recordingDice{m} }
 
-// mutationDice rolls with the service's dice for a mutation's scope.
+// mutationDice rolls with the mutation's dice for a mutation's scope,
+// recording nothing.
 type mutationDice struct{ m *Mutation }
 
 func (d mutationDice) Roll(die dice.Die) (int, error) {
-	if ms, ok := d.m.s.dice.(*manualSource); ok {
-		return ms.rollFor(d.m, die)
+	if ss, ok := d.m.log.dice.(ScopedSource); ok {
+		return ss.RollFor(d.m, die)
 	}
-	return d.m.s.dice.Roll(die)
+	return d.m.log.dice.Roll(die)
+}
+
+// ScopedSource is a dice source that is told, for each die, the mutation
+// scope it is rolled for (Mutation.For): whose die it is (Subject) and
+// whether players may know it (DiceHidden). Physical dice ask that
+// character's owner for the face.
+type ScopedSource interface {
+	dice.Source
+	RollFor(m *Mutation, die dice.Die) (int, error)
+}
+
+// UseDice makes the mutation roll with src from now on, in place of the
+// service's dice: a step of the mutation chain (MutationWrapper) gives it
+// the faces the players entered at a dice=manual table.
+func (v voice) UseDice(src dice.Source) { v.log.dice = src }
+
+// HideDice makes the dice m rolls from now on a hidden character's
+// (DiceHidden): for the sheet of a hidden character being created, which
+// has no id yet to scope them by (For).
+func (v voice) HideDice() { v.log.hideDice = true }
+
+// DiceHidden reports whether the dice m rolls now are kept from players:
+// a hidden character's (m's scope, For; or after HideDice), so that a
+// prompt for physical dice names neither the dice nor the faces.
+func (m *Mutation) DiceHidden() bool { return m.log.hideDice || !m.public(m.about) }
+
+// Subject is the character whose roll m makes now: the first of its scope
+// (For), else the character the mutation loaded last; nil for the table's
+// or nobody's.
+func (m *Mutation) Subject() *storage.Character {
+	if m.about != nil {
+		if len(m.about.ids) == 0 {
+			return nil
+		}
+		return m.character(m.about.ids[0])
+	}
+	touched := m.touched
+	for i := len(touched) - 1; i >= 0; i-- {
+		if c := m.character(touched[i]); c != nil {
+			return c
+		}
+	}
+	return nil
 }
 
 // Pause passes on that the dice to come depend on the faces rolled so far
 // (dice.Pacer): physical dice are asked for in batches that end there.
 func (d mutationDice) Pause() {
-	if p, ok := d.m.s.dice.(dice.Pacer); ok {
+	if p, ok := d.m.log.dice.(dice.Pacer); ok {
 		p.Pause()
 	}
 }
 
-// Roll rolls expr with the service's dice and records the result for the
+// Roll rolls expr with the mutation's dice (Dice), which record it for the
 // event. Running out of scripted dice is a CodeInvalid error.
 func (m *Mutation) Roll(expr dice.Expr) (dice.Result, error) {
 	res, err := expr.Roll(m.Dice())
 	if err != nil {
 		return res, RollError(err)
 	}
-	m.Record(res)
 	return res, nil
 }
 
@@ -68,58 +117,57 @@ func (m *Mutation) Roll(expr dice.Expr) (dice.Result, error) {
 // outcomes, so the event stays bounded whatever the advance.
 const MaxRecordedRolls = 500
 
-// Record adds rolls a rules engine made with the service's dice to the
-// event, so /history shows every die whichever way it was rolled (up to
-// MaxRecordedRolls, then counted), about m's characters (For): players see
+// record adds rolls made with the mutation's dice to the event (up to
+// MaxRecordedRolls, then counted), about v's characters (For): players see
 // them only when they may see those characters. Empty results (no dice)
 // are skipped.
-func (m *Mutation) Record(rolls ...dice.Result) {
+func (v voice) record(rolls ...dice.Result) {
 	for _, r := range rolls {
 		switch {
 		case r.IsZero():
-		case len(m.log.rolls) < MaxRecordedRolls:
-			m.log.entries++
-			m.log.rolls = append(m.log.rolls, entry{about: m.about, text: r.String(), seq: m.log.entries})
+		case len(v.log.rolls) < MaxRecordedRolls:
+			v.log.entries++
+			v.log.rolls = append(v.log.rolls, entry{about: v.about, text: r.String(), seq: v.log.entries})
 		default:
-			m.log.moreRolls++ // counted, not rendered
+			v.log.moreRolls++ // counted, not rendered
 		}
 	}
 }
 
-// recordedRolls returns the event's dice: the rolls listed, then how many
-// more were made.
-func (m *Mutation) recordedRolls() []string {
-	rolls := texts(m.log.rolls)
-	if m.log.moreRolls == 0 {
-		return rolls
-	}
-	return append(rolls, "… and "+count(m.log.moreRolls, "more roll"))
-}
-
-// RecordingDice returns a dice.Source for rules engines that take one: each
-// die is rolled through m.Roll, so it is recorded in the event like every
-// other roll (as "1d20 [13] = 13", past MaxRecordedRolls only counted) and
-// a dice=manual table is asked for it.
-func (m *Mutation) RecordingDice() dice.Source { return recordingDice{m} }
-
+// recordingDice is the mutation's dice (Dice): they roll with
+// mutationDice and record what they roll.
 type recordingDice struct{ m *Mutation }
 
+var _ dice.ExprRoller = recordingDice{}
+
+// RollExpr rolls e whole and records it.
+func (d recordingDice) RollExpr(e dice.Expr) (dice.Result, error) {
+	res, err := e.Roll(mutationDice{d.m})
+	if err != nil {
+		return res, RollError(err)
+	}
+	d.m.record(res)
+	return res, nil
+}
+
+// Roll rolls one die a rule asks for alone and records it as a roll of
+// its own.
 func (d recordingDice) Roll(die dice.Die) (int, error) {
 	e := dice.Expr{Terms: []dice.Term{{Sign: 1, Count: 1, Sides: die.Sides, Fudge: die.Fudge}}}
 	if len(d.m.log.rolls) < MaxRecordedRolls {
-		res, err := d.m.Roll(e)
+		res, err := d.RollExpr(e)
 		if err != nil {
 			return 0, err
 		}
 		return res.Total, nil
 	}
-	// Past MaxRecordedRolls a die is only counted (Record): roll it as
+	// Past MaxRecordedRolls a die is only counted (record): roll it as
 	// Expr.Roll would, with its checks and errors, without building the
 	// Result nobody renders. A long advance rolls most of its dice here.
 	if err := e.Validate(); err != nil {
 		return 0, RollError(err)
 	}
-	f, err := d.m.Dice().Roll(die)
+	f, err := mutationDice{d.m}.Roll(die)
 	if err != nil {
 		return 0, RollError(fmt.Errorf("rolling %s: %w", e, err))
 	}
@@ -140,10 +188,10 @@ func (m *Mutation) RollString(expr string) (dice.Result, error) {
 // RollsLine renders the dice rolled so far in m's scope (For; unscoped:
 // those rolled unscoped) for a reply: "\nRolled 1d6 [4]; 2d6 [1, 2] = 3",
 // or "" when none were; past maxReplyRolls rolls, "… and 1047 more rolls".
-func (m *Mutation) RollsLine() string {
+func (v voice) RollsLine() string {
 	var rolls []string
-	for _, r := range m.log.rolls {
-		if r.about.same(m.about) {
+	for _, r := range v.log.rolls {
+		if r.about.same(v.about) {
 			rolls = append(rolls, r.text)
 		}
 	}
@@ -161,7 +209,7 @@ func rollsLine(rolls []string) string {
 	b.WriteString("\nRolled ")
 	for i, r := range rolls {
 		if i == maxReplyRolls {
-			b.WriteString("; … and " + count(len(rolls)-maxReplyRolls, "more roll"))
+			b.WriteString("; … and " + Count(len(rolls)-maxReplyRolls, "more roll"))
 			break
 		}
 		if i > 0 {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/hpkeeper/hpkeeper/storage"
 )
 
 // Code classifies an error by what the user can do about it.
@@ -62,11 +64,16 @@ func ErrorCode(err error) Code {
 }
 
 // ErrorMessage returns the player-readable message of err: the message of the
-// first *Error in its chain, or a short apology for an internal error.
+// first *Error in its chain; NotSaved when the commit of the change failed
+// (storage.ErrCommitFailed: a full or failing disk); or a short apology
+// for any other internal error.
 func ErrorMessage(err error) string {
 	var e *Error
 	if errors.As(err, &e) && e.Code != CodeInternal {
 		return e.Message
+	}
+	if errors.Is(err, storage.ErrCommitFailed) {
+		return NotSaved
 	}
 	if msg := storeMessage(err); msg != "" { // store.go
 		return msg
@@ -95,6 +102,11 @@ func literalText(msg string) string {
 	msg = strings.ReplaceAll(strings.ReplaceAll(msg, "@\u200b", "@"), "@", "@\u200b")
 	return ourMention.ReplaceAllString(msg, "<@$1>")
 }
+
+// NotSaved is the reply to a change whose commit failed (a full or failing
+// disk): the player learns that nothing of it was kept, so that the dice
+// and the message they saw do not count.
+const NotSaved = "The table could not be saved; nothing changed. Please try again in a moment."
 
 // Apology is the reply to an interaction that failed on our side (an
 // internal error or a panic): short, and never a detail of the fault.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hpkeeper/hpkeeper/commands"
+	"github.com/hpkeeper/hpkeeper/commands/commandstest"
 	"github.com/hpkeeper/hpkeeper/rules/dice"
 	"github.com/hpkeeper/hpkeeper/storage"
 )
@@ -31,7 +32,7 @@ func FuzzParseStats(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Cleanup(func() { db.Close() })
-	svc := commands.New(db, dice.NewRandom(7), allSystems...)
+	svc := commands.New(db, dice.NewRandom(7), allSystems, commandstest.Features()...)
 	ctx := context.Background()
 	gmRequest := func(channel, command, sub string, opts map[string]string) *commands.Request {
 		return &commands.Request{Kind: commands.KindCommand, ChannelID: channel, GuildID: "g1",

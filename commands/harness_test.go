@@ -3,18 +3,14 @@ package commands_test
 import (
 	"testing"
 
-	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/commands/commandstest"
-	"github.com/hpkeeper/hpkeeper/commands/harm"
-	"github.com/hpkeeper/hpkeeper/commands/hitprot"
-	"github.com/hpkeeper/hpkeeper/commands/hpmpwp"
 )
 
-// allSystems are the rule systems the core's tests play, as cmd/hpkeeper
+// allSystems are the rule systems the kernel's tests play, as cmd/hpkeeper
 // wires them.
-var allSystems = []commands.System{hitprot.System{}, hpmpwp.System{}, harm.System{}}
+var allSystems = commandstest.Systems()
 
-// table is the harness of the core's tests: a commandstest.Table playing
+// table is the harness of the kernel's tests: a commandstest.Table playing
 // allSystems, with the helpers only these tests use as its methods.
 type table struct{ *commandstest.Table }
 

@@ -11,15 +11,22 @@ import (
 // Discord's limits on a message (API reference, "Embed Limits", message
 // content, message components, autocomplete and modals), enforced in one
 // place (fitLimits) so that no reply is ever refused. Lengths are in
-// characters (Unicode code points), as Discord counts them.
+// characters (Unicode code points), as Discord counts them. The three that
+// a feature lays its text out by are exported.
 const (
-	maxContent      = 2000
+	// MaxContent is the most characters of a message's text.
+	MaxContent = 2000
+	// MaxEmbedDescription is the most characters of an embed's description.
+	MaxEmbedDescription = 4096
+	// MaxFieldValue is the most characters of an embed field's value.
+	MaxFieldValue = 1024
+	// MaxChoices is the most choices an autocomplete answer holds.
+	MaxChoices = 25
+
 	maxEmbeds       = 10
 	maxEmbedTitle   = 256
-	maxEmbedDesc    = 4096
 	maxEmbedFields  = 25
 	maxFieldName    = 256
-	maxFieldValue   = 1024
 	maxEmbedFooter  = 2048
 	maxEmbedTotal   = 6000 // titles, descriptions, field names and values, footers of all embeds
 	maxRows         = 5    // action rows of a message
@@ -51,20 +58,13 @@ const (
 	// single writer for about 25–30 ms (BENCHMARKS.md); a year would hold it
 	// four times as long.
 	MaxAdvanceDays = 90
+	// MaxFileSize is the largest file a request or a reply carries, in
+	// bytes: Discord's upload limit, 8 MiB (a table export, an import).
+	MaxFileSize = 8 << 20
+	// MaxCombatants bounds a turn order, so that a round's walk and its
+	// rerolls stay short: every character of the largest table.
+	MaxCombatants = MaxCharacters
 )
-
-// roomForCharacter refuses a new character at a table that already holds
-// MaxCharacters.
-func (m *Mutation) roomForCharacter() error {
-	chars, err := m.tx.Characters(m.Req.ChannelID)
-	if err != nil {
-		return err
-	}
-	if len(chars) >= MaxCharacters {
-		return Errorf(CodeInvalid, "This table holds %d characters, the most a table may hold. Delete one first (/char delete).", len(chars))
-	}
-	return nil
-}
 
 // checkAdvance refuses moving the clock n units past MaxAdvanceDays, with
 // the command to type instead, in the same unit.
@@ -91,7 +91,7 @@ var notFitting = Field{Name: "…", Value: "the rest does not fit in one message
 // maxEmbedTotal characters, the note that ends them included. It takes time
 // linear in the response's size.
 func fitLimits(resp *Response) {
-	resp.Content = Clip(resp.Content, maxContent)
+	resp.Content = Clip(resp.Content, MaxContent)
 	if len(resp.Embeds) > maxEmbeds {
 		resp.Embeds = resp.Embeds[:maxEmbeds]
 	}
@@ -99,7 +99,7 @@ func fitLimits(resp *Response) {
 	for i := range resp.Embeds {
 		e := &resp.Embeds[i]
 		e.Title = Clip(e.Title, maxEmbedTitle)
-		e.Description = Clip(e.Description, maxEmbedDesc)
+		e.Description = Clip(e.Description, MaxEmbedDescription)
 		e.Footer = Clip(e.Footer, maxEmbedFooter)
 		if len(e.Fields) > maxEmbedFields {
 			dropped := len(e.Fields) - maxEmbedFields + 1
@@ -108,7 +108,7 @@ func fitLimits(resp *Response) {
 		for j := range e.Fields {
 			f := &e.Fields[j]
 			f.Name = nonEmpty(Clip(f.Name, maxFieldName))
-			f.Value = nonEmpty(Clip(f.Value, maxFieldValue))
+			f.Value = nonEmpty(Clip(f.Value, MaxFieldValue))
 		}
 		total += embedSize(e)
 	}
@@ -116,8 +116,8 @@ func fitLimits(resp *Response) {
 		fitEmbedTotal(resp)
 	}
 	fitComponents(resp)
-	if len(resp.Choices) > maxChoices {
-		resp.Choices = resp.Choices[:maxChoices]
+	if len(resp.Choices) > MaxChoices {
+		resp.Choices = resp.Choices[:MaxChoices]
 	}
 	for i := range resp.Choices {
 		resp.Choices[i].Name = nonEmpty(Clip(resp.Choices[i].Name, maxChoiceLength))
@@ -261,10 +261,10 @@ func clipBytes(s string, n int) string {
 
 func runes(s string) int { return len([]rune(s)) }
 
-// joinWithin joins lines with newlines into at most limit characters; the
+// JoinWithin joins lines with newlines into at most limit characters; the
 // lines that do not fit are replaced by "… and N more" (with what to use to
 // see them).
-func joinWithin(lines []string, limit int, seeMore string) string {
+func JoinWithin(lines []string, limit int, seeMore string) string {
 	var b strings.Builder
 	used := 0
 	for i, line := range lines {
@@ -281,4 +281,20 @@ func joinWithin(lines []string, limit int, seeMore string) string {
 		used += n
 	}
 	return b.String()
+}
+
+// MaxModalText is the longest text a modal input may carry, in characters:
+// Discord's own limit for a text input (SECURITY.md, "Input limits"). A
+// modal submit with a longer value is refused before any handler runs; each
+// handler still checks its own, smaller bound.
+const MaxModalText = 4000
+
+// checkModalValues refuses a modal submit whose values exceed MaxModalText.
+func checkModalValues(r *Request) error {
+	for _, v := range r.Values {
+		if n := utf8.RuneCountInString(v); n > MaxModalText {
+			return Errorf(CodeInvalid, "That text is %d characters long; at most %d. Nothing was changed.", n, MaxModalText)
+		}
+	}
+	return nil
 }

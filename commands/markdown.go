@@ -47,10 +47,15 @@ func Arg(v string) string {
 	return Escape(v)
 }
 
-// indefinite returns word after "a" or "an" as it is said (markdown around
+// Mention renders a user id as a Discord user mention, "<@123>"; a reply
+// pings nobody unless it says so (Mutation.SetMentions), so this only shows
+// the name.
+func Mention(userID string) string { return "<@" + userID + ">" }
+
+// Indefinite returns word after "a" or "an" as it is said (markdown around
 // it is skipped): "an **hp-mp-wp**" (an initialism, said "aitch-pee"), "a
 // **harm**", "a **hit-protection**", "an item".
-func indefinite(word string) string {
+func Indefinite(word string) string {
 	w := strings.ToLower(strings.TrimLeft(word, "*_`"))
 	vowel := func(i int) bool { return i < len(w) && strings.ContainsRune("aeiou", rune(w[i])) }
 	initialism := len(w) > 1 && strings.ContainsRune("fhlmnrsx", rune(w[0])) && !vowel(1) && w[1] != 'y'
@@ -60,10 +65,19 @@ func indefinite(word string) string {
 	return "a " + word
 }
 
-// count renders "1 character", "3 characters".
-func count(n int, noun string) string {
+// Count renders "1 character", "3 characters".
+func Count(n int, noun string) string {
 	if n == 1 {
 		return fmt.Sprintf("1 %s", noun)
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// Clip shortens s to at most n runes (n ≥ 1), ending it with "…" when cut.
+func Clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
 }

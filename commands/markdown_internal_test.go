@@ -25,8 +25,8 @@ func TestIndefinite(t *testing.T) {
 		"mp":                 "an mp",
 		"yard":               "a yard",
 	} {
-		if got := indefinite(word); got != want {
-			t.Errorf("indefinite(%q) = %q; want %q", word, got, want)
+		if got := Indefinite(word); got != want {
+			t.Errorf("Indefinite(%q) = %q; want %q", word, got, want)
 		}
 	}
 }
@@ -44,7 +44,7 @@ func TestUnmarkdown(t *testing.T) {
 // TestLiteralTextKeepsOurMentions: a refusal keeps the bot's own mention of
 // a user (which never pings) and neutralises every mention a user typed.
 func TestLiteralTextKeepsOurMentions(t *testing.T) {
-	got := literalText(`Lister belongs to ` + mention("1311000000000001002") + `; "<@1311000000000001003>" and @everyone`)
+	got := literalText(`Lister belongs to ` + Mention("1311000000000001002") + `; "<@1311000000000001003>" and @everyone`)
 	want := "Lister belongs to <@1311000000000001002>; \"\\<@\u200b1311000000000001003\\>\" and @\u200beveryone"
 	if got != want {
 		t.Errorf("literalText = %q; want %q", got, want)

@@ -3,12 +3,10 @@ package commands
 import (
 	"context"
 	"errors"
-	"fmt"
 	"reflect"
 	"slices"
 	"strings"
 
-	"github.com/hpkeeper/hpkeeper/rules/clock"
 	"github.com/hpkeeper/hpkeeper/storage"
 )
 
@@ -24,78 +22,93 @@ type Mutation struct {
 	// System is the table's rule system.
 	System System
 
-	s           *Service
-	tx          *storage.Tx
-	tableBefore *storage.Table
-	seen        map[uint64]bool
-	cache       map[uint64]*storage.Character
-	before      map[uint64]*storage.Character
-	// about is who what this Mutation says, rolls and notes is about (For,
-	// ForTable); nil: not said, so every character the mutation loaded.
-	about *scope
-	// log is what the mutation and every scoped copy of it (For) record.
-	log *mutationLog
-}
+	// Cast is the characters the mutation loads and changes (cast.go).
+	*Cast
+	// voice is what it says, rolls and notes, and whom that is about
+	// (say.go).
+	voice
 
-// mutationLog is the record a mutation builds up: the characters it
-// touched, its reply's parts, its dice and its notes, each with the scope
-// it is about (hidden.go), shared by every scoped copy of the mutation.
-type mutationLog struct {
-	touched   []uint64
-	parts     []part
-	rolls     []entry
-	moreRolls int // rolls made past MaxRecordedRolls (dice.go)
-	notes     []entry
-	entries   int // rolls and notes so far, to order them (entry.seq)
-	// seqTaken: NextEventSeq was called, so the event must be written even
-	// if nothing changed, or a button would name a later, unrelated event.
-	seqTaken bool
-	// moving is the unit of the clock move in progress (ClockUnit).
-	moving clock.Unit
-	// pings are the user ids the reply may mention (init-ping: the owner
-	// whose turn started; initiative.go).
-	pings []string
+	s           *Service
+	ctx         context.Context
+	tableBefore *storage.Table
 }
 
 // Mutate runs fn on the request's table inside one write transaction and
 // records the event (see Mutation). When fn returns an error nothing is
-// written. Every handler that changes a table goes through it: the core's
-// commands, and the button and modal handlers of the systems.
-func (s *Service) Mutate(ctx context.Context, r *Request, fn func(m *Mutation) (*Response, error)) (*Response, error) {
-	fn = s.tableDice(ctx, fn) // physical dice at a dice=manual table (manualdice.go)
+// written. Every handler that changes a table goes through it: the kernel's
+// commands, the features' and the button and modal handlers of the
+// systems. fn runs inside the steps of the mutation chain: the kernel's
+// veil (veil), then each feature's (MutationWrapper), the first feature's
+// outermost.
+func (s *Service) Mutate(ctx context.Context, r *Request, fn ActionFunc) (*Response, error) {
+	fn = s.registry.mutationChain(fn)
 	var resp *Response
-	err := s.update(r, func(tx *storage.Tx) error { // store.go
-		t, err := loadTable(tx, r.ChannelID)
+	err := s.Update(r, func(tx *storage.Tx) error { // store.go
+		t, err := LoadTable(tx, r.ChannelID)
 		if err != nil {
 			return err
 		}
 		before := t.Clone()
-		sys, err := s.system(t.System)
+		sys, err := s.System(t.System)
 		if err != nil {
 			return err
 		}
-		m := &Mutation{Req: r, Table: t, System: sys, s: s, tx: tx, tableBefore: before,
-			seen: map[uint64]bool{}, cache: map[uint64]*storage.Character{}, before: map[uint64]*storage.Character{},
-			log: &mutationLog{}}
-		resp, err = fn(m)
-		if err != nil {
-			return m.veil(err)
+		m := &Mutation{Req: r, Table: t, System: sys, s: s, ctx: ctx, tableBefore: before,
+			Cast: newCast(tx, r.ChannelID), voice: voice{log: &mutationLog{dice: s.dice}}}
+		if resp, err = fn(m); err != nil {
+			return err
 		}
-		resp = m.present(resp)
-		if len(m.log.pings) > 0 {
-			resp.Mentions = m.log.pings // init-ping: the owner whose turn starts
+		resp = present(m, resp)
+		if len(m.log.mentions) > 0 {
+			resp.Mentions = m.log.mentions
 		}
 		return m.commit(resp)
 	})
-	var stale *staleChoice
-	if errors.As(err, &stale) {
-		return nil, s.refuseStale(r, stale)
-	}
 	if err != nil {
 		return nil, err
 	}
-	drawFiles(resp) // charts are drawn outside the write transaction (DrawLater)
 	return resp, nil
+}
+
+// Context returns the context of the request the mutation answers.
+func (m *Mutation) Context() context.Context { return m.ctx }
+
+// mutationChain wraps fn in the features' steps of the mutation chain
+// (MutationWrapper), the first feature's outermost, and those in the
+// kernel's (veilStep).
+func (g *Registry) mutationChain(fn ActionFunc) ActionFunc {
+	for i := len(g.features) - 1; i >= 0; i-- {
+		if w, ok := g.features[i].(MutationWrapper); ok {
+			fn = w.WrapMutation(fn)
+		}
+	}
+	return veilStep(fn)
+}
+
+// CheckSystemOptions refuses the options of the request that mean what the
+// table's system says (Option.BySystem) when the system does not use them,
+// or does not take their value, listing the values it does; a value is
+// normalised to the system's spelling (System.Options). A shared command
+// that a system extends (/damage, /init join …) checks with it before it
+// acts.
+func (m *Mutation) CheckSystemOptions() error {
+	opts := m.s.registry.optionsOf(m.Req.Path())
+	if opts == nil {
+		return nil
+	}
+	return checkSystemOptions(m.Req, m.System, *opts)
+}
+
+// veilStep is the kernel's step of the mutation chain that keeps a
+// refusal from telling a player a hidden character's state (veil).
+func veilStep(next ActionFunc) ActionFunc {
+	return func(m *Mutation) (*Response, error) {
+		resp, err := next(m)
+		if err != nil {
+			return nil, m.veil(err)
+		}
+		return resp, nil
+	}
 }
 
 // veil keeps a refusal from telling a player what a hidden character's
@@ -131,117 +144,15 @@ func (m *Mutation) veil(err error) error {
 }
 
 // IsGM reports whether the caller is a GM at the table (RULES.md §0.1).
-func (m *Mutation) IsGM() bool { return isGM(m.Req, m.Table) }
+func (m *Mutation) IsGM() bool { return IsGM(m.Req, m.Table) }
 
 // RequireGM returns a CodeForbidden error unless the caller is a GM; what
 // completes "Only a GM can …".
-func (m *Mutation) RequireGM(what string) error { return requireGM(m.Req, m.Table, what) }
+func (m *Mutation) RequireGM(what string) error { return RequireGM(m.Req, m.Table, what) }
 
 // CanChange returns a CodeForbidden error unless the caller owns c or is a GM
 // (RULES.md §0.1).
-func (m *Mutation) CanChange(c *storage.Character) error { return canChange(m.Req, m.Table, c) }
-
-func canChange(r *Request, t *storage.Table, c *storage.Character) error {
-	if c.OwnerID == r.UserID || isGM(r, t) {
-		return nil
-	}
-	// The owner as a mention (replies never ping): "belongs to you" read
-	// as the reader, not the console's user named "you".
-	return Errorf(CodeForbidden, "%s belongs to %s: only its owner or a GM can do that.", Escape(c.Name), mention(c.OwnerID))
-}
-
-// Tx returns the write transaction, for reads the helpers do not cover. Load
-// characters you will change through Character, CharacterByID or Characters,
-// so that their state before the change is recorded.
-func (m *Mutation) Tx() *storage.Tx { return m.tx }
-
-// Character returns the named character (case-insensitive), remembering its
-// state before the change. Several calls for one character return the same
-// value. A missing name is a CodeNotFound error.
-func (m *Mutation) Character(name string) (*storage.Character, error) {
-	c, err := characterByName(m.tx, m.Req.ChannelID, name)
-	if err != nil {
-		return nil, err
-	}
-	return m.track(c)
-}
-
-// Characters returns every character at the table in creation order,
-// remembering their state before the change.
-func (m *Mutation) Characters() ([]*storage.Character, error) {
-	cs, err := m.tx.Characters(m.Req.ChannelID)
-	if err != nil {
-		return nil, err
-	}
-	for i, c := range cs {
-		if cs[i], err = m.track(c); err != nil {
-			return nil, err
-		}
-	}
-	return cs, nil
-}
-
-// Targets resolves a `target` option: one or more names separated by commas,
-// each once, in the order given. Any unknown name is a CodeNotFound error.
-func (m *Mutation) Targets(list string) ([]*storage.Character, error) {
-	var out []*storage.Character
-	got := map[uint64]bool{}
-	for _, name := range strings.Split(list, ",") {
-		if strings.TrimSpace(name) == "" {
-			continue
-		}
-		c, err := m.Character(name)
-		if err != nil {
-			return nil, err
-		}
-		if !got[c.ID] {
-			got[c.ID] = true
-			out = append(out, c)
-		}
-	}
-	if len(out) == 0 {
-		return nil, Errorf(CodeInvalid, "Name at least one character in target.")
-	}
-	return out, nil
-}
-
-// track remembers c as touched by this mutation, with its state before the
-// mutation read afresh from the transaction (so a value the caller already
-// changed cannot pass for the "before"). It returns the one value the
-// mutation uses for that character.
-func (m *Mutation) track(c *storage.Character) (*storage.Character, error) {
-	if cached := m.cache[c.ID]; cached != nil {
-		return cached, nil
-	}
-	m.cache[c.ID] = c
-	if !m.seen[c.ID] {
-		before, err := m.tx.Character(m.Req.ChannelID, c.ID)
-		if err != nil {
-			return nil, err
-		}
-		m.seen[c.ID] = true
-		m.log.touched = append(m.log.touched, c.ID)
-		m.before[c.ID] = before
-	}
-	return c, nil
-}
-
-// CharacterByID returns the character with the id (a button's custom_id
-// names it), remembering its state before the change. A missing one is a
-// CodeConflict error: the button outlived the character.
-func (m *Mutation) CharacterByID(id uint64) (*storage.Character, error) {
-	if c := m.cache[id]; c != nil {
-		return c, nil
-	}
-	c, err := m.tx.Character(m.Req.ChannelID, id)
-	if errors.Is(err, storage.ErrNotFound) {
-		return nil, Errorf(CodeConflict, "That character is already gone; nothing was changed.")
-	}
-	if err != nil {
-		return nil, err
-	}
-	return m.track(c)
-}
+func (m *Mutation) CanChange(c *storage.Character) error { return CanChange(m.Req, m.Table, c) }
 
 // TargetsToChange resolves a `target` list as Targets does and returns a
 // CodeForbidden error unless the caller may change every one of them
@@ -284,95 +195,32 @@ func (m *Mutation) Healer(patients ...*storage.Character) (*storage.Character, e
 }
 
 // RefuseStale returns the refusal of a press on a button of event seq that
-// no longer matches c's state: the CodeConflict error saying the message is
-// out of date because /undo undid that event (an /undo among the latest
-// undoWindow events names it), so c has no choice (e.g. "0-HP choice") to
-// make there; otherwise the error otherwise (the choice was made, or
-// offered again). Return it from the mutation: the history is read once the
-// write transaction has ended (Service.Mutate), so that walking long events
-// holds no writer.
+// no longer matches c's state: a *StaleChoice that reads as otherwise (the
+// choice was made, or offered again), and that the history (a feature that
+// can undo events) turns into the refusal saying the message is out of date
+// because /undo undid that event, so c has no choice (e.g. "0-HP choice")
+// to make there. Return it from the mutation: the history is read once the
+// write transaction has ended, so that walking long events holds no writer.
 func (m *Mutation) RefuseStale(seq uint64, c *storage.Character, choice string, otherwise error) error {
-	return &staleChoice{seq: seq, name: c.Name, choice: choice, otherwise: otherwise}
+	return &StaleChoice{Seq: seq, Name: c.Name, Choice: choice, Otherwise: otherwise}
 }
 
-// staleChoice is RefuseStale's error until Service.Mutate resolves it
-// (refuseStale); unresolved, it reads as otherwise.
-type staleChoice struct {
-	seq          uint64
-	name, choice string
-	otherwise    error
+// StaleChoice is the refusal of a press on a choice button of event Seq
+// that no longer matches the state of the character named Name, whose
+// choice (e.g. "0-HP choice") it offered (Mutation.RefuseStale). It reads
+// as Otherwise, unless a feature that can undo events finds Seq undone and
+// says so instead (commands/history).
+type StaleChoice struct {
+	Seq          uint64
+	Name, Choice string
+	Otherwise    error
 }
 
-func (e *staleChoice) Error() string { return e.otherwise.Error() }
-func (e *staleChoice) Unwrap() error { return e.otherwise }
+// Error reads as Otherwise.
+func (e *StaleChoice) Error() string { return e.Otherwise.Error() }
 
-// refuseStale returns the refusal sc stands for, reading the latest events
-// of r's table in a read transaction.
-func (s *Service) refuseStale(r *Request, sc *staleChoice) error {
-	undone, seen := false, 0
-	err := s.db.View(func(tx *storage.Tx) error {
-		return tx.EachEventBackward(r.ChannelID, func(e *storage.Event) (bool, error) {
-			seen++
-			undone = e.UndoOf == sc.seq
-			return !undone && e.Seq > sc.seq && seen < undoWindow, nil
-		})
-	})
-	if err != nil {
-		return err
-	}
-	if !undone {
-		return sc.otherwise
-	}
-	return Errorf(CodeConflict, "This message is out of date: the damage it answers (#%d) was undone, so **%s** has no %s to make here. Nothing was changed.", sc.seq, Escape(sc.name), sc.choice)
-}
-
-// Save stores c's new state.
-func (m *Mutation) Save(c *storage.Character) error {
-	if _, err := m.track(c); err != nil {
-		return err
-	}
-	if err := m.tx.PutCharacter(c); err != nil {
-		if errors.Is(err, storage.ErrNameTaken) {
-			return Errorf(CodeConflict, "There is already a character named %s at this table.", Escape(c.Name))
-		}
-		return err
-	}
-	return nil
-}
-
-// SaveSheet encodes sheet, the system's stored form of c's sheet (see
-// EncodeSheet), into c.Sheet and stores c as Save does.
-func (m *Mutation) SaveSheet(c *storage.Character, sheet any) error {
-	raw, err := EncodeSheet(sheet)
-	if err != nil {
-		return err
-	}
-	c.Sheet = raw
-	return m.Save(c)
-}
-
-// Create stores a new character, assigning its ID.
-func (m *Mutation) Create(c *storage.Character) error {
-	if err := m.tx.CreateCharacter(c); err != nil {
-		if errors.Is(err, storage.ErrNameTaken) {
-			return Errorf(CodeConflict, "There is already a character named %s at this table.", Escape(c.Name))
-		}
-		return err
-	}
-	m.seen[c.ID] = true
-	m.log.touched = append(m.log.touched, c.ID)
-	m.cache[c.ID] = c
-	return nil
-}
-
-// Delete removes c.
-func (m *Mutation) Delete(c *storage.Character) error {
-	if _, err := m.track(c); err != nil {
-		return err
-	}
-	delete(m.cache, c.ID)
-	return m.tx.DeleteCharacter(c.ChannelID, c.ID)
-}
+// Unwrap returns Otherwise, so that errors.As finds its *Error.
+func (e *StaleChoice) Unwrap() error { return e.Otherwise }
 
 // NextEventSeq is the sequence number the event of this mutation will get
 // (the write transaction holds the lock, so no other event can take it);
@@ -382,13 +230,6 @@ func (m *Mutation) NextEventSeq() (uint64, error) {
 	last, err := m.tx.LastEventSeq(m.Req.ChannelID)
 	m.log.seqTaken = true
 	return last + 1, err
-}
-
-// Note adds a line to the event's summary shown by /history, about m's
-// characters (For): players read it only when they may see them.
-func (m *Mutation) Note(format string, args ...any) {
-	m.log.entries++
-	m.log.notes = append(m.log.notes, entry{about: m.about, text: fmt.Sprintf(format, args...), seq: m.log.entries})
 }
 
 // commit saves the table and appends the event, when anything changed.
@@ -406,7 +247,7 @@ func (m *Mutation) commit(resp *Response) error {
 		Command:   m.Req.Line(),
 		Dice:      m.recordedRolls(),
 	}
-	for _, id := range m.log.touched {
+	for _, id := range m.touched {
 		after, err := m.tx.Character(m.Req.ChannelID, id)
 		if errors.Is(err, storage.ErrNotFound) {
 			after, err = nil, nil
@@ -433,15 +274,89 @@ func (m *Mutation) commit(resp *Response) error {
 		return nil
 	}
 	ev.Summary = strings.Join(texts(m.log.notes), "\n")
-	ev.Parts = m.eventParts()
+	ev.Parts = eventParts(m)
 	return m.tx.AppendEvent(ev)
 }
 
-// sameState reports whether a and b hold the same state (nil: absent).
-func sameState(a, b *storage.Character) bool {
-	if a == nil || b == nil {
-		return a == b
+// For returns the mutation scoped to the characters cs (at least one, each
+// loaded through the mutation): the text it says (Say, Post), the dice it
+// rolls (Roll, Record, RecordingDice, and the mutation passed as a roller)
+// and the notes it makes (Note) are about them. Players see them when they
+// may see at least one of cs; otherwise they read each hidden character's
+// word, and a GM who asked gets the part in an ephemeral follow-up. Scope
+// each character's part of a command this way:
+//
+//	for _, ch := range targets {
+//		m := m.For(ch)
+//		…
+//		m.Say("**%s** takes %d damage: HP %d → %d", …)
+//	}
+//
+// Everything else of the mutation is shared with m.
+func (m *Mutation) For(cs ...*storage.Character) *Mutation {
+	sc := &scope{}
+	for _, c := range cs {
+		if c != nil && !slices.Contains(sc.ids, c.ID) {
+			sc.ids = append(sc.ids, c.ID)
+		}
 	}
-	return a.Name == b.Name && a.OwnerID == b.OwnerID && a.OwnerName == b.OwnerName &&
-		a.CreatedAt.Equal(b.CreatedAt) && string(a.Sheet) == string(b.Sheet) && a.Hidden == b.Hidden
+	n := *m
+	n.about = sc
+	return &n
+}
+
+// ForTable returns the mutation scoped to the table: what it says, rolls and
+// notes is about no character (the clock, a table option) and everyone sees
+// it. Never say a character's numbers through it.
+func (m *Mutation) ForTable() *Mutation {
+	n := *m
+	n.about = &scope{table: true}
+	return &n
+}
+
+// eventParts splits the mutation's notes and dice by scope for the event,
+// in the order each scope first appears; nil when players may see all of
+// them (the event's Summary and Dice say everything then).
+func eventParts(m *Mutation) []storage.EventPart {
+	var out []storage.EventPart
+	var scopes []*scope
+	anyHidden := false
+	index := func(sc *scope) int {
+		for i, s := range scopes {
+			if s.same(sc) {
+				return i
+			}
+		}
+		ids := m.touched
+		if sc != nil {
+			ids = sc.ids
+		}
+		p := storage.EventPart{Hidden: !m.public(sc)}
+		if sc == nil || !sc.table {
+			p.Characters = append([]uint64(nil), ids...)
+		}
+		anyHidden = anyHidden || p.Hidden
+		scopes = append(scopes, sc)
+		out = append(out, p)
+		return len(out) - 1
+	}
+	rolls, notes := m.log.rolls, m.log.notes
+	for len(rolls) > 0 || len(notes) > 0 {
+		if len(notes) == 0 || len(rolls) > 0 && rolls[0].seq < notes[0].seq {
+			i := index(rolls[0].about)
+			out[i].Dice = append(out[i].Dice, rolls[0].text)
+			rolls = rolls[1:]
+			continue
+		}
+		i := index(notes[0].about)
+		if out[i].Summary != "" {
+			out[i].Summary += "\n"
+		}
+		out[i].Summary += notes[0].text
+		notes = notes[1:]
+	}
+	if !anyHidden && !slices.ContainsFunc(m.touched, m.hidden) {
+		return nil
+	}
+	return out
 }

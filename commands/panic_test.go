@@ -16,6 +16,7 @@ import (
 	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/commands/commandstest"
 	"github.com/hpkeeper/hpkeeper/commands/hpmpwp"
+	"github.com/hpkeeper/hpkeeper/commands/tracker"
 	"github.com/hpkeeper/hpkeeper/rules/dice"
 	"github.com/hpkeeper/hpkeeper/storage"
 )
@@ -76,7 +77,7 @@ func TestHandlerPanicContained(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	s := commands.New(db, dice.NewRandom(1), hpmpwp.System{}, boomSystem{})
+	s := commands.New(db, dice.NewRandom(1), []commands.System{hpmpwp.System{}, boomSystem{}}, commandstest.Features()...)
 	var logs lockedBuffer
 	ctx := zerolog.New(&logs).WithContext(context.Background())
 	n := 0
@@ -165,14 +166,14 @@ func (v viewBoomSystem) View(c *storage.Character, now int64) (commands.Characte
 // error, not the end of the process.
 func TestTrackerPanicContained(t *testing.T) {
 	boom := new(atomic.Bool)
-	s := commands.New(commandstest.OpenDB(t), dice.NewRandom(1), viewBoomSystem{boom: boom})
-	s.SetTrackerPoster(&fakePoster{}, "")
+	s := commands.New(commandstest.OpenDB(t), dice.NewRandom(1), []commands.System{viewBoomSystem{boom: boom}}, commandstest.Features()...)
+	tracker.Of(s.Registry()).SetPoster(&fakePoster{}, "")
 	tb := &commandstest.Table{T: t, Svc: s, Channel: "c1"}
 	tb.OK(tb.Do("!gm", "/table setup system:viewboom"))
 	tb.OK(tb.Do("!gm", `/char create name:Rimmer stats:"hp-max=10 mp-max=0"`))
 	tb.Do("!gm", "/table tracker")
 	boom.Store(true)
-	id, resp, err := s.Tracker("c1")
+	id, resp, err := tracker.Of(s.Registry()).Tracker("c1")
 	if err == nil || !strings.Contains(err.Error(), "kaboom in a view") || resp != nil || id != "" {
 		t.Errorf("Tracker with a panicking view = %q, %+v, %v; want an error naming the panic", id, resp, err)
 	}

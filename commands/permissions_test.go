@@ -187,7 +187,7 @@ func runPermCase(t *testing.T, pc permCase, role string, allowed bool) {
 		}
 	}
 	push()
-	before := tb.state()
+	before := tb.State()
 	user := roleUser[role]
 	var resp *commands.Response
 	switch {
@@ -230,7 +230,7 @@ func runPermCase(t *testing.T, pc permCase, role string, allowed bool) {
 	if role == dmUser && !strings.Contains(resp.Content, "no table") && !strings.Contains(resp.Content, "gone") && !strings.Contains(resp.Content, "not one of ours") {
 		t.Errorf("%s from a DM refused with %q; want no table there", pc.action, resp.Content)
 	}
-	if after := tb.state(); after != before {
+	if after := tb.State(); after != before {
 		t.Errorf("%s as %s was refused but changed the table:\n%s\nbecame\n%s", pc.action, role, before, after)
 	}
 }

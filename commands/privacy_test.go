@@ -23,6 +23,7 @@ import (
 
 	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/commands/commandstest"
+	"github.com/hpkeeper/hpkeeper/commands/tracker"
 	"github.com/hpkeeper/hpkeeper/rules/dice"
 )
 
@@ -178,8 +179,8 @@ type privacyRun struct {
 
 func runPrivacy(t *testing.T, pt privacyTable, seed uint64) {
 	db := commandstest.OpenDB(t)
-	svc := commands.New(db, dice.NewRandom(seed), allSystems...)
-	svc.SetTrackerPoster(&fakePoster{}, "")
+	svc := commands.New(db, dice.NewRandom(seed), allSystems, commandstest.Features()...)
+	tracker.Of(svc.Registry()).SetPoster(&fakePoster{}, "")
 	run := &privacyRun{t: t, pt: pt, tb: &commandstest.Table{T: t, Svc: svc, DB: db, Channel: "chan-1"}}
 	run.do("!gm", "/table setup system:"+pt.system)
 	run.do("ann", `/char create name:Lister stats:"`+pt.pc+`"`)
@@ -278,7 +279,7 @@ func (r *privacyRun) check(user, what string, resp *commands.Response) {
 			seen = append(seen, text)
 		}
 	}
-	if _, tr, err := r.tb.Svc.Tracker(r.tb.Channel); err == nil && tr != nil {
+	if _, tr, err := tracker.Of(r.tb.Svc.Registry()).Tracker(r.tb.Channel); err == nil && tr != nil {
 		seen = append(seen, messageText(tr))
 	}
 	for _, text := range seen {

@@ -1,30 +1,28 @@
 package commands
 
 import (
+	"context"
 	"math"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
-	"github.com/hpkeeper/hpkeeper/rules/clock"
 	"github.com/hpkeeper/hpkeeper/rules/dice"
 )
 
 // Per-user limits on expensive work (SECURITY.md, "Abuse"). Work is counted
-// in units: a dice expression of more than FreeDice dice costs one unit per
-// die it may roll (options expr and amount, rerolls and explosions counted
-// as dice.Expr.Rolls says, and the hit dice of hd), and a /history page
-// costs HistoryCost units. Each user has a bucket of WorkBurst units that
-// refills at WorkPerMinute units a minute; a command whose cost does not fit
-// is refused with CodeRateLimited before it does anything. Plain play (a few
-// dice per command) costs nothing.
+// in units: each command declares what it costs (Command.Cost: a /history
+// page 50 units, a /clock advance 10 a day); a command that declares
+// nothing costs the dice its options may roll (DiceCost: one unit per die
+// of a pool of more than FreeDice, rerolls and explosions counted as
+// dice.Expr.Rolls says). Each user has a bucket of WorkBurst units that
+// refills at WorkPerMinute units a minute; a command whose cost does not
+// fit is refused with CodeRateLimited before it does anything. Plain play
+// (a few dice per command) costs nothing.
 const (
 	// FreeDice is the largest dice pool that costs nothing.
 	FreeDice = 10
-	// HistoryCost is the cost of one /history page, in units.
-	HistoryCost = 50
 	// WorkBurst is how many units a user may spend at once: ten 100-dice
 	// rolls, or twenty /history pages.
 	WorkBurst = 1000
@@ -117,27 +115,11 @@ func (l *workLimiter) forgetFull(now time.Time) {
 	}
 }
 
-// AdvanceDayCost is what each whole day a /clock advance passes costs, in
-// units: the longest advance (MaxAdvanceDays, which can hold the writer for
-// tens of milliseconds at the largest hp-mp-wp table) takes 900 of the
-// WorkBurst, so one user gets about one a minute; a week costs 70.
-const AdvanceDayCost = 10
-
-// FileCost is what a /table export or /table import costs, in units: each
-// can read, encode or decode up to MaxImportSize (8 MiB, a few hundred
-// milliseconds of CPU), so one user gets five a minute.
-const FileCost = 200
-
-// workCost is the cost in units of answering command request r.
-func workCost(r *Request) int {
-	switch {
-	case r.Command == "history":
-		return HistoryCost
-	case r.Command == "clock":
-		return advanceCost(r)
-	case r.Command == "table" && (r.Subcommand == "export" || r.Subcommand == "import"):
-		return FileCost
-	}
+// DiceCost is the cost in units of the dice a command request's options
+// roll: the dice of the expressions in expr and amount and the hit dice of
+// hd, when they are more than FreeDice; 0 otherwise. It is the cost of a
+// command that declares none (Command.Cost).
+func DiceCost(r *Request) int {
 	n := 0
 	for _, opt := range []string{"expr", "amount"} {
 		if v, ok := r.Options[opt]; ok {
@@ -157,54 +139,45 @@ func workCost(r *Request) int {
 	return n
 }
 
-// advanceCost is the cost of a /clock request: AdvanceDayCost for each
-// whole day it moves the clock (n × unit, up to 10,000 × a day, cannot
-// overflow).
-func advanceCost(r *Request) int {
-	if r.Options["action"] != "advance" {
-		return 0
-	}
-	n, err := strconv.ParseInt(r.Options["amount"], 10, 64)
-	if err != nil || n < 0 {
-		return 0
-	}
-	unit := clock.Round
-	if u, ok := r.Options["unit"]; ok {
-		if unit, err = clock.ParseUnit(u); err != nil {
-			return 0
-		}
-	}
-	rounds := n * unit.Rounds()
-	if rounds > MaxAdvanceDays*clock.RoundsPerDay {
-		return 0 // refused before any work (checkAdvance)
-	}
-	return int(rounds/clock.RoundsPerDay) * AdvanceDayCost
+// FixedCost returns a Command.Cost of n units whatever the request.
+func FixedCost(n int) func(*Request) int {
+	return func(*Request) int { return n }
 }
 
-// limitWork spends the work of command request r from its user's allowance,
-// or returns the CodeRateLimited error saying how long to wait.
-func (s *Service) limitWork(r *Request) error {
-	cost := workCost(r)
-	ok, wait := s.limiter.take(r.UserID, cost, r.Now)
+// limitWork is the kernel's step (Middleware) that spends the work of a
+// command request from its user's allowance before its handler runs: cost
+// is what the command declares (Command.Cost; nil: DiceCost). A request
+// whose cost does not fit is refused with the CodeRateLimited error saying
+// how long to wait, and spends nothing.
+func limitWork(cost func(*Request) int) Middleware {
+	if cost == nil {
+		cost = DiceCost
+	}
+	return func(next HandlerFunc) HandlerFunc {
+		return func(ctx context.Context, s *Service, r *Request) (*Response, error) {
+			if err := s.spendWork(r, cost(r)); err != nil {
+				return nil, err
+			}
+			return next(ctx, s, r)
+		}
+	}
+}
+
+// TakeWork spends units of the work allowance of r's user when they are
+// there and reports true; otherwise it spends nothing and returns how long
+// the user must wait for them. A handler spends with it what it costs
+// beyond its command's Cost (an /odds chart).
+func (s *Service) TakeWork(r *Request, units int) (ok bool, wait time.Duration) {
+	return s.limiter.take(r.UserID, units, r.Now)
+}
+
+// spendWork spends cost units of work from the allowance of r's user, or
+// returns the CodeRateLimited error saying how long to wait.
+func (s *Service) spendWork(r *Request, cost int) error {
+	ok, wait := s.TakeWork(r, cost)
 	if ok {
 		return nil
 	}
 	secs := int(math.Ceil(wait.Seconds()))
 	return Errorf(CodeRateLimited, "Slow down: that is a lot of dice, history or clock time for one minute (%d units; you may spend %d a minute). Try again in %d s. Nothing was changed.", cost, WorkPerMinute, secs)
-}
-
-// MaxModalText is the longest text a modal input may carry, in characters:
-// Discord's own limit for a text input (SECURITY.md, "Input limits"). A
-// modal submit with a longer value is refused before any handler runs; each
-// handler still checks its own, smaller bound.
-const MaxModalText = 4000
-
-// checkModalValues refuses a modal submit whose values exceed MaxModalText.
-func checkModalValues(r *Request) error {
-	for _, v := range r.Values {
-		if n := utf8.RuneCountInString(v); n > MaxModalText {
-			return Errorf(CodeInvalid, "That text is %d characters long; at most %d. Nothing was changed.", n, MaxModalText)
-		}
-	}
-	return nil
 }

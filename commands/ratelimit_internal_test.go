@@ -2,7 +2,6 @@ package commands
 
 import (
 	"fmt"
-	"strings"
 	"testing"
 	"time"
 )
@@ -64,45 +63,5 @@ func TestWorkLimiterSweepsRarelyWhenAllAreActive(t *testing.T) {
 	l.take("next-second", 1, at.Add(time.Second))
 	if l.sweeps != 2 {
 		t.Errorf("%d sweeps after a second more; want 2", l.sweeps)
-	}
-}
-
-// TestWorkCost checks what counts as expensive work.
-func TestWorkCost(t *testing.T) {
-	for _, tc := range []struct {
-		command string
-		opts    map[string]string
-		want    int
-	}{
-		{"roll", map[string]string{"expr": "10d6"}, 0},
-		{"roll", map[string]string{"expr": "11d6"}, 11},
-		{"roll", map[string]string{"expr": "60d6+40d8"}, 100},
-		{"roll", map[string]string{"expr": "bad"}, 0},
-		// Rerolls and explosions count: at worst, or on average when
-		// there is no worst (dice.Expr.Rolls).
-		{"roll", map[string]string{"expr": "10d6ro1"}, 20},
-		{"roll", map[string]string{"expr": "10d6e6"}, 12},
-		{"roll", map[string]string{"expr": "8d6e6"}, 0},
-		{"damage", map[string]string{"amount": "50d6"}, 50},
-		{"damage", map[string]string{"amount": "7"}, 0},
-		{"roll", map[string]string{"expr": "5d6", "hd": "20"}, 25},
-		{"history", nil, HistoryCost},
-		{"char", map[string]string{"name": "100d6"}, 0},
-		{"clock", map[string]string{"action": "advance", "amount": "90", "unit": "days"}, 900},
-		{"clock", map[string]string{"action": "advance", "amount": "2160", "unit": "hours"}, 900},
-		{"clock", map[string]string{"action": "advance", "amount": "7", "unit": "days"}, 70},
-		{"clock", map[string]string{"action": "advance", "amount": "23", "unit": "hours"}, 0},
-		{"clock", map[string]string{"action": "advance", "amount": "10000"}, 60},
-		{"clock", map[string]string{"action": "advance", "amount": "91", "unit": "days"}, 0}, // refused before any work
-		{"clock", map[string]string{"action": "next-round"}, 0},
-		{"table export", nil, FileCost},
-		{"table import", map[string]string{"file": "t.json"}, FileCost},
-		{"table show", nil, 0},
-	} {
-		command, sub, _ := strings.Cut(tc.command, " ")
-		r := &Request{Command: command, Subcommand: sub, Options: tc.opts}
-		if got := workCost(r); got != tc.want {
-			t.Errorf("workCost(/%s %v) = %d; want %d", tc.command, tc.opts, got, tc.want)
-		}
 	}
 }

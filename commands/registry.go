@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/hpkeeper/hpkeeper/storage"
 )
 
 // OptionType is an application command option type, numbered as Discord numbers them.
@@ -52,7 +54,7 @@ type Option struct {
 	// system, as Discord's static Choices cannot depend on the channel).
 	Autocomplete bool
 	// BySystem marks an option of a shared command that the table's system
-	// gives its meaning and its values (SystemOption): the core refuses it
+	// gives its meaning and its values (SystemOption): the kernel refuses it
 	// at a table whose system does not use it, and a value that system
 	// does not take, listing the values it does.
 	BySystem bool
@@ -66,6 +68,9 @@ type Option struct {
 // (see Error); a nil error with a nil response is an internal error.
 type HandlerFunc func(ctx context.Context, s *Service, r *Request) (*Response, error)
 
+// Every command, button and modal request passes through the steps of its
+// chain (Middleware) on its way to its HandlerFunc.
+
 // Command is one top-level application command: either it has Subcommands, or
 // it has Options and its own handler.
 type Command struct {
@@ -74,8 +79,23 @@ type Command struct {
 	Options     []Option
 	Subcommands []*Subcommand
 	// Topic is the help text shown by /help for this command.
-	Topic  string
-	handle HandlerFunc
+	Topic string
+	// BySystem marks a command whose meaning the table's system gives
+	// (System.Action: /damage, /heal, /rest …), which a system may not
+	// have.
+	BySystem bool
+	// Cost is what answering the command costs from its user's work
+	// allowance, in units (ratelimit.go); nil: DiceCost, the dice its
+	// options roll.
+	Cost func(r *Request) int
+	// HelpFor, when set, says for /help topic:<command> what the command
+	// does at a table of sys ("" for nothing particular): one bullet per
+	// system, e.g. what /odds charts there.
+	HelpFor func(sys System) string
+	// Handler answers the command when it has no Subcommands.
+	Handler HandlerFunc
+	// run is Handler with the steps of its chain (Registry.finish).
+	run HandlerFunc
 }
 
 // Subcommand is one subcommand of a Command.
@@ -83,7 +103,12 @@ type Subcommand struct {
 	Name        string
 	Description string
 	Options     []Option
-	handle      HandlerFunc
+	// Cost is what answering the subcommand costs, as Command.Cost.
+	Cost func(r *Request) int
+	// Handler answers the subcommand.
+	Handler HandlerFunc
+	// run is Handler with the steps of its chain (Registry.finish).
+	run HandlerFunc
 }
 
 // Registry lists every application command and every component handler. It is
@@ -95,6 +120,8 @@ type Registry struct {
 	components map[string]HandlerFunc
 	// systems are the rule systems in registration order.
 	systems []System
+	// features are the features in the order main gave them (feature.go).
+	features []Feature
 }
 
 // Commands returns the commands in registration order.
@@ -113,7 +140,9 @@ func (c *Command) Sub(name string) *Subcommand {
 	return nil
 }
 
-func (g *Registry) add(c *Command) {
+// Add registers the command c: a feature adds its commands in
+// Feature.Register. It panics when a command of that name exists.
+func (g *Registry) Add(c *Command) {
 	if g.byName == nil {
 		g.byName = map[string]*Command{}
 	}
@@ -126,21 +155,21 @@ func (g *Registry) add(c *Command) {
 
 // addSystem registers sys and its component handlers.
 func (g *Registry) addSystem(sys System) {
-	if g.systemNamed(sys.Name()) != nil {
+	if g.System(sys.Name()) != nil {
 		panic("commands: duplicate system " + sys.Name())
 	}
 	g.systems = append(g.systems, sys)
 	for prefix, h := range sys.Components() {
-		g.component(prefix, h)
+		g.Component(prefix, h)
 	}
 }
 
 // addSystemOptions merges the options each system gives a meaning to
-// (System.Options) into the commands: an option the core does not define is
+// (System.Options) into the commands: an option the kernel does not define is
 // added for it, and an option with values of its own in some system is
 // autocompleted (Discord's static choices cannot depend on the table). It
 // panics when a system declares an option of a command path that does not
-// take options (a command with subcommands), or that the core gives its own
+// take options (a command with subcommands), or that the kernel gives its own
 // meaning (not BySystem), or two systems give one option two types.
 func (g *Registry) addSystemOptions() {
 	for _, sys := range g.systems {
@@ -161,7 +190,7 @@ func (g *Registry) addSystemOptions() {
 			o := &(*opts)[i]
 			switch {
 			case !o.BySystem:
-				panic("commands: system " + sys.Name() + " declares /" + so.Command + " " + so.Name + ", which the core gives its own meaning")
+				panic("commands: system " + sys.Name() + " declares /" + so.Command + " " + so.Name + ", which the kernel gives its own meaning")
 			case so.Type != 0 && so.Type != o.Type:
 				panic("commands: system " + sys.Name() + " gives /" + so.Command + " " + so.Name + " another type")
 			}
@@ -191,9 +220,9 @@ func (g *Registry) optionsOf(path string) *[]Option {
 	return nil
 }
 
-// systemOption returns what the option name of the command path
+// SystemOptionOf returns what the option name of the command path
 // ("damage", "init join") means in sys, or nil when sys does not use it.
-func systemOption(sys System, command, name string) *SystemOption {
+func SystemOptionOf(sys System, command, name string) *SystemOption {
 	for _, so := range sys.Options() {
 		if so.Command == command && so.Name == name {
 			return &so
@@ -217,9 +246,9 @@ func checkSystemOptions(r *Request, sys System, defs []Option) error {
 		if i < 0 || !defs[i].BySystem {
 			continue
 		}
-		so := systemOption(sys, r.path(), name)
+		so := SystemOptionOf(sys, r.Path(), name)
 		if so == nil {
-			return Errorf(CodeInvalid, "/%s %s: is not used by the %s system (/help topic:%s says what each system takes).", r.path(), name, sys.Name(), r.Command)
+			return Errorf(CodeInvalid, "/%s %s: is not used by the %s system (/help topic:%s says what each system takes).", r.Path(), name, sys.Name(), r.Command)
 		}
 		if len(so.Values) == 0 {
 			continue
@@ -238,8 +267,8 @@ func checkSystemOptions(r *Request, sys System, defs []Option) error {
 	return nil
 }
 
-// systemNamed returns the registered system with the name, or nil.
-func (g *Registry) systemNamed(name string) System {
+// System returns the registered system with the name, or nil.
+func (g *Registry) System(name string) System {
 	for _, sys := range g.systems {
 		if sys.Name() == name {
 			return sys
@@ -258,9 +287,52 @@ func (g *Registry) systemNames() []string {
 	return names
 }
 
-// component registers the handler of every custom_id that starts with prefix
-// followed by ':'.
-func (g *Registry) component(prefix string, h HandlerFunc) {
+// AddAfter adds the commands cs after the registered command named after,
+// in that order: where /help and Discord list them (the system commands of
+// commands/actions come after /char and /roll). It panics when there is no
+// such command, or a command of one of their names exists.
+func (g *Registry) AddAfter(after string, cs ...*Command) {
+	at := slices.IndexFunc(g.commands, func(c *Command) bool { return c.Name == after })
+	if at < 0 {
+		panic("commands: no command /" + after + " to add commands after")
+	}
+	for _, c := range cs {
+		g.Add(c)
+	}
+	added := slices.Clone(g.commands[len(g.commands)-len(cs):])
+	g.commands = slices.Insert(g.commands[:len(g.commands)-len(cs)], at+1, added...)
+}
+
+// AddSubcommand adds subs to the registered command named command, after
+// its subcommand named after (first when after is ""): /table export
+// is a subcommand of the kernel's /table that the export feature adds. It
+// panics when there is no such command or subcommand, or a subcommand of
+// that name exists.
+func (g *Registry) AddSubcommand(command, after string, subs ...*Subcommand) {
+	c := g.Lookup(command)
+	if c == nil {
+		panic("commands: no command /" + command + " to add subcommands to")
+	}
+	at := 0
+	if after != "" {
+		at = slices.IndexFunc(c.Subcommands, func(s *Subcommand) bool { return s.Name == after })
+		if at < 0 {
+			panic("commands: /" + command + " has no subcommand " + after)
+		}
+		at++
+	}
+	for _, s := range subs {
+		if c.Sub(s.Name) != nil {
+			panic("commands: duplicate subcommand /" + command + " " + s.Name)
+		}
+	}
+	c.Subcommands = slices.Insert(c.Subcommands, at, subs...)
+}
+
+// Component registers the handler of every custom_id that starts with
+// prefix followed by ':' (a button or modal). It panics when the prefix is
+// taken.
+func (g *Registry) Component(prefix string, h HandlerFunc) {
 	if g.components == nil {
 		g.components = map[string]HandlerFunc{}
 	}
@@ -270,17 +342,24 @@ func (g *Registry) component(prefix string, h HandlerFunc) {
 	g.components[prefix] = h
 }
 
-// route finds the handler and option definitions of a command request.
-func (g *Registry) route(r *Request) (HandlerFunc, []Option, error) {
+// route is where a command request goes: its handler with the steps of its
+// chain and the definitions of its options.
+type route struct {
+	handle  HandlerFunc
+	options []Option
+}
+
+// route finds the route of a command request.
+func (g *Registry) route(r *Request) (route, error) {
 	c := g.Lookup(r.Command)
 	if c == nil {
-		return nil, nil, Errorf(CodeInvalid, "Unknown command /%s. Try /help.", r.Command)
+		return route{}, Errorf(CodeInvalid, "Unknown command /%s. Try /help.", r.Command)
 	}
 	if len(c.Subcommands) == 0 {
 		if r.Subcommand != "" {
-			return nil, nil, Errorf(CodeInvalid, "/%s has no subcommand %q.", c.Name, r.Subcommand)
+			return route{}, Errorf(CodeInvalid, "/%s has no subcommand %q.", c.Name, r.Subcommand)
 		}
-		return c.handle, c.Options, nil
+		return route{c.run, c.Options}, nil
 	}
 	s := c.Sub(r.Subcommand)
 	if s == nil {
@@ -289,11 +368,80 @@ func (g *Registry) route(r *Request) (HandlerFunc, []Option, error) {
 			names[i] = s.Name
 		}
 		if r.Subcommand == "" {
-			return nil, nil, Errorf(CodeInvalid, "/%s needs a subcommand: %s.", c.Name, strings.Join(names, ", "))
+			return route{}, Errorf(CodeInvalid, "/%s needs a subcommand: %s.", c.Name, strings.Join(names, ", "))
 		}
-		return nil, nil, Errorf(CodeInvalid, "/%s has no subcommand %q; use one of %s.", c.Name, r.Subcommand, strings.Join(names, ", "))
+		return route{}, Errorf(CodeInvalid, "/%s has no subcommand %q; use one of %s.", c.Name, r.Subcommand, strings.Join(names, ", "))
 	}
-	return s.handle, s.Options, nil
+	return route{s.run, s.Options}, nil
+}
+
+// finish builds the chain of every handler once every command, component
+// and feature is registered: the kernel's steps closest to the handler (the
+// work limit of a command), then each feature's (Wrapper), the first
+// feature's outermost.
+func (g *Registry) finish() {
+	for _, c := range g.commands {
+		if c.Handler != nil {
+			c.run = g.chain(c.Handler, limitWork(c.Cost))
+		}
+		for _, s := range c.Subcommands {
+			s.run = g.chain(s.Handler, limitWork(s.Cost))
+		}
+	}
+	for prefix, h := range g.components {
+		g.components[prefix] = g.chain(h)
+	}
+}
+
+// chain wraps h in steps, the first innermost, then in the features'
+// steps (Wrapper).
+func (g *Registry) chain(h HandlerFunc, steps ...Middleware) HandlerFunc {
+	for _, step := range steps {
+		h = step(h)
+	}
+	for i := len(g.features) - 1; i >= 0; i-- {
+		if w, ok := g.features[i].(Wrapper); ok {
+			h = w.Wrap(h)
+		}
+	}
+	return h
+}
+
+// Features returns the features in the order they were given.
+func (g *Registry) Features() []Feature { return g.features }
+
+// Systems returns the rule systems in the order /table setup offers them.
+func (g *Registry) Systems() []System { return g.systems }
+
+// HidesEvent reports whether a feature says that event e shows a hidden
+// character's numbers (EventHider).
+func (g *Registry) HidesEvent(e *storage.Event) bool {
+	for _, f := range g.features {
+		if h, ok := f.(EventHider); ok && h.HidesEvent(e) {
+			return true
+		}
+	}
+	return false
+}
+
+// Summary returns the features' parts of the summary of table t, of
+// system sys, in order (Summarizer).
+func (g *Registry) Summary(tx *storage.Tx, t *storage.Table, sys System) ([]Field, error) {
+	var out []Field
+	for _, f := range g.features {
+		s, ok := f.(Summarizer)
+		if !ok {
+			continue
+		}
+		field, ok, err := s.Summary(tx, t, sys)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			out = append(out, field)
+		}
+	}
+	return out, nil
 }
 
 // validate checks the request's options against their definitions: every
@@ -377,9 +525,9 @@ func validate(r *Request, defs []Option) error {
 	return nil
 }
 
-// path is the command path of the request, as System.Options names it:
+// Path is the command path of the request, as System.Options names it:
 // "damage", "table setup".
-func (r *Request) path() string { return strings.TrimPrefix(r.commandName(), "/") }
+func (r *Request) Path() string { return strings.TrimPrefix(r.commandName(), "/") }
 
 // commandName renders "/table setup".
 func (r *Request) commandName() string {
@@ -416,13 +564,4 @@ func (r *Request) Line() string {
 		fmt.Fprintf(&b, " %s:%s", n, v)
 	}
 	return b.String()
-}
-
-// Clip shortens s to at most n runes (n ≥ 1), ending it with "…" when cut.
-func Clip(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
 }

@@ -5,13 +5,17 @@
 // call Service.Handle and render the Response they get back. One Registry
 // lists every application command; it serves both routing and registration.
 //
-// This package is the core: the Service, routing, Mutation (one write
-// transaction and its event), errors, limits, views, and the commands common
-// to every table (/table, /char, /roll, /clock, /history, /undo, /help,
-// /odds, export and import, the tracker, physical dice). Each rule system is
-// a package of its own that implements System: commands/hitprot
-// (hit-protection), commands/hpmpwp (hp-mp-wp) and commands/harm (harm),
-// passed to New by main. commands/commandstest runs the core for tests.
+// This package is the kernel: the Service and its chain of steps, the
+// registry, the Mutation (one write transaction and its event), errors,
+// permissions, limits, privacy (who reads what), the reply renderer, and
+// the commands every table shares (/table, /char, /roll, /clock). Each
+// rule system is a package of its own that implements System
+// (commands/hitprot, commands/hpmpwp, commands/harm), and each feature is
+// one that implements Feature and the hooks of feature.go (commands/actions,
+// autocomplete, manualdice, turnorder, history, export, odds, tracker,
+// help); main passes both lists to New, and the kernel imports neither.
+// docs/architecture.md maps the rooms. commands/commandstest runs the
+// kernel for tests.
 package commands
 
 import (
@@ -82,10 +86,10 @@ type Request struct {
 	Now time.Time
 }
 
-// hasManageChannels reports whether the Manage Channels permission bit is in
-// the request's permissions. GMs added with /table gm and the table's set-up
-// user are GMs too; they are checked against the table.
-func (r *Request) hasManageChannels() bool { return r.Permissions&ManageChannels != 0 }
+// HasManageChannels reports whether the Manage Channels permission bit is
+// in the request's permissions. GMs added with /table gm and the table's
+// set-up user are GMs too; IsGM checks them against the table.
+func (r *Request) HasManageChannels() bool { return r.Permissions&ManageChannels != 0 }
 
 // Response is what a handler answers: a message, a modal or autocomplete
 // choices. Text is Discord markdown; names given by users are escaped (see
@@ -114,8 +118,9 @@ type Response struct {
 	// never shown to the user).
 	Outcome Outcome
 	// Mentions are the user ids the message may ping (Discord's
-	// allowed_mentions users); nil, the default, pings nobody. Only the
-	// turn order's init-ping sets it: the owner whose turn starts.
+	// allowed_mentions users); nil, the default, pings nobody. A mutation
+	// sets it (Mutation.SetMentions): the turn order's init-ping names the
+	// owner whose turn starts.
 	Mentions []string
 	// FollowUps are further messages sent after this one, in order (the
 	// bot posts them through the interaction's webhook): an ephemeral one
@@ -164,8 +169,10 @@ type File struct {
 	// ContentType is the MIME type, e.g. "image/png".
 	ContentType string
 	Data        []byte
-	// draw, when set, makes Data after the write transaction (DrawLater).
-	draw func() ([]byte, error)
+	// Chart, when set and Data is nil, is the chart Data is drawn from
+	// once the handler has answered, outside any write transaction
+	// (ChartFile; commands/odds draws it).
+	Chart *Chart
 }
 
 // Embed is a rich block of a message.
@@ -226,4 +233,19 @@ type TextInput struct {
 // Choice is one autocomplete suggestion.
 type Choice struct {
 	Name, Value string
+}
+
+// Chart is a grouped bar chart of percentages: one group per category, one
+// bar per series.
+type Chart struct {
+	Title      string
+	Categories []string
+	Series     []ChartSeries
+}
+
+// ChartSeries is one group of bars of a chart: one bar per category, values
+// in percent.
+type ChartSeries struct {
+	Name   string
+	Values []float64
 }

@@ -15,7 +15,7 @@ import (
 func roll(ctx context.Context, s *Service, r *Request) (*Response, error) {
 	if _, ok := r.Options["as"]; ok {
 		return s.Mutate(ctx, r, func(m *Mutation) (*Response, error) {
-			if err := checkSystemOptions(r, m.System, s.registry.Lookup("roll").Options); err != nil {
+			if err := m.CheckSystemOptions(); err != nil {
 				return nil, err
 			}
 			if h := m.System.Roll(); h != nil {
@@ -52,7 +52,7 @@ func roll(ctx context.Context, s *Service, r *Request) (*Response, error) {
 		var sys System
 		_ = s.db.View(func(tx *storage.Tx) error {
 			if t, err := tx.Table(r.ChannelID); err == nil {
-				sys, _ = s.system(t.System)
+				sys, _ = s.System(t.System)
 			}
 			return nil
 		})

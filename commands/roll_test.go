@@ -7,6 +7,7 @@ import (
 
 	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/commands/commandstest"
+	"github.com/hpkeeper/hpkeeper/commands/odds"
 	"github.com/hpkeeper/hpkeeper/rules/dice"
 )
 
@@ -104,7 +105,7 @@ func TestOddsFullNotation(t *testing.T) {
 	resp := tb.Do("ann", "/odds expr:2d6ro<3")
 	commandstest.WantIn(t, "2d6ro<3", tb.OK(resp), "**Odds of 2d6ro<3** (exact)", "2: 0.3%", "12: 4.9%")
 	commandstest.CheckPNG(t, resp.Files[0])
-	totals, _, err := commands.DiceOdds(dice.MustParse("1d6*10"))
+	totals, _, err := odds.DiceOdds(dice.MustParse("1d6*10"))
 	if err != nil || strings.Join(totals, " ") != "10 20 30 40 50 60" {
 		t.Errorf("1d6*10: totals %v, %v; want the six it can roll", totals, err)
 	}

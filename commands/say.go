@@ -4,7 +4,8 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/hpkeeper/hpkeeper/storage"
+	"github.com/hpkeeper/hpkeeper/rules/clock"
+	"github.com/hpkeeper/hpkeeper/rules/dice"
 )
 
 // What a system says, rolls and notes, and whom it is about: the scopes
@@ -64,98 +65,89 @@ type part struct {
 	Part
 }
 
-// For returns the mutation scoped to the characters cs (at least one, each
-// loaded through the mutation): the text it says (Say, Post), the dice it
-// rolls (Roll, Record, RecordingDice, and the mutation passed as a roller)
-// and the notes it makes (Note) are about them. Players see them when they
-// may see at least one of cs; otherwise they read each hidden character's
-// word, and a GM who asked gets the part in an ephemeral follow-up. Scope
-// each character's part of a command this way:
-//
-//	for _, ch := range targets {
-//		m := m.For(ch)
-//		…
-//		m.Say("**%s** takes %d damage: HP %d → %d", …)
-//	}
-//
-// Everything else of the mutation is shared with m.
-func (m *Mutation) For(cs ...*storage.Character) *Mutation {
-	sc := &scope{}
-	for _, c := range cs {
-		if c != nil && !slices.Contains(sc.ids, c.ID) {
-			sc.ids = append(sc.ids, c.ID)
-		}
-	}
-	n := *m
-	n.about = sc
-	return &n
+// mutationLog is the record a mutation builds up: its reply's parts, its
+// dice and its notes, each with the scope it is about (hidden.go), shared
+// by every scoped copy of the mutation.
+type mutationLog struct {
+	parts     []part
+	rolls     []entry
+	moreRolls int // rolls made past MaxRecordedRolls (dice.go)
+	notes     []entry
+	entries   int // rolls and notes so far, to order them (entry.seq)
+	// seqTaken: NextEventSeq was called, so the event must be written even
+	// if nothing changed, or a button would name a later, unrelated event.
+	seqTaken bool
+	// moving is the unit of the clock move in progress (ClockUnit).
+	moving clock.Unit
+	// mentions are the user ids the reply may ping (SetMentions).
+	mentions []string
+	// dice is the source the mutation rolls with (UseDice), and hideDice
+	// says that what it rolls is a hidden character's (HideDice).
+	dice     dice.Source
+	hideDice bool
 }
 
-// ForTable returns the mutation scoped to the table: what it says, rolls and
-// notes is about no character (the clock, a table option) and everyone sees
-// it. Never say a character's numbers through it.
-func (m *Mutation) ForTable() *Mutation {
-	n := *m
-	n.about = &scope{table: true}
-	return &n
+// voice is what a mutation says, rolls and notes (its log, which every
+// scoped copy of the mutation shares) and whom that is about: about is nil
+// (not said, so every character the mutation loaded), the table, or some
+// characters (For, ForTable). The Mutation embeds it.
+type voice struct {
+	about *scope
+	log   *mutationLog
 }
+
+// Note adds a line to the event's summary shown by /history, about m's
+// characters (For): players read it only when they may see them.
+func (v voice) Note(format string, args ...any) {
+	v.log.entries++
+	v.log.notes = append(v.log.notes, entry{about: v.about, text: fmt.Sprintf(format, args...), seq: v.log.entries})
+}
+
+// SetMentions sets the user ids the reply may ping (Discord's
+// allowed_mentions users), replacing those set before; none, the default,
+// pings nobody. The turn order's init-ping sets the owner whose turn
+// starts.
+func (v voice) SetMentions(userIDs ...string) { v.log.mentions = userIDs }
+
+// Mentions returns the user ids the reply may ping (SetMentions).
+func (v voice) Mentions() []string { return v.log.mentions }
 
 // Say adds a line (or several) of text to the reply, about m's scope (For).
-func (m *Mutation) Say(format string, args ...any) {
-	m.Post(Part{Text: fmt.Sprintf(format, args...)})
+func (v voice) Say(format string, args ...any) {
+	v.Post(Part{Text: fmt.Sprintf(format, args...)})
 }
 
 // Post adds p to the reply, about m's scope (For): players see its text,
 // embeds, buttons and files only when they may see m's characters. When
 // the reply holds rows of buttons of more than one character, each row is
 // led by a disabled button naming its character (NameButton).
-func (m *Mutation) Post(p Part) {
-	m.log.parts = append(m.log.parts, part{about: m.about, Part: p})
+func (v voice) Post(p Part) {
+	v.log.parts = append(v.log.parts, part{about: v.about, Part: p})
 }
 
-// eventParts splits the mutation's notes and dice by scope for the event,
-// in the order each scope first appears; nil when players may see all of
-// them (the event's Summary and Dice say everything then).
-func (m *Mutation) eventParts() []storage.EventPart {
-	var out []storage.EventPart
-	var scopes []*scope
-	anyHidden := false
-	index := func(sc *scope) int {
-		for i, s := range scopes {
-			if s.same(sc) {
-				return i
-			}
-		}
-		ids := m.log.touched
-		if sc != nil {
-			ids = sc.ids
-		}
-		p := storage.EventPart{Hidden: !m.public(sc)}
-		if sc == nil || !sc.table {
-			p.Characters = append([]uint64(nil), ids...)
-		}
-		anyHidden = anyHidden || p.Hidden
-		scopes = append(scopes, sc)
-		out = append(out, p)
-		return len(out) - 1
+// NoteSaid runs fn and notes for /history, each in its scope, every part
+// fn said through the mutation, as plain text (Unmarkdown); it returns
+// fn's error, and notes nothing then. What a system's timers or its end of
+// a combat say is noted this way.
+func (v voice) NoteSaid(fn func() error) error {
+	first := len(v.log.parts)
+	if err := fn(); err != nil {
+		return err
 	}
-	rolls, notes := m.log.rolls, m.log.notes
-	for len(rolls) > 0 || len(notes) > 0 {
-		if len(notes) == 0 || len(rolls) > 0 && rolls[0].seq < notes[0].seq {
-			i := index(rolls[0].about)
-			out[i].Dice = append(out[i].Dice, rolls[0].text)
-			rolls = rolls[1:]
-			continue
-		}
-		i := index(notes[0].about)
-		if out[i].Summary != "" {
-			out[i].Summary += "\n"
-		}
-		out[i].Summary += notes[0].text
-		notes = notes[1:]
+	for _, p := range v.log.parts[first:] {
+		sub := v
+		sub.about = p.about
+		sub.Note("%s", Unmarkdown(p.Text))
 	}
-	if !anyHidden && !slices.ContainsFunc(m.log.touched, m.hidden) {
-		return nil
+	return nil
+}
+
+// recordedRolls returns the event's dice: the rolls listed, then how many
+// more were made.
+func (v voice) recordedRolls() []string {
+	rolls := texts(v.log.rolls)
+	if v.log.moreRolls == 0 {
+		return rolls
 	}
-	return out
+	return append(rolls, "… and "+Count(v.log.moreRolls, "more roll"))
 }

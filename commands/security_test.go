@@ -12,36 +12,8 @@ import (
 
 	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/commands/commandstest"
-	"github.com/hpkeeper/hpkeeper/storage"
+	"github.com/hpkeeper/hpkeeper/commands/history"
 )
-
-// state renders the stored state of the harness channel: the table, every
-// character and the number of events.
-func (tb *table) state() string {
-	tb.T.Helper()
-	var b strings.Builder
-	err := tb.DB.View(func(tx *storage.Tx) error {
-		t, err := tx.Table(tb.Channel)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(&b, "table %+v\n", *t)
-		cs, err := tx.Characters(tb.Channel)
-		if err != nil {
-			return err
-		}
-		for _, c := range cs {
-			fmt.Fprintf(&b, "%d %s %s %s\n", c.ID, c.Name, c.OwnerID, c.Sheet)
-		}
-		seq, err := tx.LastEventSeq(tb.Channel)
-		fmt.Fprintf(&b, "events %d\n", seq)
-		return err
-	})
-	if err != nil {
-		tb.T.Fatal(err)
-	}
-	return b.String()
-}
 
 // TestInputLimits sends names, stats, dice, numbers and texts outside their
 // ranges to each system: every one is refused with an ephemeral message
@@ -103,7 +75,7 @@ func TestInputLimits(t *testing.T) {
 			stats := map[string]string{"hit-protection": "hit-die=d6 hp=4", "hp-mp-wp": "hp-max=12 mp-max=0", "harm": "endure=2"}[sys]
 			tb.OK(tb.Do("ann", "/char create name:Lister stats:\""+stats+"\""))
 			for _, tc := range common {
-				before := tb.state()
+				before := tb.State()
 				resp := tb.Do("gm", strings.ReplaceAll(tc.line, "{S}", stats))
 				if !resp.Ephemeral || !strings.Contains(resp.Content, tc.want) || resp.Content == commands.Apology {
 					t.Errorf("%.80s: got %q (ephemeral %v); want a refusal containing %q", tc.line, clipTo(resp.Content, 300), resp.Ephemeral, tc.want)
@@ -111,7 +83,7 @@ func TestInputLimits(t *testing.T) {
 				if len(resp.Content) > 2000 {
 					t.Errorf("%.80s: refusal of %d bytes", tc.line, len(resp.Content))
 				}
-				if after := tb.state(); after != before {
+				if after := tb.State(); after != before {
 					t.Errorf("%.80s was refused but changed the state:\n%s\nbecame\n%s", tc.line, before, after)
 				}
 			}
@@ -141,12 +113,12 @@ func TestModalTextLimits(t *testing.T) {
 		})
 	}
 	for _, text := range []string{"", "   ", strings.Repeat("y", 10<<10), strings.Repeat("z", commands.MaxModalText+1)} {
-		before := tb.state()
+		before := tb.State()
 		r := submit(text)
 		if !r.Ephemeral || r.Content == commands.Apology {
 			t.Errorf("heroic action of %d bytes: %q (ephemeral %v); want a clear refusal", len(text), clipTo(r.Content, 200), r.Ephemeral)
 		}
-		if after := tb.state(); after != before {
+		if after := tb.State(); after != before {
 			t.Errorf("heroic action of %d bytes was refused but changed the state", len(text))
 		}
 	}
@@ -207,13 +179,13 @@ func TestWorkLimit(t *testing.T) {
 	if r := tb.at("ann", "/damage target:Nobody amount:100d6", now.Add(6*time.Second)); !strings.Contains(r.Content, "Slow down") {
 		t.Errorf("dice in amount: %q; want them counted", r.Content)
 	}
-	for i := 0; i < commands.WorkBurst/commands.HistoryCost; i++ {
+	for i := 0; i < commands.WorkBurst/history.Cost; i++ {
 		if r := tb.at("cat", "/history", now); r.Ephemeral {
 			t.Fatalf("history page %d: %q; want it to pass", i+1, r.Content)
 		}
 	}
 	if r := tb.at("cat", "/history", now); !r.Ephemeral || !strings.Contains(r.Content, "Slow down") {
-		t.Errorf("history page %d at once: %q; want a slow-down", commands.WorkBurst/commands.HistoryCost+1, r.Content)
+		t.Errorf("history page %d at once: %q; want a slow-down", commands.WorkBurst/history.Cost+1, r.Content)
 	}
 	// Days on the clock count: one longest advance at once, not two; a
 	// week passes 3 s later.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -24,21 +25,27 @@ type Service struct {
 	now      func() time.Time
 	// limiter bounds each user's expensive work (ratelimit.go).
 	limiter *workLimiter
-	// tracking holds the tracker poster and change listeners (tracker.go).
-	tracking trackerHooks
-	// pendingFaces holds the requests waiting for physical dice (manualdice.go).
-	pendingFaces pendingRolls
+	// listeners are told of every request answered (OnChange).
+	listeners listeners
 }
 
 // New returns a Service over db that rolls with src (dice.Random() in
-// production, a scripted source in tests) and plays the rule systems given,
-// which /table setup offers in that order (see NewRegistry). The core knows
-// a system only through the System interface: main passes the list, and a
-// new system is one more package in it.
-func New(db Store, src dice.Source, systems ...System) *Service {
-	s := &Service{db: db, dice: src, registry: NewRegistry(systems...), now: time.Now,
+// production, a scripted source in tests), plays the rule systems given,
+// which /table setup offers in that order, and has the features given
+// (feature.go), whose hooks run in that order (see NewRegistry). The
+// kernel knows a system only through the System interface and a feature
+// only through Feature: main passes the lists, and a new system or feature
+// is one more package in them. A feature that implements Starter is
+// started with the service.
+func New(db Store, src dice.Source, systems []System, features ...Feature) *Service {
+	s := &Service{db: db, dice: src, registry: NewRegistry(systems, features...), now: time.Now,
 		limiter: newWorkLimiter(WorkBurst, WorkPerMinute)}
 	shareWork(s.limiter, db) // store.go
+	for _, f := range features {
+		if st, ok := f.(Starter); ok {
+			st.Start(s)
+		}
+	}
 	return s
 }
 
@@ -70,24 +77,13 @@ func (s *Service) Handle(ctx context.Context, r *Request) (resp *Response) {
 		r.Now = s.now()
 	}
 	var err error
-	switch r.Kind {
-	case KindCommand:
-		resp, err = s.command(ctx, r)
-	case KindAutocomplete:
-		resp, err = s.autocomplete(ctx, r)
-	case KindComponent, KindModal:
-		resp, err = s.component(ctx, r)
-	default:
-		err = Errorf(CodeInvalid, "This kind of interaction is not supported.")
+	if r.Kind == KindAutocomplete {
+		resp, err = s.complete(ctx, r)
+	} else {
+		resp, err = s.Dispatch(ctx, r)
 	}
 	if err == nil && resp == nil {
 		err = errors.New("handler returned no response")
-	}
-	if err != nil && r.Kind != KindAutocomplete {
-		// A dice=manual table asks for physical dice (manualdice.go).
-		if prompt, perr := s.askForFaces(r, err); perr == nil {
-			resp, err = prompt, nil
-		}
 	}
 	if err != nil {
 		if r.Kind == KindAutocomplete {
@@ -104,6 +100,7 @@ func (s *Service) Handle(ctx context.Context, r *Request) (resp *Response) {
 		fitLimits(resp) // a refusal may quote a long input
 		return resp
 	}
+	leaveOutUndrawn(resp)
 	fitLimits(resp)
 	resp.Outcome = OutcomeOK
 	for _, f := range resp.FollowUps {
@@ -111,6 +108,44 @@ func (s *Service) Handle(ctx context.Context, r *Request) (resp *Response) {
 	}
 	s.changed(r)
 	return resp
+}
+
+// Dispatch answers a command, button or modal request: it routes r to its
+// handler, checks its options, and runs the handler through the steps of
+// its chain (Middleware). It returns the error that Handle turns into a
+// refusal. A feature that runs a request again (physical dice, once their
+// faces are entered) calls it.
+func (s *Service) Dispatch(ctx context.Context, r *Request) (*Response, error) {
+	switch r.Kind {
+	case KindCommand:
+		return s.command(ctx, r)
+	case KindComponent, KindModal:
+		return s.component(ctx, r)
+	}
+	return nil, Errorf(CodeInvalid, "This kind of interaction is not supported.")
+}
+
+// complete answers an autocomplete request: the kernel routes it, and the
+// first feature that completes options (Autocompleter) suggests the
+// choices; without one, there are none.
+func (s *Service) complete(ctx context.Context, r *Request) (*Response, error) {
+	rt, err := s.registry.route(r)
+	if err != nil {
+		return nil, err
+	}
+	var choices []Choice
+	for _, f := range s.registry.features {
+		if a, ok := f.(Autocompleter); ok {
+			if choices, err = a.Complete(ctx, s, r, rt.options); err != nil {
+				return nil, err
+			}
+			break
+		}
+	}
+	if choices == nil {
+		choices = []Choice{}
+	}
+	return &Response{Choices: choices}, nil
 }
 
 // outcomeOf classifies the error a request ended with.
@@ -143,17 +178,14 @@ func (s *Service) RouteName(r *Request) string {
 }
 
 func (s *Service) command(ctx context.Context, r *Request) (*Response, error) {
-	h, defs, err := s.registry.route(r)
+	rt, err := s.registry.route(r)
 	if err != nil {
 		return nil, err
 	}
-	if err := validate(r, defs); err != nil {
+	if err := validate(r, rt.options); err != nil {
 		return nil, err
 	}
-	if err := s.limitWork(r); err != nil {
-		return nil, err
-	}
-	return h(ctx, s, r)
+	return rt.handle(ctx, s, r)
 }
 
 func (s *Service) component(ctx context.Context, r *Request) (*Response, error) {
@@ -168,19 +200,25 @@ func (s *Service) component(ctx context.Context, r *Request) (*Response, error) 
 	return h(ctx, s, r)
 }
 
-// system returns the adapter of a table's rule system.
-func (s *Service) system(name string) (System, error) {
-	sys := s.registry.systemNamed(name)
+// System returns the rule system named name (a table's System), or an
+// internal error for a name no registered system has.
+func (s *Service) System(name string) (System, error) {
+	sys := s.registry.System(name)
 	if sys == nil {
 		return nil, fmt.Errorf("table has unknown system %q", name)
 	}
 	return sys, nil
 }
 
-// view runs fn in a read-only transaction on the request's table.
-func (s *Service) view(r *Request, fn func(tx *storage.Tx, t *storage.Table) error) error {
+// DB returns the database the service answers from, for a feature that
+// runs transactions of its own (/undo, /table import, the tracker).
+func (s *Service) DB() Store { return s.db }
+
+// View runs fn in a read-only transaction on the request's table, or
+// returns LoadTable's error when the channel has none.
+func (s *Service) View(r *Request, fn func(tx *storage.Tx, t *storage.Table) error) error {
 	return s.db.View(func(tx *storage.Tx) error {
-		t, err := loadTable(tx, r.ChannelID)
+		t, err := LoadTable(tx, r.ChannelID)
 		if err != nil {
 			return err
 		}
@@ -188,8 +226,9 @@ func (s *Service) view(r *Request, fn func(tx *storage.Tx, t *storage.Table) err
 	})
 }
 
-// loadTable returns the channel's table or a user error saying how to set one up.
-func loadTable(tx *storage.Tx, channelID string) (*storage.Table, error) {
+// LoadTable returns the channel's table, or the CodeNotFound error saying
+// how to set one up.
+func LoadTable(tx *storage.Tx, channelID string) (*storage.Table, error) {
 	t, err := tx.Table(channelID)
 	if errors.Is(err, storage.ErrNotFound) {
 		return nil, Errorf(CodeNotFound, "There is no table in this channel yet. A GM starts one with /table setup.")
@@ -197,38 +236,31 @@ func loadTable(tx *storage.Tx, channelID string) (*storage.Table, error) {
 	return t, err
 }
 
-// characterByName finds a character at the channel's table by name
-// (case-insensitive), or returns the CodeNotFound error players see.
-func characterByName(tx *storage.Tx, channelID, name string) (*storage.Character, error) {
-	name = strings.TrimSpace(name)
-	c, err := tx.CharacterByName(channelID, name)
-	if errors.Is(err, storage.ErrNotFound) {
-		return nil, Errorf(CodeNotFound, "No character named %q at this table. /char list shows them.", Clip(name, 40))
-	}
-	return c, err
+// listeners are the functions OnChange registered; the zero value has none.
+type listeners struct {
+	mu  sync.Mutex
+	fns []func(channelID string)
 }
 
-// isGM reports whether the user of r is a GM at table t (RULES.md §0.1): one
-// of the table's GMs (the set-up user is the first, until removed) or a member
-// with Manage Channels. SetupBy only records who set the table up.
-func isGM(r *Request, t *storage.Table) bool {
-	if r.hasManageChannels() {
-		return true
-	}
-	if t == nil {
-		return false
-	}
-	for _, id := range t.GMs {
-		if id == r.UserID {
-			return true
-		}
-	}
-	return false
+// OnChange registers fn to be called, after every request that succeeded,
+// with the request's channel id; fn must not block (the bot's tracker
+// updater only schedules an edit). Requests that changed nothing call it
+// too: the listener compares what it renders.
+func (s *Service) OnChange(fn func(channelID string)) {
+	s.listeners.mu.Lock()
+	defer s.listeners.mu.Unlock()
+	s.listeners.fns = append(s.listeners.fns, fn)
 }
 
-func requireGM(r *Request, t *storage.Table, what string) error {
-	if !isGM(r, t) {
-		return Errorf(CodeForbidden, "Only a GM can %s.", what)
+// changed tells the change listeners about a handled request.
+func (s *Service) changed(r *Request) {
+	if r.Kind == KindAutocomplete || r.ChannelID == "" {
+		return
 	}
-	return nil
+	s.listeners.mu.Lock()
+	fns := append([]func(string){}, s.listeners.fns...)
+	s.listeners.mu.Unlock()
+	for _, fn := range fns {
+		fn(r.ChannelID)
+	}
 }

@@ -38,11 +38,14 @@ func shareWork(l *workLimiter, db Store) {
 	}
 }
 
-// update runs fn in one atomic change of the store for request r, and
+// Update runs fn in one atomic change of the store for request r, and
 // records r's interaction with it (storage.Tx.RecordInteraction): a request
 // applied once is never applied again, on this process or another, and its
 // second coming is refused with CodeConflict, naming the event it wrote.
-func (s *Service) update(r *Request, fn func(tx *storage.Tx) error) error {
+// Every change a command makes goes through it (Mutate does): a feature
+// that writes a transaction of its own (/undo, /table import) calls it, not
+// DB().Update.
+func (s *Service) Update(r *Request, fn func(tx *storage.Tx) error) error {
 	err := s.db.Update(func(tx *storage.Tx) error {
 		if err := tx.RecordInteraction(r.InteractionID, r.ChannelID, r.Now); err != nil {
 			return err

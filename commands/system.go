@@ -16,7 +16,7 @@ import (
 // character sheet, the actions it implements and what its timers do when the
 // clock moves. Sheets are stored as JSON in storage.Character.Sheet; only the
 // system reads them. Each system is a package of its own (commands/hitprot,
-// commands/hpmpwp, commands/harm) that main passes to New: the core knows a
+// commands/hpmpwp, commands/harm) that main passes to New: the kernel knows a
 // system only through this interface and the optional ones beside it
 // (Viewer, Chooser, Charter), never by name.
 type System interface {
@@ -31,9 +31,9 @@ type System interface {
 	StatKeys() []string
 	// Options lists the options of the shared commands (/damage, /heal,
 	// /roll as:…, /init join roll:…, …) that the system gives a meaning to, with the values
-	// each takes in it: the core accepts no other BySystem option at the
+	// each takes in it: the kernel accepts no other BySystem option at the
 	// system's tables, autocompletes their values, refuses other values
-	// with these, and /help lists them per system. An option the core
+	// with these, and /help lists them per system. An option the kernel
 	// does not define is registered for the system.
 	Options() []SystemOption
 	// NewSheet returns the encoded sheet of a new character built from stats,
@@ -61,8 +61,29 @@ type System interface {
 	// the clock moves from the round `from` to the round `to` (RULES.md §0.2),
 	// saving changed characters through m, and reports each effect that
 	// ended or fired, per character, by saying it about that character
-	// (m.For(c).Say); the core notes what was said for /history.
+	// (m.For(c).Say); the kernel notes what was said for /history.
 	AdvanceClock(m *Mutation, from, to int64) error
+}
+
+// TableOption is a table setting (/table option) that the kernel, a
+// feature (TableOptioner) or a system (System.TableOptions) offers.
+type TableOption struct {
+	Name    string
+	Help    string
+	Default string
+	// Values are the accepted values, the first being the default.
+	Values []string
+	// Parse, when set, checks a value given to /table option at m's table
+	// (lower-cased) and returns it as the table stores it: the option then
+	// takes any value Parse accepts, not only Values (init-dice takes a
+	// dice expression). A value it refuses is a CodeInvalid *Error.
+	Parse func(m *Mutation, value string) (string, error)
+	// Sparse options are stored only while they differ from their default
+	// (Values[0]): the turn order's.
+	Sparse bool
+	// Said, when set, is the reply to /table option changing the option
+	// from old to value; nil: "Table option NAME: old → value."
+	Said func(old, value string) string
 }
 
 // SystemOption is what an option of a shared command means in one system.
@@ -71,13 +92,26 @@ type SystemOption struct {
 	// option of a subcommand, its path: "init join" and "roll".
 	Command, Name string
 	// Help says what the option does in the system, for /help topic:heal
-	// (and, for an option the core does not define, Discord's description).
+	// (and, for an option the kernel does not define, Discord's description).
 	Help string
 	// Values are the values the option takes in the system, in the order
 	// suggested; nil: any value of the option's type.
 	Values []string
-	// Type is the type of an option the core does not define (zero: text).
+	// Type is the type of an option the kernel does not define (zero: text).
 	Type OptionType
+}
+
+// RollSuggester is implemented by a system (or a feature: the turn order
+// suggests its init-dice) that suggests rolls for the `expr` of /roll and
+// /odds while it is typed: each a Choice whose Value is a dice expression
+// and whose Name starts with it and says what it is for, e.g. "3d6dh1 —
+// the injury table when attended (advantage)" or "1d8 — Lister's hit
+// die". They come from the rules, the table t's options and the characters
+// the caller may see (visible: every character for a GM, those not hidden
+// for a player), so that no hidden character's numbers reach a player. A
+// suggestion that names a character comes after those that do not.
+type RollSuggester interface {
+	RollSuggestions(t *storage.Table, visible []*storage.Character) []Choice
 }
 
 // Chooser is implemented by a system whose characters can await a choice
@@ -151,6 +185,50 @@ func ParseChoiceID(customID string) (ChoiceID, error) {
 	return ChoiceID{Prefix: parts[0], Character: char, Event: event, Choice: parts[3]}, nil
 }
 
+// ButtonChoice is one choice of a character's choice buttons
+// (ChoiceID.Choice):
+// the label of its button, by which the history names the press
+// (Request.Pressed), and whether it arrives as a modal's submit rather
+// than a press (a choice that asks for text first, as Heroic Death asks
+// for the heroic action).
+type ButtonChoice struct {
+	Label string
+	Modal bool
+}
+
+// ChoiceHandler returns the component handler of choice buttons whose
+// custom_ids ChoiceID made (System.Components): it refuses a custom_id
+// that does not parse or names none of choices (or comes by the wrong
+// kind of interaction) as not one of ours, names the press in the
+// history by its label (`pressed [Stay Up] for Lister`), and runs fn in
+// one write transaction with the character the button names, loaded by
+// its id and one the caller may change (owner or GM). fn checks that the
+// character still has the choice of event id.Event (Mutation.RefuseStale).
+func ChoiceHandler(choices map[string]ButtonChoice, fn func(m *Mutation, c *storage.Character, id ChoiceID) (*Response, error)) HandlerFunc {
+	return func(ctx context.Context, s *Service, r *Request) (*Response, error) {
+		id, err := ParseChoiceID(r.CustomID)
+		if err != nil {
+			return nil, err
+		}
+		choice, ok := choices[id.Choice]
+		if !ok || choice.Modal != (r.Kind == KindModal) {
+			return nil, Errorf(CodeInvalid, "This button is not one of ours.")
+		}
+		r.Command, r.Subcommand, r.Pressed, r.Options = "choose", "", choice.Label, map[string]string{}
+		return s.Mutate(ctx, r, func(m *Mutation) (*Response, error) {
+			c, err := m.CharacterByID(id.Character)
+			if err != nil {
+				return nil, err
+			}
+			r.Options["target"] = c.Name
+			if err := m.CanChange(c); err != nil {
+				return nil, err
+			}
+			return fn(m, c, id)
+		})
+	}
+}
+
 // ActionFunc carries out a system command inside one write transaction.
 type ActionFunc func(m *Mutation) (*Response, error)
 
@@ -193,10 +271,10 @@ func BadStat(key, value, want string) error {
 	return Errorf(CodeInvalid, "Stat %s=%s is not valid: %s.", key, Clip(value, 40), want)
 }
 
-// checkName enforces RULES.md §0.1: 1-32 printable characters, no line
+// CheckName enforces RULES.md §0.1: 1-32 printable characters, no line
 // breaks. Commas are refused too, because `target` lists names separated by
 // commas and such a name could never be targeted.
-func checkName(name string) error {
+func CheckName(name string) error {
 	n := len([]rune(name))
 	if n < 1 || n > 32 {
 		return Errorf(CodeInvalid, "A character name has 1 to 32 characters (got %d).", n)
@@ -212,28 +290,6 @@ func checkName(name string) error {
 	return nil
 }
 
-// DecodeSheet decodes a stored sheet (storage.Character.Sheet) into v, a
-// pointer to the system's sheet struct (a zero one: v is overwritten). A
-// sheet decodes once: the decoded value is kept by its bytes and type
-// (sheetmemo.go), and every later call for the same bytes gets a deep copy
-// of it, which the caller owns.
-func DecodeSheet(raw json.RawMessage, v any) error {
-	if err := sheets.decode(raw, v); err != nil {
-		return fmt.Errorf("decode sheet: %w", err)
-	}
-	return nil
-}
-
-// EncodeSheet encodes a system's sheet struct as JSON for
-// storage.Character.Sheet.
-func EncodeSheet(v any) (json.RawMessage, error) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return nil, fmt.Errorf("encode sheet: %w", err)
-	}
-	return b, nil
-}
-
 // StatInt reads a whole-number stats value in lo..hi, or returns the
 // CodeInvalid error naming the key and the range.
 func StatInt(st Stat, lo, hi int) (int, error) {
@@ -242,23 +298,4 @@ func StatInt(st Stat, lo, hi int) (int, error) {
 		return 0, BadStat(st.Key, st.Value, fmt.Sprintf("a whole number from %d to %d", lo, hi))
 	}
 	return n, nil
-}
-
-// systemAction returns the handler of a command whose meaning belongs to the
-// table's rule system (/damage, /heal, /rest, …): it runs the system's action
-// in one write transaction, or answers that the command is not part of that
-// system (/strain, say, belongs to hp-mp-wp only).
-func systemAction(name string) HandlerFunc {
-	return func(ctx context.Context, s *Service, r *Request) (*Response, error) {
-		return s.Mutate(ctx, r, func(m *Mutation) (*Response, error) {
-			act := m.System.Action(name)
-			if act == nil {
-				return nil, Errorf(CodeUnavailable, "/%s is not part of the %s system (/help topic:%s lists its commands).", name, m.Table.System, m.Table.System)
-			}
-			if err := checkSystemOptions(r, m.System, s.registry.Lookup(name).Options); err != nil {
-				return nil, err
-			}
-			return act(m)
-		})
-	}
 }

@@ -1,9 +1,9 @@
 package commands_test
 
 // A fourth rule system that lives in these tests only. It plugs into the
-// core exactly as a package under commands/ would: through commands.System
+// kernel exactly as a package under commands/ would: through commands.System
 // and the optional interfaces, passed to commands.New, with no edit to the
-// core.
+// kernel.
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 
 	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/commands/commandstest"
+	"github.com/hpkeeper/hpkeeper/commands/odds"
 	"github.com/hpkeeper/hpkeeper/rules/clock"
 	"github.com/hpkeeper/hpkeeper/rules/dice"
 	"github.com/hpkeeper/hpkeeper/storage"
@@ -126,12 +127,12 @@ func (tally) PendingChoice(c *storage.Character) (string, [][]commands.Button, e
 func (tally) ChartHelp() string { return "the odds of a tally's 1d6" }
 
 func (tally) Chart(*storage.Table) (*commands.Response, error) {
-	totals, values, err := commands.DiceOdds(dice.MustParse("1d6"))
+	totals, values, err := odds.DiceOdds(dice.MustParse("1d6"))
 	if err != nil {
 		return nil, err
 	}
-	png, err := commands.BarChartPNG("Rally", totals, []commands.ChartSeries{{Name: "1d6", Values: values}})
-	return &commands.Response{Content: "Rally odds", Files: []commands.File{{Name: "rally.png", ContentType: "image/png", Data: png}}}, err
+	chart := commands.Chart{Title: "Rally", Categories: totals, Series: []commands.ChartSeries{{Name: "1d6", Values: values}}}
+	return &commands.Response{Content: "Rally odds", Files: []commands.File{commands.ChartFile("rally.png", chart)}}, nil
 }
 
 func (tally) AdvanceClock(m *commands.Mutation, from, to int64) error {
@@ -235,7 +236,7 @@ func rally(ctx context.Context, s *commands.Service, r *commands.Request) (*comm
 	})
 }
 
-// TestFourthSystemPlugsIn: a system the core has never heard of is offered
+// TestFourthSystemPlugsIn: a system the kernel has never heard of is offered
 // by /table setup, explained by /help, creates and shows characters, answers
 // the shared commands it implements (and only those), routes its own button,
 // offers its pending choice again on /char show, charts its /odds, resolves
@@ -280,4 +281,13 @@ func TestFourthSystemPlugsIn(t *testing.T) {
 	commandstest.WantIn(t, "undo", tb.OK(tb.Do("ann", "/undo")), "/heal")
 	commandstest.WantIn(t, "after undo", tb.OK(tb.Do("bob", "/char show name:Lister")), "points 2/3")
 	commandstest.WantIn(t, "history", tb.OK(tb.Do("ann", "/history target:Lister")), "/rally", "dice: 1d6+1 [2] + 1 = 3")
+}
+
+// TestTallyHasNoInitiative: the turn order refuses /init at a table of a
+// system without initiative, and offers it no turn order options.
+func TestTallyHasNoInitiative(t *testing.T) {
+	tally := commandstest.New(t, tally{})
+	tally.OK(tally.Do("gm", "/table setup system:tally"))
+	tally.Refused(tally.Do("gm", "/init start"), "The tally system has no initiative")
+	tally.Refused(tally.Do("gm", "/table option name:init-ping value:on"), `Unknown table option "init-ping"; this tally table has dice, sheet-edit`)
 }

@@ -133,8 +133,8 @@ func (v CharacterView) Word() string {
 	return v.Level.Word()
 }
 
-// viewOf returns c's view under sys, or a plain view when sys has none.
-func viewOf(sys System, c *storage.Character, now int64) (CharacterView, error) {
+// ViewOf returns c's view under sys, or a plain view when sys has none.
+func ViewOf(sys System, c *storage.Character, now int64) (CharacterView, error) {
 	if v, ok := sys.(Viewer); ok {
 		return v.View(c, now)
 	}

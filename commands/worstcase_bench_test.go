@@ -12,6 +12,7 @@ import (
 
 	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/commands/commandstest"
+	"github.com/hpkeeper/hpkeeper/commands/export"
 	"github.com/hpkeeper/hpkeeper/rules/dice"
 	"github.com/hpkeeper/hpkeeper/storage"
 )
@@ -59,7 +60,7 @@ func worstReq(ch, cmd string, opts ...string) *commands.Request {
 func worstTable(b *testing.B, sys string) (*commands.Service, *storage.DB) {
 	b.Helper()
 	db := commandstest.OpenDB(b)
-	s := commands.New(db, dice.NewRandom(14), allSystems...)
+	s := commands.New(db, dice.NewRandom(14), allSystems, commandstest.Features()...)
 	mustHandle(b, s, worstReq("w", "table setup", "system:"+sys))
 	for i := range commands.MaxCharacters {
 		mustHandle(b, s, worstReq("w", "char create", fmt.Sprintf("name:W%02d", i), "stats:"+worstStats[sys]))
@@ -227,7 +228,7 @@ func BenchmarkWorstCase(b *testing.B) {
 		// Issue 14's script: one character of "hp-max=10 mp-max=0" at a new
 		// table; 10,000 days are refused, so its longest advance is 90.
 		db := commandstest.OpenDB(b)
-		s := commands.New(db, dice.NewRandom(14), allSystems...)
+		s := commands.New(db, dice.NewRandom(14), allSystems, commandstest.Features()...)
 		mustHandle(b, s, worstReq("dm", "table setup", "system:hp-mp-wp"))
 		mustHandle(b, s, worstReq("dm", "char create", "name:Ox", "stats:hp-max=10 mp-max=0"))
 		w := &writerTimer{db: db}
@@ -242,7 +243,7 @@ func BenchmarkWorstCase(b *testing.B) {
 }
 
 // importExport is BenchmarkWorstCase's /table import of the largest file
-// (MaxImportSize) and what reads the table it makes: /table export and
+// (MaxFileSize) and what reads the table it makes: /table export and
 // /history target: over a history none of whose events touch the target.
 func importExport(b *testing.B) {
 	ctx := context.Background()
@@ -252,7 +253,7 @@ func importExport(b *testing.B) {
 	mustHandle(b, s, worstReq("w", "clock", "action:advance", "amount:90", "unit:days"))
 	gm := worstReq("w", "table export")
 	resp := s.Handle(ctx, gm)
-	var ex commands.Export
+	var ex export.File
 	if err := json.Unmarshal(resp.Files[0].Data, &ex); err != nil {
 		b.Fatal(err)
 	}
@@ -272,7 +273,7 @@ func importExport(b *testing.B) {
 			}
 			// Room for the export of the imported table, which adds a
 			// character and its events.
-			if len(next) > commands.MaxImportSize-64<<10 {
+			if len(next) > commands.MaxFileSize-64<<10 {
 				ex.Events = ex.Events[:n]
 				break
 			}
@@ -380,7 +381,7 @@ func BenchmarkWriteDuringAdvance(b *testing.B) {
 		{"largest-table/every-100ms", commands.MaxCharacters, worstStats["hp-mp-wp"], 100 * time.Millisecond},
 	} {
 		b.Run(c.name, func(b *testing.B) {
-			s := commands.New(commandstest.OpenDB(b), dice.NewRandom(14), allSystems...)
+			s := commands.New(commandstest.OpenDB(b), dice.NewRandom(14), allSystems, commandstest.Features()...)
 			mustHandle(b, s, worstReq("w", "table setup", "system:hp-mp-wp"))
 			for i := range c.chars {
 				mustHandle(b, s, worstReq("w", "char create", fmt.Sprintf("name:W%02d", i), "stats:"+c.stats))

@@ -26,6 +26,9 @@ func (db *DB) Backup(w io.Writer, sized func(size int64)) (int64, error) {
 	if db.pg != nil {
 		return 0, fmt.Errorf("back up %s: %w", db.path, ErrNotAFile)
 	}
+	if err := db.failed(); err != nil {
+		return 0, fmt.Errorf("back up: %w", err)
+	}
 	var n int64
 	err := db.bolt.View(func(btx *bolt.Tx) error {
 		if sized != nil {

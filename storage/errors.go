@@ -40,6 +40,11 @@ var (
 	// standby (docs/scaling.md), or a bbolt file of it with hpkeeper
 	// migrate.
 	ErrNotAFile = errors.New("a PostgreSQL database is backed up with pg_dump, not copied as a file")
+	// ErrCommitFailed is wrapped by the error of an Update whose group's
+	// commit failed: a full or failing disk, or a file found damaged (then
+	// with ErrDamaged). Nothing its function wrote was saved, and the
+	// tables read as before. DB.Health says whether commits still fail.
+	ErrCommitFailed = errors.New("the commit failed, nothing was saved")
 
 	// ErrClosed is returned (wrapped) by Update, View, Ping and Backup after
 	// Close. It is bbolt's ErrDatabaseNotOpen.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -65,6 +66,31 @@ type writer struct {
 	queued atomic.Int64
 	// onCommit is Options.OnCommit, or nil.
 	onCommit func(GroupStats)
+	// failing is the last commit's failure while commits fail (nil after
+	// a commit that succeeded), for Health.
+	failing atomic.Pointer[commitFailure]
+	// busySince is when the writer started its current group (Unix
+	// nanoseconds), 0 while it waits for work: Health's stuck writer.
+	busySince atomic.Int64
+	// failCommit, when set (tests), is asked before each commit, empty
+	// ones included: an error it returns makes the commit fail as a full
+	// disk's does, nothing written.
+	failCommit atomic.Pointer[func() error]
+}
+
+// injected returns the error failCommit gives, or nil.
+func (w *writer) injected() error {
+	if f := w.failCommit.Load(); f != nil {
+		return (*f)()
+	}
+	return nil
+}
+
+// commitFailure is a failed commit: its error, and when commits began to
+// fail.
+type commitFailure struct {
+	err   error
+	since time.Time
 }
 
 // WriterStats is what the writer goroutine has done since Open: Groups write
@@ -116,6 +142,9 @@ func startWriter(db *DB, onCommit func(GroupStats)) *writer {
 // update queues fn, waits for the commit holding its result, and returns fn's
 // error (or the commit's), re-panicking if fn panicked.
 func (w *writer) update(fn func(*Tx) error) error {
+	if err := w.db.failed(); err != nil {
+		return fmt.Errorf("update: %w: %w", ErrCommitFailed, err)
+	}
 	c := callPool.Get().(*call)
 	c.fn = fn
 	w.mu.RLock()
@@ -182,6 +211,8 @@ var errGoexit = errors.New("an update function called runtime.Goexit; nothing of
 
 // run commits groups until the queue is closed and drained.
 func (w *writer) run() {
+	// A fault reading the mapped file is a panic, not a crash (fault.go).
+	debug.SetPanicOnFault(true)
 	group := make([]*call, 0, maxGroup)
 	clean := false
 	defer func() {
@@ -248,8 +279,13 @@ func (w *writer) commit(group []*call) {
 		}
 	}
 	if updates == 0 {
+		if w.failing.Load() != nil {
+			w.retry()
+		}
 		return
 	}
+	w.busySince.Store(time.Now().UnixNano())
+	defer w.busySince.Store(0)
 	succeeded := 0
 	w.groups.Add(1)
 	w.calls.Add(int64(updates))
@@ -269,34 +305,19 @@ func (w *writer) commit(group []*call) {
 	}()
 	g := &groupStates{states: map[string]*channelState{}, read: map[string]*channelState{}}
 	var version uint64
-	err = w.db.bolt.Update(func(btx *bolt.Tx) error {
-		defer func() { ran = time.Now() }()
-		version = uint64(btx.ID())
-		for _, c := range group {
-			if c.probe {
-				continue
+	err = guard(w.db.path, func() error {
+		return w.db.bolt.Update(func(btx *bolt.Tx) error {
+			defer func() { ran = time.Now() }()
+			version = uint64(btx.ID())
+			if err := w.run1(btx, group, g, &succeeded); err != nil {
+				return err
 			}
-			tx := &Tx{db: w.db, btx: btx, j: &w.j, g: g}
-			c.err, c.panicked, c.panicVal = runFn(tx, c.fn)
-			tx.end()
-			if c.err == nil && !c.panicked {
-				succeeded++
-				w.j.undo = w.j.undo[:0]
-				g.took(tx)
-				continue
-			}
-			if uerr := w.j.rollback(); uerr != nil {
-				// The transaction can no longer be trusted: write nothing.
-				return fmt.Errorf("undo a failed update: %w", uerr)
-			}
-		}
-		if succeeded == 0 {
-			return errNoneSucceeded
-		}
-		return nil
+			return w.injected()
+		})
 	})
 	w.j.undo = w.j.undo[:0]
 	if err == nil {
+		w.failing.Store(nil)
 		// Durable: only now do the group's states reach the cache.
 		w.db.cache.publish(version, g.published(version))
 		return
@@ -305,12 +326,92 @@ func (w *writer) commit(group []*call) {
 		err = nil
 		return
 	}
-	err = fmt.Errorf("commit %s: %w", w.db.path, err)
+	if errors.Is(err, ErrDamaged) {
+		err = w.db.fail(err)
+	}
+	err = fmt.Errorf("commit %s: %w: %w", w.db.path, ErrCommitFailed, err)
+	w.failed(err)
 	for _, c := range group {
 		if c.err == nil && !c.panicked && !c.probe {
 			c.err = err
 		}
 	}
+}
+
+// run1 runs the functions of group in the write transaction btx, undoing
+// each failed one, and counts those that succeeded. It returns the error
+// that makes bbolt roll the whole transaction back: errNoneSucceeded when
+// none did, or a fault of bbolt's met by a function (the transaction can
+// no longer be trusted).
+func (w *writer) run1(btx *bolt.Tx, group []*call, g *groupStates, succeeded *int) error {
+	for _, c := range group {
+		if c.probe {
+			continue
+		}
+		tx := &Tx{db: w.db, btx: btx, j: &w.j, g: g}
+		var fault error
+		c.err, c.panicked, c.panicVal, fault = runFn(tx, w.db.path, c.fn)
+		tx.end()
+		if fault != nil {
+			c.err = fault
+			return fault
+		}
+		if c.err == nil && !c.panicked {
+			*succeeded++
+			w.j.undo = w.j.undo[:0]
+			g.took(tx)
+			continue
+		}
+		if uerr := w.j.rollback(); uerr != nil {
+			// The transaction can no longer be trusted: write nothing.
+			return fmt.Errorf("undo a failed update: %w", uerr)
+		}
+	}
+	if *succeeded == 0 {
+		return errNoneSucceeded
+	}
+	return nil
+}
+
+// failed notes a failed commit for Health, keeping when the failures
+// began.
+func (w *writer) failed(err error) {
+	f := &commitFailure{err: err, since: time.Now()}
+	if last := w.failing.Load(); last != nil {
+		f.since = last.since
+	}
+	w.failing.Store(f)
+}
+
+// retry tries an empty commit while commits fail (a probe of Ping asks
+// for it): bbolt writes a new freelist and meta page and syncs them, so
+// its success says the disk takes writes again, and Health recovers
+// without waiting for a player's command. After a commit that ran out of
+// space, it waits until the filesystem has FullDiskBytes free.
+func (w *writer) retry() {
+	if w.db.failed() != nil {
+		return // a damaged file does not heal
+	}
+	if f := w.failing.Load(); f != nil && outOfSpace(f.err) {
+		// An empty commit fits in the file's free pages, so it proves
+		// nothing while the filesystem is still full.
+		if free := freeBytes(w.db.path); free >= 0 && free < FullDiskBytes {
+			return
+		}
+	}
+	err := guard(w.db.path, func() error {
+		return w.db.bolt.Update(func(*bolt.Tx) error {
+			return w.injected()
+		})
+	})
+	if err != nil {
+		if errors.Is(err, ErrDamaged) {
+			err = w.db.fail(err)
+		}
+		w.failed(fmt.Errorf("commit %s: %w: %w", w.db.path, ErrCommitFailed, err))
+		return
+	}
+	w.failing.Store(nil)
 }
 
 // groupStates is what the functions of one group commit have done to channel
@@ -346,12 +447,22 @@ func (g *groupStates) published(version uint64) map[string]*channelState {
 	return g.states
 }
 
-// runFn calls fn(tx), turning a panic into a result the caller re-raises.
-func runFn(tx *Tx, fn func(*Tx) error) (err error, panicked bool, p any) {
+// runFn calls fn(tx), turning a panic into a result the caller re-raises,
+// or, when the panic is bbolt's (fault.go), into fault.
+func runFn(tx *Tx, path string, fn func(*Tx) error) (err error, panicked bool, p any, fault error) {
+	returned := false
 	defer func() {
+		if returned {
+			return
+		}
+		fromBbolt, _ := panicOrigin()
 		if r := recover(); r != nil {
-			err, panicked, p = nil, true, r
+			if fault = faultOf(r, fromBbolt, path); fault == nil {
+				err, panicked, p = nil, true, r
+			}
 		}
 	}()
-	return fn(tx), false, nil
+	err = fn(tx)
+	returned = true
+	return err, false, nil, nil
 }

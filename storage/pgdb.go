@@ -106,3 +106,35 @@ func (s *pgStore) writerStats() WriterStats {
 	return WriterStats{Groups: s.updates.Load(), Updates: s.updates.Load(),
 		Functions: time.Duration(s.fnNanos.Load()), Commits: time.Duration(s.commitNanos.Load())}
 }
+
+// health is the Health of a PostgreSQL DB: the error of the last Update
+// while Updates fail for want of the server, and since when.
+func (s *pgStore) health(closed bool) Health {
+	h := Health{Closed: closed, FreeBytes: -1}
+	if f := s.failing.Load(); f != nil {
+		h.CommitErr, h.FailingSince = f.err, f.since
+	}
+	return h
+}
+
+// pgFailing is the first of a run of Updates that failed for want of the
+// server.
+type pgFailing struct {
+	err   error
+	since time.Time
+}
+
+// noteUpdate records the outcome of an Update for health: a failure for
+// want of the server starts (or goes on with) a run of failures, any other
+// outcome ends it.
+func (s *pgStore) noteUpdate(err error) {
+	if errors.Is(err, ErrUnavailable) || errors.Is(err, ErrCommitUnknown) {
+		if f := s.failing.Load(); f == nil {
+			s.failing.Store(&pgFailing{err: err, since: time.Now()})
+		}
+		return
+	}
+	if s.failing.Load() != nil {
+		s.failing.Store(nil)
+	}
+}

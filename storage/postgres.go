@@ -87,6 +87,9 @@ type pgStore struct {
 	// trips counts the round trips of Views, Updates and AcceptRequest
 	// (RoundTrips).
 	trips atomic.Int64
+	// failing is the run of Updates that failed for want of the server
+	// (Health), nil while they succeed.
+	failing atomic.Pointer[pgFailing]
 }
 
 // openPostgres connects to the database at rawURL, checks it answers, and
@@ -356,6 +359,9 @@ func (s *pgStore) run(writable bool, fn func(*pgTx) error) error {
 	for attempt := 0; ; attempt++ {
 		err = s.runOnce(writable, fn)
 		if !pgRetryable(err) || attempt >= pgRetries {
+			if writable {
+				s.noteUpdate(err) // for Health
+			}
 			return err
 		}
 		// Back off a little, with jitter, so that the transactions that

@@ -2,6 +2,7 @@ package storage
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -51,10 +52,12 @@ type RepartitionReport struct {
 	Before, After Counts
 }
 
-// copyBatch is how many bytes Repartition copies into one output
-// transaction before committing it and starting the next, to bound the
-// memory of a transaction's dirty pages.
-const copyBatch = 64 << 20
+// copyBatch is how many bytes Repartition copies into the outputs' open
+// transactions, all outputs together, before committing them and starting
+// the next: it bounds the memory their dirty pages take (bbolt holds a
+// transaction's changes in memory until it commits), whatever the number
+// of outputs.
+const copyBatch = 32 << 20
 
 // Repartition moves every table of the database files sources, with its
 // characters, name index, events and id sequences (every record of the
@@ -81,7 +84,20 @@ const copyBatch = 64 << 20
 // is unknown or malformed (ErrBadGuildID) or belongs to no output, a channel
 // in two sources, an output that exists, ranges that do not fit, a bucket or
 // meta key this program does not know how to place, or the counts unequal.
+//
+// Its memory is bounded whatever the files' size: the outputs are written
+// in transactions of copyBatch bytes, and the pages read from the sources
+// are dropped from memory as it goes (resident.go).
 func Repartition(sources []string, outputs []ShardFile, timeout time.Duration) (*RepartitionReport, error) {
+	return RepartitionContext(context.Background(), sources, outputs, timeout)
+}
+
+// RepartitionContext is Repartition, stopped when ctx is done: between two
+// tables (or a few thousand pages of a check; bbolt's own check of a
+// source, about 3 s a GB, runs to its end). It then removes every output
+// it began and returns an error wrapping ctx's cause; the sources are
+// unchanged.
+func RepartitionContext(ctx context.Context, sources []string, outputs []ShardFile, timeout time.Duration) (*RepartitionReport, error) {
 	rep := &RepartitionReport{}
 	if err := checkPaths(sources, outputs); err != nil {
 		return rep, err
@@ -102,9 +118,9 @@ func Repartition(sources []string, outputs []ShardFile, timeout time.Duration) (
 	// The shared locks held above keep a process from opening the sources
 	// until the copy is done; Inspect takes its own shared lock beside them.
 	for _, path := range sources {
-		r, err := Inspect(path, timeout)
+		r, err := inspectContext(ctx, path, timeout)
 		if err != nil {
-			return rep, fmt.Errorf("repartition: source %w", err)
+			return rep, stopped(ctx, fmt.Errorf("repartition: source %w", err))
 		}
 		rep.Sources = append(rep.Sources, r)
 	}
@@ -142,10 +158,13 @@ func Repartition(sources []string, outputs []ShardFile, timeout time.Duration) (
 	rep.Channels = make([]int, len(outs))
 	seen := map[string]string{} // channel id → the source it came from
 	for i, s := range srcs {
-		if err := s.View(func(btx *bolt.Tx) error {
-			return copyChannels(btx, sources[i], version, outs, outputs, seen, rep.Channels)
-		}); err != nil {
-			return rep, fmt.Errorf("repartition: %w", err)
+		err := boundResident(s, func() error {
+			return s.View(func(btx *bolt.Tx) error {
+				return copyChannels(ctx, btx, sources[i], version, outs, outputs, seen, rep.Channels)
+			})
+		})
+		if err != nil {
+			return rep, stopped(ctx, fmt.Errorf("repartition: %w", err))
 		}
 	}
 	for _, o := range outs {
@@ -154,9 +173,9 @@ func Repartition(sources []string, outputs []ShardFile, timeout time.Duration) (
 		}
 	}
 	for i, o := range outs {
-		r, err := Inspect(o.tmp, -1)
+		r, err := inspectContext(ctx, o.tmp, -1)
 		if err != nil {
-			return rep, fmt.Errorf("repartition: the new %s is not sound, not kept: %w", outputs[i].Path, err)
+			return rep, stopped(ctx, fmt.Errorf("repartition: the new %s is not sound, not kept: %w", outputs[i].Path, err))
 		}
 		r.Path = outputs[i].Path
 		rep.Outputs = append(rep.Outputs, r)
@@ -164,6 +183,9 @@ func Repartition(sources []string, outputs []ShardFile, timeout time.Duration) (
 	rep.After = sumCounts(rep.Outputs)
 	if rep.After != rep.Before {
 		return rep, fmt.Errorf("repartition: the new files hold %+v, the sources %+v: not kept", rep.After, rep.Before)
+	}
+	if ctx.Err() != nil {
+		return rep, stopped(ctx, nil) // the last moment to give up: nothing placed yet
 	}
 	for _, o := range outs {
 		if err := o.place(); err != nil {
@@ -179,6 +201,20 @@ func Repartition(sources []string, outputs []ShardFile, timeout time.Duration) (
 		}
 	}
 	return rep, nil
+}
+
+// ErrStopped is wrapped by the error of RepartitionContext when its
+// context was done before it finished (SIGINT, SIGTERM): no output was
+// kept.
+var ErrStopped = errors.New("stopped before the end; no file was kept")
+
+// stopped returns err, or, when ctx is done, an error wrapping ErrStopped
+// and ctx's cause instead.
+func stopped(ctx context.Context, err error) error {
+	if ctx.Err() == nil {
+		return err
+	}
+	return fmt.Errorf("repartition: %w (%w)", ErrStopped, context.Cause(ctx))
 }
 
 // checkPaths refuses sources or outputs named twice, an output that is a
@@ -379,24 +415,29 @@ func createOutputs(outputs []ShardFile, version uint64) ([]*output, error) {
 }
 
 // channels returns the output's bucket of the channels in its open write
-// transaction, committing the transaction first when it holds a full
-// batch.
+// transaction, opening one when none is.
 func (o *output) channels() (*bolt.Bucket, error) {
-	if o.tx != nil && o.batch >= copyBatch {
-		if err := o.commit(); err != nil {
-			return nil, err
-		}
-	}
 	if o.tx == nil {
 		tx, err := o.db.Begin(true)
 		if err != nil {
 			return nil, fmt.Errorf("write %s: %w", o.path, err)
 		}
-		o.tx, o.batch = tx, 0
+		o.tx = tx
 	}
 	b := o.tx.Bucket(o.bucket)
 	b.FillPercent = channelsFill
 	return b, nil
+}
+
+// sumBatches returns the bytes the outputs' open transactions hold.
+func sumBatches(outs []*output) int {
+	n := 0
+	for _, o := range outs {
+		if o.tx != nil {
+			n += o.batch
+		}
+	}
+	return n
 }
 
 // commit commits the open write transaction, if any.
@@ -405,7 +446,7 @@ func (o *output) commit() error {
 		return nil
 	}
 	tx := o.tx
-	o.tx = nil
+	o.tx, o.batch = nil, 0
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("write %s: %w", o.path, err)
 	}
@@ -464,9 +505,21 @@ func (o *output) discard() {
 // schema version) into the output of its guild's shard, committing each
 // output's transaction before btx ends (a Put keeps no reference past its
 // own transaction, but the keys and values are cloned all the same).
-func copyChannels(btx *bolt.Tx, src string, version uint64, outs []*output, outputs []ShardFile, seen map[string]string, channels []int) error {
+func copyChannels(ctx context.Context, btx *bolt.Tx, src string, version uint64, outs []*output, outputs []ShardFile, seen map[string]string, channels []int) error {
 	// place returns the output of the channel's guild's shard.
 	place := func(ch *channel) (int, error) {
+		if err := ctx.Err(); err != nil {
+			return 0, err
+		}
+		// Between two tables: commit every output once they hold a
+		// batch together.
+		if batch := sumBatches(outs); batch >= copyBatch {
+			for _, o := range outs {
+				if err := o.commit(); err != nil {
+					return 0, err
+				}
+			}
+		}
 		if first, dup := seen[ch.id]; dup {
 			return 0, fmt.Errorf("channel %s is in %s and in %s: keep one of them", ch.id, first, src)
 		}
@@ -522,6 +575,15 @@ func copyFlat(btx *bolt.Tx, outs []*output, outputs []ShardFile, channels []int,
 			return err
 		}
 		err = channelRange(b, channelID, func(k, v []byte) error {
+			if outs[i].batch >= copyBatch {
+				// A table larger than a batch is committed in parts.
+				if err := outs[i].commit(); err != nil {
+					return err
+				}
+				if dst, err = outs[i].channels(); err != nil {
+					return err
+				}
+			}
 			outs[i].batch += len(k) + len(v)
 			return dst.Put(bytes.Clone(k), bytes.Clone(v))
 		})

@@ -465,12 +465,9 @@ func (s *Server) DispatchEvent(shard int, typ string, payload []byte) error {
 // failure does; the session is expected to reconnect and RESUME. It
 // returns an error when the shard has none.
 func (s *Server) Drop(shard int) error {
-	s.mu.Lock()
-	c := s.conns[shard]
-	delete(s.conns, shard)
-	s.mu.Unlock()
-	if c == nil {
-		return fmt.Errorf("discordtest: shard %d is not connected", shard)
+	c, err := s.disconnect(shard)
+	if err != nil {
+		return err
 	}
 	return c.ws.UnderlyingConn().Close()
 }
@@ -568,4 +565,30 @@ func (s *Server) Collect(n int, done <-chan error, timeout time.Duration) map[st
 		}
 	}
 	return got
+}
+
+// InvalidSession sends an invalid session (op 9, its d resumable) on
+// shard's live connection, as Discord does when it ends a session: the
+// shard counts as not connected until it identifies again, which a client
+// does on the same connection. It returns an error when the shard has no
+// live connection.
+func (s *Server) InvalidSession(shard int, resumable bool) error {
+	c, err := s.disconnect(shard)
+	if err != nil {
+		return err
+	}
+	return c.send(fmt.Sprintf(`{"op":9,"d":%t}`, resumable))
+}
+
+// disconnect makes shard count as not connected and returns its live
+// connection, or an error when it has none.
+func (s *Server) disconnect(shard int) (*conn, error) {
+	s.mu.Lock()
+	c := s.conns[shard]
+	delete(s.conns, shard)
+	s.mu.Unlock()
+	if c == nil {
+		return nil, fmt.Errorf("discordtest: shard %d is not connected", shard)
+	}
+	return c, nil
 }

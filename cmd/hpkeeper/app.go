@@ -53,10 +53,10 @@ var appModes = map[string]struct {
 }{
 	"run": {"connect to Discord's gateway, all shards or a range of them, and answer interactions over it (needs DISCORD_TOKEN); with an admin listener, answer /healthz, /metrics and /admin/backup there.",
 		[]string{"HPKEEPER_CONFIG", "DISCORD_TOKEN", "DISCORD_TOKEN_FILE", "HPKEEPER_SHARDS", "HPKEEPER_SHARD_IDS", "HPKEEPER_LEASE_TTL", "HPKEEPER_DB", "HPKEEPER_DB_URL", "HPKEEPER_DB_URL_FILE", "HPKEEPER_LOCK_TIMEOUT", "HPKEEPER_CACHE_MB",
-			"HPKEEPER_ADMIN_LISTEN", "HPKEEPER_ADMIN_TOKEN", "HPKEEPER_ADMIN_TOKEN_FILE", "HPKEEPER_LOG_LEVEL", "HPKEEPER_LOG_FORMAT", envTestDiscord}},
+			"HPKEEPER_ALLOW_UNSOUND", "HPKEEPER_ADMIN_LISTEN", "HPKEEPER_ADMIN_TOKEN", "HPKEEPER_ADMIN_TOKEN_FILE", "HPKEEPER_LOG_LEVEL", "HPKEEPER_LOG_FORMAT", envTestDiscord}},
 	"serve": {"serve Discord's HTTP interactions endpoint (needs DISCORD_PUBLIC_KEY; DISCORD_TOKEN for the tracker), with /healthz, /metrics and /admin/backup on the same listener.",
 		[]string{"HPKEEPER_CONFIG", "DISCORD_PUBLIC_KEY", "DISCORD_PUBLIC_KEY_FILE", "DISCORD_TOKEN", "DISCORD_TOKEN_FILE", "HPKEEPER_DB", "HPKEEPER_DB_URL", "HPKEEPER_DB_URL_FILE", "HPKEEPER_LOCK_TIMEOUT", "HPKEEPER_CACHE_MB",
-			"HPKEEPER_LISTEN", "HPKEEPER_ADMIN_LISTEN", "HPKEEPER_ADMIN_TOKEN", "HPKEEPER_ADMIN_TOKEN_FILE", "HPKEEPER_LOG_LEVEL", "HPKEEPER_LOG_FORMAT", envTestDiscord}},
+			"HPKEEPER_ALLOW_UNSOUND", "HPKEEPER_LISTEN", "HPKEEPER_ADMIN_LISTEN", "HPKEEPER_ADMIN_TOKEN", "HPKEEPER_ADMIN_TOKEN_FILE", "HPKEEPER_LOG_LEVEL", "HPKEEPER_LOG_FORMAT", envTestDiscord}},
 	"register": {"register the slash commands with Discord, globally or in one guild (needs DISCORD_TOKEN; the application id is looked up from the token when not configured).",
 		[]string{"HPKEEPER_CONFIG", "DISCORD_TOKEN", "DISCORD_TOKEN_FILE", "HPKEEPER_APPLICATION_ID", "HPKEEPER_DEV_GUILD", "HPKEEPER_LOG_LEVEL", "HPKEEPER_LOG_FORMAT", envTestDiscord}},
 }
@@ -69,6 +69,7 @@ func NewApp(mode string, args []string, stdout, stderr io.Writer, getenv func(st
 	fs.SetOutput(stderr)
 	configPath := fs.String("config", getenv("HPKEEPER_CONFIG"), "TOML configuration `file` (see config.example.toml)")
 	var db, listen, adminListen, guild, shards, shardIDs, cpuProfile *string
+	var allowUnsound *bool
 	if mode == "run" {
 		shards = fs.String("shards", "", "the bot's gateway shard `count`: auto (Discord's recommendation) or N, the same in every process (default: discord.shards of the config, auto)")
 		shardIDs = fs.String("shard-ids", "", "run only these shard `ids`, A-B (or A), of --shards N; this process's file holds exactly their guilds (default: discord.shard_ids of the config; all)")
@@ -76,6 +77,7 @@ func NewApp(mode string, args []string, stdout, stderr io.Writer, getenv func(st
 	if mode != "register" {
 		db = fs.String("db", "", "database `file`, or a postgres:// URL (default: storage.url, else storage.path of the config, hpkeeper.db)")
 		adminListen = fs.String("admin-listen", "", "serve /healthz, /metrics and /admin/backup on this `address` too; a port alone (:9090) binds loopback (default: admin.listen of the config, off)")
+		allowUnsound = fs.Bool("allow-unsound", false, "open a damaged database file that bbolt can still read (one bad meta page, pages lost or listed twice) instead of refusing it, for when no backup is left; what is wrong is logged (default: storage.allow_unsound of the config, false)")
 		cpuProfile = fs.String("cpuprofile", "", "write a CPU profile of the whole run to this `file` when it stops, for `go tool pprof` (hpkeeper bench --cpuprofile uses it; off by default)")
 	}
 	if mode == "serve" {
@@ -108,6 +110,9 @@ func NewApp(mode string, args []string, stdout, stderr io.Writer, getenv func(st
 	}
 	if listen != nil && *listen != "" {
 		cfg.HTTP.Listen = *listen
+	}
+	if allowUnsound != nil && *allowUnsound {
+		cfg.Storage.AllowUnsound = true
 	}
 	if adminListen != nil && *adminListen != "" {
 		cfg.Admin.Listen = *adminListen
@@ -284,13 +289,19 @@ func (a *App) withService(ctx context.Context, fn func(served) error) (runErr er
 	if a.Config.Storage.CacheMB < 0 {
 		cache = -1
 	}
+	opened := time.Now()
 	db, err := a.openDB(timeout, m.ObserveCommit, cache)
 	if err != nil {
-		return err
+		return openAdvice(err, a.Config.Storage.Path, a.Mode)
 	}
+	ev := a.Log.Info()
+	if err := db.Unsound(); err != nil {
+		ev = a.Log.Warn().Err(err)
+	}
+	ev.Str("db", a.dbName()).Dur("took", time.Since(opened)).Msg("database opened and checked")
 	stopExpire := a.expireShared(ctx, db)
 	m.ObserveDB(db)
-	s := served{svc: commands.New(db, dice.Random(), systems...), db: db, metrics: m}
+	s := served{svc: commands.New(db, dice.Random(), systems, features()...), db: db, metrics: m}
 	runErr = a.claimShards(db)
 	if runErr == nil {
 		s.admin, runErr = bot.NewAdmin(db, m, a.Config.Admin.Token, a.Log)
@@ -312,6 +323,22 @@ func (a *App) withService(ctx context.Context, fn func(served) error) (runErr er
 	}
 	a.Log.Info().Msg("database closed")
 	return runErr
+}
+
+// openAdvice adds to the error of opening the database at path what the
+// operator can do about it, on the same line: for a damaged file, check
+// it and restore the last backup (or, when bbolt can still read it, start
+// with --allow-unsound).
+func openAdvice(err error, path, mode string) error {
+	var de *storage.DamageError
+	if !errors.As(err, &de) {
+		return err
+	}
+	advice := fmt.Sprintf("nothing was changed; see what is wrong with `hpkeeper check --db %s` and restore the last backup (README: Backups and restore)", path)
+	if de.Readable {
+		advice += fmt.Sprintf(", or, with no backup left, start with `hpkeeper %s --allow-unsound` to use the file as bbolt reads it", mode)
+	}
+	return fmt.Errorf("%w; %s", err, advice)
 }
 
 // claimShards makes sure the database holds the guilds this process
@@ -390,7 +417,7 @@ func (a *App) register(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	cmds, err := bot.Register(ctx, s, a.Config.Discord.ApplicationID, a.Guild, commands.NewRegistry(systems...))
+	cmds, err := bot.Register(ctx, s, a.Config.Discord.ApplicationID, a.Guild, commands.NewRegistry(systems, features()...))
 	if err != nil {
 		return err
 	}

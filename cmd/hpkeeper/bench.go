@@ -444,7 +444,7 @@ func startServer(ctx context.Context, cfg *benchConfig, dir string, pub ed25519.
 		if cfg.verbose {
 			log = zerolog.New(stderr).Level(zerolog.InfoLevel)
 		}
-		ep, err := bot.NewEndpoint(commands.New(db, dice.Random(), systems...), pub, log,
+		ep, err := bot.NewEndpoint(commands.New(db, dice.Random(), systems, features()...), pub, log,
 			bot.WithFilesClient(&http.Client{Transport: &http.Transport{Proxy: http.ProxyURL(offlineURL)}}))
 		if err != nil {
 			db.Close()

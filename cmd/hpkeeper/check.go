@@ -74,12 +74,25 @@ func checkMain(_ context.Context, args []string, stdout, stderr io.Writer, geten
 			"  hpkeeper backup%s --db %s --to copy.db && hpkeeper check --db copy.db\n", cfg.Storage.Path, timeout, config, db)
 		return 1
 	}
-	if rep != nil {
+	switch {
+	case rep != nil:
 		verdict := "consistent: bbolt's check passed and every record decodes"
 		if err != nil {
 			verdict = "NOT sound"
 		}
 		fmt.Fprintf(stdout, "%s: %s\n%s", rep.Path, verdict, describeReport(rep))
+	case errors.Is(err, storage.ErrDamaged):
+		// Nothing was counted: no "0 tables" for a file that was not read.
+		fmt.Fprintf(stdout, "%s: NOT sound: the file is damaged; its records were not read\n", cfg.Storage.Path)
+	}
+	var de *storage.DamageError
+	if errors.As(err, &de) {
+		advice := "restore the last backup (README: Backups and restore)"
+		if de.Readable {
+			advice += ", or, with no backup left, start run or serve with --allow-unsound to use the file as bbolt reads it"
+		}
+		fmt.Fprintf(stderr, "hpkeeper check: %v; %s\n", err, advice)
+		return 1
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "hpkeeper check: %v\n", err)

@@ -87,6 +87,10 @@ type StorageConfig struct {
 	// serve keep in memory, in MiB (storage.Options.CacheBytes): 0 means the
 	// default, 32; -1 keeps none (any other negative number is refused).
 	CacheMB int `toml:"cache_mb"`
+	// AllowUnsound makes run and serve open a file that is damaged but
+	// readable (storage.Options.AllowUnsound), which they otherwise refuse;
+	// --allow-unsound sets it for one start. Off by default.
+	AllowUnsound bool `toml:"allow_unsound"`
 }
 
 // HTTPConfig configures the interactions endpoint (`serve`).
@@ -270,6 +274,14 @@ var envVars = []envVar{
 			return fmt.Errorf("HPKEEPER_CACHE_MB %q is not a whole number of MiB", v)
 		}
 		c.Storage.CacheMB = n
+		return nil
+	}, false},
+	{"HPKEEPER_ALLOW_UNSOUND", "true opens a damaged file bbolt can still read (storage.allow_unsound)", "storage.allow_unsound", func(c *Config, v string) error {
+		b, err := strconv.ParseBool(strings.TrimSpace(v))
+		if err != nil {
+			return fmt.Errorf("HPKEEPER_ALLOW_UNSOUND %q is not true or false", v)
+		}
+		c.Storage.AllowUnsound = b
 		return nil
 	}, false},
 	{"HPKEEPER_LISTEN", "serve's interactions listener (http.listen)", "http.listen", str(func(c *Config) *string { return &c.HTTP.Listen }), false},

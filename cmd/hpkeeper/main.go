@@ -143,7 +143,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	sub, rest := args[0], args[1:]
 	switch sub {
 	case "console":
-		return console.Main(ctx, rest, stdin, stdout, stderr, systems...)
+		return console.Main(ctx, rest, stdin, stdout, stderr, systems, features()...)
 	case "bench":
 		return benchMain(ctx, rest, stdout, stderr)
 	case "backup":

@@ -23,7 +23,7 @@ func TestMigrateToPostgresAndBack(t *testing.T) {
 	play := func(db, script string) string {
 		t.Helper()
 		var out, errOut bytes.Buffer
-		if code := console.Main(context.Background(), []string{"--db", db, "--seed", "7", "--files", dir}, strings.NewReader(script), &out, &errOut, systems...); code != 0 {
+		if code := console.Main(context.Background(), []string{"--db", db, "--seed", "7", "--files", dir}, strings.NewReader(script), &out, &errOut, systems, features()...); code != 0 {
 			t.Fatalf("console on %s: exit %d: %s", db, code, errOut.String())
 		}
 		return out.String()

@@ -147,7 +147,7 @@ func TestEnvironmentSetsEveryKey(t *testing.T) {
 	e := map[string]string{
 		"DISCORD_TOKEN": "tok", "DISCORD_PUBLIC_KEY": strings.Repeat("ab", 32), "HPKEEPER_APPLICATION_ID": "42",
 		"HPKEEPER_DEV_GUILD": "43", "HPKEEPER_SHARDS": "4", "HPKEEPER_SHARD_IDS": "1-2", "HPKEEPER_DB": "/data/x.db",
-		"HPKEEPER_LOCK_TIMEOUT": "2s", "HPKEEPER_CACHE_MB": "-1", "HPKEEPER_LISTEN": "127.0.0.1:1", "HPKEEPER_ADMIN_LISTEN": ":2",
+		"HPKEEPER_LOCK_TIMEOUT": "2s", "HPKEEPER_CACHE_MB": "-1", "HPKEEPER_ALLOW_UNSOUND": "true", "HPKEEPER_LISTEN": "127.0.0.1:1", "HPKEEPER_ADMIN_LISTEN": ":2",
 		"HPKEEPER_ADMIN_TOKEN": "a-token-of-twenty-chars", "HPKEEPER_LOG_LEVEL": "warn", "HPKEEPER_LOG_FORMAT": "console",
 	}
 	cfg, err := LoadConfig(path, env(e))
@@ -156,7 +156,7 @@ func TestEnvironmentSetsEveryKey(t *testing.T) {
 	}
 	want := Config{
 		Discord: DiscordConfig{Token: "tok", ApplicationID: "42", PublicKey: strings.Repeat("ab", 32), DevGuild: "43", Shards: "4", ShardIDs: "1-2"},
-		Storage: StorageConfig{Path: "/data/x.db", LockTimeout: "2s", CacheMB: -1},
+		Storage: StorageConfig{Path: "/data/x.db", LockTimeout: "2s", CacheMB: -1, AllowUnsound: true},
 		HTTP:    HTTPConfig{Listen: "127.0.0.1:1"},
 		Admin:   AdminConfig{Listen: ":2", Token: "a-token-of-twenty-chars"},
 		Log:     LogConfig{Level: "warn", Format: "console"},
@@ -164,7 +164,7 @@ func TestEnvironmentSetsEveryKey(t *testing.T) {
 	if cfg != want {
 		t.Errorf("LoadConfig with every variable = %+v; want %+v", cfg, want)
 	}
-	for name, bad := range map[string]string{"HPKEEPER_CACHE_MB": "lots", "HPKEEPER_LOCK_TIMEOUT": "soon"} {
+	for name, bad := range map[string]string{"HPKEEPER_CACHE_MB": "lots", "HPKEEPER_LOCK_TIMEOUT": "soon", "HPKEEPER_ALLOW_UNSOUND": "maybe"} {
 		if _, err := LoadConfig("", env(map[string]string{name: bad})); err == nil || !strings.Contains(err.Error(), bad) {
 			t.Errorf("%s=%s: %v; want an error naming the value", name, bad, err)
 		}

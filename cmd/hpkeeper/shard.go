@@ -31,8 +31,9 @@ Usage:
 
 // shardMain runs `hpkeeper shard split|merge`. It returns 0 when every
 // output was written and checked, 1 when none was (a source held, unsound
-// or not placeable, the counts unequal), 2 for a usage error.
-func shardMain(_ context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) int {
+// or not placeable, the counts unequal, or ctx done: SIGINT or SIGTERM,
+// after which the partial outputs are removed), 2 for a usage error.
+func shardMain(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) int {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, shardUsage)
 		return 2
@@ -92,9 +93,14 @@ func shardMain(_ context.Context, args []string, stdout, stderr io.Writer, geten
 		fmt.Fprintf(stderr, "%s: storage.lock_timeout %q is not a positive duration\n", name, cfg.Storage.LockTimeout)
 		return 1
 	}
-	rep, err := storage.Repartition(sources, outputs, timeout)
+	rep, err := storage.RepartitionContext(ctx, sources, outputs, timeout)
 	for _, r := range rep.Sources {
 		fmt.Fprintf(stdout, "read  %s: %s (schema version %d)\n", r.Path, describeCounts(countsOf(r)), r.SchemaVersion)
+	}
+	if errors.Is(err, storage.ErrStopped) {
+		fmt.Fprintf(stderr, "%s: stopped (%v) before the end: the partial new files were removed; no file was written, the sources are unchanged.\n",
+			name, context.Cause(ctx))
+		return 1
 	}
 	if err != nil {
 		if errors.Is(err, storage.ErrLocked) {

@@ -31,7 +31,7 @@ func playTables(t *testing.T, path string, guilds ...string) map[string]string {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	svc := commands.New(db, dice.NewRandom(7), systems...)
+	svc := commands.New(db, dice.NewRandom(7), systems, features()...)
 	channels := map[string]string{}
 	for n, g := range guilds {
 		ch := strconv.Itoa(1311000000000000300 + n)

@@ -37,7 +37,7 @@ func (a *App) openDB(timeout time.Duration, onCommit func(storage.GroupStats), c
 	if u := a.Config.Storage.URL; u != "" {
 		return storage.OpenPostgres(u, storage.PostgresOptions{OnCommit: onCommit, CacheBytes: cache})
 	}
-	return storage.Open(a.Config.Storage.Path, storage.Options{Timeout: timeout, OnCommit: onCommit, CacheBytes: cache})
+	return storage.Open(a.Config.Storage.Path, storage.Options{Timeout: timeout, OnCommit: onCommit, CacheBytes: cache, AllowUnsound: a.Config.Storage.AllowUnsound})
 }
 
 // expireEvery is how often a process of a shared database drops what the

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/hpkeeper/hpkeeper/commands"
+	"github.com/hpkeeper/hpkeeper/commands/odds"
 )
 
 // WantIn fails t unless got contains every one of wants; what names got in
@@ -21,7 +22,7 @@ func WantIn(t testing.TB, what, got string, wants ...string) {
 }
 
 // CheckPNG fails t unless f is a .png image/png file holding a
-// commands.ChartWidth × commands.ChartHeight PNG.
+// odds.ChartWidth × odds.ChartHeight PNG.
 func CheckPNG(t testing.TB, f commands.File) {
 	t.Helper()
 	if f.ContentType != "image/png" || !strings.HasSuffix(f.Name, ".png") {
@@ -31,7 +32,7 @@ func CheckPNG(t testing.TB, f commands.File) {
 	if err != nil {
 		t.Fatalf("decode %s: %v", f.Name, err)
 	}
-	if b := img.Bounds(); b.Dx() != commands.ChartWidth || b.Dy() != commands.ChartHeight {
-		t.Fatalf("%s is %dx%d; want %dx%d", f.Name, b.Dx(), b.Dy(), commands.ChartWidth, commands.ChartHeight)
+	if b := img.Bounds(); b.Dx() != odds.ChartWidth || b.Dy() != odds.ChartHeight {
+		t.Fatalf("%s is %dx%d; want %dx%d", f.Name, b.Dx(), b.Dy(), odds.ChartWidth, odds.ChartHeight)
 	}
 }

@@ -22,12 +22,12 @@ type Sheets struct {
 	Dice *dice.Scripted
 }
 
-// NewSheets returns a Sheets table whose service plays systems, with a
-// table of system set up.
+// NewSheets returns a Sheets table whose service plays systems and the
+// features (Features), with a table of system set up.
 func NewSheets(t testing.TB, system string, systems ...commands.System) *Sheets {
 	t.Helper()
 	src := dice.NewScripted()
-	st := &Sheets{T: t, Svc: commands.New(OpenDB(t), src, systems...), Dice: src}
+	st := &Sheets{T: t, Svc: commands.New(OpenDB(t), src, systems, Features()...), Dice: src}
 	st.OK("table", "setup", map[string]string{"system": system})
 	return st
 }

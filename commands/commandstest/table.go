@@ -1,12 +1,13 @@
-// Package commandstest runs the commands core for tests, in the spirit of
+// Package commandstest runs the commands kernel for tests, in the spirit of
 // net/http/httptest: a Table is a Service over a real bbolt file in
 // t.TempDir() with scripted dice, driven by command lines as a user types
 // them (`/damage target:Lister amount:4`), and its checks fail the test
-// with what was answered. The core's tests and each system's tests use it.
+// with what was answered. The kernel's tests and each system's tests use it.
 package commandstest
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -33,12 +34,13 @@ type Table struct {
 	Channel string
 }
 
-// New returns a Table in channel "chan-1" whose service plays systems.
+// New returns a Table in channel "chan-1" whose service plays systems and
+// the features (Features).
 func New(t testing.TB, systems ...commands.System) *Table {
 	t.Helper()
 	db := OpenDB(t)
 	src := dice.NewScripted()
-	svc := commands.New(db, src, systems...)
+	svc := commands.New(db, src, systems, Features()...)
 	at := time.Date(2026, 11, 29, 19, 0, 0, 0, time.UTC)
 	svc.SetClock(func() time.Time { at = at.Add(time.Minute); return at })
 	return &Table{T: t, Svc: svc, DB: db, Dice: src, Channel: "chan-1"}
@@ -61,6 +63,54 @@ func OpenDB(t testing.TB) *storage.DB {
 func (tb *Table) Do(user, line string) *commands.Response {
 	tb.T.Helper()
 	req := tb.Request(user, line)
+	return tb.Svc.Handle(context.Background(), req)
+}
+
+// State renders the stored state of the table's channel: the table, every
+// character and the number of events, for a test that checks a refusal
+// changed nothing.
+func (tb *Table) State() string {
+	tb.T.Helper()
+	var b strings.Builder
+	err := tb.DB.View(func(tx *storage.Tx) error {
+		t, err := tx.Table(tb.Channel)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(&b, "table %+v\n", *t)
+		cs, err := tx.Characters(tb.Channel)
+		if err != nil {
+			return err
+		}
+		for _, c := range cs {
+			fmt.Fprintf(&b, "%d %s %s %s\n", c.ID, c.Name, c.OwnerID, c.Sheet)
+		}
+		seq, err := tx.LastEventSeq(tb.Channel)
+		fmt.Fprintf(&b, "events %d\n", seq)
+		return err
+	})
+	if err != nil {
+		tb.T.Fatal(err)
+	}
+	return b.String()
+}
+
+// ExportFile runs /table export as user and returns the JSON file, failing
+// the test unless the reply is ephemeral with one JSON file.
+func (tb *Table) ExportFile(user string) []byte {
+	tb.T.Helper()
+	resp := tb.Do(user, "/table export")
+	if !resp.Ephemeral || len(resp.Files) != 1 || resp.Files[0].ContentType != "application/json" {
+		tb.T.Fatalf("export reply %q, files %d; want an ephemeral reply with one JSON file", resp.Content, len(resp.Files))
+	}
+	return resp.Files[0].Data
+}
+
+// ImportFile runs /table import as user with data attached.
+func (tb *Table) ImportFile(user string, data []byte) *commands.Response {
+	tb.T.Helper()
+	req := tb.Request(user, "/table import file:table.json")
+	req.Attachments = map[string]*commands.Attachment{"file": {Filename: "table.json", Data: data}}
 	return tb.Svc.Handle(context.Background(), req)
 }
 

@@ -140,19 +140,20 @@ func (sys System) roll(m *commands.Mutation) (*commands.Response, error) {
 		return &commands.Response{}, nil
 	}
 	m = m.For(ch)
-	c, err := load(ch)
+	char, err := load(ch)
 	if err != nil {
 		return nil, err
 	}
+	c := char.c
 	name := abilityName(ability)
 	if _, ok := c.Abilities[name]; !ok {
 		return nil, noAbility(ch.Name, c, ability)
 	}
-	n, out, err := c.Act(m, rules.Action{Ability: name, Pool: strings.ToLower(pool), FudgeDice: fudgeDice(m)})
+	n, out, err := c.Act(m.Dice(), rules.Action{Ability: name, Pool: strings.ToLower(pool), FudgeDice: fudgeDice(m)})
 	if err != nil {
 		return nil, ruleError(ch.Name, err)
 	}
-	if err := store(m, ch, n); err != nil {
+	if err := char.store(m, n); err != nil {
 		return nil, err
 	}
 	text := fmt.Sprintf("**%s** checks %s.\n%s.", commands.Escape(ch.Name), abilityLabel(name), checkText(out.Check))

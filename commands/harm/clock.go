@@ -61,15 +61,16 @@ func update(m *commands.Mutation, fn func(ch *storage.Character, c rules.Charact
 		return err
 	}
 	for _, ch := range chars {
-		c, err := load(ch)
+		char, err := load(ch)
 		if err != nil {
 			return err
 		}
+		c := char.c
 		n, line := fn(ch, c)
 		if line == "" {
 			continue
 		}
-		if err := store(m, ch, n); err != nil {
+		if err := char.store(m, n); err != nil {
 			return err
 		}
 		m.For(ch).Say("%s", line)

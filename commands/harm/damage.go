@@ -46,15 +46,16 @@ func (sys System) damage(m *commands.Mutation) (*commands.Response, error) {
 	}
 	for _, ch := range targets {
 		m := m.For(ch)
-		c, err := load(ch)
+		char, err := load(ch)
 		if err != nil {
 			return nil, err
 		}
-		n, out, err := c.TakeHarm(m, rules.Harm{SL: sl, Kind: kind, FudgeDice: fudgeDice(m), At: clock.Time(m.Table.Clock), Pool: pool})
+		c := char.c
+		n, out, err := c.TakeHarm(m.Dice(), rules.Harm{SL: sl, Kind: kind, FudgeDice: fudgeDice(m), At: clock.Time(m.Table.Clock), Pool: pool})
 		if err != nil {
 			return nil, ruleError(ch.Name, err)
 		}
-		if err := store(m, ch, n); err != nil {
+		if err := char.store(m, n); err != nil {
 			return nil, err
 		}
 		text := outcomeText(ch.Name, out)

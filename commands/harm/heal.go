@@ -65,10 +65,11 @@ func (sys System) heal(m *commands.Mutation) (*commands.Response, error) {
 	case helper == "" && healerPool != "":
 		return nil, commands.Errorf(commands.CodeInvalid, "healer-pool buys the healer a bonus die on first aid or counsel: use trigger:first-aid or trigger:counsel with healer; pool buys the patient one.")
 	}
-	c, err := load(patient)
+	char, err := load(patient)
 	if err != nil {
 		return nil, err
 	}
+	c := char.c
 	if !c.NeedsHealing() {
 		return nil, commands.Errorf(commands.CodeConflict, "**%s** is Healthy with harm counter 0: there is nothing to heal.", commands.Escape(patient.Name))
 	}
@@ -90,19 +91,20 @@ func (sys System) heal(m *commands.Mutation) (*commands.Response, error) {
 		if err := m.CanChange(healer); err != nil {
 			return nil, err
 		}
-		hc, err := load(healer)
+		hchar, err := load(healer)
 		if err != nil {
 			return nil, err
 		}
+		hc := hchar.c
 		if _, ok := hc.Abilities[helper]; !ok {
 			return nil, noAbility(healer.Name, hc, helper)
 		}
 		mh := m.For(healer)
-		hn, aid, err := hc.Help(mh, trig, h.FudgeDice, healerPool)
+		hn, aid, err := hc.Help(mh.Dice(), trig, h.FudgeDice, healerPool)
 		if err != nil {
 			return nil, ruleError(healer.Name, err)
 		}
-		if err := store(mh, healer, hn); err != nil {
+		if err := hchar.store(mh, hn); err != nil {
 			return nil, err
 		}
 		line := fmt.Sprintf("**%s** gives **%s** %s: %s = %s.", commands.Escape(healer.Name), commands.Escape(patient.Name),
@@ -116,11 +118,11 @@ func (sys System) heal(m *commands.Mutation) (*commands.Response, error) {
 	}
 	m = m.For(patient)
 	var lines []string
-	n, out, err := c.Heal(m, h)
+	n, out, err := c.Heal(m.Dice(), h)
 	if err != nil {
 		return nil, ruleError(patient.Name, err)
 	}
-	if err := store(m, patient, n); err != nil {
+	if err := char.store(m, n); err != nil {
 		return nil, err
 	}
 	var bonus, healing []rules.PoolChange

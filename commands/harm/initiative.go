@@ -15,10 +15,11 @@ var (
 
 // InitiativeBonus is the React rank (RULES.md §0.6).
 func (System) InitiativeBonus(ch *storage.Character) (int, error) {
-	c, err := load(ch)
+	char, err := load(ch)
 	if err != nil {
 		return 0, err
 	}
+	c := char.c
 	return c.Abilities[rules.React].Rank, nil
 }
 
@@ -27,15 +28,16 @@ func (System) InitiativeBonus(ch *storage.Character) (int, error) {
 // when set) + React rank with the condition's penalty dice; the success
 // level is the initiative.
 func (System) RollInitiative(m *commands.Mutation, ch *storage.Character, die *dice.Expr) (commands.InitiativeRoll, error) {
-	c, err := load(ch)
+	char, err := load(ch)
 	if err != nil {
 		return commands.InitiativeRoll{}, err
 	}
+	c := char.c
 	fudge := fudgeDice(m)
 	if die != nil {
 		fudge = die.Terms[0].Count
 	}
-	res, err := c.Initiative(m, fudge)
+	res, err := c.Initiative(m.Dice(), fudge)
 	if err != nil {
 		return commands.InitiativeRoll{}, ruleError(ch.Name, err)
 	}
@@ -59,10 +61,11 @@ func (System) InitiativeDice(e dice.Expr) error {
 // CanAct: a character taken out of the conflict does not act until it
 // ends (RULES.md §3.2).
 func (System) CanAct(ch *storage.Character, now int64) (bool, string, error) {
-	c, err := load(ch)
+	char, err := load(ch)
 	if err != nil {
 		return false, "", err
 	}
+	c := char.c
 	if c.TakenOut {
 		return false, "taken out of the conflict", nil
 	}

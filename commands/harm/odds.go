@@ -22,12 +22,17 @@ func CheckOdds(n int) (totals []string, series []commands.ChartSeries, err error
 		{"bonus die", fmt.Sprintf("%ddFkh%d", n+1, n)},
 		{"penalty die", fmt.Sprintf("%ddFkl%d", n+1, n)},
 	} {
-		ts, values, err := commands.DiceOdds(dice.MustParse(v.expr))
+		d, err := dice.MustParse(v.expr).Distribution()
 		if err != nil {
 			return nil, nil, err
 		}
-		totals = ts
-		series = append(series, commands.ChartSeries{Name: v.name + " (" + v.expr + ")", Values: values})
+		s := commands.ChartSeries{Name: v.name + " (" + v.expr + ")"}
+		totals = totals[:0]
+		for t := d.Min(); t <= d.Max(); t++ {
+			totals = append(totals, fmt.Sprint(t))
+			s.Values = append(s.Values, commands.Percent(d.P(t)))
+		}
+		series = append(series, s)
 	}
 	return totals, series, nil
 }
@@ -49,10 +54,6 @@ func (System) Chart(t *storage.Table) (*commands.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	png, err := commands.BarChartPNG(fmt.Sprintf("Check dice (%ddF): SL = total + rank, at least 0", n), totals, series)
-	if err != nil {
-		return nil, err
-	}
 	lines := []string{"**Check odds** (exact): SL = the dice total + the rank, at least 0."}
 	for _, s := range series {
 		parts := make([]string, len(totals))
@@ -63,7 +64,7 @@ func (System) Chart(t *storage.Table) (*commands.Response, error) {
 	}
 	return &commands.Response{
 		Content: strings.Join(lines, "\n"),
-		Files:   []commands.File{{Name: CheckOddsFile, ContentType: "image/png", Data: png}},
+		Files:   []commands.File{commands.ChartFile(CheckOddsFile, commands.Chart{Title: fmt.Sprintf("Check dice (%ddF): SL = total + rank, at least 0", n), Categories: totals, Series: series})},
 	}, nil
 }
 

@@ -50,15 +50,16 @@ func (sys System) rest(m *commands.Mutation) (*commands.Response, error) {
 	rested := make([]rules.Character, len(chars))
 	changed := make([][]rules.PoolChange, len(chars))
 	for i, ch := range chars {
-		c, err := load(ch)
+		char, err := load(ch)
 		if err != nil {
 			return nil, err
 		}
+		c := char.c
 		n, changes := c.RefreshPools()
 		if alone {
 			n, changes = c.RestDay()
 		}
-		if err := store(m, ch, n); err != nil {
+		if err := char.store(m, n); err != nil {
 			return nil, err
 		}
 		rested[i], changed[i] = n, changes
@@ -108,15 +109,16 @@ func (sys System) spend(m *commands.Mutation) (*commands.Response, error) {
 	}
 	for _, ch := range targets {
 		m := m.For(ch)
-		c, err := load(ch)
+		char, err := load(ch)
 		if err != nil {
 			return nil, err
 		}
+		c := char.c
 		nc, change, err := c.Spend(pool, n)
 		if err != nil {
 			return nil, ruleError(ch.Name, err)
 		}
-		if err := store(m, ch, nc); err != nil {
+		if err := char.store(m, nc); err != nil {
 			return nil, err
 		}
 		line := fmt.Sprintf("**%s** spends %d %s: %s %d → %d.", commands.Escape(ch.Name), n, abilityLabel(pool), abilityLabel(pool), change.Before, change.After)

@@ -29,10 +29,11 @@ func (System) RollSuggestions(t *storage.Table, visible []*storage.Character) []
 		{Name: penalty + " — a check with a penalty die (+ rank)", Value: penalty},
 	}
 	for _, ch := range visible {
-		c, err := load(ch)
+		char, err := load(ch)
 		if err != nil {
 			continue // a sheet that does not read suggests nothing
 		}
+		c := char.c
 		names := make([]string, 0, len(c.Abilities))
 		for name := range c.Abilities {
 			names = append(names, name)

@@ -72,16 +72,29 @@ func sheetOf(c rules.Character) sheet {
 	return s
 }
 
-// load decodes a stored character's sheet into the rules' state.
-func load(ch *storage.Character) (rules.Character, error) {
-	var s sheet
-	if err := commands.DecodeSheet(ch.Sheet, &s); err != nil {
-		return rules.Character{}, err
-	}
-	return s.state()
+// character is one harm character loaded in a mutation: its record, its
+// stored sheet and its state in the rules.
+type character struct {
+	ch    *storage.Character
+	sheet sheet
+	c     rules.Character
 }
 
-// store saves c as ch's new state.
-func store(m *commands.Mutation, ch *storage.Character, c rules.Character) error {
-	return m.SaveSheet(ch, sheetOf(c))
+// load decodes a stored character's sheet into the rules' state.
+func load(ch *storage.Character) (*character, error) {
+	var s sheet
+	if err := commands.DecodeSheet(ch.Sheet, &s); err != nil {
+		return nil, err
+	}
+	c, err := s.state()
+	if err != nil {
+		return nil, err
+	}
+	return &character{ch: ch, sheet: s, c: c}, nil
+}
+
+// store saves c as the character's new state.
+func (h *character) store(m *commands.Mutation, c rules.Character) error {
+	h.c, h.sheet = c, sheetOf(c)
+	return m.SaveSheet(h.ch, h.sheet)
 }

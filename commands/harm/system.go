@@ -1,5 +1,5 @@
-// Package harm is the harm system of the commands core, SOY Hybrid Harm: it
-// adapts the rules of package rules/harm (RULES.md §3) to the core's System
+// Package harm is the harm system of the commands kernel, SOY Hybrid Harm: it
+// adapts the rules of package rules/harm (RULES.md §3) to the kernel's System
 // interface. main passes System{} to commands.New.
 //
 // A character's sheet (§3.1) is stored as the JSON of sheet.go. Its
@@ -25,9 +25,6 @@ import (
 // healing (/heal), days of rest (/rest kind:day) and pool spending
 // (/spend).
 type System struct{}
-
-// The mutation rolls every check, so that each die is recorded in the event.
-var _ rules.Roller = (*commands.Mutation)(nil)
 
 // Name is "harm", as /table setup takes it.
 func (System) Name() string { return "harm" }

@@ -13,10 +13,11 @@ import (
 // Broken) with the harm counter, and its pool bars; Broken is at 0, taken
 // out is dying (the system has no death).
 func (System) View(ch *storage.Character, now int64) (commands.CharacterView, error) {
-	c, err := load(ch)
+	char, err := load(ch)
 	if err != nil {
 		return commands.CharacterView{}, err
 	}
+	c := char.c
 	v := commands.CharacterView{State: c.Condition.String()}
 	for _, name := range rules.Pools {
 		p := c.PoolNamed(name)
@@ -42,10 +43,11 @@ func (System) View(ch *storage.Character, now int64) (commands.CharacterView, er
 // "Healthy · harm counter 0 · Vigor 3/3 · …" and the abilities with their ranks,
 // one field per pool they draw on.
 func (System) Describe(ch *storage.Character) (string, []commands.Field, error) {
-	c, err := load(ch)
+	char, err := load(ch)
 	if err != nil {
 		return "", nil, err
 	}
+	c := char.c
 	status := statusLine(c)
 	byPool := map[string][]string{}
 	for _, name := range c.AbilityNames() {

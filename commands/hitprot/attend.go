@@ -61,11 +61,10 @@ func attend(m *commands.Mutation) (*commands.Response, error) {
 			return nil, commands.Errorf(commands.CodeConflict, "%s: this attend can do nothing for it now. Nothing was changed.", h.name())
 		case errors.Is(err, rules.ErrCannotStop) && !skilled && slices.ContainsFunc(h.c.Bleeds, func(b rules.Bleed) bool { return b.Wound == rules.FatalWoundI }):
 			return nil, commands.Errorf(commands.CodeConflict, "%s: %s. Nothing was changed. A skilled healer or healing magic attends with /attend target:%s skilled:true.",
-				h.name(), reason(err, rules.ErrCannotStop), commands.Arg(h.ch.Name))
+				h.name(), reason(err), commands.Arg(h.ch.Name))
 		default:
 			return nil, ruleError(h, err)
 		}
-		m.Record(o.Rolls...)
 		if err := h.store(m, c); err != nil {
 			return nil, err
 		}

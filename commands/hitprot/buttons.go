@@ -1,7 +1,6 @@
 package hitprot
 
 import (
-	"context"
 	"fmt"
 	"strings"
 
@@ -19,7 +18,7 @@ const choicePrefix = "hp0"
 const heroicInput = "heroic-action"
 
 // choiceRows is the row of 0-HP buttons of h, disabled once the choice is
-// made (the core leads it with h's name when a message offers several
+// made (the kernel leads it with h's name when a message offers several
 // characters the choice).
 func choiceRows(h *character, seq uint64) [][]commands.Button {
 	id := commands.ChoiceID{Prefix: choicePrefix, Character: h.ch.ID, Event: seq}
@@ -101,129 +100,115 @@ func stayUpLine(h *character, c rules.Character, now clock.Time) string {
 	return fmt.Sprintf("%s is %s; %s.", h.name(), strings.Join(out, "; "), later)
 }
 
-// choiceButton answers a press of Heroic Death, Stay Up or Go Down, and
-// the Heroic Death modal (RULES.md §1.3 items 3–6).
-func choiceButton(ctx context.Context, s *commands.Service, r *commands.Request) (*commands.Response, error) {
-	cid, err := commands.ParseChoiceID(r.CustomID)
+// choices are the 0-HP choice's buttons (RULES.md §1.3 item 3) and the
+// Heroic Death modal's submit, by their custom_id's choice.
+var choices = map[string]commands.ButtonChoice{
+	"heroic": {Label: "Heroic Death"}, "action": {Label: "Heroic Death", Modal: true},
+	"up": {Label: "Stay Up"}, "down": {Label: "Go Down"},
+}
+
+// choose answers a press of Heroic Death, Stay Up or Go Down, and the
+// Heroic Death modal (RULES.md §1.3 items 3–6), for the character ch the
+// button names (commands.ChoiceHandler).
+func choose(m *commands.Mutation, ch *storage.Character, cid commands.ChoiceID) (*commands.Response, error) {
+	seq, choice, label := cid.Event, cid.Choice, choices[cid.Choice].Label
+	h, err := load(ch)
 	if err != nil {
 		return nil, err
 	}
-	id, seq, choice := cid.Character, cid.Event, cid.Choice
-	label := map[string]string{"heroic": "Heroic Death", "action": "Heroic Death", "up": "Stay Up", "down": "Go Down"}[choice]
-	if label == "" || (choice == "action") != (r.Kind == commands.KindModal) {
-		return nil, commands.Errorf(commands.CodeInvalid, "This button is not one of ours.")
+	if h.sheet.ChoiceSeq != seq || h.sheet.Chose != "" || h.c.Status != rules.Choosing {
+		what := "already chosen"
+		if h.sheet.Chose != "" && h.sheet.ChoiceSeq == seq {
+			what += ": " + h.sheet.Chose
+		} else {
+			what += "; this message is no longer pending"
+		}
+		return nil, m.RefuseStale(seq, ch, "0-HP choice",
+			commands.Errorf(commands.CodeConflict, "%s's 0-HP choice is %s. Nothing was changed.", h.name(), what))
 	}
-	r.Command, r.Subcommand, r.Pressed = "choose", "", label
-	r.Options = map[string]string{}
-	return s.Mutate(ctx, r, func(m *commands.Mutation) (*commands.Response, error) {
-		ch, err := m.CharacterByID(id)
+	now := clock.Time(m.Table.Clock)
+	var lines []string
+	mc := m.For(ch)
+	switch choice {
+	case "heroic":
+		return &commands.Response{Modal: &commands.Modal{
+			CustomID: cid.With("action"),
+			Title:    "Heroic Death",
+			Inputs: []commands.TextInput{{CustomID: heroicInput, Label: "The one heroic action", Paragraph: true, Required: true, MaxLength: 300,
+				Placeholder: "Strike a deadly blow, push an ally out of harm's way…"}},
+		}}, nil
+	case "action":
+		action := strings.TrimSpace(m.Req.Values[heroicInput])
+		if action == "" {
+			return nil, commands.Errorf(commands.CodeInvalid, "Describe the heroic action.")
+		}
+		action = commands.Clip(action, 300)
+		hpBefore, hdBefore := h.c.HP, h.c.HD
+		c, err := h.c.HeroicDeath(action)
+		if err != nil {
+			return nil, ruleError(h, err)
+		}
+		h.sheet.Chose = label
+		if err := h.store(mc, c); err != nil {
+			return nil, err
+		}
+		lines = append(lines, fmt.Sprintf("%s chooses **Heroic Death**: %s\n%s is dead: HP %d → %d · HD %d → %d.", h.name(), commands.Escape(action), h.name(), hpBefore, c.HP, hdBefore, c.HD))
+		mc.Note("%s: Heroic Death (%s).", ch.Name, action)
+	case "up":
+		hpBefore, hdBefore := h.c.HP, h.c.HD
+		c, o, err := h.c.StayUp(mc.Dice(), now)
+		if err != nil {
+			return nil, ruleError(h, err)
+		}
+		h.sheet.Chose = label
+		if err := h.store(mc, c); err != nil {
+			return nil, err
+		}
+		lines = append(lines, fmt.Sprintf("%s chooses **Stay Up**: HP %d → %d · HD %d → %d", h.name(), hpBefore, c.HP, hdBefore, c.HD))
+		lines = append(lines, injuryLines(o)...)
+		lines = append(lines, stayUpLine(h, c, now))
+		lines[len(lines)-1] += h.conditions(mc)
+		mc.Note("%s: Stay Up, %s → %s.", ch.Name, o.Injury.Roll, o.Injury.Band)
+	case "down":
+		hpBefore, hdBefore := h.c.HP, h.c.HD
+		c, err := h.c.GoDown()
+		if err != nil {
+			return nil, ruleError(h, err)
+		}
+		h.sheet.Chose = label
+		if err := h.store(mc, c); err != nil {
+			return nil, err
+		}
+		lines = append(lines, fmt.Sprintf("%s chooses **Go Down**: HP %d → %d · HD %d → %d; down at HP 0, fate hidden until another character's player or a GM attends (/attend: 3d6 keeping the two lowest). Lethal damage kills a down character.", h.name(), hpBefore, c.HP, hdBefore, c.HD))
+		mc.Note("%s: Go Down.", ch.Name)
+	}
+	// The message offered the choice to these characters, in this order.
+	all, err := m.Characters()
+	if err != nil {
+		return nil, err
+	}
+	var waiting []*storage.Character
+	for _, o := range all {
+		oh, err := load(o)
 		if err != nil {
 			return nil, err
 		}
-		r.Options["target"] = ch.Name
-		if err := m.CanChange(ch); err != nil {
-			return nil, err
+		if o.ID == ch.ID {
+			mc.Post(commands.Part{Text: strings.Join(lines, "\n"), Buttons: choiceRows(h, seq)})
+			continue
 		}
-		h, err := load(ch)
-		if err != nil {
-			return nil, err
+		if oh.sheet.ChoiceSeq != seq {
+			continue
 		}
-		if h.sheet.ChoiceSeq != seq || h.sheet.Chose != "" || h.c.Status != rules.Choosing {
-			what := "already chosen"
-			if h.sheet.Chose != "" && h.sheet.ChoiceSeq == seq {
-				what += ": " + h.sheet.Chose
-			} else {
-				what += "; this message is no longer pending"
-			}
-			return nil, m.RefuseStale(seq, ch, "0-HP choice",
-				commands.Errorf(commands.CodeConflict, "%s's 0-HP choice is %s. Nothing was changed.", h.name(), what))
+		p := commands.Part{Buttons: choiceRows(oh, seq)}
+		if oh.sheet.Chose == "" && oh.c.Status == rules.Choosing {
+			p.Text = choosingLine(oh)
+			waiting = append(waiting, o)
 		}
-		now := clock.Time(m.Table.Clock)
-		var lines []string
-		mc := m.For(ch)
-		switch choice {
-		case "heroic":
-			return &commands.Response{Modal: &commands.Modal{
-				CustomID: cid.With("action"),
-				Title:    "Heroic Death",
-				Inputs: []commands.TextInput{{CustomID: heroicInput, Label: "The one heroic action", Paragraph: true, Required: true, MaxLength: 300,
-					Placeholder: "Strike a deadly blow, push an ally out of harm's way…"}},
-			}}, nil
-		case "action":
-			action := strings.TrimSpace(r.Values[heroicInput])
-			if action == "" {
-				return nil, commands.Errorf(commands.CodeInvalid, "Describe the heroic action.")
-			}
-			action = commands.Clip(action, 300)
-			hpBefore, hdBefore := h.c.HP, h.c.HD
-			c, err := h.c.HeroicDeath(action)
-			if err != nil {
-				return nil, ruleError(h, err)
-			}
-			h.sheet.Chose = label
-			if err := h.store(mc, c); err != nil {
-				return nil, err
-			}
-			lines = append(lines, fmt.Sprintf("%s chooses **Heroic Death**: %s\n%s is dead: HP %d → %d · HD %d → %d.", h.name(), commands.Escape(action), h.name(), hpBefore, c.HP, hdBefore, c.HD))
-			mc.Note("%s: Heroic Death (%s).", ch.Name, action)
-		case "up":
-			hpBefore, hdBefore := h.c.HP, h.c.HD
-			c, o, err := h.c.StayUp(mc.Dice(), now)
-			if err != nil {
-				return nil, ruleError(h, err)
-			}
-			mc.Record(o.Rolls...)
-			h.sheet.Chose = label
-			if err := h.store(mc, c); err != nil {
-				return nil, err
-			}
-			lines = append(lines, fmt.Sprintf("%s chooses **Stay Up**: HP %d → %d · HD %d → %d", h.name(), hpBefore, c.HP, hdBefore, c.HD))
-			lines = append(lines, injuryLines(o)...)
-			lines = append(lines, stayUpLine(h, c, now))
-			lines[len(lines)-1] += h.conditions(mc)
-			mc.Note("%s: Stay Up, %s → %s.", ch.Name, o.Injury.Roll, o.Injury.Band)
-		case "down":
-			hpBefore, hdBefore := h.c.HP, h.c.HD
-			c, err := h.c.GoDown()
-			if err != nil {
-				return nil, ruleError(h, err)
-			}
-			h.sheet.Chose = label
-			if err := h.store(mc, c); err != nil {
-				return nil, err
-			}
-			lines = append(lines, fmt.Sprintf("%s chooses **Go Down**: HP %d → %d · HD %d → %d; down at HP 0, fate hidden until another character's player or a GM attends (/attend: 3d6 keeping the two lowest). Lethal damage kills a down character.", h.name(), hpBefore, c.HP, hdBefore, c.HD))
-			mc.Note("%s: Go Down.", ch.Name)
-		}
-		// The message offered the choice to these characters, in this order.
-		all, err := m.Characters()
-		if err != nil {
-			return nil, err
-		}
-		var waiting []*storage.Character
-		for _, o := range all {
-			oh, err := load(o)
-			if err != nil {
-				return nil, err
-			}
-			if o.ID == ch.ID {
-				mc.Post(commands.Part{Text: strings.Join(lines, "\n"), Buttons: choiceRows(h, seq)})
-				continue
-			}
-			if oh.sheet.ChoiceSeq != seq {
-				continue
-			}
-			p := commands.Part{Buttons: choiceRows(oh, seq)}
-			if oh.sheet.Chose == "" && oh.c.Status == rules.Choosing {
-				p.Text = choosingLine(oh)
-				waiting = append(waiting, o)
-			}
-			m.For(o).Post(p)
-		}
-		if len(waiting) > 0 {
-			m.For(waiting...).Post(commands.Part{Embeds: []commands.Embed{oddsEmbed()}})
-		}
-		return &commands.Response{UpdateMessage: true}, nil
-	})
-
+		m.For(o).Post(p)
+	}
+	if len(waiting) > 0 {
+		m.For(waiting...).Post(commands.Part{Embeds: []commands.Embed{oddsEmbed()}})
+	}
+	return &commands.Response{UpdateMessage: true}, nil
 }

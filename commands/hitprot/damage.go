@@ -39,7 +39,6 @@ func damage(m *commands.Mutation) (*commands.Response, error) {
 		if err != nil {
 			return nil, ruleError(h, err)
 		}
-		m.Record(o.Rolls...)
 		if err := h.store(m, c); err != nil {
 			return nil, err
 		}
@@ -85,7 +84,11 @@ func damage(m *commands.Mutation) (*commands.Response, error) {
 		down = append(down, h.ch)
 	}
 	// The odds chart, drawn after the transaction.
-	m.For(down...).Post(commands.Part{Embeds: []commands.Embed{oddsEmbed()}, Files: []commands.File{injuryOddsLater()}})
+	chart, err := injuryOddsFile()
+	if err != nil {
+		return nil, err
+	}
+	m.For(down...).Post(commands.Part{Embeds: []commands.Embed{oddsEmbed()}, Files: []commands.File{chart}})
 	return &commands.Response{}, nil
 }
 

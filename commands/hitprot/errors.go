@@ -9,7 +9,8 @@ import (
 )
 
 // ruleError turns a rule error into a reply for the character named: a clean
-// sentence, without the rule package's error words (": bad input").
+// sentence in the reply's words, with the reason the rule gave (reason),
+// never the rule package's error text.
 func ruleError(h *character, err error) error {
 	if err == nil {
 		return nil
@@ -31,11 +32,11 @@ func ruleError(h *character, err error) error {
 	case errors.Is(err, rules.ErrNoChoice):
 		return commands.Errorf(commands.CodeConflict, "%s has no pending 0-HP choice. Nothing was changed.", name)
 	case errors.Is(err, rules.ErrBadInput):
-		return commands.Errorf(commands.CodeInvalid, "%s: %s. Nothing was changed.", name, reason(err, rules.ErrBadInput))
+		return commands.Errorf(commands.CodeInvalid, "%s: %s. Nothing was changed.", name, reason(err))
 	case errors.Is(err, rules.ErrTooManyHD):
-		return commands.Errorf(commands.CodeInvalid, "%s: %s. Nothing was changed.", name, reason(err, rules.ErrTooManyHD))
+		return commands.Errorf(commands.CodeInvalid, "%s: %s. Nothing was changed.", name, reason(err))
 	case errors.Is(err, rules.ErrNoHD):
-		switch why := reason(err, rules.ErrNoHD); {
+		switch why := reason(err); {
 		case why == "cannot soak":
 			return commands.Errorf(commands.CodeConflict, "%s has no hit dice left to soak with. Nothing was changed.", name)
 		case why == "" || strings.HasSuffix(why, "has 0"):
@@ -46,7 +47,7 @@ func ruleError(h *character, err error) error {
 	case errors.Is(err, rules.ErrNothingToAttend):
 		return commands.Errorf(commands.CodeConflict, "%s has nothing to attend: not down with a hidden fate, and not bleeding out. Nothing was changed.", name)
 	case errors.Is(err, rules.ErrCannotStop):
-		return commands.Errorf(commands.CodeConflict, "%s: %s. Nothing was changed.", name, reason(err, rules.ErrCannotStop))
+		return commands.Errorf(commands.CodeConflict, "%s: %s. Nothing was changed.", name, reason(err))
 	case errors.Is(err, rules.ErrNothingToTreat):
 		return commands.Errorf(commands.CodeConflict, "%s has no untreated wound to treat. Nothing was changed.", name)
 	}
@@ -61,19 +62,12 @@ func parenthesize(s string) string {
 	return " (" + s + ")"
 }
 
-// reason is the text of err without the words of the rule error sentinel
-// it wraps ("a down character cannot soak: bad input" → "a down character
-// cannot soak").
-func reason(err, sentinel error) string { return trimSentinel(err.Error(), sentinel) }
-
-// trimSentinel removes the words of sentinel from the front or the end of
-// s.
-func trimSentinel(s string, sentinel error) string {
-	word := sentinel.Error()
-	s = strings.TrimSuffix(s, ": "+word)
-	s = strings.TrimPrefix(s, word+": ")
-	if s == word {
-		return ""
+// reason is the reason a rule gave for refusing (the rules' *Refusal: "a
+// down character cannot soak", "asked 3, has 1"), or "" when it gave none.
+func reason(err error) string {
+	var r *rules.Refusal
+	if errors.As(err, &r) {
+		return r.Reason
 	}
-	return s
+	return ""
 }

@@ -38,40 +38,22 @@ func InjuryOdds() (bands []string, series []commands.ChartSeries, err error) {
 	return bands, series, nil
 }
 
-// injuryChart caches the injury-odds chart, which never changes.
+// injuryChart caches the data of the injury-odds chart, which never
+// changes.
 var injuryChart struct {
-	once sync.Once
-	file commands.File
-	err  error
+	once  sync.Once
+	chart commands.Chart
+	err   error
 }
 
-// injuryOddsLater stands for the injury-odds chart in a reply made inside a
-// write transaction: it is drawn once the transaction is over, so that no
-// write waits for the drawing.
-func injuryOddsLater() commands.File {
-	return commands.DrawLater(InjuryOddsFile, "image/png", func() ([]byte, error) {
-		f, err := injuryOddsFile()
-		return f.Data, err
-	})
-}
-
-// injuryOddsFile returns the injury-odds chart.
+// injuryOddsFile is the injury-odds chart, drawn once the handler has
+// answered (commands.ChartFile).
 func injuryOddsFile() (commands.File, error) {
-	injuryChart.once.Do(func() { injuryChart.file, injuryChart.err = drawInjuryOdds() })
-	return injuryChart.file, injuryChart.err
-}
-
-// drawInjuryOdds draws the injury-odds chart.
-func drawInjuryOdds() (commands.File, error) {
-	bands, series, err := InjuryOdds()
-	if err != nil {
-		return commands.File{}, err
-	}
-	png, err := commands.BarChartPNG("Injury table odds at 0 HP", bands, series)
-	if err != nil {
-		return commands.File{}, err
-	}
-	return commands.File{Name: InjuryOddsFile, ContentType: "image/png", Data: png}, nil
+	injuryChart.once.Do(func() {
+		bands, series, err := InjuryOdds()
+		injuryChart.chart, injuryChart.err = commands.Chart{Title: "Injury table odds at 0 HP", Categories: bands, Series: series}, err
+	})
+	return commands.ChartFile(InjuryOddsFile, injuryChart.chart), injuryChart.err
 }
 
 // ChartHelp says what Chart charts (the Charter interface).

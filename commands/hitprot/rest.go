@@ -38,7 +38,7 @@ func rest(m *commands.Mutation) (*commands.Response, error) {
 				return nil, commands.Errorf(commands.CodeConflict, "%s cannot catch its breath: only a fighter may (class %s).", h.name(), commands.Escape(h.c.Class))
 			}
 			if errors.Is(err, rules.ErrCannotRestore) || errors.Is(err, rules.ErrNoHD) {
-				why := trimSentinel(reason(err, rules.ErrCannotRestore), rules.ErrNoHD)
+				why := reason(err)
 				if errors.Is(err, rules.ErrNoHD) {
 					why = "no hit dice left; " + why
 				}
@@ -47,7 +47,6 @@ func rest(m *commands.Mutation) (*commands.Response, error) {
 			if err != nil {
 				return nil, ruleError(h, err)
 			}
-			m.Record(res.Roll)
 			if err := h.store(m, c); err != nil {
 				return nil, err
 			}
@@ -100,7 +99,6 @@ func rest(m *commands.Mutation) (*commands.Response, error) {
 			if err != nil {
 				return nil, ruleError(h, err)
 			}
-			m.Record(res.Roll)
 			if err := h.store(m, c); err != nil {
 				return nil, err
 			}

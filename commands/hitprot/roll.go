@@ -27,7 +27,6 @@ func save(m *commands.Mutation) (*commands.Response, error) {
 		if err != nil {
 			return nil, ruleError(h, err)
 		}
-		m.Record(s.Roll, s.HD)
 		if err := h.store(m, c); err != nil {
 			return nil, err
 		}
@@ -122,7 +121,6 @@ func roll(m *commands.Mutation) (*commands.Response, error) {
 	if err != nil {
 		return nil, ruleError(h, err)
 	}
-	m.Record(hdRoll)
 	if hd > 0 {
 		if err := h.store(m, c); err != nil {
 			return nil, err

@@ -1,6 +1,6 @@
-// Package hitprot is the hit-protection system of the commands core: it
+// Package hitprot is the hit-protection system of the commands kernel: it
 // adapts the rules of package rules/hitprot (RULES.md §1, Hit Protection &
-// Hit Dice) to the core's System interface. main passes System{} to
+// Hit Dice) to the kernel's System interface. main passes System{} to
 // commands.New.
 //
 // A character's sheet (§1.1) is stored as the JSON of sheet.go. Its
@@ -91,5 +91,5 @@ func (System) Roll() commands.ActionFunc { return roll }
 
 // Components registers the 0-HP choice buttons and modal (RULES.md §1.3).
 func (System) Components() map[string]commands.HandlerFunc {
-	return map[string]commands.HandlerFunc{choicePrefix: choiceButton}
+	return map[string]commands.HandlerFunc{choicePrefix: commands.ChoiceHandler(choices, choose)}
 }

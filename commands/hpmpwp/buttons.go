@@ -1,7 +1,6 @@
 package hpmpwp
 
 import (
-	"context"
 	"fmt"
 
 	"github.com/hpkeeper/hpkeeper/commands"
@@ -25,10 +24,11 @@ func choiceButtons(id, seq uint64, disabled bool) []commands.Button {
 // buttons with the custom_ids of the event that created the choice, or nil
 // buttons when no choice is pending.
 func (System) PendingChoice(ch *storage.Character) (string, [][]commands.Button, error) {
-	c, s, err := load(ch)
+	char, err := load(ch)
 	if err != nil {
 		return "", nil, err
 	}
+	c, s := char.c, char.sheet
 	if !c.ChoicePending || s.ChoiceSeq == 0 {
 		return "", nil, nil
 	}
@@ -37,75 +37,57 @@ func (System) PendingChoice(ch *storage.Character) (string, [][]commands.Button,
 	return text, [][]commands.Button{choiceButtons(ch.ID, s.ChoiceSeq, false)}, nil
 }
 
-// choiceButton handles a press of Act Disabled or Fall Unconscious (RULES.md
-// §2.4): valid only while the character still has the choice of that event.
-func choiceButton(ctx context.Context, s *commands.Service, r *commands.Request) (*commands.Response, error) {
-	cid, err := commands.ParseChoiceID(r.CustomID)
+// choices are the Die Hard buttons (RULES.md §2.4), by their custom_id's
+// choice; the history names a press by the button's label, as
+// hit-protection's 0-HP choice does.
+var choices = map[string]commands.ButtonChoice{"act": {Label: "Act Disabled"}, "down": {Label: "Fall Unconscious"}}
+
+// choose handles a press of Act Disabled or Fall Unconscious (RULES.md
+// §2.4) for the character ch the button names (commands.ChoiceHandler):
+// valid only while it still has the choice of that event.
+func choose(m *commands.Mutation, ch *storage.Character, cid commands.ChoiceID) (*commands.Response, error) {
+	id, seq, act, label := cid.Character, cid.Event, cid.Choice == "act", choices[cid.Choice].Label
+	char, err := load(ch)
 	if err != nil {
 		return nil, err
 	}
-	if cid.Choice != "act" && cid.Choice != "down" {
-		return nil, commands.Errorf(commands.CodeInvalid, "This button is not one of ours.")
+	c, st := char.c, char.sheet
+	if !c.ChoicePending || st.ChoiceSeq != seq {
+		return nil, m.RefuseStale(seq, ch, "Die Hard choice",
+			commands.Errorf(commands.CodeConflict, "%s's Die Hard choice is already made or no longer pending; nothing was changed.", commands.Escape(ch.Name)))
 	}
-	id, seq, act := cid.Character, cid.Event, cid.Choice == "act"
-	// The history names the press by the button's label, as hit-protection's
-	// 0-HP choice does.
-	label := map[bool]string{true: "Act Disabled", false: "Fall Unconscious"}[act]
-	r.Command, r.Subcommand, r.Pressed, r.Options = "choose", "", label, map[string]string{}
-	return s.Mutate(ctx, r, func(m *commands.Mutation) (*commands.Response, error) {
-		ch, err := m.CharacterByID(id)
-		if err != nil {
-			return nil, err
-		}
-		r.Options["target"] = ch.Name
-		if err := m.CanChange(ch); err != nil {
-			return nil, err
-		}
-		c, st, err := load(ch)
-		if err != nil {
-			return nil, err
-		}
-		if !c.ChoicePending || st.ChoiceSeq != seq {
-			return nil, m.RefuseStale(seq, ch, "Die Hard choice",
-				commands.Errorf(commands.CodeConflict, "%s's Die Hard choice is already made or no longer pending; nothing was changed.", commands.Escape(ch.Name)))
-		}
-		m = m.For(ch)
-		next, out, err := c.Choose(act)
-		if err != nil {
-			return nil, ruleError(ch, err)
-		}
-		if err := store(m, ch, next, 0); err != nil {
-			return nil, err
-		}
-		label := "Fall Unconscious"
-		if act {
-			label = "Act Disabled"
-		}
-		rep := outcomeText(ch.Name, out)
-		m.Note("Die Hard: %s (%s pressed %s)", commands.Unmarkdown(rep), r.UserName, label)
-		mine := commands.Part{Text: fmt.Sprintf("Die Hard: %s pressed **%s** for **%s**.\n%s", commands.Escape(r.UserName), label, commands.Escape(ch.Name), rep),
-			Buttons: [][]commands.Button{choiceButtons(id, seq, true)}}
+	m = m.For(ch)
+	next, out, err := c.Choose(act)
+	if err != nil {
+		return nil, ruleError(ch, err)
+	}
+	if err := char.store(m, next); err != nil {
+		return nil, err
+	}
+	rep := outcomeText(ch.Name, out)
+	m.Note("Die Hard: %s (%s pressed %s)", commands.Unmarkdown(rep), m.Req.UserName, label)
+	mine := commands.Part{Text: fmt.Sprintf("Die Hard: %s pressed **%s** for **%s**.\n%s", commands.Escape(m.Req.UserName), label, commands.Escape(ch.Name), rep),
+		Buttons: [][]commands.Button{choiceButtons(id, seq, true)}}
 
-		// The message offered the choice to these characters, in this order.
-		all, err := m.Characters()
+	// The message offered the choice to these characters, in this order.
+	all, err := m.Characters()
+	if err != nil {
+		return nil, err
+	}
+	for _, o := range all {
+		if o.ID == id {
+			m.Post(mine)
+			continue
+		}
+		ochar, err := load(o)
 		if err != nil {
 			return nil, err
 		}
-		for _, o := range all {
-			if o.ID == id {
-				m.Post(mine)
-				continue
-			}
-			oc, os, err := load(o)
-			if err != nil {
-				return nil, err
-			}
-			if oc.ChoicePending && os.ChoiceSeq == seq {
-				m.For(o).Post(commands.Part{Text: fmt.Sprintf("**%s**: Die Hard choice pending.", commands.Escape(o.Name)),
-					Buttons: [][]commands.Button{choiceButtons(o.ID, seq, false)}})
-			}
+		oc, os := ochar.c, ochar.sheet
+		if oc.ChoicePending && os.ChoiceSeq == seq {
+			m.For(o).Post(commands.Part{Text: fmt.Sprintf("**%s**: Die Hard choice pending.", commands.Escape(o.Name)),
+				Buttons: [][]commands.Button{choiceButtons(o.ID, seq, false)}})
 		}
-		return &commands.Response{UpdateMessage: true}, nil
-	})
-
+	}
+	return &commands.Response{UpdateMessage: true}, nil
 }

@@ -35,15 +35,16 @@ func (System) AdvanceClock(m *commands.Mutation, from, to int64) error {
 	detail := clock.Passed(clock.Time(from), clock.Time(to), clock.Hour) <= DetailHours
 	for _, ch := range chars {
 		m := m.For(ch)
-		c, s, err := load(ch)
+		char, err := load(ch)
 		if err != nil {
 			return err
 		}
+		c := char.c
 		walk := c.AdvanceSummary
 		if detail {
 			walk = c.Advance
 		}
-		next, out, err := walk(m.RecordingDice(), from, to)
+		next, out, err := walk(m.Dice(), from, to)
 		if err != nil {
 			return ruleError(ch, err)
 		}
@@ -52,7 +53,7 @@ func (System) AdvanceClock(m *commands.Mutation, from, to int64) error {
 			continue
 		}
 		if next != c {
-			if err := store(m, ch, next, s.ChoiceSeq); err != nil {
+			if err := char.store(m, next); err != nil {
 				return err
 			}
 		}

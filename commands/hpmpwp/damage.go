@@ -20,15 +20,16 @@ func each(m *commands.Mutation, targets []*storage.Character, check func(*storag
 		if err := check(ch); err != nil {
 			return nil, err
 		}
-		c, s, err := load(ch)
+		char, err := load(ch)
 		if err != nil {
 			return nil, err
 		}
-		next, out, err := fn(c, m.RecordingDice())
+		c := char.c
+		next, out, err := fn(c, m.Dice())
 		if err != nil {
 			return nil, ruleError(ch, err)
 		}
-		if err := store(m, ch, next, s.ChoiceSeq); err != nil {
+		if err := char.store(m, next); err != nil {
 			return nil, err
 		}
 		rep := outcomeText(ch.Name, out)
@@ -70,21 +71,21 @@ func damage(m *commands.Mutation) (*commands.Response, error) {
 	all.Say("%s.%s", head, all.RollsLine())
 	for _, ch := range targets {
 		m := m.For(ch)
-		c, s, err := load(ch)
+		char, err := load(ch)
 		if err != nil {
 			return nil, err
 		}
-		next, out, err := c.TakeDamage(m.RecordingDice(), hit, m.Table.Clock)
+		c := char.c
+		next, out, err := c.TakeDamage(m.Dice(), hit, m.Table.Clock)
 		if err != nil {
 			return nil, ruleError(ch, err)
 		}
-		choiceSeq := s.ChoiceSeq
 		var buttons [][]commands.Button
 		if next.ChoicePending && !c.ChoicePending {
-			choiceSeq = seq
+			char.sheet.ChoiceSeq = seq // the buttons name this event
 			buttons = [][]commands.Button{choiceButtons(ch.ID, seq, false)}
 		}
-		if err := store(m, ch, next, choiceSeq); err != nil {
+		if err := char.store(m, next); err != nil {
 			return nil, err
 		}
 		rep := outcomeText(ch.Name, out)

@@ -373,7 +373,7 @@ func TestRandomCommands(t *testing.T) {
 	t.Logf("seed %d (-hpmpwp.seed=%d replays it)", seed, seed)
 	rng := rand.New(rand.NewPCG(seed, 1))
 	db := commandstest.OpenDB(t)
-	svc := commands.New(db, dice.NewRandom(seed), hpmpwp.System{})
+	svc := commands.New(db, dice.NewRandom(seed), []commands.System{hpmpwp.System{}}, commandstest.Features()...)
 	do := func(user, line string) *commands.Response {
 		tb := &commandstest.Table{T: t, Svc: svc, DB: db, Channel: "rand"}
 		return tb.Do(user, line)
@@ -559,7 +559,7 @@ func TestLongAdvanceSummary(t *testing.T) {
 func TestStallScript(t *testing.T) {
 	db := commandstest.OpenDB(t)
 	src := &countingDice{Source: dice.NewRandom(14)}
-	tb := &commandstest.Table{T: t, Svc: commands.New(db, src, hpmpwp.System{}), DB: db, Channel: "dm"}
+	tb := &commandstest.Table{T: t, Svc: commands.New(db, src, []commands.System{hpmpwp.System{}}, commandstest.Features()...), DB: db, Channel: "dm"}
 	tb.OK(tb.Do("ann", "/table setup system:hp-mp-wp"))
 	tb.OK(tb.Do("ann", `/char create name:Ox stats:"hp-max=10 mp-max=0"`))
 	tb.Refused(tb.Do("ann", "/clock action:advance amount:10000 unit:days"), "The clock moves at most 90 days in one command")

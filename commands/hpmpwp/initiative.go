@@ -36,10 +36,11 @@ func initiativeBonus(c rules.Character) (int, string) {
 // InitiativeBonus is the Dex modifier (fatigue included) + init (RULES.md
 // §0.6).
 func (System) InitiativeBonus(ch *storage.Character) (int, error) {
-	c, _, err := load(ch)
+	char, err := load(ch)
 	if err != nil {
 		return 0, err
 	}
+	c := char.c
 	b, _ := initiativeBonus(c)
 	return b, nil
 }
@@ -47,10 +48,11 @@ func (System) InitiativeBonus(ch *storage.Character) (int, error) {
 // RollInitiative rolls d20 + Dex modifier + init (RULES.md §0.6), or the
 // table's init-dice + the same bonus.
 func (System) RollInitiative(m *commands.Mutation, ch *storage.Character, die *dice.Expr) (commands.InitiativeRoll, error) {
-	c, _, err := load(ch)
+	char, err := load(ch)
 	if err != nil {
 		return commands.InitiativeRoll{}, err
 	}
+	c := char.c
 	bonus, why := initiativeBonus(c)
 	return m.RollInitiativeDie(initiativeDie, die, bonus, why)
 }
@@ -65,10 +67,11 @@ func (System) InitiativeDice(dice.Expr) error { return nil }
 // **Reading:** a character whose activity is sleep is asleep, and sleeps
 // through its turn until it wakes (/activity kind:awake).
 func (System) CanAct(ch *storage.Character, now int64) (bool, string, error) {
-	c, _, err := load(ch)
+	char, err := load(ch)
 	if err != nil {
 		return false, "", err
 	}
+	c := char.c
 	switch {
 	case c.State == rules.Dead:
 		return false, "dead", nil

@@ -92,16 +92,17 @@ func rest(m *commands.Mutation) (*commands.Response, error) {
 		if ch.Hidden {
 			hidden = append(hidden, ch)
 		}
-		c, s, err := load(ch)
+		char, err := load(ch)
 		if err != nil {
 			return nil, err
 		}
+		c := char.c
 		next, _, err := c.NightRest(until)
 		if err != nil {
 			continue // the dead and the unconscious do not go to bed
 		}
 		until = next.SleepUntil // rounded down to a whole hour
-		if err := store(m, ch, next, s.ChoiceSeq); err != nil {
+		if err := char.store(m, next); err != nil {
 			return nil, err
 		}
 		name := commands.Escape(ch.Name)

@@ -20,11 +20,11 @@ func (System) RollSuggestions(_ *storage.Table, visible []*storage.Character) []
 		{Name: "2d20kl1 — a check with disadvantage", Value: "2d20kl1"},
 	}
 	for _, ch := range visible {
-		c, _, err := load(ch)
+		char, err := load(ch)
 		if err != nil {
 			continue // a sheet that does not read suggests nothing
 		}
-		bonus, why := initiativeBonus(c)
+		bonus, why := initiativeBonus(char.c)
 		v := d20
 		if bonus != 0 {
 			v = fmt.Sprintf("%s%+d", d20, bonus)

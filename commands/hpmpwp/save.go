@@ -23,10 +23,11 @@ func save(m *commands.Mutation) (*commands.Response, error) {
 	extra, _ := strconv.Atoi(m.Req.Options["bonus"])
 	for _, ch := range targets {
 		m := m.For(ch)
-		c, _, err := load(ch)
+		char, err := load(ch)
 		if err != nil {
 			return nil, err
 		}
+		c := char.c
 		fortAdj, willAdj := c.FatigueAdjust()
 		bonus, adj, name := c.Fort, fortAdj, "Fort"
 		if kind == "will" {

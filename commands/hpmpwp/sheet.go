@@ -94,17 +94,26 @@ func sheetOf(c rules.Character, seq ...uint64) sheet {
 	return s
 }
 
-// load decodes a stored character's sheet.
-func load(ch *storage.Character) (rules.Character, sheet, error) {
-	var s sheet
-	if err := commands.DecodeSheet(ch.Sheet, &s); err != nil {
-		return rules.Character{}, s, err
-	}
-	return s.state(), s, nil
+// character is one hp-mp-wp character loaded in a mutation: its record,
+// its stored sheet and its state in the rules.
+type character struct {
+	ch    *storage.Character
+	sheet sheet
+	c     rules.Character
 }
 
-// store saves c into ch; seq names the event of a pending Die Hard
-// choice.
-func store(m *commands.Mutation, ch *storage.Character, c rules.Character, seq uint64) error {
-	return m.SaveSheet(ch, sheetOf(c, seq))
+// load decodes a stored character's sheet.
+func load(ch *storage.Character) (*character, error) {
+	var s sheet
+	if err := commands.DecodeSheet(ch.Sheet, &s); err != nil {
+		return nil, err
+	}
+	return &character{ch: ch, sheet: s, c: s.state()}, nil
+}
+
+// store saves c as the character's new state, keeping the event of a
+// pending Die Hard choice (sheet.ChoiceSeq) while c's choice is pending.
+func (h *character) store(m *commands.Mutation, c rules.Character) error {
+	h.c, h.sheet = c, sheetOf(c, h.sheet.ChoiceSeq)
+	return m.SaveSheet(h.ch, h.sheet)
 }

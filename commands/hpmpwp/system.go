@@ -1,6 +1,6 @@
-// Package hpmpwp is the hp-mp-wp system of the commands core, the Universal
+// Package hpmpwp is the hp-mp-wp system of the commands kernel, the Universal
 // HP/MP/WP system: it adapts the rules of package rules/hpmpwp (RULES.md §2)
-// to the core's System interface. main passes System{} to commands.New.
+// to the kernel's System interface. main passes System{} to commands.New.
 //
 // A character's sheet (§2.1) is stored as the JSON of sheet.go. Its
 // commands: /char create and /char set (class, level, hp-max, mp-max,
@@ -92,5 +92,5 @@ func (System) Roll() commands.ActionFunc { return nil }
 
 // Components routes the Die Hard buttons (RULES.md §2.4; buttons.go).
 func (System) Components() map[string]commands.HandlerFunc {
-	return map[string]commands.HandlerFunc{choicePrefix: choiceButton}
+	return map[string]commands.HandlerFunc{choicePrefix: commands.ChoiceHandler(choices, choose)}
 }

@@ -15,10 +15,11 @@ import (
 // maximum alike); at 0 when disabled or stable at negative WP, dying while
 // Dying.
 func (System) View(ch *storage.Character, now int64) (commands.CharacterView, error) {
-	c, _, err := load(ch)
+	char, err := load(ch)
 	if err != nil {
 		return commands.CharacterView{}, err
 	}
+	c := char.c
 	wp := c.WP // temporary WP on top of the current WP, as on top of the maximum
 	if wp >= 0 {
 		wp += c.TempWP
@@ -53,10 +54,11 @@ func (System) View(ch *storage.Character, now int64) (commands.CharacterView, er
 // "HP 12/12 · MP 4/4 · WP 10/10" with state and fatigue, and the class,
 // mana die, saves, abilities, feats, activity and fatigue as fields.
 func (System) Describe(ch *storage.Character) (string, []commands.Field, error) {
-	c, _, err := load(ch)
+	char, err := load(ch)
 	if err != nil {
 		return "", nil, err
 	}
+	c := char.c
 	status := fmt.Sprintf("HP %d/%d · MP %d/%d · WP %d/%d", c.HP, c.HPMax, c.MP, c.MPMax, c.WP, c.WPMax())
 	if c.TempWP > 0 {
 		status += fmt.Sprintf(" (+%d temp)", c.TempWP)

@@ -49,7 +49,12 @@ var errNoSource = errors.New("no dice source")
 // ErrScriptExhausted and ErrFaceOutOfRange); nothing else fails, except that
 // an Expr built by hand that fails Validate returns that *ParseError and a
 // nil src is an error. The Result is the zero Result whenever err != nil.
+// A src that is an ExprRoller rolls the whole expression itself (a valid
+// one: an Expr built by hand that fails Validate is refused first).
 func (e Expr) Roll(src Source) (Result, error) {
+	if r, ok := src.(ExprRoller); ok && (e.x != nil || e.Validate() == nil) {
+		return r.RollExpr(e)
+	}
 	if e.x != nil {
 		return rollTree(e, src)
 	}

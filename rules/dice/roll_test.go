@@ -172,3 +172,48 @@ func TestRollMatchesBruteForce(t *testing.T) {
 		}
 	}
 }
+
+// recorder is an ExprRoller that rolls with src and records each
+// expression it is handed.
+type recorder struct {
+	src     Source
+	rolled  []string
+	perDice int
+}
+
+func (r *recorder) Roll(d Die) (int, error) {
+	r.perDice++
+	return r.src.Roll(d)
+}
+
+func (r *recorder) RollExpr(e Expr) (Result, error) {
+	res, err := e.Roll(r.src)
+	if err == nil {
+		r.rolled = append(r.rolled, res.String())
+	}
+	return res, err
+}
+
+// TestRollHandsExprRollerTheExpression: Expr.Roll hands a valid
+// expression whole to an ExprRoller, which rolls it (its Roll is never
+// asked for a die), and still refuses an invalid one itself.
+func TestRollHandsExprRollerTheExpression(t *testing.T) {
+	r := &recorder{src: NewScripted(3, 4)}
+	res, err := MustParse("2d6+1").Roll(r)
+	if err != nil || res.Total != 8 || r.perDice != 0 || len(r.rolled) != 1 || r.rolled[0] != "2d6+1 [3, 4] + 1 = 8" {
+		t.Errorf("Roll(2d6+1) with an ExprRoller = %v, %v; rolled %q, %d dice asked one by one; want 8, one expression, no die", res, err, r.rolled, r.perDice)
+	}
+	tree, err := Parse("(1d6+1)*2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.src = NewScripted(5)
+	if res, err := tree.Roll(r); err != nil || res.Total != 12 || r.perDice != 0 || len(r.rolled) != 2 {
+		t.Errorf("Roll((1d6+1)*2) with an ExprRoller = %v, %v; rolled %q, %d dice asked one by one; want 12, handed over whole", res, err, r.rolled, r.perDice)
+	}
+	bad := Expr{Terms: []Term{{Sign: 1, Count: 1, Sides: 1}}}
+	var pe *ParseError
+	if _, err := bad.Roll(r); !errors.As(err, &pe) || len(r.rolled) != 2 {
+		t.Errorf("Roll(1d1) with an ExprRoller error %v, rolled %q; want the *ParseError, nothing handed on", err, r.rolled)
+	}
+}

@@ -55,6 +55,18 @@ type Source interface {
 	Roll(d Die) (int, error)
 }
 
+// ExprRoller is a Source that rolls whole expressions itself: Expr.Roll
+// hands it the expression (once it is valid) instead of asking it for the
+// dice one by one, as io.Copy hands the copy to a WriterTo. A source that
+// records every roll for a table's history is one (package commands): it
+// records an expression as it was rolled, "2d6 [3, 4] = 7", whichever rule
+// rolled it. RollExpr must roll e as Expr.Roll would, with a source that is
+// not e's ExprRoller.
+type ExprRoller interface {
+	Source
+	RollExpr(e Expr) (Result, error)
+}
+
 // A Pacer is a Source that is told where a roll's dice start to depend on
 // the faces already rolled: Expr.Roll calls Pause before each pass of
 // rerolls or explosions and before the die of an ra, whose number depends

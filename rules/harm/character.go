@@ -8,8 +8,8 @@
 // (§3.3).
 //
 // The package is pure: every rule takes the character, its input and a
-// [Roller], and returns the new character and an outcome listing every check
-// rolled. Rules never change the character they are called on.
+// dice.Source, and returns the new character and an outcome listing every
+// check rolled. Rules never change the character they are called on.
 package harm
 
 import (

@@ -7,22 +7,6 @@ import (
 	"github.com/hpkeeper/hpkeeper/rules/dice"
 )
 
-// Roller rolls a dice expression, reporting every die. FromSource makes one
-// of a dice.Source; the commands package passes its mutation, which records
-// every roll for the table's history (RULES.md §0.5). Every rule of this
-// package rolls through a Roller and returns the results in its outcome.
-type Roller interface {
-	Roll(e dice.Expr) (dice.Result, error)
-}
-
-type sourceRoller struct{ src dice.Source }
-
-func (s sourceRoller) Roll(e dice.Expr) (dice.Result, error) { return e.Roll(s.src) }
-
-// FromSource returns a Roller that rolls with src (tests script faces with
-// dice.NewScripted, Fudge faces as -1, 0 and 1).
-func FromSource(src dice.Source) Roller { return sourceRoller{src} }
-
 // Fudge dice per check (RULES.md §3.1): 3dF, or 4dF with the table option.
 const (
 	// DefaultFudgeDice is the number of Fudge dice of a check.
@@ -148,14 +132,15 @@ type CheckResult struct {
 	SL    int
 }
 
-// Roll rolls k with r and returns its success level (RULES.md §3.1): below
-// 0 counts as 0. Errors are those of Expr and of r.
-func (k Check) Roll(r Roller) (CheckResult, error) {
+// Roll rolls k with src and returns its success level (RULES.md §3.1):
+// below 0 counts as 0. Errors are those of Expr and of src (tests script
+// faces with dice.NewScripted, Fudge faces as -1, 0 and 1).
+func (k Check) Roll(src dice.Source) (CheckResult, error) {
 	e, err := k.Expr()
 	if err != nil {
 		return CheckResult{}, err
 	}
-	res, err := r.Roll(e)
+	res, err := e.Roll(src)
 	if err != nil {
 		return CheckResult{}, err
 	}
@@ -233,7 +218,7 @@ type ActionOutcome struct {
 // itself costs 1 point of the ability's pool, which Act spends. It fails,
 // changing nothing, with ErrTakenOut, ErrNoAbility, ErrWrongPool,
 // ErrPoolEmpty (naming the pool and the points needed) or an error of the
-// check or of r.
+// check or of src.
 //
 // **Reading:** the point for a bonus die comes from the pool the ability
 // draws on ("each ability draws on one pool"), and a Broken character
@@ -246,11 +231,11 @@ type ActionOutcome struct {
 // turn order skips it anyway), and its healing check (hpkeeper's reading:
 // healing a character out of the conflict does not touch the conflict, and
 // a day of rest taken alone is healed with while the conflict goes on).
-func (c Character) Act(r Roller, a Action) (Character, ActionOutcome, error) {
+func (c Character) Act(src dice.Source, a Action) (Character, ActionOutcome, error) {
 	if c.TakenOut {
 		return c, ActionOutcome{}, ErrTakenOut
 	}
-	n, spent, res, err := c.rollCheck(r, a.Ability, a.Pool, a.FudgeDice, true, a.Mods...)
+	n, spent, res, err := c.rollCheck(src, a.Ability, a.Pool, a.FudgeDice, true, a.Mods...)
 	if err != nil {
 		return c, ActionOutcome{}, err
 	}
@@ -266,8 +251,8 @@ func (c Character) Act(r Roller, a Action) (Character, ActionOutcome, error) {
 // a copy of c with the points spent, the changes (the Broken action's cost
 // first, then the bonus die's point) and the rolled check, or fails,
 // changing nothing, with ErrNoAbility, ErrWrongPool, ErrPoolEmpty or an
-// error of the check or of r.
-func (c Character) rollCheck(r Roller, ability, pool string, fudge int, action bool, mods ...Mod) (Character, []PoolChange, CheckResult, error) {
+// error of the check or of src.
+func (c Character) rollCheck(src dice.Source, ability, pool string, fudge int, action bool, mods ...Mod) (Character, []PoolChange, CheckResult, error) {
 	ab, ok := c.Abilities[ability]
 	if !ok {
 		return c, nil, CheckResult{}, fmt.Errorf("%w: %s", ErrNoAbility, ability)
@@ -292,7 +277,7 @@ func (c Character) rollCheck(r Roller, ability, pool string, fudge int, action b
 	if err != nil {
 		return c, nil, CheckResult{}, err
 	}
-	res, err := k.Roll(r)
+	res, err := k.Roll(src)
 	if err != nil {
 		return c, nil, CheckResult{}, err
 	}

@@ -9,8 +9,8 @@ import (
 	"github.com/hpkeeper/hpkeeper/rules/dice"
 )
 
-// scripted returns a Roller handing out the Fudge faces given (-1, 0, 1).
-func scripted(faces ...int) Roller { return FromSource(dice.NewScripted(faces...)) }
+// scripted returns a dice source handing out the Fudge faces given (-1, 0, 1).
+func scripted(faces ...int) dice.Source { return dice.NewScripted(faces...) }
 
 // TestCheckExpr pins the expression of a check (RULES.md §3.1): 3dF + rank,
 // 4dF with the table option, bonus dice keep the highest, penalty dice the
@@ -345,7 +345,7 @@ func TestCheckRollMatchesBruteForce(t *testing.T) {
 		rec = func(i int) {
 			if i == tt.n {
 				src := dice.NewScripted(faces...)
-				res, err := tt.k.Roll(FromSource(src))
+				res, err := tt.k.Roll(src)
 				if err != nil {
 					t.Fatalf("%s: Roll(%v) = %v", tt.name, faces, err)
 				}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/hpkeeper/hpkeeper/rules/clock"
+	"github.com/hpkeeper/hpkeeper/rules/dice"
 )
 
 // Kind is the kind of a harm, which picks the innate ability checked against
@@ -110,8 +111,8 @@ func (o HarmOutcome) Worsened() bool { return o.After != o.Before }
 // harm also restarts the day of rest (RestFrom = h.At, and the days of rest
 // taken alone, RestDays, no longer count). It fails, changing nothing,
 // with ErrNoHarm for an SL below 1, ErrWrongPool, ErrPoolEmpty, or an error
-// of the check or of r.
-func (c Character) TakeHarm(r Roller, h Harm) (Character, HarmOutcome, error) {
+// of the check or of src.
+func (c Character) TakeHarm(src dice.Source, h Harm) (Character, HarmOutcome, error) {
 	if h.SL < 1 {
 		return c, HarmOutcome{}, fmt.Errorf("%w, not %d", ErrNoHarm, h.SL)
 	}
@@ -126,7 +127,7 @@ func (c Character) TakeHarm(r Roller, h Harm) (Character, HarmOutcome, error) {
 		return n, out, nil
 	}
 	out.Counter = c.HarmCounter + h.SL
-	n, spent, res, err := c.rollCheck(r, h.Kind.Ability(), h.Pool, h.FudgeDice, false)
+	n, spent, res, err := c.rollCheck(src, h.Kind.Ability(), h.Pool, h.FudgeDice, false)
 	if err != nil {
 		return c, HarmOutcome{}, err
 	}

@@ -17,7 +17,7 @@ import (
 // the outcome is the same.
 func TestGarrettExample(t *testing.T) {
 	src := dice.NewScripted(1, 0, 0, 0, 0, 0)
-	r := FromSource(src)
+	r := src
 	g := New()
 	g.Abilities[Endure] = Ability{2, Vigor}
 	g.Abilities[React] = Ability{1, Instinct}
@@ -75,7 +75,7 @@ func TestHarmTransitions(t *testing.T) {
 		c := garrett()
 		c.Condition, c.HarmCounter = tt.cond, tt.counter
 		src := dice.NewScripted(tt.faces...)
-		n, out, err := c.TakeHarm(FromSource(src), tt.harm)
+		n, out, err := c.TakeHarm(src, tt.harm)
 		if err != nil {
 			t.Fatalf("%s: %v", tt.name, err)
 		}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/hpkeeper/hpkeeper/rules/clock"
+	"github.com/hpkeeper/hpkeeper/rules/dice"
 )
 
 // Trigger is what allows a healing check (RULES.md §3.3).
@@ -104,12 +105,12 @@ func (c Character) NeedsHealing() bool { return c.Condition != Healthy || c.Harm
 // **Reading:** RULES.md §3.2 calls an action "a check the character chooses
 // to make"; giving First Aid or Counsel is one, so it costs a Broken helper
 // a point like any other.
-func (c Character) Help(r Roller, t Trigger, fudge int, pool string) (Character, ActionOutcome, error) {
+func (c Character) Help(src dice.Source, t Trigger, fudge int, pool string) (Character, ActionOutcome, error) {
 	ability := t.HelperAbility()
 	if ability == "" {
 		return c, ActionOutcome{}, fmt.Errorf("%v is not First Aid or Counsel", t)
 	}
-	return c.Act(r, Action{Ability: ability, Pool: pool, FudgeDice: fudge})
+	return c.Act(src, Action{Ability: ability, Pool: pool, FudgeDice: fudge})
 }
 
 // Healing is a healing check and its trigger (RULES.md §3.3).
@@ -178,8 +179,8 @@ type HealOutcome struct {
 //
 // It fails, changing nothing, with ErrNothingToHeal, ErrNotInnate,
 // ErrRestTooSoon (naming when the day of rest ends), ErrBadSpend,
-// ErrWrongPool, ErrPoolEmpty, or an error of the check or of r.
-func (c Character) Heal(r Roller, h Healing) (Character, HealOutcome, error) {
+// ErrWrongPool, ErrPoolEmpty, or an error of the check or of src.
+func (c Character) Heal(src dice.Source, h Healing) (Character, HealOutcome, error) {
 	if h.Ability == "" {
 		h.Ability = h.Trigger.DefaultAbility()
 	}
@@ -236,7 +237,7 @@ func (c Character) Heal(r Roller, h Healing) (Character, HealOutcome, error) {
 	if err != nil {
 		return c, out, err
 	}
-	if out.Check, err = k.Roll(r); err != nil {
+	if out.Check, err = k.Roll(src); err != nil {
 		return c, out, err
 	}
 	if sl := out.Check.SL; sl >= 1 {

@@ -1,5 +1,7 @@
 package harm
 
+import "github.com/hpkeeper/hpkeeper/rules/dice"
+
 // Initiative makes the character's initiative check (RULES.md §0.6): a
 // React check, fudge Fudge dice (3, or 4 with the table option; 0 means
 // 3) + React rank with the condition's penalty dice (React is innate, so
@@ -7,7 +9,7 @@ package harm
 // an action, so a Broken character spends no pool point on it (§3.2).
 // Errors: ErrNoAbility when the character has no React, ErrBadFudgeDice,
 // or r's.
-func (c Character) Initiative(r Roller, fudge int) (CheckResult, error) {
-	_, _, res, err := c.rollCheck(r, React, "", fudge, false)
+func (c Character) Initiative(src dice.Source, fudge int) (CheckResult, error) {
+	_, _, res, err := c.rollCheck(src, React, "", fudge, false)
 	return res, err
 }

@@ -26,7 +26,7 @@ func TestInitiative(t *testing.T) {
 	} {
 		c.Condition = tt.cond
 		before := c.Clone()
-		res, err := c.Initiative(FromSource(dice.NewScripted(tt.faces...)), 0)
+		res, err := c.Initiative(dice.NewScripted(tt.faces...), 0)
 		if err != nil || res.Roll.Expr.String() != tt.expr || res.SL != tt.sl {
 			t.Errorf("%s: Initiative = %s (SL %d), %v; want %s, SL %d", tt.cond, res.Roll, res.SL, err, tt.expr, tt.sl)
 		}
@@ -34,7 +34,7 @@ func TestInitiative(t *testing.T) {
 			t.Errorf("%s: the initiative spent a pool point", tt.cond)
 		}
 	}
-	if _, err := (Character{}).Initiative(FromSource(dice.NewScripted()), 0); err == nil {
+	if _, err := (Character{}).Initiative(dice.NewScripted(), 0); err == nil {
 		t.Error("Initiative without React succeeded")
 	}
 }

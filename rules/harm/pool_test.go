@@ -45,7 +45,7 @@ func TestHarmCheckPoolPoint(t *testing.T) {
 	e := garrett()
 	e.Vigor.Current = 0
 	src := dice.NewScripted(0, 0, 0, 0)
-	n, _, err = e.TakeHarm(FromSource(src), Harm{SL: 2, Kind: Physical, Pool: Vigor})
+	n, _, err = e.TakeHarm(src, Harm{SL: 2, Kind: Physical, Pool: Vigor})
 	if !errors.Is(err, ErrPoolEmpty) || src.Remaining() != 4 || !reflect.DeepEqual(n, e) {
 		t.Errorf("harm check with Vigor 0: err %v, %d faces left, %+v; want ErrPoolEmpty, 4, unchanged", err, src.Remaining(), n)
 	}

@@ -9,7 +9,8 @@ import (
 )
 
 // Errors of the damage and 0-HP rules (RULES.md §1.3). Each is returned
-// wrapped with the details; errors.Is finds it.
+// as it is, or as the Kind of a *Refusal with the reason; errors.Is finds
+// it.
 var (
 	// ErrDead: the character is dead and takes no damage, rests or rolls
 	// (RULES.md §1.3 item 7).
@@ -92,10 +93,10 @@ func (c Character) TakeDamage(src dice.Source, hit Hit) (Character, Outcome, Dam
 		hit.Type = Other
 	case Fire, Acid, Lightning, Other:
 	default:
-		return c, o, res, fmt.Errorf("damage type %q is not fire, acid, lightning or other: %w", hit.Type, ErrBadInput)
+		return c, o, res, refuse(ErrBadInput, "damage type %q is not fire, acid, lightning or other", hit.Type)
 	}
 	if hit.Amount < 0 {
-		return c, o, res, fmt.Errorf("damage %d is negative: %w", hit.Amount, ErrBadInput)
+		return c, o, res, refuse(ErrBadInput, "damage %d is negative", hit.Amount)
 	}
 	switch c.Status {
 	case Dead:
@@ -105,12 +106,12 @@ func (c Character) TakeDamage(src dice.Source, hit Hit) (Character, Outcome, Dam
 	}
 	c = c.clone()
 	if c.Status == Down && hit.Soak {
-		return c, o, res, fmt.Errorf("a down character cannot soak: %w", ErrBadInput)
+		return c, o, res, refuse(ErrBadInput, "a down character cannot soak")
 	}
 	dmg := hit.Amount
 	if hit.Soak {
 		if c.HD < 1 {
-			return c, o, res, fmt.Errorf("cannot soak: %w", ErrNoHD)
+			return c, o, res, refuse(ErrNoHD, "cannot soak")
 		}
 		r, err := o.roll(src, fmt.Sprintf("1d%d", c.HitDie))
 		if err != nil {
@@ -274,7 +275,7 @@ func (c Character) Attend(src dice.Source, healer bool, now clock.Time) (Charact
 		}
 	}
 	if stopped == 0 && !revealed {
-		return c, o, fmt.Errorf("%s: %w", refused[0], ErrCannotStop)
+		return c, o, refuse(ErrCannotStop, "%s", refused[0])
 	}
 	for _, r := range refused {
 		o.note("%s", r)

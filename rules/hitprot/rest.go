@@ -55,10 +55,10 @@ type RestResult struct {
 func (c Character) Rest(src dice.Source, now clock.Time) (Character, RestResult, error) {
 	res := RestResult{HPBefore: c.HP, HDBefore: c.HD, HPAfter: c.HP, HDAfter: c.HD}
 	if why := c.RestoreBlock(now); why != "" {
-		return c, res, fmt.Errorf("%w: %s", ErrCannotRestore, why)
+		return c, res, refuse(ErrCannotRestore, "%s", why)
 	}
 	if c.HD < 1 {
-		return c, res, fmt.Errorf("%w: only a night's sleep re-rolls HP", ErrNoHD)
+		return c, res, refuse(ErrNoHD, "only a night's sleep re-rolls HP")
 	}
 	r, err := dice.MustParse(fmt.Sprintf("1d%d", c.HitDie)).Roll(src)
 	if err != nil {

@@ -51,10 +51,10 @@ func (c Character) AddHD(src dice.Source, n int, purpose string, melee bool) (Ch
 		return c, dice.Result{}, nil
 	}
 	if lim := HDLimit(c.Class, purpose, melee); lim != Unlimited && n > lim {
-		return c, dice.Result{}, fmt.Errorf("%w: one hit die per %s roll%s for class %s (asked %d)", ErrTooManyHD, purpose, meleeWord(melee), c.Class, n)
+		return c, dice.Result{}, refuse(ErrTooManyHD, "one hit die per %s roll%s for class %s (asked %d)", purpose, meleeWord(melee), c.Class, n)
 	}
 	if n > c.HD {
-		return c, dice.Result{}, fmt.Errorf("%w: asked %d, has %d", ErrNoHD, n, c.HD)
+		return c, dice.Result{}, refuse(ErrNoHD, "asked %d, has %d", n, c.HD)
 	}
 	r, err := dice.MustParse(fmt.Sprintf("%dd%d", n, c.HitDie)).Roll(src)
 	if err != nil {
@@ -85,10 +85,10 @@ func (c Character) Save(src dice.Source, category string, hd, bonus int) (Charac
 		return c, SaveResult{}, err
 	}
 	if lim := HDLimit(c.Class, PurposeSave, false); lim != Unlimited && hd > lim {
-		return c, SaveResult{}, fmt.Errorf("%w: one hit die per save for class %s (asked %d)", ErrTooManyHD, c.Class, hd)
+		return c, SaveResult{}, refuse(ErrTooManyHD, "one hit die per save for class %s (asked %d)", c.Class, hd)
 	}
 	if hd > c.HD {
-		return c, SaveResult{}, fmt.Errorf("%w: asked %d, has %d", ErrNoHD, hd, c.HD)
+		return c, SaveResult{}, refuse(ErrNoHD, "asked %d, has %d", hd, c.HD)
 	}
 	r, err := dice.MustParse("1d20").Roll(src)
 	if err != nil {
@@ -110,7 +110,7 @@ func (c Character) SpendHD(n int) (Character, error) {
 		return c, ErrDead
 	}
 	if n < 1 || n > c.HD {
-		return c, fmt.Errorf("%w: asked %d, has %d", ErrNoHD, n, c.HD)
+		return c, refuse(ErrNoHD, "asked %d, has %d", n, c.HD)
 	}
 	c = c.clone()
 	c.HD -= n

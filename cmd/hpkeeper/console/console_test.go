@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/hpkeeper/hpkeeper/commands"
+	"github.com/hpkeeper/hpkeeper/commands/commandstest"
 	"github.com/hpkeeper/hpkeeper/commands/harm"
 	"github.com/hpkeeper/hpkeeper/commands/hitprot"
 	"github.com/hpkeeper/hpkeeper/commands/hpmpwp"
@@ -26,6 +27,10 @@ var update = flag.Bool("update", false, "rewrite the golden transcripts in testd
 // systems are the rule systems the console's tests play, as cmd/hpkeeper
 // wires them.
 var systems = []commands.System{hitprot.System{}, hpmpwp.System{}, harm.System{}}
+
+// features returns a fresh set of the features the console's tests play,
+// as cmd/hpkeeper wires them.
+func features() []commands.Feature { return commandstest.Features() }
 
 // fixedNow is the wall clock of the transcript tests.
 var fixedNow = time.Date(2025, time.March, 14, 20, 0, 0, 0, time.UTC)
@@ -47,7 +52,7 @@ func newTestService(t *testing.T) (*commands.Service, *dice.Scripted) {
 		}
 	})
 	queue := dice.NewQueue(nil)
-	svc := commands.New(db, queue, systems...)
+	svc := commands.New(db, queue, systems, features()...)
 	svc.SetClock(func() time.Time { return fixedNow })
 	return svc, queue
 }
@@ -171,7 +176,7 @@ func zeroHP(r *commands.Request) *commands.Response {
 // transcript, Run's error and the requests sent.
 func session(t *testing.T, script string) (string, error, []*commands.Request) {
 	t.Helper()
-	f := &fakeService{reg: commands.NewRegistry(systems...), handle: zeroHP}
+	f := &fakeService{reg: commands.NewRegistry(systems, features()...), handle: zeroHP}
 	var out bytes.Buffer
 	c := New(f, dice.NewQueue(nil), &out, Options{})
 	err := c.Run(context.Background(), strings.NewReader(script))
@@ -401,7 +406,7 @@ func TestScriptErrors(t *testing.T) {
 }
 
 func TestInteractive(t *testing.T) {
-	f := &fakeService{reg: commands.NewRegistry(systems...), handle: zeroHP}
+	f := &fakeService{reg: commands.NewRegistry(systems, features()...), handle: zeroHP}
 	var out bytes.Buffer
 	c := New(f, nil, &out, Options{Interactive: true, User: "gm", Channel: "tavern"})
 	err := c.Run(context.Background(), strings.NewReader("/nope\n:dice 1\n:user bob\n:quit\n/char list\n"))
@@ -424,7 +429,7 @@ func TestInteractive(t *testing.T) {
 }
 
 func TestRunCancelled(t *testing.T) {
-	f := &fakeService{reg: commands.NewRegistry(systems...), handle: zeroHP}
+	f := &fakeService{reg: commands.NewRegistry(systems, features()...), handle: zeroHP}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	r, w, err := os.Pipe()
@@ -441,7 +446,7 @@ func TestRunCancelled(t *testing.T) {
 
 func TestDiceDirective(t *testing.T) {
 	queue := dice.NewQueue(nil)
-	f := &fakeService{reg: commands.NewRegistry(systems...), handle: zeroHP}
+	f := &fakeService{reg: commands.NewRegistry(systems, features()...), handle: zeroHP}
 	var out bytes.Buffer
 	c := New(f, queue, &out, Options{})
 	if err := c.Exec(context.Background(), ":dice 5,2,1"); err != nil {

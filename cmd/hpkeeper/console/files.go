@@ -11,7 +11,7 @@ import (
 
 // maxAttachment bounds a file given in an attachment option, in bytes (as
 // Discord's upload limit would).
-const maxAttachment = commands.MaxImportSize
+const maxAttachment = commands.MaxFileSize
 
 // writeFiles writes the files attached to resp into the files directory
 // (created when missing) and

@@ -35,8 +35,8 @@ const (
 )
 
 // Main runs `hpkeeper console [flags]` with args (the flags, without the
-// program and subcommand names) over the rule systems given and returns the
-// exit code. It opens the
+// program and subcommand names) over the rule systems and features given
+// (a fresh set: the service keeps them) and returns the exit code. It opens the
 // database (--db, default DefaultDB), writes attached files into --files
 // (default the working directory), builds the dice (--seed N for
 // repeatable random rolls, else truly random; --dice 1,2,6 faces to roll
@@ -56,7 +56,7 @@ const (
 func DefaultFilesDir() string { return filepath.Join(os.TempDir(), "hpkeeper-files") }
 
 // :dice (and without --dice) rolls are random.
-func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, systems ...commands.System) int {
+func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, systems []commands.System, features ...commands.Feature) int {
 	fs := flag.NewFlagSet("hpkeeper console", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	dbPath := fs.String("db", DefaultDB, "the bbolt database `file`")
@@ -126,7 +126,7 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 		ctx = log.WithContext(ctx)
 	}
 
-	c := New(commands.New(db, queue, systems...), queue, stdout, Options{Interactive: IsTerminal(stdin), FilesDir: *filesDir, StrictDice: !seeded})
+	c := New(commands.New(db, queue, systems, features...), queue, stdout, Options{Interactive: IsTerminal(stdin), FilesDir: *filesDir, StrictDice: !seeded})
 	switch err := c.Run(ctx, stdin); {
 	case err == nil:
 		return ExitOK

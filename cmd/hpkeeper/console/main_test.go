@@ -14,7 +14,7 @@ import (
 func runMain(t *testing.T, stdin string, args ...string) (int, string, string) {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
-	code := Main(context.Background(), args, strings.NewReader(stdin), &stdout, &stderr, systems...)
+	code := Main(context.Background(), args, strings.NewReader(stdin), &stdout, &stderr, systems, features()...)
 	return code, stdout.String(), stderr.String()
 }
 
@@ -125,7 +125,7 @@ func TestMainCancelled(t *testing.T) {
 	cancel()
 	var stdout, stderr bytes.Buffer
 	db := filepath.Join(t.TempDir(), "test.db")
-	if code := Main(ctx, []string{"--db", db}, r, &stdout, &stderr); code != ExitInterrupted {
+	if code := Main(ctx, []string{"--db", db}, r, &stdout, &stderr, nil); code != ExitInterrupted {
 		t.Errorf("Main with a cancelled context = %d; want %d (stderr %q)", code, ExitInterrupted, stderr.String())
 	}
 }

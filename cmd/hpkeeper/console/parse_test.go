@@ -12,7 +12,7 @@ import (
 )
 
 func TestParseLine(t *testing.T) {
-	reg := commands.NewRegistry(systems...)
+	reg := commands.NewRegistry(systems, features()...)
 	opts := func(kv ...string) map[string]string {
 		m := map[string]string{}
 		for i := 0; i < len(kv); i += 2 {
@@ -74,7 +74,7 @@ func TestParseLine(t *testing.T) {
 }
 
 func TestParseLineErrors(t *testing.T) {
-	reg := commands.NewRegistry(systems...)
+	reg := commands.NewRegistry(systems, features()...)
 	tests := []struct {
 		name, in, want string // want: a part of the error message
 	}{
@@ -151,7 +151,7 @@ func FuzzParseLine(f *testing.F) {
 	} {
 		f.Add(s)
 	}
-	reg := commands.NewRegistry(systems...)
+	reg := commands.NewRegistry(systems, features()...)
 	f.Fuzz(func(t *testing.T, s string) {
 		l, err := parseLine(reg, s)
 		if err != nil {

@@ -6,14 +6,8 @@ import (
 	"strings"
 
 	"github.com/hpkeeper/hpkeeper/commands"
+	"github.com/hpkeeper/hpkeeper/commands/tracker"
 )
-
-// trackerService is a Service that keeps tracker messages (/table tracker);
-// *commands.Service implements it.
-type trackerService interface {
-	Tracker(channelID string) (messageID string, resp *commands.Response, err error)
-	SetTrackerPoster(p commands.TrackerPoster, unavailable string)
-}
 
 // consolePoster "posts" tracker messages in the fake Discord: the console
 // prints the tracker after the reply, and again after every change.
@@ -24,11 +18,12 @@ func (p *consolePoster) PostTracker(ctx context.Context, channelID string, resp 
 	return fmt.Sprintf("console-tracker-%d", p.n), nil
 }
 
-// setupTracker lets /table tracker work in the console.
+// setupTracker lets /table tracker work in the console, when the service
+// has the tracker (commands/tracker).
 func (c *Console) setupTracker() {
 	c.trackers = map[string]string{}
-	if ts, ok := c.svc.(trackerService); ok {
-		ts.SetTrackerPoster(&consolePoster{}, "")
+	if trk := tracker.Of(c.svc.Registry()); trk != nil {
+		trk.SetPoster(&consolePoster{}, "")
 	}
 }
 
@@ -36,11 +31,11 @@ func (c *Console) setupTracker() {
 // when the table has one and it reads differently from the last one printed
 // (as the bot edits the tracker message after every change).
 func (c *Console) printTracker(channel string) {
-	ts, ok := c.svc.(trackerService)
-	if !ok {
+	trk := tracker.Of(c.svc.Registry())
+	if trk == nil {
 		return
 	}
-	id, resp, err := ts.Tracker(channel)
+	id, resp, err := trk.Tracker(channel)
 	if err != nil || id == "" || resp == nil {
 		return
 	}

@@ -100,7 +100,7 @@ func TestUndoOfEveryCommandIsExact(t *testing.T) {
 			}
 			defer db.Close()
 			queue := dice.NewQueue(dice.NewRandom(1))
-			svc := commands.New(db, queue, systems...)
+			svc := commands.New(db, queue, systems, features()...)
 			svc.SetClock(func() time.Time { return fixedNow })
 			var out bytes.Buffer
 			c := New(svc, queue, &out, Options{})

@@ -1,0 +1,85 @@
+package help_test
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/hpkeeper/hpkeeper/commands/commandstest"
+)
+
+func newTable(t *testing.T) *commandstest.Table {
+	return commandstest.New(t, commandstest.Systems()...)
+}
+
+func TestHelp(t *testing.T) {
+	tb := newTable(t)
+	out := tb.Do("ann", "/help")
+	if !strings.Contains(out.Content, "/damage") || !strings.Contains(out.Content, "/table setup") {
+		t.Errorf("help = %q", out.Content)
+	}
+	// The command to start with works as printed.
+	if !strings.Contains(out.Content, "Start with `/table setup system:hit-protection` (or hp-mp-wp, harm).") {
+		t.Errorf("help = %q; want a /table setup that works as printed", out.Content)
+	}
+	if out := tb.Do("ann", "/help topic:hit-protection"); !strings.Contains(out.Content, "Stats keys") || !strings.Contains(out.Content, "catch-breath") {
+		t.Errorf("help hit-protection = %q", out.Content)
+	}
+	if out := tb.Do("ann", "/help topic:/roll"); !strings.Contains(out.Content, "keep/drop") {
+		t.Errorf("help roll = %q", out.Content)
+	}
+	tb.Refused(tb.Do("ann", "/help topic:nonsense"), "No help topic")
+}
+
+// TestHelpTemplatesHaveRequiredOptions: a command template in backticks in
+// a system's help or in /help topic:<command> (`/heal target:NAME …`) gives
+// every option the command requires, so that it works when typed as
+// printed with the placeholders filled in.
+func TestHelpTemplatesHaveRequiredOptions(t *testing.T) {
+	tb := newTable(t)
+	reg := tb.Svc.Registry()
+	texts := map[string]string{}
+	for _, sys := range commandstest.Systems() {
+		texts[sys.Name()] = sys.Help()
+	}
+	for _, c := range reg.Commands() {
+		texts["/help topic:"+c.Name] = tb.Do("ann", "/help topic:"+c.Name).Content
+	}
+	span := regexp.MustCompile("`(/[a-z]+)( [a-z]+)?((?: [a-z-]+:[^` ]*)+)`")
+	for where, text := range texts {
+		for _, m := range span.FindAllStringSubmatch(text, -1) {
+			c := reg.Lookup(strings.TrimPrefix(m[1], "/"))
+			if c == nil {
+				t.Errorf("%s: %q names no command", where, m[0])
+				continue
+			}
+			opts := c.Options
+			if sub := strings.TrimSpace(m[2]); sub != "" {
+				if s := c.Sub(sub); s != nil {
+					opts = s.Options
+				}
+			}
+			for _, o := range opts {
+				if o.Required && !strings.Contains(m[3], " "+o.Name+":") {
+					t.Errorf("%s: %q lacks the required option %s:", where, m[0], o.Name)
+				}
+			}
+		}
+	}
+}
+
+func TestHelpSystemCommands(t *testing.T) {
+	tb := newTable(t)
+	out := commandstest.Text(tb.Do("ann", "/help topic:harm"))
+	commandstest.WantIn(t, "harm help", out, "Commands:", "`/damage target:… amount:… [kind:…] [pool:…]`", "`/heal")
+	for _, not := range []string{"/strain", "/wake", "soak", "crit"} {
+		if strings.Contains(out, not) {
+			t.Errorf("harm help mentions %s: %q", not, out)
+		}
+	}
+	out = commandstest.Text(tb.Do("ann", "/help topic:hp-mp-wp"))
+	commandstest.WantIn(t, "hp-mp-wp help", out, "`/strain", "`/activity", "`/wake target:… listen-dc:… [stay-asleep:…]`", "[crit:…]", "[nonlethal:…]")
+	// Every other command of the registry is named too: hp-mp-wp's help
+	// named neither /roll nor /init nor /odds.
+	commandstest.WantIn(t, "hp-mp-wp help", out, "Also: /table, /char, /roll, /clock, /init, /history, /undo, /odds, /help;")
+}

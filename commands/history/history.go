@@ -1,0 +1,323 @@
+// Package history is the history feature of the commands kernel (RULES.md
+// §0.5): /history shows the table's events, newest first, with who, what
+// and every die, a page at a time, as players may see them (a hidden
+// character's event by its word; a GM gets it in full, privately); /undo
+// reverts the latest event the caller may change, exactly, and refuses a
+// press on a choice button whose event it undid.
+package history
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/hpkeeper/hpkeeper/commands"
+	"github.com/hpkeeper/hpkeeper/storage"
+)
+
+// Feature is /history and /undo.
+type Feature struct{}
+
+var (
+	_ commands.Feature = Feature{}
+	_ commands.Wrapper = Feature{}
+)
+
+// Cost is what a /history page costs from the caller's work allowance, in
+// units: it reads up to a thousand events.
+const Cost = 50
+
+// Register adds /history and /undo.
+func (Feature) Register(g *commands.Registry) {
+	g.Add(&commands.Command{
+		Name: "history", Description: "Recent events with who, what and dice", Handler: history, Cost: commands.FixedCost(Cost),
+		Topic: "`/history` shows the latest events, newest first, ten a page; `page:2` the next ten, or `before:#12` the ten before event #12 (each page ends with the command for the next). `target:` keeps the events that touched a character, `user:` those a user made.",
+		Options: []commands.Option{
+			{Name: "target", Description: "Only events touching this character", Type: commands.OptionString, Autocomplete: true, MaxLength: 32},
+			{Name: "user", Description: "Only events this user made", Type: commands.OptionUser},
+			{Name: "before", Description: "Only events before this one, e.g. #12", Type: commands.OptionString, MaxLength: 20},
+			{Name: "page", Description: "Page 1 is the latest ten events, page 2 the ten before them, …", Type: commands.OptionInteger, MinValue: 1, MaxValue: maxHistoryPage},
+		},
+	})
+	g.Add(&commands.Command{
+		Name: "undo", Description: "Revert the latest event you may change", Handler: undo,
+		Topic: "`/undo` reverts the most recent event at the table that you may change (a GM: any), restoring every touched character exactly; dice are never rerolled.",
+	})
+}
+
+// historyLimit is how many events a /history page shows; historyWindow is
+// how many events one page looks through for a filter's, so one read
+// transaction never walks a whole long log.
+const (
+	historyLimit  = 10
+	historyWindow = 1000
+	// maxHistoryPage bounds page:.
+	maxHistoryPage = 100
+)
+
+// history answers /history (RULES.md §0.5): the events at the table, newest
+// first, with who, what and every die, a page at a time: the latest, the
+// page:N-th, or those before:#N. target keeps the events that touched that
+// character, user those that user made. A page that does not hold every
+// older event ends with the same line, the command that shows the next
+// page: "Older events: /history before:#12".
+func history(ctx context.Context, s *commands.Service, r *commands.Request) (*commands.Response, error) {
+	before, err := historyBefore(r)
+	if err != nil {
+		return nil, err
+	}
+	skip := 0
+	if p, ok := r.Options["page"]; ok {
+		if before != 0 {
+			return nil, commands.Errorf(commands.CodeInvalid, "Give before or page, not both: page:2 is the page after the latest, before:#N the page of the events before #N.")
+		}
+		n, _ := strconv.Atoi(p)
+		skip = (n - 1) * historyLimit
+	}
+	var resp *commands.Response
+	err = s.View(r, func(tx *storage.Tx, t *storage.Table) error {
+		sys, err := s.System(t.System)
+		if err != nil {
+			return err
+		}
+		g := s.Registry()
+		var only uint64
+		if name, ok := r.Options["target"]; ok {
+			c, err := commands.CharacterByName(tx, r.ChannelID, name)
+			if err != nil {
+				return err
+			}
+			only = c.ID
+		}
+		user := r.Options["user"]
+		var shown []*storage.Event
+		more, seen := false, 0
+		err = tx.EachEventBefore(r.ChannelID, before, func(e *storage.Event) (bool, error) {
+			seen++
+			switch {
+			case only != 0 && !touches(e, only), user != "" && e.UserID != user:
+			case skip > 0:
+				skip--
+			case len(shown) == historyLimit:
+				more = true
+				return false, nil
+			default:
+				shown = append(shown, e)
+			}
+			if seen >= historyWindow {
+				more = len(shown) > 0 || more
+				return false, nil
+			}
+			return true, nil
+		})
+		if err != nil {
+			return err
+		}
+		if len(shown) == 0 {
+			resp = &commands.Response{Content: "No events here" + historyScope(r, before) + "."}
+			return nil
+		}
+		// Players read hidden characters' words; a GM gets those events
+		// in full privately.
+		lines := []string{"**History** (newest first)"}
+		var hidden []string
+		for _, e := range shown {
+			lines = append(lines, renderEventFor(g, e, sys, t.Clock))
+			if eventHidden(g, e) {
+				hidden = append(hidden, renderEvent(e))
+			}
+		}
+		lines, cut := fitHistory(lines, func(last int) string { return olderLine(r, shown[last-1].Seq) })
+		more = more || cut
+		if more {
+			lines = append(lines, olderLine(r, shown[len(lines)-2].Seq))
+		}
+		resp = &commands.Response{Content: strings.Join(lines, "\n")}
+		if len(hidden) > 0 {
+			resp = commands.ForGM(r, t, resp, &commands.Response{Content: commands.JoinWithin(hidden, commands.MaxContent-len(commands.HiddenFollowUp)-1, "")})
+		}
+		return nil
+	})
+	return resp, err
+}
+
+// historyBefore reads the before option: an event number, "#12" or "12";
+// 0 when absent.
+func historyBefore(r *commands.Request) (uint64, error) {
+	v, ok := r.Options["before"]
+	if !ok {
+		return 0, nil
+	}
+	n, err := strconv.ParseUint(strings.TrimPrefix(strings.TrimSpace(v), "#"), 10, 64)
+	if err != nil || n == 0 {
+		return 0, commands.Errorf(commands.CodeInvalid, "before takes an event number as /history shows it, e.g. before:#12 (got %q).", commands.Clip(v, 20))
+	}
+	return n, nil
+}
+
+// fitHistory keeps the header and as many event lines as fit in a message
+// together with the older-events line of the last one kept (older), and
+// reports whether any were cut.
+func fitHistory(lines []string, older func(last int) string) ([]string, bool) {
+	total := 0
+	for i, l := range lines {
+		total += utf8.RuneCountInString(l) + 1
+		if i > 0 && total+utf8.RuneCountInString(older(i))+1 > commands.MaxContent {
+			if i == 1 {
+				lines[1] = commands.Clip(lines[1], commands.MaxContent-utf8.RuneCountInString(lines[0])-utf8.RuneCountInString(older(1))-2)
+				return lines[:2], len(lines) > 2
+			}
+			return lines[:i], true
+		}
+	}
+	return lines, false
+}
+
+// olderLine is the last line of a /history page that does not hold every
+// older event: the command, with the page's filters, that shows the events
+// before #seq.
+func olderLine(r *commands.Request, seq uint64) string {
+	cmd := fmt.Sprintf("/history before:#%d", seq)
+	if name, ok := r.Options["target"]; ok {
+		cmd += " target:" + commands.Arg(name)
+	}
+	if user, ok := r.Options["user"]; ok {
+		cmd += " user:" + commands.Mention(user)
+	}
+	return "Older events: " + cmd
+}
+
+// historyScope says which events an empty /history page looked for.
+func historyScope(r *commands.Request, before uint64) string {
+	var parts []string
+	if name, ok := r.Options["target"]; ok {
+		parts = append(parts, "touching "+commands.Escape(name))
+	}
+	if user, ok := r.Options["user"]; ok {
+		parts = append(parts, "by "+commands.Mention(user))
+	}
+	if before != 0 {
+		parts = append(parts, fmt.Sprintf("before #%d", before))
+	}
+	if p, ok := r.Options["page"]; ok && p != "1" {
+		parts = append(parts, "on page "+p)
+	}
+	if len(parts) == 0 {
+		return " yet"
+	}
+	return " " + strings.Join(parts, ", ")
+}
+
+func touches(e *storage.Event, id uint64) bool {
+	for _, c := range e.Changes {
+		if c.CharacterID == id {
+			return true
+		}
+	}
+	return false
+}
+
+// renderEvent renders one event for /history: number, time, who, the
+// command, the dice and the summary.
+func renderEvent(e *storage.Event) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "`#%d` %s · %s · %s", e.Seq, e.At.UTC().Format("Jan 2 15:04"), commands.Escape(e.UserName), commands.Escape(e.Command))
+	if len(e.Dice) > 0 {
+		b.WriteString("\n   dice: " + strings.Join(e.Dice, "; "))
+	}
+	if e.Summary != "" {
+		for _, line := range strings.Split(e.Summary, "\n") {
+			b.WriteString("\n   " + commands.Escape(line))
+		}
+	}
+	return b.String()
+}
+
+// eventHidden reports whether e touched a hidden character, or a feature
+// says it shows one's numbers (Registry.HidesEvent: the turn order's entry
+// of a hidden combatant, whose roll an event written before events had
+// parts keeps in its summary).
+func eventHidden(g *commands.Registry, e *storage.Event) bool {
+	if g.HidesEvent(e) {
+		return true
+	}
+	for _, ch := range e.Changes {
+		if (ch.Before != nil && ch.Before.Hidden) || (ch.After != nil && ch.After.Hidden) {
+			return true
+		}
+	}
+	for _, p := range e.Parts {
+		if p.Hidden {
+			return true
+		}
+	}
+	return false
+}
+
+// commandName is the command of a line as typed without its options (whose
+// values may be a hidden character's numbers): "/table setup".
+func commandName(line string) string {
+	if rest, ok := strings.CutPrefix(line, "pressed ["); ok { // a button press (Request.Line)
+		if label, _, ok := strings.Cut(rest, "]"); ok {
+			return "pressed [" + label + "]"
+		}
+	}
+	fields := strings.Fields(line)
+	cmd := ""
+	for i, f := range fields {
+		if i > 1 || strings.Contains(f, ":") {
+			break
+		}
+		cmd = strings.TrimSpace(cmd + " " + f)
+	}
+	return cmd
+}
+
+// renderEventFor renders e for /history as a player sees it: in full when
+// it touched no hidden character; otherwise the command without its
+// options, the parts about characters the player may see with their dice,
+// and each hidden character's word after the event (events written before
+// parts existed: only the words).
+func renderEventFor(g *commands.Registry, e *storage.Event, sys commands.System, now int64) string {
+	if !eventHidden(g, e) {
+		return renderEvent(e)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "`#%d` %s · %s · %s", e.Seq, e.At.UTC().Format("Jan 2 15:04"), commands.Escape(e.UserName), commands.Escape(commandName(e.Command)))
+	var hidden []uint64
+	for _, p := range e.Parts {
+		if p.Hidden {
+			hidden = append(hidden, p.Characters...)
+			continue
+		}
+		if len(p.Dice) > 0 {
+			b.WriteString("\n   dice: " + strings.Join(p.Dice, "; "))
+		}
+		for _, line := range strings.Split(p.Summary, "\n") {
+			if line != "" {
+				b.WriteString("\n   " + commands.Escape(line))
+			}
+		}
+	}
+	var words []string
+	for _, ch := range e.Changes {
+		hid := ch.Before != nil && ch.Before.Hidden || ch.After != nil && ch.After.Hidden
+		if len(e.Parts) > 0 && (!hid || !slices.Contains(hidden, ch.CharacterID)) {
+			continue // an event with parts: its visible characters' parts are shown above
+		}
+		if ch.After == nil {
+			words = append(words, commands.Escape(ch.Name)+": gone")
+			continue
+		}
+		if v, err := commands.ViewOf(sys, ch.After, now); err == nil {
+			words = append(words, commands.Escape(ch.Name)+": "+v.Word())
+		}
+	}
+	if len(words) > 0 {
+		b.WriteString("\n   " + strings.Join(words, "; "))
+	}
+	return b.String()
+}

@@ -1,0 +1,72 @@
+package tracker_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/hpkeeper/hpkeeper/commands"
+	"github.com/hpkeeper/hpkeeper/commands/commandstest"
+	"github.com/hpkeeper/hpkeeper/commands/tracker"
+)
+
+func newTable(t *testing.T) *commandstest.Table {
+	return commandstest.New(t, commandstest.Systems()...)
+}
+
+// fakePoster records tracker posts.
+type fakePoster struct{ posts []*commands.Response }
+
+func (p *fakePoster) PostTracker(ctx context.Context, channelID string, resp *commands.Response) (string, error) {
+	p.posts = append(p.posts, resp)
+	return "msg-1", nil
+}
+
+func TestTableTracker(t *testing.T) {
+	tb := newTable(t)
+	tb.OK(tb.Do("!gm", "/table setup system:hp-mp-wp"))
+	tb.Refused(tb.Do("ann", "/table tracker"), "DISCORD_TOKEN")
+	p := &fakePoster{}
+	tracker.Of(tb.Svc.Registry()).SetPoster(p, "")
+	var changed []string
+	tb.Svc.OnChange(func(ch string) { changed = append(changed, ch) })
+	tb.OK(tb.Do("ann", `/char create name:Vala stats:"hp-max=20 con=12"`))
+	commandstest.WantIn(t, "hidden create", commandstest.FollowUp(tb.Do("!gm", `/char create name:Orc stats:"hp-max=10 con=10 hidden=true"`)), "Created")
+	if id, resp, err := tracker.Of(tb.Svc.Registry()).Tracker(tb.Channel); err != nil || id != "" || resp != nil {
+		t.Fatalf("tracker before /table tracker = %q, %v, %v", id, resp, err)
+	}
+	resp := tb.Do("ann", "/table tracker")
+	if !resp.Ephemeral || len(p.posts) != 1 {
+		t.Fatalf("tracker reply %+v, posts %d", resp, len(p.posts))
+	}
+	tb.OK(tb.Do("ann", "/damage target:Vala amount:5"))
+	// Posting the tracker is an event: an older table change can still be undone.
+	commandstest.WantIn(t, "history", tb.OK(tb.Do("!gm", "/history")), "/table tracker", "Posted the tracker.")
+	id, tr, err := tracker.Of(tb.Svc.Registry()).Tracker(tb.Channel)
+	if err != nil || id != "msg-1" {
+		t.Fatalf("Tracker = %q, %v", id, err)
+	}
+	out := commandstest.Text(tr)
+	commandstest.WantIn(t, "tracker", out, "Vala** `HP ████████░░ 15/20` `MP ██████████ 4/4` `WP ██████████ 12/12`", "Orc**: Unhurt", "Clock: day 1, 00:00")
+	if strings.Contains(out, "10/10") {
+		t.Errorf("tracker shows the hidden Orc's numbers: %q", out)
+	}
+	if len(changed) < 4 || changed[len(changed)-1] != tb.Channel {
+		t.Errorf("change notifications = %q", changed)
+	}
+}
+
+// TestTrackerKeepsUndo: posting the tracker after a table change leaves that
+// change undoable (the tracker's id is stored by an event of its own).
+func TestTrackerKeepsUndo(t *testing.T) {
+	tb := newTable(t)
+	tb.OK(tb.Do("!gm", "/table setup system:hit-protection"))
+	tracker.Of(tb.Svc.Registry()).SetPoster(&fakePoster{}, "")
+	tb.OK(tb.Do("!gm", "/table option name:catch-breath value:on"))
+	commandstest.Text(tb.Do("!gm", "/table tracker"))
+	commandstest.WantIn(t, "undo tracker", tb.OK(tb.Do("!gm", "/undo")), "/table tracker")
+	commandstest.WantIn(t, "undo option", tb.OK(tb.Do("!gm", "/undo")), "/table option")
+	if id, _, _ := tracker.Of(tb.Svc.Registry()).Tracker(tb.Channel); id != "" {
+		t.Errorf("tracker id after undoing its post = %q", id)
+	}
+}
