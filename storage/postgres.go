@@ -142,6 +142,10 @@ func (s *pgStore) ping(ctx context.Context) error {
 	if err := s.pool.QueryRow(ctx, `SELECT 1`).Scan(&one); err != nil {
 		return fmt.Errorf("ping %s: %w", s.name, pgUnavailable(err))
 	}
+	// The server answers again: the run of failed Updates (Health) is
+	// over, with no command needed, as a bbolt writer's empty commit
+	// ends one.
+	s.failing.Store(nil)
 	return nil
 }
 
