@@ -62,8 +62,10 @@ func checkChannel(ch channelRecords, rep *Report, p *problems) {
 	err = ch.eachEventBefore(0, func(seq uint64, d eventData) (bool, error) {
 		rep.Events++
 		if _, err := h.visit(d, seq, true); err != nil {
-			p.add(err)                                 // it names the event and the table
-			h, _ = startHistory(nil, channelID, false) // the rest of the walk cannot be trusted
+			// The error names the event and the table; the rest of the
+			// walk cannot be trusted.
+			p.add(err)
+			h, _ = startHistory(nil, channelID, false)
 			h.whole = true
 		}
 		return true, nil
