@@ -293,20 +293,6 @@ type history struct {
 	stepped int
 }
 
-// newHistory starts a walk from the records of the bbolt channel ch (nil:
-// from none) in a read-only transaction, for the tools that walk a file.
-func newHistory(ch *channel, channelID string, writable bool) *history {
-	if ch == nil {
-		h, _ := startHistory(nil, channelID, writable)
-		return h
-	}
-	h, err := startHistory(ch, channelID, writable)
-	if err != nil { // bbolt reads fail on no record: an empty walk
-		h = &history{channelID: channelID, chars: map[uint64][]byte{}}
-	}
-	return h
-}
-
 // startHistory starts a walk from the records the channel ch holds now
 // (nil: from none), in a transaction that is writable or not.
 func startHistory(ch channelRecords, channelID string, writable bool) (*history, error) {
@@ -448,12 +434,6 @@ func (h *history) record(id uint64) []byte {
 	}
 	h.chars[id] = v
 	return v
-}
-
-// decode decodes the event v at seq as bbolt stores it, the newest not yet
-// visited, and steps the walk back over it.
-func (h *history) decode(v []byte, seq uint64) (*Event, error) {
-	return h.visit(boltEventData(v), seq, true)
 }
 
 // step steps the walk back over the stored event d at seq, the newest not
