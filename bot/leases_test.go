@@ -55,7 +55,7 @@ func (c *cutOff) LeaveGateway(owner string) error {
 // process sent it.
 func TestGatewaySharesShardsThroughLeases(t *testing.T) {
 	u := pgtest.NewDatabase(t)
-	const ttl = 1500 * time.Millisecond
+	const ttl = 3 * time.Second
 	const interval = 200 * time.Millisecond
 	guilds := []string{guildOn(t, 0, 4, 1), guildOn(t, 1, 4, 2), guildOn(t, 2, 4, 3), guildOn(t, 3, 4, 4)}
 	fake := discordtest.NewServer(t, discordtest.Options{Shards: 4, MaxConcurrency: 1, Guilds: guilds})

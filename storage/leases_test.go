@@ -14,7 +14,9 @@ import (
 func TestShardLeases(t *testing.T) {
 	dbs := openReplicas(t, 2)
 	a, b := dbs[0], dbs[1]
-	const ttl = 300 * time.Millisecond
+	// Long enough that no machine is slow enough to see it run out
+	// between two statements; a short one where it must.
+	const ttl, short = time.Minute, 200 * time.Millisecond
 	la, ok, err := a.AcquireShard(4, 1, "a", ttl)
 	if err != nil || !ok || la.Token != 1 {
 		t.Fatalf("AcquireShard(free) = %+v, %v, %v; want held with token 1", la, ok, err)
@@ -22,10 +24,10 @@ func TestShardLeases(t *testing.T) {
 	if lb, ok, err := b.AcquireShard(4, 1, "b", ttl); err != nil || ok || lb.Owner != "a" {
 		t.Fatalf("AcquireShard(held by a) = %+v, %v, %v; want refused, held by a", lb, ok, err)
 	}
-	if _, ok, err := a.RenewShard(la, ttl); err != nil || !ok {
+	if la, ok, err = a.RenewShard(la, short); err != nil || !ok {
 		t.Fatalf("RenewShard(held) = %v, %v; want true", ok, err)
 	}
-	time.Sleep(ttl + 100*time.Millisecond)
+	time.Sleep(3 * short)
 	lb, ok, err := b.AcquireShard(4, 1, "b", ttl)
 	if err != nil || !ok || lb.Token != 2 {
 		t.Fatalf("AcquireShard(expired) = %+v, %v, %v; want held by b with token 2", lb, ok, err)
@@ -61,7 +63,7 @@ func TestShardLeases(t *testing.T) {
 // process asks; another bucket is not held up by it.
 func TestIdentifyTurn(t *testing.T) {
 	dbs := openReplicas(t, 2)
-	const interval = 2 * time.Second
+	const interval = time.Minute // no machine is slow enough to see a turn come again
 	if wait, err := dbs[0].IdentifyTurn(0, interval); err != nil || wait != 0 {
 		t.Fatalf("first IdentifyTurn = %v, %v; want 0", wait, err)
 	}

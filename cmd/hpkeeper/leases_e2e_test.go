@@ -52,7 +52,7 @@ func (h shardHealth) connected() map[int]bool {
 // on one PostgreSQL database, with no shard range, against a loopback fake
 // of Discord's gateway: between them they run the 4 shards, each identified
 // once. The process that runs shard 0 is killed with SIGKILL: the other takes
-// its shards over once their leases ran out (2 s here, HPKEEPER_LEASE_TTL),
+// its shards over once their leases ran out (3 s here, HPKEEPER_LEASE_TTL),
 // identifies each of them once more, and answers a /table setup on every
 // shard.
 func TestRunProcessesShareShardsAndTakeOver(t *testing.T) {
@@ -67,7 +67,7 @@ func TestRunProcessesShareShardsAndTakeOver(t *testing.T) {
 	}
 	fake := discordtest.NewServer(t, discordtest.Options{Shards: 4, MaxConcurrency: 2, Guilds: guilds})
 	env := []string{"DISCORD_TOKEN=test-token", "HPKEEPER_CONFIG=", "HPKEEPER_DB=", "HPKEEPER_DB_URL=", "HPKEEPER_SHARDS=", "HPKEEPER_SHARD_IDS=",
-		"HPKEEPER_LEASE_TTL=2s", "HPKEEPER_TEST_DISCORD_URL=" + fake.URL}
+		"HPKEEPER_LEASE_TTL=3s", "HPKEEPER_TEST_DISCORD_URL=" + fake.URL}
 	var procs []*child
 	for range 2 {
 		procs = append(procs, startChild(t, bin, []string{"run", "--shards", "4", "--db", url, "--admin-listen", "127.0.0.1:0"},
