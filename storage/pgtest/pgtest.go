@@ -45,23 +45,31 @@ func ServerURL(tb testing.TB) string {
 func NewDatabase(tb testing.TB) string {
 	tb.Helper()
 	server := ServerURL(tb)
-	name := newName(tb)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	conn, err := pgx.Connect(ctx, server)
-	if err != nil {
-		tb.Fatalf("connect to the test server %s: %v", EnvURL, err)
-	}
-	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, "CREATE DATABASE "+name); err != nil {
-		tb.Fatalf("create test database: %v", err)
-	}
+	name := create(tb, server, EnvURL)
 	tb.Cleanup(func() { Drop(tb, server, name) })
 	u, err := WithDatabase(server, name)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	return u
+}
+
+// create creates a database of a new name on the server (named by the
+// variable env, for messages) and returns the name.
+func create(tb testing.TB, server, env string) string {
+	tb.Helper()
+	name := newName(tb)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, server)
+	if err != nil {
+		tb.Fatalf("connect to the test server %s: %v", env, err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, "CREATE DATABASE "+name); err != nil {
+		tb.Fatalf("create test database: %v", err)
+	}
+	return name
 }
 
 // newName returns a new database name.
@@ -127,21 +135,12 @@ func NewRestartable(tb testing.TB) *Restartable {
 		tb.Skip(EnvRestartURL + " or " + EnvRestartCtl + " is not set: no PostgreSQL server to restart here (.ci/run starts one and sets them)")
 	}
 	r := &Restartable{ctl: ctl, tb: tb}
-	name := newName(tb)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	conn, err := pgx.Connect(ctx, server)
-	if err != nil {
-		tb.Fatalf("connect to the restartable test server %s: %v", EnvRestartURL, err)
-	}
-	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, "CREATE DATABASE "+name); err != nil {
-		tb.Fatalf("create test database: %v", err)
-	}
+	name := create(tb, server, EnvRestartURL)
 	tb.Cleanup(func() {
 		r.Start() // a test that failed with the server stopped
 		Drop(tb, server, name)
 	})
+	var err error
 	if r.URL, err = WithDatabase(server, name); err != nil {
 		tb.Fatal(err)
 	}
