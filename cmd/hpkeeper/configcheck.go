@@ -4,8 +4,9 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"github.com/hpkeeper/hpkeeper/storage"
 	"io"
+
+	"github.com/hpkeeper/hpkeeper/storage"
 )
 
 // configMain runs `hpkeeper config check`: it loads the configuration as
