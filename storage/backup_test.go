@@ -415,7 +415,7 @@ func TestInspectFindsTheOtherLayoutsBucket(t *testing.T) {
 		return err
 	})
 	_, err := Inspect(path, testTimeout)
-	if err == nil || !strings.Contains(err.Error(), `bucket "tables" of schema 3 and older in a file of schema version 4`) {
+	if err == nil || !strings.Contains(err.Error(), `bucket "tables" of schema 3 and older in a file of schema version 5`) {
 		t.Errorf("Inspect = %v; want it to name the tables bucket", err)
 	}
 }

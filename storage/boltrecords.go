@@ -126,7 +126,7 @@ func (c *channel) setLastID(kind byte, n uint64) error {
 	return r.setSequence(c.j, n)
 }
 
-func (c *channel) writeEvent(seq uint64, _ eventMeta, d eventData) error {
+func (c *channel) writeEvent(seq uint64, meta eventMeta, d eventData) error {
 	if err := c.canWrite(); err != nil {
 		return err
 	}
@@ -134,7 +134,12 @@ func (c *channel) writeEvent(seq uint64, _ eventMeta, d eventData) error {
 	if err != nil {
 		return fmt.Errorf("event %d at table %s: %w", seq, c.id, err)
 	}
-	return c.events.put(c.j, itob(seq), v)
+	if err := c.events.put(c.j, itob(seq), v); err != nil {
+		return err
+	}
+	en := meta.entry
+	en.Seq = seq
+	return c.writeEntry(en)
 }
 
 func (c *channel) eventRecord(seq uint64) (eventData, error) {

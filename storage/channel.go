@@ -42,6 +42,11 @@ type channel struct {
 	// and the events (8-byte seq → encoded event, their sequence assigns
 	// seqs).
 	chars, names, events recordSet
+	// entries, byUser, byCharacter and undone are the history's index
+	// (boltindex.go): each event's entry (8-byte seq → entry), and the
+	// entries by user, by character and by the event undone. None in a
+	// nested file's channel.
+	entries, byUser, byCharacter, undone recordSet
 	// j records the writes made through the seam (boltrecords.go), which
 	// only a channel opened writable makes; nil: unrecorded.
 	j        *journal
@@ -85,6 +90,7 @@ func flatChannel(b *bolt.Bucket, channelID string) (*channel, error) {
 	return &channel{
 		id: channelID, b: b, tableKey: channelKey(channelID, kindTable, nil),
 		chars: kind(kindCharacter), names: kind(kindName), events: kind(kindEvent),
+		entries: kind(kindEntry), byUser: kind(kindByUser), byCharacter: kind(kindByCharacter), undone: kind(kindUndone),
 	}, nil
 }
 

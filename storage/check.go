@@ -3,6 +3,7 @@ package storage
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -153,7 +154,7 @@ func inspect(ctx context.Context, btx *bolt.Tx, rep *Report, p *problems) error 
 			return nil
 		}
 		return tables.ForEachBucket(func(k []byte) error {
-			countChannel(nestedChannel(tables.Bucket(k), string(k)), rep, p)
+			countChannel(nestedChannel(tables.Bucket(k), string(k)), false, rep, p)
 			return ctx.Err()
 		})
 	}
@@ -169,7 +170,7 @@ func inspect(ctx context.Context, btx *bolt.Tx, rep *Report, p *problems) error 
 			return nil
 		}
 		checkKeys(channels, channelID, p)
-		countChannel(ch, rep, p)
+		countChannel(ch, v >= 5, rep, p)
 		return ctx.Err()
 	})
 	if ctx.Err() != nil {
@@ -182,9 +183,10 @@ func inspect(ctx context.Context, btx *bolt.Tx, rep *Report, p *problems) error 
 }
 
 // countChannel counts and decodes the records of one channel into rep,
-// adding what is wrong to p.
-func countChannel(ch *channel, rep *Report, p *problems) {
-	checkChannel(ch, rep, p) // checkrecords.go: what both backends check
+// adding what is wrong to p; indexed: the file has the history's index
+// (schema 5), which is checked too.
+func countChannel(ch *channel, indexed bool, rep *Report, p *problems) {
+	checkChannel(ch, indexed, rep, p) // checkrecords.go: what both backends check
 	// bbolt's own: every character is in the name index under its name,
 	// and every name in the index points to the character of that name.
 	channelID := ch.id
@@ -223,6 +225,13 @@ func checkKeys(b *bolt.Bucket, channelID string, p *problems) {
 				ok = len(rest) == 9
 			case kindName, kindInteraction:
 				ok = len(rest) > 1
+			case kindEntry, kindUndone:
+				ok = len(rest) == 9
+			case kindByCharacter:
+				ok = len(rest) == 17
+			case kindByUser:
+				n, k := binary.Uvarint(rest[1:])
+				ok = k > 0 && n <= uint64(len(rest)) && uint64(len(rest)) == 1+uint64(k)+n+8
 			case kindSequence:
 				ok = len(rest) == 2 && (rest[1] == kindCharacter || rest[1] == kindEvent)
 			default:

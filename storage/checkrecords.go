@@ -9,9 +9,11 @@ import (
 // every character decode, no id or seq in use is past its sequence (which
 // would hand it out again), and every event is read back, newest first as
 // the history is, each checkpoint compared with the walk at that point.
-// What a backend keeps beside the records (bbolt's name index, PostgreSQL's
+// When indexed is set (a file of schema 5, a database of version 4), the
+// history's index must hold exactly each event's entry (checkIndex). What
+// a backend keeps beside the records (bbolt's name index, PostgreSQL's
 // name_key column) is its own check's.
-func checkChannel(ch channelRecords, rep *Report, p *problems) {
+func checkChannel(ch channelRecords, indexed bool, rep *Report, p *problems) {
 	channelID := ch.channelID()
 	v, err := ch.tableRecord()
 	if err != nil {
@@ -59,18 +61,29 @@ func checkChannel(ch channelRecords, rep *Report, p *problems) {
 		return
 	}
 	h.verify = true // and every checkpoint agrees with the walk
+	want := map[uint64]EventEntry{}
+	broken := false
 	err = ch.eachEventBefore(0, func(seq uint64, d eventData) (bool, error) {
 		rep.Events++
-		if _, err := h.visit(d, seq, true); err != nil {
+		e, err := h.visit(d, seq, true)
+		if err != nil {
 			// The error names the event and the table; the rest of the
 			// walk cannot be trusted.
 			p.add(err)
 			h, _ = startHistory(nil, channelID, false)
-			h.whole = true
+			h.whole, broken = true, true
+			return true, nil
+		}
+		if e != nil {
+			want[seq] = EntryOf(e)
 		}
 		return true, nil
 	})
 	if err != nil {
 		p.add(fmt.Errorf("events at table %s: %w", channelID, err))
+		broken = true
+	}
+	if indexed && !broken {
+		checkIndex(ch, want, p)
 	}
 }

@@ -144,6 +144,10 @@ func copyChannel(s, d channelRecords) error {
 			}
 		}
 	}
+	entries, err := indexEntries(s)
+	if err != nil {
+		return err
+	}
 	return s.eachEventBefore(0, func(seq uint64, e eventData) (bool, error) {
 		js, err := e.decoded()
 		if err != nil {
@@ -153,10 +157,25 @@ func copyChannel(s, d channelRecords) error {
 		if err != nil {
 			return false, fmt.Errorf("event %d: %w", seq, err)
 		}
+		en, ok := entries[seq]
+		if !ok {
+			return false, fmt.Errorf("event %d has no entry in the index", seq)
+		}
+		meta.entry = en
 		e.json = bytes.Clone(js)
 		e.raw = bytes.Clone(e.raw)
 		return true, d.writeEvent(seq, meta, e)
 	})
+}
+
+// indexEntries returns the index entries of every event of ch, by seq.
+func indexEntries(ch channelRecords) (map[uint64]EventEntry, error) {
+	entries := map[uint64]EventEntry{}
+	err := ch.eachEntryBefore(0, EntryFilter{}, func(en EventEntry) (bool, error) {
+		entries[en.Seq] = en
+		return true, nil
+	})
+	return entries, err
 }
 
 // metaOfJSON reads the eventMeta of an event's JSON, in either form (a
@@ -254,6 +273,22 @@ func sameChannel(s, d channelRecords, rep *CopyReport) error {
 	}
 	if m != len(events) {
 		return fmt.Errorf("%d events in the source, %d in the destination", m, len(events))
+	}
+	se, err := indexEntries(s)
+	if err != nil {
+		return err
+	}
+	de, err := indexEntries(d)
+	if err != nil {
+		return err
+	}
+	for seq, en := range se {
+		if got, ok := de[seq]; !ok || !sameEntry(got, en) {
+			return fmt.Errorf("the index entries of event %d differ", seq)
+		}
+	}
+	if len(se) != len(de) {
+		return fmt.Errorf("%d index entries in the source, %d in the destination", len(se), len(de))
 	}
 	if ts != nil {
 		rep.Tables++

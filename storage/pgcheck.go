@@ -63,7 +63,7 @@ func InspectPostgres(url string, timeout time.Duration) (*Report, error) {
 			return fmt.Errorf("database has schema version %d, this program knows up to %d: %w", version, pgSchemaVersion, ErrSchemaTooNew)
 		}
 		if err := t.eachChannel(func(ch channelRecords) error {
-			checkChannel(ch, rep, &p)
+			checkChannel(ch, version >= 4, rep, &p)
 			return nil
 		}); err != nil {
 			return err

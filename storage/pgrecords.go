@@ -53,10 +53,11 @@ type pgChannel struct {
 	dirty bool
 }
 
-// pgEvent is an event written in the transaction.
+// pgEvent is an event written in the transaction, with its index entry.
 type pgEvent struct {
-	seq uint64
-	d   eventData
+	seq   uint64
+	d     eventData
+	entry EventEntry
 }
 
 // channel returns the channel's records in t, reading its row (under its
@@ -419,11 +420,14 @@ func (c *pgChannel) writeEvent(seq uint64, meta eventMeta, d eventData) error {
 		return err
 	}
 	d = eventData{form: d.form, json: js}
-	c.appended = append(c.appended, pgEvent{seq: seq, d: d})
-	c.tx.queue(`INSERT INTO events (channel_id, seq, at, user_id, user_name, command, summary, undo_of, form, record)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+	en := meta.entry
+	en.Seq, en.UserID = seq, pgText(en.UserID)
+	c.appended = append(c.appended, pgEvent{seq: seq, d: d, entry: en})
+	c.tx.queue(`INSERT INTO events (channel_id, seq, at, user_id, user_name, command, summary, undo_of, form, record, flags)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
 		c.chanID, int64(seq), meta.at, pgText(meta.userID), pgText(meta.userName), pgText(meta.command),
-		pgText(meta.summary), int64(meta.undoOf), int16(d.form), string(js))
+		pgText(meta.summary), int64(meta.undoOf), int16(d.form), string(js), int16(en.Flags))
+	c.queueCharacters(en)
 	return nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -57,6 +58,10 @@ type pgMigration struct {
 	version int
 	name    string
 	sql     []string
+	// fill, when set, runs after sql in the same transaction, reading and
+	// writing the records through t; after runs after it.
+	fill  func(t *pgTx) error
+	after []string
 }
 
 // pgMigrations lists every step in order; append, never edit or reorder.
@@ -146,12 +151,37 @@ var pgMigrations = []pgMigration{
 			)`,
 		},
 	},
+	{
+		// The history's index (index.go, pgindex.go): each event's flags
+		// and the characters it changed, filled in from every event's
+		// record (decoded once, newest first), then found by user, by
+		// character and by the event undone. flags is NOT NULL once
+		// filled, so that an older hpkeeper still running, which would
+		// add events without their entries, fails its writes instead.
+		version: 4,
+		name:    "the history's index: events by user, by character and by the event undone",
+		sql: []string{
+			`ALTER TABLE events ADD COLUMN flags SMALLINT`,
+			`CREATE TABLE event_characters (
+				channel_id   TEXT NOT NULL,
+				character_id BIGINT NOT NULL,
+				seq          BIGINT NOT NULL,
+				PRIMARY KEY (channel_id, character_id, seq)
+			)`,
+		},
+		fill: pgIndexAll,
+		after: []string{
+			`ALTER TABLE events ALTER COLUMN flags SET NOT NULL`,
+			`CREATE INDEX events_user ON events (channel_id, user_id, seq)`,
+			`CREATE INDEX events_undo_of ON events (channel_id, undo_of) WHERE undo_of <> 0`,
+		},
+	},
 }
 
 // PostgresSchemaVersion is the schema version of a PostgreSQL database this
 // code reads and writes (its own numbering, apart from a file's
 // SchemaVersion): the version of the last entry of pgMigrations.
-const PostgresSchemaVersion = 3
+const PostgresSchemaVersion = 4
 
 // pgSchemaVersion is PostgresSchemaVersion as the migrations count it.
 var pgSchemaVersion = pgMigrations[len(pgMigrations)-1].version
@@ -181,18 +211,16 @@ func pgMigrate(ctx context.Context, pool *pgxpool.Pool) error {
 		if m.version <= current {
 			continue
 		}
-		err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
-			_, err := tx.Exec(ctx, `INSERT INTO schema_migrations (version, name) VALUES ($1, $2)`, m.version, m.name)
-			if err != nil {
-				return err
-			}
-			for _, q := range m.sql {
-				if _, err := tx.Exec(ctx, q); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
+		var err error
+		if m.fill == nil {
+			err = pgMigrateStep(ctx, pool, m)
+		} else {
+			// A fill reads every record: it is bounded by the hour of
+			// pgFillTimeout, not by the start's few seconds.
+			fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), pgFillTimeout)
+			err = pgMigrateStep(fctx, pool, m)
+			cancel()
+		}
 		var pgErr *pgconn.PgError
 		if errors.As(err, &pgErr) && pgErr.Code == pgUniqueViolation {
 			continue // another process applied it meanwhile
@@ -202,6 +230,57 @@ func pgMigrate(ctx context.Context, pool *pgxpool.Pool) error {
 		}
 	}
 	return nil
+}
+
+// pgFillTimeout bounds a migration step that fills what it adds from
+// every record (pgMigration.fill).
+const pgFillTimeout = time.Hour
+
+// pgMigrateStep applies m in one transaction: the row that records it
+// (which a process applying it at the same time waits for, and then
+// fails on), its statements, its fill and the statements after.
+func pgMigrateStep(ctx context.Context, pool *pgxpool.Pool, m pgMigration) error {
+	t := &pgTx{s: &pgStore{pool: pool, cache: newStateCache(-1)}, ctx: ctx, writable: true, chans: map[string]*pgChannel{}}
+	defer t.end()
+	b := &pgx.Batch{}
+	b.Queue(`INSERT INTO schema_migrations (version, name) VALUES ($1, $2)`, m.version, m.name)
+	for _, q := range m.sql {
+		b.Queue(q)
+	}
+	if err := t.send(b); err != nil {
+		return err
+	}
+	if m.fill != nil {
+		if err := m.fill(t); err != nil {
+			return err
+		}
+	}
+	b = &pgx.Batch{}
+	for _, w := range t.writes {
+		b.Queue(w.sql, w.args...)
+	}
+	t.writes = nil
+	for _, q := range m.after {
+		b.Queue(q)
+	}
+	b.Queue("COMMIT")
+	return t.send(b)
+}
+
+// pgIndexAll writes the index entries of every event of every channel
+// (indexChannel), sending each channel's as its walk ends.
+func pgIndexAll(t *pgTx) error {
+	return t.eachChannel(func(ch channelRecords) error {
+		if err := indexChannel(ch); err != nil {
+			return fmt.Errorf("index table %s: %w", ch.channelID(), err)
+		}
+		b := &pgx.Batch{}
+		for _, w := range t.writes {
+			b.Queue(w.sql, w.args...)
+		}
+		t.writes = nil
+		return t.send(b)
+	})
 }
 
 // pgVersion returns the schema version of the database, 0 for a new one.

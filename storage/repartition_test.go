@@ -476,7 +476,7 @@ func TestRepartitionRefusesWhatItCannotPlace(t *testing.T) {
 				}
 				return ch.Put(keyTable, []byte(`{"guild_id":"`+guildOn(0, 2, 97)+`"}`))
 			})
-		}, nil, `bucket "tables" of schema 3 and older in a file of schema version 4`},
+		}, nil, `bucket "tables" of schema 3 and older in a file of schema version 5`},
 		{"a file held by a process", func(*DB, string) {}, ErrLocked, "locked"},
 	}
 	for _, tt := range tests {

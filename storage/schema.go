@@ -11,7 +11,7 @@ import (
 
 // Every bucket and key name used in the file, in one place.
 //
-// Layout of the file (schema 4):
+// Layout of the file (schema 5):
 //
 //	meta/                       bucket
 //	  schema                    schema version, decimal ASCII ("4")
@@ -83,6 +83,12 @@ const (
 	// changed the channel (boltinteractions.go); needs no schema step:
 	// older programs neither write nor read them.
 	kindInteraction byte = 'i'
+	// The history's index (schema 5, boltindex.go): each event's entry,
+	// and the entries found by user, by character and by the event undone.
+	kindEntry       byte = 'x'
+	kindByUser      byte = 'u'
+	kindByCharacter byte = 'h'
+	kindUndone      byte = 'd'
 )
 
 // migration is one step of the schema: apply brings a file at version-1 to
@@ -137,12 +143,23 @@ var migrations = []migration{
 		name:    "one channels bucket instead of a bucket per channel",
 		apply:   flattenChannels,
 	},
+	{
+		// Every event gets its entry in the history's index (index.go),
+		// which /undo and /history's filters read instead of decoding the
+		// history: each channel's history is decoded once, newest first,
+		// and its entries written. The version makes older programs, which
+		// would append events without entries, refuse the file
+		// (ErrSchemaTooNew).
+		version: 5,
+		name:    "the history's index: each event's entry, by user, by character and by the event undone",
+		apply:   indexChannels,
+	},
 }
 
 // SchemaVersion is the schema version this code reads and writes: the version of
 // the last entry in migrations. Open migrates older files up to it and refuses
 // newer ones with ErrSchemaTooNew.
-const SchemaVersion uint64 = 4
+const SchemaVersion uint64 = 5
 
 // migrate brings the file to SchemaVersion inside tx, creating the meta bucket
 // if needed. It fails with ErrSchemaTooNew when the file is newer than the code.
@@ -214,6 +231,29 @@ func btoi(b []byte) (uint64, error) {
 		return 0, fmt.Errorf("invalid 8-byte id %x", b)
 	}
 	return binary.BigEndian.Uint64(b), nil
+}
+
+// indexChannels is the step to schema 5: it writes the index entries of
+// every channel's events (indexChannel).
+func indexChannels(tx *bolt.Tx) error {
+	b, err := channelsBucket(tx)
+	if err != nil {
+		return err
+	}
+	var ids []string
+	if err := eachChannel(b, func(channelID string) error { ids = append(ids, channelID); return nil }); err != nil {
+		return err
+	}
+	for _, id := range ids {
+		ch, err := boltRecords(tx, id, nil, true)
+		if err != nil {
+			return err
+		}
+		if err := indexChannel(ch); err != nil {
+			return fmt.Errorf("table %s: %w", id, err)
+		}
+	}
+	return nil
 }
 
 // flattenChannels is the step to schema 4: it copies every channel bucket

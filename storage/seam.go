@@ -11,8 +11,9 @@ import "time"
 // states (cache.go) and the check of a channel's records (check.go). Below
 // the seam a backend keeps one channel's records as bytes, keyed as schema 4
 // keys them: the table record, the characters by id (with the
-// case-insensitive name index), the events by seq, and the two sequences
-// that hand out ids and seqs. Two backends implement it:
+// case-insensitive name index), the events by seq (with the history's
+// index, index.go, since schema 5), and the two sequences that hand out
+// ids and seqs. Two backends implement it:
 //
 //   - bbolt (channel.go): the keys of the channels bucket, each write
 //     journaled so that a failed function of a group commit is undone alone
@@ -75,6 +76,26 @@ type channelRecords interface {
 	// fn may write in a writable transaction; events it appends are not
 	// visited.
 	eachEventBefore(before uint64, fn func(seq uint64, d eventData) (bool, error)) error
+	// eventSizes calls fn with the seq, form and size in bytes of the
+	// JSON (decoded, not as stored) of every event from high down to low,
+	// both included, until fn fails. It decodes nothing.
+	eventSizes(low, high uint64, fn func(seq uint64, form eventForm, size int) error) error
+
+	// The history's index (index.go). writeEvent writes an event's entry
+	// (meta.entry) with it.
+
+	// writeEntry writes the index entry of an event already stored (the
+	// migration to the index).
+	writeEntry(en EventEntry) error
+	// eachEntryBefore calls fn with the entry of every event below before
+	// (0: every event) that f keeps, newest first, until fn returns false
+	// or an error.
+	eachEntryBefore(before uint64, f EntryFilter, fn func(EventEntry) (bool, error)) error
+	// undoneBy returns the seq of the event that undid event seq, 0 for
+	// none.
+	undoneBy(seq uint64) (uint64, error)
+	// indexSize counts the index's references (hpkeeper check).
+	indexSize() (indexCount, error)
 }
 
 // eventForm is how a stored event holds its states.
@@ -116,10 +137,12 @@ type eventMeta struct {
 	userID, userName string
 	command, summary string
 	undoOf           uint64
+	// entry is the event's index entry.
+	entry EventEntry
 }
 
 // metaOf returns e's eventMeta.
 func metaOf(e *Event) eventMeta {
 	return eventMeta{at: e.At.UTC(), userID: e.UserID, userName: e.UserName,
-		command: e.Command, summary: e.Summary, undoOf: e.UndoOf}
+		command: e.Command, summary: e.Summary, undoOf: e.UndoOf, entry: EntryOf(e)}
 }
