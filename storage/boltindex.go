@@ -117,6 +117,9 @@ func (c *channel) eachEntryBefore(before uint64, f EntryFilter, fn func(EventEnt
 		if !f.keeps(en) {
 			continue
 		}
+		if en.UndoneBy, err = c.undoneBy(seq); err != nil {
+			return err
+		}
 		if more, err := fn(en); err != nil || !more {
 			return err
 		}

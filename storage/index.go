@@ -65,6 +65,9 @@ type EventEntry struct {
 	// Characters are the ids of the characters it changed, ascending, each
 	// once; nil when none.
 	Characters []uint64
+	// UndoneBy is the seq of the event that undid it, 0 for none: set by
+	// EventEntries (the index knows it), not by EntryOf (the event cannot).
+	UndoneBy uint64
 }
 
 // Has reports whether every flag of f is set in the entry.
@@ -170,8 +173,12 @@ func checkIndex(ch channelRecords, want map[uint64]EventEntry, p *problems) {
 	seen := 0
 	users := map[string][]uint64{}
 	chars := map[uint64][]uint64{}
+	undoneBy := map[uint64]uint64{}
 	err := ch.eachEntryBefore(0, EntryFilter{}, func(en EventEntry) (bool, error) {
 		seen++
+		if en.UndoneBy != 0 {
+			undoneBy[en.Seq] = en.UndoneBy
+		}
 		w, ok := want[en.Seq]
 		switch {
 		case !ok:
@@ -198,6 +205,8 @@ func checkIndex(ch channelRecords, want map[uint64]EventEntry, p *problems) {
 		}
 		if by, err := ch.undoneBy(en.UndoOf); err != nil || by == 0 {
 			p.add(fmt.Errorf("table %s: the index does not say event %d undid event %d (%v)", channelID, en.Seq, en.UndoOf, err))
+		} else if got := undoneBy[en.UndoOf]; got != by {
+			p.add(fmt.Errorf("table %s: the index entry of event %d says event %d undid it, not %d", channelID, en.UndoOf, got, by))
 		}
 	}
 	found := func(what string, f EntryFilter, seqs []uint64) {
@@ -244,7 +253,7 @@ func indexSizeOf(want map[uint64]EventEntry) indexCount {
 	return n
 }
 
-// sameEntry reports whether a and b are the same entry.
+// sameEntry reports whether a and b are the same entry, UndoneBy aside.
 func sameEntry(a, b EventEntry) bool {
 	return a.Seq == b.Seq && a.UserID == b.UserID && a.UndoOf == b.UndoOf && a.Flags == b.Flags && slices.Equal(a.Characters, b.Characters)
 }

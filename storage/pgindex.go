@@ -51,11 +51,22 @@ func (c *pgChannel) eachEntryBefore(before uint64, f EntryFilter, fn func(EventE
 	f.UserID = pgText(f.UserID) // as user_id holds it
 	// The entries of the events this transaction appended are the newest.
 	appended := slices.Clone(c.appended)
+	// undoneHere returns the seq of the event appended here that undid
+	// event seq, 0 for none.
+	undoneHere := func(seq uint64) uint64 {
+		for i := len(appended) - 1; i >= 0; i-- {
+			if appended[i].entry.UndoOf == seq {
+				return appended[i].seq
+			}
+		}
+		return 0
+	}
 	for i := len(appended) - 1; i >= 0; i-- {
 		en := appended[i].entry
 		if en.Seq >= upper || !f.keeps(en) {
 			continue
 		}
+		en.UndoneBy = undoneHere(en.Seq)
 		if more, err := fn(en); err != nil || !more {
 			return err
 		}
@@ -78,7 +89,8 @@ func (c *pgChannel) eachEntryBefore(before uint64, f EntryFilter, fn func(EventE
 		where = append(where, fmt.Sprintf(`e.flags & %d <> 0`, EntrySystemChanged))
 	}
 	q := `SELECT e.seq, e.user_id, e.undo_of, e.flags,
-		ARRAY(SELECT c.character_id FROM event_characters c WHERE c.channel_id = e.channel_id AND c.seq = e.seq ORDER BY c.character_id)
+		ARRAY(SELECT c.character_id FROM event_characters c WHERE c.channel_id = e.channel_id AND c.seq = e.seq ORDER BY c.character_id),
+		COALESCE((SELECT MAX(u.seq) FROM events u WHERE u.channel_id = e.channel_id AND u.undo_of = e.seq), 0)
 		FROM ` + from + ` WHERE ` + strings.Join(where, " AND ") + fmt.Sprintf(` ORDER BY e.seq DESC LIMIT $%d`, len(args)+1)
 	for page := 0; ; page++ {
 		size := pgEntryPages[min(page, len(pgEntryPages)-1)]
@@ -86,14 +98,17 @@ func (c *pgChannel) eachEntryBefore(before uint64, f EntryFilter, fn func(EventE
 		b := &pgx.Batch{}
 		b.Queue(q, append(args, size)...).Query(func(rows pgx.Rows) error {
 			for rows.Next() {
-				var seq, undoOf int64
+				var seq, undoOf, undoneBy int64
 				var flags int16
 				var en EventEntry
 				var chars []int64
-				if err := rows.Scan(&seq, &en.UserID, &undoOf, &flags, &chars); err != nil {
+				if err := rows.Scan(&seq, &en.UserID, &undoOf, &flags, &chars, &undoneBy); err != nil {
 					return err
 				}
-				en.Seq, en.UndoOf, en.Flags = uint64(seq), uint64(undoOf), EntryFlags(flags)
+				en.Seq, en.UndoOf, en.Flags, en.UndoneBy = uint64(seq), uint64(undoOf), EntryFlags(flags), uint64(undoneBy)
+				if by := undoneHere(en.Seq); by != 0 {
+					en.UndoneBy = by
+				}
 				for _, id := range chars {
 					en.Characters = append(en.Characters, uint64(id))
 				}

@@ -237,3 +237,15 @@ func (tx *Tx) HistorySize(channelID string) (ReadSize, error) {
 	}
 	return n, nil
 }
+
+// ReadUnitBytes is how many bytes of events' JSON a read parses for one
+// unit of a user's work allowance (the commands kernel's units): about a
+// millisecond of CPU on the development machine (25 to 30 ms a MB,
+// BENCHMARKS.md).
+const ReadUnitBytes = 32 << 10
+
+// Units returns what the read costs from a user's work allowance: one
+// unit per ReadUnitBytes parsed, begun; 0 for a read of nothing.
+func (s ReadSize) Units() int {
+	return int((s.Bytes + ReadUnitBytes - 1) / ReadUnitBytes)
+}
