@@ -73,7 +73,16 @@ type DB struct {
 	// unsound is what Open found wrong with a file it opened with
 	// Options.AllowUnsound; nil for a sound one.
 	unsound error
+	// parsed counts the events the transactions parsed (EventsParsed).
+	parsed atomic.Int64
 }
+
+// EventsParsed returns how many stored events the transactions of db have
+// parsed since it was opened: decoded, stepped over to read back an older
+// one (eventcodec.go), or a checkpoint a walk started from. It is the work
+// of reading histories, which the index spares (index.go) and commands
+// pay for (readplan.go).
+func (db *DB) EventsParsed() int64 { return db.parsed.Load() }
 
 // Open opens the database file at path, creating it with mode 0600 if it does
 // not exist, and brings its schema up to SchemaVersion (creating every bucket)

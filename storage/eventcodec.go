@@ -289,8 +289,10 @@ type history struct {
 	// verify makes the walk compare each checkpoint it passes with the
 	// records it holds at that point (hpkeeper check).
 	verify bool
-	// stepped counts the events step went over.
-	stepped int
+	// stepped counts the events step went over; parsed every stored event
+	// the walk parsed (stepped over, visited, or a checkpoint it started
+	// from), for DB.EventsParsed.
+	stepped, parsed int
 }
 
 // startHistory starts a walk from the records the channel ch holds now
@@ -382,6 +384,7 @@ func seekHistory(ch channelRecords, before uint64, writable bool) (*history, err
 		}
 		if se.Records != nil {
 			h, from = historyAt(se.Records, channelID), s
+			h.parsed++ // the checkpoint's
 		}
 	}
 	if h == nil {
@@ -447,6 +450,7 @@ func (h *history) step(d eventData, seq uint64) error {
 // visit steps the walk back over the stored event d at seq and, when build
 // is set, returns it decoded.
 func (h *history) visit(d eventData, seq uint64, build bool) (*Event, error) {
+	h.parsed++
 	if d.form != formCompact {
 		h.whole = true
 		if !build {

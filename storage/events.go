@@ -186,6 +186,7 @@ func (tx *Tx) EachEventBefore(channelID string, before uint64, fn func(*Event) (
 	if err != nil || h == nil {
 		return err
 	}
+	defer func() { tx.db.parsed.Add(int64(h.parsed)) }()
 	return ch.eachEventBefore(before, func(seq uint64, d eventData) (bool, error) {
 		e, err := h.visit(d, seq, true)
 		if err != nil {

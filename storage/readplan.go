@@ -153,7 +153,17 @@ func (tx *Tx) ReadEvents(p *EventsPlan, fn func(*Event) error) error {
 	}
 	var h *history
 	var before uint64 // where the walk of h goes on: below the event read last
+	parsed := 0
+	defer func() { tx.db.parsed.Add(int64(parsed)) }()
+	count := func() {
+		if h != nil {
+			parsed += h.parsed
+			h.parsed = 0
+		}
+	}
+	defer count()
 	for _, run := range p.runs {
+		count()
 		switch {
 		case run.alone:
 			d, err := ch.eventRecord(run.target)
@@ -162,6 +172,7 @@ func (tx *Tx) ReadEvents(p *EventsPlan, fn func(*Event) error) error {
 			}
 			// A whole event decodes alone: no records to walk back from.
 			e, err := (&history{channelID: p.channelID}).visit(d, run.target, true)
+			parsed++
 			if err != nil {
 				return err
 			}
@@ -183,6 +194,7 @@ func (tx *Tx) ReadEvents(p *EventsPlan, fn func(*Event) error) error {
 				return fmt.Errorf("event %d at table %s: no checkpoint", run.checkpoint, p.channelID)
 			}
 			h, before = historyAt(se.Records, p.channelID), run.checkpoint+1
+			h.parsed++ // the checkpoint's
 		case run.fromRecords:
 			if h, err = startHistory(ch, p.channelID, !tx.view); err != nil {
 				return err

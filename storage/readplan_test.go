@@ -71,7 +71,11 @@ func testReadEventsIsTheWholeWalk(t *testing.T) {
 			var gotR, gotW []*Event
 			var size ReadSize
 			var runs int
+			parsed := db.EventsParsed()
 			mustView(t, db, func(tx *Tx) error { gotR, size, runs = read(tx); return nil })
+			if got := db.EventsParsed() - parsed; got != int64(size.Events) {
+				t.Errorf("seed %d: %s: ReadEvents(%v) parsed %d events; its plan said %d", seed, ch, asked, got, size.Events)
+			}
 			if err := db.Update(func(tx *Tx) error { gotW, _, _ = read(tx); return errRollback }); !errors.Is(err, errRollback) {
 				t.Fatal(err)
 			}
