@@ -26,9 +26,11 @@ var (
 	_ commands.Wrapper = Feature{}
 )
 
-// Cost is what a /history page costs from the caller's work allowance, in
-// units: it reads up to a thousand events.
-const Cost = 50
+// Cost is what a /history page or an /undo costs from the caller's work
+// allowance besides the events it reads, in units: looking in the index
+// and writing the reply. The events it reads are paid for before they are
+// read, one unit per 32 KiB of their JSON parsed (cost.go).
+const Cost = 2
 
 // Register adds /history and /undo.
 func (Feature) Register(g *commands.Registry) {
@@ -43,17 +45,21 @@ func (Feature) Register(g *commands.Registry) {
 		},
 	})
 	g.Add(&commands.Command{
-		Name: "undo", Description: "Revert the latest event you may change", Handler: undo,
+		Name: "undo", Description: "Revert the latest event you may change", Handler: undo, Cost: commands.FixedCost(Cost),
 		Topic: "`/undo` reverts the most recent event at the table that you may change (a GM: any), restoring every touched character exactly; dice are never rerolled.",
 	})
 }
 
 // historyLimit is how many events a /history page shows; historyWindow is
-// how many events one page looks through for a filter's, so one read
-// transaction never walks a whole long log.
+// how many entries of the index one page looks through for its filters
+// (past it, the page ends with the command that looks further back);
+// pageUnits is the most a page reads, in work units: a page whose events
+// would parse more shows fewer (at least one), and ends with the command
+// for the rest.
 const (
 	historyLimit  = 10
 	historyWindow = 1000
+	pageUnits     = commands.WorkBurst / 4
 	// maxHistoryPage bounds page:.
 	maxHistoryPage = 100
 )
@@ -64,6 +70,10 @@ const (
 // character, user those that user made. A page that does not hold every
 // older event ends with the same line, the command that shows the next
 // page: "Older events: /history before:#12".
+//
+// The page's events are chosen in the history's index (by character, by
+// user, or all; storage.Tx.EventEntries), and only they are read, once the
+// caller has paid for what reading them parses (cost.go).
 func history(ctx context.Context, s *commands.Service, r *commands.Request) (*commands.Response, error) {
 	before, err := historyBefore(r)
 	if err != nil {
@@ -84,31 +94,39 @@ func history(ctx context.Context, s *commands.Service, r *commands.Request) (*co
 			return err
 		}
 		g := s.Registry()
-		var only uint64
+		var f storage.EntryFilter
 		if name, ok := r.Options["target"]; ok {
 			c, err := commands.CharacterByName(tx, r.ChannelID, name)
 			if err != nil {
 				return err
 			}
-			only = c.ID
+			f.CharacterID = c.ID
 		}
-		user := r.Options["user"]
-		var shown []*storage.Event
-		more, seen := false, 0
-		err = tx.EachEventBefore(r.ChannelID, before, func(e *storage.Event) (bool, error) {
-			seen++
+		user, byUser := r.Options["user"], false
+		if user != "" {
+			if f.CharacterID != 0 {
+				byUser = true // looked for among the character's, within the window
+			} else {
+				f.ByUser, f.UserID = true, user
+			}
+		}
+		var seqs []uint64
+		more, looked, lastLooked := false, 0, uint64(0)
+		err = tx.EventEntries(r.ChannelID, f, before, func(en storage.EventEntry) (bool, error) {
+			looked++
+			lastLooked = en.Seq
 			switch {
-			case only != 0 && !touches(e, only), user != "" && e.UserID != user:
+			case byUser && en.UserID != user:
 			case skip > 0:
 				skip--
-			case len(shown) == historyLimit:
+			case len(seqs) == historyLimit:
 				more = true
 				return false, nil
 			default:
-				shown = append(shown, e)
+				seqs = append(seqs, en.Seq)
 			}
-			if seen >= historyWindow {
-				more = len(shown) > 0 || more
+			if looked >= historyWindow {
+				more = true
 				return false, nil
 			}
 			return true, nil
@@ -116,9 +134,31 @@ func history(ctx context.Context, s *commands.Service, r *commands.Request) (*co
 		if err != nil {
 			return err
 		}
-		if len(shown) == 0 {
+		if len(seqs) == 0 {
 			resp = &commands.Response{Content: "No events here" + historyScope(r, before) + "."}
+			if more {
+				resp.Content = fmt.Sprintf("No events here%s among the %d looked through.\n%s", historyScope(r, before), looked, olderLine(r, lastLooked))
+			}
 			return nil
+		}
+		// The page's events are paid for, then read: as many as fit in
+		// pageUnits, at least one.
+		plan, err := tx.PlanEvents(r.ChannelID, seqs)
+		if err != nil {
+			return err
+		}
+		for len(seqs) > 1 && plan.Size().Units() > pageUnits {
+			seqs, more = seqs[:len(seqs)-1], true
+			if plan, err = tx.PlanEvents(r.ChannelID, seqs); err != nil {
+				return err
+			}
+		}
+		if err := pay(s, r, "this /history page", plan.Size()); err != nil {
+			return err
+		}
+		var shown []*storage.Event
+		if err := tx.ReadEvents(plan, func(e *storage.Event) error { shown = append(shown, e); return nil }); err != nil {
+			return err
 		}
 		// Players read hidden characters' words; a GM gets those events
 		// in full privately.
@@ -209,15 +249,6 @@ func historyScope(r *commands.Request, before uint64) string {
 		return " yet"
 	}
 	return " " + strings.Join(parts, ", ")
-}
-
-func touches(e *storage.Event, id uint64) bool {
-	for _, c := range e.Changes {
-		if c.CharacterID == id {
-			return true
-		}
-	}
-	return false
 }
 
 // renderEvent renders one event for /history: number, time, who, the

@@ -17,11 +17,14 @@ import (
 // never rerolls dice. An event whose characters have changed since is not
 // reverted over those changes: the caller is told to undo the later event
 // first. A change of the table's system is a barrier: nothing before it can
-// be undone (its characters belonged to another system). The walk looks at
-// the latest undoWindow events only, and in a read transaction: decoding
-// them (up to about a second at a table of long clock advances) holds no
-// writer. The write transaction then looks only at the events written
-// since (findUndo, applyUndo).
+// be undone (its characters belonged to another system). It looks at the
+// latest undoWindow events only.
+//
+// The event is found by the history's index (storage.Tx.EventEntries: a
+// player's own events, a GM's every event), not by decoding the history,
+// and read (storage.Tx.ReadEvents) in a read transaction, once the caller
+// has paid for what reading it parses (pay); the write transaction looks
+// in the index again and reverts it if it is still the one to revert.
 func undo(ctx context.Context, s *commands.Service, r *commands.Request) (*commands.Response, error) {
 	for try := 1; ; try++ {
 		found, err := findUndo(s, r)
@@ -44,7 +47,7 @@ func undo(ctx context.Context, s *commands.Service, r *commands.Request) (*comma
 
 // Wrap tells the presser of a stale choice button (*StaleChoice, from
 // Mutation.RefuseStale) when /undo undid the event that offered the
-// choice, reading the latest events once the write transaction has ended.
+// choice, asking the index once the write transaction has ended.
 func (Feature) Wrap(next commands.HandlerFunc) commands.HandlerFunc {
 	return func(ctx context.Context, s *commands.Service, r *commands.Request) (*commands.Response, error) {
 		resp, err := next(ctx, s, r)
@@ -60,13 +63,15 @@ func (Feature) Wrap(next commands.HandlerFunc) commands.HandlerFunc {
 // of date, when an /undo among the latest undoWindow events of r's table
 // undid event sc.Seq; otherwise sc.Otherwise.
 func refuseStale(s *commands.Service, r *commands.Request, sc *commands.StaleChoice) error {
-	undone, seen := false, 0
+	undone := false
 	err := s.DB().View(func(tx *storage.Tx) error {
-		return tx.EachEventBackward(r.ChannelID, func(e *storage.Event) (bool, error) {
-			seen++
-			undone = e.UndoOf == sc.Seq
-			return !undone && e.Seq > sc.Seq && seen < undoWindow, nil
-		})
+		by, err := tx.UndoneBy(r.ChannelID, sc.Seq)
+		if err != nil || by == 0 {
+			return err
+		}
+		last, err := tx.LastEventSeq(r.ChannelID)
+		undone = by > windowFloor(last)
+		return err
 	})
 	if err != nil {
 		return err
@@ -78,7 +83,8 @@ func refuseStale(s *commands.Service, r *commands.Request, sc *commands.StaleCho
 }
 
 // undoTries is how many times /undo looks again when the event it found
-// was undone, or the caller's GM status changed, before it could revert it.
+// is no longer the one to revert (another was made, or it was undone), or
+// the caller's GM status changed, before it could revert it.
 const undoTries = 3
 
 // errUndoMoved: what findUndo found no longer holds in the write
@@ -88,78 +94,124 @@ var errUndoMoved = errors.New("undo: the table moved on")
 // undoLooked, when set (tests), runs between findUndo and applyUndo.
 var undoLooked func()
 
-// undoWalk walks a table's events newest first to find the one /undo
-// reverts: the newest the caller may change that is not undone (target),
-// or the change of system that stops the walk (barrier); neither after
-// undoWindow events.
-type undoWalk struct {
+// undoChoice is what /undo would do at a table, as the index says: revert
+// target, or refuse for the change of system barrier, or (neither) for
+// want of an event to revert in the window.
+type undoChoice struct {
 	gm      bool
-	user    string
-	undone  map[uint64]bool
-	seen    int
-	target  *storage.Event
-	barrier *storage.Event
-	// last is the newest event's Seq when the walk began.
-	last uint64
+	target  *storage.EventEntry
+	barrier *storage.EventEntry
+	// event is target, read (findUndo).
+	event *storage.Event
 }
 
-func newUndoWalk(gm bool, user string) *undoWalk {
-	return &undoWalk{gm: gm, user: user, undone: map[uint64]bool{}}
+// windowFloor is the seq below which events are out of /undo's window at
+// a table whose newest event is last: the window holds the events whose
+// seq is above it.
+func windowFloor(last uint64) uint64 {
+	return last - min(last, undoWindow)
 }
 
-// step looks at e, older than every event seen so far; false once the
-// walk is over.
-func (w *undoWalk) step(e *storage.Event) (bool, error) {
-	w.seen++
-	switch {
-	case e.UndoOf != 0:
-		w.undone[e.UndoOf] = true
-	case changesSystem(e) && !w.undone[e.Seq]:
-		w.barrier = e
-		return false, nil
-	case w.undone[e.Seq] || !undoable(e):
-	case w.gm || (e.UserID == w.user && ownsAll(e, w.user)):
-		w.target = e
-		return false, nil
+// chooseUndo finds in the index of the channel's table what /undo does for
+// user (a GM when gm): a GM's newest event that an undo can put back and
+// that is not undone, among the latest undoWindow, unless a change of
+// system not undone is newer; a player's likewise among their own events,
+// those that touched only their own characters.
+func chooseUndo(tx *storage.Tx, channelID string, gm bool, user string) (*undoChoice, error) {
+	c := &undoChoice{gm: gm}
+	last, err := tx.LastEventSeq(channelID)
+	if err != nil {
+		return nil, err
 	}
-	return w.seen < undoWindow, nil
+	floor := windowFloor(last)
+	if gm {
+		err := tx.EventEntries(channelID, storage.EntryFilter{}, 0, func(en storage.EventEntry) (bool, error) {
+			switch {
+			case en.Seq <= floor:
+				return false, nil
+			case en.UndoOf != 0 || en.UndoneBy != 0:
+			case en.Has(storage.EntrySystemChanged):
+				c.barrier = &en
+				return false, nil
+			case undoable(en):
+				c.target = &en
+				return false, nil
+			}
+			return true, nil
+		})
+		return c, err
+	}
+	// A player: the newest change of system not undone bounds the search
+	// of their own events.
+	err = tx.EventEntries(channelID, storage.EntryFilter{SystemChanges: true}, 0, func(en storage.EventEntry) (bool, error) {
+		if en.Seq <= floor {
+			return false, nil
+		}
+		if en.UndoneBy == 0 {
+			c.barrier = &en
+			floor = en.Seq
+			return false, nil
+		}
+		return true, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	err = tx.EventEntries(channelID, storage.EntryFilter{ByUser: true, UserID: user}, 0, func(en storage.EventEntry) (bool, error) {
+		if en.Seq <= floor {
+			return false, nil
+		}
+		if en.UndoOf == 0 && en.UndoneBy == 0 && undoable(en) && ownsAll(en) {
+			c.target, c.barrier = &en, nil
+			return false, nil
+		}
+		return true, nil
+	})
+	return c, err
 }
 
-// findUndo walks the latest undoWindow events of r's table in a read
-// transaction.
-func findUndo(s *commands.Service, r *commands.Request) (*undoWalk, error) {
-	var w *undoWalk
+// findUndo finds what /undo does at r's table (chooseUndo) in a read
+// transaction and reads the event to revert (or the change of system that
+// stops it, to name it), once the caller has paid for what reading it
+// parses (pay). With nothing to revert it returns the refusal.
+func findUndo(s *commands.Service, r *commands.Request) (*undoChoice, error) {
+	var c *undoChoice
 	err := s.View(r, func(tx *storage.Tx, t *storage.Table) error {
-		w = newUndoWalk(commands.IsGM(r, t), r.UserID)
 		var err error
-		if w.last, err = tx.LastEventSeq(r.ChannelID); err != nil {
+		if c, err = chooseUndo(tx, r.ChannelID, commands.IsGM(r, t), r.UserID); err != nil {
 			return err
 		}
-		return tx.EachEventBackward(r.ChannelID, w.step)
+		read := c.target
+		if read == nil {
+			read = c.barrier
+		}
+		if read == nil {
+			return commands.Errorf(commands.CodeNotFound, "There is nothing here that you can undo (among the latest %d events).", undoWindow)
+		}
+		plan, err := tx.PlanEvents(r.ChannelID, []uint64{read.Seq})
+		if err != nil {
+			return err
+		}
+		if err := pay(s, r, "this /undo", plan.Size()); err != nil {
+			return err
+		}
+		return tx.ReadEvents(plan, func(e *storage.Event) error { c.event = e; return nil })
 	})
-	return w, err
-}
-
-// since returns what one walk over every event of the table would find,
-// given found, the walk of the events up to found.last, and newer, the walk
-// of the events written since: newer's decision when it made one or used
-// up the window; else found's, when still in the window; errUndoMoved when
-// an event written since undid found's target.
-func since(found, newer *undoWalk) (*undoWalk, error) {
 	switch {
-	case newer.target != nil || newer.barrier != nil || newer.seen >= undoWindow:
-		return newer, nil
-	case found.target != nil && newer.undone[found.target.Seq]:
-		return nil, errUndoMoved
-	case newer.seen+found.seen > undoWindow:
-		return newer, nil // found's decision lies past the window now
+	case err != nil:
+		return nil, err
+	case c.event == nil:
+		return nil, fmt.Errorf("undo: an event the index names was not read")
+	case c.target == nil:
+		return nil, commands.Errorf(commands.CodeConflict, "There is nothing you can undo since the table changed its system (#%d: %s).", c.event.Seq, commands.Escape(c.event.Command))
 	}
-	return found, nil
+	return c, nil
 }
 
-// applyUndo reverts what found found, in a write transaction that walks
-// only the events written since found began (see since).
-func applyUndo(s *commands.Service, r *commands.Request, found *undoWalk) (*commands.Response, error) {
+// applyUndo reverts the event found found, in a write transaction that
+// asks the index again: errUndoMoved when the event to revert is another
+// now (or none), or the caller's GM status changed.
+func applyUndo(s *commands.Service, r *commands.Request, found *undoChoice) (*commands.Response, error) {
 	var resp *commands.Response
 	err := s.Update(r, func(tx *storage.Tx) error {
 		t, err := commands.LoadTable(tx, r.ChannelID)
@@ -170,27 +222,14 @@ func applyUndo(s *commands.Service, r *commands.Request, found *undoWalk) (*comm
 		if gm != found.gm {
 			return errUndoMoved
 		}
-		newer := newUndoWalk(gm, r.UserID)
-		err = tx.EachEventBackward(r.ChannelID, func(e *storage.Event) (bool, error) {
-			if e.Seq <= found.last {
-				return false, nil
-			}
-			return newer.step(e)
-		})
+		now, err := chooseUndo(tx, r.ChannelID, gm, r.UserID)
 		if err != nil {
 			return err
 		}
-		w, err := since(found, newer)
-		if err != nil {
-			return err
+		if now.target == nil || now.target.Seq != found.target.Seq {
+			return errUndoMoved
 		}
-		target, barrier := w.target, w.barrier
-		if target == nil && barrier != nil {
-			return commands.Errorf(commands.CodeConflict, "There is nothing you can undo since the table changed its system (#%d: %s).", barrier.Seq, commands.Escape(barrier.Command))
-		}
-		if target == nil {
-			return commands.Errorf(commands.CodeNotFound, "There is nothing here that you can undo (among the latest %d events).", undoWindow)
-		}
+		target := found.event
 		if err := tx.RevertEvent(target); err != nil {
 			var ce *storage.ConflictError
 			if errors.As(err, &ce) && ce.CharacterID != 0 {
@@ -254,32 +293,19 @@ func undoneWord(sys commands.System, now int64, c storage.Change) string {
 // undoWindow is how many of the latest events /undo looks through.
 const undoWindow = 500
 
-// changesSystem reports whether e changed the table's rule system.
-func changesSystem(e *storage.Event) bool {
-	return e.TableBefore != nil && e.TableAfter != nil && e.TableBefore.System != e.TableAfter.System
-}
-
-// undoable reports whether e changed something that an undo can put back: a
-// character, or the table's settings (not its creation).
-func undoable(e *storage.Event) bool {
-	if e.TableAfter != nil && e.TableBefore == nil || changesSystem(e) {
+// undoable reports whether the event of en changed something that an undo
+// can put back: a character, or the table's settings or its removal (not
+// its creation, nor its system).
+func undoable(en storage.EventEntry) bool {
+	if en.Has(storage.EntryTableCreated) || en.Has(storage.EntrySystemChanged) {
 		return false
 	}
-	return len(e.Changes) > 0 || e.TableBefore != nil
+	return en.Has(storage.EntryCharacters) || en.Has(storage.EntryTableChanged) || en.Has(storage.EntryTableRemoved)
 }
 
-// ownsAll reports whether every character e touched belonged to user, before
-// and after, and e left the table itself alone.
-func ownsAll(e *storage.Event, user string) bool {
-	if e.TableAfter != nil {
-		return false
-	}
-	for _, c := range e.Changes {
-		for _, st := range []*storage.Character{c.Before, c.After} {
-			if st != nil && st.OwnerID != user {
-				return false
-			}
-		}
-	}
-	return true
+// ownsAll reports whether every character the event of en touched
+// belonged to its user, before and after, and it left the table itself
+// alone (or removed it: there is no table after it).
+func ownsAll(en storage.EventEntry) bool {
+	return en.Has(storage.EntryAuthorOwns) && !en.Has(storage.EntryTableCreated) && !en.Has(storage.EntryTableChanged)
 }
