@@ -55,6 +55,12 @@ const eventCompact byte = 0x02
 // at a table of 5 characters a few bytes an event.
 const checkpointEvery = 256
 
+// CheckpointEvery is how many events apart a table's checkpoints are
+// (eventcodec.go): a read of the events from one checkpoint down to the
+// one before (PlanEvents of seqs n·CheckpointEvery+1 … (n+1)·CheckpointEvery)
+// parses only them. /table export reads a history in such runs.
+const CheckpointEvery = checkpointEvery
+
 // storedEvent is an event as stored since schema version 3.
 type storedEvent struct {
 	Event

@@ -71,6 +71,13 @@ func EncodeEvent(e *Event) (EncodedEvent, error) {
 	return EncodedEvent{channelID: e.ChannelID, seq: e.Seq, meta: metaOf(e), data: d}, nil
 }
 
+// Size returns the size in bytes of the event as it is stored: what
+// appending it writes.
+func (e EncodedEvent) Size() int { return len(e.data.raw) }
+
+// Seq returns the event's seq.
+func (e EncodedEvent) Seq() uint64 { return e.seq }
+
 // AppendEncodedEvents appends the events evs (EncodeEvent) to the history
 // of the table in channelID, in order: each must be of that channel and
 // carry the next seq there, or nothing more is appended and the error says
