@@ -76,7 +76,10 @@ type reply struct {
 // channel on which the answer arrives when h is done; the transport sends
 // the deferral first and then the answer with deliverLate, and then its
 // follow-ups (deferred.go). Otherwise late is nil and first is the answer.
-func dispatch(ctx context.Context, h Handler, log zerolog.Logger, i *discordgo.Interaction, now time.Time, after time.Duration) (first reply, late <-chan reply, err error) {
+// fl holds the transport's deferred commands still running (inflight.go):
+// a request of a user at a table where one of theirs is running is not
+// started, and answered with StillRunning.
+func dispatch(ctx context.Context, h Handler, log zerolog.Logger, i *discordgo.Interaction, now time.Time, after time.Duration, fl *inflight) (first reply, late <-chan reply, err error) {
 	ilog := interactionLogger(log, i)
 	ctx = ilog.WithContext(context.WithoutCancel(ctx))
 	defer func() {
@@ -89,18 +92,32 @@ func dispatch(ctx context.Context, h Handler, log zerolog.Logger, i *discordgo.I
 	if err != nil {
 		return reply{}, nil, err
 	}
+	if req.Kind != commands.KindAutocomplete {
+		if what, busy := fl.busy(req); busy { // inflight.go
+			ilog.Info().Str("command", req.Command).Str("running", what).Msg("interaction not started: a deferred command of its user at its table is still running")
+			return reply{resp: ResponseFrom(req.Kind, &commands.Response{Content: fmt.Sprintf(StillRunning, what), Ephemeral: true})}, nil, nil
+		}
+	}
 	fetchAttachments(ctx, filesClient(ctx), ilog, req) // files.go
 	if after <= 0 {
 		return answer(ctx, h, ilog, req), nil, nil
 	}
+	ru := fl.begin(req)
 	answered := make(chan reply, 1)
-	go func() { answered <- answer(ctx, h, ilog, req) }()
+	go func() {
+		r := answer(ctx, h, ilog, req)
+		fl.end(ru)
+		answered <- r
+	}()
 	timer := time.NewTimer(after)
 	defer timer.Stop()
 	select {
 	case r := <-answered:
 		return r, nil, nil
 	case <-timer.C:
+		if req.Kind != commands.KindAutocomplete {
+			fl.deferredNow(ru)
+		}
 		ilog.Info().Str("command", req.Command).Int("kind", int(req.Kind)).Dur("after", after).Msg("interaction deferred")
 		return reply{resp: deferral(req.Kind)}, answered, nil
 	}

@@ -76,9 +76,11 @@ func deferral(kind commands.Kind) *discordgo.InteractionResponse {
 // and deferred with deferred, delivers it with deliverLate through c, and
 // then posts its follow-ups (followups.go), as an inline answer's follow-ups
 // follow it. It gives up, logging an error, when the answer is not ready
-// within the token's life. It returns the first failure to deliver (nil: all
-// of it was sent).
-func awaitLate(c *http.Client, log zerolog.Logger, i *discordgo.Interaction, received time.Time, deferred *discordgo.InteractionResponse, late <-chan reply) error {
+// within the token's life; when the transport's stop settles the commands
+// still running first (fl, inflight.go), it tells the player what became
+// of the command instead (settleLate). It returns the first failure to
+// deliver (nil: all of it was sent).
+func awaitLate(c *http.Client, log zerolog.Logger, i *discordgo.Interaction, received time.Time, deferred *discordgo.InteractionResponse, late <-chan reply, fl *inflight) error {
 	ilog := interactionLogger(log, i)
 	expiry := received.Add(tokenLife)
 	timer := time.NewTimer(time.Until(expiry))
@@ -89,6 +91,12 @@ func awaitLate(c *http.Client, log zerolog.Logger, i *discordgo.Interaction, rec
 	case <-timer.C:
 		ilog.Error().Msg("no answer within the interaction token's 15 minutes; nothing sent")
 		return errors.New("no answer within the interaction token's life")
+	case <-fl.settledChan():
+		select {
+		case r = <-late: // it came just now
+		default:
+			return settleLate(c, ilog, i, deferred, fl, expiry)
+		}
 	}
 	deadline := time.Now().Add(followUpTimeout)
 	if expiry.Before(deadline) {
@@ -103,6 +111,26 @@ func awaitLate(c *http.Client, log zerolog.Logger, i *discordgo.Interaction, rec
 	}
 	ilog.Debug().Int("response_type", int(r.resp.Type)).Dur("took", time.Since(start)).Msg("deferred answer delivered")
 	return sendFollowUps(ctx, c, ilog, i, r.followUps)
+}
+
+// settleLate tells interaction i, deferred with deferred and still running
+// when the stop settled the transport's commands (inflight.go), whether it
+// was applied, through its webhook; its own answer is not waited for.
+func settleLate(c *http.Client, ilog zerolog.Logger, i *discordgo.Interaction, deferred *discordgo.InteractionResponse, fl *inflight, expiry time.Time) error {
+	notice := fl.notice(ilog, i)
+	deadline := time.Now().Add(followUpTimeout)
+	if expiry.Before(deadline) {
+		deadline = expiry
+	}
+	ctx, cancel := context.WithDeadline(context.Background(), deadline)
+	defer cancel()
+	resp := ResponseFrom(commands.KindCommand, &commands.Response{Content: notice, Ephemeral: true})
+	if err := deliverLate(ctx, c, i, deferred.Type, resp); err != nil {
+		ilog.Error().Err(err).Msg("cannot tell a command still running at the stop what became of it")
+		return err
+	}
+	ilog.Warn().Str("told", notice).Msg("a deferred command still running at the stop was told what became of it")
+	return nil
 }
 
 // deliverLate sends resp, the answer to interaction i after the deferral of

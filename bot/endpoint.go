@@ -60,6 +60,8 @@ type Endpoint struct {
 	followUps followUps
 	// deferAfter is how long a handler may take before a deferred answer.
 	deferAfter time.Duration
+	// inflight holds the deferred commands still running (inflight.go).
+	inflight inflight
 }
 
 // EndpointOption configures an Endpoint.
@@ -180,7 +182,7 @@ func (e *Endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if i.Type == discordgo.InteractionPing {
 		first.resp = &discordgo.InteractionResponse{Type: discordgo.InteractionResponsePong}
 	} else {
-		first, late, err = dispatch(withDelivery(withFilesClient(r.Context(), e.followUps.httpClient()), d), e.h, e.log, i, e.now(), e.deferAfter)
+		first, late, err = dispatch(withDelivery(withFilesClient(r.Context(), e.followUps.httpClient()), d), e.h, e.log, i, e.now(), e.deferAfter, &e.inflight)
 		if err != nil {
 			ilog := interactionLogger(e.log, i)
 			ilog.Warn().Err(err).Msg("interaction not handled")
@@ -213,7 +215,7 @@ func (e *Endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				d.finish(writeErr)
 				return
 			}
-			d.finish(awaitLate(e.followUps.httpClient(), e.log, i, received, first.resp, late)) // deferred.go
+			d.finish(awaitLate(e.followUps.httpClient(), e.log, i, received, first.resp, late, &e.inflight)) // deferred.go
 		}(err)
 	}
 	if err != nil {

@@ -113,6 +113,8 @@ type gateway struct {
 	// shard now (it holds the shard's lease: leases.go); an interaction on
 	// another is dropped unanswered.
 	fence func(shard int) bool
+	// inflight holds the deferred commands still running (inflight.go).
+	inflight inflight
 
 	mu      sync.Mutex
 	stopped bool
@@ -227,7 +229,7 @@ func (g *gateway) onInteraction(s *discordgo.Session, i *discordgo.Interaction) 
 	}()
 	received := time.Now()
 	d := new(delivery) // finished once the answer and its follow-ups are sent (delivery.go)
-	first, late, err := dispatch(withDelivery(withFilesClient(g.base, s.Client), d), g.h, g.log, i, received, g.deferAfter)
+	first, late, err := dispatch(withDelivery(withFilesClient(g.base, s.Client), d), g.h, g.log, i, received, g.deferAfter, &g.inflight)
 	if err != nil {
 		ilog.Warn().Err(err).Msg("interaction not handled")
 		return
@@ -241,7 +243,7 @@ func (g *gateway) onInteraction(s *discordgo.Session, i *discordgo.Interaction) 
 		return
 	}
 	if late != nil {
-		d.finish(awaitLate(s.Client, g.log, i, received, first.resp, late)) // deferred.go
+		d.finish(awaitLate(s.Client, g.log, i, received, first.resp, late, &g.inflight)) // deferred.go
 		return
 	}
 	if len(first.followUps) > 0 {

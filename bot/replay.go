@@ -94,10 +94,15 @@ func (e *Endpoint) restoreReplays() error {
 }
 
 // Close ends the Endpoint's work once its server has stopped serving it:
-// it waits for the answers and files still being sent (Wait), then stops
+// it waits for the answers and files still being sent (Wait): up to
+// StopGrace for the deferred commands still running, which are then told
+// whether they were applied (inflight.go, WithSettler); then it stops
 // accepting requests (503 from now on) and saves the replay guard to the
 // ReplayStore, if there is one. It returns the store's error.
 func (e *Endpoint) Close() error {
+	if !waitFor(&e.followUps.wg, StopGrace) {
+		e.inflight.settle(e.log) // inflight.go: the deferred commands still running are told
+	}
 	e.Wait()
 	state, n := e.replays.close(e.now())
 	if e.store == nil || e.shared != nil {

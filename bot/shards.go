@@ -233,6 +233,9 @@ func (g *Gateway) Run(ctx context.Context) error {
 	if !waitFor(&closing, closeWait) || !waitFor(&starting, closeWait) {
 		g.log.Warn().Dur("after", closeWait).Msg("a gateway session did not close in time; leaving it")
 	}
+	if !waitFor(&g.disp.wg, StopGrace) {
+		g.disp.inflight.settle(g.log) // inflight.go: the deferred commands still running are told
+	}
 	g.disp.wg.Wait()
 	return runErr
 }

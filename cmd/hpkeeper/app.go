@@ -197,7 +197,9 @@ func (a *App) Run(ctx context.Context) error {
 			// and a crash by its start rule (bot/replay.go).
 			// Replicas of a shared database share it there instead
 			// (bot/sharedreplay.go).
-			opts := []bot.EndpointOption{bot.WithReplayStore(s.db), bot.WithFilesClient(s.metrics.Client(webhooks))}
+			// At the stop, deferred commands still running are told
+			// whether the database saved their change (bot/inflight.go).
+			opts := []bot.EndpointOption{bot.WithReplayStore(s.db), bot.WithFilesClient(s.metrics.Client(webhooks)), bot.WithSettler(s.db)}
 			if s.db.Shared() {
 				opts = append(opts, bot.WithSharedReplays(s.db))
 			}
@@ -225,6 +227,7 @@ func (a *App) Run(ctx context.Context) error {
 			if err != nil {
 				return err
 			}
+			g.SettleWith(s.db)
 			if s.db.Shared() {
 				// Any process may run any shard: leases in the
 				// database say which (bot/leases.go).
