@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -75,6 +76,11 @@ type DB struct {
 	unsound error
 	// parsed counts the events the transactions parsed (EventsParsed).
 	parsed atomic.Int64
+	// writes guards stopped, set by StopWrites, after which no Update
+	// begins; running counts the Updates begun.
+	writes  sync.RWMutex
+	stopped bool
+	running sync.WaitGroup
 }
 
 // EventsParsed returns how many stored events the transactions of db have
@@ -267,6 +273,20 @@ func (db *DB) View(fn func(*Tx) error) error {
 // Updates are serialised: keep fn short, and do not call Update or View from
 // fn.
 func (db *DB) Update(fn func(*Tx) error) error {
+	db.writes.RLock()
+	if db.stopped {
+		db.writes.RUnlock()
+		return fmt.Errorf("update %s: writes stopped: %w", db.path, ErrClosed)
+	}
+	db.running.Add(1)
+	db.writes.RUnlock()
+	defer db.running.Done()
+	return db.update(fn)
+}
+
+// update is Update whether or not the writes were stopped (StopWrites):
+// what the process itself saves as it stops (the replay guard).
+func (db *DB) update(fn func(*Tx) error) error {
 	if db.pg != nil {
 		return db.pgUpdate(fn)
 	}

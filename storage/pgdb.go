@@ -53,14 +53,6 @@ func (db *DB) pgUpdate(fn func(*Tx) error) error {
 	if db.closed.Load() {
 		return fmt.Errorf("update %s: %w", db.path, ErrClosed)
 	}
-	db.pg.writes.RLock()
-	if db.pg.stopped {
-		db.pg.writes.RUnlock()
-		return fmt.Errorf("update %s: writes stopped: %w", db.path, ErrClosed)
-	}
-	db.pg.running.Add(1)
-	db.pg.writes.RUnlock()
-	defer db.pg.running.Done()
 	var tx *Tx
 	err := db.pg.run(true, func(t *pgTx) error {
 		tx = &Tx{db: db, pg: t}

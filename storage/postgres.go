@@ -7,7 +7,6 @@ import (
 	"math/rand/v2"
 	"net/url"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -91,11 +90,6 @@ type pgStore struct {
 	// failing is the run of Updates that failed for want of the server
 	// (Health), nil while they succeed.
 	failing atomic.Pointer[pgFailing]
-	// writes guards stopped, set by StopWrites, after which no Update
-	// begins; running counts the Updates begun.
-	writes  sync.RWMutex
-	stopped bool
-	running sync.WaitGroup
 }
 
 // openPostgres connects to the database at rawURL, checks it answers, and

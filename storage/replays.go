@@ -21,7 +21,7 @@ func (db *DB) SaveReplayState(state []byte) error {
 	if db.Shared() {
 		return nil
 	}
-	return db.Update(func(tx *Tx) error {
+	return db.update(func(tx *Tx) error { // after StopWrites too
 		btx, err := tx.write()
 		if err != nil {
 			return err

@@ -20,18 +20,13 @@ import (
 // ErrClosed, and returns once the Updates already begun (on a file, those
 // queued for the writer) have committed or failed: from then on what is
 // written stays as it is until Close. Views still run, and so do the
-// replay guard and the work allowances of a shared database. Calling it
-// again does nothing more.
+// saving of the replay guard (SaveReplayState) and the work allowances of
+// a shared database. Calling it again does nothing more.
 func (db *DB) StopWrites() {
-	if db.pg != nil {
-		s := db.pg
-		s.writes.Lock()
-		s.stopped = true
-		s.writes.Unlock()
-		s.running.Wait()
-		return
-	}
-	db.w.stop()
+	db.writes.Lock()
+	db.stopped = true
+	db.writes.Unlock()
+	db.running.Wait()
 }
 
 // InteractionApplied reports whether the interaction id changed the table
