@@ -258,28 +258,9 @@ func importExport(b *testing.B) {
 		b.Fatal(err)
 	}
 	advance := ex.Events[len(ex.Events)-1]
-	var data []byte
-	for step := 64; step > 0; step /= 2 {
-		for {
-			n := len(ex.Events)
-			for range step {
-				e := *advance
-				e.Seq = uint64(len(ex.Events) + 1)
-				ex.Events = append(ex.Events, &e)
-			}
-			next, err := json.MarshalIndent(ex, "", "  ")
-			if err != nil {
-				b.Fatal(err)
-			}
-			// Room for the export of the imported table, which adds a
-			// character and its events.
-			if len(next) > commands.MaxFileSize-64<<10 {
-				ex.Events = ex.Events[:n]
-				break
-			}
-			data = next
-		}
-	}
+	// Room for the export of the imported table, which adds a character
+	// and its events.
+	data := commandstest.GrowExport(b, &ex, commands.MaxFileSize-64<<10)
 	b.Logf("import file: %d bytes, %d characters, %d events", len(data), len(ex.Characters), len(ex.Events))
 	// The reads below go to a table imported here, whatever sub-benchmarks
 	// run.

@@ -75,6 +75,13 @@ func (c *channel) writeEntry(en EventEntry) error {
 		}
 	}
 	if en.UndoOf != 0 {
+		// The newest undo of an event is the one kept (as PostgreSQL's
+		// MAX), whichever order the entries are written in.
+		if v := c.undone.get(itob(en.UndoOf)); v != nil {
+			if by, err := btoi(v); err == nil && by > en.Seq {
+				return nil
+			}
+		}
 		if err := c.undone.put(c.j, itob(en.UndoOf), seq); err != nil {
 			return fmt.Errorf("index event %d as undone: %w", en.UndoOf, err)
 		}

@@ -34,15 +34,21 @@ func (tx *Tx) boltRecordInteraction(in *Interaction) error {
 		return fmt.Errorf("record interaction %s: %w", in.ID, err)
 	}
 	if v := interactions(ch).get([]byte(in.ID)); v != nil {
-		done := Interaction{ID: in.ID, ChannelID: in.ChannelID}
-		if len(v) == 16 {
-			done.EventSeq = binary.BigEndian.Uint64(v[:8])
-			done.At = time.Unix(0, int64(binary.BigEndian.Uint64(v[8:]))).UTC()
-		}
-		return &InteractionDoneError{Done: done}
+		return &InteractionDoneError{Done: decodeInteraction(in.ID, in.ChannelID, v)}
 	}
 	tx.boltInteraction = in
 	return nil
+}
+
+// decodeInteraction decodes the record v of interaction id at channelID:
+// the event seq it appended and when, 8 bytes each.
+func decodeInteraction(id, channelID string, v []byte) Interaction {
+	in := Interaction{ID: id, ChannelID: channelID}
+	if len(v) == 16 {
+		in.EventSeq = binary.BigEndian.Uint64(v[:8])
+		in.At = time.Unix(0, int64(binary.BigEndian.Uint64(v[8:]))).UTC()
+	}
+	return in
 }
 
 // interactions returns the interaction records of channel ch.

@@ -153,6 +153,30 @@ func allEvents(tb testing.TB, db *DB, ch string) []*Event {
 	return out
 }
 
+// importHistory sets up a table at channel to and gives it, as /table
+// import does, the newest n events of channel from, numbered from 1 and
+// stored whole.
+func importHistory(t *testing.T, db *DB, from, to string, n int) {
+	t.Helper()
+	imported := allEvents(t, db, from)[:n]
+	var encoded []EncodedEvent
+	for i := range imported {
+		e := *imported[len(imported)-1-i]
+		e.ChannelID, e.Seq = to, uint64(i+1)
+		enc, err := EncodeEvent(&e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		encoded = append(encoded, enc)
+	}
+	mustUpdate(t, db, func(tx *Tx) error {
+		if err := tx.PutTable(newTable(to)); err != nil {
+			return err
+		}
+		return tx.AppendEncodedEvents(to, encoded)
+	})
+}
+
 // TestEachEventBeforeIsTheWholeWalk: a page of the history that starts
 // below any event (EachEventBefore) gives exactly the events the walk from
 // the newest gives there, in a read transaction and in a write one; on a
@@ -174,23 +198,7 @@ func testEachEventBeforeIsTheWholeWalk(t *testing.T) {
 	}
 	longHistory(t, db, "c1", 3*checkpointEvery+40, rng)
 	// c2: an imported history of whole events, then the table's own.
-	imported := allEvents(t, db, "c1")[:checkpointEvery+10]
-	var encoded []EncodedEvent
-	for i := range imported {
-		e := *imported[len(imported)-1-i]
-		e.ChannelID, e.Seq = "c2", uint64(i+1)
-		enc, err := EncodeEvent(&e)
-		if err != nil {
-			t.Fatal(err)
-		}
-		encoded = append(encoded, enc)
-	}
-	mustUpdate(t, db, func(tx *Tx) error {
-		if err := tx.PutTable(newTable("c2")); err != nil {
-			return err
-		}
-		return tx.AppendEncodedEvents("c2", encoded)
-	})
+	importHistory(t, db, "c1", "c2", checkpointEvery+10)
 	longHistory(t, db, "c2", 2*checkpointEvery, rng)
 
 	for _, ch := range []string{"c1", "c2"} {

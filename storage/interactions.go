@@ -89,19 +89,31 @@ func (db *DB) pgInteractionDone(tx *Tx, err error) error {
 		pgErr.Code != pgUniqueViolation || pgErr.TableName != "interactions" {
 		return err
 	}
-	id := tx.pg.interaction.ID
-	ctx, cancel := context.WithTimeout(context.Background(), db.pg.timeout)
-	defer cancel()
-	var done Interaction
-	var seq int64
-	qerr := db.pg.pool.QueryRow(ctx, `SELECT id, channel_id, event_seq, at FROM interactions WHERE id = $1`, id).
-		Scan(&done.ID, &done.ChannelID, &seq, &done.At)
-	if errors.Is(qerr, pgx.ErrNoRows) {
+	done, found, qerr := db.pg.interaction(tx.pg.interaction.ID)
+	switch {
+	case qerr != nil:
+		return errors.Join(err, qerr)
+	case !found:
 		return err // expired meanwhile: say what the database said
 	}
-	if qerr != nil {
-		return errors.Join(err, pgUnavailable(qerr))
-	}
-	done.EventSeq, done.At = uint64(seq), done.At.UTC()
 	return &InteractionDoneError{Done: done}
+}
+
+// interaction returns the record of interaction id, and whether there is
+// one.
+func (s *pgStore) interaction(id string) (Interaction, bool, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), s.timeout)
+	defer cancel()
+	var in Interaction
+	var seq int64
+	err := s.pool.QueryRow(ctx, `SELECT id, channel_id, event_seq, at FROM interactions WHERE id = $1`, id).
+		Scan(&in.ID, &in.ChannelID, &seq, &in.At)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return Interaction{}, false, nil
+	case err != nil:
+		return Interaction{}, false, pgUnavailable(err)
+	}
+	in.EventSeq, in.At = uint64(seq), in.At.UTC()
+	return in, true, nil
 }

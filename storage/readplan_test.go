@@ -21,23 +21,7 @@ func testReadEventsIsTheWholeWalk(t *testing.T) {
 	rng := rand.New(rand.NewPCG(seed, seed^0x9ead))
 	db := mustOpen(t)
 	longHistory(t, db, "c1", 3*checkpointEvery+40, rng)
-	imported := allEvents(t, db, "c1")[:checkpointEvery+10]
-	var encoded []EncodedEvent
-	for i := range imported {
-		e := *imported[len(imported)-1-i]
-		e.ChannelID, e.Seq = "c2", uint64(i+1)
-		enc, err := EncodeEvent(&e)
-		if err != nil {
-			t.Fatal(err)
-		}
-		encoded = append(encoded, enc)
-	}
-	mustUpdate(t, db, func(tx *Tx) error {
-		if err := tx.PutTable(newTable("c2")); err != nil {
-			return err
-		}
-		return tx.AppendEncodedEvents("c2", encoded)
-	})
+	importHistory(t, db, "c1", "c2", checkpointEvery+10)
 	longHistory(t, db, "c2", checkpointEvery, rng)
 	for _, ch := range []string{"c1", "c2"} {
 		full := allEvents(t, db, ch)

@@ -1,14 +1,6 @@
 package storage
 
-import (
-	"context"
-	"encoding/binary"
-	"errors"
-	"fmt"
-	"time"
-
-	"github.com/jackc/pgx/v5"
-)
+import "fmt"
 
 // Stopping with commands still running. A process that stops tells each
 // command still running that it was cancelled, or that it was applied
@@ -34,20 +26,11 @@ func (db *DB) StopWrites() {
 // InteractionTTL), and with it the record: the event it appended.
 func (db *DB) InteractionApplied(channelID, id string) (Interaction, bool, error) {
 	if db.pg != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), db.pg.timeout)
-		defer cancel()
-		var in Interaction
-		var seq int64
-		err := db.pg.pool.QueryRow(ctx, `SELECT id, channel_id, event_seq, at FROM interactions WHERE id = $1`, id).
-			Scan(&in.ID, &in.ChannelID, &seq, &in.At)
-		switch {
-		case errors.Is(err, pgx.ErrNoRows):
-			return Interaction{}, false, nil
-		case err != nil:
-			return Interaction{}, false, fmt.Errorf("interaction %s: %w", id, pgUnavailable(err))
+		in, found, err := db.pg.interaction(id)
+		if err != nil {
+			return Interaction{}, false, fmt.Errorf("interaction %s: %w", id, err)
 		}
-		in.EventSeq, in.At = uint64(seq), in.At.UTC()
-		return in, true, nil
+		return in, found, nil
 	}
 	var in Interaction
 	found := false
@@ -60,15 +43,8 @@ func (db *DB) InteractionApplied(channelID, id string) (Interaction, bool, error
 		if err != nil {
 			return err
 		}
-		v := interactions(ch).get([]byte(id))
-		if v == nil {
-			return nil
-		}
-		found = true
-		in = Interaction{ID: id, ChannelID: channelID}
-		if len(v) == 16 {
-			in.EventSeq = binary.BigEndian.Uint64(v[:8])
-			in.At = time.Unix(0, int64(binary.BigEndian.Uint64(v[8:]))).UTC()
+		if v := interactions(ch).get([]byte(id)); v != nil {
+			in, found = decodeInteraction(id, channelID, v), true
 		}
 		return nil
 	})

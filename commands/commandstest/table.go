@@ -7,6 +7,7 @@ package commandstest
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/hpkeeper/hpkeeper/commands"
+	"github.com/hpkeeper/hpkeeper/commands/export"
 	"github.com/hpkeeper/hpkeeper/rules/dice"
 	"github.com/hpkeeper/hpkeeper/storage"
 )
@@ -266,4 +268,34 @@ func splitLine(s string) []string {
 		out = append(out, cur.String())
 	}
 	return out
+}
+
+// GrowExport adds copies of the last event of the export ex (renumbered)
+// until its file would pass limit bytes, and returns the largest file
+// within it, indented as /table export writes it: the largest import of
+// BenchmarkWorstCase and of export's benchmarks.
+func GrowExport(tb testing.TB, ex *export.File, limit int) []byte {
+	tb.Helper()
+	last := ex.Events[len(ex.Events)-1]
+	var data []byte
+	for step := 64; step > 0; step /= 2 {
+		for {
+			n := len(ex.Events)
+			for range step {
+				e := *last
+				e.Seq = uint64(len(ex.Events) + 1)
+				ex.Events = append(ex.Events, &e)
+			}
+			next, err := json.MarshalIndent(ex, "", "  ")
+			if err != nil {
+				tb.Fatal(err)
+			}
+			if len(next) > limit {
+				ex.Events = ex.Events[:n]
+				break
+			}
+			data = next
+		}
+	}
+	return data
 }

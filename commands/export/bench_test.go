@@ -59,28 +59,7 @@ func exportFile(b *testing.B, tb *commandstest.Table, c *benchClock) []byte {
 	if err := json.Unmarshal(do("seed", "!gm", "/table export").Files[0].Data, &ex); err != nil {
 		b.Fatal(err)
 	}
-	advance := ex.Events[len(ex.Events)-1]
-	var data []byte
-	for step := 64; step > 0; step /= 2 {
-		for {
-			n := len(ex.Events)
-			for range step {
-				e := *advance
-				e.Seq = uint64(len(ex.Events) + 1)
-				ex.Events = append(ex.Events, &e)
-			}
-			next, err := json.MarshalIndent(ex, "", "  ")
-			if err != nil {
-				b.Fatal(err)
-			}
-			if len(next) > commands.MaxFileSize-64<<10 {
-				ex.Events = ex.Events[:n]
-				break
-			}
-			data = next
-		}
-	}
-	return data
+	return commandstest.GrowExport(b, &ex, commands.MaxFileSize-64<<10)
 }
 
 // BenchmarkWritesBesideExport is issue 26's "stalls beside the writer":
