@@ -3,9 +3,11 @@ package commands
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/hpkeeper/hpkeeper/commands/view"
 	"github.com/hpkeeper/hpkeeper/rules/clock"
 	"github.com/hpkeeper/hpkeeper/storage"
 )
@@ -134,7 +136,9 @@ func (m *Mutation) moveClock(n int64, unit clock.Unit, nothing bool) (fired int,
 	}
 	said = m.log.parts[first:]
 	fired = len(said)
-	if fired == 0 && nothing {
+	// Players read that nothing fired when nothing they see did: a hidden
+	// character's timer is not told by the line's absence.
+	if nothing && !slices.ContainsFunc(said, func(p part) bool { return m.sees(view.Channel, p.about) }) {
 		m.ForTable().Say("Nothing ended or fired.")
 	}
 	for _, f := range m.s.registry.features {

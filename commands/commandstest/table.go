@@ -199,6 +199,17 @@ func (tb *Table) OK(resp *commands.Response) string {
 	return Text(resp)
 }
 
+// Private fails unless resp is an ephemeral reply, one only its caller
+// reads (a hidden NPC's creation, for the GM who made it), and returns its
+// Text.
+func (tb *Table) Private(resp *commands.Response) string {
+	tb.T.Helper()
+	if !resp.Ephemeral || resp.Outcome != commands.OutcomeOK {
+		tb.T.Fatalf("got %q (ephemeral %v, outcome %v); want an ephemeral answer", resp.Content, resp.Ephemeral, resp.Outcome)
+	}
+	return Text(resp)
+}
+
 // Refused fails unless resp is an ephemeral refusal containing want.
 func (tb *Table) Refused(resp *commands.Response, want string) {
 	tb.T.Helper()

@@ -313,7 +313,7 @@ func renderEventFor(g *commands.Registry, e *storage.Event, sys commands.System,
 			continue
 		}
 		if v, err := commands.ViewOf(sys, ch.After, now); err == nil {
-			words = append(words, commands.Escape(ch.Name)+": "+v.Word())
+			words = append(words, commands.Escape(ch.Name)+": "+v.Public().Text)
 		}
 	}
 	if len(words) > 0 {

@@ -248,7 +248,7 @@ func undoneWord(sys commands.System, now int64, c storage.Change) string {
 	if err != nil {
 		return "**" + commands.Escape(c.Name) + "**"
 	}
-	return "**" + commands.Escape(c.Name) + "**: " + v.Word()
+	return "**" + commands.Escape(c.Name) + "**: " + v.Public().Text
 }
 
 // undoWindow is how many of the latest events /undo looks through.

@@ -68,25 +68,14 @@ func combatantIndex(o *storage.Initiative, id uint64) int {
 }
 
 // canAct reports whether the combatant can act now (Actor), with the
-// character (nil when it is gone) and why not: the system's reason, or,
-// for a hidden character, its word only, so that any reader may see it.
+// character (nil when it is gone) and why not, in the rule's terms.
 func canAct(m *commands.Mutation, cb storage.Combatant) (*storage.Character, bool, string, error) {
 	ch, err := m.CharacterIfAny(cb.CharacterID)
 	if err != nil || ch == nil {
 		return nil, false, "gone from the table", err
 	}
 	ok, why, err := actorCanAct(m.System, ch, m.Table.Clock)
-	if err != nil || ok {
-		return ch, ok, "", err
-	}
-	if ch.Hidden {
-		v, err := commands.ViewOf(m.System, ch, m.Table.Clock)
-		if err != nil {
-			return nil, false, "", err
-		}
-		why = v.Word()
-	}
-	return ch, false, why, nil
+	return ch, ok, why, err
 }
 
 // actorCanAct asks sys whether c can act at clock round now; a system
@@ -108,12 +97,30 @@ func combatantName(ch *storage.Character) string {
 	return "**" + commands.Escape(ch.Name) + "**"
 }
 
+// line is one line of the turn order's reply. A line about a hidden
+// combatant (about) is read as public by those who may not see it: what
+// the table sees it do, not why (commands.Part.Public).
+type line struct {
+	text, public string
+	about        *storage.Character
+}
+
+// lines are lines about no combatant in particular.
+func lines(texts ...string) []line {
+	out := make([]line, len(texts))
+	for i, t := range texts {
+		out[i] = line{text: t}
+	}
+	return out
+}
+
 // nextActor walks o from index from to the first combatant that can act
 // now and returns its index (len(o.Combatants) when none can) with one
-// line per combatant passed over (RULES.md §0.6: a skip is reported).
-func nextActor(m *commands.Mutation, from int) (int, []string, error) {
+// line per combatant passed over (RULES.md §0.6: a skip is reported; a
+// hidden one is seen to pass its turn, no more).
+func nextActor(m *commands.Mutation, from int) (int, []line, error) {
 	o := m.Table.Initiative
-	var skips []string
+	var skips []line
 	i := from
 	for ; i < len(o.Combatants); i++ {
 		ch, ok, why, err := canAct(m, o.Combatants[i])
@@ -123,7 +130,11 @@ func nextActor(m *commands.Mutation, from int) (int, []string, error) {
 		if ok {
 			break
 		}
-		skips = append(skips, fmt.Sprintf("%s cannot act (%s): turn skipped.", combatantName(ch), why))
+		l := line{text: fmt.Sprintf("%s cannot act (%s): turn skipped.", combatantName(ch), why)}
+		if ch != nil && ch.Hidden {
+			l.public, l.about = combatantName(ch)+" passes its turn.", ch
+		}
+		skips = append(skips, l)
 	}
 	return i, skips, nil
 }
@@ -162,21 +173,32 @@ func unpinged(m *commands.Mutation, line string) string {
 	return line
 }
 
-// noteLines notes the turn order's reply lines for /history, about the
-// table, as plain text without the init-ping mention.
-func noteLines(m *commands.Mutation, lines []string) {
-	for _, l := range lines {
-		m.ForTable().Note("%s", commands.Unmarkdown(unpinged(m, l)))
+// noteLines notes the turn order's reply lines for /history as plain text
+// without the init-ping mention: about the table, or, for a line about a
+// hidden combatant, about it.
+func noteLines(m *commands.Mutation, ls []line) {
+	for _, l := range ls {
+		text := commands.Unmarkdown(unpinged(m, l.text))
+		if l.about != nil {
+			m.For(l.about).Note("%s", text)
+		} else {
+			m.ForTable().Note("%s", text)
+		}
 	}
 }
 
 // sayLines says the turn order's lines (whose turn it is, who is skipped,
-// who leaves: no character's numbers) for everyone, and notes them.
-func sayLines(m *commands.Mutation, lines []string) {
-	for _, l := range lines {
-		m.ForTable().Say("%s", l)
+// who leaves: no character's numbers) for everyone, a hidden combatant's
+// as its public line, and notes them.
+func sayLines(m *commands.Mutation, ls []line) {
+	for _, l := range ls {
+		if l.about != nil {
+			m.For(l.about).Post(commands.Part{Text: l.text, Public: l.public})
+		} else {
+			m.ForTable().Say("%s", l.text)
+		}
 	}
-	noteLines(m, lines)
+	noteLines(m, ls)
 }
 
 // round is the number of the open order's round now, 1 for the first.
@@ -204,7 +226,7 @@ func orderFollowsClock(m *commands.Mutation, unit clock.Unit) error {
 func startRound(m *commands.Mutation) error {
 	o := m.Table.Initiative
 	o.Underway = true
-	sayLines(m, []string{fmt.Sprintf("Round %d of the turn order begins.", round(m))})
+	sayLines(m, lines(fmt.Sprintf("Round %d of the turn order begins.", round(m))))
 	if m.Table.Options[InitRerollOption] == InitRerollEachRound {
 		if err := rerollOrder(m); err != nil {
 			return err
@@ -218,7 +240,7 @@ func startRound(m *commands.Mutation) error {
 	if err != nil {
 		return err
 	}
-	sayLines(m, append(skips, turn))
+	sayLines(m, append(skips, lines(turn)...))
 	return nil
 }
 
@@ -272,17 +294,17 @@ func rerollOrder(m *commands.Mutation) error {
 			parts = append(parts, fmt.Sprintf("%s %d", combatantName(ch), cb.Initiative))
 		}
 	}
-	sayLines(m, []string{"Initiative rerolled (init-reroll each-round): " + strings.Join(parts, ", ") + "."})
+	sayLines(m, lines("Initiative rerolled (init-reroll each-round): "+strings.Join(parts, ", ")+"."))
 	return nil
 }
 
 // closeOrder closes the open turn order (/init end, or a clock move of a
 // turn or more) and says so, line first, then what the system ends with
 // it (CombatEnder: harm's conflict, RULES.md §3.2.4), noted in its scope.
-func closeOrder(m *commands.Mutation, line string) error {
+func closeOrder(m *commands.Mutation, text string) error {
 	m.Table.Initiative = nil
 	m.SetMentions()
-	sayLines(m, []string{line})
+	sayLines(m, lines(text))
 	if e, ok := m.System.(commands.CombatEnder); ok {
 		return m.NoteSaid(func() error { return e.EndCombat(m) })
 	}
@@ -293,7 +315,7 @@ func closeOrder(m *commands.Mutation, line string) error {
 // it (/init remove, /char delete), and returns what happened: it leaves,
 // and when it had the turn, the turn passes on within the round. In the
 // opening the first turn is the top of the order again.
-func leaveOrder(m *commands.Mutation, id uint64, name string) ([]string, error) {
+func leaveOrder(m *commands.Mutation, id uint64, name string) ([]line, error) {
 	o := m.Table.Initiative
 	if o == nil {
 		return nil, nil
@@ -307,13 +329,13 @@ func leaveOrder(m *commands.Mutation, id uint64, name string) ([]string, error) 
 	if i < o.Turn {
 		o.Turn--
 	}
-	lines := []string{fmt.Sprintf("**%s** leaves the turn order.", commands.Escape(name))}
+	left := lines(fmt.Sprintf("**%s** leaves the turn order.", commands.Escape(name)))
 	from := o.Turn
 	switch {
 	case !o.Underway:
 		from = 0
 	case !had:
-		return lines, nil
+		return left, nil
 	}
 	prev := o.Turn
 	t, skips, err := nextActor(m, from)
@@ -322,11 +344,11 @@ func leaveOrder(m *commands.Mutation, id uint64, name string) ([]string, error) 
 	}
 	if !had && t == prev {
 		o.Turn = t
-		return lines, nil
+		return left, nil
 	}
 	turn, err := startTurn(m, t)
 	if err != nil {
 		return nil, err
 	}
-	return append(append(lines, skips...), turn), nil
+	return append(append(left, skips...), lines(turn)...), nil
 }

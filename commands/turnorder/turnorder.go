@@ -41,14 +41,22 @@ func (Feature) ClockMoved(m *commands.Mutation, unit clock.Unit) error {
 }
 
 // CharacterDeleted takes a deleted character out of the open turn order
-// (leaveOrder) and notes what happened.
+// (leaveOrder), notes what happened, and returns it as everyone reads it
+// (a hidden combatant passed over by its public line).
 func (Feature) CharacterDeleted(m *commands.Mutation, c *storage.Character) ([]string, error) {
 	left, err := leaveOrder(m, c.ID, c.Name)
 	if err != nil {
 		return nil, err
 	}
 	noteLines(m, left)
-	return left, nil
+	out := make([]string, len(left))
+	for i, l := range left {
+		out[i] = l.text
+		if l.about != nil {
+			out[i] = l.public
+		}
+	}
+	return out, nil
 }
 
 // HidesEvent reports whether e changed the entry of a hidden combatant

@@ -87,7 +87,7 @@ func viewOrder(tx *storage.Tx, t *storage.Table, sys commands.System) (orderView
 			if err != nil {
 				return v, err
 			}
-			line += " (" + w.Word() + ")"
+			line += " (" + w.Public().Text + ")"
 			secret := fmt.Sprintf("%s initiative %d (%s)", combatantName(ch), cb.Initiative, cb.Roll)
 			if ok, why, err := actorCanAct(sys, ch, t.Clock); err != nil {
 				return v, err
