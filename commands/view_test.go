@@ -167,9 +167,8 @@ func TestHiddenCharacters(t *testing.T) {
 	resp = tb.Do("!gm", "/char show name:Goblin")
 	noNumbers("GM char show, public", tb.OK(resp))
 	commandstest.WantIn(t, "GM char show", commandstest.FollowUp(resp), "HP 2/8")
-	resp = tb.Do("!gm", "/history target:Goblin")
-	noNumbers("GM history, public", tb.OK(resp))
-	commandstest.WantIn(t, "GM history", commandstest.FollowUp(resp), "1d6 [3] = 3", "HP 4 → 2")
+	resp = tb.Do("!gm", "/history target:Goblin") // about a hidden character: the GM's alone
+	commandstest.WantIn(t, "GM history", tb.Private(resp), "1d6 [3] = 3", "HP 4 → 2")
 	for _, line := range []string{"/char list", "/table show"} {
 		resp = tb.Do("!gm", line)
 		noNumbers("GM "+line+", public", tb.OK(resp))
