@@ -107,10 +107,11 @@ type Autocompleter interface {
 // GMDeliverer is implemented by a feature that brings every GM of a
 // table the results only GMs may read, whoever triggered them
 // (commands/gmscreen). DeliverToGMs is called in the write transaction of
-// each change whose reply kept something from players, with that as one
-// message, gm (the caller reads it too when they may: a follow-up of the
-// reply); what it changes of m.Table is saved with the change, and no
-// event records it (storage.Table.GMInbox).
+// every change, once its reply is rendered, with what the reply kept from
+// players as one message, gm (nil when it kept nothing; the caller reads
+// it too when they may, in a follow-up of the reply); what it changes of
+// m.Table is saved with the change, and no event records it
+// (storage.Table.GMInbox).
 type GMDeliverer interface {
 	DeliverToGMs(m *Mutation, gm *Response) error
 }

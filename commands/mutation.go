@@ -60,10 +60,9 @@ func (s *Service) Mutate(ctx context.Context, r *Request, fn ActionFunc) (*Respo
 			return err
 		}
 		var gm *Response
-		if resp, gm = present(m, resp); gm != nil {
-			if err := s.registry.deliverToGMs(m, gm); err != nil {
-				return err
-			}
+		resp, gm = present(m, resp)
+		if err := s.registry.deliverToGMs(m, gm); err != nil {
+			return err
 		}
 		if len(m.log.mentions) > 0 {
 			resp.Mentions = m.log.mentions

@@ -290,5 +290,5 @@ func TestTallyHasNoInitiative(t *testing.T) {
 	tally := commandstest.New(t, tally{})
 	tally.OK(tally.Do("gm", "/table setup system:tally"))
 	tally.Refused(tally.Do("gm", "/init start"), "The tally system has no initiative")
-	tally.Refused(tally.Do("gm", "/table option name:init-ping value:on"), `Unknown table option "init-ping"; this tally table has dice, sheet-edit`)
+	tally.Refused(tally.Do("gm", "/table option name:init-ping value:on"), `Unknown table option "init-ping"; this tally table has dice, gm-channel, sheet-edit`)
 }

@@ -12,7 +12,6 @@ package commands_test
 import (
 	"encoding/json"
 	"fmt"
-	"maps"
 	"strings"
 	"testing"
 
@@ -20,7 +19,6 @@ import (
 	"github.com/hpkeeper/hpkeeper/commands/commandstest"
 	"github.com/hpkeeper/hpkeeper/commands/tracker"
 	"github.com/hpkeeper/hpkeeper/rules/dice"
-	"github.com/hpkeeper/hpkeeper/storage"
 )
 
 // twinCase is a pair of states of the hidden Goblin (sheet fields, as
@@ -136,7 +134,7 @@ func twinRun(t *testing.T, tc twinCase, state map[string]any, faces []int, p twi
 	tb.OK(tb.Do("!gm", "/table setup system:"+tc.system))
 	tb.OK(tb.Do("ann", `/char create name:Lister stats:"`+tc.pc+`"`))
 	tb.Do("!gm", `/char create name:Goblin stats:"`+tc.goblin+` hidden=true"`)
-	patchSheet(t, tb, "Goblin", state)
+	tb.PatchSheet("Goblin", state)
 	tb.Do("ann", "/table tracker")
 	for _, line := range p.setup {
 		tb.Do("!gm", line)
@@ -199,30 +197,6 @@ func firstDiff(a, b string) string {
 	return ""
 }
 
-// patchSheet sets fields of the named character's stored sheet, for a
-// state the commands reach only through a long game.
-func patchSheet(t *testing.T, tb *commandstest.Table, name string, fields map[string]any) {
-	t.Helper()
-	err := tb.DB.Update(func(tx *storage.Tx) error {
-		c, err := tx.CharacterByName(tb.Channel, name)
-		if err != nil {
-			return err
-		}
-		sheet := map[string]any{}
-		if err := json.Unmarshal(c.Sheet, &sheet); err != nil {
-			return err
-		}
-		maps.Copy(sheet, fields)
-		if c.Sheet, err = json.Marshal(sheet); err != nil {
-			return err
-		}
-		return tx.PutCharacter(c)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
 // TestHiddenWordAgreesWithTurns: players never read Down, Dead or Taken
 // out of a hidden character that still takes its turns, nor a word that
 // says it is up of one that is out of the fight: what it does at the table
@@ -252,7 +226,7 @@ func TestHiddenWordAgreesWithTurns(t *testing.T) {
 		tb := commandstest.New(t, allSystems...)
 		tb.OK(tb.Do("!gm", "/table setup system:"+c.system))
 		tb.Do("!gm", `/char create name:Ogre stats:"`+c.stats+` hidden=true"`)
-		patchSheet(t, tb, "Ogre", c.state)
+		tb.PatchSheet("Ogre", c.state)
 		tb.OK(tb.Do("!gm", "/init start"))
 		tb.Do("!gm", "/init join target:Ogre roll:5")
 		show := tb.OK(tb.Do("ann", "/init show"))
@@ -273,7 +247,7 @@ func TestHiddenSkipSaysNoWhy(t *testing.T) {
 	tb.OK(tb.Do("!gm", "/table setup system:hit-protection"))
 	tb.OK(tb.Do("ann", `/char create name:Lister stats:"class=fighter hit-die=d6 hp=6"`))
 	tb.Do("!gm", `/char create name:Ogre stats:"class=fighter level=4 hit-die=d12 hp=12 hidden=true"`)
-	patchSheet(t, tb.Table, "Ogre", map[string]any{"hp": 0, "status": "staying up", "stunned_until": 50})
+	tb.PatchSheet("Ogre", map[string]any{"hp": 0, "status": "staying up", "stunned_until": 50})
 	tb.OK(tb.Do("!gm", "/init start"))
 	tb.Do("!gm", "/init join target:Lister roll:10")
 	tb.Do("!gm", "/init join target:Ogre roll:5")

@@ -1,0 +1,156 @@
+package gmscreen_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/hpkeeper/hpkeeper/commands"
+	"github.com/hpkeeper/hpkeeper/commands/commandstest"
+	"github.com/hpkeeper/hpkeeper/commands/gmscreen"
+)
+
+// posts records what the GM screen posts in GM channels; fail makes the
+// next post fail.
+type posts struct {
+	mu   sync.Mutex
+	got  []string // "channel: text"
+	fail bool
+}
+
+func (p *posts) PostToGMs(ctx context.Context, channelID string, msg *commands.Response) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.fail {
+		p.fail = false
+		return errors.New("403 Missing Access")
+	}
+	p.got = append(p.got, channelID+": "+commandstest.Text(msg))
+	return nil
+}
+
+// banditTable is an hp-mp-wp table with Vala (ann's) and a hidden Bandit,
+// dying, in a turn order where Vala acts last: ann's /init next ends the
+// round, and the Bandit makes its dying save. gm set the table up; bob is
+// a second GM.
+func banditTable(t *testing.T) *commandstest.Table {
+	tb := commandstest.New(t, commandstest.Systems()...)
+	tb.OK(tb.Do("gm", "/table setup system:hp-mp-wp"))
+	tb.OK(tb.Do("gm", "/table gm action:add user:bob"))
+	tb.OK(tb.Do("ann", `/char create name:Vala stats:"hp-max=20"`))
+	tb.Private(tb.Do("gm", `/char create name:Bandit stats:"hp-max=10 fort=2 hidden=true"`))
+	tb.OK(tb.Do("gm", `/char set name:Bandit stats:"wp=-2 state=dying"`))
+	tb.OK(tb.Do("gm", "/init start"))
+	tb.OK(tb.Do("gm", "/init join target:Bandit roll:3"))
+	tb.OK(tb.Do("ann", "/init join target:Vala roll:1")) // the Bandit passes: Vala's turn
+	return tb
+}
+
+const save = "Fort DC 10 (stabilize): 1d20 [5]"
+
+// TestPlayersRoundEndReachesEveryGM: when a player's /init next ends the
+// round, the hidden Bandit's dying save reaches every GM (issue: it went to
+// nobody, the follow-up going to the player who ran the command): without
+// a GM channel, each GM gets it on their next interaction at the table,
+// whatever it is, in a follow-up only they see, once; the player reads
+// none of it.
+func TestPlayersRoundEndReachesEveryGM(t *testing.T) {
+	tb := banditTable(t)
+	tb.Dice.Push(5) // the Bandit's save fails: still dying
+	resp := tb.Do("ann", "/init next")
+	if out := tb.OK(resp); strings.Contains(out, "Fort") || len(resp.FollowUps) > 0 {
+		t.Errorf("the player's round end = %q, follow-ups %+v; want no save", out, resp.FollowUps)
+	}
+	if f := commandstest.FollowUp(tb.Do("ann", "/char list")); f != "" {
+		t.Errorf("the player's next command has a follow-up %q", f)
+	}
+	for _, gm := range []string{"gm", "bob"} {
+		got := commandstest.FollowUp(tb.Do(gm, "/clock action:show"))
+		commandstest.WantIn(t, gm+"'s next command", got, gmscreen.CatchUpHeader, "From ann's /init next:", save, "is still dying")
+		if again := commandstest.FollowUp(tb.Do(gm, "/char list")); strings.Contains(again, save) {
+			t.Errorf("%s gets the save a second time: %q", gm, again)
+		}
+	}
+	// Both listed GMs had it: it leaves the inbox.
+	if tbl := tb.State(); strings.Contains(tbl, "GMInbox:[{") {
+		t.Errorf("the inbox still holds the save every GM had:\n%s", tbl)
+	}
+	tb.NoDiceLeft()
+}
+
+// TestGMWhoEndsTheRoundIsNotToldTwice: a GM whose /init next ends the
+// round reads the save in the reply's follow-up; the other GM gets it on
+// their next command, and the first never again.
+func TestGMWhoEndsTheRoundIsNotToldTwice(t *testing.T) {
+	tb := banditTable(t)
+	tb.Dice.Push(6)
+	tb.OK(tb.Do("ann", "/init next")) // round 2: the Bandit passes, Vala's turn …
+	tb.OK(tb.Do("bob", "/clock action:show"))
+	tb.OK(tb.Do("gm", "/clock action:show"))
+	tb.Dice.Push(5)
+	resp := tb.Do("gm", "/init next") // … which the GM ends
+	const save2 = "Fort DC 11 (stabilize): 1d20 [5]"
+	commandstest.WantIn(t, "the GM's round end", commandstest.FollowUp(resp), save2)
+	if again := commandstest.FollowUp(tb.Do("gm", "/char list")); strings.Contains(again, save2) {
+		t.Errorf("the GM who read the save gets it again: %q", again)
+	}
+	commandstest.WantIn(t, "bob's next command", commandstest.FollowUp(tb.Do("bob", "/init show")), "From gm's /init next:", save2)
+}
+
+// TestGMChannel: a table that names a GM channel has every result only GMs
+// may read posted there, whoever triggered it, and nobody is caught up
+// later; a post Discord refuses waits in the inbox instead. The option
+// refuses the table's own channel and works only with the bot token.
+func TestGMChannel(t *testing.T) {
+	tb := banditTable(t)
+	tb.OK(tb.Do("bob", "/char list")) // bob is caught up with the set-up
+	commandstest.WantIn(t, "/help", tb.Do("ann", "/help").Content, "reach each GM on their next command at this table")
+	tb.Refused(tb.Do("gm", "/table option name:gm-channel value:<#555>"), "needs the bot token")
+	p := &posts{}
+	gmscreen.Of(tb.Svc.Registry()).SetPoster(p, "")
+	tb.Refused(tb.Do("gm", "/table option name:gm-channel value:<#chan-1>"), "another channel than the table's")
+	commandstest.WantIn(t, "gm-channel", tb.OK(tb.Do("gm", "/table option name:gm-channel value:<#555>")), "gm-channel: off → <#555>. Results only GMs may read", "are posted in <#555> for every GM")
+	commandstest.WantIn(t, "/help", tb.Do("ann", "/help").Content, "are posted in <#555> for every GM")
+	tb.Dice.Push(5)
+	tb.OK(tb.Do("ann", "/init next"))
+	if len(p.got) != 1 || !strings.HasPrefix(p.got[0], "555: From ann's /init next:") || !strings.Contains(p.got[0], save) {
+		t.Errorf("GM channel posts %q; want the save in 555", p.got)
+	}
+	for _, gm := range []string{"gm", "bob"} {
+		if f := commandstest.FollowUp(tb.Do(gm, "/char list")); strings.Contains(f, gmscreen.CatchUpHeader) {
+			t.Errorf("%s is caught up with what the GM channel had: %q", gm, f)
+		}
+	}
+	p.fail = true
+	tb.Dice.Push(6)
+	tb.OK(tb.Do("ann", "/init next"))
+	tb.Dice.Push(4)
+	tb.OK(tb.Do("ann", "/init next"))
+	if len(p.got) != 2 {
+		t.Errorf("GM channel posts %d; want the third round's only (the second's was refused)", len(p.got))
+	}
+	commandstest.WantIn(t, "caught up after a refused post", commandstest.FollowUp(tb.Do("bob", "/char list")), "1d20 [6]")
+	tb.NoDiceLeft()
+}
+
+// TestBleedingOutReachesTheGM: a hidden Ogre that bleeds out at a round a
+// player ends reaches the GM as what happened, with its cause (issue: the
+// GM read only "**Ogre**: Dead"), and players as its word.
+func TestBleedingOutReachesTheGM(t *testing.T) {
+	tb := commandstest.New(t, commandstest.Systems()...)
+	tb.OK(tb.Do("gm", "/table setup system:hit-protection"))
+	tb.OK(tb.Do("ann", `/char create name:Lister stats:"class=fighter hit-die=d6 hp=6"`))
+	tb.Private(tb.Do("gm", `/char create name:Ogre stats:"class=fighter level=4 hit-die=d12 hp=12 hidden=true"`))
+	tb.PatchSheet("Ogre", map[string]any{"hp": 0, "status": "down", "fate_revealed": true, "bleeds": []map[string]any{{"wound": "Critical Wound", "dies_at": 1}}})
+	tb.OK(tb.Do("gm", "/init start"))
+	tb.OK(tb.Do("ann", "/init join target:Lister roll:4"))
+	tb.OK(tb.Do("gm", "/init join target:Ogre roll:2"))
+	out := tb.OK(tb.Do("ann", "/init next"))
+	commandstest.WantIn(t, "the player's round end", out, "**Ogre**: Dead")
+	if strings.Contains(out, "Critical Wound") {
+		t.Errorf("the player's round end = %q; tells the hidden Ogre's wound", out)
+	}
+	commandstest.WantIn(t, "the GM's next command", commandstest.FollowUp(tb.Do("gm", "/char show name:Lister")), "From ann's /init next:", "**Ogre** dies of the Critical Wound")
+}
