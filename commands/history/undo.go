@@ -231,7 +231,9 @@ func applyUndo(s *commands.Service, r *commands.Request, found *undoWalk) (*comm
 			}
 			resp.Content = fmt.Sprintf("Undid `#%d` by %s (%s): everything it changed is back as it was; no dice were rerolled.", target.Seq, commands.Escape(target.UserName), commands.Escape(commandName(target.Command)))
 			for _, c := range ev.Changes {
-				if changeHidden(c, hid) {
+				// A word reads only where the undone event named the
+				// character or the undo changes its word (hidden.go).
+				if changeHidden(c, hid) && worded(target, c, sys, t.Clock) {
 					resp.Content += "\n" + undoneWord(sys, t.Clock, c)
 				}
 			}
