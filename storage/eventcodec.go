@@ -88,10 +88,36 @@ type checkpointRecord struct {
 	Record json.RawMessage `json:"record"`
 }
 
-// takeCheckpoint returns the records the channel holds now.
+// gmInboxKey is the JSON key of Table.GMInbox, which a table record holds
+// only while the inbox has results.
+var gmInboxKey = []byte(`"gm_inbox"`)
+
+// historyTable returns the channel's table record as the history knows it:
+// without its GM inbox, which no event records (Table.GMInbox), so that
+// what the inbox holds never enters a checkpoint or an event's table
+// states, nor makes the table the history leads to differ from the one
+// stored. Nil when the channel has no table.
+func historyTable(ch *channel) ([]byte, error) {
+	v := ch.table()
+	if v == nil || !bytes.Contains(v, gmInboxKey) {
+		return v, nil
+	}
+	t, err := decodeTable(v)
+	if err != nil {
+		return nil, err
+	}
+	return encodeTable(t.Undoable())
+}
+
+// takeCheckpoint returns the records the channel holds now (its table as
+// the history knows it, historyTable).
 func takeCheckpoint(ch *channel) (*checkpoint, error) {
-	cp := &checkpoint{Table: json.RawMessage(ch.table()), Chars: []checkpointRecord{}}
-	err := ch.chars.forEach(func(k, v []byte) error {
+	table, err := historyTable(ch)
+	if err != nil {
+		return nil, err
+	}
+	cp := &checkpoint{Table: json.RawMessage(table), Chars: []checkpointRecord{}}
+	err = ch.chars.forEach(func(k, v []byte) error {
 		id, err := btoi(k)
 		if err != nil {
 			return err
@@ -219,7 +245,11 @@ func encodeCompactEvent(e *Event, ch *channel, st *channelState) ([]byte, error)
 		if err != nil {
 			return nil, err
 		}
-		sc := storeChange(before, after, ch.table())
+		current, err := historyTable(ch)
+		if err != nil {
+			return nil, err
+		}
+		sc := storeChange(before, after, current)
 		se.Table = &sc
 	}
 	if e.Seq%checkpointEvery == 0 {
@@ -292,17 +322,22 @@ type history struct {
 }
 
 // newHistory starts a walk from the records the channel ch holds now (nil:
-// from none), in a transaction that is writable or not.
+// from none; its table as the history knows it, historyTable), in a
+// transaction that is writable or not.
 func newHistory(ch *channel, channelID string, writable bool) *history {
 	h := &history{channelID: channelID, chars: map[uint64][]byte{}}
 	if ch == nil {
 		return h
 	}
+	table, err := historyTable(ch)
+	if err != nil {
+		table = ch.table() // a damaged record: the walk finds it so
+	}
 	if !writable {
-		h.table, h.src = ch.table(), ch.chars
+		h.table, h.src = table, ch.chars
 		return h
 	}
-	h.table = bytes.Clone(ch.table())
+	h.table = bytes.Clone(table)
 	_ = ch.chars.forEach(func(k, v []byte) error {
 		if id, err := btoi(k); err == nil {
 			h.chars[id] = bytes.Clone(v)

@@ -1,6 +1,8 @@
 package storage
 
 import (
+	"fmt"
+	"path/filepath"
 	"reflect"
 	"testing"
 )
@@ -53,4 +55,67 @@ func TestGMInboxIsNotUndone(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// TestGMInboxStaysOutOfTheHistory: a GM inbox that changes between events,
+// with no event of its own, enters neither a checkpoint nor an event's
+// table states, however they are stored (derived from the table that
+// follows, or whole), and the history walked back from the table as it is
+// now leads to the same states as when they were written: Inspect finds
+// the file sound, and undoing a table change put back exactly the table
+// before it.
+func TestGMInboxStaysOutOfTheHistory(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "hpkeeper.db")
+	db := mustOpenPath(t, path)
+	setupTable(t, db, "c1")
+	var last *Event
+	for i := range checkpointEvery + 10 {
+		last = record(t, db, "c1", func(tx *Tx, e *Event) error {
+			before, err := tx.Table("c1")
+			if err != nil {
+				return err
+			}
+			after := before.Clone()
+			after.Clock++
+			e.TableBefore, e.TableAfter = before, after
+			return tx.PutTable(after)
+		})
+		mustUpdate(t, db, func(tx *Tx) error { // the inbox changes, with no event
+			tb, err := tx.Table("c1")
+			if err != nil {
+				return err
+			}
+			tb.GMInbox = []GMNote{{Text: fmt.Sprintf("result %d", i)}}
+			return tx.PutTable(tb)
+		})
+	}
+	mustView(t, db, func(tx *Tx) error {
+		return tx.EachEventBackward("c1", func(e *Event) (bool, error) {
+			for _, tb := range []*Table{e.TableBefore, e.TableAfter} {
+				if tb != nil && tb.GMInbox != nil {
+					t.Fatalf("event %d's table states hold the inbox %+v", e.Seq, tb.GMInbox)
+				}
+			}
+			return true, nil
+		})
+	})
+	if err := undo(db, last); err != nil {
+		t.Fatal(err)
+	}
+	mustView(t, db, func(tx *Tx) error {
+		tb, err := tx.Table("c1")
+		if err != nil {
+			return err
+		}
+		if tb.Clock != int64(checkpointEvery+9) || len(tb.GMInbox) != 1 || tb.GMInbox[0].Text != fmt.Sprintf("result %d", checkpointEvery+9) {
+			t.Errorf("after undo: clock %d, inbox %+v; want clock %d and the last inbox", tb.Clock, tb.GMInbox, checkpointEvery+9)
+		}
+		return nil
+	})
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Inspect(path, testTimeout); err != nil {
+		t.Errorf("Inspect: %v", err)
+	}
 }
