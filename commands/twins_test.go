@@ -10,6 +10,7 @@ package commands_test
 // custom_id, a reason, a line that is there for one twin only.
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -292,4 +293,44 @@ func TestDeleteConfirmationCarriesNoDigest(t *testing.T) {
 	ask = tb.Do("!gm", "/char delete name:Goblin")
 	tb.OK(tb.Do("!gm", "/damage target:Lister amount:1"))
 	commandstest.WantIn(t, "delete", tb.OK(tb.Press("gm", ask, "Delete")), "Deleted **Goblin**")
+}
+
+// TestOwnerOfAHiddenCharacterReadsItsNumbers names a reading: the brief's
+// rule "the owner of a hidden character and every GM see its numbers;
+// nobody else" is followed where the issue lists what such an owner learns
+// (its maxima from /char set's refusals, its pools from /spend and /undo)
+// as a leak: the owner reads them by right, in answers only they see, and
+// every other player reads its word alone, refusals and suggestions
+// included.
+func TestOwnerOfAHiddenCharacterReadsItsNumbers(t *testing.T) {
+	tb := newTable(t)
+	tb.OK(tb.Do("!gm", "/table setup system:hit-protection"))
+	tb.Do("!gm", `/char create name:Spy owner:bob stats:"class=thief level=3 hit-die=d6 hp=5 hidden=true"`)
+	show := tb.Do("bob", "/char show name:Spy")
+	commandstest.WantIn(t, "the owner's /char show", commandstest.FollowUp(show), "HP 5/6 · HD 3/3")
+	if out := tb.OK(show); strings.Contains(out, "5/6") {
+		t.Errorf("the owner's /char show in the channel = %q; the numbers belong in the follow-up", out)
+	}
+	tb.Refused(tb.Do("bob", `/char set name:Spy stats:"hp=99"`), "a whole number from 0 to 6")
+	other := tb.Do("ann", `/char set name:Spy stats:"hp=99"`)
+	tb.Refused(other, "only its owner or a GM can do that")
+	if strings.Contains(other.Content, "6") {
+		t.Errorf("another player's /char set refusal = %q; shows the Spy's maximum", other.Content)
+	}
+	if out := commandstest.Text(tb.Do("ann", "/char show name:Spy")) + commandstest.FollowUp(tb.Do("ann", "/char show name:Spy")); strings.Contains(out, "HP") {
+		t.Errorf("another player's /char show = %q; want the word alone", out)
+	}
+	suggest := func(user string) string {
+		resp := tb.Svc.Handle(context.Background(), &commands.Request{Kind: commands.KindAutocomplete, ChannelID: tb.Channel, GuildID: "g1", UserID: user, UserName: user,
+			Command: "roll", Options: map[string]string{"expr": ""}, Focused: "expr"})
+		var names []string
+		for _, c := range resp.Choices {
+			names = append(names, c.Name)
+		}
+		return strings.Join(names, "\n")
+	}
+	commandstest.WantIn(t, "the owner's roll suggestions", suggest("bob"), "Spy's hit die")
+	if s := suggest("ann"); strings.Contains(s, "Spy") {
+		t.Errorf("another player's roll suggestions name the hidden Spy's dice:\n%s", s)
+	}
 }
