@@ -105,21 +105,21 @@ func statusFor(a view.Audience, t *storage.Table, sys System, c *storage.Charact
 // hidden one that a (the caller) sees, for a follow-up (Privately).
 // /char list and /table show list the table with it.
 func roster(a view.Audience, t *storage.Table, sys System, chars []*storage.Character, bullet string) (lines, private []string, err error) {
+	line := func(who view.Audience, c *storage.Character) (string, error) {
+		status, err := statusFor(who, t, sys, c)
+		return fmt.Sprintf("%s**%s** (%s): %s", bullet, Escape(c.Name), Escape(c.OwnerName), status), err
+	}
 	for _, c := range chars {
-		for _, who := range []view.Audience{view.Channel, a} {
-			if who == a && (!c.Hidden || !a.Sees(c)) {
-				continue
-			}
-			status, err := statusFor(who, t, sys, c)
-			if err != nil {
+		l, err := line(view.Channel, c)
+		if err != nil {
+			return nil, nil, err
+		}
+		lines = append(lines, l)
+		if c.Hidden && a.Sees(c) {
+			if l, err = line(a, c); err != nil {
 				return nil, nil, err
 			}
-			line := fmt.Sprintf("%s**%s** (%s): %s", bullet, Escape(c.Name), Escape(c.OwnerName), status)
-			if who == a {
-				private = append(private, line)
-			} else {
-				lines = append(lines, line)
-			}
+			private = append(private, l)
 		}
 	}
 	return lines, private, nil
