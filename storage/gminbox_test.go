@@ -2,7 +2,6 @@ package storage
 
 import (
 	"fmt"
-	"path/filepath"
 	"reflect"
 	"testing"
 )
@@ -12,7 +11,9 @@ import (
 // nor puts it back: a result delivered (or queued) after a change stays
 // delivered (or queued) when that change is undone, and the undo is not
 // refused because the inbox changed since.
-func TestGMInboxIsNotUndone(t *testing.T) {
+func TestGMInboxIsNotUndone(t *testing.T) { bothBackends(t, testGMInboxIsNotUndone) }
+
+func testGMInboxIsNotUndone(t *testing.T) {
 	db := mustOpen(t)
 	setupTable(t, db, "c1")
 	inbox := []GMNote{{Text: "**Bandit**: HP 0 → -1", Given: []string{"gm"}}}
@@ -62,10 +63,14 @@ func TestGMInboxIsNotUndone(t *testing.T) {
 // table states, however they are stored (derived from the table that
 // follows, or whole), and the history walked back from the table as it is
 // now leads to the same states as when they were written: Inspect finds
-// the file sound, and undoing a table change put back exactly the table
+// the store sound, and undoing a table change put back exactly the table
 // before it.
 func TestGMInboxStaysOutOfTheHistory(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "hpkeeper.db")
+	bothBackends(t, testGMInboxStaysOutOfTheHistory)
+}
+
+func testGMInboxStaysOutOfTheHistory(t *testing.T) {
+	path := newStore(t)
 	db := mustOpenPath(t, path)
 	setupTable(t, db, "c1")
 	var last *Event
@@ -115,7 +120,7 @@ func TestGMInboxStaysOutOfTheHistory(t *testing.T) {
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Inspect(path, testTimeout); err != nil {
+	if _, err := inspectStore(path); err != nil {
 		t.Errorf("Inspect: %v", err)
 	}
 }

@@ -46,7 +46,11 @@ func (a *App) wireTracker(svc *commands.Service, m *bot.Metrics) *bot.Tracker {
 		feature.SetPoster(nil, why)
 		return nil
 	}
-	trk := bot.NewTracker(feature, session, a.Log, m.Tracker())
+	opts := []bot.TrackerOption{m.Tracker()}
+	if a.Config.Storage.URL != "" {
+		opts = append(opts, bot.WithReplicas()) // other processes edit the same messages
+	}
+	trk := bot.NewTracker(feature, session, a.Log, opts...)
 	feature.SetPoster(trk, "")
 	if gms != nil {
 		gms.SetPoster(bot.NewGMChannel(session), "")
