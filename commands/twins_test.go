@@ -334,3 +334,37 @@ func TestOwnerOfAHiddenCharacterReadsItsNumbers(t *testing.T) {
 		t.Errorf("another player's roll suggestions name the hidden Spy's dice:\n%s", s)
 	}
 }
+
+// TestOthersCannotProbeAHiddenCharacter: a player who neither owns a
+// hidden character nor is a GM learns nothing of its numbers by trying
+// what would be refused (issue 24: the maxima from /char set's refusal
+// ranges, the pools by a binary search of /spend and /undo): two tables
+// whose hidden characters differ only in their numbers, one the GM's and
+// one another player's, answer every try of theirs byte for byte the same,
+// at every amount. Their owner reads the numbers by right
+// (TestOwnerOfAHiddenCharacterReadsItsNumbers).
+func TestOthersCannotProbeAHiddenCharacter(t *testing.T) {
+	tries := []string{
+		"/spend target:Spy resource:mp amount:1", "/spend target:Spy resource:mp amount:3", "/spend target:Spy resource:mp amount:99",
+		"/spend target:Bandit resource:mp amount:1", "/spend target:Bandit resource:mp amount:99",
+		`/char set name:Spy stats:"hp=3"`, `/char set name:Spy stats:"hp=99"`, `/char set name:Bandit stats:"mp=2"`, `/char set name:Bandit stats:"mp=900"`,
+		"/heal target:Spy amount:1", "/damage target:Bandit amount:1", "/undo",
+	}
+	var seen [2][]string
+	for i, stats := range []string{"hp-max=12 mp-max=4", "hp-max=30 mp-max=1"} {
+		tb := commandstest.New(t, allSystems...)
+		tb.OK(tb.Do("!gm", "/table setup system:hp-mp-wp"))
+		tb.OK(tb.Do("ann", `/char create name:Lister stats:"hp-max=20"`))
+		tb.Private(tb.Do("!gm", `/char create name:Bandit stats:"`+stats+` hidden=true"`))
+		tb.Private(tb.Do("!gm", `/char create name:Spy owner:bob stats:"`+stats+` hidden=true"`))
+		tb.OK(tb.Do("bob", "/spend target:Spy resource:mp amount:1")) // the owner's own: ann's /undo cannot reach it
+		for _, line := range tries {
+			seen[i] = append(seen[i], line+"\n"+playerBytes("ann", tb.Do("ann", line)))
+		}
+	}
+	for j := range tries {
+		if seen[0][j] != seen[1][j] {
+			t.Errorf("another player tells the hidden characters' numbers apart by trying %s:\n%s", tries[j], firstDiff(seen[0][j], seen[1][j]))
+		}
+	}
+}
