@@ -368,3 +368,36 @@ func TestOthersCannotProbeAHiddenCharacter(t *testing.T) {
 		}
 	}
 }
+
+// TestHiddenCreationIsTheGMsAlone: a GM creates a hidden NPC in one step,
+// answered to that GM alone, every message of it ephemeral, with its
+// numbers (issue 24: create-then-hide posted the full card first, and
+// even a one-step hidden=true announced the NPC in the channel). Reading:
+// hidden=true hides a character's numbers, not that it exists: players
+// find it where the table's characters are listed (/char list, the
+// tracker, /history), by its word alone.
+func TestHiddenCreationIsTheGMsAlone(t *testing.T) {
+	for _, c := range []struct{ system, stats, word string }{
+		{"hit-protection", "class=fighter level=4 hit-die=d12 hp=12", "Unhurt"},
+		{"hp-mp-wp", "hp-max=40 mp-max=7", "Unhurt"},
+		{"harm", "endure=3 vigor=6", "Healthy"},
+	} {
+		tb := newTable(t)
+		tb.OK(tb.Do("!gm", "/table setup system:"+c.system))
+		resp := tb.Do("!gm", `/char create name:Ogre stats:"`+c.stats+` hidden=true"`)
+		commandstest.WantIn(t, c.system+": the GM's creation", tb.Private(resp), "Created **Ogre** for gm")
+		for _, f := range resp.FollowUps {
+			if !f.Ephemeral {
+				t.Errorf("%s: the GM's creation of a hidden Ogre posts %q in the channel", c.system, commandstest.Text(f))
+			}
+		}
+		for _, line := range []string{"/char list", "/history"} {
+			out := tb.OK(tb.Do("ann", line))
+			commandstest.WantIn(t, c.system+": a player's "+line, out, "Ogre")
+			if strings.Contains(out, "12/12") || strings.Contains(out, "40/40") || strings.Contains(out, "Vigor 6") {
+				t.Errorf("%s: a player's %s shows the hidden Ogre's numbers:\n%s", c.system, line, out)
+			}
+		}
+		commandstest.WantIn(t, c.system+": a player's /char show", commandstest.Text(tb.Do("ann", "/char show name:Ogre")), "Ogre\n**"+c.word+"**")
+	}
+}
