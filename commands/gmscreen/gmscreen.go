@@ -25,6 +25,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/rs/zerolog"
 
@@ -38,9 +39,15 @@ import (
 const Option = "gm-channel"
 
 // MaxNotes is how many results the GM inbox keeps: past it the oldest
-// goes (/history still has it). A result leaves the inbox sooner once
+// go, and a GM who had not read them is told so (OlderInHistory) with the
+// rest; /history still has them. A result leaves the inbox sooner once
 // every GM of the table's list (/table gm) has had it.
 const MaxNotes = 10
+
+// OlderInHistory tells a GM catching up that the inbox no longer holds
+// some results they missed. The inbox keeps it as a note of its own,
+// given to those who had every result it stands for.
+const OlderInHistory = "Older results only GMs may read are no longer kept here: /history has every one."
 
 // PostTimeout bounds a post in the GM channel: past it the result goes to
 // the inbox instead.
@@ -172,7 +179,8 @@ type delivery struct {
 type post struct {
 	channelID string
 	note      storage.GMNote
-	msg       *commands.Response
+	// msgs are the messages that carry the note whole (messages).
+	msgs []*commands.Response
 }
 
 type deliveryKey struct{}
@@ -190,8 +198,8 @@ func (f *Feature) DeliverToGMs(m *commands.Mutation, gm *commands.Response) erro
 		}
 		p, _ := f.posterOr()
 		if ch := m.Table.Options[Option]; ch != "" && ch != "off" && p != nil && d != nil {
-			msg := &commands.Response{Content: noteText(m.Req, &commands.Response{Content: gm.Content}), Embeds: gm.Embeds}
-			d.posts = append(d.posts, post{channelID: ch, note: note, msg: msg})
+			msgs := messages(noteText(m.Req, &commands.Response{Content: gm.Content}), gm.Embeds)
+			d.posts = append(d.posts, post{channelID: ch, note: note, msgs: msgs})
 		} else {
 			m.Table.GMInbox = queue(m.Table, note)
 		}
@@ -215,17 +223,129 @@ func noteText(r *commands.Request, gm *commands.Response) string {
 	return fmt.Sprintf("From %s's %s:\n%s", commands.Escape(r.UserName), commands.Escape(r.Line()), body)
 }
 
-// queue returns t's inbox with note added, without the results every
-// listed GM has had, at most MaxNotes, the newest.
+// queue returns t's inbox with notes added, without the results every
+// listed GM has had, at most MaxNotes results, the newest: those older go,
+// and a note OlderInHistory, first, stands for them, given to those who
+// had every one of them.
 func queue(t *storage.Table, notes ...storage.GMNote) []storage.GMNote {
+	var older *storage.GMNote
 	var out []storage.GMNote
 	for _, n := range append(t.Clone().GMInbox, notes...) {
-		if len(t.GMs) > 0 && !slices.ContainsFunc(t.GMs, func(id string) bool { return !slices.Contains(n.Given, id) }) {
+		switch {
+		case len(t.GMs) > 0 && !slices.ContainsFunc(t.GMs, func(id string) bool { return !slices.Contains(n.Given, id) }):
+		case n.Text == OlderInHistory:
+			older = &n
+		default:
+			out = append(out, n)
+		}
+	}
+	if gone := len(out) - MaxNotes; gone > 0 {
+		if older == nil {
+			older = &storage.GMNote{Text: OlderInHistory, Given: out[0].Given}
+		}
+		for _, n := range out[:gone] {
+			older.Given = slices.DeleteFunc(older.Given, func(id string) bool { return !slices.Contains(n.Given, id) })
+		}
+		out = out[gone:]
+	}
+	if older != nil {
+		out = append([]storage.GMNote{*older}, out...)
+	}
+	return out
+}
+
+// Discord's limits on the embeds of one message (API reference, "Embed
+// Limits"): how many, and their characters together.
+const (
+	maxEmbeds     = 10
+	maxEmbedTotal = 6000
+)
+
+// messages lays a result out over messages Discord takes, so that none is
+// cut: its text in pages (pages), then its embeds, as many to a message as
+// fit, the first of them with the text's last page.
+func messages(text string, embeds []commands.Embed) []*commands.Response {
+	var out []*commands.Response
+	for _, p := range pages([]string{text}) {
+		out = append(out, &commands.Response{Content: p})
+	}
+	var batch []commands.Embed
+	size := 0
+	flush := func() {
+		if len(batch) == 0 {
+			return
+		}
+		if len(out) == 1 && out[0].Embeds == nil {
+			out[0].Embeds = batch
+		} else {
+			out = append(out, &commands.Response{Embeds: batch})
+		}
+		batch, size = nil, 0
+	}
+	for _, e := range embeds {
+		n := embedSize(e)
+		if len(batch) == maxEmbeds || size+n > maxEmbedTotal {
+			flush()
+		}
+		batch, size = append(batch, e), size+n
+	}
+	flush()
+	return out
+}
+
+// embedSize is how many of a message's embed characters e takes.
+func embedSize(e commands.Embed) int {
+	n := runes(e.Title) + runes(e.Description) + runes(e.Footer)
+	for _, f := range e.Fields {
+		n += runes(f.Name) + runes(f.Value)
+	}
+	return n
+}
+
+func runes(s string) int { return utf8.RuneCountInString(s) }
+
+// pages lays blocks of text out over messages of at most
+// commands.MaxContent characters, a blank line between two blocks: each
+// block whole in one message where it fits, else split between lines, and
+// a line longer than a message between characters. It takes time linear
+// in the text.
+func pages(blocks []string) []string {
+	var out []string
+	var cur strings.Builder
+	n := 0
+	add := func(piece, sep string) {
+		if n > 0 && n+runes(sep)+runes(piece) > commands.MaxContent {
+			out, n = append(out, cur.String()), 0
+			cur.Reset()
+		}
+		if n > 0 {
+			cur.WriteString(sep)
+			n += runes(sep)
+		}
+		cur.WriteString(piece)
+		n += runes(piece)
+	}
+	for _, b := range blocks {
+		if runes(b) <= commands.MaxContent {
+			add(b, "\n\n")
 			continue
 		}
-		out = append(out, n)
+		sep := "\n\n"
+		for _, line := range strings.Split(b, "\n") {
+			for r := []rune(line); ; r = r[commands.MaxContent:] {
+				if len(r) <= commands.MaxContent {
+					add(string(r), sep)
+					break
+				}
+				add(string(r[:commands.MaxContent]), sep)
+			}
+			sep = "\n"
+		}
 	}
-	return out[max(0, len(out)-MaxNotes):]
+	if n > 0 {
+		out = append(out, cur.String())
+	}
+	return out
 }
 
 // Wrap is the GM screen's step of every request: once the request is
@@ -249,12 +369,15 @@ func (f *Feature) post(ctx context.Context, s *commands.Service, r *commands.Req
 	p, _ := f.posterOr()
 	var failed []storage.GMNote
 	for _, pt := range d.posts {
-		pctx, cancel := context.WithTimeout(ctx, PostTimeout)
-		err := p.PostToGMs(pctx, pt.channelID, pt.msg)
-		cancel()
-		if err != nil {
-			zerolog.Ctx(ctx).Warn().Err(err).Str("channel_id", pt.channelID).Msg("GM channel post failed; the result waits in the GM inbox")
-			failed = append(failed, pt.note)
+		for _, msg := range pt.msgs {
+			pctx, cancel := context.WithTimeout(ctx, PostTimeout)
+			err := p.PostToGMs(pctx, pt.channelID, msg)
+			cancel()
+			if err != nil {
+				zerolog.Ctx(ctx).Warn().Err(err).Str("channel_id", pt.channelID).Msg("GM channel post failed; the result waits in the GM inbox")
+				failed = append(failed, pt.note)
+				break
+			}
 		}
 	}
 	if len(failed) == 0 {
@@ -326,15 +449,10 @@ func (f *Feature) catchUp(ctx context.Context, s *commands.Service, r *commands.
 		}
 		return resp
 	}
-	// One follow-up per message's worth of results, each whole.
-	text := CatchUpHeader
-	for _, n := range notes {
-		if len([]rune(text))+2+len([]rune(n)) > commands.MaxContent {
-			resp.FollowUps = append(resp.FollowUps, &commands.Response{Content: text, Ephemeral: true})
-			text = ""
-		}
-		text = strings.TrimPrefix(text+"\n\n"+n, "\n\n")
+	// The results in as many follow-ups as they need, each whole in one
+	// where it fits (pages).
+	for _, text := range pages(append([]string{CatchUpHeader}, notes...)) {
+		resp.FollowUps = append(resp.FollowUps, &commands.Response{Content: text, Ephemeral: true})
 	}
-	resp.FollowUps = append(resp.FollowUps, &commands.Response{Content: text, Ephemeral: true})
 	return resp
 }

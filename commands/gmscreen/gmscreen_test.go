@@ -3,6 +3,7 @@ package gmscreen_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -153,4 +154,103 @@ func TestBleedingOutReachesTheGM(t *testing.T) {
 		t.Errorf("the player's round end = %q; tells the hidden Ogre's wound", out)
 	}
 	commandstest.WantIn(t, "the GM's next command", commandstest.FollowUp(tb.Do("gm", "/char show name:Lister")), "From ann's /init next:", "**Ogre** dies of the Critical Wound")
+}
+
+// hordeTable is an hp-mp-wp table with gm, a second GM bob, and n hidden
+// Bandits, all dying: each round's end makes n dying saves, which only
+// GMs read (pushRound).
+func hordeTable(t *testing.T, n int) *commandstest.Table {
+	tb := commandstest.New(t, commandstest.Systems()...)
+	tb.OK(tb.Do("gm", "/table setup system:hp-mp-wp"))
+	tb.OK(tb.Do("gm", "/table gm action:add user:bob"))
+	for i := range n {
+		name := fmt.Sprintf("Bandit%02d", i+1)
+		tb.Private(tb.Do("gm", `/char create name:`+name+` stats:"hp-max=10 fort=2 hidden=true"`))
+		tb.OK(tb.Do("gm", `/char set name:`+name+` stats:"wp=-2 state=dying"`))
+	}
+	tb.OK(tb.Do("bob", "/char list")) // bob is caught up with the set-up
+	return tb
+}
+
+// pushRound queues the faces of n dying Bandits' saves at the end of
+// their round-th round (1, 2, …): each fails by 1 (Fort +2 against DC 9
+// + round), so that they stay dying.
+func pushRound(tb *commandstest.Table, n, round int) {
+	for range n {
+		tb.Dice.Push(6 + round)
+	}
+}
+
+// wantWhole fails unless every message of msgs fits Discord's 2,000
+// characters and together they hold every Bandit's save.
+func wantWhole(t *testing.T, what string, msgs []string, n int) {
+	t.Helper()
+	for i, m := range msgs {
+		if c := len([]rune(m)); c > commands.MaxContent {
+			t.Errorf("%s: message %d has %d characters; Discord takes %d", what, i+1, c, commands.MaxContent)
+		}
+	}
+	all := strings.Join(msgs, "\n")
+	for i := range n {
+		commandstest.WantIn(t, what, all, fmt.Sprintf("**Bandit%02d**", i+1))
+	}
+	if strings.Contains(all, "…") {
+		t.Errorf("%s: cut (…):\n%s", what, all)
+	}
+}
+
+// TestLongResultsReachEveryGMWhole: a result only GMs may read that is
+// longer than a message (a round end with 30 hidden NPCs' dying saves)
+// reaches every GM whole, in as many messages as it needs, in the GM
+// channel and on a GM's next command alike.
+func TestLongResultsReachEveryGMWhole(t *testing.T) {
+	const n = 30
+	tb := hordeTable(t, n)
+	pushRound(tb, n, 1)
+	tb.OK(tb.Do("gm", "/clock action:next-round"))
+	var got []string
+	for _, f := range tb.Do("bob", "/clock action:show").FollowUps {
+		if f.Ephemeral {
+			got = append(got, f.Content)
+		}
+	}
+	if len(got) < 2 {
+		t.Errorf("bob's catching up is %d message(s); the saves need more than one", len(got))
+	}
+	wantWhole(t, "bob's catching up", got, n)
+
+	p := &posts{}
+	gmscreen.Of(tb.Svc.Registry()).SetPoster(p, "")
+	tb.OK(tb.Do("gm", "/table option name:gm-channel value:<#555>"))
+	pushRound(tb, n, 2)
+	tb.OK(tb.Do("gm", "/clock action:next-round"))
+	wantWhole(t, "the GM channel", p.got, n)
+	if f := commandstest.FollowUp(tb.Do("bob", "/clock action:show")); f != "" {
+		t.Errorf("bob is caught up with what the GM channel had: %q", f)
+	}
+	tb.NoDiceLeft()
+}
+
+// TestInboxSaysWhatItNoLongerHolds: the GM inbox keeps the latest
+// MaxNotes results; a GM who missed more reads those and that older ones
+// are in /history, never silently fewer.
+func TestInboxSaysWhatItNoLongerHolds(t *testing.T) {
+	tb := hordeTable(t, 1)
+	for round := range gmscreen.MaxNotes + 2 {
+		pushRound(tb, 1, round+1)
+		tb.OK(tb.Do("gm", "/clock action:next-round"))
+	}
+	got := commandstest.FollowUp(tb.Do("bob", "/char list"))
+	commandstest.WantIn(t, "bob's catching up", got, gmscreen.CatchUpHeader, gmscreen.OlderInHistory)
+	if c := strings.Count(got, "From gm's /clock action:next-round:"); c != gmscreen.MaxNotes {
+		t.Errorf("bob reads %d results; want the latest %d", c, gmscreen.MaxNotes)
+	}
+	if again := commandstest.FollowUp(tb.Do("bob", "/clock action:show")); again != "" {
+		t.Errorf("bob is caught up again: %q", again)
+	}
+	// gm read every result as it happened: no note of older ones.
+	if f := commandstest.FollowUp(tb.Do("gm", "/clock action:show")); f != "" {
+		t.Errorf("gm, who read each result in its reply, is caught up: %q", f)
+	}
+	tb.NoDiceLeft()
 }
