@@ -87,6 +87,9 @@ type twinProbe struct {
 	line  string
 	turns bool // a turn order probe (twinCase.acts)
 	clock bool // moves the clock (twinCase.dice)
+	// setupClock says the setup's last line may move the clock instead
+	// (twinCase.dice, for it).
+	setupClock bool
 }
 
 var twinProbes = []twinProbe{
@@ -103,6 +106,12 @@ var twinProbes = []twinProbe{
 	{setup: []string{"/init start", "/init join target:Lister roll:10", "/init join target:Goblin roll:5"}, user: "ann", line: "/init show", turns: true},
 	{setup: []string{"/init start", "/init join target:Lister roll:10", "/init join target:Goblin roll:5"}, user: "ann", line: "/init next", turns: true, clock: true},
 	{setup: []string{"/init start", "/init join target:Lister roll:10", "/init join target:Goblin roll:5", "/init next"}, user: "!gm", line: "/init next", turns: true, clock: true},
+	// Each round's reroll (issue 24: a hidden NPC's word printed where
+	// its reroll was), and how /history tells it.
+	{setup: []string{"/table option name:init-reroll value:each-round", "/init start", "/init join target:Lister roll:10", "/init join target:Goblin roll:5"},
+		user: "!gm", line: "/init next", turns: true, clock: true},
+	{setup: []string{"/table option name:init-reroll value:each-round", "/init start", "/init join target:Lister roll:10", "/init join target:Goblin roll:5", "/init next"},
+		user: "ann", line: "/history", turns: true, setupClock: true},
 }
 
 // TestTwinsLookTheSame is the property over twinCases and twinProbes.
@@ -137,7 +146,10 @@ func twinRun(t *testing.T, tc twinCase, state map[string]any, faces []int, p twi
 	tb.Do("!gm", `/char create name:Goblin stats:"`+tc.goblin+` hidden=true"`)
 	tb.PatchSheet("Goblin", state)
 	tb.Do("ann", "/table tracker")
-	for _, line := range p.setup {
+	for i, line := range p.setup {
+		if p.setupClock && i == len(p.setup)-1 {
+			tb.Dice.Push(faces...)
+		}
 		tb.Do("!gm", line)
 	}
 	if p.clock {
