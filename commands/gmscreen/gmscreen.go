@@ -233,6 +233,7 @@ func queue(t *storage.Table, notes ...storage.GMNote) []storage.GMNote {
 	for _, n := range append(t.Clone().GMInbox, notes...) {
 		switch {
 		case len(t.GMs) > 0 && !slices.ContainsFunc(t.GMs, func(id string) bool { return !slices.Contains(n.Given, id) }):
+			// Every listed GM has had it: it goes.
 		case n.Text == OlderInHistory:
 			older = &n
 		default:
@@ -241,7 +242,7 @@ func queue(t *storage.Table, notes ...storage.GMNote) []storage.GMNote {
 	}
 	if gone := len(out) - MaxNotes; gone > 0 {
 		if older == nil {
-			older = &storage.GMNote{Text: OlderInHistory, Given: out[0].Given}
+			older = &storage.GMNote{Text: OlderInHistory, Given: slices.Clone(out[0].Given)}
 		}
 		for _, n := range out[:gone] {
 			older.Given = slices.DeleteFunc(older.Given, func(id string) bool { return !slices.Contains(n.Given, id) })
