@@ -44,6 +44,12 @@ const Option = "gm-channel"
 // every GM of the table's list (/table gm) has had it.
 const MaxNotes = 10
 
+// MaxInboxText bounds the text the GM inbox keeps, in characters (eight
+// messages' worth), since it is stored with the table and written with
+// every change of it: past it the oldest results go as past MaxNotes,
+// the newest always stays.
+const MaxInboxText = 8 * commands.MaxContent
+
 // OlderInHistory tells a GM catching up that the inbox no longer holds
 // some results they missed. The inbox keeps it as a note of its own,
 // given to those who had every result it stands for.
@@ -224,9 +230,9 @@ func noteText(r *commands.Request, gm *commands.Response) string {
 }
 
 // queue returns t's inbox with notes added, without the results every
-// listed GM has had, at most MaxNotes results, the newest: those older go,
-// and a note OlderInHistory, first, stands for them, given to those who
-// had every one of them.
+// listed GM has had, at most MaxNotes results and MaxInboxText characters,
+// the newest: those older go, and a note OlderInHistory, first, stands for
+// them, given to those who had every one of them.
 func queue(t *storage.Table, notes ...storage.GMNote) []storage.GMNote {
 	var older *storage.GMNote
 	var out []storage.GMNote
@@ -240,7 +246,14 @@ func queue(t *storage.Table, notes ...storage.GMNote) []storage.GMNote {
 			out = append(out, n)
 		}
 	}
-	if gone := len(out) - MaxNotes; gone > 0 {
+	gone, size := max(0, len(out)-MaxNotes), 0
+	for _, n := range out[gone:] {
+		size += runes(n.Text)
+	}
+	for ; size > MaxInboxText && gone < len(out)-1; gone++ {
+		size -= runes(out[gone].Text)
+	}
+	if gone > 0 {
 		if older == nil {
 			older = &storage.GMNote{Text: OlderInHistory, Given: slices.Clone(out[0].Given)}
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/commands/commandstest"
 	"github.com/hpkeeper/hpkeeper/commands/gmscreen"
+	"github.com/hpkeeper/hpkeeper/storage"
 )
 
 // posts records what the GM screen posts in GM channels; fail makes the
@@ -252,5 +253,42 @@ func TestInboxSaysWhatItNoLongerHolds(t *testing.T) {
 	if f := commandstest.FollowUp(tb.Do("gm", "/clock action:show")); f != "" {
 		t.Errorf("gm, who read each result in its reply, is caught up: %q", f)
 	}
+	tb.NoDiceLeft()
+}
+
+// TestInboxKeepsItsTextBounded: the GM inbox, stored with the table,
+// keeps at most MaxInboxText characters of results, the newest whole, and
+// a GM who missed older ones is told /history has them.
+func TestInboxKeepsItsTextBounded(t *testing.T) {
+	const n = 30
+	tb := hordeTable(t, n)
+	for round := range 4 {
+		pushRound(tb, n, round+1)
+		tb.OK(tb.Do("gm", "/clock action:next-round"))
+	}
+	err := tb.DB.View(func(tx *storage.Tx) error {
+		tbl, err := tx.Table(tb.Channel)
+		if err != nil {
+			return err
+		}
+		size := 0
+		for _, note := range tbl.GMInbox {
+			size += len([]rune(note.Text))
+		}
+		if size > gmscreen.MaxInboxText || len(tbl.GMInbox) < 2 {
+			t.Errorf("the GM inbox holds %d results of %d characters; want the newest whole and at most %d characters", len(tbl.GMInbox), size, gmscreen.MaxInboxText)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range tb.Do("bob", "/clock action:show").FollowUps {
+		got = append(got, f.Content)
+	}
+	all := strings.Join(got, "\n")
+	commandstest.WantIn(t, "bob's catching up", all, gmscreen.OlderInHistory, "Fort DC 13 (stabilize)")
+	wantWhole(t, "bob's catching up", got, n)
 	tb.NoDiceLeft()
 }
