@@ -224,9 +224,9 @@ func charList(ctx context.Context, s *Service, r *Request) (*Response, error) {
 			return err
 		}
 		lines = append([]string{fmt.Sprintf("%s (%s):", Count(len(all), "character"), t.System)}, lines...)
-		resp = &Response{Content: JoinWithin(lines, MaxContent, " (/char show name:…)")}
+		resp = &Response{Content: strings.Join(lines, "\n")}
 		if len(hidden) > 0 {
-			resp = ForGM(r, t, resp, &Response{Content: JoinWithin(hidden, MaxContent-len(HiddenFollowUp)-1, " (/char show name:…)")})
+			resp = ForGM(r, t, resp, &Response{Content: strings.Join(hidden, "\n")})
 		}
 		return nil
 	})

@@ -3,6 +3,8 @@ package commands
 import (
 	"fmt"
 	"strings"
+
+	"github.com/hpkeeper/hpkeeper/commands/layout"
 )
 
 // markdownEscaper puts a backslash before every character Discord markdown
@@ -73,11 +75,7 @@ func Count(n int, noun string) string {
 	return fmt.Sprintf("%d %ss", n, noun)
 }
 
-// Clip shortens s to at most n runes (n ≥ 1), ending it with "…" when cut.
-func Clip(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
-}
+// Clip shortens s to at most n characters (n ≥ 1), ending it with "…"
+// when cut: for a name or a value quoted back in a refusal, never for a
+// result (layout.Clip).
+func Clip(s string, n int) string { return layout.Clip(s, n) }

@@ -90,11 +90,11 @@ func present(m *Mutation, resp *Response) *Response {
 	out := render(m, shown)
 	out.Ephemeral, out.UpdateMessage, out.FollowUps = resp.Ephemeral, resp.UpdateMessage, resp.FollowUps
 	if len(words) > 0 && public == 0 && m.Req.Kind == KindCommand {
-		out.Content = fmt.Sprintf("%s used %s.\n%s", Escape(m.Req.UserName), m.Req.commandName(), out.Content)
+		out.prepend(fmt.Sprintf("%s used %s.", Escape(m.Req.UserName), m.Req.commandName()))
 	}
 	if len(kept) > 0 && m.IsGM() {
 		f := render(m, kept)
-		f.Content = strings.TrimSpace(HiddenFollowUp + "\n" + f.Content)
+		f.prepend(HiddenFollowUp)
 		f.Ephemeral = true
 		out.FollowUps = append(out.FollowUps, f)
 	}
@@ -134,9 +134,10 @@ func autoEmbeds(m *Mutation, parts []part) []part {
 	return out
 }
 
-// render joins parts into one message: the texts one per line, the embeds,
-// the files, and the rows of buttons, each row led by its character's name
-// when the rows belong to more than one character, at most maxRows of them.
+// render joins parts into one reply: the texts one per line (each a block
+// that layOut keeps whole), the embeds, the files, and the rows of
+// buttons, each row led by its character's name when the rows belong to
+// more than one character.
 func render(m *Mutation, parts []part) *Response {
 	out := &Response{}
 	var lines []string
@@ -171,11 +172,7 @@ func render(m *Mutation, parts []part) *Response {
 		}
 		out.Components = append(out.Components, b)
 	}
-	if len(out.Components) > maxRows {
-		out.Components = out.Components[:maxRows]
-		lines = append(lines, "More choices than a message holds: /char show offers each character's buttons.")
-	}
-	out.Content = strings.Join(lines, "\n")
+	out.Content, out.blocks = strings.Join(lines, "\n"), lines
 	return out
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/hpkeeper/hpkeeper/commands/layout"
 	"github.com/hpkeeper/hpkeeper/storage"
 )
 
@@ -202,7 +203,7 @@ func viewEmbed(c *storage.Character, v CharacterView, status string, fields []Fi
 // choice; its label is plain text (not markdown), cut to Discord's 80
 // characters. customID must still be unique in the message.
 func NameButton(name, customID string) Button {
-	return Button{Label: Clip(name, maxButtonLabel), CustomID: customID, Style: StyleSecondary, Disabled: true}
+	return Button{Label: Clip(name, layout.MaxLabel), CustomID: customID, Style: StyleSecondary, Disabled: true}
 }
 
 // hiddenEmbed is the embed players see of a hidden character: its name and

@@ -323,9 +323,9 @@ func initShow(ctx context.Context, s *commands.Service, r *commands.Request) (*c
 			return err
 		}
 		lines := append([]string{"**" + v.head + "**"}, v.lines...)
-		resp = &commands.Response{Content: commands.JoinWithin(append(lines, v.turn), commands.MaxContent, " (the tracker lists them all)")}
+		resp = &commands.Response{Content: strings.Join(append(lines, v.turn), "\n")}
 		if len(v.hidden) > 0 {
-			resp = commands.ForGM(r, t, resp, &commands.Response{Content: commands.JoinWithin(v.hidden, commands.MaxContent-len(commands.HiddenFollowUp)-1, " (/init show)")})
+			resp = commands.ForGM(r, t, resp, &commands.Response{Content: strings.Join(v.hidden, "\n")})
 		}
 		return nil
 	})

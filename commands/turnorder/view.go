@@ -3,6 +3,7 @@ package turnorder
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/rules/clock"
@@ -133,5 +134,5 @@ func orderField(tx *storage.Tx, t *storage.Table, sys commands.System) (commands
 	if len(lines) == 0 {
 		lines = []string{v.turn}
 	}
-	return commands.Field{Name: v.head, Value: commands.JoinWithin(lines, commands.MaxFieldValue, " (/init show)")}, true, nil
+	return commands.Field{Name: v.head, Value: strings.Join(lines, "\n")}, true, nil
 }
