@@ -67,6 +67,31 @@ func Indefinite(word string) string {
 	return "a " + word
 }
 
+// Change renders a value that changed as "HP 4 → 0/6" (with its maximum
+// when max > 0; "HP 4 → 0" without), or "" when it did not: a reply says
+// what changed and nothing else.
+func Change(label string, before, after, max int) string {
+	switch {
+	case before == after:
+		return ""
+	case max > 0:
+		return fmt.Sprintf("%s %d → %d/%d", label, before, after, max)
+	}
+	return fmt.Sprintf("%s %d → %d", label, before, after)
+}
+
+// Changes joins the parts that are not "" with " · " ("HP 4 → 0/6 · HD
+// 1 → 0/1").
+func Changes(parts ...string) string {
+	var out []string
+	for _, p := range parts {
+		if p != "" {
+			out = append(out, p)
+		}
+	}
+	return strings.Join(out, " · ")
+}
+
 // Count renders "1 character", "3 characters".
 func Count(n int, noun string) string {
 	if n == 1 {

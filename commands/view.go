@@ -170,16 +170,14 @@ func barLines(bars []Bar) string {
 	return strings.Join(lines, "\n")
 }
 
-// viewEmbed is the embed of a character: the name, the status line and the
-// bars, the colour of its level, its conditions and timers, then the
-// system's fields, and the owner. Every system's character replies use it.
+// viewEmbed is the embed of a character, its card: the name, the bars
+// (the status line for a system without them: the bars and the fields
+// below say all it says, once), the colour of its level, its conditions
+// and timers, then the system's fields, and the owner.
 func viewEmbed(c *storage.Character, v CharacterView, status string, fields []Field) Embed {
 	desc := status
 	if len(v.Bars) > 0 {
-		if desc != "" {
-			desc += "\n"
-		}
-		desc += barLines(v.Bars)
+		desc = barLines(v.Bars)
 	}
 	var fs []Field
 	if len(v.Conditions) > 0 {

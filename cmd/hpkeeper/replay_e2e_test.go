@@ -118,7 +118,7 @@ func TestReplayRefusedAfterRestart(t *testing.T) {
 			if err := json.Unmarshal(show, &rep); err != nil {
 				t.Fatal(err)
 			}
-			if !strings.Contains(string(show), "HP 7/8") {
+			if !strings.Contains(string(show), "HP █████████░ 7/8") {
 				t.Errorf("/char show after the replay: %s; want HP 7/8 (the damage applied once)", show)
 			}
 			if !strings.Contains(c2.stdout.String(), map[syscall.Signal]string{

@@ -202,12 +202,12 @@ func touches(e *storage.Event, id uint64) bool {
 }
 
 // renderEvent renders one event for /history: number, time, who, the
-// command, the dice and the summary.
+// command, the dice its summary does not show, and the summary.
 func renderEvent(e *storage.Event) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "`#%d` %s · %s · %s", e.Seq, e.At.UTC().Format("Jan 2 15:04"), commands.Escape(e.UserName), commands.Escape(e.Command))
-	if len(e.Dice) > 0 {
-		b.WriteString("\n   dice: " + strings.Join(e.Dice, "; "))
+	if dice := commands.Unshown(e.Summary, e.Dice); len(dice) > 0 {
+		b.WriteString("\n   dice: " + strings.Join(dice, "; "))
 	}
 	if e.Summary != "" {
 		for _, line := range strings.Split(e.Summary, "\n") {
@@ -274,8 +274,8 @@ func renderEventFor(g *commands.Registry, e *storage.Event, sys commands.System,
 			hidden = append(hidden, p.Characters...)
 			continue
 		}
-		if len(p.Dice) > 0 {
-			b.WriteString("\n   dice: " + strings.Join(p.Dice, "; "))
+		if dice := commands.Unshown(p.Summary, p.Dice); len(dice) > 0 {
+			b.WriteString("\n   dice: " + strings.Join(dice, "; "))
 		}
 		for _, line := range strings.Split(p.Summary, "\n") {
 			if line != "" {

@@ -151,7 +151,7 @@ func initJoin(m *commands.Mutation, ini commands.Initiator) (*commands.Response,
 			if err != nil {
 				return nil, err
 			}
-			r = commands.InitiativeRoll{Total: n, Bonus: bonus, Text: fmt.Sprintf("rolled at the table: %d", n)}
+			r = commands.InitiativeRoll{Total: n, Bonus: bonus, Text: fmt.Sprintf("%d, rolled at the table", n)}
 		} else if r, err = ini.RollInitiative(mc, ch, die); err != nil {
 			return nil, err
 		}
@@ -159,8 +159,8 @@ func initJoin(m *commands.Mutation, ini commands.Initiator) (*commands.Response,
 		if ch.Hidden {
 			sayLines(m, []string{fmt.Sprintf("**%s** joins the turn order.", commands.Escape(ch.Name))})
 		}
-		mc.Say("**%s** joins the turn order: initiative **%d** (%s).", commands.Escape(ch.Name), r.Total, r.Text)
-		mc.Note("%s joins the turn order: initiative %d (%s).", ch.Name, r.Total, commands.Unmarkdown(r.Text))
+		mc.Say("**%s** joins the turn order: initiative %s.", commands.Escape(ch.Name), r.Text)
+		mc.Note("%s joins the turn order: initiative %s.", ch.Name, commands.Unmarkdown(r.Text))
 	}
 	if opening {
 		t, skips, err := nextActor(m, 0)
@@ -169,11 +169,11 @@ func initJoin(m *commands.Mutation, ini commands.Initiator) (*commands.Response,
 		}
 		o.Turn = t
 		if currentID(o) != before || len(skips) > 0 {
-			turn, err := startTurn(m, t)
+			turn, err := startTurn(m, t, true)
 			if err != nil {
 				return nil, err
 			}
-			sayLines(m, append(skips, turn))
+			sayLines(m, []string{sentences(append(skips, turn)...)})
 		}
 	}
 	return &commands.Response{}, nil
@@ -221,15 +221,17 @@ func initNext(m *commands.Mutation, _ commands.Initiator) (*commands.Response, e
 	}
 	lines = append(lines, skips...)
 	if t < len(o.Combatants) {
-		turn, err := startTurn(m, t)
+		turn, err := startTurn(m, t, true)
 		if err != nil {
 			return nil, err
 		}
-		sayLines(m, append(lines, turn))
+		sayLines(m, []string{sentences(append(lines, turn)...)})
 		return &commands.Response{}, nil
 	}
 	// The last combatant is passed: the round ends.
-	sayLines(m, lines)
+	if len(lines) > 0 {
+		sayLines(m, []string{sentences(lines...)})
+	}
 	o.Turn = len(o.Combatants)
 	if _, err := m.MoveClock(1, clock.Round); err != nil {
 		return nil, err

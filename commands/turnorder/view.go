@@ -3,6 +3,7 @@ package turnorder
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/hpkeeper/hpkeeper/commands"
@@ -89,7 +90,11 @@ func viewOrder(tx *storage.Tx, t *storage.Table, sys commands.System) (orderView
 				return v, err
 			}
 			line += " (" + w.Word() + ")"
-			secret := fmt.Sprintf("%s initiative %d (%s)", combatantName(ch), cb.Initiative, cb.Roll)
+			roll := cb.Roll
+			if roll == "" {
+				roll = strconv.Itoa(cb.Initiative)
+			}
+			secret := fmt.Sprintf("%s initiative %s", combatantName(ch), roll)
 			if ok, why, err := actorCanAct(sys, ch, t.Clock); err != nil {
 				return v, err
 			} else if !ok {
