@@ -21,7 +21,7 @@ func initCommand() *commands.Command {
 		Topic: "A turn order for combat. A GM opens it with `/init start`; `/init join target:NAME` rolls each character's initiative " +
 			"(each system's roll is below; `roll:` takes one rolled at the table) " +
 			"and puts it in order: higher first, ties to the higher bonus, then to who joined first. The first turn begins as characters join. " +
-			"`/init next` (the acting character's owner, or a GM) ends the turn; a combatant that cannot act (dead, unconscious, stunned, taken out) is skipped, " +
+			"`/init next` (the acting character's owner, or a GM) ends the turn; a combatant that cannot act (dead, unconscious, stunned, taken out) is skipped, named in the round it falls and passed over without a word after, " +
 			"and passing the last one ends the round: the clock moves one round exactly as `/clock action:next-round` does, every round timer fires (bleed-outs, stuns, dying saves) " +
 			"and the new round starts at the top. `/init show` shows the order, `/init remove` takes a character out, `/init end` (GM) closes it (and what it ends, below). " +
 			"Moving the clock by turns, hours or days closes the order (time outside combat). Every change is an event `/undo` reverts. " +

@@ -767,3 +767,31 @@ func TestInitiativeHistoryIsPlain(t *testing.T) {
 		t.Errorf("/history keeps the roll's markdown: %q", hist)
 	}
 }
+
+// TestReadingSkipSaidInTheRoundItFell is RULES.md §0.6's "the skip is
+// reported" as issue 24 reads it: a combatant that cannot act is named
+// when its turn is passed over in the round it fell, and one that already
+// could not act as a round began is passed over without a word (/init show
+// still says why); once it can act again, it gets its turn. Meghan goes
+// down in round 1 before her turn: round 1 names her; round 2 passes her
+// silently; once the GM raises her HP she acts in round 3.
+func TestReadingSkipSaidInTheRoundItFell(t *testing.T) {
+	tb := hitProtParty(t)
+	tb.OK(tb.Do("gm", "/init join target:Lister roll:5"))
+	tb.OK(tb.Do("gm", "/init join target:Meghan roll:3"))
+	tb.OK(tb.Do("gm", "/init join target:Kryten roll:1"))
+	tb.Press("meg", tb.Do("gm", "/damage target:Meghan amount:3"), "Go Down")
+	if out := tb.OK(tb.Do("bob", "/init next")); out != "**Lister**'s turn ends. **Meghan** cannot act (down, its fate hidden until attended): turn skipped. It is **Kryten**'s turn (round 1)." {
+		t.Errorf("round 1 = %q; want Meghan's skip said", out)
+	}
+	tb.OK(tb.Do("bob", "/init next")) // round 2
+	if out := tb.OK(tb.Do("bob", "/init next")); out != "**Lister**'s turn ends. It is **Kryten**'s turn (round 2)." {
+		t.Errorf("round 2 = %q; want Meghan passed over without a word", out)
+	}
+	commandstest.WantIn(t, "show", tb.OK(tb.Do("meg", "/init show")), "▫ **Meghan** 3 · cannot act: down")
+	tb.OK(tb.Do("gm", "/char set name:Meghan stats:hp=2"))
+	tb.OK(tb.Do("bob", "/init next")) // round 3
+	if out := tb.OK(tb.Do("bob", "/init next")); out != "**Lister**'s turn ends. It is **Meghan**'s turn (round 3)." {
+		t.Errorf("round 3 = %q; want Meghan's turn again", out)
+	}
+}
