@@ -272,7 +272,7 @@ func detailText(name string, out rules.Outcome) string {
 		b.WriteString("\n• " + l)
 	}
 	if out.Before.State != out.After.State || condition(out.Before) != condition(out.After) {
-		fmt.Fprintf(&b, "\nState: %s (was %s)", stateLine(out.After), stateLine(out.Before))
+		fmt.Fprintf(&b, "\nState: %s; was %s", stateLine(out.After), stateLine(out.Before))
 	}
 	if f := fatigue(out.After); f != "" && f != fatigue(out.Before) {
 		b.WriteString("\n" + f)
