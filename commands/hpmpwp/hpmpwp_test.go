@@ -40,7 +40,7 @@ func TestFight(t *testing.T) {
 		"Fort DC 10 (reaching negative WP): 1d20 [12] = 12, Fort +2 −1 fatigue = 13, succeeded; becomes disabled")
 	// Each step of the rule is in the history.
 	commandstest.WantIn(t, "crit, history", tb.OK(tb.Do("ann", "/history")), "critical ×3: WP also take the damage twice more: 2 × 8 = 16",
-		"State: disabled (conscious), exhausted; was conscious", "exhausted (WP -1 ≤ 0 (exhausting))", "MP max 4 → 3")
+		"State: disabled (conscious), exhausted; was conscious", "exhausted (WP -1 ≤ 0, exhausting)", "MP max 4 → 3")
 	tb.Refused(tb.Do("bob", "/damage target:Vala amount:1"), "only its owner or a GM")
 	tb.Dice.Push(3)
 	out = tb.OK(tb.Do("ann", "/damage target:Vala amount:4"))
@@ -294,7 +294,7 @@ func TestStateWords(t *testing.T) {
 	tb.OK(tb.Do("ann", `/char create name:Vala stats:"hp-max=10 con=12"`))
 	out := tb.OK(tb.Do("ann", "/damage target:Vala amount:10"))
 	commandstest.WantIn(t, "0 HP", out, "**Vala** takes 10 damage: HP 10 → 0/10 · MP 4 → 3/4 (capped by fatigue); now exhausted.")
-	commandstest.WantIn(t, "0 HP, card", tb.OK(tb.Do("ann", "/char show name:Vala")), "Conditions: exhausted", "exhausted (HP 0 (exhausting))")
+	commandstest.WantIn(t, "0 HP, card", tb.OK(tb.Do("ann", "/char show name:Vala")), "Conditions: exhausted", "exhausted (HP 0, exhausting)")
 	if strings.Contains(out, "fine") {
 		t.Errorf("damage to 0 HP = %q; want no \"fine\"", out)
 	}
