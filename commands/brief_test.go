@@ -156,27 +156,23 @@ func TestStayUpIsOneLine(t *testing.T) {
 	tb.NoDiceLeft()
 }
 
-// unchangedChanges returns each "X → X" of s where the value after the
-// arrow is the one before it: "HP 0 → 0", "HP 12/12 · HD 4/4 → HP 12/12 ·
-// HD 4/4".
+// unchangedChanges returns each "X → X" of s where what follows the arrow
+// repeats, word for word, what precedes it: "HP 0 → 0", "HP 12/12 · HD
+// 4/4 → HP 12/12 · HD 4/4" (any run of words holding a number).
 func unchangedChanges(s string) []string {
 	var out []string
 	for line := range strings.SplitSeq(s, "\n") {
-		for i := strings.Index(line, " → "); i >= 0; {
-			left, right := line[:i], line[i+len(" → "):]
-			token := right
-			if j := strings.IndexAny(right, " ·;,()."); j >= 0 {
-				token = right[:j]
+		parts := strings.Split(line, " → ")
+		for i := 1; i < len(parts); i++ {
+			left, right := strings.Fields(parts[i-1]), strings.Fields(parts[i])
+			for k := 1; k <= min(len(left), len(right)); k++ {
+				before := strings.TrimRight(strings.Join(left[len(left)-k:], " "), ".,;:)")
+				after := strings.TrimRight(strings.Join(right[:k], " "), ".,;:)")
+				if before == after && strings.ContainsAny(before, "0123456789") {
+					out = append(out, before+" → "+after)
+					break
+				}
 			}
-			if token != "" && strings.ContainsAny(token, "0123456789") &&
-				(strings.HasSuffix(left, " "+token) || strings.HasSuffix(left, right)) {
-				out = append(out, strings.TrimSpace(left[max(0, len(left)-20):])+" → "+token)
-			}
-			next := strings.Index(right, " → ")
-			if next < 0 {
-				break
-			}
-			i += len(" → ") + next
 		}
 	}
 	return out
@@ -212,6 +208,10 @@ func TestNothingUnchangedIsAChange(t *testing.T) {
 	check("/history", tb.Do("!gm", "/history"))
 	check("/history page:2", tb.Do("!gm", "/history page:2"))
 	tb.NoDiceLeft()
+	// The quoted case: an NPC at full HP hidden, in the GM's /history.
+	tb.OK(tb.Do("!gm", `/char create name:Troll stats:"class=fighter level=4 hit-die=d12 hp=12"`))
+	check("/char set hidden=true at full HP", tb.Do("!gm", `/char set name:Troll stats:"hidden=true"`))
+	check("/history target:Troll", tb.Do("!gm", "/history target:Troll"))
 }
 
 // TestCreationSaysEachNumberOnce: a new character's reply names it and
