@@ -308,4 +308,3 @@ func TestShortRepliesEveryCommand(t *testing.T) {
 		})
 	}
 }
-

@@ -300,4 +300,3 @@ func everyDieShown(t *testing.T, what string, tb *table, before uint64, resp *co
 
 // diceRun matches a run of rolls of one die: "6 × 1d20: 19, 11, 4".
 var diceRun = regexp.MustCompile(`\d+ × (1d\d+): (\d+(?:, \d+)*)`)
-
