@@ -1,6 +1,7 @@
 package commands_test
 
 import (
+	"context"
 	"fmt"
 	"regexp"
 	"strings"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/commands/commandstest"
+	"github.com/hpkeeper/hpkeeper/commands/tracker"
 	"github.com/hpkeeper/hpkeeper/rules/dice"
 	"github.com/hpkeeper/hpkeeper/storage"
 )
@@ -182,66 +184,257 @@ func TestLongHistoryEventWhole(t *testing.T) {
 	}
 }
 
-// TestEveryResultWholeAtTheLimits is the property of issue 24's first
-// deliverable, over every command at its input limits, in every system:
-// at a table of 50 characters with the longest names, /table show, /char
-// list, the turn order with all 50 (/init join, /init show, a round's
-// end), a multi-target /damage of the longest target option (6 of those
-// names) and of the most targets it holds (50 short names), a 90-day
-// /clock advance, the GM's rest for the whole table, and /history after
-// them: no message breaks a limit Discord enforces, none ends cut, every
-// character a command is about is named in its messages, and every die
-// its event records is in them (the dice past an event's 500 counted).
-func TestEveryResultWholeAtTheLimits(t *testing.T) {
-	rests := map[string]string{"hit-protection": "/rest kind:night", "hp-mp-wp": "/rest kind:night", "harm": "/rest kind:day"}
-	stats := map[string]string{"hit-protection": `"class=fighter hp=8"`, "hp-mp-wp": `"class=wizard level=5 hp-max=40 con=14 wis=14 mp-max=20"`, "harm": `"endure=2 react=1"`}
-	damage := map[string]string{"hit-protection": "amount:1", "hp-mp-wp": "amount:5", "harm": "amount:1 kind:physical"}
-	for _, sys := range []string{"hit-protection", "hp-mp-wp", "harm"} {
-		t.Run(sys, func(t *testing.T) {
-			tb := newTable(t)
-			tb.OK(tb.Do("!gm", "/table setup system:"+sys))
-			long := longNames("Character-with-a-name", 44)
-			var short []string
-			for i := range commands.MaxCharacters - len(long) {
-				short = append(short, fmt.Sprintf("S%d", i))
-			}
-			all := append(append([]string{}, long...), short...)
-			for _, n := range all {
-				tb.OK(tb.Do("!gm", fmt.Sprintf("/char create name:%s stats:%s", n, stats[sys])))
-			}
-			tb.Dice.SetFallback(dice.NewRandom(24))
-			check := func(line string, names []string) {
-				t.Helper()
-				before := latestEvent(t, tb).Seq
-				resp := tb.Do("!gm", line)
-				tb.OK(resp)
-				var wants []string
-				for _, n := range names {
-					wants = append(wants, "**"+n+"**")
-				}
-				wholeAndWithinLimits(t, line, resp, wants...)
-				everyDieShown(t, line, tb, before, resp)
-			}
-			check("/table show", all)
-			check("/char list", all)
-			tb.OK(tb.Do("!gm", "/init start"))
-			for i := 0; i < len(long); i += 6 {
-				check("/init join target:"+strings.Join(long[i:min(i+6, len(long))], ","), long[i:min(i+6, len(long))])
-			}
-			check("/init join target:"+strings.Join(short, ","), short)
-			check("/init show", all)
-			check("/damage target:"+strings.Join(long[:6], ",")+" "+damage[sys], long[:6])
-			check("/damage target:"+strings.Join(all[len(all)-50+len(long):], ",")+" "+damage[sys], short)
-			for range len(all) - 1 {
-				tb.OK(tb.Do("!gm", "/init next"))
-			}
-			check("/init next", nil) // the round's end
-			check("/clock action:advance amount:90 unit:days", nil)
-			check(rests[sys], nil)
-			check("/history", nil)
-			check("/history page:2", nil)
-		})
+// limitScenarios are the lines each command path of the registry runs in
+// TestEveryCommandWholeAtItsLimits, at its input limits, in this order; a
+// line "[system] …" runs at that system's table only. {targets} is the
+// most characters the target option (200 characters) holds, {one} the
+// first character, {stats} the system's longest sheet, {system} the
+// table's system, {five} the first 5 characters (a hit-protection /damage
+// offers at most 5 0-HP choices at once, the rows of buttons one message
+// holds, and refuses more). Special lines: {party} creates the table's 50
+// characters; "{each} …" runs once for each of {targets}, named {each};
+// "{press X}" presses every button X of the last reply; "dice:F*K …"
+// queues the face F K times for each target of the line first; "refused:
+// …" is refused, saying what to do instead; {import} imports the table's
+// export into a new channel. The test fails when a path of the
+// registry has no scenario, so a new command must say how it is tried at
+// its limits.
+var limitScenarios = []struct {
+	path  string
+	lines []string
+}{
+	{"table setup", []string{"/table setup system:{system}"}},
+	{"char create", []string{"{party}"}},
+	{"table show", []string{"/table show"}},
+	{"table tracker", []string{"/table tracker"}},
+	{"table gm", []string{"/table gm action:add user:bob", "/table gm action:remove user:bob"}},
+	{"table option", []string{"/table option name:init-ping value:on", "[hit-protection] /table option name:catch-breath value:on"}},
+	{"char list", []string{"/char list"}},
+	{"char show", []string{"/char show name:{one}"}},
+	{"char set", []string{"/char set name:{one} stats:{stats}"}},
+	{"char delete", []string{"/char delete name:{one}", "{press Delete}", "/char create name:{one} stats:{stats}"}},
+	{"init start", []string{"/init start"}},
+	{"init join", []string{"/init join target:{batches}"}},
+	{"init show", []string{"/init show"}},
+	{"init next", []string{"/init next {round}"}},
+	{"init remove", []string{"/init remove target:{targets}"}},
+	{"init end", []string{"/init end"}},
+	{"roll", []string{"/roll expr:100d1000", "/roll expr:25d1000+25d999+25d998+25d997+1000000",
+		"[hit-protection] /roll as:{one} expr:1d20 hd:18 purpose:spell", "[harm] /roll as:{one} ability:{ability} pool:vigor"}},
+	{"save", []string{"[hit-protection] /save target:{targets} type:death", "[hp-mp-wp] /save target:{targets} type:fort bonus:100"}},
+	{"spend", []string{"[hit-protection] /spend target:{targets} resource:hd amount:1", "[hp-mp-wp] /spend target:{targets} resource:mp amount:1",
+		"[harm] /spend target:{targets} resource:vigor amount:1"}},
+	{"activity", []string{"[hp-mp-wp] /activity target:{targets} kind:work"}},
+	{"wake", []string{"[hp-mp-wp] /activity target:{targets} kind:sleep", "[hp-mp-wp] /wake target:{targets} listen-dc:100"}},
+	{"rest", []string{"[hit-protection] /rest kind:turn target:{targets}", "[hit-protection] /rest kind:night", "[hp-mp-wp] /rest kind:night", "[harm] /rest kind:day"}},
+	{"heal", []string{"[hp-mp-wp] /heal target:{targets} amount:100d10", "[harm] /damage target:{targets} amount:1 kind:mental", "[harm] /heal target:{one} trigger:pools"}},
+	{"damage", []string{"[hit-protection] /damage target:{targets} amount:1", "[hit-protection] refused: /damage target:{targets} amount:100d10",
+		"[hit-protection] /damage target:{five} amount:100d10", "[hit-protection] {press Go Down}",
+		"[hp-mp-wp] dice:5*1 /damage target:{targets} amount:251", "[hp-mp-wp] {press Act Disabled}",
+		"[harm] /damage target:{targets} amount:1000 kind:physical pool:vigor"}},
+	{"strain", []string{"[hp-mp-wp] /strain target:{targets}"}},
+	{"attend", []string{"[hit-protection] dice:2*3 /attend target:{five}",
+		`[hp-mp-wp] {each} /char set name:{each} stats:"wp=-2 state=dying"`, "[hp-mp-wp] /attend target:{targets} bonus:100"}},
+	{"treat", []string{"[hit-protection] /treat target:{five}"}},
+	{"damage", []string{"[hp-mp-wp] /damage target:{targets} amount:100d10 crit:4"}},
+	{"clock", []string{"/clock action:next-round", "/clock action:advance amount:10000 unit:rounds", "/clock action:advance amount:90 unit:days"}},
+	{"history", []string{"/history", "/history page:2", "/history target:{one}"}},
+	{"undo", []string{"/undo"}},
+	{"odds", []string{"[hit-protection] /odds", "[harm] /odds", "/odds expr:59d2"}},
+	{"help", []string{"/help", "/help topic:{system}", "/help topic:damage"}},
+	{"table export", []string{"/table export"}},
+	{"table import", []string{"{import}"}},
+}
+
+// limitStats are each system's longest sheet (the stats option takes 500
+// characters): every key, the largest values, and at harm the most
+// abilities of the longest names.
+var limitStats = map[string]string{
+	"hit-protection": `"class=magic-user level=20 hit-die=d12 hp=12 hd=20 init=20 save-death=20 save-wands=20 save-paralysis=20 save-breath=20 save-spells=20"`,
+	"hp-mp-wp":       `"class=wizard level=20 hp-max=200 mp-max=1000 con=50 str=50 dex=50 int=50 wis=50 cha=50 fort=0 will=30 init=20 feats=die-hard"`,
+	"harm":           `"endure=6 react=6 willpower=6 vigor=20 instinct=20 reason=20 ` + harmAbilities(12) + `"`,
+}
+
+// harmAbilities returns n abilities of the longest name a harm ability may
+// have, at the highest rank: "aaaaaaaaaaaaaaaaaaaaaa00=6:vigor …".
+func harmAbilities(n int) string {
+	var out []string
+	for i := range n {
+		out = append(out, fmt.Sprintf("%s%02d=6:vigor", strings.Repeat("a", 22), i))
 	}
+	return strings.Join(out, " ")
+}
+
+// TestEveryCommandWholeAtItsLimits is the property of issue 24's first
+// deliverable, over every command path of the registry at its input
+// limits, in every system, at two tables of the most characters a table
+// holds: one of the longest names (32 characters; 6 fill the target
+// option) and one of names short enough that all 50 fill it. Every reply
+// and its follow-ups, and the tracker: no message breaks a limit Discord
+// enforces (it would refuse it), none ends cut, every character the
+// command is about is named, and every die its event records is shown
+// (past an event's 500, their count).
+func TestEveryCommandWholeAtItsLimits(t *testing.T) {
+	covered := map[string]bool{}
+	for _, s := range limitScenarios {
+		covered[s.path] = true
+	}
+	for _, p := range registryPaths(newTable(t).Svc.Registry()) {
+		if !covered[p] {
+			t.Fatalf("no scenario at the input limits for /%s: add one to limitScenarios", p)
+		}
+	}
+	tables := []struct {
+		name  string
+		names []string
+	}{
+		{"longest names", longNames("Character-with-a-name", commands.MaxCharacters)},
+		{"most targets", shortNames(commands.MaxCharacters)},
+	}
+	for _, sys := range []string{"hit-protection", "hp-mp-wp", "harm"} {
+		for _, tab := range tables {
+			t.Run(sys+", "+tab.name, func(t *testing.T) { playAtTheLimits(t, sys, tab.names) })
+		}
+	}
+}
+
+// shortNames returns n names of 3 characters, "N00", "N01", …: 50 of them
+// and their commas fill the target option.
+func shortNames(n int) []string {
+	var out []string
+	for i := range n {
+		out = append(out, fmt.Sprintf("N%02d", i))
+	}
+	return out
+}
+
+// playAtTheLimits plays limitScenarios at a table of sys with a character
+// of each of names.
+func playAtTheLimits(t *testing.T, sys string, names []string) {
+	tb := newTable(t)
+	tr := tracker.Of(tb.Svc.Registry())
+	tr.SetPoster(&fakePoster{}, "")
+	// targets are the most names the target option takes (200 characters).
+	var targets []string
+	for i := 1; i <= len(names) && len(strings.Join(names[:i], ",")) <= 200; i++ {
+		targets = names[:i]
+	}
+	tb.Dice.SetFallback(dice.NewRandom(24))
+	var last *commands.Response
+	run := func(line string, about []string) {
+		t.Helper()
+		line, refused := strings.CutPrefix(line, "refused: ")
+		before := uint64(0)
+		if e := latestEvent(t, tb); e != nil {
+			before = e.Seq
+		}
+		if line == "{import}" {
+			data, channel := tb.ExportFile("!gm"), tb.Channel
+			tb.Channel = channel + "-imported"
+			last = tb.ImportFile("!gm", data)
+			tb.Channel = channel
+		} else {
+			last = tb.Do("!gm", line)
+		}
+		if refused {
+			if last.Outcome != commands.OutcomeUserError || !last.Ephemeral || !strings.Contains(last.Content, "Split the targets") {
+				t.Errorf("%s = %q; want it refused, saying to split the targets", line, commandstest.Text(last))
+			}
+			wholeAndWithinLimits(t, line, last)
+			return
+		}
+		if last.Outcome != commands.OutcomeOK {
+			t.Errorf("%s: refused: %q", line, commandstest.Text(last))
+			return
+		}
+		var wants []string
+		for _, n := range about {
+			wants = append(wants, "**"+n+"**")
+		}
+		wholeAndWithinLimits(t, line, last, wants...)
+		everyDieShown(t, line, tb, before, last)
+		if _, msg, err := tr.Tracker(tb.Channel); err != nil {
+			t.Fatal(err)
+		} else if msg != nil {
+			wholeAndWithinLimits(t, line+", the tracker", msg)
+		}
+	}
+	for _, s := range limitScenarios {
+		for _, line := range s.lines {
+			if rest, ok := strings.CutPrefix(line, "["+sys+"] "); ok {
+				line = rest
+			} else if strings.HasPrefix(line, "[") {
+				continue
+			}
+			line = strings.NewReplacer("{one}", names[0], "{stats}", limitStats[sys], "{system}", sys,
+				"{ability}", strings.Repeat("a", 22)+"00", "{five}", strings.Join(names[:5], ",")).Replace(line)
+			var face, times int
+			if n, _ := fmt.Sscanf(line, "dice:%d*%d ", &face, &times); n == 2 {
+				line = line[strings.Index(line, " ")+1:]
+				count := len(targets)
+				if _, list, ok := strings.Cut(line, "target:"); ok && !strings.Contains(list, "{targets}") {
+					count = strings.Count(strings.Fields(list)[0], ",") + 1
+				}
+				for range times * count {
+					tb.Dice.Push(face)
+				}
+			}
+			switch {
+			case line == "{party}":
+				for _, n := range names {
+					run(fmt.Sprintf("/char create name:%s stats:%s", n, limitStats[sys]), []string{n})
+				}
+			case strings.HasPrefix(line, "{press "):
+				label := strings.TrimSuffix(strings.TrimPrefix(line, "{press "), "}")
+				pressed := 0
+				for _, m := range sent(last) {
+					for _, row := range m.Components {
+						for _, b := range row {
+							if b.Label == label && !b.Disabled {
+								resp := tb.Svc.Handle(context.Background(), pressOf(tb, b.CustomID))
+								if resp.Outcome != commands.OutcomeOK {
+									t.Errorf("[%s]: refused: %q", label, commandstest.Text(resp))
+								}
+								wholeAndWithinLimits(t, "["+label+"]", resp)
+								pressed++
+							}
+						}
+					}
+				}
+				if pressed == 0 {
+					t.Errorf("no [%s] to press in %q", label, sentText(last))
+				}
+			case strings.HasPrefix(line, "{each} "):
+				for _, n := range targets {
+					run(strings.ReplaceAll(strings.TrimPrefix(line, "{each} "), "{each}", n), []string{n})
+				}
+			case strings.Contains(line, "{batches}"):
+				for i := 0; i < len(names); i += len(targets) {
+					batch := names[i:min(i+len(targets), len(names))]
+					run(strings.ReplaceAll(line, "{batches}", strings.Join(batch, ",")), batch)
+				}
+			case strings.Contains(line, "{round}"):
+				for range len(names) {
+					run(strings.TrimSuffix(line, " {round}"), nil)
+				}
+			case strings.Contains(line, "{targets}"):
+				run(strings.ReplaceAll(line, "{targets}", strings.Join(targets, ",")), targets)
+			case strings.Contains(line, "target:"+strings.Join(names[:5], ",")):
+				run(line, names[:5])
+			case line == "/table show" || line == "/char list" || line == "/init show":
+				run(line, names)
+			default:
+				run(line, nil)
+			}
+		}
+	}
+}
+
+// pressOf is a press of the button customID by the GM at tb.
+func pressOf(tb *table, customID string) *commands.Request {
+	r := tb.Request("!gm", "/table show")
+	r.Kind, r.CustomID, r.Command, r.Subcommand = commands.KindComponent, customID, "", ""
+	return r
 }
 
 // latestEvent returns the table's latest event (nil for none).
