@@ -75,53 +75,77 @@ func TestDamageBudget(t *testing.T) {
 }
 
 // TestInitNextBudget: /init next is at most 2 lines mid-round and 3 at a
-// quiet round end (issue 24: a round end where nothing fires was 5 lines
-// ending "Nothing ended or fired."; with three dead combatants every /init
-// next was 9 lines, "cannot act (Dead): turn skipped" each round): the
-// dead, after the round they fell, are passed over without a word.
+// quiet round end, at every system (issue 24: a round end where nothing
+// fires was 5 lines ending "Nothing ended or fired."; with three dead
+// combatants every /init next was 9 lines, "cannot act (Dead): turn
+// skipped" each round): the dead and the taken out, after the round they
+// fell, are passed over without a word.
 func TestInitNextBudget(t *testing.T) {
-	tb := newTable(t)
-	tb.OK(tb.Do("!gm", "/table setup system:hit-protection"))
-	for _, n := range []string{"Lister", "Meghan", "Rimmer"} {
-		tb.OK(tb.Do("ann", fmt.Sprintf(`/char create name:%s stats:"class=fighter hp=6"`, n)))
-	}
-	for _, n := range []string{"Orc-1", "Orc-2", "Orc-3"} {
-		tb.OK(tb.Do("!gm", fmt.Sprintf(`/char create name:%s stats:"class=fighter hp=1"`, n)))
-	}
-	tb.OK(tb.Do("!gm", "/init start"))
-	for i, n := range []string{"Lister", "Orc-1", "Meghan", "Orc-2", "Rimmer", "Orc-3"} {
-		tb.OK(tb.Do("!gm", fmt.Sprintf("/init join target:%s roll:%d", n, 10-i)))
-	}
-	// The orcs fall in round 1, before their turns: each a Heroic Death.
-	for _, n := range []string{"Orc-1", "Orc-2", "Orc-3"} {
-		tb.Submit("gm", tb.Press("gm", tb.Do("!gm", "/damage target:"+n+" amount:1"), "Heroic Death"), "charges")
-	}
-	budget := func(what, line string, most int) string {
-		t.Helper()
-		resp := tb.Do("ann", line)
-		out := tb.OK(resp)
-		if n := shownLines(resp); n > most {
-			t.Errorf("%s: %d lines %q; want at most %d", what, n, out, most)
-		}
-		return out
-	}
-	// Round 1: the skips are said, in the round they fell.
-	commandstest.WantIn(t, "round 1", budget("round 1, mid-round", "/init next", 2), "**Orc-1** cannot act (dead): turn skipped.")
-	budget("round 1, mid-round", "/init next", 2)
-	out := budget("a quiet round end", "/init next", 3)
-	commandstest.WantIn(t, "quiet round end", out, "The clock moves 1 round: day 1, 00:00 → 00:01. Nothing ended or fired.",
-		"Round 2 of the turn order begins. It is **Lister**'s turn.")
-	// Rounds 2 and 3: the dead are passed over without a word.
-	for round := 2; round <= 3; round++ {
-		for _, want := range []string{"It is **Meghan**'s turn", "It is **Rimmer**'s turn"} {
-			out := budget(fmt.Sprintf("round %d, mid-round", round), "/init next", 2)
-			if strings.Contains(out, "cannot act") || !strings.Contains(out, want) {
-				t.Errorf("round %d: %q; want %q, the dead passed over without a word", round, out, want)
+	for _, c := range []struct {
+		system, pc, npc string
+		// fall makes the NPC name unable to act.
+		fall func(tb *table, name string)
+		word string
+	}{
+		{"hit-protection", "class=fighter hp=6", "class=fighter hp=1", func(tb *table, n string) {
+			tb.Submit("gm", tb.Press("gm", tb.Do("!gm", "/damage target:"+n+" amount:1"), "Heroic Death"), "charges")
+		}, "dead"},
+		{"hp-mp-wp", "hp-max=20 con=12", "hp-max=1 con=1", func(tb *table, n string) {
+			tb.OK(tb.Do("!gm", fmt.Sprintf(`/char set name:%s stats:"hp=0 wp=-1 state=dead"`, n)))
+		}, "dead"},
+		{"harm", "endure=1", "endure=0", func(tb *table, n string) {
+			for range 2 { // Healthy → Bloody → Broken, then harm takes it out
+				tb.Dice.Push(-1, -1, -1)
+				tb.OK(tb.Do("!gm", "/damage target:"+n+" amount:3 kind:physical"))
 			}
-		}
-		budget(fmt.Sprintf("round %d's quiet end", round), "/init next", 3)
+			tb.OK(tb.Do("!gm", "/damage target:"+n+" amount:1 kind:physical"))
+		}, "taken out"},
+	} {
+		t.Run(c.system, func(t *testing.T) {
+			tb := newTable(t)
+			tb.OK(tb.Do("!gm", "/table setup system:"+c.system))
+			for _, n := range []string{"Lister", "Meghan", "Rimmer"} {
+				tb.OK(tb.Do("ann", fmt.Sprintf(`/char create name:%s stats:"%s"`, n, c.pc)))
+			}
+			for _, n := range []string{"Orc-1", "Orc-2", "Orc-3"} {
+				tb.OK(tb.Do("!gm", fmt.Sprintf(`/char create name:%s stats:"%s"`, n, c.npc)))
+			}
+			tb.OK(tb.Do("!gm", "/init start"))
+			for i, n := range []string{"Lister", "Orc-1", "Meghan", "Orc-2", "Rimmer", "Orc-3"} {
+				tb.OK(tb.Do("!gm", fmt.Sprintf("/init join target:%s roll:%d", n, 10-i)))
+			}
+			// The orcs fall in round 1, before their turns.
+			for _, n := range []string{"Orc-1", "Orc-2", "Orc-3"} {
+				c.fall(tb, n)
+			}
+			budget := func(what, line string, most int) string {
+				t.Helper()
+				resp := tb.Do("ann", line)
+				out := tb.OK(resp)
+				if n := shownLines(resp); n > most {
+					t.Errorf("%s: %d lines %q; want at most %d", what, n, out, most)
+				}
+				return out
+			}
+			// Round 1: the skips are said, in the round they fell.
+			commandstest.WantIn(t, "round 1", budget("round 1, mid-round", "/init next", 2), "**Orc-1** cannot act ("+c.word)
+			budget("round 1, mid-round", "/init next", 2)
+			out := budget("a quiet round end", "/init next", 3)
+			commandstest.WantIn(t, "quiet round end", out, "The clock moves 1 round: day 1, 00:00 → 00:01. Nothing ended or fired.",
+				"Round 2 of the turn order begins. It is **Lister**'s turn.")
+			// Rounds 2 and 3: the fallen are passed over without a word.
+			for round := 2; round <= 3; round++ {
+				for _, want := range []string{"It is **Meghan**'s turn", "It is **Rimmer**'s turn"} {
+					out := budget(fmt.Sprintf("round %d, mid-round", round), "/init next", 2)
+					if strings.Contains(out, "cannot act") || !strings.Contains(out, want) {
+						t.Errorf("round %d: %q; want %q, the fallen passed over without a word", round, out, want)
+					}
+				}
+				budget(fmt.Sprintf("round %d's quiet end", round), "/init next", 3)
+			}
+			commandstest.WantIn(t, "/init show", tb.OK(tb.Do("ann", "/init show")), "**Orc-1** 9 · cannot act: "+c.word)
+		})
 	}
-	commandstest.WantIn(t, "/init show", tb.OK(tb.Do("ann", "/init show")), "**Orc-1** 9 · cannot act: dead")
 }
 
 // TestQuietClockIsOneLine: /clock action:next-round when nothing fires is
