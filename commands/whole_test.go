@@ -272,8 +272,9 @@ func harmAbilities(n int) string {
 // option) and one of names short enough that all 50 fill it. Every reply
 // and its follow-ups, and the tracker: no message breaks a limit Discord
 // enforces (it would refuse it), none ends cut, every character the
-// command is about is named, and every die its event records is shown
-// (past an event's 500, their count).
+// command is about is named, every die its event records is shown (past
+// an event's 500, their count), and, as deliverable 2 asks, no unchanged
+// value reads as a change and no parentheses nest.
 func TestEveryCommandWholeAtItsLimits(t *testing.T) {
 	covered := map[string]bool{}
 	for _, s := range limitScenarios {
@@ -353,6 +354,12 @@ func playAtTheLimits(t *testing.T, sys string, names []string) {
 		}
 		wholeAndWithinLimits(t, line, last, wants...)
 		everyDieShown(t, line, tb, before, last)
+		if got := unchangedChanges(sentText(last)); len(got) > 0 {
+			t.Errorf("%s prints unchanged values as changes: %q", line, got)
+		}
+		if m := nested.FindString(sentText(last)); m != "" {
+			t.Errorf("%s has parentheses inside parentheses: %q", line, m)
+		}
 		if _, msg, err := tr.Tracker(tb.Channel); err != nil {
 			t.Fatal(err)
 		} else if msg != nil {
