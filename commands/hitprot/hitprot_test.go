@@ -42,7 +42,7 @@ func TestSoakAndMeghan(t *testing.T) {
 	out = tb.OK(tb.Do("ann", "/rest kind:night"))
 	// Only what changed is given as a change; what did not says why.
 	commandstest.WantIn(t, "night", out, "The clock moves 1 day", "day 2",
-		"**Meghan** sleeps the night: re-rolls 1d4 [2] = 2, not higher than HP 3 · HD 2 → 3/3.",
+		"**Meghan** sleeps the night: re-rolls 1d4 [2] = 2, not higher than HP 3; HD 2 → 3/3.",
 		"**Lister** sleeps the night: re-rolls 1d6 [4] = 4, not higher than HP 4.")
 	if strings.Contains(out, "HD 1 → 1") || strings.Contains(out, "HP 4 → 4") {
 		t.Errorf("night = %q; want no change shown where nothing changed", out)

@@ -124,11 +124,16 @@ func rest(m *commands.Mutation) (*commands.Response, error) {
 // restText renders a rest's roll and what changed, keeping the higher of
 // the roll and the HP before (RULES.md §1.5): "1d4 [3] = 3, keeps the
 // higher: HP 1 → 3/4 · HD 3 → 2/3", or "1d4 [2] = 2, not higher than HP
-// 3 · HD 2 → 3/3".
+// 3; HD 2 → 3/3" (the HP that stayed is no change, so it does not join
+// the changes).
 func restText(res rules.RestResult, c rules.Character) string {
 	hd := commands.Change("HD", res.HDBefore, res.HDAfter, c.Level)
 	if res.HPAfter == res.HPBefore {
-		return commands.Changes(fmt.Sprintf("%s, not higher than HP %d", res.Roll, res.HPAfter), hd)
+		s := fmt.Sprintf("%s, not higher than HP %d", res.Roll, res.HPAfter)
+		if hd != "" {
+			s += "; " + hd
+		}
+		return s
 	}
 	return fmt.Sprintf("%s, keeps the higher: %s", res.Roll, commands.Changes(commands.Change("HP", res.HPBefore, res.HPAfter, c.HitDie), hd))
 }
