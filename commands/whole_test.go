@@ -80,26 +80,35 @@ func namesOf(prefix string, n, size int) []string {
 	return out
 }
 
+// wholeAt plays line as the GM, with random dice from seed, at a new
+// table of system with a character of stats for each of names, and checks
+// that its messages fit Discord, none ends cut, each name's want is in
+// them and every die its event records is shown.
+func wholeAt(t *testing.T, system, stats string, names []string, seed uint64, line string, want func(name string) string) {
+	t.Helper()
+	tb := newTable(t)
+	tb.OK(tb.Do("!gm", "/table setup system:"+system))
+	for _, n := range names {
+		tb.OK(tb.Do("!gm", fmt.Sprintf("/char create name:%s stats:%s", n, stats)))
+	}
+	tb.Dice.SetFallback(dice.NewRandom(seed))
+	before := latestEvent(t, tb).Seq
+	resp := tb.Do("!gm", line)
+	tb.OK(resp)
+	var wants []string
+	for _, n := range names {
+		wants = append(wants, want(n))
+	}
+	wholeAndWithinLimits(t, line, resp, wants...)
+	everyDieShown(t, line, tb, before, resp)
+}
+
 // TestAdvanceOfADayWhole: an hp-mp-wp /clock advance of a day with a party
 // of 4 ended "… (exertion, hours aw…" and two characters' results were
 // gone (issue 24); every character's result is in the messages sent.
 func TestAdvanceOfADayWhole(t *testing.T) {
-	tb := newTable(t)
-	tb.OK(tb.Do("!gm", "/table setup system:hp-mp-wp"))
-	names := longNames("Wanderer", 4)
-	for _, n := range names {
-		tb.OK(tb.Do("!gm", fmt.Sprintf(`/char create name:%s stats:"class=wizard level=3 hp-max=14 con=12 wis=14 mp-max=23"`, n)))
-	}
-	tb.Dice.SetFallback(dice.NewRandom(1))
-	before := latestEvent(t, tb).Seq
-	resp := tb.Do("!gm", "/clock action:advance amount:1 unit:days")
-	tb.OK(resp)
-	var wants []string
-	for _, n := range names {
-		wants = append(wants, "**"+n+"**: ")
-	}
-	wholeAndWithinLimits(t, "a day's advance", resp, wants...)
-	everyDieShown(t, "a day's advance", tb, before, resp)
+	wholeAt(t, "hp-mp-wp", `"class=wizard level=3 hp-max=14 con=12 wis=14 mp-max=23"`, longNames("Wanderer", 4), 1,
+		"/clock action:advance amount:1 unit:days", func(n string) string { return "**" + n + "**: " })
 }
 
 // TestMultiTargetDamageWhole: a multi-target /damage was cut inside the
@@ -116,22 +125,9 @@ func TestMultiTargetDamageWhole(t *testing.T) {
 		{"harm", `"endure=2"`, "amount:3 kind:physical pool:vigor", 9, 21},
 	} {
 		t.Run(c.system, func(t *testing.T) {
-			tb := newTable(t)
-			tb.OK(tb.Do("!gm", "/table setup system:"+c.system))
 			names := namesOf("Target", c.targets, c.size)
-			for _, n := range names {
-				tb.OK(tb.Do("!gm", fmt.Sprintf("/char create name:%s stats:%s", n, c.stats)))
-			}
-			tb.Dice.SetFallback(dice.NewRandom(2))
-			before := latestEvent(t, tb).Seq
-			resp := tb.Do("!gm", fmt.Sprintf("/damage target:%s %s", strings.Join(names, ","), c.damage))
-			tb.OK(resp)
-			var wants []string
-			for _, n := range names {
-				wants = append(wants, "**"+n+"**")
-			}
-			wholeAndWithinLimits(t, "/damage", resp, wants...)
-			everyDieShown(t, "/damage", tb, before, resp)
+			wholeAt(t, c.system, c.stats, names, 2, fmt.Sprintf("/damage target:%s %s", strings.Join(names, ","), c.damage),
+				func(n string) string { return "**" + n + "**" })
 		})
 	}
 }
@@ -140,22 +136,8 @@ func TestMultiTargetDamageWhole(t *testing.T) {
 // from about the 11th character (issue 24); every sleeper's line is in
 // the messages sent.
 func TestNightForTheTableWhole(t *testing.T) {
-	tb := newTable(t)
-	tb.OK(tb.Do("!gm", "/table setup system:hit-protection"))
-	names := longNames("Sleeper", commands.MaxCharacters)
-	for _, n := range names {
-		tb.OK(tb.Do("!gm", fmt.Sprintf(`/char create name:%s stats:"class=fighter hp=1 level=3 hd=0"`, n)))
-	}
-	tb.Dice.SetFallback(dice.NewRandom(3))
-	before := latestEvent(t, tb).Seq
-	resp := tb.Do("!gm", "/rest kind:night")
-	tb.OK(resp)
-	var wants []string
-	for _, n := range names {
-		wants = append(wants, "**"+n+"** sleeps the night")
-	}
-	wholeAndWithinLimits(t, "/rest kind:night", resp, wants...)
-	everyDieShown(t, "/rest kind:night", tb, before, resp)
+	wholeAt(t, "hit-protection", `"class=fighter hp=1 level=3 hd=0"`, longNames("Sleeper", commands.MaxCharacters), 3,
+		"/rest kind:night", func(n string) string { return "**" + n + "** sleeps the night" })
 }
 
 // TestLongHistoryEventWhole: /history of a long event, and the GM's
