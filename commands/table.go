@@ -106,7 +106,7 @@ func tableSetup(ctx context.Context, s *Service, r *Request) (*Response, error) 
 		return nil, Errorf(CodeInvalid, "Unknown system %q; choose one of %s.", Clip(system, 40), strings.Join(s.registry.systemNames(), ", "))
 	}
 	var resp *Response
-	err = s.db.Update(func(tx *storage.Tx) error {
+	err = s.Update(r, func(tx *storage.Tx) error {
 		before, err := tx.Table(r.ChannelID)
 		switch {
 		case errors.Is(err, storage.ErrNotFound):

@@ -161,7 +161,7 @@ func since(found, newer *undoWalk) (*undoWalk, error) {
 // only the events written since found began (see since).
 func applyUndo(s *commands.Service, r *commands.Request, found *undoWalk) (*commands.Response, error) {
 	var resp *commands.Response
-	err := s.DB().Update(func(tx *storage.Tx) error {
+	err := s.Update(r, func(tx *storage.Tx) error {
 		t, err := commands.LoadTable(tx, r.ChannelID)
 		if err != nil {
 			return err
