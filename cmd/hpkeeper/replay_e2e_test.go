@@ -16,6 +16,7 @@ import (
 	"io"
 	"net/http"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -208,6 +209,10 @@ func TestFutureStampedRequestAppliedOnce(t *testing.T) {
 	}
 }
 
+// cardHP matches the HP bar of a hit-protection card, its current HP
+// first: "HP █████████░ 7/8".
+var cardHP = regexp.MustCompile(`HP [█░]* ?(-?\d+)/\d+`)
+
 // currentHP reads Rimmer's HP through /char show, signed after the start
 // (a fresh request, retried while the rule of an unclean start refuses it).
 func currentHP(t *testing.T, addr string, priv ed25519.PrivateKey, id int) int {
@@ -216,12 +221,13 @@ func currentHP(t *testing.T, addr string, priv ed25519.PrivateKey, id int) int {
 	for {
 		status, b := signAt(priv, interaction(id, "1311000000000001001", "char", "show", "name", "Rimmer"), time.Now()).send(t, addr)
 		if status == http.StatusOK {
-			i := bytes.Index(b, []byte("HP "))
-			var hp int
-			if i < 0 {
+			// The card's bar: "HP █████████░ 7/8".
+			m := cardHP.FindSubmatch(b)
+			if m == nil {
 				t.Fatalf("/char show: %s", b)
 			}
-			if _, err := fmt.Sscanf(string(b[i+3:]), "%d", &hp); err != nil {
+			hp, err := strconv.Atoi(string(m[1]))
+			if err != nil {
 				t.Fatalf("/char show: %s: %v", b, err)
 			}
 			return hp
