@@ -146,7 +146,7 @@ func Privately(resp, private *Response) *Response {
 	if private == nil || resp.Ephemeral || private.Content == "" && len(private.Embeds) == 0 {
 		return resp
 	}
-	private.Content = strings.TrimSpace(HiddenFollowUp + "\n" + private.Content)
+	private.prepend(HiddenFollowUp)
 	private.Ephemeral = true
 	resp.FollowUps = append(resp.FollowUps, private)
 	return resp

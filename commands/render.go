@@ -34,13 +34,13 @@ func wordPart(m *Mutation, id uint64, embed bool) Part {
 
 // present finishes a mutation's reply (see the comment at the top of
 // hidden.go). The parts said through the mutation come first, then what
-// resp carries itself (not scoped: about every character loaded). A reply
-// with no embeds gets the embed of every character changed (up to five), so
-// a character reply reads at a glance. The message is the channel's
-// projection of the parts (project), or, when resp is ephemeral, the
-// caller's. The parts the channel may not read follow, in an ephemeral
-// follow-up, to a caller who sees them, and are returned as gm, the message
-// every GM gets (nil when there are none).
+// resp carries itself (not scoped: about every character loaded). A change
+// says what changed in a line per character, and the card of a character
+// is /char show's: a reply shows no card it did not post. The message is
+// the channel's projection of the parts (project), or, when resp is
+// ephemeral, the caller's. The parts the channel may not read follow, in
+// an ephemeral follow-up, to a caller who sees them, and are returned as
+// gm, the message every GM gets (nil when there are none).
 func present(m *Mutation, resp *Response) (out, gm *Response) {
 	if resp == nil || resp.Modal != nil || resp.Choices != nil {
 		return resp, nil
@@ -49,7 +49,6 @@ func present(m *Mutation, resp *Response) (out, gm *Response) {
 	if resp.Content != "" || len(resp.Embeds) > 0 || len(resp.Components) > 0 || len(resp.Files) > 0 {
 		parts = append(parts, part{Part: Part{Text: resp.Content, Embeds: resp.Embeds, Buttons: resp.Components, Files: resp.Files}})
 	}
-	parts = append(parts, autoEmbeds(m, parts)...)
 	me, reader := m.Audience(), view.Channel
 	if resp.Ephemeral {
 		reader = me
@@ -67,7 +66,7 @@ func present(m *Mutation, resp *Response) (out, gm *Response) {
 	out = render(m, shown)
 	out.Ephemeral, out.UpdateMessage, out.FollowUps = resp.Ephemeral, resp.UpdateMessage, resp.FollowUps
 	if direct == 0 && len(shown) > 0 && m.Req.Kind == KindCommand {
-		out.Content = fmt.Sprintf("%s used %s.\n%s", Escape(m.Req.UserName), m.Req.commandName(), out.Content)
+		out.prepend(fmt.Sprintf("%s used %s.", Escape(m.Req.UserName), m.Req.commandName()))
 	}
 	if len(kept) == 0 {
 		return out, nil
@@ -120,42 +119,10 @@ func (m *Mutation) project(reader view.Audience, parts []part) (shown []part, di
 	return shown, direct
 }
 
-// autoEmbeds returns the embed parts of the characters the mutation changed
-// (at most five, none deleted) when parts have no embeds, each about its
-// character (players see a hidden one's word embed, see wordPart).
-func autoEmbeds(m *Mutation, parts []part) []part {
-	for _, p := range parts {
-		if len(p.Embeds) > 0 {
-			return nil
-		}
-	}
-	var ids []uint64
-	for _, id := range m.touched {
-		if m.changed(id) {
-			ids = append(ids, id)
-		}
-	}
-	if len(ids) > 5 {
-		return nil
-	}
-	var out []part
-	for _, id := range ids {
-		c := m.cache[id]
-		if c == nil {
-			continue
-		}
-		v, err := ViewOf(m.System, c, m.Table.Clock)
-		if err != nil {
-			continue
-		}
-		out = append(out, part{about: &scope{ids: []uint64{id}}, Part: Part{Embeds: []Embed{viewEmbed(c, v, "", nil)}}})
-	}
-	return out
-}
-
-// render joins parts into one message: the texts one per line, the embeds,
-// the files, and the rows of buttons, each row led by its character's name
-// when the rows belong to more than one character, at most maxRows of them.
+// render joins parts into one reply: the texts one per line (each a block
+// that layOut keeps whole), the embeds, the files, and the rows of
+// buttons, each row led by its character's name when the rows belong to
+// more than one character.
 func render(m *Mutation, parts []part) *Response {
 	out := &Response{}
 	var lines []string
@@ -190,11 +157,7 @@ func render(m *Mutation, parts []part) *Response {
 		}
 		out.Components = append(out.Components, b)
 	}
-	if len(out.Components) > maxRows {
-		out.Components = out.Components[:maxRows]
-		lines = append(lines, "More choices than a message holds: /char show offers each character's buttons.")
-	}
-	out.Content = strings.Join(lines, "\n")
+	out.Content, out.blocks = strings.Join(lines, "\n"), lines
 	return out
 }
 

@@ -266,7 +266,7 @@ func TestHiddenSkipSaysNoWhy(t *testing.T) {
 	tb.Do("!gm", "/init join target:Ogre roll:5")
 	resp := tb.Do("ann", "/init next")
 	out := tb.OK(resp)
-	commandstest.WantIn(t, "player's /init next", out, "**Lister**'s turn ends.\n**Ogre** passes its turn.\n")
+	commandstest.WantIn(t, "player's /init next", out, "**Lister**'s turn ends. **Ogre** passes its turn.\n")
 	for _, not := range []string{"cannot act", "stunned", "Badly wounded", "skipped"} {
 		if strings.Contains(out, not) {
 			t.Errorf("player's /init next = %q; shows %q of the hidden Ogre", out, not)
@@ -319,7 +319,7 @@ func TestOwnerOfAHiddenCharacterReadsItsNumbers(t *testing.T) {
 	tb.OK(tb.Do("!gm", "/table setup system:hit-protection"))
 	tb.Do("!gm", `/char create name:Spy owner:bob stats:"class=thief level=3 hit-die=d6 hp=5 hidden=true"`)
 	show := tb.Do("bob", "/char show name:Spy")
-	commandstest.WantIn(t, "the owner's /char show", commandstest.FollowUp(show), "HP 5/6 · HD 3/3")
+	commandstest.WantIn(t, "the owner's /char show", commandstest.FollowUp(show), "HP ████████░░ 5/6", "HD ██████████ 3/3")
 	if out := tb.OK(show); strings.Contains(out, "5/6") {
 		t.Errorf("the owner's /char show in the channel = %q; the numbers belong in the follow-up", out)
 	}

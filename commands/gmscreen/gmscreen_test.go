@@ -262,7 +262,7 @@ func TestInboxSaysWhatItNoLongerHolds(t *testing.T) {
 func TestInboxKeepsItsTextBounded(t *testing.T) {
 	const n = 30
 	tb := hordeTable(t, n)
-	for round := range 4 {
+	for round := range 6 {
 		pushRound(tb, n, round+1)
 		tb.OK(tb.Do("gm", "/clock action:next-round"))
 	}
@@ -288,7 +288,7 @@ func TestInboxKeepsItsTextBounded(t *testing.T) {
 		got = append(got, f.Content)
 	}
 	all := strings.Join(got, "\n")
-	commandstest.WantIn(t, "bob's catching up", all, gmscreen.OlderInHistory, "Fort DC 13 (stabilize)")
+	commandstest.WantIn(t, "bob's catching up", all, gmscreen.OlderInHistory, "Fort DC 15 (stabilize)")
 	wantWhole(t, "bob's catching up", got, n)
 	tb.NoDiceLeft()
 }

@@ -41,22 +41,18 @@ func (Feature) ClockMoved(m *commands.Mutation, unit clock.Unit) error {
 }
 
 // CharacterDeleted takes a deleted character out of the open turn order
-// (leaveOrder), notes what happened, and returns it as everyone reads it
-// (a hidden combatant passed over by its public line).
+// (leaveOrder), notes what happened, and returns it as everyone reads it,
+// in one line (a hidden combatant passed over by its public sentence).
 func (Feature) CharacterDeleted(m *commands.Mutation, c *storage.Character) ([]string, error) {
 	left, err := leaveOrder(m, c.ID, c.Name)
 	if err != nil {
 		return nil, err
 	}
 	noteLines(m, left)
-	out := make([]string, len(left))
-	for i, l := range left {
-		out[i] = l.text
-		if l.about != nil {
-			out[i] = l.public
-		}
+	if _, public, _ := joined(left); public != "" {
+		return []string{public}, nil
 	}
-	return out, nil
+	return nil, nil
 }
 
 // HidesEvent reports whether e changed the entry of a hidden combatant
