@@ -30,6 +30,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/hpkeeper/hpkeeper/commands"
+	"github.com/hpkeeper/hpkeeper/commands/layout"
 	"github.com/hpkeeper/hpkeeper/storage"
 )
 
@@ -268,99 +269,17 @@ func queue(t *storage.Table, notes ...storage.GMNote) []storage.GMNote {
 	return out
 }
 
-// Discord's limits on the embeds of one message (API reference, "Embed
-// Limits"): how many, and their characters together.
-const (
-	maxEmbeds     = 10
-	maxEmbedTotal = 6000
-)
-
-// messages lays a result out over messages Discord takes, so that none is
-// cut: its text in pages (pages), then its embeds, as many to a message as
-// fit, the first of them with the text's last page.
+// messages lays a result out over messages Discord takes (layout.Split),
+// so that none is cut.
 func messages(text string, embeds []commands.Embed) []*commands.Response {
 	var out []*commands.Response
-	for _, p := range pages([]string{text}) {
-		out = append(out, &commands.Response{Content: p})
+	for _, m := range layout.Split([]string{text}, embeds, nil) {
+		out = append(out, &commands.Response{Content: m.Content, Embeds: m.Embeds})
 	}
-	var batch []commands.Embed
-	size := 0
-	flush := func() {
-		if len(batch) == 0 {
-			return
-		}
-		if len(out) == 1 && out[0].Embeds == nil {
-			out[0].Embeds = batch
-		} else {
-			out = append(out, &commands.Response{Embeds: batch})
-		}
-		batch, size = nil, 0
-	}
-	for _, e := range embeds {
-		n := embedSize(e)
-		if len(batch) == maxEmbeds || size+n > maxEmbedTotal {
-			flush()
-		}
-		batch, size = append(batch, e), size+n
-	}
-	flush()
 	return out
-}
-
-// embedSize is how many of a message's embed characters e takes.
-func embedSize(e commands.Embed) int {
-	n := runes(e.Title) + runes(e.Description) + runes(e.Footer)
-	for _, f := range e.Fields {
-		n += runes(f.Name) + runes(f.Value)
-	}
-	return n
 }
 
 func runes(s string) int { return utf8.RuneCountInString(s) }
-
-// pages lays blocks of text out over messages of at most
-// commands.MaxContent characters, a blank line between two blocks: each
-// block whole in one message where it fits, else split between lines, and
-// a line longer than a message between characters. It takes time linear
-// in the text.
-func pages(blocks []string) []string {
-	var out []string
-	var cur strings.Builder
-	n := 0
-	add := func(piece, sep string) {
-		if n > 0 && n+runes(sep)+runes(piece) > commands.MaxContent {
-			out, n = append(out, cur.String()), 0
-			cur.Reset()
-		}
-		if n > 0 {
-			cur.WriteString(sep)
-			n += runes(sep)
-		}
-		cur.WriteString(piece)
-		n += runes(piece)
-	}
-	for _, b := range blocks {
-		if runes(b) <= commands.MaxContent {
-			add(b, "\n\n")
-			continue
-		}
-		sep := "\n\n"
-		for _, line := range strings.Split(b, "\n") {
-			for r := []rune(line); ; r = r[commands.MaxContent:] {
-				if len(r) <= commands.MaxContent {
-					add(string(r), sep)
-					break
-				}
-				add(string(r[:commands.MaxContent]), sep)
-			}
-			sep = "\n"
-		}
-	}
-	if n > 0 {
-		out = append(out, cur.String())
-	}
-	return out
-}
 
 // Wrap is the GM screen's step of every request: once the request is
 // answered, it posts the results its change had in the GM channel, and
@@ -463,10 +382,10 @@ func (f *Feature) catchUp(ctx context.Context, s *commands.Service, r *commands.
 		}
 		return resp
 	}
-	// The results in as many follow-ups as they need, each whole in one
-	// where it fits (pages).
-	for _, text := range pages(append([]string{CatchUpHeader}, notes...)) {
-		resp.FollowUps = append(resp.FollowUps, &commands.Response{Content: text, Ephemeral: true})
-	}
+	// The results, each whole in one message where it fits: the kernel
+	// lays the follow-up out over as many as it needs.
+	caught := commands.Blocks(append([]string{CatchUpHeader}, notes...))
+	caught.Ephemeral = true
+	resp.FollowUps = append(resp.FollowUps, caught)
 	return resp
 }
