@@ -3,11 +3,8 @@ package bot
 import (
 	"context"
 	"encoding/json"
-	"net/http/httptest"
 	"strings"
 	"testing"
-
-	"github.com/rs/zerolog"
 
 	"github.com/hpkeeper/hpkeeper/commands"
 )
@@ -17,13 +14,7 @@ import (
 // nobody; a post Discord refuses is an error (the GM screen queues it).
 func TestGMChannelPosts(t *testing.T) {
 	fake := &fakeTrackerREST{}
-	srv := httptest.NewServer(fake)
-	defer srv.Close()
-	session, err := NewSession("test-token", zerolog.Nop(), WithHTTPClient(loopbackClient(t, srv.URL)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	g := NewGMChannel(session)
+	g := NewGMChannel(restSession(t, fake))
 	msg := &commands.Response{Content: "From ann's /init next:\n**Bandit**: WP -2 <@ann>", Embeds: []commands.Embed{{Title: "Bandit"}},
 		Components: [][]commands.Button{{{Label: "Stay Up", CustomID: "hp0:2:9:up"}}}}
 	if err := g.PostToGMs(context.Background(), "chan-1", msg); err != nil {
