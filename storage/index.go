@@ -47,9 +47,12 @@ const (
 	// and after, belongs to the event's user (true of an event that changed
 	// no character).
 	EntryAuthorOwns
+	// EntryHidden: the event holds something players read by its word
+	// only: a state of a hidden character, or a part written hidden.
+	EntryHidden
 
 	// entryFlagsKnown are the flags this code writes.
-	entryFlagsKnown = EntryAuthorOwns<<1 - 1
+	entryFlagsKnown = EntryHidden<<1 - 1
 )
 
 // EventEntry is an event's entry in the history's index.
@@ -62,8 +65,9 @@ type EventEntry struct {
 	UndoOf uint64
 	// Flags are the facts about what it changed.
 	Flags EntryFlags
-	// Characters are the ids of the characters it changed, ascending, each
-	// once; nil when none.
+	// Characters are the ids of the characters it is about, ascending,
+	// each once; nil when none: those it changed, and those a part of it
+	// is about (a timer that fired and changed nothing).
 	Characters []uint64
 	// UndoneBy is the seq of the event that undid it, 0 for none: set by
 	// EventEntries (the index knows it), not by EntryOf (the event cannot).
@@ -76,15 +80,29 @@ func (en EventEntry) Has(f EntryFlags) bool { return en.Flags&f == f }
 // EntryOf returns the index entry of e (whose Seq is set).
 func EntryOf(e *Event) EventEntry {
 	en := EventEntry{Seq: e.Seq, UserID: e.UserID, UndoOf: e.UndoOf, Flags: EntryAuthorOwns}
+	about := func(id uint64) {
+		if !slices.Contains(en.Characters, id) {
+			en.Characters = append(en.Characters, id)
+		}
+	}
 	for _, c := range e.Changes {
 		en.Flags |= EntryCharacters
-		if !slices.Contains(en.Characters, c.CharacterID) {
-			en.Characters = append(en.Characters, c.CharacterID)
-		}
+		about(c.CharacterID)
 		for _, st := range []*Character{c.Before, c.After} {
 			if st != nil && st.OwnerID != e.UserID {
 				en.Flags &^= EntryAuthorOwns
 			}
+			if st != nil && st.Hidden {
+				en.Flags |= EntryHidden
+			}
+		}
+	}
+	for _, p := range e.Parts {
+		for _, id := range p.Characters {
+			about(id)
+		}
+		if p.Hidden {
+			en.Flags |= EntryHidden
 		}
 	}
 	slices.Sort(en.Characters)
@@ -108,8 +126,8 @@ type EntryFilter struct {
 	// ByUser keeps the events that UserID made.
 	ByUser bool
 	UserID string
-	// CharacterID, when not 0, keeps the events that changed that
-	// character.
+	// CharacterID, when not 0, keeps the events about that character
+	// (EventEntry.Characters).
 	CharacterID uint64
 	// SystemChanges keeps the events that changed the table's rule system
 	// (EntrySystemChanged).

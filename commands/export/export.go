@@ -91,7 +91,8 @@ func tableExport(ctx context.Context, s *commands.Service, r *commands.Request) 
 			return err
 		}
 		slices.SortFunc(chars, func(a, b *storage.Character) int { return compareID(a.ID, b.ID) })
-		ex = &File{Format: Format, Version: Version, ExportedAt: r.Now.UTC(), Table: t, Characters: chars, Events: []*storage.Event{}}
+		// The GM inbox is no part of the table's state (storage.Table.GMInbox).
+		ex = &File{Format: Format, Version: Version, ExportedAt: r.Now.UTC(), Table: t.Undoable(), Characters: chars, Events: []*storage.Event{}}
 		for _, c := range chars {
 			ex.LastCharacterID = max(ex.LastCharacterID, c.ID)
 		}
@@ -673,9 +674,10 @@ func moveEvents(p *pacer, evs []*storage.Event, r *commands.Request) ([]storage.
 	return out, nil
 }
 
-// moveTable returns a copy of t at the request's channel and guild.
+// moveTable returns a copy of t at the request's channel and guild, with
+// no tracker and an empty GM inbox.
 func moveTable(t *storage.Table, r *commands.Request) *storage.Table {
-	n := *t
+	n := *t.Undoable()
 	n.ChannelID, n.GuildID, n.TrackerMessageID = r.ChannelID, r.GuildID, ""
 	return &n
 }

@@ -66,8 +66,12 @@ func TestReadsArePaidFor(t *testing.T) {
 		if out.Ephemeral {
 			t.Fatalf("page %d at once: %q; want it to pass", i+1, out.Content)
 		}
-		if !strings.Contains(out.Content, "`#257`") || strings.Contains(out.Content, "`#256`") || !strings.HasSuffix(out.Content, "Older events: /history before:#257") {
-			t.Errorf("page %d: %q; want #257 alone and the command for the rest", i+1, clip(out.Content))
+		all := out.Content // a long page continues in follow-ups
+		for _, f := range out.FollowUps {
+			all += "\n" + f.Content
+		}
+		if !strings.Contains(all, "`#257`") || strings.Contains(all, "`#256`") || !strings.HasSuffix(all, "Older events: /history before:#257") {
+			t.Errorf("page %d: %q; want #257 alone and the command for the rest", i+1, clip(all))
 		}
 	}
 	out := at(tb, "bob", "/history before:#258", now)
