@@ -7,6 +7,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -19,10 +20,13 @@ import (
 // process that dies has its shards taken over by the others.
 //
 //   - Every process is a member while it renews its membership every
-//     LeaseTTL/3 (storage.DB.GatewayMembers). The shards are spread over
-//     the live members by rendezvous hashing: each shard goes to the member
-//     whose hash of (member, shard) is highest, which every member computes
-//     alike, and which moves only the shards of a member that comes or goes.
+//     LeaseTTL/3 (storage.DB.GatewayMembers), with the range of shards it
+//     may take (its --shard-ids, or every shard). The shards are spread over
+//     the live members by rendezvous hashing: each shard goes to the member,
+//     among those whose range holds it, whose hash of (member, shard) is
+//     highest, which every member computes alike, and which moves only the
+//     shards of a member that comes or goes. A shard that no live member's
+//     range holds has no process; each process logs such shards.
 //   - A process runs a shard only while it holds the shard's lease
 //     (storage.DB.AcquireShard), renewed every LeaseTTL/3. When a renewal
 //     fails for LeaseTTL·9/10 (measured on the process's own clock from
@@ -43,13 +47,26 @@ import (
 const DefaultLeaseTTL = 15 * time.Second
 
 // ShardLeases is the database the run processes of one bot share their
-// shards through; *storage.DB over PostgreSQL implements it.
+// shards through; *storage.DB over PostgreSQL implements it. Each method
+// returns an error (wrapping storage.ErrUnavailable when the server cannot
+// be reached) when the database could not answer; the gateway then tries
+// again at its next step.
 type ShardLeases interface {
-	GatewayMembers(owner string, ttl time.Duration) ([]string, error)
+	// GatewayMembers renews m's membership for ttl and returns every live
+	// member with its range of shards (storage.DB.GatewayMembers).
+	GatewayMembers(m storage.GatewayMember, ttl time.Duration) ([]storage.GatewayMember, error)
+	// LeaveGateway ends owner's membership and gives up its leases.
 	LeaveGateway(owner string) error
+	// AcquireShard takes the lease of shard of count for owner for ttl; it
+	// reports false, with the holder's lease, when another holds it.
 	AcquireShard(count, shard int, owner string, ttl time.Duration) (storage.ShardLease, bool, error)
+	// RenewShard extends l for ttl; it reports false when the lease is
+	// another's now.
 	RenewShard(l storage.ShardLease, ttl time.Duration) (storage.ShardLease, bool, error)
+	// ReleaseShard gives l up.
 	ReleaseShard(l storage.ShardLease) error
+	// IdentifyTurn reserves the bucket's next IDENTIFY, or returns how long
+	// to wait before asking again.
 	IdentifyTurn(bucket int, interval time.Duration) (time.Duration, error)
 }
 
@@ -84,6 +101,9 @@ type leaseManager struct {
 	limit *startLimit
 	fatal chan error
 
+	// orphans are the shards no live member may take, as last logged.
+	orphans string
+
 	mu   sync.Mutex
 	held map[int]*leasedShard
 	wg   sync.WaitGroup // shards starting and stopping
@@ -108,19 +128,22 @@ func (m *leaseManager) holds(shard int) bool {
 	return ls != nil && time.Now().Before(ls.until)
 }
 
-// assigned returns the shards of m.cands that rendezvous hashing gives
-// owner among members.
-func assigned(cands storage.ShardRange, members []string, owner string) map[int]bool {
+// assigned returns the shards of cands that rendezvous hashing gives
+// owner among the members whose range holds each.
+func assigned(cands storage.ShardRange, members []storage.GatewayMember, owner string) map[int]bool {
 	out := map[int]bool{}
 	for id := cands.First; id <= cands.Last; id++ {
 		best, bestHash := "", uint64(0)
 		for _, m := range members {
+			if !m.Takes(id) {
+				continue
+			}
 			h := fnv.New64a()
-			h.Write([]byte(m))
+			h.Write([]byte(m.Owner))
 			h.Write([]byte{0})
 			h.Write([]byte(strconv.Itoa(id)))
 			if v := h.Sum64(); best == "" || v > bestHash {
-				best, bestHash = m, v
+				best, bestHash = m.Owner, v
 			}
 		}
 		if best == owner {
@@ -128,6 +151,29 @@ func assigned(cands storage.ShardRange, members []string, owner string) map[int]
 		}
 	}
 	return out
+}
+
+// orphaned returns the shards of count that none of the members may take,
+// as ranges ("4-7,9"), "" when every shard has one.
+func orphaned(count int, members []storage.GatewayMember) string {
+	var out []string
+	for id := 0; id < count; id++ {
+		if slices.ContainsFunc(members, func(m storage.GatewayMember) bool { return m.Takes(id) }) {
+			continue
+		}
+		last := id
+		for last+1 < count && !slices.ContainsFunc(members, func(m storage.GatewayMember) bool { return m.Takes(last + 1) }) {
+			last++
+		}
+		out = append(out, storage.ShardRange{Count: count, First: id, Last: last}.IDs())
+		id = last
+	}
+	return strings.Join(out, ",")
+}
+
+// member is this process as a member of the gateway.
+func (m *leaseManager) member() storage.GatewayMember {
+	return storage.GatewayMember{Owner: m.owner, Shards: m.cands}
 }
 
 // runLeased is Run for a Gateway that shares its shards.
@@ -170,7 +216,7 @@ func (g *Gateway) runLeased(ctx context.Context) error {
 	var runErr error
 	// Join first and take shards from the next tick on, so that processes
 	// started together see each other before they divide the shards.
-	if _, err := m.db.GatewayMembers(m.owner, m.ttl); err != nil {
+	if _, err := m.db.GatewayMembers(m.member(), m.ttl); err != nil {
 		g.log.Warn().Err(err).Msg("could not join the gateway's members; trying again")
 	}
 	for {
@@ -206,9 +252,16 @@ func (g *Gateway) runLeased(ctx context.Context) error {
 // shards it was given that it does not hold yet.
 func (m *leaseManager) step(ctx context.Context) {
 	log := m.g.log
-	members, err := m.db.GatewayMembers(m.owner, m.ttl)
+	members, err := m.db.GatewayMembers(m.member(), m.ttl)
 	if err != nil {
 		log.Warn().Err(err).Msg("could not renew the gateway membership; trying again")
+	} else if o := orphaned(m.count, members); o != m.orphans {
+		m.orphans = o
+		if o != "" {
+			log.Warn().Str("shards", o).Int("shard_count", m.count).Msg("no live process may take these shards (their ranges, --shard-ids, leave them out): their guilds get no answer")
+		} else {
+			log.Info().Int("shard_count", m.count).Msg("every shard has a live process that may take it")
+		}
 	}
 	m.mu.Lock()
 	held := make(map[int]*leasedShard, len(m.held))

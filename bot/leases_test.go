@@ -25,11 +25,11 @@ type cutOff struct {
 
 var errCutOff = errors.New("cut off from the database (test)")
 
-func (c *cutOff) GatewayMembers(owner string, ttl time.Duration) ([]string, error) {
+func (c *cutOff) GatewayMembers(m storage.GatewayMember, ttl time.Duration) ([]storage.GatewayMember, error) {
 	if c.cut.Load() {
 		return nil, errCutOff
 	}
-	return c.ShardLeases.GatewayMembers(owner, ttl)
+	return c.ShardLeases.GatewayMembers(m, ttl)
 }
 
 func (c *cutOff) RenewShard(l storage.ShardLease, ttl time.Duration) (storage.ShardLease, bool, error) {
@@ -70,7 +70,10 @@ func TestGatewaySharesShardsThroughLeases(t *testing.T) {
 	// Names that rendezvous hashing gives two shards each (the test of a
 	// takeover needs both to run some).
 	names := []string{"process-a", "process-b"}
-	for n := 0; len(assigned(storage.AllShards(4), names, names[0])) != 2; n++ {
+	members := func() []storage.GatewayMember {
+		return []storage.GatewayMember{{Owner: names[0], Shards: storage.AllShards(4)}, {Owner: names[1], Shards: storage.AllShards(4)}}
+	}
+	for n := 0; len(assigned(storage.AllShards(4), members(), names[0])) != 2; n++ {
 		names[1] = "process-b" + strconv.Itoa(n)
 	}
 	var gws [2]*Gateway
@@ -165,6 +168,83 @@ func checkIdentifies(t *testing.T, ids []discordtest.Identify, interval time.Dur
 	for i := 1; i < len(ids); i++ {
 		if gap := ids[i].At.Sub(ids[i-1].At); gap < interval*9/10 {
 			t.Errorf("IDENTIFY %d (shard %d) came %v after the one before; want at least %v (one queue for every process)", i, ids[i].Shard, gap, interval)
+		}
+	}
+}
+
+// TestGatewayShardRangesOnPostgres: two processes on one PostgreSQL
+// database, each given a range of the 8 shards (--shard-ids 0-3 and 4-7),
+// run every shard between them: a shard is shared only among the members
+// whose range holds it, so each process runs its whole range.
+func TestGatewayShardRangesOnPostgres(t *testing.T) {
+	u := pgtest.NewDatabase(t)
+	const ttl = 3 * time.Second
+	fake := discordtest.NewServer(t, discordtest.Options{Shards: 8, MaxConcurrency: 8})
+	var logs [2]syncBuffer
+	defer func() {
+		if t.Failed() {
+			for i := range logs {
+				t.Logf("process %d log:\n%s", i, logs[i].String())
+			}
+		}
+	}()
+	ranges := []storage.ShardRange{{Count: 8, First: 0, Last: 3}, {Count: 8, First: 4, Last: 7}}
+	var gws [2]*Gateway
+	for i, rng := range ranges {
+		db, err := storage.OpenPostgres(u, storage.PostgresOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		svc := commands.New(db, dice.NewRandom(uint64(i+1)), systems, features()...)
+		g, err := NewGateway("test-token", svc, zerolog.New(&logs[i]), rng, fakeSession(t, fake)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g.identifyInterval = 100 * time.Millisecond
+		g.ShareShards(db, "process-"+rng.IDs(), ttl)
+		gws[i] = g
+		runGateway(t, g)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		a, b := gws[0].ShardStatus(), gws[1].ShardStatus()
+		if len(a) == 4 && len(b) == 4 && allConnected(a) && allConnected(b) {
+			for i, st := range [][]ShardStatus{a, b} {
+				for _, s := range st {
+					if s.ID < ranges[i].First || s.ID > ranges[i].Last {
+						t.Errorf("process %d (%v) runs shard %d", i, ranges[i], s.ID)
+					}
+				}
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after 30 s the processes of shards 0-3 and 4-7 run %+v and %+v; want 4 shards each, connected", a, b)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestOrphanedShards: the shards that no member's range holds, as a
+// process logs them.
+func TestOrphanedShards(t *testing.T) {
+	of := func(first, last int) storage.GatewayMember {
+		return storage.GatewayMember{Owner: "p", Shards: storage.ShardRange{Count: 10, First: first, Last: last}}
+	}
+	for _, tt := range []struct {
+		members []storage.GatewayMember
+		want    string
+	}{
+		{[]storage.GatewayMember{of(0, 9)}, ""},
+		{[]storage.GatewayMember{of(0, 3), of(4, 9)}, ""},
+		{[]storage.GatewayMember{of(0, 3)}, "4-9"},
+		{[]storage.GatewayMember{of(1, 3), of(5, 5), of(7, 8)}, "0,4,6,9"},
+		{[]storage.GatewayMember{of(2, 6), of(0, 4)}, "7-9"},
+		{nil, "0-9"},
+	} {
+		if got := orphaned(10, tt.members); got != tt.want {
+			t.Errorf("orphaned(10, %+v) = %q; want %q", tt.members, got, tt.want)
 		}
 	}
 }

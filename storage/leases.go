@@ -52,26 +52,45 @@ func (db *DB) pgCtx() (context.Context, context.CancelFunc, error) {
 	return ctx, cancel, nil
 }
 
-// GatewayMembers records owner as a live run process until ttl from now
-// and returns every live member's name, owner included, in byte order.
-func (db *DB) GatewayMembers(owner string, ttl time.Duration) ([]string, error) {
+// GatewayMember is a live run process sharing the gateway's shards.
+type GatewayMember struct {
+	// Owner is the process's name (unique per process).
+	Owner string
+	// Shards are the shards it may take: its range (--shard-ids), or
+	// every shard of the count. A member that recorded no range (an
+	// older hpkeeper) reads as First 0, Last math.MaxInt32: any shard.
+	Shards ShardRange
+}
+
+// Takes reports whether m may take the shard id.
+func (m GatewayMember) Takes(id int) bool {
+	return m.Shards.First <= id && id <= m.Shards.Last
+}
+
+// GatewayMembers records m as a live run process, with its range of
+// shards, until ttl from now and returns every live member, m included,
+// in byte order of their names. The Count of the members' Shards is m's.
+func (db *DB) GatewayMembers(m GatewayMember, ttl time.Duration) ([]GatewayMember, error) {
 	ctx, cancel, err := db.pgCtx()
 	if err != nil {
 		return nil, err
 	}
 	defer cancel()
 	b := &pgx.Batch{}
-	b.Queue(`INSERT INTO gateway_members (owner, expires_at) VALUES ($1, current_timestamp + $2::interval)
-		ON CONFLICT (owner) DO UPDATE SET expires_at = excluded.expires_at`, owner, ttl)
-	var members []string
-	b.Queue(`SELECT owner FROM gateway_members WHERE expires_at > current_timestamp ORDER BY owner`).
+	b.Queue(`INSERT INTO gateway_members (owner, expires_at, shard_first, shard_last)
+		VALUES ($1, current_timestamp + $2::interval, $3, $4)
+		ON CONFLICT (owner) DO UPDATE SET expires_at = excluded.expires_at,
+		shard_first = excluded.shard_first, shard_last = excluded.shard_last`,
+		m.Owner, ttl, m.Shards.First, m.Shards.Last)
+	var members []GatewayMember
+	b.Queue(`SELECT owner, shard_first, shard_last FROM gateway_members WHERE expires_at > current_timestamp ORDER BY owner`).
 		Query(func(rows pgx.Rows) error {
 			for rows.Next() {
-				var m string
-				if err := rows.Scan(&m); err != nil {
+				o := GatewayMember{Shards: ShardRange{Count: m.Shards.Count}}
+				if err := rows.Scan(&o.Owner, &o.Shards.First, &o.Shards.Last); err != nil {
 					return err
 				}
-				members = append(members, m)
+				members = append(members, o)
 			}
 			return rows.Err()
 		})

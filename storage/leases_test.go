@@ -41,12 +41,14 @@ func TestShardLeases(t *testing.T) {
 	if _, ok, err := a.AcquireShard(4, 1, "a", ttl); err != nil || !ok {
 		t.Errorf("AcquireShard(released) = %v, %v; want true", ok, err)
 	}
-	members, err := b.GatewayMembers("b", ttl)
-	if err != nil || len(members) != 1 || members[0] != "b" {
+	ma := GatewayMember{Owner: "a", Shards: ShardRange{Count: 4, First: 0, Last: 1}}
+	mb := GatewayMember{Owner: "b", Shards: AllShards(4)}
+	members, err := b.GatewayMembers(mb, ttl)
+	if err != nil || len(members) != 1 || members[0] != mb {
 		t.Errorf("GatewayMembers = %v, %v; want [b]", members, err)
 	}
-	if members, _ = a.GatewayMembers("a", ttl); len(members) != 2 {
-		t.Errorf("GatewayMembers = %v; want [a b]", members)
+	if members, _ = a.GatewayMembers(ma, ttl); len(members) != 2 || members[0] != ma || members[1] != mb {
+		t.Errorf("GatewayMembers = %+v; want [%+v %+v] (each with its range)", members, ma, mb)
 	}
 	if err := a.LeaveGateway("a"); err != nil {
 		t.Fatal(err)
@@ -54,7 +56,7 @@ func TestShardLeases(t *testing.T) {
 	if _, ok, _ := b.AcquireShard(4, 1, "b", ttl); !ok {
 		t.Error("a shard of a process that left is not free")
 	}
-	if members, _ = b.GatewayMembers("b", ttl); len(members) != 1 {
+	if members, _ = b.GatewayMembers(mb, ttl); len(members) != 1 {
 		t.Errorf("GatewayMembers after a left = %v; want [b]", members)
 	}
 }

@@ -34,6 +34,8 @@ import (
 //	              Ed25519 signature), expires_at: the replay guard that every
 //	              serve replica shares
 //	work_limits   user_id, units, at: each user's work allowance
+//	gateway_members  owner, expires_at, shard_first, shard_last: the run
+//	              processes alive and the range of shards each may take
 //	shard_leases  shard_count, shard_id, owner, token, expires_at: which run
 //	              process answers a gateway shard (leases.go)
 //	identify_buckets  bucket, next_at: the identify queue every run process
@@ -146,12 +148,22 @@ var pgMigrations = []pgMigration{
 			)`,
 		},
 	},
+	{
+		version: 4,
+		name:    "each gateway member's range of shards",
+		sql: []string{
+			// A member that wrote no range (an older hpkeeper) may take
+			// any shard, as it does.
+			`ALTER TABLE gateway_members ADD COLUMN shard_first INT NOT NULL DEFAULT 0`,
+			`ALTER TABLE gateway_members ADD COLUMN shard_last INT NOT NULL DEFAULT 2147483647`,
+		},
+	},
 }
 
 // PostgresSchemaVersion is the schema version of a PostgreSQL database this
 // code reads and writes (its own numbering, apart from a file's
 // SchemaVersion): the version of the last entry of pgMigrations.
-const PostgresSchemaVersion = 3
+const PostgresSchemaVersion = 4
 
 // pgSchemaVersion is PostgresSchemaVersion as the migrations count it.
 var pgSchemaVersion = pgMigrations[len(pgMigrations)-1].version
