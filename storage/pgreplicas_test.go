@@ -275,3 +275,32 @@ func TestViewReadsAloneThenInASnapshot(t *testing.T) {
 		t.Fatalf("the history walked after the other replica's change: %d events; want the two changes 3 → 7 → 5", len(events))
 	}
 }
+
+// TestConcurrentFirstOpens: replicas started together on an empty
+// database (a compose file starts three at once) all open it: the one
+// that creates a table of the schema first wins, and the others read what
+// it made instead of failing on the catalog's own unique keys. Several
+// databases, so that the race is met.
+func TestConcurrentFirstOpens(t *testing.T) {
+	const databases, replicas = 4, 4
+	for d := range databases {
+		u := pgtest.NewDatabase(t)
+		var wg sync.WaitGroup
+		errs := make([]error, replicas)
+		for r := range replicas {
+			wg.Go(func() {
+				db, err := OpenPostgres(u, PostgresOptions{})
+				if err == nil {
+					err = db.Close()
+				}
+				errs[r] = err
+			})
+		}
+		wg.Wait()
+		for r, err := range errs {
+			if err != nil {
+				t.Errorf("database %d, replica %d of %d opening together: %v", d, r, replicas, err)
+			}
+		}
+	}
+}

@@ -173,12 +173,24 @@ var pgSchemaVersion = pgMigrations[len(pgMigrations)-1].version
 // applied first is skipped (its schema_migrations row is the lock). It
 // fails with ErrSchemaTooNew when the database is newer than the code.
 func pgMigrate(ctx context.Context, pool *pgxpool.Pool) error {
-	_, err := pool.Exec(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
-		version    INT PRIMARY KEY,
-		name       TEXT NOT NULL,
-		applied_at TIMESTAMPTZ NOT NULL DEFAULT current_timestamp
-	)`)
-	if err != nil {
+	// Processes opening a new database together race in the catalog: the
+	// CREATE TABLE IF NOT EXISTS of all but one fails on the catalog's own
+	// unique keys once the first committed. The table is there then, and
+	// the statement run again finds it.
+	for try := 0; ; try++ {
+		_, err := pool.Exec(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+			version    INT PRIMARY KEY,
+			name       TEXT NOT NULL,
+			applied_at TIMESTAMPTZ NOT NULL DEFAULT current_timestamp
+		)`)
+		if err == nil {
+			break
+		}
+		var pgErr *pgconn.PgError
+		if try < 3 && errors.As(err, &pgErr) &&
+			(pgErr.Code == pgUniqueViolation || pgErr.Code == pgDuplicateObject || pgErr.Code == pgDuplicateTable) {
+			continue
+		}
 		return fmt.Errorf("create schema_migrations: %w", err)
 	}
 	current, err := pgVersion(ctx, pool)
@@ -233,6 +245,8 @@ const (
 	pgSerializationFailure  = "40001"
 	pgDeadlockDetected      = "40P01"
 	pgUndefinedTable        = "42P01"
+	pgDuplicateTable        = "42P07"
+	pgDuplicateObject       = "42710"
 	pgAdminShutdown         = "57P01"
 	pgCannotConnectNow      = "57P03"
 	pgCrashShutdown         = "57P02"
