@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -28,9 +29,10 @@ type pgChannel struct {
 	// inserted: this transaction inserted the channel's row (to lock a
 	// channel that had none); exists: the row exists (or will).
 	inserted, exists bool
-	// version is the row's version as read; the commit of a write makes it
-	// version+1.
-	version int64
+	// version is the row's version as read (0: no row); next is the one
+	// the commit of a write gives it (pgVersion), chosen at the first
+	// write.
+	version, next int64
 	// table is the table record (nil: none); lastChar and lastEvent the
 	// sequences.
 	table               []byte
@@ -249,7 +251,7 @@ func (t *pgTx) state(channelID string) (*channelState, error) {
 		return nil, err
 	}
 	if ch.exists && !ch.inserted {
-		t.s.cache.putNewer(channelID, st)
+		t.s.cache.putPG(channelID, st)
 	}
 	return st, nil
 }
@@ -266,8 +268,27 @@ func (c *pgChannel) write() error {
 	if c.tx.failed != nil {
 		return c.tx.failed
 	}
+	if !c.dirty {
+		c.next = pgNextVersion(c.version)
+	}
 	c.dirty, c.exists = true, true
 	return nil
+}
+
+// pgNextVersion returns a new version for a row at version v: a random
+// number in 1…2⁶³-1 other than v. A row's version names the state a write
+// left, and the state cache uses a state only while the row holds its
+// version. A count of writes would not do: when the last writes are lost
+// (an asynchronous standby promoted, a dump restored) and others made in
+// their place, a row would come back to a count that a replica cached for
+// a lost state. A random version is mistaken for a cached one only when a
+// write draws the very number the cache holds: 1 in 2⁶³ per write.
+func pgNextVersion(v int64) int64 {
+	for {
+		if n := rand.Int64N(math.MaxInt64) + 1; n != v {
+			return n
+		}
+	}
 }
 
 func (c *pgChannel) writeTable(rec []byte) error {
@@ -534,8 +555,8 @@ func (c *pgChannel) queueRow(b *pgx.Batch) {
 		rec = &s
 	}
 	b.Queue(`UPDATE tables SET record = $2, guild_id = COALESCE($3, guild_id), system = $4,
-		last_character_id = $5, last_event_seq = $6, version = version + 1 WHERE channel_id = $1`,
-		c.chanID, rec, guild, system, int64(c.lastChar), int64(c.lastEvent))
+		last_character_id = $5, last_event_seq = $6, version = $7 WHERE channel_id = $1`,
+		c.chanID, rec, guild, system, int64(c.lastChar), int64(c.lastEvent), c.next)
 }
 
 // pgText returns s as a TEXT column holds it: PostgreSQL refuses the 0x00

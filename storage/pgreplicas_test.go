@@ -1,11 +1,14 @@
 package storage
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/hpkeeper/hpkeeper/storage/pgtest"
 )
@@ -302,5 +305,55 @@ func TestConcurrentFirstOpens(t *testing.T) {
 				t.Errorf("database %d, replica %d of %d opening together: %v", d, r, replicas, err)
 			}
 		}
+	}
+}
+
+// TestCacheNeverServesALostWrite: a replica's cached state is never taken
+// for another write's. A replica writes and caches its state; the write is
+// then lost, as the last writes are when an asynchronously replicated
+// primary fails over, or when the database is restored from a dump taken
+// before it; another replica then makes a different write of the table.
+// The row has been written as many times as when the first replica cached
+// it, yet that replica reads the other's write, not its lost one: each
+// write gives the row a version of its own.
+func TestCacheNeverServesALostWrite(t *testing.T) {
+	u := pgtest.NewDatabase(t)
+	p, q := mustOpenPath(t, u), mustOpenPath(t, u)
+	setupTable(t, p, "c1", "Lister")
+	conn, err := pgx.Connect(context.Background(), u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	exec := func(sqls ...string) {
+		t.Helper()
+		for _, s := range sqls {
+			if _, err := conn.Exec(context.Background(), s); err != nil {
+				t.Fatalf("%s: %v", s, err)
+			}
+		}
+	}
+	// The dump, taken before the write that will be lost.
+	exec(`CREATE TABLE dump_tables AS SELECT * FROM tables`,
+		`CREATE TABLE dump_characters AS SELECT * FROM characters`,
+		`CREATE TABLE dump_events AS SELECT * FROM events`)
+	write := func(db *DB, hp int) {
+		t.Helper()
+		mustUpdate(t, db, func(tx *Tx) error {
+			e := &Event{ChannelID: "c1", At: t0, Command: "/damage"}
+			if err := changeCharacter(1, func(c *Character) { c.Sheet = sheet(hp) })(tx, e); err != nil {
+				return err
+			}
+			return tx.AppendEvent(e)
+		})
+	}
+	write(p, 50) // cached by p, then lost
+	exec(`DELETE FROM events`, `DELETE FROM characters`, `DELETE FROM tables`,
+		`INSERT INTO tables SELECT * FROM dump_tables`,
+		`INSERT INTO characters SELECT * FROM dump_characters`,
+		`INSERT INTO events SELECT * FROM dump_events`)
+	write(q, 60)
+	if got := readState(t, p, "c1").Characters[0].Sheet; string(got) != string(sheet(60)) {
+		t.Errorf("the replica whose write was lost reads sheet %s; want %s, the database's", got, sheet(60))
 	}
 }

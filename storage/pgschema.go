@@ -19,9 +19,10 @@ import (
 //	tables        channel_id, guild_id, system, record (the Table, NULL once
 //	              the table's creation was undone: its history stays),
 //	              last_character_id and last_event_seq (the sequences that
-//	              hand out ids and seqs), version (bumped by every
-//	              transaction that changes the channel: the state cache's
-//	              check, and the lock every command of the table takes)
+//	              hand out ids and seqs), version (a new random number
+//	              at every transaction that changes the channel, never a
+//	              count: the state cache's check, pgNextVersion), and the
+//	              row is the lock every command of the table takes
 //	characters    channel_id, id, name_key (lower-cased name, unique per
 //	              channel), record (the Character)
 //	events        channel_id, seq, at, user_id, user_name, command, summary,

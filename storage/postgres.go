@@ -24,8 +24,8 @@ import (
 // trip when fn returns. A View is one REPEATABLE READ READ ONLY
 // transaction: one snapshot. The state cache (cache.go) keeps decoded
 // channels as elsewhere, each with its row's version, and a read uses one
-// only when the row still has that version: another process's write bumps
-// it.
+// only when the row still has that version: another process's write
+// gives it a new one.
 
 // DefaultPostgresTimeout bounds one transaction (every round trip of one
 // View or Update, the wait for a connection and for the table's row lock
@@ -284,7 +284,7 @@ func (t *pgTx) end() {
 	t.conn = nil
 }
 
-// commit sends the queued writes, the version bumps of the channels
+// commit sends the queued writes, the new versions of the channels
 // written and the COMMIT in one round trip. A transaction that wrote
 // nothing is rolled back instead (nothing to make durable). It returns
 // ErrCommitUnknown (wrapped) when the COMMIT was sent and its answer lost.
