@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"os"
@@ -171,6 +172,37 @@ func orphaned(count int, members []storage.GatewayMember) string {
 	return strings.Join(out, ",")
 }
 
+// join makes the process a member of the gateway, trying again every
+// LeaseTTL/3 while the database does not answer, and agrees on the shard
+// count with the live members: a process whose count was not fixed
+// (Discord's recommendation, recommended) takes theirs; one given a count
+// that is not theirs returns the error that stops it, in one line.
+func (m *leaseManager) join(ctx context.Context, recommended int) error {
+	for {
+		_, err := m.db.GatewayMembers(m.member(), m.ttl)
+		var ce *storage.ShardCountError
+		switch {
+		case err == nil:
+			return nil
+		case errors.As(err, &ce) && m.g.want.Count == 0:
+			m.count, m.cands = ce.Count, storage.AllShards(ce.Count)
+			ev := m.g.log.Info()
+			if recommended > ce.Count {
+				ev = m.g.log.Warn() // as Run warns of a fixed count below it
+			}
+			ev.Int("shard_count", ce.Count).Int("recommended_shards", recommended).Strs("members", ce.Members).
+				Msg("taking the shard count of the run processes on the database (stop them all to change it)")
+			continue
+		case errors.As(err, &ce):
+			return fmt.Errorf("run gateway: %w: give every process the same --shards (or auto, to take theirs), or stop them all to change it", err)
+		}
+		m.g.log.Warn().Err(err).Msg("could not join the gateway's members; trying again")
+		if !sleep(ctx, m.ttl/3) {
+			return nil
+		}
+	}
+}
+
 // member is this process as a member of the gateway.
 func (m *leaseManager) member() storage.GatewayMember {
 	return storage.GatewayMember{Owner: m.owner, Shards: m.cands}
@@ -191,6 +223,11 @@ func (g *Gateway) runLeased(ctx context.Context) error {
 	m.cands = g.want
 	if m.cands.Count == 0 {
 		m.cands = storage.AllShards(m.count)
+	}
+	// Join first and take shards from the next tick on, so that processes
+	// started together see each other before they divide the shards.
+	if err := m.join(ctx, gb.Shards); err != nil {
+		return err
 	}
 	m.limit = newStartLimit(gb.SessionStartLimit, g.rest.GatewayBot, g.log, g.identifyInterval)
 	m.limit.shared = m.turn // every IDENTIFY, discordgo's after an invalid session too
@@ -214,11 +251,6 @@ func (g *Gateway) runLeased(ctx context.Context) error {
 	tick := time.NewTicker(m.ttl / 3)
 	defer tick.Stop()
 	var runErr error
-	// Join first and take shards from the next tick on, so that processes
-	// started together see each other before they divide the shards.
-	if _, err := m.db.GatewayMembers(m.member(), m.ttl); err != nil {
-		g.log.Warn().Err(err).Msg("could not join the gateway's members; trying again")
-	}
 	for {
 		select {
 		case <-ctx.Done():
@@ -253,6 +285,16 @@ func (g *Gateway) runLeased(ctx context.Context) error {
 func (m *leaseManager) step(ctx context.Context) {
 	log := m.g.log
 	members, err := m.db.GatewayMembers(m.member(), m.ttl)
+	var ce *storage.ShardCountError
+	if errors.As(err, &ce) {
+		// The others run another count: they started with it while this
+		// process was cut off from the database past its membership.
+		select {
+		case m.fatal <- fmt.Errorf("run gateway: %w since it was cut off from the database: stopping", err):
+		default:
+		}
+		return
+	}
 	if err != nil {
 		log.Warn().Err(err).Msg("could not renew the gateway membership; trying again")
 	} else if o := orphaned(m.count, members); o != m.orphans {

@@ -3,6 +3,7 @@ package bot
 import (
 	"errors"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -245,6 +246,83 @@ func TestOrphanedShards(t *testing.T) {
 	} {
 		if got := orphaned(10, tt.members); got != tt.want {
 			t.Errorf("orphaned(10, %+v) = %q; want %q", tt.members, got, tt.want)
+		}
+	}
+}
+
+// TestGatewayShardCountAgreed: the run processes of one database agree on
+// the shard count. While a process runs 4 shards, one told 8 refuses to
+// start, saying so in one line, and one told auto (Discord recommends 8)
+// adopts the 4 and shares them: every IDENTIFY is of 4 shards.
+func TestGatewayShardCountAgreed(t *testing.T) {
+	u := pgtest.NewDatabase(t)
+	const ttl = 3 * time.Second
+	fake := discordtest.NewServer(t, discordtest.Options{Shards: 8, MaxConcurrency: 4})
+	var logs [3]syncBuffer
+	defer func() {
+		if t.Failed() {
+			for i := range logs {
+				t.Logf("process %d log:\n%s", i, logs[i].String())
+			}
+		}
+	}()
+	names := []string{"process-a", "process-b", "process-c"}
+	for n := 0; len(assigned(storage.AllShards(4), []storage.GatewayMember{
+		{Owner: names[0], Shards: storage.AllShards(4)}, {Owner: names[2], Shards: storage.AllShards(4)},
+	}, names[2])) != 2; n++ {
+		names[2] = "process-c" + strconv.Itoa(n)
+	}
+	start := func(i int, rng storage.ShardRange) (*Gateway, chan error) {
+		db, err := storage.OpenPostgres(u, storage.PostgresOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		svc := commands.New(db, dice.NewRandom(uint64(i+1)), systems, features()...)
+		g, err := NewGateway("test-token", svc, zerolog.New(&logs[i]), rng, fakeSession(t, fake)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g.identifyInterval = 100 * time.Millisecond
+		g.ShareShards(db, names[i], ttl)
+		done, _ := runGateway(t, g)
+		return g, done
+	}
+	a, _ := start(0, storage.AllShards(4))
+	deadline := time.Now().Add(30 * time.Second)
+	for st := a.ShardStatus(); len(st) != 4 || !allConnected(st); st = a.ShardStatus() {
+		if time.Now().After(deadline) {
+			t.Fatalf("after 30 s the first process runs %+v; want 4 shards", st)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+
+	_, doneB := start(1, storage.AllShards(8))
+	select {
+	case err := <-doneB:
+		doneB <- err // for runGateway's cleanup
+		if err == nil || !strings.Contains(err.Error(), "use 4 shards") || !strings.Contains(err.Error(), "told 8") || strings.Contains(err.Error(), "\n") {
+			t.Errorf("a process told 8 shards among processes of 4 stopped with %q; want one line naming both counts", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatalf("a process told 8 shards among processes of 4 still runs after 30 s: %+v", fake.Identifies())
+	}
+
+	c, _ := start(2, storage.ShardRange{})
+	deadline = time.Now().Add(30 * time.Second)
+	for {
+		sa, sc := a.ShardStatus(), c.ShardStatus()
+		if len(sa) == 2 && len(sc) == 2 && allConnected(sa) && allConnected(sc) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after 30 s the processes run %+v and %+v; want the 4 shards shared, 2 each", sa, sc)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	for _, id := range fake.Identifies() {
+		if id.Count != 4 {
+			t.Errorf("IDENTIFY of shard %d of %d; want every one of 4", id.Shard, id.Count)
 		}
 	}
 }

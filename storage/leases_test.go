@@ -86,3 +86,33 @@ func TestLeasesNeedASharedDatabase(t *testing.T) {
 		t.Errorf("AcquireShard on a file: %v; want ErrNotShared", err)
 	}
 }
+
+// TestGatewayShardCount: the database records one shard count for every
+// run process: the first member's; another count is refused while a
+// member of the recorded one is alive, and taken once none is.
+func TestGatewayShardCount(t *testing.T) {
+	db := openReplicas(t, 1)[0]
+	const ttl = time.Minute
+	a := GatewayMember{Owner: "a", Shards: AllShards(4)}
+	b := GatewayMember{Owner: "b", Shards: AllShards(8)}
+	if _, err := db.GatewayMembers(a, ttl); err != nil {
+		t.Fatal(err)
+	}
+	_, err := db.GatewayMembers(b, ttl)
+	var ce *ShardCountError
+	if !errors.As(err, &ce) || ce.Count != 4 || ce.Want != 8 || len(ce.Members) != 1 || ce.Members[0] != "a" {
+		t.Fatalf("GatewayMembers(8 shards) while a runs 4: %v; want a *ShardCountError of 4 naming a", err)
+	}
+	if members, err := db.GatewayMembers(a, ttl); err != nil || len(members) != 1 {
+		t.Errorf("GatewayMembers(a) after b was refused = %+v, %v; want [a] (b not recorded)", members, err)
+	}
+	if err := db.LeaveGateway("a"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.GatewayMembers(b, ttl); err != nil {
+		t.Fatalf("GatewayMembers(8 shards) with no member alive: %v; want it to set the count", err)
+	}
+	if _, err := db.GatewayMembers(a, ttl); !errors.As(err, &ce) || ce.Count != 8 {
+		t.Errorf("GatewayMembers(4 shards) while b runs 8: %v; want a *ShardCountError of 8", err)
+	}
+}

@@ -37,6 +37,9 @@ import (
 //	work_limits   user_id, units, at: each user's work allowance
 //	gateway_members  owner, expires_at, shard_first, shard_last: the run
 //	              processes alive and the range of shards each may take
+//	gateway_shards  id (always 1), shard_count, set_by, set_at: the shard
+//	              count every run process uses, set by the first to join
+//	              when no other is alive (leases.go)
 //	shard_leases  shard_count, shard_id, owner, token, expires_at: which run
 //	              process answers a gateway shard (leases.go)
 //	identify_buckets  bucket, next_at: the identify queue every run process
@@ -159,12 +162,24 @@ var pgMigrations = []pgMigration{
 			`ALTER TABLE gateway_members ADD COLUMN shard_last INT NOT NULL DEFAULT 2147483647`,
 		},
 	},
+	{
+		version: 5,
+		name:    "the gateway's shard count, one for every run process",
+		sql: []string{
+			`CREATE TABLE gateway_shards (
+				id          INT PRIMARY KEY CHECK (id = 1),
+				shard_count INT NOT NULL,
+				set_by      TEXT NOT NULL,
+				set_at      TIMESTAMPTZ NOT NULL
+			)`,
+		},
+	},
 }
 
 // PostgresSchemaVersion is the schema version of a PostgreSQL database this
 // code reads and writes (its own numbering, apart from a file's
 // SchemaVersion): the version of the last entry of pgMigrations.
-const PostgresSchemaVersion = 4
+const PostgresSchemaVersion = 5
 
 // pgSchemaVersion is PostgresSchemaVersion as the migrations count it.
 var pgSchemaVersion = pgMigrations[len(pgMigrations)-1].version
