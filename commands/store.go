@@ -41,7 +41,8 @@ func shareWork(l *workLimiter, db Store) {
 // Update runs fn in one atomic change of the store for request r, and
 // records r's interaction with it (storage.Tx.RecordInteraction): a request
 // applied once is never applied again, on this process or another, and its
-// second coming is refused with CodeConflict, naming the event it wrote.
+// second coming is refused with CodeConflict, before fn runs, naming the
+// event it wrote and the /history command that shows it.
 // Every change a command makes goes through it (Mutate does): a feature
 // that writes a transaction of its own (/undo, /table import) calls it, not
 // DB().Update.
@@ -55,9 +56,9 @@ func (s *Service) Update(r *Request, fn func(tx *storage.Tx) error) error {
 	var done *storage.InteractionDoneError
 	if errors.As(err, &done) {
 		if done.Done.EventSeq == 0 {
-			return Errorf(CodeConflict, "This command was applied already; it was not applied again.")
+			return Errorf(CodeConflict, "This command was applied already, the first time it reached the bot. It was not applied again.")
 		}
-		return Errorf(CodeConflict, "This command was applied already (#%d in /history); it was not applied again.", done.Done.EventSeq)
+		return Errorf(CodeConflict, "This command was applied already, the first time it reached the bot, as #%d: `/history before:#%d` shows it. It was not applied again.", done.Done.EventSeq, done.Done.EventSeq+1)
 	}
 	return err
 }

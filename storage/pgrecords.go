@@ -109,7 +109,11 @@ func (t *pgTx) channel(channelID string) (*pgChannel, error) {
 		})
 	// Statements after the lock see every commit before it: the newest
 	// event and the characters (unless the cache has the row's version)
-	// are those of the locked row.
+	// are those of the locked row, and the record of the interaction the
+	// transaction records there is any committed before.
+	if in := t.interaction; in != nil && in.ChannelID == channelID && t.writable {
+		t.queueInteraction(b)
+	}
 	b.Queue(`SELECT seq, form FROM events WHERE channel_id = $1 ORDER BY seq DESC LIMIT 1`, channelID).
 		Query(func(rows pgx.Rows) error {
 			for rows.Next() {

@@ -211,8 +211,9 @@ type pgTx struct {
 	// longer commit.
 	failed error
 	// interaction, when set, is written with the transaction and looked
-	// for when its COMMIT's answer is lost (Tx.RecordInteraction).
-	interaction *Interaction
+	// for when its COMMIT's answer is lost (Tx.RecordInteraction);
+	// applied is its record when it was recorded before.
+	interaction, applied *Interaction
 	// wroteShared: a queued write is of no channel (shared.go), so the
 	// transaction commits even when no channel changed.
 	wroteShared bool
