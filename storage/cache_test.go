@@ -415,7 +415,7 @@ func testCacheCopiesEveryField(t *testing.T) {
 			"Options": true, "Clock": true, "CreatedAt": true, "TrackerMessageID": true, "Initiative": true},
 		reflect.TypeOf(Initiative{}): {"Combatants": true, "Turn": true, "Start": true, "Underway": true, "Joins": true},
 		reflect.TypeOf(Combatant{}): {"CharacterID": true, "Initiative": true, "Bonus": true, "Join": true, "Roll": true,
-			"Hidden": true},
+			"Hidden": true, "Fallen": true},
 		reflect.TypeOf(Character{}): {"ChannelID": true, "ID": true, "Name": true, "OwnerID": true, "OwnerName": true,
 			"CreatedAt": true, "Sheet": true, "Hidden": true},
 	}
