@@ -357,3 +357,64 @@ func TestCacheNeverServesALostWrite(t *testing.T) {
 		t.Errorf("the replica whose write was lost reads sheet %s; want %s, the database's", got, sheet(60))
 	}
 }
+
+// TestAmbiguousCommitLookupWaitsForTheCommit: the lookup of an interaction
+// after a COMMIT whose answer was lost waits for the transaction that may
+// still be committing (it holds its table's row): it says "written" once
+// that commits, instead of "not written" from before.
+func TestAmbiguousCommitLookupWaitsForTheCommit(t *testing.T) {
+	u := pgtest.NewDatabase(t)
+	db := mustOpenPath(t, u)
+	setupTable(t, db, "c1", "Lister")
+	ctx := context.Background()
+	// The transaction in flight: it holds the table's row and has written
+	// the interaction's record, and its COMMIT is on its way.
+	holder, err := pgx.Connect(ctx, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Close(ctx)
+	for _, q := range []string{`BEGIN`, `SELECT version FROM tables WHERE channel_id = 'c1' FOR UPDATE`,
+		`INSERT INTO interactions (id, channel_id, event_seq, at) VALUES ('1311000000000000009', 'c1', 2, current_timestamp)`} {
+		if _, err := holder.Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	type result struct {
+		found bool
+		err   error
+	}
+	res := make(chan result, 1)
+	go func() {
+		found, err := db.pg.interactionWritten(&Interaction{ID: "1311000000000000009", ChannelID: "c1"})
+		res <- result{found, err}
+	}()
+	// Wait until the lookup waits for the lock, or answered.
+	watch, err := pgx.Connect(ctx, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer watch.Close(ctx)
+	for {
+		select {
+		case r := <-res:
+			t.Fatalf("the lookup answered %v, %v while the transaction was in flight; want it to wait for it", r.found, r.err)
+		default:
+		}
+		var waiting int
+		if err := watch.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity
+			WHERE datname = current_database() AND wait_event_type = 'Lock'`).Scan(&waiting); err != nil {
+			t.Fatal(err)
+		}
+		if waiting > 0 {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if _, err := holder.Exec(ctx, `COMMIT`); err != nil {
+		t.Fatal(err)
+	}
+	if r := <-res; r.err != nil || !r.found {
+		t.Errorf("the lookup after the COMMIT = %v, %v; want found", r.found, r.err)
+	}
+}

@@ -396,7 +396,7 @@ func (s *pgStore) runOnce(writable bool, fn func(*pgTx) error) (err error) {
 		s.onCommit(GroupStats{Updates: 1, Functions: ran.Sub(start), Commit: time.Since(ran), Err: err})
 	}
 	if errors.Is(err, ErrCommitUnknown) && t.interaction != nil {
-		found, ferr := s.interactionWritten(t.interaction.ID)
+		found, ferr := s.interactionWritten(t.interaction)
 		switch {
 		case ferr != nil:
 			return errors.Join(err, ferr)
@@ -408,21 +408,45 @@ func (s *pgStore) runOnce(writable bool, fn func(*pgTx) error) (err error) {
 	return err
 }
 
-// interactionWritten reports whether the interaction id was committed,
+// interactionWritten reports whether the interaction in was committed,
 // asking on a new connection (after an ambiguous commit), for up to the
-// transaction timeout while the server is unreachable.
-func (s *pgStore) interactionWritten(id string) (bool, error) {
+// transaction timeout while the server is unreachable. It asks under the
+// lock of in's table row, which the transaction of the lost COMMIT held
+// from its first statement: the lookup waits until that transaction, if
+// the server still runs it, has committed or rolled back, and so never
+// reads "not written" of a COMMIT still on its way. (A table row that
+// transaction inserted is waited for by inserting it too.) Nothing is
+// written: the lookup's transaction is rolled back.
+func (s *pgStore) interactionWritten(in *Interaction) (bool, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), s.timeout)
 	defer cancel()
 	for {
-		var n int
-		err := s.pool.QueryRow(ctx, `SELECT count(*) FROM interactions WHERE id = $1`, id).Scan(&n)
+		found, err := s.lookUpInteraction(ctx, in)
 		if err == nil {
-			return n > 0, nil
+			return found, nil
 		}
 		if ctx.Err() != nil {
-			return false, fmt.Errorf("look for interaction %s after an unknown commit: %w", id, pgUnavailable(err))
+			return false, fmt.Errorf("look for interaction %s after an unknown commit: %w", in.ID, pgUnavailable(err))
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// lookUpInteraction is one try of interactionWritten.
+func (s *pgStore) lookUpInteraction(ctx context.Context, in *Interaction) (bool, error) {
+	tx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted})
+	if err != nil {
+		return false, err
+	}
+	defer func() { _ = tx.Rollback(ctx) }()
+	var n int
+	b := &pgx.Batch{}
+	b.Queue(`INSERT INTO tables (channel_id) VALUES ($1) ON CONFLICT (channel_id) DO NOTHING`, in.ChannelID)
+	b.Queue(`SELECT 1 FROM tables WHERE channel_id = $1 FOR UPDATE`, in.ChannelID)
+	b.Queue(`SELECT count(*) FROM interactions WHERE id = $1`, in.ID).
+		QueryRow(func(row pgx.Row) error { return row.Scan(&n) })
+	if err := tx.SendBatch(ctx, b).Close(); err != nil {
+		return false, err
+	}
+	return n > 0, nil
 }
