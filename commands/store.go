@@ -2,7 +2,6 @@ package commands
 
 import (
 	"errors"
-
 	"time"
 
 	"github.com/hpkeeper/hpkeeper/storage"
@@ -29,20 +28,15 @@ type sharedStore interface {
 // shareWork makes l spend from the allowances of a shared store, when db
 // is one.
 func shareWork(l *workLimiter, db Store) {
-	ss, ok := db.(sharedStore)
-	if !ok || !ss.Shared() {
-		return
-	}
-	l.shared = func(user string, cost int, now time.Time) (bool, time.Duration, error) {
-		return ss.TakeWork(user, cost, WorkBurst, WorkPerMinute, now)
+	if ss, ok := db.(sharedStore); ok && ss.Shared() {
+		l.shared = ss.TakeWork
 	}
 }
 
 // Update runs fn in one atomic change of the store for request r, and
 // records r's interaction with it (storage.Tx.RecordInteraction): a request
 // applied once is never applied again, on this process or another, and its
-// second coming is refused with CodeConflict, before fn runs, naming the
-// event it wrote and the /history command that shows it.
+// second coming is refused (CodeConflict) before fn runs, naming its event.
 // Every change a command makes goes through it (Mutate does): a feature
 // that writes a transaction of its own (/undo, /table import) calls it, not
 // DB().Update.
@@ -70,15 +64,3 @@ const Unavailable = "The tables cannot be reached right now (the database is not
 // CommitUnknown is the reply to a change whose commit was sent but never
 // answered (storage.ErrCommitUnknown): it may or may not have been saved.
 const CommitUnknown = "The database stopped answering while saving this: it may or may not have been saved. Look at /history before trying again."
-
-// storeMessage returns the reply to an internal error of the store, "" for
-// any other.
-func storeMessage(err error) string {
-	switch {
-	case errors.Is(err, storage.ErrCommitUnknown):
-		return CommitUnknown
-	case errors.Is(err, storage.ErrUnavailable):
-		return Unavailable
-	}
-	return ""
-}

@@ -221,6 +221,20 @@ func TestSharedReplayGuardAndWorkLimits(t *testing.T) {
 	if replayed, err := dbs[1].AcceptRequest(key, exp.Add(3*time.Hour)); err != nil || replayed {
 		t.Errorf("AcceptRequest after the entry expired = %v, %v; want false, nil", replayed, err)
 	}
+	// A spend the database cannot answer is counted: the caller's own
+	// limiter answers it (hpkeeper_work_limit_fallbacks_total).
+	if n := dbs[1].WorkLimitFailures(); n != 0 {
+		t.Errorf("WorkLimitFailures = %d after spends that were answered; want 0", n)
+	}
+	if err := dbs[1].Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := dbs[1].TakeWork("u1", 600, 1000, 1000, now); err == nil {
+		t.Fatal("TakeWork on a closed database answered")
+	}
+	if n := dbs[1].WorkLimitFailures(); n != 1 {
+		t.Errorf("WorkLimitFailures = %d after a spend that failed; want 1", n)
+	}
 }
 
 func TestPostgresSchemaVersion(t *testing.T) {

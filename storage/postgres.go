@@ -85,8 +85,8 @@ type pgStore struct {
 	// functions and in their commits.
 	updates, fnNanos, commitNanos atomic.Int64
 	// trips counts the round trips of Views, Updates and AcceptRequest
-	// (RoundTrips).
-	trips atomic.Int64
+	// (RoundTrips); workFailures the TakeWork calls that failed.
+	trips, workFailures atomic.Int64
 	// failing is the run of Updates that failed for want of the server
 	// (Health), nil while they succeed.
 	failing atomic.Pointer[pgFailing]

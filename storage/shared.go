@@ -94,6 +94,7 @@ func (db *DB) TakeWork(user string, cost int, burst, perMinute int, now time.Tim
 		return nil
 	})
 	if err != nil {
+		db.pg.workFailures.Add(1)
 		return false, 0, fmt.Errorf("work limit: %w", err)
 	}
 	if ok {
@@ -103,6 +104,16 @@ func (db *DB) TakeWork(user string, cost int, burst, perMinute int, now time.Tim
 		return false, time.Duration(math.Ceil(float64(burst)/perSecond*1000)) * time.Millisecond, nil
 	}
 	return false, time.Duration(math.Ceil((float64(cost)-units)/perSecond*1000)) * time.Millisecond, nil
+}
+
+// WorkLimitFailures returns how many TakeWork calls failed since Open (0 on
+// a bbolt file): each time, the caller's own limiter answered instead
+// (commands falls back to it).
+func (db *DB) WorkLimitFailures() int64 {
+	if db.pg == nil {
+		return 0
+	}
+	return db.pg.workFailures.Load()
 }
 
 // Expire deletes what the database keeps for a while only: interactions
