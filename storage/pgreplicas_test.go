@@ -432,3 +432,58 @@ func TestAmbiguousCommitLookupWaitsForTheCommit(t *testing.T) {
 		t.Errorf("the lookup after the COMMIT = %v, %v; want found", r.found, r.err)
 	}
 }
+
+// TestUpdateRunsAgainAfterADeadlock: on PostgreSQL an Update's function may
+// run more than once (DB.Update): two Updates that lock two tables in
+// opposite orders deadlock, PostgreSQL refuses one (40P01), and its
+// function runs again from the start in a new transaction, which sees
+// nothing of its first run; both Updates then succeed, each written once.
+func TestUpdateRunsAgainAfterADeadlock(t *testing.T) {
+	dbs := openReplicas(t, 2)
+	setupTable(t, dbs[0], "c1", "Lister")
+	setupTable(t, dbs[0], "c2", "Rimmer")
+	var locked sync.WaitGroup
+	locked.Add(2)
+	var runs [2]int
+	move := func(i int, first, second string) error {
+		return dbs[i].Update(func(tx *Tx) error {
+			runs[i]++
+			a, err := tx.Table(first) // locks its row
+			if err != nil {
+				return err
+			}
+			if runs[i] == 1 {
+				locked.Done()
+				locked.Wait() // both hold their first table: each waits for the other's
+			}
+			b, err := tx.Table(second)
+			if err != nil {
+				return err
+			}
+			a.Clock++
+			b.Clock++
+			if err := tx.PutTable(a); err != nil {
+				return err
+			}
+			return tx.PutTable(b)
+		})
+	}
+	var wg sync.WaitGroup
+	var errs [2]error
+	wg.Go(func() { errs[0] = move(0, "c1", "c2") })
+	wg.Go(func() { errs[1] = move(1, "c2", "c1") })
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("Update %d: %v; want it run again until it commits", i, err)
+		}
+	}
+	if runs[0]+runs[1] != 3 {
+		t.Errorf("the functions ran %d and %d times; want one of them twice (refused once as a deadlock)", runs[0], runs[1])
+	}
+	for _, ch := range []string{"c1", "c2"} {
+		if got := readState(t, dbs[0], ch).Table.Clock; got != 2 {
+			t.Errorf("table %s: clock %d; want 2 (each Update written once)", ch, got)
+		}
+	}
+}
