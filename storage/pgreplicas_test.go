@@ -170,20 +170,19 @@ func TestAmbiguousCommitResolved(t *testing.T) {
 			return tx.PutTable(tb)
 		}
 	}
-	defer func() { pgLoseCommit = nil }()
-	pgLoseCommit = &struct{ rollback bool }{false}
+	db.pg.loseCommit.Store(&pgLoseCommit{rollback: false})
 	if err := db.Update(write("1")); err != nil {
 		t.Errorf("committed, answer lost: %v; want nil (the interaction is there)", err)
 	}
-	pgLoseCommit.rollback = true
+	db.pg.loseCommit.Store(&pgLoseCommit{rollback: true})
 	if err := db.Update(write("2")); !errors.Is(err, ErrUnavailable) || errors.Is(err, ErrInteractionDone) {
 		t.Errorf("not committed, answer lost: %v; want ErrUnavailable", err)
 	}
-	pgLoseCommit.rollback = false
+	db.pg.loseCommit.Store(&pgLoseCommit{rollback: false})
 	if err := db.Update(write("")); !errors.Is(err, ErrCommitUnknown) {
 		t.Errorf("committed, answer lost, no interaction: %v; want ErrCommitUnknown", err)
 	}
-	pgLoseCommit = nil
+	db.pg.loseCommit.Store(nil)
 	if got := readState(t, db, "c1").Table.Clock; got != 2 {
 		t.Errorf("clock %d; want 2 (the first and the third Update written, the second not)", got)
 	}

@@ -90,6 +90,8 @@ type pgStore struct {
 	// failing is the run of Updates that failed for want of the server
 	// (Health), nil while they succeed.
 	failing atomic.Pointer[pgFailing]
+	// loseCommit is a test's hook (pgLoseCommit); nil in production.
+	loseCommit atomic.Pointer[pgLoseCommit]
 }
 
 // openPostgres connects to the database at rawURL, checks it answers, and
@@ -321,13 +323,14 @@ func (t *pgTx) commit() error {
 	}
 	var tag pgconn.CommandTag
 	end := "COMMIT"
-	if pgLoseCommit != nil && pgLoseCommit.rollback {
+	lose := t.s.loseCommit.Load()
+	if lose != nil && lose.rollback {
 		end = "ROLLBACK"
 	}
 	b.Queue(end).Exec(func(ct pgconn.CommandTag) error { tag = ct; return nil })
 	t.s.trips.Add(1)
 	err := t.conn.SendBatch(t.ctx, b).Close()
-	if pgLoseCommit != nil && err == nil {
+	if lose != nil && err == nil {
 		// Tests: the answer to the COMMIT (or the ROLLBACK sent in its
 		// place) never came back.
 		_ = t.conn.Conn().Close(t.ctx)
@@ -349,11 +352,11 @@ func (t *pgTx) commit() error {
 	return pgUnavailable(err)
 }
 
-// pgLoseCommit, set by tests, makes every commit lose its answer: after
-// the COMMIT when rollback is false, after a ROLLBACK sent instead when it
-// is true, so that the resolution of an ambiguous commit can be seen both
-// ways.
-var pgLoseCommit *struct{ rollback bool }
+// pgLoseCommit, set by tests in a pgStore's loseCommit, makes every
+// commit lose its answer: after the COMMIT when rollback is false, after a
+// ROLLBACK sent instead when it is true, so that the resolution of an
+// ambiguous commit can be seen both ways.
+type pgLoseCommit struct{ rollback bool }
 
 // run runs fn in a transaction of s, writable or not, and commits it (or
 // rolls it back) when fn returns nil. A serialization failure or a
