@@ -486,3 +486,38 @@ func TestUpdateRunsAgainAfterADeadlock(t *testing.T) {
 		}
 	}
 }
+
+// TestExpireInBatches: Expire deletes what is past its time a bounded
+// number of rows per statement, again until none is left, so that no
+// statement runs long or locks a backlog at once; what is still in its
+// time stays.
+func TestExpireInBatches(t *testing.T) {
+	db := openReplicas(t, 1)[0]
+	now := time.Now()
+	for i := range 28 {
+		at := now.Add(-2 * InteractionTTL) // past its time
+		if i >= 25 {
+			at = now
+		}
+		mustUpdate(t, db, func(tx *Tx) error {
+			if err := tx.RecordInteraction(fmt.Sprintf("13110000000001%04d", i), "c1", at); err != nil {
+				return err
+			}
+			return tx.PutTable(newTable("c1"))
+		})
+	}
+	trips := db.RoundTrips()
+	if err := db.pg.expire(now, 10); err != nil {
+		t.Fatal(err)
+	}
+	if got := db.RoundTrips() - trips; got != 3 {
+		t.Errorf("expire of 25 rows past their time, 10 a statement, took %d round trips; want 3", got)
+	}
+	var left int
+	if err := db.pg.pool.QueryRow(context.Background(), `SELECT count(*) FROM interactions`).Scan(&left); err != nil {
+		t.Fatal(err)
+	}
+	if left != 3 {
+		t.Errorf("%d interactions left; want the 3 in their time", left)
+	}
+}
