@@ -573,39 +573,67 @@ func pgText(s string) string {
 	return strings.ReplaceAll(storedString(s), "\x00", "\uFFFD")
 }
 
+// pgChannelPage is how many channels' rows eachChannel reads a round trip.
+var pgChannelPage = 500
+
 // eachChannel calls fn with every channel that has a row, in byte order of
-// their ids, its characters read when fn asks for them.
+// their ids, its characters read when fn asks for them. It reads the ids
+// of every channel first, then the rows pgChannelPage at a time: what it
+// holds at once is the ids and one page of records, not every table's.
 func (t *pgTx) eachChannel(fn func(ch channelRecords) error) error {
-	var chans []*pgChannel
+	var ids []string
 	b := &pgx.Batch{}
-	b.Queue(`SELECT t.channel_id, t.record, t.last_character_id, t.last_event_seq, t.version,
-		COALESCE((SELECT seq FROM events e WHERE e.channel_id = t.channel_id ORDER BY seq DESC LIMIT 1), 0),
-		COALESCE((SELECT form FROM events e WHERE e.channel_id = t.channel_id ORDER BY seq DESC LIMIT 1), 0)
-		FROM tables t`).
-		Query(func(rows pgx.Rows) error {
-			for rows.Next() {
-				ch := &pgChannel{tx: t, exists: true, chars: map[uint64][]byte{}, written: map[uint64]bool{}}
-				var lastChar, lastEvent, newest int64
-				var form int16
-				if err := rows.Scan(&ch.chanID, &ch.table, &lastChar, &lastEvent, &ch.version, &newest, &form); err != nil {
-					return err
-				}
-				ch.lastChar, ch.lastEvent = uint64(lastChar), uint64(lastEvent)
-				ch.newest, ch.newestForm = uint64(newest), eventForm(form)
-				chans = append(chans, ch)
+	b.Queue(`SELECT channel_id FROM tables`).Query(func(rows pgx.Rows) error {
+		for rows.Next() {
+			var id string
+			if err := rows.Scan(&id); err != nil {
+				return err
 			}
-			return rows.Err()
-		})
+			ids = append(ids, id)
+		}
+		return rows.Err()
+	})
 	if err := t.send(b); err != nil {
 		return fmt.Errorf("list tables: %w", err)
 	}
-	slices.SortFunc(chans, func(a, b *pgChannel) int { return strings.Compare(a.chanID, b.chanID) })
-	for _, ch := range chans {
-		if cur := t.chans[ch.chanID]; cur != nil {
-			ch = cur // what this transaction has read or written of it
+	slices.Sort(ids) // byte order, whatever the database's collation
+	for len(ids) > 0 {
+		page := ids[:min(len(ids), pgChannelPage)]
+		ids = ids[len(page):]
+		read := make(map[string]*pgChannel, len(page))
+		b := &pgx.Batch{}
+		b.Queue(`SELECT t.channel_id, t.record, t.last_character_id, t.last_event_seq, t.version,
+			COALESCE((SELECT seq FROM events e WHERE e.channel_id = t.channel_id ORDER BY seq DESC LIMIT 1), 0),
+			COALESCE((SELECT form FROM events e WHERE e.channel_id = t.channel_id ORDER BY seq DESC LIMIT 1), 0)
+			FROM tables t WHERE t.channel_id = ANY($1)`, page).
+			Query(func(rows pgx.Rows) error {
+				for rows.Next() {
+					ch := &pgChannel{tx: t, exists: true, chars: map[uint64][]byte{}, written: map[uint64]bool{}}
+					var lastChar, lastEvent, newest int64
+					var form int16
+					if err := rows.Scan(&ch.chanID, &ch.table, &lastChar, &lastEvent, &ch.version, &newest, &form); err != nil {
+						return err
+					}
+					ch.lastChar, ch.lastEvent = uint64(lastChar), uint64(lastEvent)
+					ch.newest, ch.newestForm = uint64(newest), eventForm(form)
+					read[ch.chanID] = ch
+				}
+				return rows.Err()
+			})
+		if err := t.send(b); err != nil {
+			return fmt.Errorf("list tables: %w", err)
 		}
-		if err := fn(ch); err != nil {
-			return err
+		for _, id := range page {
+			ch := read[id]
+			if cur := t.chans[id]; cur != nil {
+				ch = cur // what this transaction has read or written of it
+			}
+			if ch == nil {
+				continue // gone since the ids were read
+			}
+			if err := fn(ch); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

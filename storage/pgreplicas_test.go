@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -519,5 +520,33 @@ func TestExpireInBatches(t *testing.T) {
 	}
 	if left != 3 {
 		t.Errorf("%d interactions left; want the 3 in their time", left)
+	}
+}
+
+// TestEachChannelInPages: on PostgreSQL a walk of every channel (hpkeeper
+// check, migrate, Tables) reads the ids first and the rows a page at a
+// time, not every table's record at once, and still visits them in byte
+// order of their ids.
+func TestEachChannelInPages(t *testing.T) {
+	db := openReplicas(t, 1)[0]
+	ids := []string{"c5", "C1", "c3", "b2", "c4"}
+	for _, id := range ids {
+		setupTable(t, db, id)
+	}
+	defer func(n int) { pgChannelPage = n }(pgChannelPage)
+	pgChannelPage = 2
+	var got []string
+	trips := db.RoundTrips()
+	mustView(t, db, func(tx *Tx) error {
+		return tx.eachChannel(func(ch channelRecords) error {
+			got = append(got, ch.channelID())
+			return nil
+		})
+	})
+	if want := []string{"C1", "b2", "c3", "c4", "c5"}; !slices.Equal(got, want) {
+		t.Errorf("eachChannel visited %v; want %v", got, want)
+	}
+	if n := db.RoundTrips() - trips; n != 5 {
+		t.Errorf("a View walking 5 channels, 2 a page, took %d round trips; want 5 (the ids, 3 pages, the end of its transaction)", n)
 	}
 }
