@@ -8,10 +8,13 @@ import (
 )
 
 // Store is where a Service keeps the tables: *storage.DB, over a bbolt file
-// (one process) or PostgreSQL (any number of replicas). View runs a read,
-// Update one atomic change (storage.DB.View, storage.DB.Update).
+// (one process) or PostgreSQL (any number of replicas). A storage.Tx is
+// the same on both: the backends part below it (docs/architecture.md).
 type Store interface {
+	// View runs fn in a read-only transaction (storage.DB.View).
 	View(fn func(*storage.Tx) error) error
+	// Update runs fn in one atomic change, committed when fn returns nil;
+	// on PostgreSQL fn may run again from the start (storage.DB.Update).
 	Update(fn func(*storage.Tx) error) error
 }
 
