@@ -1,11 +1,16 @@
 package help_test
 
 import (
+	"context"
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/commands/commandstest"
+	"github.com/hpkeeper/hpkeeper/rules/dice"
+	"github.com/hpkeeper/hpkeeper/storage"
 )
 
 func newTable(t *testing.T) *commandstest.Table {
@@ -82,4 +87,23 @@ func TestHelpSystemCommands(t *testing.T) {
 	// Every other command of the registry is named too: hp-mp-wp's help
 	// named neither /roll nor /init nor /odds.
 	commandstest.WantIn(t, "hp-mp-wp help", out, "Also: /table, /char, /roll, /clock, /init, /history, /undo, /odds, /help;")
+}
+
+// unreachable is a store whose reads fail as a PostgreSQL server that
+// does not answer makes them fail.
+type unreachable struct{ commands.Store }
+
+func (unreachable) View(func(*storage.Tx) error) error {
+	return fmt.Errorf("view: %w", storage.ErrUnavailable)
+}
+
+// TestHelpSaysTheDatabaseIsUnreachable: the overview reads the channel's
+// table to name its system; when the database cannot be read, /help says
+// so instead of telling a table that plays to set one up.
+func TestHelpSaysTheDatabaseIsUnreachable(t *testing.T) {
+	svc := commands.New(unreachable{commandstest.OpenDB(t)}, dice.NewScripted(), commandstest.Systems(), commandstest.Features()...)
+	resp := svc.Handle(context.Background(), &commands.Request{Kind: commands.KindCommand, Command: "help", ChannelID: "chan-1", UserID: "ann"})
+	if resp.Content != commands.Unavailable || !resp.Ephemeral {
+		t.Errorf("/help with the database unreachable = %q; want %q", resp.Content, commands.Unavailable)
+	}
 }
