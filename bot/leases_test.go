@@ -2,6 +2,7 @@ package bot
 
 import (
 	"errors"
+	"io"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -47,6 +48,34 @@ func (c *cutOff) LeaveGateway(owner string) error {
 	return c.ShardLeases.LeaveGateway(owner)
 }
 
+// leasedGateway starts a Gateway of the shards rng, on the fake's sessions,
+// that shares them through the PostgreSQL database u as owner (through
+// wrap's ShardLeases when wrap is not nil), identifying every interval, and
+// logging to log. It returns the Gateway and the channel Run's error
+// arrives on.
+func leasedGateway(t *testing.T, u string, fake *discordtest.Server, rng storage.ShardRange, owner string, ttl, interval time.Duration,
+	log io.Writer, wrap func(ShardLeases) ShardLeases) (*Gateway, chan error) {
+	t.Helper()
+	db, err := storage.OpenPostgres(u, storage.PostgresOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	svc := commands.New(db, dice.NewRandom(1), systems, features()...)
+	g, err := NewGateway("test-token", svc, zerolog.New(log), rng, fakeSession(t, fake)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.identifyInterval = interval
+	var leases ShardLeases = db
+	if wrap != nil {
+		leases = wrap(db)
+	}
+	g.ShareShards(leases, owner, ttl)
+	done, _ := runGateway(t, g)
+	return g, done
+}
+
 // TestGatewaySharesShardsThroughLeases: two processes on one PostgreSQL
 // database share 4 shards, each identified once, each process running some
 // (rendezvous hashing); then one is cut off from the database: it stops its
@@ -80,21 +109,10 @@ func TestGatewaySharesShardsThroughLeases(t *testing.T) {
 	var gws [2]*Gateway
 	var leases [2]*cutOff
 	for i := range gws {
-		db, err := storage.OpenPostgres(u, storage.PostgresOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() })
-		svc := commands.New(db, dice.NewRandom(uint64(i+1)), systems, features()...)
-		g, err := NewGateway("test-token", svc, zerolog.New(&logs[i]), storage.ShardRange{Count: 4, Last: 3}, fakeSession(t, fake)...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		g.identifyInterval = interval
-		leases[i] = &cutOff{ShardLeases: db}
-		g.ShareShards(leases[i], names[i], ttl)
-		gws[i] = g
-		runGateway(t, g)
+		gws[i], _ = leasedGateway(t, u, fake, storage.AllShards(4), names[i], ttl, interval, &logs[i], func(db ShardLeases) ShardLeases {
+			leases[i] = &cutOff{ShardLeases: db}
+			return leases[i]
+		})
 	}
 	held := func() (a, b []ShardStatus) { return gws[0].ShardStatus(), gws[1].ShardStatus() }
 	deadline := time.Now().Add(20 * time.Second)
@@ -192,20 +210,7 @@ func TestGatewayShardRangesOnPostgres(t *testing.T) {
 	ranges := []storage.ShardRange{{Count: 8, First: 0, Last: 3}, {Count: 8, First: 4, Last: 7}}
 	var gws [2]*Gateway
 	for i, rng := range ranges {
-		db, err := storage.OpenPostgres(u, storage.PostgresOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() })
-		svc := commands.New(db, dice.NewRandom(uint64(i+1)), systems, features()...)
-		g, err := NewGateway("test-token", svc, zerolog.New(&logs[i]), rng, fakeSession(t, fake)...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		g.identifyInterval = 100 * time.Millisecond
-		g.ShareShards(db, "process-"+rng.IDs(), ttl)
-		gws[i] = g
-		runGateway(t, g)
+		gws[i], _ = leasedGateway(t, u, fake, rng, "process-"+rng.IDs(), ttl, 100*time.Millisecond, &logs[i], nil)
 	}
 	deadline := time.Now().Add(30 * time.Second)
 	for {
@@ -273,20 +278,7 @@ func TestGatewayShardCountAgreed(t *testing.T) {
 		names[2] = "process-c" + strconv.Itoa(n)
 	}
 	start := func(i int, rng storage.ShardRange) (*Gateway, chan error) {
-		db, err := storage.OpenPostgres(u, storage.PostgresOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() })
-		svc := commands.New(db, dice.NewRandom(uint64(i+1)), systems, features()...)
-		g, err := NewGateway("test-token", svc, zerolog.New(&logs[i]), rng, fakeSession(t, fake)...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		g.identifyInterval = 100 * time.Millisecond
-		g.ShareShards(db, names[i], ttl)
-		done, _ := runGateway(t, g)
-		return g, done
+		return leasedGateway(t, u, fake, rng, names[i], ttl, 100*time.Millisecond, &logs[i], nil)
 	}
 	a, _ := start(0, storage.AllShards(4))
 	deadline := time.Now().Add(30 * time.Second)
