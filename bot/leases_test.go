@@ -48,6 +48,20 @@ func (c *cutOff) LeaveGateway(owner string) error {
 	return c.ShardLeases.LeaveGateway(owner)
 }
 
+// logsOnFailure returns n logs, one a process, that the test prints when it
+// fails.
+func logsOnFailure(t *testing.T, n int) []syncBuffer {
+	logs := make([]syncBuffer, n)
+	t.Cleanup(func() {
+		if t.Failed() {
+			for i := range logs {
+				t.Logf("process %d log:\n%s", i, logs[i].String())
+			}
+		}
+	})
+	return logs
+}
+
 // leasedGateway starts a Gateway of the shards rng, on the fake's sessions,
 // that shares them through the PostgreSQL database u as owner (through
 // wrap's ShardLeases when wrap is not nil), identifying every interval, and
@@ -89,14 +103,7 @@ func TestGatewaySharesShardsThroughLeases(t *testing.T) {
 	const interval = 200 * time.Millisecond
 	guilds := []string{guildOn(t, 0, 4, 1), guildOn(t, 1, 4, 2), guildOn(t, 2, 4, 3), guildOn(t, 3, 4, 4)}
 	fake := discordtest.NewServer(t, discordtest.Options{Shards: 4, MaxConcurrency: 1, Guilds: guilds})
-	var logs [2]syncBuffer
-	defer func() {
-		if t.Failed() {
-			for i := range logs {
-				t.Logf("process %d log:\n%s", i, logs[i].String())
-			}
-		}
-	}()
+	logs := logsOnFailure(t, 2)
 	// Names that rendezvous hashing gives two shards each (the test of a
 	// takeover needs both to run some).
 	names := []string{"process-a", "process-b"}
@@ -199,14 +206,7 @@ func TestGatewayShardRangesOnPostgres(t *testing.T) {
 	u := pgtest.NewDatabase(t)
 	const ttl = 3 * time.Second
 	fake := discordtest.NewServer(t, discordtest.Options{Shards: 8, MaxConcurrency: 8})
-	var logs [2]syncBuffer
-	defer func() {
-		if t.Failed() {
-			for i := range logs {
-				t.Logf("process %d log:\n%s", i, logs[i].String())
-			}
-		}
-	}()
+	logs := logsOnFailure(t, 2)
 	ranges := []storage.ShardRange{{Count: 8, First: 0, Last: 3}, {Count: 8, First: 4, Last: 7}}
 	var gws [2]*Gateway
 	for i, rng := range ranges {
@@ -263,14 +263,7 @@ func TestGatewayShardCountAgreed(t *testing.T) {
 	u := pgtest.NewDatabase(t)
 	const ttl = 3 * time.Second
 	fake := discordtest.NewServer(t, discordtest.Options{Shards: 8, MaxConcurrency: 4})
-	var logs [3]syncBuffer
-	defer func() {
-		if t.Failed() {
-			for i := range logs {
-				t.Logf("process %d log:\n%s", i, logs[i].String())
-			}
-		}
-	}()
+	logs := logsOnFailure(t, 3)
 	names := []string{"process-a", "process-b", "process-c"}
 	for n := 0; len(assigned(storage.AllShards(4), []storage.GatewayMember{
 		{Owner: names[0], Shards: storage.AllShards(4)}, {Owner: names[2], Shards: storage.AllShards(4)},
