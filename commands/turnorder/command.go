@@ -157,7 +157,7 @@ func initJoin(m *commands.Mutation, ini commands.Initiator) (*commands.Response,
 		}
 		insertCombatant(o, storage.Combatant{CharacterID: ch.ID, Initiative: r.Total, Bonus: r.Bonus, Roll: r.Text, Hidden: ch.Hidden})
 		if ch.Hidden {
-			sayLines(m, []string{fmt.Sprintf("**%s** joins the turn order.", commands.Escape(ch.Name))})
+			sayLines(m, lines(fmt.Sprintf("**%s** joins the turn order.", commands.Escape(ch.Name))))
 		}
 		mc.Say("**%s** joins the turn order: initiative %s.", commands.Escape(ch.Name), r.Text)
 		mc.Note("%s joins the turn order: initiative %s.", ch.Name, commands.Unmarkdown(r.Text))
@@ -173,7 +173,7 @@ func initJoin(m *commands.Mutation, ini commands.Initiator) (*commands.Response,
 			if err != nil {
 				return nil, err
 			}
-			sayLines(m, []string{sentences(append(skips, turn)...)})
+			sayLines(m, append(skips, lines(turn)...))
 		}
 	}
 	return &commands.Response{}, nil
@@ -211,27 +211,25 @@ func initNext(m *commands.Mutation, _ commands.Initiator) (*commands.Response, e
 		return nil, err
 	}
 	o.Underway = true
-	var lines []string
+	var said []line
 	if cur != nil {
-		lines = append(lines, fmt.Sprintf("%s's turn ends.", combatantName(cur)))
+		said = lines(fmt.Sprintf("%s's turn ends.", combatantName(cur)))
 	}
 	t, skips, err := nextActor(m, min(o.Turn+1, len(o.Combatants)))
 	if err != nil {
 		return nil, err
 	}
-	lines = append(lines, skips...)
+	said = append(said, skips...)
 	if t < len(o.Combatants) {
 		turn, err := startTurn(m, t, true)
 		if err != nil {
 			return nil, err
 		}
-		sayLines(m, []string{sentences(append(lines, turn)...)})
+		sayLines(m, append(said, lines(turn)...))
 		return &commands.Response{}, nil
 	}
 	// The last combatant is passed: the round ends.
-	if len(lines) > 0 {
-		sayLines(m, []string{sentences(lines...)})
-	}
+	sayLines(m, said)
 	o.Turn = len(o.Combatants)
 	if _, err := m.MoveClock(1, clock.Round); err != nil {
 		return nil, err
@@ -276,7 +274,7 @@ func initRemove(m *commands.Mutation, _ commands.Initiator) (*commands.Response,
 	if err != nil {
 		return nil, err
 	}
-	var lines []string
+	var said []line
 	for _, ch := range chs {
 		if combatantIndex(o, ch.ID) < 0 {
 			return nil, commands.Errorf(commands.CodeNotFound, "%s is not in the turn order.", commands.Escape(ch.Name))
@@ -285,9 +283,9 @@ func initRemove(m *commands.Mutation, _ commands.Initiator) (*commands.Response,
 		if err != nil {
 			return nil, err
 		}
-		lines = append(lines, more...)
+		said = append(said, more...)
 	}
-	sayLines(m, lines)
+	sayLines(m, said)
 	return &commands.Response{}, nil
 }
 
