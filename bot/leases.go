@@ -54,7 +54,8 @@ const DefaultLeaseTTL = 15 * time.Second
 // again at its next step.
 type ShardLeases interface {
 	// GatewayMembers renews m's membership for ttl and returns every live
-	// member with its range of shards (storage.DB.GatewayMembers).
+	// member with its range of shards, or a *storage.ShardCountError when
+	// they run another shard count (storage.DB.GatewayMembers).
 	GatewayMembers(m storage.GatewayMember, ttl time.Duration) ([]storage.GatewayMember, error)
 	// LeaveGateway ends owner's membership and gives up its leases.
 	LeaveGateway(owner string) error
@@ -75,8 +76,10 @@ var _ ShardLeases = (*storage.DB)(nil)
 
 // ShareShards makes Run share the bot's shards with the other processes of
 // the database leases (see above) instead of running its range alone: the
-// shard count is Run's (fixed, or Discord's recommendation), and a fixed
-// range limits the shards this process may take. owner names the process
+// shard count is the one the database records for the processes running
+// (Run returns an error when it was fixed to another; Discord's
+// recommendation when none runs), and a fixed range limits the shards
+// this process may take. owner names the process
 // ("" makes one of the host name, the pid and the time); ttl is the leases'
 // time to live (0: DefaultLeaseTTL). Call it before Run.
 func (g *Gateway) ShareShards(leases ShardLeases, owner string, ttl time.Duration) {
