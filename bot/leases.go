@@ -76,10 +76,10 @@ var _ ShardLeases = (*storage.DB)(nil)
 
 // ShareShards makes Run share the bot's shards with the other processes of
 // the database leases (see above) instead of running its range alone: the
-// shard count is the one the database records for the processes running
-// (Run returns an error when it was fixed to another; Discord's
-// recommendation when none runs), and a fixed range limits the shards
-// this process may take. owner names the process
+// shard count is that of the processes running, which the database
+// records (Run's own, fixed or Discord's recommendation, when none runs;
+// Run returns an error when it was fixed to another), and a fixed range
+// limits the shards this process may take. owner names the process
 // ("" makes one of the host name, the pid and the time); ttl is the leases'
 // time to live (0: DefaultLeaseTTL). Call it before Run.
 func (g *Gateway) ShareShards(leases ShardLeases, owner string, ttl time.Duration) {
