@@ -9,7 +9,7 @@ import (
 // every character decode, no id or seq in use is past its sequence (which
 // would hand it out again), and every event is read back, newest first as
 // the history is, each checkpoint compared with the walk at that point.
-// When indexed is set (a file of schema 5, a database of version 4), the
+// When indexed is set (a file of schema 5, a database of version 6), the
 // history's index must hold exactly each event's entry (checkIndex). What
 // a backend keeps beside the records (bbolt's name index, PostgreSQL's
 // name_key column) is its own check's.

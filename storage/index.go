@@ -5,7 +5,7 @@ import (
 	"slices"
 )
 
-// The history's index (schema 5 of a file, version 4 of PostgreSQL's
+// The history's index (schema 5 of a file, version 6 of PostgreSQL's
 // schema).
 //
 // An event is read back from the events after it (eventcodec.go), so a

@@ -284,9 +284,9 @@ func TestCheckFindsABrokenIndex(t *testing.T) {
 	}
 }
 
-// TestPostgresIndexMigration: a database of schema version 3, whose events
+// TestPostgresIndexMigration: a database of schema version 5, whose events
 // have no entries, is given every event's entry by the migration to
-// version 4, which a second process starting at the same time skips; the
+// version 6, which a second process starting at the same time skips; the
 // database then checks clean.
 func TestPostgresIndexMigration(t *testing.T) {
 	url := pgtest.NewDatabase(t)
@@ -298,14 +298,14 @@ func TestPostgresIndexMigration(t *testing.T) {
 	longHistory(t, db, "c1", checkpointEvery+20, rand.New(rand.NewPCG(seed, 3)))
 	want := allEvents(t, db, "c1")
 	db.Close()
-	// Back to version 3: no flags, no event_characters, no indexes.
+	// Back to version 5: no flags, no event_characters, no indexes.
 	conn, err := pgx.Connect(context.Background(), url)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, q := range []string{
 		`DROP INDEX events_user`, `DROP INDEX events_undo_of`, `DROP TABLE event_characters`,
-		`ALTER TABLE events DROP COLUMN flags`, `DELETE FROM schema_migrations WHERE version = 4`,
+		`ALTER TABLE events DROP COLUMN flags`, `DELETE FROM schema_migrations WHERE version = 6`,
 	} {
 		if _, err := conn.Exec(context.Background(), q); err != nil {
 			t.Fatalf("%s: %v", q, err)

@@ -9,7 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// The history's index in PostgreSQL (index.go; schema version 4,
+// The history's index in PostgreSQL (index.go; schema version 6,
 // pgschema.go): an event's entry is its row's user_id, undo_of and flags
 // columns, and its characters are rows of event_characters; indexes on
 // (channel_id, user_id, seq), on (channel_id, undo_of) and the key of

@@ -159,7 +159,7 @@ func exportEvents(ctx context.Context, s *commands.Service, r *commands.Request,
 			if lo == 1 {
 				buf.Grow(int(min(plan.Size().Bytes*(int64(newest)+1)/int64(len(seqs)), commands.MaxFileSize)))
 			}
-			if err := pay(s, r, fmt.Sprintf("exporting events %d to %d of this table's history", lo, hi), plan.Size()); err != nil {
+			if err := pay(ctx, s, r, fmt.Sprintf("exporting events %d to %d of this table's history", lo, hi), plan.Size()); err != nil {
 				return err
 			}
 			return tx.ReadEvents(plan, func(e *storage.Event) error {
@@ -243,9 +243,9 @@ func (p *pacer) pace() error {
 // storage.ReadSize.Units) from the work allowance of r's user, or returns
 // the CodeRateLimited refusal saying what (a run of an export, a file to
 // import) and how long to wait.
-func pay(s *commands.Service, r *commands.Request, what string, size storage.ReadSize) error {
+func pay(ctx context.Context, s *commands.Service, r *commands.Request, what string, size storage.ReadSize) error {
 	units := 2 * size.Units()
-	if ok, wait := s.TakeWork(r, units); !ok {
+	if ok, wait := s.TakeWork(ctx, r, units); !ok {
 		return commands.Errorf(commands.CodeRateLimited, "Slow down: %s takes %d units of work (%d KiB), more than is left of your allowance this minute (you may spend %d a minute). Try again in %d s.",
 			what, units, (size.Bytes+1023)/1024, commands.WorkPerMinute, int(math.Ceil(wait.Seconds())))
 	}
@@ -317,7 +317,7 @@ func tableImport(ctx context.Context, s *commands.Service, r *commands.Request) 
 		return nil, commands.Errorf(commands.CodeInvalid, "The file is %d bytes; an export holds at most %d.", a.Size, commands.MaxFileSize)
 	}
 	size := max(a.Size, len(a.Data))
-	if err := pay(s, r, "importing this file", storage.ReadSize{Events: 1, Bytes: int64(size)}); err != nil {
+	if err := pay(ctx, s, r, "importing this file", storage.ReadSize{Events: 1, Bytes: int64(size)}); err != nil {
 		return nil, err
 	}
 	data := a.Data

@@ -1,6 +1,7 @@
 package history
 
 import (
+	"context"
 	"fmt"
 	"math"
 
@@ -19,9 +20,9 @@ import (
 // pay spends what reading size costs from the work allowance of r's user,
 // or returns the CodeRateLimited refusal naming what, the read, and how
 // long to wait.
-func pay(s *commands.Service, r *commands.Request, what string, size storage.ReadSize) error {
+func pay(ctx context.Context, s *commands.Service, r *commands.Request, what string, size storage.ReadSize) error {
 	units := size.Units()
-	ok, wait := s.TakeWork(r, units)
+	ok, wait := s.TakeWork(ctx, r, units)
 	if ok {
 		return nil
 	}

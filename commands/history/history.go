@@ -151,7 +151,7 @@ func history(ctx context.Context, s *commands.Service, r *commands.Request) (*co
 			return err
 		}
 		about := func(e *storage.Event) bool { return seenAbout(e, target, sys, t.Clock, hid) }
-		matches, read, decided, err := choosePage(s, r, tx, cands, skip+historyLimit+1, about)
+		matches, read, decided, err := choosePage(ctx, s, r, tx, cands, skip+historyLimit+1, about)
 		if err != nil {
 			return err
 		}
@@ -187,7 +187,7 @@ func history(ctx context.Context, s *commands.Service, r *commands.Request) (*co
 			}
 		}
 		if len(unread) > 0 {
-			if err := pay(s, r, "this /history page", plan.Size()); err != nil {
+			if err := pay(ctx, s, r, "this /history page", plan.Size()); err != nil {
 				return err
 			}
 			if err := tx.ReadEvents(plan, func(e *storage.Event) error { read[e.Seq] = e; return nil }); err != nil {
@@ -245,7 +245,7 @@ type candidate struct {
 // the events it read, by seq; and how many candidates it decided. It reads
 // the others up to historyLimit at a time, each batch paid for first
 // (pay), and stops deciding before what it reads would pass pageUnits.
-func choosePage(s *commands.Service, r *commands.Request, tx *storage.Tx, cands []candidate, need int, about func(*storage.Event) bool) (matches []uint64, read map[uint64]*storage.Event, decided int, err error) {
+func choosePage(ctx context.Context, s *commands.Service, r *commands.Request, tx *storage.Tx, cands []candidate, need int, about func(*storage.Event) bool) (matches []uint64, read map[uint64]*storage.Event, decided int, err error) {
 	read = map[uint64]*storage.Event{}
 	spent := 0
 	for ; decided < len(cands) && len(matches) < need; decided++ {
@@ -268,7 +268,7 @@ func choosePage(s *commands.Service, r *commands.Request, tx *storage.Tx, cands 
 			if spent > 0 && spent+plan.Size().Units() > pageUnits {
 				return matches, read, decided, nil // the rest on the next page
 			}
-			if err := pay(s, r, "this /history page", plan.Size()); err != nil {
+			if err := pay(ctx, s, r, "this /history page", plan.Size()); err != nil {
 				return nil, nil, 0, err
 			}
 			spent += plan.Size().Units()

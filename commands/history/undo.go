@@ -27,7 +27,7 @@ import (
 // in the index again and reverts it if it is still the one to revert.
 func undo(ctx context.Context, s *commands.Service, r *commands.Request) (*commands.Response, error) {
 	for try := 1; ; try++ {
-		found, err := findUndo(s, r)
+		found, err := findUndo(ctx, s, r)
 		if err != nil {
 			return nil, err
 		}
@@ -174,7 +174,7 @@ func chooseUndo(tx *storage.Tx, channelID string, gm bool, user string) (*undoCh
 // transaction and reads the event to revert (or the change of system that
 // stops it, to name it), once the caller has paid for what reading it
 // parses (pay). With nothing to revert it returns the refusal.
-func findUndo(s *commands.Service, r *commands.Request) (*undoChoice, error) {
+func findUndo(ctx context.Context, s *commands.Service, r *commands.Request) (*undoChoice, error) {
 	var c *undoChoice
 	err := s.View(r, func(tx *storage.Tx, t *storage.Table) error {
 		var err error
@@ -192,7 +192,7 @@ func findUndo(s *commands.Service, r *commands.Request) (*undoChoice, error) {
 		if err != nil {
 			return err
 		}
-		if err := pay(s, r, "this /undo", plan.Size()); err != nil {
+		if err := pay(ctx, s, r, "this /undo", plan.Size()); err != nil {
 			return err
 		}
 		return tx.ReadEvents(plan, func(e *storage.Event) error { c.event = e; return nil })
