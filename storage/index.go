@@ -50,9 +50,6 @@ const (
 	// EntryHidden: the event holds something players read by its word
 	// only: a state of a hidden character, or a part written hidden.
 	EntryHidden
-
-	// entryFlagsKnown are the flags this code writes.
-	entryFlagsKnown = EntryHidden<<1 - 1
 )
 
 // EventEntry is an event's entry in the history's index.

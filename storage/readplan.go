@@ -226,30 +226,6 @@ func (tx *Tx) ReadEvents(p *EventsPlan, fn func(*Event) error) error {
 	return nil
 }
 
-// HistorySize returns what a walk of the whole history of the channel's
-// table (EachEventBackward from the newest) parses: every event.
-func (tx *Tx) HistorySize(channelID string) (ReadSize, error) {
-	if err := tx.live(false); err != nil {
-		return ReadSize{}, err
-	}
-	ch, err := tx.records(channelID, false)
-	if err != nil {
-		return ReadSize{}, fmt.Errorf("size of the history: %w", err)
-	}
-	var n ReadSize
-	newest, _, err := ch.newestEvent()
-	if err == nil && newest > 0 {
-		err = ch.eventSizes(1, newest, func(_ uint64, _ eventForm, size int) error {
-			n.add(size)
-			return nil
-		})
-	}
-	if err != nil {
-		return ReadSize{}, fmt.Errorf("size of the history at table %s: %w", channelID, err)
-	}
-	return n, nil
-}
-
 // ReadUnitBytes is how many bytes of events' JSON a read parses for one
 // unit of a user's work allowance (the commands kernel's units): about a
 // millisecond of CPU on the development machine (25 to 30 ms a MB,
