@@ -44,8 +44,9 @@ func (Feature) Register(g *commands.Registry) {
 	})
 	g.Add(&commands.Command{
 		Name: "undo", Description: "Revert the latest event you may change", Handler: undo,
-		Topic: "`/undo` reverts the most recent event at the table that you may change (a GM: any), restoring every touched character exactly; dice are never rerolled.",
+		Topic: "`/undo` reverts the most recent event at the table that you may change (a GM: any), restoring every touched character exactly; dice are never rerolled. It asks before it deletes a character it created, and never reverts past a later event on the same character: it says which event stands in the way and who can undo it.",
 	})
+	g.Component(undoPrefix, confirmUndo)
 }
 
 // historyLimit is how many events a /history page shows; historyWindow is

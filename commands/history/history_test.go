@@ -72,7 +72,7 @@ func TestHistoryAndUndo(t *testing.T) {
 	}
 
 	// A player undoes their own latest event, skipping others'.
-	out := tb.OK(tb.Do("meg", "/undo"))
+	out := tb.OK(tb.Press("meg", tb.Do("meg", "/undo"), "Undo"))
 	if !strings.Contains(out, "#3") {
 		t.Errorf("meg's undo = %q; want #3 (her create)", out)
 	}
@@ -89,7 +89,7 @@ func TestHistoryAndUndo(t *testing.T) {
 	if !strings.Contains(h, "Undid #4") || !strings.Contains(h, "Undid #3") {
 		t.Errorf("history = %q; want both undos recorded", h)
 	}
-	out = tb.OK(tb.Do("bob", "/undo"))
+	out = tb.OK(tb.Press("bob", tb.Do("bob", "/undo"), "Undo"))
 	if !strings.Contains(out, "#2") {
 		t.Errorf("bob's second undo = %q; want #2", out)
 	}
@@ -104,7 +104,7 @@ func TestUndoRefusesOverLaterChange(t *testing.T) {
 	tb.OK(tb.Do("ann", "/char set name:Lister stats:hp=2")) // the GM's change
 	// A player undoes only events they made: not the GM's #4 on Lister, so
 	// Bob's latest is #3, but #4 changed Lister since: refused.
-	tb.Refused(tb.Do("bob", "/undo"), "Undo the later event first")
+	tb.Refused(tb.Do("bob", "/undo"), "Cannot undo `#3`")
 	if out := tb.OK(tb.Do("bob", "/char show name:Lister")); !strings.Contains(out, "HP 2/8") {
 		t.Errorf("refused undo changed state: %q", out)
 	}
@@ -120,7 +120,7 @@ func TestUndoStopsAtSystemChange(t *testing.T) {
 	tb.OK(tb.Do("ann", "/table setup system:harm"))
 	tb.OK(tb.Do("ann", "/char create name:Gm1"))
 	tb.Refused(tb.Do("bob", "/undo"), "changed its system")
-	tb.OK(tb.Do("ann", "/undo")) // the GM's own create
+	tb.OK(tb.Press("ann", tb.Do("ann", "/undo"), "Undo")) // the GM's own create
 	tb.Refused(tb.Do("ann", "/undo"), "changed its system")
 	if out := tb.OK(tb.Do("bob", "/char list")); !strings.Contains(out, "No characters") {
 		t.Errorf("/char list = %q; want no characters", out)
