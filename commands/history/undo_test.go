@@ -92,11 +92,11 @@ func TestUndoWhileTheTableChanges(t *testing.T) {
 // the player's /undo reverts their own event.
 func TestUndoNamesTheEventInTheWay(t *testing.T) {
 	tb := newTable(t)
-	tb.OK(tb.Do("!carol", "/table setup system:hp-mp-wp"))                          // #1
-	tb.OK(tb.Do("ann", `/char create name:Lister stats:"hp-max=30 con=14"`))         // #2
-	tb.OK(tb.Do("ann", `/char set name:Lister stats:"str=12"`))                      // #3
-	tb.OK(tb.Do("!carol", "/damage target:Lister amount:3"))                         // #4
-	tb.OK(tb.Do("bob", `/char create name:Rimmer stats:"hp-max=6"`))                 // #5: another's, not in the way
+	tb.OK(tb.Do("!carol", "/table setup system:hp-mp-wp"))                   // #1
+	tb.OK(tb.Do("ann", `/char create name:Lister stats:"hp-max=30 con=14"`)) // #2
+	tb.OK(tb.Do("ann", `/char set name:Lister stats:"str=12"`))              // #3
+	tb.OK(tb.Do("!carol", "/damage target:Lister amount:3"))                 // #4
+	tb.OK(tb.Do("bob", `/char create name:Rimmer stats:"hp-max=6"`))         // #5: another's, not in the way
 	resp := tb.Do("ann", "/undo")
 	tb.Refused(resp, "Cannot undo `#3`")
 	commandstest.WantIn(t, "refusal", resp.Content, "`#4` by carol (/damage amount:3 target:Lister) changed **Lister**", "carol, a GM, can undo `#4` with /undo")
