@@ -58,7 +58,7 @@ func Of(g *commands.Registry) *Feature {
 
 // Register adds /table tracker, after /table show.
 func (f *Feature) Register(g *commands.Registry) {
-	g.AddSubcommand("table", "show", &commands.Subcommand{Name: "tracker", Description: "Post a message the bot keeps up to date with every character and the clock", Handler: f.post})
+	g.AddSubcommand("table", "show", &commands.Subcommand{Name: "tracker", Description: "Post a message the bot keeps up to date (GM; a player sees it privately)", Handler: f.post})
 }
 
 // Start keeps the service the tracker renders from.
@@ -162,9 +162,26 @@ func render(s *commands.Service, tx *storage.Tx, t *storage.Table) (*commands.Re
 	return &commands.Response{Embeds: []commands.Embed{e}}, nil
 }
 
-// post answers /table tracker: it posts the tracker message through the
-// bot and remembers it with the table, so every later change edits it.
+// post answers /table tracker: a GM's posts the tracker message through
+// the bot and remembers it with the table, so every later change edits
+// it; a player's shows the tracker to them alone, and leaves the table's
+// where the GM put it.
 func (f *Feature) post(ctx context.Context, s *commands.Service, r *commands.Request) (*commands.Response, error) {
+	var resp *commands.Response
+	gm := false
+	err := s.View(r, func(tx *storage.Tx, t *storage.Table) error {
+		gm = commands.IsGM(r, t)
+		var err error
+		resp, err = render(s, tx, t)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if !gm {
+		resp.Content, resp.Ephemeral = "Only a GM posts the table's tracker; here it is as it stands, for you alone.", true
+		return resp, nil
+	}
 	f.mu.Lock()
 	poster, why := f.poster, f.noPoster
 	f.mu.Unlock()
@@ -173,15 +190,6 @@ func (f *Feature) post(ctx context.Context, s *commands.Service, r *commands.Req
 			why = "The tracker needs the bot token (DISCORD_TOKEN): the bot posts and edits it as a channel message."
 		}
 		return nil, commands.Errorf(commands.CodeUnavailable, "%s", why)
-	}
-	var resp *commands.Response
-	err := s.View(r, func(tx *storage.Tx, t *storage.Table) error {
-		var err error
-		resp, err = render(s, tx, t)
-		return err
-	})
-	if err != nil {
-		return nil, err
 	}
 	id, err := poster.PostTracker(ctx, r.ChannelID, resp)
 	if err != nil {
