@@ -3,6 +3,7 @@ package commands
 import (
 	"fmt"
 	"strings"
+	"time"
 )
 
 // markdownEscaper puts a backslash before every character Discord markdown
@@ -46,6 +47,10 @@ func Arg(v string) string {
 	}
 	return Escape(v)
 }
+
+// Timestamp renders t as a Discord timestamp, "<t:1764442800:f>", which
+// each reader's client shows in their own time zone (the console in UTC).
+func Timestamp(t time.Time) string { return fmt.Sprintf("<t:%d:f>", t.Unix()) }
 
 // Mention renders a user id as a Discord user mention, "<@123>"; a reply
 // pings nobody unless it says so (Mutation.SetMentions), so this only shows

@@ -221,11 +221,12 @@ func touches(e *storage.Event, id uint64) bool {
 	return false
 }
 
-// renderEvent renders one event for /history: number, time, who, the
-// command, the dice and the summary.
+// renderEvent renders one event for /history: number, time (a Discord
+// timestamp, in each reader's own time zone), who, the command, the dice
+// and the summary.
 func renderEvent(e *storage.Event) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "`#%d` %s · %s · %s", e.Seq, e.At.UTC().Format("Jan 2 15:04"), commands.Escape(e.UserName), commands.Escape(e.Command))
+	fmt.Fprintf(&b, "`#%d` %s · %s · %s", e.Seq, commands.Timestamp(e.At), commands.Escape(e.UserName), commands.Escape(e.Command))
 	if len(e.Dice) > 0 {
 		b.WriteString("\n   dice: " + strings.Join(e.Dice, "; "))
 	}
@@ -287,7 +288,7 @@ func renderEventFor(g *commands.Registry, e *storage.Event, sys commands.System,
 		return renderEvent(e)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "`#%d` %s · %s · %s", e.Seq, e.At.UTC().Format("Jan 2 15:04"), commands.Escape(e.UserName), commands.Escape(commandName(e.Command)))
+	fmt.Fprintf(&b, "`#%d` %s · %s · %s", e.Seq, commands.Timestamp(e.At), commands.Escape(e.UserName), commands.Escape(commandName(e.Command)))
 	var hidden []uint64
 	for _, p := range e.Parts {
 		if p.Hidden {

@@ -172,3 +172,21 @@ func TestHistoryPagesOfALongHistory(t *testing.T) {
 		}
 	}
 }
+
+// TestHistoryTimesAreTimestamps: /history gives each event's time as a
+// Discord timestamp, which every reader's client shows in their own time
+// zone ("Jan 2 15:04" had none), in a player's view and in a GM's.
+func TestHistoryTimesAreTimestamps(t *testing.T) {
+	tb := newTable(t)
+	tb.OK(tb.Do("gm", "/table setup system:hit-protection")) // 19:01 UTC
+	tb.OK(tb.Do("gm", `/char create name:Orc stats:"hp=5 hidden=true"`))
+	resp := tb.Do("ann", "/history")
+	stamp := regexp.MustCompile(`<t:(\d+):f>`)
+	got := stamp.FindAllStringSubmatch(tb.OK(resp), -1)
+	if len(got) != 2 || got[1][1] != "1795978860" {
+		t.Errorf("/history = %q; want two timestamps, the oldest <t:1795978860:f>", tb.OK(resp))
+	}
+	if gm := commandstest.FollowUp(tb.Do("gm", "/history")); !stamp.MatchString(gm) {
+		t.Errorf("a GM's /history = %q; want timestamps", gm)
+	}
+}

@@ -148,9 +148,13 @@ func render(s *commands.Service, tx *storage.Tx, t *storage.Table) (*commands.Re
 	if len(lines) == 0 {
 		lines = []string{"No characters yet: /char create"}
 	}
+	stamp, err := lastChange(tx, t.ChannelID)
+	if err != nil {
+		return nil, err
+	}
 	e := commands.Embed{
 		Title:       "Tracker · " + t.System,
-		Description: commands.JoinWithin(lines, commands.MaxEmbedDescription, " (/char list)"),
+		Description: strings.TrimSpace(commands.JoinWithin(lines, commands.MaxEmbedDescription-len(stamp)-1, " (/char list)") + "\n" + stamp),
 		Color:       worst.Color(),
 		Footer:      "Clock: " + clock.Time(t.Clock).String() + " · updated after every change",
 	}
@@ -160,6 +164,20 @@ func render(s *commands.Service, tx *storage.Tx, t *storage.Table) (*commands.Re
 	}
 	e.Fields = append(e.Fields, fields...)
 	return &commands.Response{Embeds: []commands.Embed{e}}, nil
+}
+
+// lastChange says when the table last changed, "Last change <t:…:f>" (a
+// Discord timestamp: each reader's own time zone), from its newest event.
+func lastChange(tx *storage.Tx, channelID string) (string, error) {
+	seq, err := tx.LastEventSeq(channelID)
+	if err != nil || seq == 0 {
+		return "", err
+	}
+	e, err := tx.Event(channelID, seq)
+	if err != nil {
+		return "", err
+	}
+	return "Last change " + commands.Timestamp(e.At), nil
 }
 
 // post answers /table tracker: a GM's posts the tracker message through

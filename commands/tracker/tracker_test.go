@@ -96,3 +96,18 @@ func TestOnlyAGMMovesTheTracker(t *testing.T) {
 		t.Errorf("a player's /table tracker changed the table:\n%s\nwant\n%s", after, before)
 	}
 }
+
+// TestTrackerSaysWhenItChanged: the tracker gives the time of the table's
+// latest change as a Discord timestamp (each reader's own time zone).
+func TestTrackerSaysWhenItChanged(t *testing.T) {
+	tb := newTable(t)
+	tb.OK(tb.Do("!gm", "/table setup system:harm"))
+	tracker.Of(tb.Svc.Registry()).SetPoster(&fakePoster{}, "")
+	tb.Do("!gm", "/table tracker")
+	tb.OK(tb.Do("ann", "/char create name:Esme")) // the third request: 19:03 UTC
+	_, tr, err := tracker.Of(tb.Svc.Registry()).Tracker(tb.Channel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	commandstest.WantIn(t, "tracker", commandstest.Text(tr), "Last change <t:1795978980:f>")
+}
