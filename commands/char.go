@@ -289,7 +289,7 @@ func deleteButton(ctx context.Context, s *Service, r *Request) (*Response, error
 			return nil, err
 		}
 		if stateHash(c) != parts[2] {
-			return nil, Errorf(CodeConflict, "%s has changed since deletion was asked; nothing was changed. Run /char delete name:%s again.", Escape(c.Name), Arg(c.Name))
+			return nil, Errorf(CodeConflict, "%s has changed since deletion was asked; nothing was changed. Run %s again.", Escape(c.Name), CodeSpan("/char delete name:"+c.Name))
 		}
 		r.Options["name"] = c.Name
 		base := strings.Join(parts[:3], ":") + ":"

@@ -124,7 +124,7 @@ func TestLongListsFitDiscord(t *testing.T) {
 	for _, line := range []string{"/table show", "/char list", "/history"} {
 		resp := tb.Do("bob", line)
 		checkDiscordLimits(t, resp)
-		if out := commandstest.Text(resp); !strings.Contains(out, "more") && !strings.Contains(out, "Older events: /history before:#") {
+		if out := commandstest.Text(resp); !strings.Contains(out, "more") && !strings.Contains(out, "Older events: `/history before:#") {
 			t.Errorf("%s = %q; want it to say that more are not shown", line, out)
 		}
 	}

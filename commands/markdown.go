@@ -37,15 +37,20 @@ func Unmarkdown(s string) string {
 // markdownSpecials are the characters Escape puts a backslash before.
 const markdownSpecials = "\\*_~`|><#[]()"
 
-// Arg renders a user-given value (a character's name) as an option value
-// of a command a reply suggests, so that the command works when typed as
-// printed: escaped (Escape, which Discord shows as the plain text) and in
-// double quotes when it holds a space.
-func Arg(v string) string {
-	if strings.ContainsAny(v, " \t") {
-		return `"` + Escape(v) + `"`
+// CodeSpan renders text as a Discord code span, which shows it exactly, with
+// no markdown: a command a reply suggests, with a user-given name in it
+// as it is typed ("`/attend target:Sir Bob`": Discord passes quotes
+// along, so none are added). The fence is longer than any run of
+// backticks in text.
+func CodeSpan(text string) string {
+	fence := "`"
+	for strings.Contains(text, fence) {
+		fence += "`"
 	}
-	return Escape(v)
+	if strings.HasPrefix(text, "`") || strings.HasSuffix(text, "`") {
+		text = " " + text + " "
+	}
+	return fence + text + fence
 }
 
 // Timestamp renders t as a Discord timestamp, "<t:1764442800:f>", which

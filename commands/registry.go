@@ -491,7 +491,7 @@ func validate(r *Request, defs []Option) error {
 				return Errorf(CodeInvalid, "Option %s must be true or false, not %q.", name, Clip(v, 40))
 			}
 		case OptionString, OptionUser:
-			v = strings.TrimSpace(v)
+			v = Unquote(strings.TrimSpace(v))
 			max := d.MaxLength
 			if max == 0 {
 				max = 6000
@@ -523,6 +523,19 @@ func validate(r *Request, defs []Option) error {
 		}
 	}
 	return nil
+}
+
+// Unquote returns s without one pair of double quotes around it, straight
+// or curly (a phone's): Discord passes the quotes of an option along, and
+// a name or stats copied from a reply or the console may carry them. A
+// value with a quote inside ("A", "B": two names) keeps its quotes.
+func Unquote(s string) string {
+	for _, q := range [][2]string{{`"`, `"`}, {"“", "”"}} {
+		if in, ok := strings.CutPrefix(s, q[0]); ok && len(in) > len(q[1]) && strings.HasSuffix(in, q[1]) && !strings.ContainsAny(in[:len(in)-len(q[1])], `"“”`) {
+			return strings.TrimSpace(in[:len(in)-len(q[1])])
+		}
+	}
+	return s
 }
 
 // Path is the command path of the request, as System.Options names it:

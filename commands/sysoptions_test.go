@@ -91,6 +91,10 @@ func TestSystemValuesOfTheIssue(t *testing.T) {
 	if got := suggestions(tb, "table", "name", ""); !slices.Contains(got, "catch-breath") || slices.Contains(got, "fudge-dice") {
 		t.Errorf("?/table option name: at a hit-protection table = %v; want its options only", got)
 	}
+	commandstest.WantIn(t, "/help topic:rest", commandstest.Text(tb.Do("ann", "/help topic:rest")), "hit-protection: turn: spend a hit die", "— turn, breath, night")
+	commandstest.WantIn(t, "/help topic:table", commandstest.Text(tb.Do("ann", "/help topic:table")), "`dice` (bot, manual) — who rolls", "hit-protection: `catch-breath` (off, on) — fighters",
+		"Turn order options (hit-protection): `init-reroll` (never, each-round) — ")
+	tb.Channel = "chan-no-table" // /help outside a table speaks of every system
 	help := commandstest.Text(tb.Do("ann", "/help topic:rest"))
 	commandstest.WantIn(t, "/help topic:rest", help, "hit-protection: turn: spend a hit die", "— turn, breath, night", "hp-mp-wp: night:", "harm: day:", "— day")
 	commandstest.WantIn(t, "/help topic:table", commandstest.Text(tb.Do("ann", "/help topic:table")), "`dice` (bot, manual) — who rolls", "hit-protection: `catch-breath` (off, on) — fighters", "harm: `fudge-dice` (3, 4) — Fudge dice",

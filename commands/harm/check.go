@@ -101,7 +101,7 @@ func noAbility(name string, c rules.Character, ability string) error {
 	}
 	add := ""
 	if key := abilityName(ability); rules.ValidName(key) {
-		add = fmt.Sprintf(" Add it with /char set name:%s stats:%s=0 (Unskilled).", commands.Arg(name), key)
+		add = fmt.Sprintf(" Add it with %s (Unskilled).", commands.CodeSpan("/char set name:"+name+" stats:"+key+"=0"))
 	}
 	return commands.Errorf(commands.CodeInvalid, "%s has no ability %q; it has %s.%s",
 		commands.Escape(name), commands.Clip(ability, 32), strings.Join(have, ", "), add)

@@ -90,7 +90,7 @@ func restLine(ch *storage.Character, n rules.Character, changes []rules.PoolChan
 		line = fmt.Sprintf("**%s**: %s", commands.Escape(ch.Name), poolsText(changes))
 	}
 	if n.NeedsHealing() && n.RestHealings(now) > 0 {
-		line += fmt.Sprintf("; **%s**, harm counter %d: may heal with /heal target:%s trigger:rest", n.Condition, n.HarmCounter, commands.Arg(ch.Name))
+		line += fmt.Sprintf("; **%s**, harm counter %d: may heal with %s", n.Condition, n.HarmCounter, commands.CodeSpan("/heal target:"+ch.Name+" trigger:rest"))
 	}
 	return line
 }

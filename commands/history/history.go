@@ -183,12 +183,12 @@ func fitHistory(lines []string, older func(last int) string) ([]string, bool) {
 func olderLine(r *commands.Request, seq uint64) string {
 	cmd := fmt.Sprintf("/history before:#%d", seq)
 	if name, ok := r.Options["target"]; ok {
-		cmd += " target:" + commands.Arg(name)
+		cmd += " target:" + name
 	}
 	if user, ok := r.Options["user"]; ok {
 		cmd += " user:" + commands.Mention(user)
 	}
-	return "Older events: " + cmd
+	return "Older events: " + commands.CodeSpan(cmd)
 }
 
 // historyScope says which events an empty /history page looked for.

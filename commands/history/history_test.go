@@ -28,7 +28,7 @@ func TestHistoryPages(t *testing.T) {
 	if got := seqs(page); len(got) != 10 || got[0] != "`#15`" || got[9] != "`#6`" {
 		t.Fatalf("first page = %v; want #15 … #6", got)
 	}
-	commandstest.WantIn(t, "first page", page, "Older events: /history before:#6")
+	commandstest.WantIn(t, "first page", page, "Older events: `/history before:#6`")
 	if got := seqs(tb.OK(tb.Do("bob", "/history before:#6"))); len(got) != 5 || got[0] != "`#5`" || got[4] != "`#1`" {
 		t.Errorf("before:#6 = %v; want #5 … #1", got)
 	}
@@ -49,7 +49,7 @@ func TestHistoryPages(t *testing.T) {
 		t.Errorf("target and user = %q; want no older-events line when nothing older matches", byGM)
 	}
 	filtered := tb.OK(tb.Do("bob", `/history target:"Sir Bob"`))
-	commandstest.WantIn(t, "target", filtered, `Older events: /history before:#6 target:"Sir Bob"`)
+	commandstest.WantIn(t, "target", filtered, "Older events: `/history before:#6 target:Sir Bob`")
 	if got := seqs(tb.OK(tb.Do("bob", `/history before:#6 target:"Sir Bob"`))); len(got) != 3 || got[2] != "`#2`" {
 		t.Errorf("the older page of a target = %v; want #5, #4 and the creation #2", got)
 	}

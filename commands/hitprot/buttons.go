@@ -82,10 +82,10 @@ func stayUpLine(h *character, c rules.Character, now clock.Time) string {
 	}
 	var out []string
 	for _, b := range c.Bleeds {
-		how := fmt.Sprintf("unless attended (/attend target:%s)", commands.Arg(h.ch.Name))
+		how := fmt.Sprintf("unless attended (%s)", commands.CodeSpan("/attend target:"+h.ch.Name))
 		switch b.Wound {
 		case rules.FatalWoundI:
-			how = fmt.Sprintf("unless a skilled healer or healing magic attends (/attend target:%s skilled:true)", commands.Arg(h.ch.Name))
+			how = fmt.Sprintf("unless a skilled healer or healing magic attends (%s)", commands.CodeSpan("/attend target:"+h.ch.Name+" skilled:true"))
 		case rules.FatalWoundII:
 			how = "and nothing can prevent it"
 		}

@@ -188,7 +188,7 @@ func TestUndoneChoiceFromCharShow(t *testing.T) {
 	tb.Dice.Push(1, 2)
 	tb.OK(tb.Press("bob", resp, "Stay Up"))
 	tb.OK(tb.Do("bob", "/undo"))
-	tb.Refused(tb.Do("ann", "/damage target:Lister amount:1"), "use /char show name:Lister to get the buttons again")
+	tb.Refused(tb.Do("ann", "/damage target:Lister amount:1"), "use `/char show name:Lister` to get the buttons again")
 
 	show := tb.Do("bob", "/char show name:Lister")
 	out := tb.OK(show)
@@ -238,7 +238,7 @@ func TestStayUpReplies(t *testing.T) {
 	tb.Dice.Push(4, 4, 3, 1, 1, 1)
 	out := commandstest.Text(tb.PressRow("bob", resp, 0, "Stay Up"))
 	commandstest.WantIn(t, "critical", out, "chooses **Stay Up**: HP 0 → 0 · HD 1 → 1", "loses the left arm",
-		"is bleeding out from the Critical Wound: dies at day 1, 00:02 unless attended (/attend target:Lister)", "each later hit is damage + 1d6")
+		"is bleeding out from the Critical Wound: dies at day 1, 00:02 unless attended (`/attend target:Lister`)", "each later hit is damage + 1d6")
 	if strings.Contains(out, "fights on") {
 		t.Errorf("Stay Up reply after a failed Critical Wound: %q; must not say it fights on", out)
 	}

@@ -327,7 +327,7 @@ func TestPendingChoiceOnShow(t *testing.T) {
 	tb.OK(tb.Press("bob", resp, "Act Disabled"))
 	commandstest.WantIn(t, "show after the choice", tb.OK(tb.Do("bob", "/char show name:Dur")), "disabled (conscious)")
 	tb.OK(tb.Do("bob", "/undo"))
-	tb.Refused(tb.Do("ann", "/damage target:Dur amount:1"), "/char show name:Dur offers the buttons again")
+	tb.Refused(tb.Do("ann", "/damage target:Dur amount:1"), "`/char show name:Dur` offers the buttons again")
 	if show := tb.Do("carl", "/char show name:Dur"); len(show.Components) != 0 {
 		t.Errorf("show to a stranger = %+v; want no buttons", show.Components)
 	}

@@ -335,7 +335,7 @@ func TestInitiativeHiddenNPC(t *testing.T) {
 	commandstest.WantIn(t, "GM /history", commandstest.FollowUp(tb.Do("gm", "/history")), "1d6+2 [6] + 2 = 8")
 	p := &fakePoster{}
 	tracker.Of(tb.Svc.Registry()).SetPoster(p, "")
-	commandstest.Text(tb.Do("bob", "/table tracker"))
+	commandstest.Text(tb.Do("gm", "/table tracker"))
 	_, tr, err := tracker.Of(tb.Svc.Registry()).Tracker(tb.Channel)
 	if err != nil {
 		t.Fatal(err)
