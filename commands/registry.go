@@ -554,7 +554,11 @@ func (r *Request) commandName() string {
 // options in name order, values with spaces quoted, or a press of a button
 // as `pressed [Stay Up] for Lister` (Pressed, and the target option when
 // set). It is what the history shows.
-func (r *Request) Line() string {
+func (r *Request) Line() string { return r.line(true) }
+
+// line is Line, with values quoted as the console takes them (quote) or as
+// Discord's client does, bare.
+func (r *Request) line(quote bool) string {
 	if r.Pressed != "" {
 		line := "pressed [" + r.Pressed + "]"
 		if t := r.Options["target"]; t != "" {
@@ -571,7 +575,7 @@ func (r *Request) Line() string {
 	sort.Strings(names)
 	for _, n := range names {
 		v := r.Options[n]
-		if strings.ContainsAny(v, " \t\"") || v == "" {
+		if quote && (strings.ContainsAny(v, " \t\"") || v == "") {
 			v = strconv.Quote(v)
 		}
 		fmt.Fprintf(&b, " %s:%s", n, v)

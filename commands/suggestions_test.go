@@ -280,3 +280,48 @@ func TestQuotedNamesAsDiscordPassesThem(t *testing.T) {
 		t.Errorf("%s = %q; want the 0-HP choice again", want, out)
 	}
 }
+
+// TestRefusalOnAnothersCharacterSaysWhatWorks: a player refused an action
+// on another's character is told the way that works, and it works as
+// printed: at hp-mp-wp a player may neither damage the GM's NPC nor heal
+// another player's character, and is told to ask the owner or a GM to run
+// the command; at harm a player may give first aid with a character of
+// their own, and is told so.
+func TestRefusalOnAnothersCharacterSaysWhatWorks(t *testing.T) {
+	tb := newTable(t)
+	tb.OK(tb.Do("!carol", "/table setup system:hp-mp-wp"))
+	tb.OK(tb.Do("ann", `/char create name:Lister stats:"hp-max=30"`))
+	tb.OK(tb.Do("carol", `/char create name:"Bandit Captain" stats:"hp-max=10"`))
+	tb.OK(tb.Do("bob", `/char create name:Rimmer stats:"hp-max=6"`))
+	tb.OK(tb.Do("carol", "/damage target:Rimmer amount:3"))
+	for _, c := range []struct{ line, runAs, want string }{
+		{"/damage target:Bandit Captain amount:2", "carol", "HP 10 → 8"},
+		{"/heal target:Rimmer amount:2", "bob", "HP 3 → 5"},
+	} {
+		refusal := tb.Do("ann", c.line)
+		tb.Refused(refusal, "Ask one of them to run")
+		got := suggested(tb.Svc.Registry(), commandstest.Text(refusal))
+		if len(got) != 1 {
+			t.Fatalf("%s refused with %q, which suggests %q; want one command", c.line, refusal.Content, got)
+		}
+		commandstest.WantIn(t, got[0]+" as printed", tb.OK(tb.Do(c.runAs, got[0])), c.want)
+	}
+
+	tb.Channel = "chan-2"
+	tb.OK(tb.Do("!carol", "/table setup system:harm"))
+	tb.OK(tb.Do("ann", `/char create name:Esme stats:"first-aid=2"`))
+	tb.OK(tb.Do("bob", `/char create name:Rimmer stats:"endure=1"`))
+	tb.Dice.Push(-1, -1, -1)
+	tb.OK(tb.Do("carol", "/damage target:Rimmer amount:2"))
+	refusal := tb.Do("ann", "/heal target:Rimmer trigger:pools")
+	tb.Refused(refusal, "first aid or counsel yourself")
+	got := suggested(tb.Svc.Registry(), commandstest.Text(refusal))
+	want := "/heal target:Rimmer trigger:first-aid healer:Esme"
+	if !slices.Contains(got, want) {
+		t.Fatalf("refusal %q suggests %q; want %q", refusal.Content, got, want)
+	}
+	tb.Dice.Push(1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0)
+	healed := tb.OK(tb.Do("ann", want))
+	commandstest.WantIn(t, want+" as printed", healed, "**Esme** gives **Rimmer** first aid", "Bloody → Healthy")
+	tb.NoDiceLeft()
+}
