@@ -3,9 +3,11 @@ package hpmpwp
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/hpkeeper/hpkeeper/commands"
+	"github.com/hpkeeper/hpkeeper/commands/spelling"
 	rules "github.com/hpkeeper/hpkeeper/rules/hpmpwp"
 )
 
@@ -37,9 +39,14 @@ func (sys System) SetSheet(m *commands.Mutation, raw json.RawMessage, stats []co
 }
 
 // parseClass checks a class value: 1 to 32 letters, digits and '-' (spaces are
-// impossible in stats; "psychic_warrior" becomes "psychic-warrior").
+// impossible in stats; "psychic_warrior" becomes "psychic-warrior"). A typo
+// of a class the rules name ("wizzard") is refused with the class meant,
+// unless it is marked new ("+wizzard", spelling.NewWord).
 func parseClass(st commands.Stat) (string, error) {
-	class := rules.NormalizeClass(st.Value)
+	class, refusal := spelling.NewWord(st.Key, rules.NormalizeClass(st.Value), rules.Classes)
+	if refusal != "" {
+		return "", commands.Errorf(commands.CodeInvalid, "%s", refusal)
+	}
 	ok := len(class) >= 1 && len(class) <= 32
 	for _, r := range class {
 		if (r < 'a' || r > 'z') && (r < '0' || r > '9') && r != '-' {
@@ -77,6 +84,9 @@ func parseFeats(st commands.Stat) (endurance, dieHard bool, err error) {
 func (sys System) apply(m *commands.Mutation, c rules.Character, stats []commands.Stat, creating bool) (rules.Character, error) {
 	given := map[string]bool{}
 	for _, st := range stats {
+		if !slices.Contains(sys.StatKeys(), st.Key) {
+			return c, commands.UnknownStat(sys, st.Key) // before hp-max is missed: "hp-mx" is a typo
+		}
 		given[st.Key] = true
 	}
 	if creating && !given["hp-max"] {

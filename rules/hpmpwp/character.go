@@ -160,6 +160,11 @@ func NormalizeClass(class string) string {
 	return strings.NewReplacer(" ", "-", "_", "-").Replace(class)
 }
 
+// Classes lists the classes RULES.md §2.1 names (by mana die, largest
+// first); any other class is a class too, with a d4 mana die.
+var Classes = []string{"sorcerer", "psion", "wilder", "cleric", "druid", "wizard", "bard", "psychic-warrior",
+	"paladin", "ranger", "barbarian", "fighter", "monk", "rogue", "soulknife"}
+
 // ManaDie returns the number of sides of a class's mana die (RULES.md §2.1):
 // d12 sorcerer, psion, wilder; d10 cleric, druid, wizard; d8 bard, psychic
 // warrior; d6 paladin, ranger; d4 barbarian, fighter, monk, rogue, soulknife
