@@ -20,9 +20,10 @@ func TestInitiativeRoll(t *testing.T) {
 	tb.Dice.Push(5, 3)
 	out := tb.OK(tb.Do("ann", "/init join target:Lister,Meghan"))
 	commandstest.WantIn(t, "join", out, "**Lister** joins the turn order: initiative **3** (1d6-2 [5] - 2 = 3 (init -2)).",
-		"**Meghan** joins the turn order: initiative **3** (1d6 [3] = 3).", "It is **Meghan**'s turn")
+		"**Meghan** joins the turn order: initiative **3** (1d6 [3] = 3).")
 	// A tie: Meghan's bonus 0 beats Lister's -2.
-	commandstest.WantIn(t, "tie", tb.OK(tb.Do("bob", "/init show")), "▶ **Meghan** 3\n▫ **Lister** 3")
+	commandstest.WantIn(t, "tie", tb.OK(tb.Do("bob", "/init show")), "▫ **Meghan** 3\n▫ **Lister** 3")
+	commandstest.WantIn(t, "first turn", tb.OK(tb.Do("ann", "/init next")), "It is **Meghan**'s turn (round 1).")
 	tb.OK(tb.Do("ann", "/init end"))
 	tb.OK(tb.Do("ann", "/table option name:init-dice value:2d10"))
 	tb.OK(tb.Do("ann", "/init start"))

@@ -95,29 +95,34 @@ func hitProtParty(t *testing.T) *table {
 
 // TestInitiativeOrderAndTies: hit-protection rolls 1d6 + init; higher
 // goes first, ties to the higher bonus, then to who joined first; roll:
-// takes a total rolled at the table; in the opening the first turn is the
-// top of the order.
+// takes a total rolled at the table. In the opening nobody has the turn
+// (it jumped to the top as characters joined): the GM's /init next begins
+// round 1 and announces the first turn.
 func TestInitiativeOrderAndTies(t *testing.T) {
 	tb := hitProtParty(t)
 	tb.Dice.Push(4)
 	out := tb.OK(tb.Do("bob", "/init join target:Lister"))
-	commandstest.WantIn(t, "first join", out, "**Lister** joins the turn order: initiative **5** (1d6+1 [4] + 1 = 5 (init +1)).", "It is **Lister**'s turn (round 1).")
+	commandstest.WantIn(t, "first join", out, "**Lister** joins the turn order: initiative **5** (1d6+1 [4] + 1 = 5 (init +1)).")
 	tb.Dice.Push(5, 4)
 	out = tb.OK(tb.Do("gm", "/init join target:Meghan,Kryten"))
 	commandstest.WantIn(t, "two joins", out, "**Meghan** joins the turn order: initiative **5** (1d6 [5] = 5).", "**Kryten** joins the turn order: initiative **5**")
-	if strings.Contains(out, "turn (round") {
-		t.Errorf("joins below the top announce a turn: %q", out)
-	}
 	// Lister and Kryten 5 with bonus 1, Meghan 5 with bonus 0: Lister
 	// joined before Kryten.
 	show := tb.OK(tb.Do("meg", "/init show"))
-	commandstest.WantIn(t, "show", show, "**Turn order · round 1 · day 1, 00:00**\n▶ **Lister** 5\n▫ **Kryten** 5\n▫ **Meghan** 5\nIt is **Lister**'s turn.")
-	// A total rolled at the table: no dice; at the top in the opening, so
-	// the first turn is the Goblin's.
+	commandstest.WantIn(t, "show", show, "**Turn order · round 1 · day 1, 00:00**\n▫ **Lister** 5\n▫ **Kryten** 5\n▫ **Meghan** 5\nRound 1 has not begun: the GM begins it with `/init next`")
+	// A total rolled at the table: no dice; at the top, and no turn jumps
+	// to it: nobody has one yet.
 	tb.OK(tb.Do("gm", `/char create name:Goblin stats:"class=fighter hit-die=d6 hp=6"`))
 	out = tb.OK(tb.Do("gm", "/init join target:Goblin roll:6"))
-	commandstest.WantIn(t, "roll given", out, "**Goblin** joins the turn order: initiative **6** (rolled at the table: 6).", "It is **Goblin**'s turn (round 1).")
+	commandstest.WantIn(t, "roll given", out, "**Goblin** joins the turn order: initiative **6** (rolled at the table: 6).")
+	for _, o := range []string{out, show} {
+		if strings.Contains(o, "turn (round") || strings.Contains(o, "▶") {
+			t.Errorf("the opening gives someone the turn: %q", o)
+		}
+	}
 	tb.NoDiceLeft()
+	tb.Refused(tb.Do("bob", "/init next"), "Only a GM can begin round 1")
+	commandstest.WantIn(t, "the GM begins", tb.OK(tb.Do("gm", "/init next")), "Round 1 of the turn order begins.\nIt is **Goblin**'s turn (round 1).")
 
 	tb.Refused(tb.Do("meg", "/init join target:Lister"), "only its owner or a GM")
 	tb.Refused(tb.Do("bob", "/init join target:Lister"), "already in the turn order")
@@ -126,8 +131,8 @@ func TestInitiativeOrderAndTies(t *testing.T) {
 	tb.Refused(tb.Do("gm", "/init start"), "already open")
 	tb.Refused(tb.Do("bob", "/init end"), "Only a GM")
 	tb.Refused(tb.Do("bob", "/init next"), "It is Goblin's turn: only its owner or a GM ends it.")
-	if o := tb.order(); len(o.Combatants) != 4 || o.Turn != 0 || o.Underway {
-		t.Errorf("order = %+v; want 4 combatants, the Goblin's turn, not under way", o)
+	if o := tb.order(); len(o.Combatants) != 4 || o.Turn != 0 || !o.Underway || tb.clock() != 0 {
+		t.Errorf("order = %+v, clock %d; want 4 combatants, the Goblin's turn, under way, in round 1", o, tb.clock())
 	}
 }
 
@@ -143,6 +148,7 @@ func TestInitiativeTurnsAndSkips(t *testing.T) {
 	tb.OK(tb.Do("gm", "/init join target:Corpse roll:5"))
 	tb.OK(tb.Do("gm", "/init join target:Rook roll:4"))
 	tb.OK(tb.Do("gm", "/init join target:Meghan roll:3"))
+	tb.OK(tb.Do("gm", "/init next")) // the GM begins round 1
 	// Corpse: a Heroic Death. Rook: goes down. Meghan: stunned 1 round
 	// (Stay Up: 2d6 [3, 3] = 6 Nasty Wound, paralysis save 1 fails, 1d4
 	// days).
@@ -186,6 +192,7 @@ func TestInitiativeRoundEndIsNextRound(t *testing.T) {
 	for _, tb := range []*table{viaInit, viaClock} {
 		tb.OK(tb.Do("gm", "/init join target:Lister roll:5"))
 		tb.OK(tb.Do("gm", "/init join target:Meghan roll:2"))
+		tb.OK(tb.Do("gm", "/init next")) // the GM begins round 1
 		tb.OK(tb.Do("bob", "/init next"))
 	}
 	a := viaInit.OK(viaInit.Do("meg", "/init next"))
@@ -210,6 +217,7 @@ func TestInitiativeCriticalWoundBleedOut(t *testing.T) {
 	tb := hitProtParty(t)
 	tb.OK(tb.Do("gm", "/init join target:Lister roll:5"))
 	tb.OK(tb.Do("gm", "/init join target:Meghan roll:2"))
+	tb.OK(tb.Do("gm", "/init next")) // the GM begins round 1
 	// Lister at 0 HP stays up: 2d6 [4, 4] = 8 Critical Wound, death save
 	// 3 fails, 1d4 = 1 (left arm), 2d4 [1, 2] = 3 rounds: dies at 00:03.
 	tb.OK(tb.Do("gm", "/char set name:Lister stats:hp=1"))
@@ -246,6 +254,7 @@ func TestInitiativeDyingSaves(t *testing.T) {
 	out := tb.OK(tb.Do("gm", "/init join target:Vala,Orm"))
 	commandstest.WantIn(t, "joins", out, "**Vala** joins the turn order: initiative **12** (1d20+2 [10] + 2 = 12 (Dex +2)).",
 		"**Orm** joins the turn order: initiative **11** (1d20+1 [10] + 1 = 11 (Dex -1, init +2)).")
+	commandstest.WantIn(t, "the GM begins", tb.OK(tb.Do("gm", "/init next")), "It is **Vala**'s turn (round 1).")
 	tb.OK(tb.Do("gm", `/char set name:Vala stats:"wp=-2 state=dying"`))
 	out = tb.OK(tb.Do("gm", "/init next"))
 	commandstest.WantIn(t, "dying skipped", out, "**Vala**'s turn ends.", "It is **Orm**'s turn (round 1).")
@@ -272,6 +281,7 @@ func TestInitiativeUndoRoundEnd(t *testing.T) {
 	tb := hitProtParty(t)
 	tb.OK(tb.Do("gm", "/init join target:Lister roll:5"))
 	tb.OK(tb.Do("gm", "/init join target:Meghan roll:2"))
+	tb.OK(tb.Do("gm", "/init next")) // the GM begins round 1
 	tb.OK(tb.Do("gm", "/char set name:Lister stats:hp=1"))
 	resp := tb.Do("gm", "/damage target:Lister amount:1")
 	tb.Dice.Push(4, 4, 3, 1, 1, 1) // Critical Wound: dies at 00:02
@@ -320,7 +330,8 @@ func TestInitiativeHiddenNPC(t *testing.T) {
 	resp := tb.Do("gm", "/init join target:Goblin")
 	join := tb.OK(resp)
 	noNumbers("GM's join, public", join)
-	commandstest.WantIn(t, "GM's join, public", join, "**Goblin** joins the turn order.", "**Goblin**: Wounded", "It is **Goblin**'s turn (round 1).")
+	commandstest.WantIn(t, "GM's join, public", join, "**Goblin** joins the turn order.", "**Goblin**: Wounded")
+	commandstest.WantIn(t, "the GM begins", tb.OK(tb.Do("gm", "/init next")), "It is **Goblin**'s turn (round 1).")
 	commandstest.WantIn(t, "GM's join, follow-up", commandstest.FollowUp(resp), "Hidden from players",
 		"**Goblin** joins the turn order: initiative **8** (1d6+2 [6] + 2 = 8 (init +2)).")
 	show := tb.OK(tb.Do("bob", "/init show"))
@@ -366,6 +377,7 @@ func TestInitiativePing(t *testing.T) {
 	tb := hitProtParty(t)
 	tb.OK(tb.Do("gm", "/init join target:Lister roll:5"))
 	tb.OK(tb.Do("gm", "/init join target:Meghan roll:2"))
+	tb.OK(tb.Do("gm", "/init next")) // the GM begins round 1
 	resp := tb.Do("bob", "/init next")
 	if resp.Mentions != nil || strings.Contains(resp.Content, "<@") {
 		t.Errorf("init-ping off: %+v; want no mention", resp)
@@ -430,7 +442,7 @@ func TestInitiativeHarmConflict(t *testing.T) {
 	commandstest.WantIn(t, "no pool spent", tb.OK(tb.Do("bob", "/char show name:Vex")), "Instinct 3/3")
 	// Vex is taken out; the round end keeps him out (within the conflict).
 	setHarm(t, tb, "Vex", `"condition":"Broken","harm":0,"taken_out":true`)
-	tb.OK(tb.Do("bob", "/init next"))
+	tb.OK(tb.Do("gm", "/init next")) // the GM begins round 1: Vex is skipped
 	out = tb.OK(tb.Do("ann", "/init next"))
 	commandstest.WantIn(t, "round end", out, "**Vex** cannot act (taken out of the conflict): turn skipped.", "It is **Garrett**'s turn (round 2).")
 	out = tb.OK(tb.Do("gm", "/init end"))
@@ -495,6 +507,7 @@ func TestInitiativeEachRoundReroll(t *testing.T) {
 	tb.OK(tb.Do("gm", "/table option name:init-reroll value:each-round"))
 	tb.Dice.Push(6, 1)
 	tb.OK(tb.Do("gm", "/init join target:Lister,Meghan"))
+	tb.OK(tb.Do("gm", "/init next")) // the GM begins round 1
 	tb.OK(tb.Do("bob", "/init next"))
 	tb.Dice.Push(1, 6) // Lister 1d6+1 [1] = 2, Meghan 1d6 [6] = 6
 	out := tb.OK(tb.Do("meg", "/init next"))
@@ -527,6 +540,7 @@ func TestInitiativeRemoveAndDelete(t *testing.T) {
 	tb.OK(tb.Do("gm", "/init join target:Lister roll:5"))
 	tb.OK(tb.Do("gm", "/init join target:Kryten roll:4"))
 	tb.OK(tb.Do("gm", "/init join target:Meghan roll:2"))
+	tb.OK(tb.Do("gm", "/init next")) // the GM begins round 1
 	tb.OK(tb.Do("bob", "/init next"))
 	tb.Refused(tb.Do("meg", "/init remove target:Kryten"), "only its owner or a GM")
 	out := tb.OK(tb.Do("bob", "/init remove target:Kryten"))
@@ -599,6 +613,7 @@ func TestInitiativeHiddenRoundEnd(t *testing.T) {
 	tb.OK(tb.Do("gm", "/init start"))
 	tb.OK(tb.Do("ann", "/init join target:Vala roll:12"))
 	commandstest.Text(tb.Do("gm", "/init join target:Orc roll:3"))
+	tb.OK(tb.Do("gm", "/init next")) // the GM begins round 1
 	noSave := func(what, s string) {
 		t.Helper()
 		for _, not := range []string{"Fort", "[4]", "[5]", "[6]", "WP -", "still dying", "-2"} {
@@ -645,6 +660,7 @@ func TestInitiativeExport(t *testing.T) {
 	tb.OK(tb.Do("gm", "/init start"))
 	tb.OK(tb.Do("gm", "/init join target:Lister roll:5"))
 	tb.OK(tb.Do("gm", "/init join target:Meghan roll:2"))
+	tb.OK(tb.Do("gm", "/init next")) // the GM begins round 1
 	tb.OK(tb.Do("bob", "/init next"))
 	data := tb.ExportFile("gm")
 	var ex export.File
@@ -676,6 +692,7 @@ func TestInitiativeNobodyCanAct(t *testing.T) {
 	tb := hitProtParty(t)
 	tb.OK(tb.Do("gm", "/init join target:Lister roll:5"))
 	tb.OK(tb.Do("gm", "/init join target:Meghan roll:2"))
+	tb.OK(tb.Do("gm", "/init next")) // the GM begins round 1
 	tb.Press("bob", tb.Do("gm", "/damage target:Lister amount:4"), "Go Down")
 	tb.Press("meg", tb.Do("gm", "/damage target:Meghan amount:3"), "Go Down")
 	out := tb.OK(tb.Do("bob", "/init next"))
@@ -702,8 +719,10 @@ func TestInitiativeUndoIsTheGMs(t *testing.T) {
 	tb.OK(tb.Do("gm", `/char create name:Lister owner:bob stats:"hp=4"`))
 	tb.OK(tb.Do("gm", "/init start"))
 	tb.OK(tb.Do("bob", "/init join target:Lister roll:3"))
+	tb.OK(tb.Do("gm", "/init next")) // the GM begins round 1
 	tb.OK(tb.Do("bob", "/init next"))
 	tb.Refused(tb.Do("bob", "/undo"), "nothing here that you can undo")
+	commandstest.WantIn(t, "GM undo", tb.OK(tb.Do("gm", "/undo")), "/init next")
 	commandstest.WantIn(t, "GM undo", tb.OK(tb.Do("gm", "/undo")), "/init next")
 	commandstest.WantIn(t, "GM undo", tb.OK(tb.Do("gm", "/undo")), "/init join")
 	if o := tb.order(); len(o.Combatants) != 0 {
