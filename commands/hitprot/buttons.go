@@ -89,10 +89,10 @@ func stayUpLine(h *character, c rules.Character, now clock.Time) string {
 		case rules.FatalWoundII:
 			how = "and nothing can prevent it"
 		}
-		out = append(out, fmt.Sprintf("bleeding out from the %s: dies at %s %s", b.Wound, b.DiesAt, how))
+		out = append(out, fmt.Sprintf("bleeding out from the %s: %s %s", b.Wound, b.DiesIn(now), how))
 	}
-	if c.StunnedUntil > now {
-		out = append(out, fmt.Sprintf("stunned until %s", c.StunnedUntil))
+	if stun := c.Stunned(now); stun != "" {
+		out = append(out, stun)
 	}
 	if len(out) == 0 {
 		return h.name() + " fights on at 0 HP; " + later + "."

@@ -238,7 +238,7 @@ func TestStayUpReplies(t *testing.T) {
 	tb.Dice.Push(4, 4, 3, 1, 1, 1)
 	out := commandstest.Text(tb.PressRow("bob", resp, 0, "Stay Up"))
 	commandstest.WantIn(t, "critical", out, "chooses **Stay Up**: HP 0 → 0 · HD 1 → 1", "loses the left arm",
-		"is bleeding out from the Critical Wound: dies at day 1, 00:02 unless attended (`/attend target:Lister`)", "each later hit is damage + 1d6")
+		"is bleeding out from the Critical Wound: dies in 2 rounds unless attended (`/attend target:Lister`)", "each later hit is damage + 1d6")
 	if strings.Contains(out, "fights on") {
 		t.Errorf("Stay Up reply after a failed Critical Wound: %q; must not say it fights on", out)
 	}
@@ -255,7 +255,7 @@ func TestStayUpReplies(t *testing.T) {
 	resp = tb.Do("ann", "/damage target:Bram amount:1")
 	tb.Dice.Push(3, 3, 1, 1)
 	out = commandstest.Text(tb.Press("ann", resp, "Stay Up"))
-	commandstest.WantIn(t, "stun", out, "Nasty Wound", "**Bram** is stunned until day 1, 00:01; each later hit")
+	commandstest.WantIn(t, "stun", out, "Nasty Wound", "**Bram** is stunned for 1 more round; each later hit")
 	if strings.Contains(out, "fights on") {
 		t.Errorf("Stay Up reply with a stun: %q", out)
 	}

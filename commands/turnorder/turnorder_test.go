@@ -157,13 +157,13 @@ func TestInitiativeTurnsAndSkips(t *testing.T) {
 	tb.Press("gm", tb.Do("gm", "/damage target:Rook amount:1"), "Go Down")
 	tb.OK(tb.Do("gm", "/char set name:Meghan stats:hp=1"))
 	tb.Dice.Push(3, 3, 1, 1)
-	commandstest.WantIn(t, "stun", commandstest.Text(tb.Press("meg", tb.Do("gm", "/damage target:Meghan amount:1"), "Stay Up")), "stunned until day 1, 00:01")
+	commandstest.WantIn(t, "stun", commandstest.Text(tb.Press("meg", tb.Do("gm", "/damage target:Meghan amount:1"), "Stay Up")), "stunned for 1 more round")
 
 	out := tb.OK(tb.Do("bob", "/init next"))
 	want := "**Lister**'s turn ends.\n" +
 		"**Corpse** cannot act (dead): turn skipped.\n" +
 		"**Rook** cannot act (down, its fate hidden until attended): turn skipped.\n" +
-		"**Meghan** cannot act (stunned until day 1, 00:01): turn skipped.\n" +
+		"**Meghan** cannot act (stunned for 1 more round): turn skipped.\n" +
 		"The clock moves 1 round: day 1, 00:00 → day 1, 00:01.\n" +
 		"**Meghan** no longer stunned (day 1, 00:01)\n" +
 		"Round 2 of the turn order begins.\n" +
@@ -223,7 +223,7 @@ func TestInitiativeCriticalWoundBleedOut(t *testing.T) {
 	tb.OK(tb.Do("gm", "/char set name:Lister stats:hp=1"))
 	resp := tb.Do("gm", "/damage target:Lister amount:1")
 	tb.Dice.Push(4, 4, 3, 1, 1, 2)
-	commandstest.WantIn(t, "critical", commandstest.Text(tb.Press("bob", resp, "Stay Up")), "dies at day 1, 00:03 unless attended")
+	commandstest.WantIn(t, "critical", commandstest.Text(tb.Press("bob", resp, "Stay Up")), "dies in 3 rounds unless attended")
 	for round := 1; round <= 3; round++ {
 		tb.OK(tb.Do("bob", "/init next")) // Lister (or his skip) → Meghan
 		out := tb.OK(tb.Do("meg", "/init next"))
@@ -305,7 +305,7 @@ func TestInitiativeUndoRoundEnd(t *testing.T) {
 	if o := tb.order(); tb.clock() != 1 || o.Turn != 1 {
 		t.Errorf("after undo: clock %d, turn %d; want 1 and Meghan's turn", tb.clock(), o.Turn)
 	}
-	commandstest.WantIn(t, "Lister after undo", tb.OK(tb.Do("bob", "/char show name:Lister")), "Critical Wound: dies at day 1, 00:02")
+	commandstest.WantIn(t, "Lister after undo", tb.OK(tb.Do("bob", "/char show name:Lister")), "Critical Wound: dies in 1 round")
 	tb.NoDiceLeft()
 }
 

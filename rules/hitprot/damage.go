@@ -326,8 +326,8 @@ func (c Character) Conditions(now clock.Time) []string {
 	if c.Mobility {
 		out = append(out, "mobility handicap")
 	}
-	if c.StunnedUntil > now {
-		out = append(out, fmt.Sprintf("stunned until %s", c.StunnedUntil))
+	if stun := c.Stunned(now); stun != "" {
+		out = append(out, stun)
 	}
 	for _, l := range c.Limbs {
 		if l.Lost {
@@ -337,7 +337,7 @@ func (c Character) Conditions(now clock.Time) []string {
 		}
 	}
 	for _, b := range c.Bleeds {
-		out = append(out, fmt.Sprintf("%s: dies at %s", b.Wound, b.DiesAt))
+		out = append(out, fmt.Sprintf("%s: %s", b.Wound, b.DiesIn(now)))
 	}
 	if c.NoRestoreUntil > now {
 		out = append(out, fmt.Sprintf("no HP restoring until %s", c.NoRestoreUntil))
