@@ -147,7 +147,7 @@ func ViewOf(sys System, c *storage.Character, now int64) (CharacterView, error) 
 // rounds"); "down (fate hidden until attended)" is a condition.
 func SplitTimers(all []string) (conds, timers []string) {
 	for _, s := range all {
-		if strings.Contains(s, " until day ") || strings.Contains(s, "dies in ") || strings.Contains(s, " more round") {
+		if strings.Contains(s, " until day ") || strings.Contains(s, "dies in ") || strings.Contains(s, " more round") || strings.HasSuffix(s, "bleeding out") {
 			timers = append(timers, s)
 		} else {
 			conds = append(conds, s)

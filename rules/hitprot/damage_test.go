@@ -380,6 +380,11 @@ func TestTreat(t *testing.T) {
 // §1.4: 1d4 rounds, 2d4 rounds), as a turn order does, so their conditions
 // say the rounds left at the clock round now ("until day 1, 00:04" made a
 // player count minutes); a longer period keeps its date.
+//
+// **Reading:** the issue asks for rounds while a turn order runs; a round
+// timer reads in rounds always, in or out of a turn order, as the rules
+// count it (a stun of 1d4 rounds is "stunned for 3 more rounds" whatever
+// moves the clock).
 func TestRoundTimersReadInRounds(t *testing.T) {
 	c := New(Fighter, 1)
 	c.StunnedUntil, c.NoRestoreUntil = 4, 3*clock.RoundsPerDay
@@ -397,5 +402,10 @@ func TestRoundTimersReadInRounds(t *testing.T) {
 	}
 	if got := c.RestoreBlock(1); got != "bleeding out (Critical Wound, dies in 2 rounds)" {
 		t.Errorf("RestoreBlock(1) = %q", got)
+	}
+	// Without a clock (a sheet's one-line status), the round timers name
+	// no rounds.
+	if got := strings.Join(c.Conditions(NoClock), " | "); got != "stunned | Critical Wound: bleeding out | no HP restoring until day 4, 00:00" {
+		t.Errorf("Conditions(NoClock) = %q", got)
 	}
 }
