@@ -122,11 +122,19 @@ type CharacterView struct {
 	// Broken), so that players do not read "Down" of one that keeps taking
 	// turns.
 	Standing bool
+	// Choosing: a choice with buttons is pending (the 0-HP choice, Die
+	// Hard), which decides the state: players read "Choosing", not a
+	// state the character may never reach.
+	Choosing bool
 }
 
 // Word is what players see of the character when it is hidden: its
-// level's word, and "Badly wounded" for one at LevelZero still Standing.
+// level's word, "Choosing" while a choice is pending, and "Badly
+// wounded" for one at LevelZero still Standing.
 func (v CharacterView) Word() string {
+	if v.Choosing && v.Level != LevelDead {
+		return "Choosing"
+	}
 	if v.Level == LevelZero && v.Standing {
 		return "Badly wounded"
 	}

@@ -230,7 +230,9 @@ func TestHiddenCharacters(t *testing.T) {
 	if strings.Contains(out, "6 →") || strings.Contains(out, "HP") || len(resp.FollowUps) != 0 {
 		t.Errorf("player's reply about a hidden character shows numbers: %q, follow-ups %+v", out, resp.FollowUps)
 	}
-	commandstest.WantIn(t, "player's damage", out, "Spy**: Down")
+	// At 0 HP its 0-HP choice is pending: players read "Choosing", not
+	// "Down", a state it may never reach (issue 24).
+	commandstest.WantIn(t, "player's damage", out, "Spy**: Choosing")
 
 	// Revealing: the GM sets hidden=false; players see the numbers again.
 	tb.OK(tb.Do("!gm", `/char set name:Goblin stats:"hidden=false"`))

@@ -19,7 +19,7 @@ func (System) View(ch *storage.Character, now int64) (commands.CharacterView, er
 		return commands.CharacterView{}, err
 	}
 	c := h.c
-	v := commands.CharacterView{Bars: []commands.Bar{{Label: "HP", Current: c.HP, Max: c.HitDie}, {Label: "HD", Current: c.HD, Max: c.Level}}, State: c.Status.String()}
+	v := commands.CharacterView{Bars: []commands.Bar{{Label: "HP", Current: c.HP, Max: c.HitDie}, {Label: "HD", Current: c.HD, Max: c.Level}}, State: c.Status.String(), Choosing: c.Status == rules.Choosing}
 	v.Conditions, v.Timers = commands.SplitTimers(c.Conditions(clock.Time(now)))
 	switch {
 	case c.Status == rules.Dead:

@@ -24,7 +24,7 @@ func (System) View(ch *storage.Character, now int64) (commands.CharacterView, er
 	if wp >= 0 {
 		wp += c.TempWP
 	}
-	v := commands.CharacterView{Bars: []commands.Bar{{Label: "HP", Current: c.HP, Max: c.HPMax}, {Label: "MP", Current: c.MP, Max: c.MPMax}, {Label: "WP", Current: wp, Max: c.WPMax() + c.TempWP}}, State: c.State.String()}
+	v := commands.CharacterView{Bars: []commands.Bar{{Label: "HP", Current: c.HP, Max: c.HPMax}, {Label: "MP", Current: c.MP, Max: c.MPMax}, {Label: "WP", Current: wp, Max: c.WPMax() + c.TempWP}}, State: c.State.String(), Choosing: c.ChoicePending}
 	if c.State != rules.Fine || c.ChoicePending || c.Activity == rules.Sleep {
 		v.Conditions = append(v.Conditions, stateText(c))
 	}
@@ -120,8 +120,13 @@ func sleepUntil(c rules.Character) string {
 
 // stateText describes the state as a player would say it (RULES.md §2.4),
 // e.g. "conscious", "asleep", "disabled (conscious)", "dying (unconscious)",
-// "dead".
+// "dead"; "choosing (Die Hard)" while the Die Hard choice is pending, which
+// decides between disabled and stable (the rules hold it stable until
+// then, a state it may never reach).
 func stateText(c rules.Character) string {
+	if c.ChoicePending {
+		return "choosing (Die Hard)"
+	}
 	s := stateWord(c.State)
 	switch {
 	case c.State == rules.Fine && c.Activity == rules.Sleep:
@@ -130,9 +135,6 @@ func stateText(c rules.Character) string {
 		s += " (conscious)"
 	case c.State == rules.Dying, c.State == rules.Stable:
 		s += " (unconscious)"
-	}
-	if c.ChoicePending {
-		s += ", Die Hard choice pending"
 	}
 	if c.Activity == rules.Sleep && c.State == rules.Disabled {
 		s += ", asleep"
