@@ -21,6 +21,33 @@ func (c Character) ExertionDC() int { return 10 + 2*c.ExertionSaves }
 // 1 per hour worked not yet slept off + 2 per exertion failure.
 func (c Character) WakeDC() int { return 10 + c.HoursWorked + 2*c.ExertionFailures }
 
+// Sleepless returns the first whole hour of the clock after from, at or
+// before to (a clock value in rounds), that would leave the character
+// awake more than AwakeHours and so cost it an exertion save for hours
+// awake (RULES.md §2.6), and true; 0 and false when no hour up to to
+// would. It follows the character's activity as Advance does, without a
+// roll: a sleeper first sleeps off its hours worked and exertion failures
+// and sleeps to its SleepUntil, then wakes with 0 hours awake; the dead and
+// the unconscious make no such save (their hours count as sleep). An
+// advance asks with it before it keeps a character from its sleep.
+func (c Character) Sleepless(from, to int64) (int64, bool) {
+	if c.State == Dead || !c.State.Conscious() {
+		return 0, false
+	}
+	const hour = clock.RoundsPerHour
+	first := (floorDiv(from, hour) + 1) * hour // the first whole hour crossed
+	at := first + int64(max(AwakeHours-c.HoursAwake, 0))*hour
+	if c.Activity == Sleep {
+		wakes := first + int64(max(c.HoursWorked+c.ExertionFailures, 1)-1)*hour
+		wakes = max(wakes, (floorDiv(c.SleepUntil-1, hour)+1)*hour)
+		at = wakes + (AwakeHours+1)*hour
+	}
+	if at > to {
+		return 0, false
+	}
+	return at, true
+}
+
 // SetActivity sets what the character does as hours pass (RULES.md §2.6)
 // at clock time now (in rounds). Any activity other than sleep set on a
 // sleeping character is an attempt to wake early: a Will save against
