@@ -190,7 +190,9 @@ func optionHelp(b *strings.Builder, systems []commands.System, path string, o co
 			}
 			continue
 		}
-		fmt.Fprintf(b, "\n  %s: %s", sys.Name(), so.Help)
+		if commands.Clip(so.Help, 100) != o.Description { // else the option is the system's own, and said so above
+			fmt.Fprintf(b, "\n  %s: %s", sys.Name(), so.Help)
+		}
 		if len(so.Values) > 0 {
 			fmt.Fprintf(b, " — %s", strings.Join(so.Values, ", "))
 		}

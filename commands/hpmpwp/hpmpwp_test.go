@@ -534,7 +534,7 @@ func TestAwakeAfterWork(t *testing.T) {
 
 // TestLongAdvanceSummary: an advance of more than DetailHours sums up each
 // character instead of a line per hour (RULES.md §0.2): Ox stays awake for
-// 48 hours, hours awake 17–48 save on natural 20s, DC 10 to 72.
+// 48 hours (awake:true), hours awake 17–48 save on natural 20s, DC 10 to 72.
 func TestLongAdvanceSummary(t *testing.T) {
 	tb := newTable(t)
 	tb.OK(tb.Do("ann", "/table setup system:hp-mp-wp"))
@@ -542,7 +542,7 @@ func TestLongAdvanceSummary(t *testing.T) {
 	for range 32 {
 		tb.Dice.Push(20)
 	}
-	out := tb.OK(tb.Do("ann", "/clock action:advance amount:2 unit:days"))
+	out := tb.OK(tb.Do("ann", "/clock action:advance amount:2 unit:days awake:true"))
 	commandstest.WantIn(t, "summary", out, "The clock moves 2 days: day 1, 00:00 → day 3, 00:00.",
 		"**Ox**: HP 10 · MP 0 · WP 10\n• Fort (exertion, hours awake) ×32: 32 succeeded (3 by 5 or more), 0 failed, DC 10–72")
 	if strings.Contains(out, "day 1, 17:00:") || strings.Contains(out, "natural 20") {
@@ -567,7 +567,7 @@ func TestStallScript(t *testing.T) {
 	tb.OK(tb.Do("ann", `/char create name:Ox stats:"hp-max=10 mp-max=0"`))
 	tb.Refused(tb.Do("ann", "/clock action:advance amount:10000 unit:days"), "The clock moves at most 90 days in one command")
 	src.n = 0
-	resp := tb.Do("ann", "/clock action:advance amount:90 unit:days")
+	resp := tb.Do("ann", "/clock action:advance amount:90 unit:days awake:true")
 	out := tb.OK(resp)
 	commandstest.WantIn(t, "90 days", out, "The clock moves 90 days", "**Ox**: HP 10", "• Fort (exertion, hours awake) ×", "• wakes ×", "more rolls")
 	if n := len([]rune(resp.Content)); n > 2000 {
