@@ -118,13 +118,15 @@ func TestSpendActivityAndNight(t *testing.T) {
 // TestNightKeepsEveryoneAsleep: /rest kind:night puts a fresh
 // character to sleep for the whole 8 hours on the clock; it does not wake
 // after the first hour with 7 hours awake (RULES.md §2.6, review finding 1).
+// Called at 00:02, the night reads "until 08:02" and ends there, where the
+// clock stops (issue 24: it read "until 08:00" and ended at 08:02).
 func TestNightKeepsEveryoneAsleep(t *testing.T) {
 	tb := newTable(t)
 	tb.OK(tb.Do("ann", "/table setup system:hp-mp-wp"))
 	tb.OK(tb.Do("bob", `/char create name:Bob stats:"hp-max=10"`))
 	tb.OK(tb.Do("ann", "/clock action:advance amount:2 unit:rounds"))
 	out := tb.OK(tb.Do("ann", "/rest kind:night target:Bob"))
-	commandstest.WantIn(t, "night", out, "to sleep until day 1, 08:00: Bob.", "day 1, 08:00: wakes: the night's rest is over", "slept 8 h")
+	commandstest.WantIn(t, "night", out, "to sleep until day 1, 08:02: Bob.", "The clock moves 8 hours: day 1, 00:02 → day 1, 08:02.", "day 1, 08:02: wakes: the night's rest is over", "slept 8 h")
 	if strings.Contains(out, "01:00") {
 		t.Errorf("night = %q; want nobody waking at 01:00", out)
 	}

@@ -30,6 +30,7 @@ func TestSleepless(t *testing.T) {
 		{"working", func(c *Character) { c.Activity = Work }, 0, day, h(17), true},
 		{"a night's rest to 08:00", func(c *Character) { c.Activity, c.SleepUntil = Sleep, h(8) }, 0, day, 0, false},
 		{"a night's rest, then two days", func(c *Character) { c.Activity, c.SleepUntil = Sleep, h(8) }, 0, 2 * day, h(25), true},
+		{"a night's rest from 00:02, then two days", func(c *Character) { c.Activity, c.SleepUntil = Sleep, h(8)+2 }, 2, 2*day + 2, h(25), true},
 		{"asleep with 3 failures to sleep off", func(c *Character) { c.Activity, c.ExertionSaves, c.ExertionFailures = Sleep, 3, 3 }, 0, day, h(20), true},
 		{"asleep with nothing to sleep off", func(c *Character) { c.Activity = Sleep }, 0, day, h(18), true},
 		{"stable", func(c *Character) { c.WP, c.State = -3, Stable }, 0, day, 0, false},
@@ -70,7 +71,7 @@ func TestSleeplessMatchesAdvance(t *testing.T) {
 			c.ExertionFailures = rng.IntN(3)
 			c.ExertionSaves = c.ExertionFailures
 			if rng.IntN(2) == 0 {
-				c.SleepUntil = int64(rng.IntN(12)) * clock.RoundsPerHour
+				c.SleepUntil = int64(rng.IntN(12 * clock.RoundsPerHour)) // a night's end, at a whole hour or between two
 			}
 		}
 		if c.Activity == Work {
