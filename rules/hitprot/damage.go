@@ -268,10 +268,10 @@ func (c Character) Attend(src dice.Source, healer bool, now clock.Time) (Charact
 			stopped++
 		case b.Wound == FatalWoundI:
 			kept = append(kept, b)
-			refused = append(refused, fmt.Sprintf("the Fatal Wound I needs a skilled healer or healing magic; still dies at %s", b.DiesAt))
+			refused = append(refused, "the Fatal Wound I needs a skilled healer or healing magic; still "+b.DiesIn(now))
 		default:
 			kept = append(kept, b)
-			refused = append(refused, fmt.Sprintf("nothing can prevent the Fatal Wound II; still dies at %s", b.DiesAt))
+			refused = append(refused, "nothing can prevent the Fatal Wound II; still "+b.DiesIn(now))
 		}
 	}
 	if stopped == 0 && !revealed {
