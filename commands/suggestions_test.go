@@ -296,6 +296,7 @@ func TestRefusalOnAnothersCharacterSaysWhatWorks(t *testing.T) {
 	tb.OK(tb.Do("ann", `/char create name:Lister stats:"hp-max=30"`))
 	tb.OK(tb.Do("carol", `/char create name:"Bandit Captain" stats:"hp-max=10"`))
 	tb.OK(tb.Do("bob", `/char create name:Rimmer stats:"hp-max=6"`))
+	tb.OK(tb.Do("!carol", `/char create name:Ogre stats:"hp-max=12 hidden=true"`))
 	tb.OK(tb.Do("carol", "/damage target:Rimmer amount:3"))
 	for _, c := range []struct{ line, runAs, want string }{
 		{"/damage target:Bandit Captain amount:2", "carol", "HP 10 → 8"},
@@ -310,13 +311,28 @@ func TestRefusalOnAnothersCharacterSaysWhatWorks(t *testing.T) {
 		commandstest.WantIn(t, got[0]+" as printed", tb.OK(tb.Do(c.runAs, got[0])), c.want)
 	}
 
+	// A hidden NPC, the usual foe: the refusal says to ask the GM, without
+	// echoing a line that could hold its numbers.
+	tb.Refused(tb.Do("ann", "/damage target:Ogre amount:2"), "Ogre belongs to <@carol>: only its owner or a GM can do that. Ask one of them to run it for you.")
+
+	// At hp-mp-wp a dying character may be stabilized by anyone's Heal
+	// check: the refusal of a /heal names that way too, with a character
+	// of the caller's own.
+	tb.Dice.Push(5)
+	commandstest.WantIn(t, "dying", tb.OK(tb.Do("carol", "/damage target:Rimmer amount:17")), "WP 10 → -2", "dying") // HP 5 → 0; the save fails
+	refusal := tb.Do("ann", "/heal target:Rimmer amount:2")
+	tb.Refused(refusal, "Ask one of them to run `/heal amount:2 target:Rimmer`. Or stabilize it with a Heal check (DC 15), which needs no leave: `/attend target:Rimmer healer:Lister`.")
+	tb.Dice.Push(15)
+	commandstest.WantIn(t, "/attend as printed", tb.OK(tb.Do("ann", "/attend target:Rimmer healer:Lister")), "**Lister** attends", "stable")
+	tb.NoDiceLeft()
+
 	tb.Channel = "chan-2"
 	tb.OK(tb.Do("!carol", "/table setup system:harm"))
 	tb.OK(tb.Do("ann", `/char create name:Esme stats:"first-aid=2"`))
 	tb.OK(tb.Do("bob", `/char create name:Rimmer stats:"endure=1"`))
 	tb.Dice.Push(-1, -1, -1)
 	tb.OK(tb.Do("carol", "/damage target:Rimmer amount:2"))
-	refusal := tb.Do("ann", "/heal target:Rimmer trigger:pools")
+	refusal = tb.Do("ann", "/heal target:Rimmer trigger:pools")
 	tb.Refused(refusal, "first aid or counsel yourself")
 	got := suggested(tb.Svc.Registry(), commandstest.Text(refusal))
 	want := "/heal target:Rimmer trigger:first-aid healer:Esme"
