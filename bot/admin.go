@@ -213,6 +213,10 @@ func (a *Admin) assess(h storage.Health, pingErr error) assessment {
 		as.worse(http.StatusServiceUnavailable, healthUnavailable, "database closed")
 	case h.Fault != nil || errors.Is(pingErr, storage.ErrDamaged):
 		as.worse(http.StatusServiceUnavailable, healthUnavailable, "database file damaged: stop, run hpkeeper check, restore the last backup")
+	case errors.Is(pingErr, storage.ErrUnavailable):
+		// A PostgreSQL server that does not answer: the pool reconnects
+		// by itself once it does.
+		as.worse(http.StatusServiceUnavailable, healthUnavailable, "database unavailable")
 	}
 	if h.CommitErr != nil {
 		as.worse(http.StatusServiceUnavailable, healthDegraded, fmt.Sprintf("changes cannot be saved: commits failing for %s (%s)",
@@ -245,6 +249,8 @@ func diskTrouble(err error) string {
 		return "I/O error"
 	case errors.Is(err, storage.ErrDamaged):
 		return "file damaged"
+	case errors.Is(err, storage.ErrUnavailable), errors.Is(err, storage.ErrCommitUnknown):
+		return "database unavailable"
 	}
 	return "see the log"
 }
@@ -312,6 +318,10 @@ func (a *Admin) backup(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "no-store")
 		w.WriteHeader(http.StatusOK)
 	})
+	if errors.Is(err, storage.ErrNotAFile) {
+		http.Error(w, err.Error()+" (docs/scaling.md)", http.StatusNotImplemented)
+		return
+	}
 	a.metrics.backedUp(err)
 	if err != nil {
 		a.log.Error().Err(err).Int64("bytes", n).Str("remote", r.RemoteAddr).Msg("backup failed")

@@ -52,6 +52,9 @@ type Endpoint struct {
 	replays replayGuard
 	// store keeps replays across a graceful restart (replay.go); nil: memory only.
 	store ReplayStore
+	// shared, when set, is the replay guard every replica shares
+	// (sharedreplay.go).
+	shared SharedReplayGuard
 	// followUps sends the files of answers (files.go) and the answers that
 	// came after a deferral (deferred.go).
 	followUps followUps
@@ -157,6 +160,9 @@ func (e *Endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	case replayClosed:
 		http.Error(w, "shutting down", http.StatusServiceUnavailable)
+		return
+	}
+	if !e.acceptShared(w, r, sig[:], stamp) { // sharedreplay.go
 		return
 	}
 	i, err := decodeInteraction(body)

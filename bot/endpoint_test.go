@@ -6,6 +6,7 @@ import (
 	"crypto/ed25519"
 	"encoding/binary"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"net"
 	"net/http"
@@ -57,6 +58,7 @@ func TestEndpointEndToEnd(t *testing.T) {
 
 	post := func(t *testing.T, body []byte) (int, []byte, http.Header) {
 		t.Helper()
+		body = freshID(t, body) // a fixture posted again is another interaction
 		resp, err := srv.Client().Do(kp.signedRequest(t, srv.URL, body, now))
 		if err != nil {
 			t.Fatal(err)
@@ -599,4 +601,24 @@ func TestContainLogsGoroutinePanics(t *testing.T) {
 			t.Errorf("log = %s; want it to contain %q", logs.String(), want)
 		}
 	}
+}
+
+// freshID returns the interaction JSON body with an id of its own: each
+// interaction Discord sends has a new one, and a change is applied once per
+// id (storage.Tx.RecordInteraction).
+func freshID(t *testing.T, body []byte) []byte {
+	t.Helper()
+	var v map[string]any
+	if err := json.Unmarshal(body, &v); err != nil {
+		return body // not an interaction: sent as it is
+	}
+	if _, ok := v["id"]; !ok {
+		return body
+	}
+	v["id"] = strconv.FormatInt(1311000000000300000+nextInteractionID.Add(1), 10)
+	out, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

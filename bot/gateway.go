@@ -109,6 +109,10 @@ type gateway struct {
 	// one refused on the shard of the session it arrived on.
 	shards  storage.ShardRange
 	refused func(shard int)
+	// fence, when set, says whether the process may answer on a session's
+	// shard now (it holds the shard's lease: leases.go); an interaction on
+	// another is dropped unanswered.
+	fence func(shard int) bool
 
 	mu      sync.Mutex
 	stopped bool
@@ -150,6 +154,12 @@ func (g *gateway) onEvent(s *discordgo.Session, e *discordgo.Event) {
 	i, err := decodeInteraction(e.RawData)
 	if err != nil {
 		g.log.Warn().Err(err).Msg("undecodable interaction")
+		return
+	}
+	if g.fence != nil && !g.fence(s.ShardID) {
+		ilog := interactionLogger(g.log, i)
+		ilog.Warn().Int("session_shard", s.ShardID).
+			Msg("interaction not answered: this process no longer holds its shard's lease (another process answers it)")
 		return
 	}
 	if g.refuse(s, i) {

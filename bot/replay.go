@@ -67,7 +67,7 @@ func WithReplayStore(store ReplayStore) EndpointOption {
 // one. It returns an error only when the store cannot be read; a state it
 // cannot decode is logged and treated as none.
 func (e *Endpoint) restoreReplays() error {
-	if e.store == nil {
+	if e.store == nil || e.shared != nil {
 		return nil
 	}
 	now := e.now()
@@ -100,7 +100,7 @@ func (e *Endpoint) restoreReplays() error {
 func (e *Endpoint) Close() error {
 	e.Wait()
 	state, n := e.replays.close(e.now())
-	if e.store == nil {
+	if e.store == nil || e.shared != nil {
 		return nil
 	}
 	start := time.Now()

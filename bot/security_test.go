@@ -44,8 +44,12 @@ type secServer struct {
 	now    atomic.Int64 // the endpoint's clock, Unix seconds
 	logs   *syncBuffer
 	client *http.Client
-	nextID atomic.Int64
 }
+
+// nextInteractionID numbers the interactions of every secServer of the
+// test binary: as Discord's, an interaction's id is never reused, also not
+// after a restart (a change is applied once per interaction).
+var nextInteractionID atomic.Int64
 
 func newSecServer(t *testing.T, path string, kp keyPair) *secServer {
 	t.Helper()
@@ -126,7 +130,7 @@ func (s *secServer) submit(u user, customID, inputID, text string) []byte {
 
 func (s *secServer) interaction(u user, typ int, data map[string]any) []byte {
 	i := map[string]any{
-		"id": strconv.FormatInt(1311000000000100000+s.nextID.Add(1), 10), "application_id": "1311000000000000001",
+		"id": strconv.FormatInt(1311000000000100000+nextInteractionID.Add(1), 10), "application_id": "1311000000000000001",
 		"type": typ, "token": "tok", "version": 1, "channel_id": secChannel, "data": data,
 	}
 	who := map[string]any{"id": u.id, "username": u.name, "global_name": u.name}
@@ -486,7 +490,7 @@ func TestHostileInteractions(t *testing.T) {
 	s.ok(s.command(gmUser, "table", "setup", "system", "hit-protection"))
 	s.ok(s.command(playerUser, "char", "create", "name", "Lister", "stats", "hit-die=d6 hp=4"))
 	raw := func(v map[string]any) []byte {
-		v["id"] = strconv.FormatInt(1311000000000200000+s.nextID.Add(1), 10)
+		v["id"] = strconv.FormatInt(1311000000000200000+nextInteractionID.Add(1), 10)
 		if _, ok := v["member"]; !ok {
 			v["member"] = map[string]any{"user": map[string]any{"id": secPlayer, "username": "dave"}, "permissions": "0"}
 		}

@@ -99,6 +99,10 @@ type Gateway struct {
 	mu     sync.Mutex
 	shards []*shard
 	rng    storage.ShardRange
+
+	// leases, when set (ShareShards), share the shards with the other
+	// processes of the database (leases.go).
+	leases *leaseManager
 }
 
 // NewGateway returns a Gateway for the bot token that will run the shards
@@ -133,6 +137,9 @@ func NewGateway(token string, h Handler, log zerolog.Logger, want storage.ShardR
 // token, sharding required, a shard out of range). A shard whose first
 // connection fails otherwise is retried, with a backoff, while the others run.
 func (g *Gateway) Run(ctx context.Context) error {
+	if g.leases != nil {
+		return g.runLeased(ctx)
+	}
 	g.disp.base = context.WithoutCancel(ctx)
 	gb, err := g.rest.GatewayBot()
 	if err != nil {
@@ -536,6 +543,11 @@ type startLimit struct {
 	buckets  []chan struct{}
 	nmu      sync.Mutex
 	next     []time.Time
+
+	// shared, when set, waits for the bucket's turn in the queue every
+	// process of a shared database keeps (leases.go) before the turn is
+	// taken here.
+	shared func(ctx context.Context, bucket int) error
 }
 
 // minLimitWait keeps a limit that reports no starts and no reset from
@@ -571,6 +583,11 @@ func (sl *startLimit) take(ctx context.Context, bucket int) error {
 		return ctx.Err()
 	}
 	defer func() { <-b }()
+	if sl.shared != nil {
+		if err := sl.shared(ctx, bucket); err != nil {
+			return err
+		}
+	}
 	for {
 		sl.nmu.Lock()
 		wait := time.Until(sl.next[bucket%len(sl.next)])

@@ -34,7 +34,24 @@ type Tracker struct {
 	wg    sync.WaitGroup
 	// edited, when set, is told the result of every edit sent (metrics).
 	edited func(err error)
+	// recheck: other processes edit the same messages (replicas over a
+	// shared database; WithReplicas).
+	recheck bool
 }
+
+// maxRechecks bounds the edits one update sends again because the tracker
+// changed while it edited (WithReplicas): a table that keeps changing is
+// caught up by the edits its next changes start.
+const maxRechecks = 4
+
+// WithReplicas makes the Tracker keep the latest state last when other
+// processes (serve replicas over a shared database) edit the same tracker
+// messages, whose edits this process cannot order: after each edit it
+// renders the tracker again, and edits again when that differs from what
+// it sent. Whichever edit reaches Discord last, its sender then sees the
+// newest state (committed before its render) and sends it if it is not
+// what it sent.
+func WithReplicas() TrackerOption { return func(t *Tracker) { t.recheck = true } }
 
 // TrackerOption configures a Tracker (see Metrics.Tracker).
 type TrackerOption func(*Tracker)
@@ -64,7 +81,7 @@ func NewTracker(src TrackerSource, session *discordgo.Session, log zerolog.Logge
 func (t *Tracker) PostTracker(ctx context.Context, channelID string, resp *commands.Response) (string, error) {
 	d := trackerData(resp)
 	msg, err := t.session.ChannelMessageSendComplex(channelID, &discordgo.MessageSend{
-		Content: d.Content, Embeds: d.Embeds, AllowedMentions: d.AllowedMentions,
+		Content: d.Content, Embeds: d.Embeds, Components: d.Components, AllowedMentions: d.AllowedMentions,
 	}, discordgo.WithContext(ctx))
 	if err != nil {
 		return "", err
@@ -122,30 +139,41 @@ func (t *Tracker) loop(channelID string, st *trackerState) {
 }
 
 // update renders the tracker now and edits its message when the rendering
-// changed.
+// changed (and, WithReplicas, again while the tracker changed meanwhile).
 func (t *Tracker) update(channelID string, st *trackerState) error {
+	for i := 0; ; i++ {
+		sent, err := t.edit(channelID, st)
+		if err != nil || !sent || !t.recheck || i >= maxRechecks {
+			return err
+		}
+	}
+}
+
+// edit renders the tracker and edits its message when the rendering is
+// not what was last sent; it reports whether it sent an edit.
+func (t *Tracker) edit(channelID string, st *trackerState) (bool, error) {
 	id, resp, err := t.src.Tracker(channelID)
 	if err != nil || id == "" {
-		return err
+		return false, err
 	}
 	edit := editOf(channelID, id, trackerData(resp))
 	t.mu.Lock()
 	same := st.lastID == id && reflect.DeepEqual(st.last, edit)
 	t.mu.Unlock()
 	if same {
-		return nil
+		return false, nil
 	}
 	_, err = t.session.ChannelMessageEditComplex(edit)
 	if t.edited != nil {
 		t.edited(err)
 	}
 	if err != nil {
-		return fmt.Errorf("edit tracker message %s: %w", id, err)
+		return false, fmt.Errorf("edit tracker message %s: %w", id, err)
 	}
 	t.mu.Lock()
 	st.lastID, st.last = id, edit
 	t.mu.Unlock()
-	return nil
+	return true, nil
 }
 
 // trackerData converts a response to message data as replies are.
@@ -153,7 +181,12 @@ func trackerData(resp *commands.Response) *discordgo.InteractionResponseData {
 	return ResponseFrom(commands.KindCommand, resp).Data
 }
 
+// editOf is the edit that makes message messageID of the channel show d:
+// its content, embeds and buttons (the tracker's pages).
 func editOf(channelID, messageID string, d *discordgo.InteractionResponseData) *discordgo.MessageEdit {
-	content, embeds := d.Content, d.Embeds
-	return &discordgo.MessageEdit{Channel: channelID, ID: messageID, Content: &content, Embeds: &embeds, AllowedMentions: d.AllowedMentions}
+	content, embeds, components := d.Content, d.Embeds, d.Components
+	if components == nil {
+		components = []discordgo.MessageComponent{}
+	}
+	return &discordgo.MessageEdit{Channel: channelID, ID: messageID, Content: &content, Embeds: &embeds, Components: &components, AllowedMentions: d.AllowedMentions}
 }

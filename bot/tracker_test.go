@@ -174,3 +174,65 @@ func TestTrackerWithService(t *testing.T) {
 		t.Fatalf("edits = %q", fake.edits)
 	}
 }
+
+// sharedMessage is one Discord message two fake REST servers edit, each
+// after its own delay (a replica far from Discord, one near), in the order
+// the edits arrive.
+type sharedMessage struct {
+	mu    sync.Mutex
+	final string
+	edits int
+}
+
+type delayedREST struct {
+	msg   *sharedMessage
+	delay time.Duration
+}
+
+func (d delayedREST) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	if r.Method != http.MethodPatch {
+		http.Error(w, `{"message":"unexpected"}`, http.StatusNotFound)
+		return
+	}
+	time.Sleep(d.delay)
+	d.msg.mu.Lock()
+	d.msg.final, d.msg.edits = string(body), d.msg.edits+1
+	d.msg.mu.Unlock()
+	fmt.Fprint(w, `{"id":"msg-1","channel_id":"chan-1"}`)
+}
+
+// TestTrackerReplicasLatestWins: two replicas edit one tracker message. The
+// far one renders version 1 and edits slowly; meanwhile the table changes
+// to version 2, which the near one renders and edits first; the far one's
+// stale edit then lands last. With WithReplicas the far one renders again
+// after its edit and sends version 2, so the message ends at the latest
+// state (without it, it would stay at version 1), whatever order the edits
+// land in.
+func TestTrackerReplicasLatestWins(t *testing.T) {
+	msg := &sharedMessage{}
+	src := &countingSource{}
+	src.id.Store("msg-1")
+	trackers := make([]*Tracker, 2)
+	for i, delay := range []time.Duration{300 * time.Millisecond, 0} {
+		srv := httptest.NewServer(delayedREST{msg: msg, delay: delay})
+		defer srv.Close()
+		session, err := NewSession("test-token", zerolog.Nop(), WithHTTPClient(loopbackClient(t, srv.URL)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		trackers[i] = NewTracker(src, session, zerolog.Nop(), WithReplicas())
+	}
+	src.version.Store(1)
+	trackers[0].Changed("chan-1") // the far replica: version 1, slowly
+	time.Sleep(50 * time.Millisecond)
+	src.version.Store(2)
+	trackers[1].Changed("chan-1") // the near one: version 2, at once
+	trackers[1].Wait()
+	trackers[0].Wait()
+	msg.mu.Lock()
+	defer msg.mu.Unlock()
+	if !strings.Contains(msg.final, "version 2") {
+		t.Errorf("the message ends as %s after %d edits; want version 2", msg.final, msg.edits)
+	}
+}

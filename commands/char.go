@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -65,19 +66,62 @@ func charCreate(ctx context.Context, s *Service, r *Request) (*Response, error) 
 		rolled := m.RollsLine() // the dice of the sheet, rolled before c had an id
 		mc := m.For(c)
 		mc.Note("Created %s for %s: %s", c.Name, ownerName, status)
-		mc.Post(Part{Text: fmt.Sprintf("Created **%s** for %s: %s%s", Escape(c.Name), Escape(ownerName), status, rolled), Embeds: []Embed{embed}})
+		// The card says the status: the line names who and whose.
+		mc.Post(Part{Text: fmt.Sprintf("Created **%s** for %s.%s", Escape(c.Name), Escape(ownerName), rolled), Embeds: []Embed{embed}})
 		return &Response{}, nil
 	})
 
 }
 
-// changeLine renders a status change as "before → after", or the status
-// alone when it did not change.
-func changeLine(before, after string) string {
-	if before == after {
-		return after
+// fieldsChange renders the fields of a character's card that changed
+// (System.Describe), e.g. "Instinct abilities: React 0 (Unskilled), Climb
+// 3 (Master)", each on one line with its new value; "" when none did.
+func fieldsChange(before, after []Field) string {
+	was := map[string]string{}
+	for _, f := range before {
+		was[f.Name] = f.Value
 	}
-	return before + " → " + after
+	var out []string
+	for _, f := range after {
+		if v, ok := was[f.Name]; !ok || v != f.Value {
+			out = append(out, f.Name+": "+strings.ReplaceAll(f.Value, "\n", ", "))
+		}
+		delete(was, f.Name)
+	}
+	for _, f := range before {
+		if _, gone := was[f.Name]; gone {
+			out = append(out, "no "+f.Name)
+		}
+	}
+	return strings.Join(out, " · ")
+}
+
+// statusChange renders what changed between two status lines of a
+// character (System.Describe: parts joined by " · "), e.g. "HP 4/6 → 1/6"
+// or "HP 0/6 → 3/6 · no longer staying up": each part that changed, by its
+// first word where both have one, and "" when nothing did.
+func statusChange(before, after string) string {
+	b, a := strings.Split(before, " · "), strings.Split(after, " · ")
+	key := func(p string) string { k, _, _ := strings.Cut(p, " "); return k }
+	var out []string
+	for _, p := range a {
+		if slices.Contains(b, p) {
+			continue
+		}
+		i := slices.IndexFunc(b, func(q string) bool { return key(q) == key(p) && !slices.Contains(a, q) })
+		if i < 0 {
+			out = append(out, p)
+			continue
+		}
+		out = append(out, b[i]+" → "+strings.TrimSpace(strings.TrimPrefix(p, key(p))))
+		b[i] = ""
+	}
+	for _, q := range b {
+		if q != "" && !slices.Contains(a, q) {
+			out = append(out, "no longer "+q)
+		}
+	}
+	return strings.Join(out, " · ")
 }
 
 func charSet(ctx context.Context, s *Service, r *Request) (*Response, error) {
@@ -109,7 +153,7 @@ func charSet(ctx context.Context, s *Service, r *Request) (*Response, error) {
 			}
 			return nil, Errorf(CodeForbidden, "Only a GM can change sheet values at this table (table option sheet-edit=gm); %s still acts with %s.", Escape(c.Name), with)
 		}
-		before, _, err := m.System.Describe(c)
+		before, beforeFields, err := m.System.Describe(c)
 		if err != nil {
 			return nil, err
 		}
@@ -117,6 +161,7 @@ func charSet(ctx context.Context, s *Service, r *Request) (*Response, error) {
 		if err != nil {
 			return nil, err
 		}
+		wasHidden := c.Hidden
 		if hidden != nil {
 			c.Hidden = *hidden
 		}
@@ -130,18 +175,20 @@ func charSet(ctx context.Context, s *Service, r *Request) (*Response, error) {
 		if err := m.Save(c); err != nil {
 			return nil, err
 		}
-		after, _, err := m.System.Describe(c)
+		after, afterFields, err := m.System.Describe(c)
 		if err != nil {
 			return nil, err
 		}
-		embed, err := fullEmbed(m.Table, m.System, c)
-		if err != nil {
-			return nil, err
+		what := Changes(statusChange(before, after), fieldsChange(beforeFields, afterFields))
+		switch {
+		case hidden != nil && *hidden != wasHidden:
+			what = strings.TrimPrefix(what+"; ", "; ") + map[bool]string{true: "now hidden from players", false: "now shown to players"}[*hidden]
+		case what == "":
+			what = "nothing changes"
 		}
-		rolled := m.RollsLine()
 		mc := m.For(c)
-		mc.Note("Set %s on %s: %s → %s", r.Options["stats"], c.Name, before, after)
-		mc.Post(Part{Text: fmt.Sprintf("**%s**: set %s. %s%s", Escape(c.Name), Escape(r.Options["stats"]), changeLine(before, after), rolled), Embeds: []Embed{embed}})
+		mc.Note("Set %s on %s: %s.", r.Options["stats"], c.Name, what)
+		mc.Say("**%s**: set %s: %s.%s", Escape(c.Name), Escape(r.Options["stats"]), what, m.RollsLine())
 		return &Response{}, nil
 	})
 
@@ -224,9 +271,9 @@ func charList(ctx context.Context, s *Service, r *Request) (*Response, error) {
 			return err
 		}
 		lines = append([]string{fmt.Sprintf("%s (%s):", Count(len(all), "character"), t.System)}, lines...)
-		resp = &Response{Content: JoinWithin(lines, MaxContent, " (/char show name:…)")}
+		resp = &Response{Content: strings.Join(lines, "\n")}
 		if len(hidden) > 0 {
-			resp = ForGM(r, t, resp, &Response{Content: JoinWithin(hidden, MaxContent-len(HiddenFollowUp)-1, " (/char show name:…)")})
+			resp = ForGM(r, t, resp, &Response{Content: strings.Join(hidden, "\n")})
 		}
 		return nil
 	})

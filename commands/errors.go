@@ -75,6 +75,9 @@ func ErrorMessage(err error) string {
 	if errors.Is(err, storage.ErrCommitFailed) {
 		return NotSaved
 	}
+	if msg := storeMessage(err); msg != "" { // store.go
+		return msg
+	}
 	return Apology
 }
 

@@ -131,7 +131,7 @@ func ForGM(r *Request, t *storage.Table, resp, private *Response) *Response {
 	if private == nil || !IsGM(r, t) || resp.Ephemeral {
 		return resp
 	}
-	private.Content = strings.TrimSpace(HiddenFollowUp + "\n" + private.Content)
+	private.prepend(HiddenFollowUp)
 	private.Ephemeral = true
 	resp.FollowUps = append(resp.FollowUps, private)
 	return resp

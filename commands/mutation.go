@@ -43,7 +43,7 @@ type Mutation struct {
 func (s *Service) Mutate(ctx context.Context, r *Request, fn ActionFunc) (*Response, error) {
 	fn = s.registry.mutationChain(fn)
 	var resp *Response
-	err := s.db.Update(func(tx *storage.Tx) error {
+	err := s.Update(r, func(tx *storage.Tx) error { // store.go
 		t, err := LoadTable(tx, r.ChannelID)
 		if err != nil {
 			return err

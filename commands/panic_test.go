@@ -3,6 +3,7 @@ package commands_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -79,8 +80,10 @@ func TestHandlerPanicContained(t *testing.T) {
 	s := commands.New(db, dice.NewRandom(1), []commands.System{hpmpwp.System{}, boomSystem{}}, commandstest.Features()...)
 	var logs lockedBuffer
 	ctx := zerolog.New(&logs).WithContext(context.Background())
+	n := 0
 	gm := func(command, sub string, opts map[string]string) *commands.Request {
-		return &commands.Request{Kind: commands.KindCommand, InteractionID: "ok-1", ChannelID: "c1", UserID: "gm", UserName: "gm",
+		n++ // each interaction its own id, as Discord's: a change is applied once per id
+		return &commands.Request{Kind: commands.KindCommand, InteractionID: fmt.Sprintf("ok-%d", n), ChannelID: "c1", UserID: "gm", UserName: "gm",
 			Command: command, Subcommand: sub, Options: opts}
 	}
 	if r := s.Handle(ctx, gm("table", "setup", map[string]string{"system": "hp-mp-wp"})); r.Ephemeral {

@@ -40,6 +40,9 @@ type workLimiter struct {
 	burst     float64 // units
 	perSecond float64 // units a second
 	users     map[string]*workBucket
+	// shared, when set, spends from the allowances a shared store keeps
+	// (store.go) instead; on its error the process's own buckets answer.
+	shared func(user string, cost int, now time.Time) (bool, time.Duration, error)
 	// swept is when full buckets were last swept away. Past maxTrackedUsers
 	// a new user sweeps only a second or more away from it (either way:
 	// concurrent requests' clocks interleave), so a crowd of active users
@@ -64,6 +67,11 @@ func newWorkLimiter(burst, perMinute int) *workLimiter {
 func (l *workLimiter) take(user string, cost int, now time.Time) (bool, time.Duration) {
 	if cost <= 0 {
 		return true, 0
+	}
+	if l.shared != nil {
+		if ok, wait, err := l.shared(user, cost, now); err == nil {
+			return ok, wait
+		}
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()

@@ -40,9 +40,9 @@ func wordEmbed(m *Mutation, id uint64) (Embed, bool) {
 
 // present finishes a mutation's reply (see the comment at the top of this
 // file). The parts said through the mutation come first, then what resp
-// carries itself (not scoped: about every character loaded). A reply with
-// no embeds gets the embed of every character changed (up to five), so a
-// character reply reads at a glance. Players see the parts they may see and
+// carries itself (not scoped: about every character loaded). A change says
+// what changed in a line per character, and the card of a character is
+// /char show's: a reply shows no card it did not post. Players see the parts they may see and
 // the word of each hidden character in place of the others; when the caller
 // is a GM and something was hidden, those parts follow in an ephemeral
 // follow-up. An ephemeral resp goes to the caller alone: in full to a GM.
@@ -54,7 +54,6 @@ func present(m *Mutation, resp *Response) *Response {
 	if resp.Content != "" || len(resp.Embeds) > 0 || len(resp.Components) > 0 || len(resp.Files) > 0 {
 		parts = append(parts, part{Part: Part{Text: resp.Content, Embeds: resp.Embeds, Buttons: resp.Components, Files: resp.Files}})
 	}
-	parts = append(parts, autoEmbeds(m, parts)...)
 	var shown, kept []part
 	var words, embedded []uint64 // hidden characters shown by their word, in text and embed
 	public := 0
@@ -90,53 +89,21 @@ func present(m *Mutation, resp *Response) *Response {
 	out := render(m, shown)
 	out.Ephemeral, out.UpdateMessage, out.FollowUps = resp.Ephemeral, resp.UpdateMessage, resp.FollowUps
 	if len(words) > 0 && public == 0 && m.Req.Kind == KindCommand {
-		out.Content = fmt.Sprintf("%s used %s.\n%s", Escape(m.Req.UserName), m.Req.commandName(), out.Content)
+		out.prepend(fmt.Sprintf("%s used %s.", Escape(m.Req.UserName), m.Req.commandName()))
 	}
 	if len(kept) > 0 && m.IsGM() {
 		f := render(m, kept)
-		f.Content = strings.TrimSpace(HiddenFollowUp + "\n" + f.Content)
+		f.prepend(HiddenFollowUp)
 		f.Ephemeral = true
 		out.FollowUps = append(out.FollowUps, f)
 	}
 	return out
 }
 
-// autoEmbeds returns the embed parts of the characters the mutation changed
-// (at most five, none deleted) when parts have no embeds, each about its
-// character (players see a hidden one's word embed, see wordPart).
-func autoEmbeds(m *Mutation, parts []part) []part {
-	for _, p := range parts {
-		if len(p.Embeds) > 0 {
-			return nil
-		}
-	}
-	var ids []uint64
-	for _, id := range m.touched {
-		if m.changed(id) {
-			ids = append(ids, id)
-		}
-	}
-	if len(ids) > 5 {
-		return nil
-	}
-	var out []part
-	for _, id := range ids {
-		c := m.cache[id]
-		if c == nil {
-			continue
-		}
-		v, err := ViewOf(m.System, c, m.Table.Clock)
-		if err != nil {
-			continue
-		}
-		out = append(out, part{about: &scope{ids: []uint64{id}}, Part: Part{Embeds: []Embed{viewEmbed(c, v, "", nil)}}})
-	}
-	return out
-}
-
-// render joins parts into one message: the texts one per line, the embeds,
-// the files, and the rows of buttons, each row led by its character's name
-// when the rows belong to more than one character, at most maxRows of them.
+// render joins parts into one reply: the texts one per line (each a block
+// that layOut keeps whole), the embeds, the files, and the rows of
+// buttons, each row led by its character's name when the rows belong to
+// more than one character.
 func render(m *Mutation, parts []part) *Response {
 	out := &Response{}
 	var lines []string
@@ -171,11 +138,7 @@ func render(m *Mutation, parts []part) *Response {
 		}
 		out.Components = append(out.Components, b)
 	}
-	if len(out.Components) > maxRows {
-		out.Components = out.Components[:maxRows]
-		lines = append(lines, "More choices than a message holds: /char show offers each character's buttons.")
-	}
-	out.Content = strings.Join(lines, "\n")
+	out.Content, out.blocks = strings.Join(lines, "\n"), lines
 	return out
 }
 

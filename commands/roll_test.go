@@ -62,7 +62,7 @@ func TestInitiativeDiceFullNotation(t *testing.T) {
 	tb.OK(tb.Do("gm", "/table option name:init-dice value:1d20ro1"))
 	tb.OK(tb.Do("gm", "/init start"))
 	tb.Dice.Push(1, 5)
-	commandstest.WantIn(t, "init join", tb.OK(tb.Do("gm", "/init join target:Lister")), "initiative **7** (1d20ro1+2 [~~1~~→5] + 2 = 7 (init +2))")
+	commandstest.WantIn(t, "init join", tb.OK(tb.Do("gm", "/init join target:Lister")), "initiative 1d20ro1+2 [~~1~~→5] + 2 = 7 (init +2).")
 }
 
 // TestManualDiceRerolls: at a dice=manual table a reroll or an explosion

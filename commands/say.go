@@ -57,6 +57,10 @@ type Part struct {
 	Embeds  []Embed
 	Buttons [][]Button
 	Files   []File
+	// Detail, when set, is what /history notes of the part in place of its
+	// text where the kernel notes what a system said (NoteSaid: its
+	// timers, the end of a combat): each step of a rule the text sums up.
+	Detail string
 }
 
 // part is a Part with its scope.
@@ -137,7 +141,11 @@ func (v voice) NoteSaid(fn func() error) error {
 	for _, p := range v.log.parts[first:] {
 		sub := v
 		sub.about = p.about
-		sub.Note("%s", Unmarkdown(p.Text))
+		if p.Detail != "" {
+			sub.Note("%s", Unmarkdown(p.Detail))
+		} else {
+			sub.Note("%s", Unmarkdown(p.Text))
+		}
 	}
 	return nil
 }

@@ -19,7 +19,7 @@ import (
 // handler, runs the handler against the database, and turns errors into
 // replies. It is safe for concurrent use.
 type Service struct {
-	db       *storage.DB
+	db       Store
 	dice     dice.Source
 	registry *Registry
 	now      func() time.Time
@@ -37,9 +37,10 @@ type Service struct {
 // only through Feature: main passes the lists, and a new system or feature
 // is one more package in them. A feature that implements Starter is
 // started with the service.
-func New(db *storage.DB, src dice.Source, systems []System, features ...Feature) *Service {
+func New(db Store, src dice.Source, systems []System, features ...Feature) *Service {
 	s := &Service{db: db, dice: src, registry: NewRegistry(systems, features...), now: time.Now,
 		limiter: newWorkLimiter(WorkBurst, WorkPerMinute)}
+	shareWork(s.limiter, db) // store.go
 	for _, f := range features {
 		if st, ok := f.(Starter); ok {
 			st.Start(s)
@@ -96,15 +97,12 @@ func (s *Service) Handle(ctx context.Context, r *Request) (resp *Response) {
 			zerolog.Ctx(ctx).Error().Err(err).Str("interaction_id", r.InteractionID).Str("command", r.Line()).Msg("internal error")
 		}
 		resp = &Response{Content: literalText(ErrorMessage(err)), Ephemeral: true, Outcome: outcomeOf(err)}
-		fitLimits(resp) // a refusal may quote a long input
+		layOut(resp) // a refusal may quote a long input
 		return resp
 	}
 	leaveOutUndrawn(resp)
-	fitLimits(resp)
+	layOut(resp)
 	resp.Outcome = OutcomeOK
-	for _, f := range resp.FollowUps {
-		fitLimits(f)
-	}
 	s.changed(r)
 	return resp
 }
@@ -211,7 +209,7 @@ func (s *Service) System(name string) (System, error) {
 
 // DB returns the database the service answers from, for a feature that
 // runs transactions of its own (/undo, /table import, the tracker).
-func (s *Service) DB() *storage.DB { return s.db }
+func (s *Service) DB() Store { return s.db }
 
 // View runs fn in a read-only transaction on the request's table, or
 // returns LoadTable's error when the channel has none.

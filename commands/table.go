@@ -106,7 +106,7 @@ func tableSetup(ctx context.Context, s *Service, r *Request) (*Response, error) 
 		return nil, Errorf(CodeInvalid, "Unknown system %q; choose one of %s.", Clip(system, 40), strings.Join(s.registry.systemNames(), ", "))
 	}
 	var resp *Response
-	err = s.db.Update(func(tx *storage.Tx) error {
+	err = s.Update(r, func(tx *storage.Tx) error {
 		before, err := tx.Table(r.ChannelID)
 		switch {
 		case errors.Is(err, storage.ErrNotFound):
@@ -202,11 +202,11 @@ func tableShow(ctx context.Context, s *Service, r *Request) (*Response, error) {
 				{Name: "GMs", Value: strings.Join(gms, ", ") + " and anyone with Manage Channels"},
 				{Name: "Options", Value: strings.Join(opts, ", ")},
 				{Name: "Clock", Value: clock.Time(t.Clock).String()},
-				{Name: "Characters", Value: JoinWithin(lines, MaxFieldValue, " (/char list)")},
+				{Name: "Characters", Value: strings.Join(lines, "\n")},
 			},
 		}}}
 		if len(hidden) > 0 {
-			resp = ForGM(r, t, resp, &Response{Content: JoinWithin(hidden, MaxContent-len(HiddenFollowUp)-1, " (/char list)")})
+			resp = ForGM(r, t, resp, &Response{Content: strings.Join(hidden, "\n")})
 		}
 		return nil
 	})

@@ -258,14 +258,14 @@ func TestFourthSystemPlugsIn(t *testing.T) {
 	}
 
 	tb.OK(tb.Do("ann", "/table setup system:tally"))
-	commandstest.WantIn(t, "create", tb.OK(tb.Do("bob", "/char create name:Lister stats:points=3")), "Created **Lister** for bob: points 3/3", "PT")
+	commandstest.WantIn(t, "create", tb.OK(tb.Do("bob", "/char create name:Lister stats:points=3")), "Created **Lister** for bob.", "PT ██████████ 3/3")
 	tb.Refused(tb.Do("bob", "/char set name:Lister stats:hp=4"), `Unknown stat "hp" for tally. Valid keys: points.`)
 	tb.Refused(tb.Do("bob", "/strain target:Lister"), "/strain is not part of the tally system")
 
 	tb.Dice.Push(2)
 	zero := tb.Do("ann", "/damage target:Lister amount:1d6+1")
 	commandstest.WantIn(t, "damage", tb.OK(zero), "Lister: points 3 → 0", "Rolled 1d6+1 [2] + 1 = 3")
-	commandstest.WantIn(t, "show", tb.OK(tb.Do("bob", "/char show name:Lister")), "Rally is pending.", "points 0/3")
+	commandstest.WantIn(t, "show", tb.OK(tb.Do("bob", "/char show name:Lister")), "Rally is pending.", "PT ░░░░░░░░░░ 0/3")
 	tb.Refused(tb.Press("meg", zero, "Rally"), "only its owner or a GM")
 	commandstest.WantIn(t, "rally", tb.OK(tb.Press("bob", zero, "Rally")), "Lister rallies: points 0 → 1")
 	tb.Refused(tb.Press("bob", zero, "Rally"), "no rally pending")
@@ -282,7 +282,7 @@ func TestFourthSystemPlugsIn(t *testing.T) {
 	commandstest.WantIn(t, "clock", tb.OK(tb.Do("ann", "/clock action:advance amount:1 unit:days")), "Lister rests: points 1 → 2")
 	commandstest.WantIn(t, "heal", tb.OK(tb.Do("bob", "/heal target:Lister amount:5")), "Lister: points 2 → 3")
 	commandstest.WantIn(t, "undo", tb.OK(tb.Do("ann", "/undo")), "/heal")
-	commandstest.WantIn(t, "after undo", tb.OK(tb.Do("bob", "/char show name:Lister")), "points 2/3")
+	commandstest.WantIn(t, "after undo", tb.OK(tb.Do("bob", "/char show name:Lister")), "PT ███████░░░ 2/3")
 	commandstest.WantIn(t, "history", tb.OK(tb.Do("ann", "/history target:Lister")), "/rally", "dice: 1d6+1 [2] + 1 = 3")
 }
 

@@ -67,4 +67,7 @@ func TestTyposAreNotNewWords(t *testing.T) {
 		t.Errorf("a typo of an ability is answered with a /char set that adds it: %q", out)
 	}
 	tb.Refused(tb.Do("ann", `/char set name:Esme stats:"swm=2"`), "did you mean swim=2?")
+	// Abilities named together in one command are meant together: neither
+	// is a typo of the other.
+	tb.OK(tb.Do("ann", `/char create name:Bo stats:"climb=2 climbs=1"`))
 }

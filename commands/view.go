@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/hpkeeper/hpkeeper/commands/layout"
 	"github.com/hpkeeper/hpkeeper/storage"
 )
 
@@ -178,16 +179,14 @@ func barLines(bars []Bar) string {
 	return strings.Join(lines, "\n")
 }
 
-// viewEmbed is the embed of a character: the name, the status line and the
-// bars, the colour of its level, its conditions and timers, then the
-// system's fields, and the owner. Every system's character replies use it.
+// viewEmbed is the embed of a character, its card: the name, the bars
+// (the status line for a system without them: the bars and the fields
+// below say all it says, once), the colour of its level, its conditions
+// and timers, then the system's fields, and the owner.
 func viewEmbed(c *storage.Character, v CharacterView, status string, fields []Field) Embed {
 	desc := status
 	if len(v.Bars) > 0 {
-		if desc != "" {
-			desc += "\n"
-		}
-		desc += barLines(v.Bars)
+		desc = barLines(v.Bars)
 	}
 	var fs []Field
 	if len(v.Conditions) > 0 {
@@ -211,7 +210,7 @@ func viewEmbed(c *storage.Character, v CharacterView, status string, fields []Fi
 // choice; its label is plain text (not markdown), cut to Discord's 80
 // characters. customID must still be unique in the message.
 func NameButton(name, customID string) Button {
-	return Button{Label: Clip(name, maxButtonLabel), CustomID: customID, Style: StyleSecondary, Disabled: true}
+	return Button{Label: Clip(name, layout.MaxLabel), CustomID: customID, Style: StyleSecondary, Disabled: true}
 }
 
 // hiddenEmbed is the embed players see of a hidden character: its name and

@@ -142,16 +142,20 @@ func TestEmbedsGolden(t *testing.T) {
 	})
 }
 
-// TestActionRepliesCarryEmbeds: a system reply about a character ends with
-// its embed (colour and bars), in every system.
-func TestActionRepliesCarryEmbeds(t *testing.T) {
+// TestActionRepliesCarryNoCard (issue 24, "Simple actions are walls of
+// text"): a change says what changed in a line, and the character's card
+// (its embed, its bars) is /char show's, not every reply's.
+func TestActionRepliesCarryNoCard(t *testing.T) {
 	tb := newTable(t)
 	tb.OK(tb.Do("!gm", "/table setup system:hit-protection"))
 	tb.OK(tb.Do("ann", `/char create name:Lister stats:"class=fighter hit-die=d8 hp=8"`))
 	resp := tb.Do("ann", "/damage target:Lister amount:3")
-	tb.OK(resp)
-	if len(resp.Embeds) != 1 || resp.Embeds[0].Color != commands.ColorWounded || !strings.Contains(resp.Embeds[0].Description, "HP ██████░░░░ 5/8") {
-		t.Errorf("damage reply embeds = %+v", resp.Embeds)
+	if out := tb.OK(resp); len(resp.Embeds) != 0 || out != "**Lister** takes 3 damage: HP 8 → 5/8." {
+		t.Errorf("damage reply = %q with %d embeds; want one line and no card", out, len(resp.Embeds))
+	}
+	show := tb.Do("ann", "/char show name:Lister")
+	if len(show.Embeds) != 1 || show.Embeds[0].Color != commands.ColorWounded || !strings.Contains(show.Embeds[0].Description, "HP ██████░░░░ 5/8") {
+		t.Errorf("card = %+v; want the bars in the colour of a wounded character", show.Embeds)
 	}
 }
 
@@ -176,7 +180,7 @@ func TestHiddenCharacters(t *testing.T) {
 	resp := tb.Do("!gm", `/char create name:Goblin stats:"class=fighter hit-die=d8 hp=7 hidden=true"`)
 	noNumbers("GM's create, public", tb.OK(resp))
 	commandstest.WantIn(t, "GM's create, public", tb.OK(resp), "gm used /char create.", "**Goblin**: Wounded")
-	commandstest.WantIn(t, "GM's create, follow-up", commandstest.FollowUp(resp), "Hidden from players", "Created **Goblin** for gm: HP 7/8")
+	commandstest.WantIn(t, "GM's create, follow-up", commandstest.FollowUp(resp), "Hidden from players", "Created **Goblin** for gm.", "HP █████████░ 7/8")
 	tb.Dice.Push(3)
 	resp = tb.Do("!gm", "/damage target:Goblin amount:1d6")
 	noNumbers("GM's damage, public", tb.OK(resp))
@@ -212,7 +216,7 @@ func TestHiddenCharacters(t *testing.T) {
 	// written for players.
 	resp = tb.Do("!gm", "/char show name:Goblin")
 	noNumbers("GM char show, public", tb.OK(resp))
-	commandstest.WantIn(t, "GM char show", commandstest.FollowUp(resp), "HP 2/8")
+	commandstest.WantIn(t, "GM char show", commandstest.FollowUp(resp), "HP ███░░░░░░░ 2/8")
 	resp = tb.Do("!gm", "/history target:Goblin")
 	noNumbers("GM history, public", tb.OK(resp))
 	commandstest.WantIn(t, "GM history", commandstest.FollowUp(resp), "1d6 [3] = 3", "HP 4 → 2")
@@ -236,7 +240,7 @@ func TestHiddenCharacters(t *testing.T) {
 
 	// Revealing: the GM sets hidden=false; players see the numbers again.
 	tb.OK(tb.Do("!gm", `/char set name:Goblin stats:"hidden=false"`))
-	commandstest.WantIn(t, "revealed", tb.OK(tb.Do("bob", "/char show name:Goblin")), "HP 2/8")
+	commandstest.WantIn(t, "revealed", tb.OK(tb.Do("bob", "/char show name:Goblin")), "HP ███░░░░░░░ 2/8")
 	// Hiding is recorded, so /undo hides it again; the undo's command line
 	// is the GM's alone.
 	resp = tb.Do("!gm", "/undo")

@@ -19,7 +19,13 @@ import (
 // when not nil, is called with the number of bytes that will be written
 // before the first byte is. It returns the bytes written and the first error
 // of the read or of w.
+//
+// A PostgreSQL DB has no file to copy: Backup returns an error wrapping
+// ErrNotAFile, and the copy is PostgreSQL's own to make (pg_dump).
 func (db *DB) Backup(w io.Writer, sized func(size int64)) (int64, error) {
+	if db.pg != nil {
+		return 0, fmt.Errorf("back up %s: %w", db.path, ErrNotAFile)
+	}
 	if err := db.failed(); err != nil {
 		return 0, fmt.Errorf("back up: %w", err)
 	}

@@ -290,7 +290,7 @@ func TestInspectFindsBrokenRecords(t *testing.T) {
 	if err == nil {
 		t.Fatal("Inspect of a file with broken records succeeded")
 	}
-	for _, want := range []string{"character 0000000000000063 at table ch1", "event 0000000000000007 at table ch1", `has "ghost" for id 000000000000002a`,
+	for _, want := range []string{"character 99 at table ch1", "event 7 at table ch1", `has "ghost" for id 000000000000002a`,
 		"character id 99 is in use but the next to be handed out is 2", "event seq 7 is in use but the next to be handed out is 1",
 		`key "ch1\x00x" is of no record`} {
 		if !strings.Contains(err.Error(), want) {

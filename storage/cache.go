@@ -140,31 +140,37 @@ func (s *channelState) size() int {
 	return n
 }
 
-// loadChannel decodes the table and characters of channel ch of the
+// loadChannel decodes the table and characters of channel ch of the bbolt
 // transaction btx.
 func loadChannel(btx *bolt.Tx, ch *channel) (*channelState, error) {
-	st := &channelState{version: uint64(btx.ID())}
-	channelID := ch.id
-	if ch.table() != nil {
-		t, err := getTable(ch)
-		if err != nil {
+	return loadState(ch, uint64(btx.ID()))
+}
+
+// loadState decodes the table and characters of ch as of version.
+func loadState(ch channelRecords, version uint64) (*channelState, error) {
+	st := &channelState{version: version}
+	channelID := ch.channelID()
+	t, err := ch.tableRecord()
+	if err != nil {
+		return nil, fmt.Errorf("table %s: %w", channelID, err)
+	}
+	if t != nil {
+		if st.table, err = getTable(ch); err != nil {
 			return nil, err
 		}
-		st.table = t
 	}
-	c := ch.chars.cursor()
-	for k, v := c.first(); k != nil; k, v = c.next() {
-		id, err := btoi(k)
-		if err != nil {
-			return nil, fmt.Errorf("list characters at table %s: %w", channelID, err)
-		}
+	err = ch.eachCharacter(func(id uint64, v []byte) error {
 		rec, err := decodeCharacter(v)
 		if err != nil {
-			return nil, fmt.Errorf("character %d at table %s: %w", id, channelID, err)
+			return fmt.Errorf("character %d at table %s: %w", id, channelID, err)
 		}
 		rec.ChannelID, rec.ID = channelID, id
 		st.chars = append(st.chars, rec)
 		st.keys = append(st.keys, string(nameKey(rec.Name)))
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return st, nil
 }
@@ -360,4 +366,19 @@ func copyCharacter(c *Character) *Character {
 	n := *c
 	n.Sheet = bytes.Clone(c.Sheet)
 	return &n
+}
+
+// putNewer puts st in the cache unless the cache holds a state of the
+// channel at least as new (a backend whose versions count each channel's
+// commits: PostgreSQL's rows).
+func (c *stateCache) putNewer(channelID string, st *channelState) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.limit == 0 {
+		return
+	}
+	if e := c.entries[channelID]; e != nil && e.Value.(*cacheEntry).st.version >= st.version {
+		return
+	}
+	c.setLocked(channelID, st)
 }

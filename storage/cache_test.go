@@ -30,7 +30,9 @@ func snapshot(tb testing.TB, db *DB, channels []string) map[string]state {
 // GMs and Options), renames, deletes and reverts through a cached database,
 // and checks that every record read from the cache equals the one decoded
 // from the file by a database that caches nothing, after a reopen.
-func TestCacheServesWhatTheFileHolds(t *testing.T) {
+func TestCacheServesWhatTheFileHolds(t *testing.T) { bothBackends(t, testCacheServesWhatTheFileHolds) }
+
+func testCacheServesWhatTheFileHolds(t *testing.T) {
 	seed := testSeed(t)
 	rng := rand.New(rand.NewPCG(seed, seed^0x5eed))
 	path := filepath.Join(t.TempDir(), "hpkeeper.db")
@@ -163,7 +165,9 @@ func TestCacheServesWhatTheFileHolds(t *testing.T) {
 
 // TestCacheCopiesAreTheCallers: changing a returned record, its sheet
 // bytes, GMs, options or turn order changes nothing a later read sees.
-func TestCacheCopiesAreTheCallers(t *testing.T) {
+func TestCacheCopiesAreTheCallers(t *testing.T) { bothBackends(t, testCacheCopiesAreTheCallers) }
+
+func testCacheCopiesAreTheCallers(t *testing.T) {
 	db := mustOpen(t)
 	setupTable(t, db, "c1", "Lister")
 	mustUpdate(t, db, func(tx *Tx) error {
@@ -289,7 +293,9 @@ func TestCacheEvictsBeyondItsSize(t *testing.T) {
 // TestCacheUnderConcurrency: readers run beside writers that change every
 // table (run with -race); each read sees a table whose clock and characters
 // agree (they come from one commit) and never goes back in time.
-func TestCacheUnderConcurrency(t *testing.T) {
+func TestCacheUnderConcurrency(t *testing.T) { bothBackends(t, testCacheUnderConcurrency) }
+
+func testCacheUnderConcurrency(t *testing.T) {
 	db := mustOpen(t)
 	channels := []string{"c1", "c2", "c3", "c4"}
 	for _, ch := range channels {
@@ -323,7 +329,7 @@ func TestCacheUnderConcurrency(t *testing.T) {
 	for r := range 4 {
 		wg.Go(func() {
 			last := map[string]int64{}
-			for db.w.calls.Load() < int64(len(channels)*writes) {
+			for db.WriterStats().Updates < int64(len(channels)*writes) {
 				ch := channels[r%len(channels)]
 				err := db.View(func(tx *Tx) error {
 					tb, err := tx.Table(ch)
@@ -365,7 +371,13 @@ func reopenUncached(t *testing.T, db *DB, path string) *DB {
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
 	}
-	plain, err := Open(path, Options{Timeout: testTimeout, CacheBytes: -1})
+	var plain *DB
+	var err error
+	if IsPostgresURL(path) {
+		plain, err = OpenPostgres(path, PostgresOptions{CacheBytes: -1})
+	} else {
+		plain, err = Open(path, Options{Timeout: testTimeout, CacheBytes: -1})
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -395,13 +407,15 @@ func testSeed(t *testing.T) uint64 {
 // pointers copied deep, so that no caller shares memory with the cache).
 // A new field fails this test until those functions handle it and it is
 // listed here.
-func TestCacheCopiesEveryField(t *testing.T) {
+func TestCacheCopiesEveryField(t *testing.T) { bothBackends(t, testCacheCopiesEveryField) }
+
+func testCacheCopiesEveryField(t *testing.T) {
 	handled := map[reflect.Type]map[string]bool{
 		reflect.TypeOf(Table{}): {"ChannelID": true, "GuildID": true, "System": true, "SetupBy": true, "GMs": true,
 			"Options": true, "Clock": true, "CreatedAt": true, "TrackerMessageID": true, "Initiative": true},
 		reflect.TypeOf(Initiative{}): {"Combatants": true, "Turn": true, "Start": true, "Underway": true, "Joins": true},
 		reflect.TypeOf(Combatant{}): {"CharacterID": true, "Initiative": true, "Bonus": true, "Join": true, "Roll": true,
-			"Hidden": true},
+			"Hidden": true, "Fallen": true},
 		reflect.TypeOf(Character{}): {"ChannelID": true, "ID": true, "Name": true, "OwnerID": true, "OwnerName": true,
 			"CreatedAt": true, "Sheet": true, "Hidden": true},
 	}

@@ -42,6 +42,10 @@ type channel struct {
 	// and the events (8-byte seq → encoded event, their sequence assigns
 	// seqs).
 	chars, names, events recordSet
+	// j records the writes made through the seam (boltrecords.go), which
+	// only a channel opened writable makes; nil: unrecorded.
+	j        *journal
+	writable bool
 }
 
 // recordSet is one kind of a channel's records: the keys of b that begin with

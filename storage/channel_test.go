@@ -97,6 +97,10 @@ func TestChannelsKeepToTheirKeys(t *testing.T) {
 // TestChannelIDWithZeroByteRefused: a channel id holding 0x00 would run
 // into another channel's keys: reads and writes refuse it.
 func TestChannelIDWithZeroByteRefused(t *testing.T) {
+	bothBackends(t, testChannelIDWithZeroByteRefused)
+}
+
+func testChannelIDWithZeroByteRefused(t *testing.T) {
 	db := mustOpen(t)
 	setupTable(t, db, "c1", "Lister")
 	err := db.Update(func(tx *Tx) error { return tx.PutTable(newTable("c1\x00t")) })

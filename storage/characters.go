@@ -62,9 +62,8 @@ func (tx *Tx) Characters(channelID string) ([]*Character, error) {
 // charRecords returns the records of a channel for writing and the
 // channel's state as this function's own copy, failing with ErrNotFound
 // when the channel has no table.
-func (tx *Tx) charRecords(op, channelID string) (*channel, *channelState, error) {
-	btx, err := tx.write()
-	if err != nil {
+func (tx *Tx) charRecords(op, channelID string) (channelRecords, *channelState, error) {
+	if err := tx.live(true); err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", op, err)
 	}
 	st, err := tx.state(channelID)
@@ -74,7 +73,7 @@ func (tx *Tx) charRecords(op, channelID string) (*channel, *channelState, error)
 	if st.table == nil {
 		return nil, nil, fmt.Errorf("%s: table %s: %w", op, channelID, ErrNotFound)
 	}
-	ch, err := openChannel(btx, channelID)
+	ch, err := tx.records(channelID, true)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", op, err)
 	}
@@ -102,13 +101,13 @@ func (tx *Tx) CreateCharacter(c *Character) error {
 	if st.named(string(nameKey(c.Name))) != nil {
 		return fmt.Errorf("%s: character %q: %w", op, c.Name, ErrNameTaken)
 	}
-	id, err := ch.chars.nextSequence(tx.j)
+	id, err := nextID(ch, kindCharacter)
 	if err != nil {
 		return fmt.Errorf("%s %q: %w", op, c.Name, err)
 	}
 	n := *c
 	n.ID = id
-	if err := putCharacterRecord(tx.j, ch, st, &n); err != nil {
+	if err := putCharacterRecord(ch, st, &n, ""); err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
 	c.ID = id
@@ -126,22 +125,23 @@ func (tx *Tx) SkipCharacterIDs(channelID string, last uint64) error {
 	if err != nil {
 		return err
 	}
-	seq, err := ch.chars.sequence()
+	seq, err := ch.lastID(kindCharacter)
 	if err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
 	if seq >= last {
 		return nil
 	}
-	if err := ch.chars.setSequence(tx.j, last); err != nil {
+	if err := ch.setLastID(kindCharacter, last); err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
 	return nil
 }
 
-// putCharacterRecord writes c under its id, indexes its name and puts it in
-// the channel's state st. It does not check for clashes or remove an old name.
-func putCharacterRecord(j *journal, ch *channel, st *channelState, c *Character) error {
+// putCharacterRecord writes c under its id, indexed by its name (and no
+// longer by oldKey, when not ""), and puts it in the channel's state st. It
+// does not check for clashes.
+func putCharacterRecord(ch channelRecords, st *channelState, c *Character, oldKey string) error {
 	data, err := encodeCharacter(c)
 	if err != nil {
 		return err
@@ -150,11 +150,8 @@ func putCharacterRecord(j *journal, ch *channel, st *channelState, c *Character)
 	if err != nil {
 		return err
 	}
-	if err := ch.chars.put(j, itob(c.ID), data); err != nil {
+	if err := ch.writeCharacter(c.ID, string(nameKey(c.Name)), oldKey, data); err != nil {
 		return fmt.Errorf("put character %d: %w", c.ID, err)
-	}
-	if err := ch.names.put(j, nameKey(c.Name), itob(c.ID)); err != nil {
-		return fmt.Errorf("index character name %q: %w", c.Name, err)
 	}
 	st.setCharacter(stored)
 	return nil
@@ -171,12 +168,12 @@ func (tx *Tx) PutCharacter(c *Character) error {
 	if err != nil {
 		return err
 	}
-	return replaceCharacter(tx.j, op, ch, st, c)
+	return replaceCharacter(op, ch, st, c)
 }
 
 // replaceCharacter replaces the stored character c.ID with c, moving its name
 // index entry when the name changed (case-insensitively).
-func replaceCharacter(j *journal, op string, ch *channel, st *channelState, c *Character) error {
+func replaceCharacter(op string, ch channelRecords, st *channelState, c *Character) error {
 	if c.Name == "" {
 		return fmt.Errorf("%s %d: empty name", op, c.ID)
 	}
@@ -184,16 +181,13 @@ func replaceCharacter(j *journal, op string, ch *channel, st *channelState, c *C
 	if old == nil {
 		return fmt.Errorf("%s: character %d at table %s: %w", op, c.ID, c.ChannelID, ErrNotFound)
 	}
-	oldKey, newKey := nameKey(old.Name), nameKey(c.Name)
-	if string(oldKey) != string(newKey) {
-		if other := st.named(string(newKey)); other != nil && other.ID != c.ID {
+	oldKey, newKey := string(nameKey(old.Name)), string(nameKey(c.Name))
+	if oldKey != newKey {
+		if other := st.named(newKey); other != nil && other.ID != c.ID {
 			return fmt.Errorf("%s %d: character %q: %w", op, c.ID, c.Name, ErrNameTaken)
 		}
-		if err := ch.names.del(j, oldKey); err != nil {
-			return fmt.Errorf("%s %d: unindex name %q: %w", op, c.ID, old.Name, err)
-		}
 	}
-	if err := putCharacterRecord(j, ch, st, c); err != nil {
+	if err := putCharacterRecord(ch, st, c, oldKey); err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
 	return nil
@@ -208,26 +202,16 @@ func (tx *Tx) DeleteCharacter(channelID string, id uint64) error {
 	if err != nil {
 		return err
 	}
-	return deleteCharacter(tx.j, op, ch, st, id)
+	return deleteCharacter(op, ch, st, id)
 }
 
 // deleteCharacter removes character id and its name index entry.
-func deleteCharacter(j *journal, op string, ch *channel, st *channelState, id uint64) error {
+func deleteCharacter(op string, ch channelRecords, st *channelState, id uint64) error {
 	old := st.character(id)
 	if old == nil {
-		return fmt.Errorf("%s: character %d at table %s: %w", op, id, ch.id, ErrNotFound)
+		return fmt.Errorf("%s: character %d at table %s: %w", op, id, ch.channelID(), ErrNotFound)
 	}
-	key := nameKey(old.Name)
-	// Remove the index entry only if it points at this character, so a
-	// damaged index cannot make us unindex someone else.
-	if v := ch.names.get(key); v != nil {
-		if other, err := btoi(v); err == nil && other == id {
-			if err := ch.names.del(j, key); err != nil {
-				return fmt.Errorf("%s %d: unindex name %q: %w", op, id, old.Name, err)
-			}
-		}
-	}
-	if err := ch.chars.del(j, itob(id)); err != nil {
+	if err := ch.removeCharacter(id, string(nameKey(old.Name))); err != nil {
 		return fmt.Errorf("%s %d: %w", op, id, err)
 	}
 	st.removeCharacter(id)
@@ -236,7 +220,7 @@ func deleteCharacter(j *journal, op string, ch *channel, st *channelState, id ui
 
 // restoreCharacter re-creates a deleted character c under its original id,
 // failing with ErrNameTaken when its name has been taken since.
-func restoreCharacter(j *journal, op string, ch *channel, st *channelState, c *Character) error {
+func restoreCharacter(op string, ch channelRecords, st *channelState, c *Character) error {
 	if c.Name == "" {
 		return fmt.Errorf("%s %d: empty name", op, c.ID)
 	}
@@ -246,18 +230,18 @@ func restoreCharacter(j *journal, op string, ch *channel, st *channelState, c *C
 	if st.named(string(nameKey(c.Name))) != nil {
 		return fmt.Errorf("%s %d: character %q: %w", op, c.ID, c.Name, ErrNameTaken)
 	}
-	// Keep ids unique even if the id was never handed out by this file's
-	// sequence (an event copied from elsewhere).
-	seq, err := ch.chars.sequence()
+	// Keep ids unique even if the id was never handed out by this
+	// channel's sequence (an event copied from elsewhere).
+	seq, err := ch.lastID(kindCharacter)
 	if err != nil {
 		return fmt.Errorf("%s %d: %w", op, c.ID, err)
 	}
 	if c.ID > seq {
-		if err := ch.chars.setSequence(j, c.ID); err != nil {
+		if err := ch.setLastID(kindCharacter, c.ID); err != nil {
 			return fmt.Errorf("%s %d: %w", op, c.ID, err)
 		}
 	}
-	if err := putCharacterRecord(j, ch, st, c); err != nil {
+	if err := putCharacterRecord(ch, st, c, ""); err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
 	return nil

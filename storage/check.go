@@ -22,7 +22,13 @@ const maxCheckErrors = 10
 // naming the path and joining up to ten of the inconsistencies found. It
 // reads every page, so it takes time proportional to the file size: use it in
 // tests and offline checks, not per request.
+//
+// On PostgreSQL it returns an error wrapping ErrNotAFile: InspectPostgres
+// checks the records there.
 func (db *DB) Check() error {
+	if db.pg != nil {
+		return fmt.Errorf("check %s: %w", db.path, ErrNotAFile)
+	}
 	var p problems
 	err := db.bolt.View(func(btx *bolt.Tx) error {
 		p.bbolt(btx)
@@ -178,22 +184,15 @@ func inspect(ctx context.Context, btx *bolt.Tx, rep *Report, p *problems) error 
 // countChannel counts and decodes the records of one channel into rep,
 // adding what is wrong to p.
 func countChannel(ch *channel, rep *Report, p *problems) {
+	checkChannel(ch, rep, p) // checkrecords.go: what both backends check
+	// bbolt's own: every character is in the name index under its name,
+	// and every name in the index points to the character of that name.
 	channelID := ch.id
-	if v := ch.table(); v != nil {
-		if _, err := decodeTable(v); err != nil {
-			p.add(fmt.Errorf("table %s: %w", channelID, err))
-		}
-		rep.Tables++
-	}
-	// Every character is in the name index under its name, and every name
-	// in the index points to the character of that name.
 	keyOf := map[string]string{} // character key → name index key
 	_ = ch.chars.forEach(func(k, v []byte) error {
-		rep.Characters++
 		c, err := decodeCharacter(v)
 		if err != nil {
-			p.add(fmt.Errorf("character %x at table %s: %w", k, channelID, err))
-			return nil
+			return nil // checkChannel said so
 		}
 		keyOf[string(k)] = string(nameKey(c.Name))
 		if !bytes.Equal(ch.names.get(nameKey(c.Name)), k) {
@@ -207,39 +206,6 @@ func countChannel(ch *channel, rep *Report, p *problems) {
 		}
 		return nil
 	})
-	// No id or seq in use is past its sequence, which would hand it out
-	// again.
-	for _, kind := range []struct {
-		name string
-		r    recordSet
-	}{{"character id", ch.chars}, {"event seq", ch.events}} {
-		seq, err := kind.r.sequence()
-		if err != nil {
-			p.add(fmt.Errorf("table %s: %s %w", channelID, kind.name, err))
-			continue
-		}
-		if k, _ := kind.r.cursor().last(); k != nil {
-			if n, err := btoi(k); err == nil && n > seq {
-				p.add(fmt.Errorf("table %s: %s %d is in use but the next to be handed out is %d", channelID, kind.name, n, seq+1))
-			}
-		}
-	}
-	// Newest first, as the history is read back (eventcodec.go).
-	h := newHistory(ch, channelID, false)
-	h.verify = true // and every checkpoint agrees with the walk
-	c := ch.events.cursor()
-	for k, v := c.last(); k != nil; k, v = c.prev() {
-		rep.Events++
-		seq, err := btoi(k)
-		if err == nil {
-			_, err = h.decode(v, seq)
-		}
-		if err != nil {
-			p.add(fmt.Errorf("event %x at table %s: %w", k, channelID, err))
-			h = newHistory(nil, channelID, false) // the rest of the walk cannot be trusted
-			h.whole = true
-		}
-	}
 }
 
 // checkKeys adds to p every key of the channel's records in the channels
@@ -255,7 +221,7 @@ func checkKeys(b *bolt.Bucket, channelID string, p *problems) {
 				ok = len(rest) == 1
 			case kindCharacter, kindEvent:
 				ok = len(rest) == 9
-			case kindName:
+			case kindName, kindInteraction:
 				ok = len(rest) > 1
 			case kindSequence:
 				ok = len(rest) == 2 && (rest[1] == kindCharacter || rest[1] == kindEvent)

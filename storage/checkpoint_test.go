@@ -161,10 +161,14 @@ func allEvents(tb testing.TB, db *DB, ch string) []*Event {
 // newer events to start, wherever it starts. The file checks clean after
 // (Inspect compares every checkpoint with the walk).
 func TestEachEventBeforeIsTheWholeWalk(t *testing.T) {
+	bothBackends(t, testEachEventBeforeIsTheWholeWalk)
+}
+
+func testEachEventBeforeIsTheWholeWalk(t *testing.T) {
 	seed := testSeed(t)
 	rng := rand.New(rand.NewPCG(seed, seed^0xc4ec))
-	path := filepath.Join(t.TempDir(), "hpkeeper.db")
-	db, err := Open(path, Options{Timeout: testTimeout})
+	path := newStore(t)
+	db, err := openStore(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,15 +242,11 @@ func TestEachEventBeforeIsTheWholeWalk(t *testing.T) {
 			}
 			// The bound: fewer than checkpointEvery events stepped over.
 			mustView(t, db, func(tx *Tx) error {
-				btx, err := tx.read()
+				chb, err := tx.records(ch, false)
 				if err != nil {
 					return err
 				}
-				chb, err := openChannel(btx, ch)
-				if err != nil {
-					return err
-				}
-				_, _, _, h, err := seekHistory(chb, before, false)
+				h, err := seekHistory(chb, before, false)
 				if err != nil {
 					return err
 				}
@@ -260,7 +260,7 @@ func TestEachEventBeforeIsTheWholeWalk(t *testing.T) {
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Inspect(path, testTimeout); err != nil {
+	if _, err := inspectStore(path); err != nil {
 		t.Errorf("seed %d: Inspect: %v", seed, err)
 	}
 }

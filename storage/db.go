@@ -64,6 +64,9 @@ type DB struct {
 	// closed is set by Close: a View that the cache alone would answer
 	// must fail after Close too.
 	closed atomic.Bool
+	// pg is the PostgreSQL database when the DB is one (pgdb.go); bolt,
+	// w and the file's fields are then unused.
+	pg *pgStore
 	// fault is the error of a fault bbolt met reading the file (fault.go):
 	// once set, the DB is not used again.
 	fault atomic.Pointer[error]
@@ -175,6 +178,9 @@ func (db *DB) Unsound() error { return db.unsound }
 // Close closes the file, waiting for running transactions (and every Update
 // already queued) to finish. Update after Close fails.
 func (db *DB) Close() error {
+	if db.pg != nil {
+		return db.pgClose()
+	}
 	db.closed.Store(true)
 	db.w.stop()
 	if err := db.bolt.Close(); err != nil {
@@ -192,6 +198,9 @@ func (db *DB) Close() error {
 // and is not counted in WriterStats; it waits behind the Updates queued
 // before it.
 func (db *DB) Ping(ctx context.Context) error {
+	if db.pg != nil {
+		return db.pg.ping(ctx)
+	}
 	if err := db.failed(); err != nil {
 		return fmt.Errorf("ping: %w", err)
 	}
@@ -221,6 +230,9 @@ func (db *DB) View(fn func(*Tx) error) error {
 	if db.closed.Load() {
 		return fmt.Errorf("view %s: %w", db.path, berrors.ErrDatabaseNotOpen)
 	}
+	if db.pg != nil {
+		return db.pgView(fn)
+	}
 	if err := db.failed(); err != nil {
 		return fmt.Errorf("view: %w", err)
 	}
@@ -246,6 +258,9 @@ func (db *DB) View(fn func(*Tx) error) error {
 // Updates are serialised: keep fn short, and do not call Update or View from
 // fn.
 func (db *DB) Update(fn func(*Tx) error) error {
+	if db.pg != nil {
+		return db.pgUpdate(fn)
+	}
 	return db.w.update(fn)
 }
 
@@ -268,6 +283,12 @@ type Tx struct {
 	// states are the channel states this Tx has read (a View's snapshot of
 	// each channel) or, in an Update, also its own changed copies (mine).
 	states map[string]*txState
+	// pg is the SQL transaction when the DB is PostgreSQL (btx, j and g
+	// are then nil).
+	pg *pgTx
+	// boltInteraction is the interaction this bbolt Update recorded
+	// (boltinteractions.go), nil for none.
+	boltInteraction *Interaction
 }
 
 // txState is one channel's state as a Tx sees it.
@@ -295,6 +316,9 @@ func (tx *Tx) end() {
 func (tx *Tx) read() (*bolt.Tx, error) {
 	if tx.done {
 		return nil, errTxDone
+	}
+	if tx.pg != nil {
+		return nil, errNotBolt
 	}
 	if tx.btx == nil {
 		if !tx.view {
@@ -333,6 +357,9 @@ func (tx *Tx) state(channelID string) (*channelState, error) {
 	}
 	if tx.done {
 		return nil, errTxDone
+	}
+	if tx.pg != nil {
+		return tx.pgState(channelID)
 	}
 	var st *channelState
 	if tx.g != nil {

@@ -227,7 +227,9 @@ func TestOpenBadPath(t *testing.T) {
 	}
 }
 
-func TestUpdateErrorWritesNothing(t *testing.T) {
+func TestUpdateErrorWritesNothing(t *testing.T) { bothBackends(t, testUpdateErrorWritesNothing) }
+
+func testUpdateErrorWritesNothing(t *testing.T) {
 	db := mustOpen(t)
 	setupTable(t, db, "c1")
 	errBoom := errors.New("boom")
@@ -277,7 +279,9 @@ func TestUpdateErrorWritesNothing(t *testing.T) {
 	})
 }
 
-func TestUpdatePanicWritesNothing(t *testing.T) {
+func TestUpdatePanicWritesNothing(t *testing.T) { bothBackends(t, testUpdatePanicWritesNothing) }
+
+func testUpdatePanicWritesNothing(t *testing.T) {
 	db := mustOpen(t)
 	setupTable(t, db, "c1")
 	func() {
@@ -301,7 +305,9 @@ func TestUpdatePanicWritesNothing(t *testing.T) {
 	})
 }
 
-func TestViewIsReadOnly(t *testing.T) {
+func TestViewIsReadOnly(t *testing.T) { bothBackends(t, testViewIsReadOnly) }
+
+func testViewIsReadOnly(t *testing.T) {
 	db := mustOpen(t)
 	setupTable(t, db, "c1", "Lister")
 	writes := map[string]func(tx *Tx) error{
@@ -325,7 +331,9 @@ func TestViewIsReadOnly(t *testing.T) {
 	}
 }
 
-func TestTxUnusableAfterFn(t *testing.T) {
+func TestTxUnusableAfterFn(t *testing.T) { bothBackends(t, testTxUnusableAfterFn) }
+
+func testTxUnusableAfterFn(t *testing.T) {
 	db := mustOpen(t)
 	setupTable(t, db, "c1")
 	var kept *Tx
@@ -339,7 +347,9 @@ func TestTxUnusableAfterFn(t *testing.T) {
 	}
 }
 
-func TestStateSurvivesReopen(t *testing.T) {
+func TestStateSurvivesReopen(t *testing.T) { bothBackends(t, testStateSurvivesReopen) }
+
+func testStateSurvivesReopen(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "hpkeeper.db")
 	db, err := Open(path, Options{Timeout: testTimeout})
 	if err != nil {
@@ -385,7 +395,9 @@ func TestStateSurvivesReopen(t *testing.T) {
 	})
 }
 
-func TestConcurrentUse(t *testing.T) {
+func TestConcurrentUse(t *testing.T) { bothBackends(t, testConcurrentUse) }
+
+func testConcurrentUse(t *testing.T) {
 	db := mustOpen(t)
 	const tables, perTable = 4, 25
 	for i := range tables {

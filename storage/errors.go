@@ -35,6 +35,11 @@ var (
 	// must not touch it.
 	ErrSchemaTooNew = errors.New("database schema is newer than this program")
 
+	// ErrNotAFile is returned (wrapped) by DB.Backup of a PostgreSQL
+	// database: its copies are PostgreSQL's to make, with pg_dump or a
+	// standby (docs/scaling.md), or a bbolt file of it with hpkeeper
+	// migrate.
+	ErrNotAFile = errors.New("a PostgreSQL database is backed up with pg_dump, not copied as a file")
 	// ErrCommitFailed is wrapped by the error of an Update whose group's
 	// commit failed: a full or failing disk, or a file found damaged (then
 	// with ErrDamaged). Nothing its function wrote was saved, and the

@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-
-	"github.com/klauspost/compress/s2"
 )
 
 // How events are stored since schema version 3: what changed, not whole
@@ -89,13 +87,13 @@ type checkpointRecord struct {
 }
 
 // takeCheckpoint returns the records the channel holds now.
-func takeCheckpoint(ch *channel) (*checkpoint, error) {
-	cp := &checkpoint{Table: json.RawMessage(ch.table()), Chars: []checkpointRecord{}}
-	err := ch.chars.forEach(func(k, v []byte) error {
-		id, err := btoi(k)
-		if err != nil {
-			return err
-		}
+func takeCheckpoint(ch channelRecords) (*checkpoint, error) {
+	t, err := ch.tableRecord()
+	if err != nil {
+		return nil, err
+	}
+	cp := &checkpoint{Table: json.RawMessage(t), Chars: []checkpointRecord{}}
+	err = ch.eachCharacter(func(id uint64, v []byte) error {
 		cp.Chars = append(cp.Chars, checkpointRecord{ID: id, Record: v})
 		return nil
 	})
@@ -176,7 +174,7 @@ func (sc storedChange) restore(next []byte) (before, after []byte, err error) {
 // nil, is the channel's state as the appending Tx sees it (the decoded
 // form of those records), which spares encoding an after state that is the
 // stored record.
-func encodeCompactEvent(e *Event, ch *channel, st *channelState) ([]byte, error) {
+func encodeCompactEvent(e *Event, ch channelRecords, st *channelState) (eventData, error) {
 	n := normEvent(e)
 	se := storedEvent{Event: *n}
 	if n.Changes != nil {
@@ -185,17 +183,19 @@ func encodeCompactEvent(e *Event, ch *channel, st *channelState) ([]byte, error)
 	for i, c := range n.Changes {
 		before, err := encodeRecord(c.Before, encodeCharacter)
 		if err != nil {
-			return nil, err
+			return eventData{}, err
 		}
 		var current []byte
 		if c.After != nil {
-			current = ch.chars.get(itob(c.CharacterID))
+			if current, err = ch.characterRecord(c.CharacterID); err != nil {
+				return eventData{}, err
+			}
 		}
 		var after []byte
 		if st != nil && current != nil && reflect.DeepEqual(c.After, st.character(c.CharacterID)) {
 			after = current // the record as stored decodes to exactly c.After
 		} else if after, err = encodeRecord(c.After, encodeCharacter); err != nil {
-			return nil, err
+			return eventData{}, err
 		}
 		// Only the last change of a character can be told from the
 		// record: an earlier one's after state is overwritten.
@@ -213,29 +213,31 @@ func encodeCompactEvent(e *Event, ch *channel, st *channelState) ([]byte, error)
 	if n.TableBefore != nil || n.TableAfter != nil {
 		before, err := encodeRecord(n.TableBefore, encodeTable)
 		if err != nil {
-			return nil, err
+			return eventData{}, err
 		}
 		after, err := encodeRecord(n.TableAfter, encodeTable)
 		if err != nil {
-			return nil, err
+			return eventData{}, err
 		}
-		sc := storeChange(before, after, ch.table())
+		current, err := ch.tableRecord()
+		if err != nil {
+			return eventData{}, err
+		}
+		sc := storeChange(before, after, current)
 		se.Table = &sc
 	}
 	if e.Seq%checkpointEvery == 0 {
 		cp, err := takeCheckpoint(ch)
 		if err != nil {
-			return nil, fmt.Errorf("encode event %d at table %s: checkpoint: %w", e.Seq, e.ChannelID, err)
+			return eventData{}, fmt.Errorf("encode event %d at table %s: checkpoint: %w", e.Seq, e.ChannelID, err)
 		}
 		se.Records = cp
 	}
 	b, err := encode(&se)
 	if err != nil {
-		return nil, fmt.Errorf("encode event at table %s: %w", e.ChannelID, err)
+		return eventData{}, fmt.Errorf("encode event at table %s: %w", e.ChannelID, err)
 	}
-	out := make([]byte, 1+s2.MaxEncodedLen(len(b)))
-	out[0] = eventCompact
-	return out[:1+len(s2.Encode(out[1:], b))], nil
+	return eventData{form: formCompact, json: b}, nil
 }
 
 // later reports whether a change after changes[i] touches its character.
@@ -275,11 +277,11 @@ type history struct {
 	// chars holds the records met so far, nil for one absent at that point.
 	chars map[uint64][]byte
 	table []byte
-	// src is the channel's characters, read as the walk needs a record,
-	// when the walk's transaction is read-only (nothing can change under
-	// it); a writable one's are copied whole when the walk starts. Its
-	// bucket is nil when the walk starts from no records.
-	src recordSet
+	// src is the channel's records, of which the walk reads a character
+	// as it needs it, when the walk's transaction is read-only (nothing can
+	// change under it); a writable one's are copied whole when the walk
+	// starts. Nil when the walk starts from no records.
+	src channelRecords
 	// whole is set once the walk has passed an event of schema 1 or 2,
 	// which it does not step back over: no compact event may come before
 	// one of those.
@@ -291,25 +293,30 @@ type history struct {
 	stepped int
 }
 
-// newHistory starts a walk from the records the channel ch holds now (nil:
-// from none), in a transaction that is writable or not.
-func newHistory(ch *channel, channelID string, writable bool) *history {
+// startHistory starts a walk from the records the channel ch holds now
+// (nil: from none), in a transaction that is writable or not.
+func startHistory(ch channelRecords, channelID string, writable bool) (*history, error) {
 	h := &history{channelID: channelID, chars: map[uint64][]byte{}}
 	if ch == nil {
-		return h
+		return h, nil
+	}
+	t, err := ch.tableRecord()
+	if err != nil {
+		return nil, err
 	}
 	if !writable {
-		h.table, h.src = ch.table(), ch.chars
-		return h
+		h.table, h.src = t, ch
+		return h, nil
 	}
-	h.table = bytes.Clone(ch.table())
-	_ = ch.chars.forEach(func(k, v []byte) error {
-		if id, err := btoi(k); err == nil {
-			h.chars[id] = bytes.Clone(v)
-		}
+	h.table = bytes.Clone(t)
+	err = ch.eachCharacter(func(id uint64, v []byte) error {
+		h.chars[id] = bytes.Clone(v)
 		return nil
 	})
-	return h
+	if err != nil {
+		return nil, err
+	}
+	return h, nil
 }
 
 // historyAt starts a walk from the checkpoint cp of the event about to be
@@ -322,83 +329,87 @@ func historyAt(cp *checkpoint, channelID string) *history {
 	return h
 }
 
-// seekHistory positions a walk over the events of channel ch at the newest
-// event whose Seq is below before (0: the newest of all). It
-// returns the cursor, that event's key and value (nil when there is none)
-// and the history to decode it with. An event is read back from the events
-// after it, so a walk that starts below the newest first steps back over
-// the events from before up to the first checkpoint at or above its start
-// (or up to the newest, when there is no such checkpoint): fewer than
+// seekHistory starts a walk over the events of channel ch below before (0:
+// every event): it returns the history to visit the newest of them with,
+// nil when there is none. An event is read back from the events after it,
+// so a walk that starts below the newest first steps back over the events
+// from before up to the first checkpoint at or above its start (or up to
+// the newest, when there is no such checkpoint): fewer than
 // checkpointEvery events, their changes read but no record decoded. Below
 // an event of schema 1 or 2 it steps over nothing: those hold whole states.
-func seekHistory(ch *channel, before uint64, writable bool) (*recordCursor, []byte, []byte, *history, error) {
-	channelID := ch.id
-	c := ch.events.cursor()
-	k, v := c.last()
-	if k == nil || before == 0 {
-		return c, k, v, newHistory(ch, channelID, writable), nil
-	}
-	newest, err := btoi(k)
+func seekHistory(ch channelRecords, before uint64, writable bool) (*history, error) {
+	channelID := ch.channelID()
+	newest, _, err := ch.newestEvent()
 	if err != nil {
-		return nil, nil, nil, nil, fmt.Errorf("walk events at table %s: %w", channelID, err)
+		return nil, fmt.Errorf("walk events at table %s: %w", channelID, err)
 	}
-	if before > newest {
-		return c, k, v, newHistory(ch, channelID, writable), nil
+	if newest == 0 {
+		return nil, nil
 	}
-	c.seek(itob(before))
-	if k, v = c.prev(); k == nil {
-		return c, nil, nil, nil, nil // nothing below before
+	if before == 0 || before > newest {
+		return startHistory(ch, channelID, writable)
 	}
-	start, err := btoi(k)
+	var start uint64
+	var sd eventData
+	err = ch.eachEventBefore(before, func(seq uint64, d eventData) (bool, error) {
+		start, sd = seq, d
+		return false, nil
+	})
 	if err != nil {
-		return nil, nil, nil, nil, fmt.Errorf("walk events at table %s: %w", channelID, err)
+		return nil, fmt.Errorf("walk events at table %s: %w", channelID, err)
 	}
-	if !compact(v) {
+	if start == 0 {
+		return nil, nil // nothing below before
+	}
+	if sd.form != formCompact {
 		// Schema 1 or 2, and so is every older event: none is read
 		// back from the records.
-		return c, k, v, newHistory(nil, channelID, writable), nil
+		return startHistory(nil, channelID, writable)
 	}
 	var h *history
 	from := newest
 	for s := (start + checkpointEvery - 1) / checkpointEvery * checkpointEvery; s < newest && h == nil; s += checkpointEvery {
-		sv := ch.events.get(itob(s))
-		if !compact(sv) {
+		sd, err := ch.eventRecord(s)
+		if err != nil {
+			return nil, err
+		}
+		if sd.form != formCompact {
 			continue
 		}
-		se, err := parseCompact(sv, s, channelID)
+		se, err := parseCompact(sd, s, channelID)
 		if err != nil {
-			return nil, nil, nil, nil, err
+			return nil, err
 		}
 		if se.Records != nil {
 			h, from = historyAt(se.Records, channelID), s
 		}
 	}
 	if h == nil {
-		h = newHistory(ch, channelID, writable)
-	}
-	for k, v = c.seek(itob(from)); k != nil; k, v = c.prev() {
-		seq, err := btoi(k)
-		if err != nil {
-			return nil, nil, nil, nil, fmt.Errorf("walk events at table %s: %w", channelID, err)
+		if h, err = startHistory(ch, channelID, writable); err != nil {
+			return nil, err
 		}
+	}
+	err = ch.eachEventBefore(from+1, func(seq uint64, d eventData) (bool, error) {
 		if seq < before {
-			break
+			return false, nil
 		}
-		if err := h.step(v, seq); err != nil {
-			return nil, nil, nil, nil, err
-		}
+		return true, h.step(d, seq)
+	})
+	if err != nil {
+		return nil, err
 	}
-	return c, k, v, h, nil
+	return h, nil
 }
 
-// compact reports whether the stored event v is of schema 3 (eventCompact).
+// compact reports whether the event v, as bbolt stores it, is of schema 3
+// (eventCompact).
 func compact(v []byte) bool {
 	return len(v) > 0 && v[0] == eventCompact
 }
 
-// parseCompact decodes the stored form of the compact event v at seq.
-func parseCompact(v []byte, seq uint64, channelID string) (*storedEvent, error) {
-	js, err := s2.Decode(nil, v[1:])
+// parseCompact decodes the stored form of the compact event d at seq.
+func parseCompact(d eventData, seq uint64, channelID string) (*storedEvent, error) {
+	js, err := d.decoded()
 	if err != nil {
 		return nil, fmt.Errorf("event %d at table %s: %w", seq, channelID, err)
 	}
@@ -415,39 +426,42 @@ func (h *history) record(id uint64) []byte {
 	if v, ok := h.chars[id]; ok {
 		return v
 	}
-	v := h.src.get(itob(id))
+	var v []byte
+	if h.src != nil {
+		// An error reads as an absent record, which the walk then
+		// reports as a change it cannot restore.
+		v, _ = h.src.characterRecord(id)
+	}
 	h.chars[id] = v
 	return v
 }
 
-// decode decodes the stored event v at seq, the newest not yet visited, and
-// steps the walk back over it.
-func (h *history) decode(v []byte, seq uint64) (*Event, error) {
-	return h.visit(v, seq, true)
-}
-
-// step steps the walk back over the stored event v at seq, the newest not
+// step steps the walk back over the stored event d at seq, the newest not
 // yet visited, without decoding its records.
-func (h *history) step(v []byte, seq uint64) error {
+func (h *history) step(d eventData, seq uint64) error {
 	h.stepped++
-	_, err := h.visit(v, seq, false)
+	_, err := h.visit(d, seq, false)
 	return err
 }
 
-// visit steps the walk back over the stored event v at seq and, when build
+// visit steps the walk back over the stored event d at seq and, when build
 // is set, returns it decoded.
-func (h *history) visit(v []byte, seq uint64, build bool) (*Event, error) {
-	if !compact(v) {
+func (h *history) visit(d eventData, seq uint64, build bool) (*Event, error) {
+	if d.form != formCompact {
 		h.whole = true
 		if !build {
 			return nil, nil
 		}
-		return decodeEventAt(v, h.channelID, seq) // schema 1 or 2: whole states
+		js, err := d.decoded()
+		if err != nil {
+			return nil, fmt.Errorf("event %d at table %s: %w", seq, h.channelID, err)
+		}
+		return decodeEventAt(js, h.channelID, seq) // schema 1 or 2: whole states
 	}
 	if h.whole {
 		return nil, fmt.Errorf("event %d at table %s: a compact event older than an event of schema 2", seq, h.channelID)
 	}
-	se, err := parseCompact(v, seq, h.channelID)
+	se, err := parseCompact(d, seq, h.channelID)
 	if err != nil {
 		return nil, err
 	}
@@ -523,12 +537,12 @@ func (h *history) matches(cp *checkpoint) error {
 	for id := range h.chars {
 		ids[id] = true
 	}
-	_ = h.src.forEach(func(k, _ []byte) error {
-		if id, err := btoi(k); err == nil {
+	if h.src != nil {
+		_ = h.src.eachCharacter(func(id uint64, _ []byte) error {
 			ids[id] = true
-		}
-		return nil
-	})
+			return nil
+		})
+	}
 	for id := range ids {
 		if !bytes.Equal(h.record(id), want[id]) {
 			return fmt.Errorf("its checkpoint's character %d is not the one the history leads to", id)

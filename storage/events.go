@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"encoding/json"
 	"fmt"
 )
 
@@ -17,15 +18,11 @@ import (
 // commands.Mutation); a change whose After is not the stored record is kept
 // whole.
 func (tx *Tx) AppendEvent(e *Event) error {
-	btx, err := tx.write()
+	ch, err := tx.records(e.ChannelID, true)
 	if err != nil {
 		return fmt.Errorf("append event: %w", err)
 	}
-	ch, err := openChannel(btx, e.ChannelID)
-	if err != nil {
-		return fmt.Errorf("append event: %w", err)
-	}
-	seq, err := ch.events.nextSequence(tx.j)
+	seq, err := nextID(ch, kindEvent)
 	if err != nil {
 		return fmt.Errorf("append event at table %s: %w", e.ChannelID, err)
 	}
@@ -39,11 +36,11 @@ func (tx *Tx) AppendEvent(e *Event) error {
 	if err != nil {
 		return err
 	}
-	if err := ch.events.put(tx.j, itob(seq), data); err != nil {
+	if err := ch.writeEvent(seq, metaOf(&n), data); err != nil {
 		return fmt.Errorf("append event %d at table %s: %w", seq, e.ChannelID, err)
 	}
 	e.Seq = seq
-	return nil
+	return tx.boltAppended(e.ChannelID, seq)
 }
 
 // EncodedEvent is an event encoded as AppendEvent stores it (EncodeEvent),
@@ -51,7 +48,8 @@ func (tx *Tx) AppendEvent(e *Event) error {
 type EncodedEvent struct {
 	channelID string
 	seq       uint64
-	data      []byte
+	meta      eventMeta
+	data      eventData
 }
 
 // EncodeEvent encodes e, whose ChannelID and Seq are those it will have, for
@@ -62,11 +60,15 @@ type EncodedEvent struct {
 // the records: AppendEncodedEvents is for a channel with no history yet,
 // whose later events are newer.
 func EncodeEvent(e *Event) (EncodedEvent, error) {
-	data, err := encodeEvent(e)
+	js, err := encode(normEvent(e))
 	if err != nil {
+		return EncodedEvent{}, fmt.Errorf("encode event at table %s: %w", e.ChannelID, err)
+	}
+	d := eventData{form: formWhole, json: js}
+	if d.raw, err = boltEvent(d); err != nil {
 		return EncodedEvent{}, err
 	}
-	return EncodedEvent{channelID: e.ChannelID, seq: e.Seq, data: data}, nil
+	return EncodedEvent{channelID: e.ChannelID, seq: e.Seq, meta: metaOf(e), data: d}, nil
 }
 
 // AppendEncodedEvents appends the events evs (EncodeEvent) to the history
@@ -75,30 +77,36 @@ func EncodeEvent(e *Event) (EncodedEvent, error) {
 // which did not. A history whose newest event AppendEvent stored (which is
 // read back from the records) takes none: whole events go below those.
 func (tx *Tx) AppendEncodedEvents(channelID string, evs []EncodedEvent) error {
-	btx, err := tx.write()
+	ch, err := tx.records(channelID, true)
 	if err != nil {
 		return fmt.Errorf("append events: %w", err)
 	}
-	ch, err := openChannel(btx, channelID)
-	if err != nil {
-		return fmt.Errorf("append events: %w", err)
+	if len(evs) == 0 {
+		return nil
 	}
-	if _, v := ch.events.cursor().last(); compact(v) && len(evs) > 0 {
+	_, newest, err := ch.newestEvent()
+	if err != nil {
+		return fmt.Errorf("append events at table %s: %w", channelID, err)
+	}
+	if newest == formCompact {
 		return fmt.Errorf("append events at table %s: its history has events read back from the records; whole events cannot follow them", channelID)
 	}
 	for _, e := range evs {
-		last, err := ch.events.sequence()
+		last, err := ch.lastID(kindEvent)
 		if err != nil {
 			return fmt.Errorf("append events at table %s: %w", channelID, err)
 		}
 		if e.channelID != channelID || e.seq != last+1 {
 			return fmt.Errorf("append events at table %s: event %d of table %s is not the next (%d)", channelID, e.seq, e.channelID, last+1)
 		}
-		if err := ch.events.setSequence(tx.j, e.seq); err != nil {
+		if err := ch.setLastID(kindEvent, e.seq); err != nil {
 			return fmt.Errorf("append event at table %s: %w", channelID, err)
 		}
-		if err := ch.events.put(tx.j, itob(e.seq), e.data); err != nil {
+		if err := ch.writeEvent(e.seq, e.meta, e.data); err != nil {
 			return fmt.Errorf("append event %d at table %s: %w", e.seq, channelID, err)
+		}
+		if err := tx.boltAppended(channelID, e.seq); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -124,33 +132,25 @@ func (tx *Tx) Event(channelID string, seq uint64) (*Event, error) {
 	return found, nil
 }
 
-// decodeEventAt decodes a stored event of schema 1 or 2 (whole states),
-// setting its channel and seq from the key it was found under.
-func decodeEventAt(v []byte, channelID string, seq uint64) (*Event, error) {
-	e, err := decodeEvent(v)
-	if err != nil {
-		return nil, fmt.Errorf("event %d at table %s: %w", seq, channelID, err)
+// decodeEventAt decodes the JSON of an event with whole states (schema 1
+// and 2, formWhole), setting its channel and seq from where it was found.
+func decodeEventAt(js []byte, channelID string, seq uint64) (*Event, error) {
+	var e Event
+	if err := json.Unmarshal(js, &e); err != nil {
+		return nil, fmt.Errorf("event %d at table %s: decode event: %w", seq, channelID, err)
 	}
 	e.ChannelID, e.Seq = channelID, seq
-	return e, nil
+	return &e, nil
 }
 
 // LastEventSeq returns the Seq of the newest event of the channel's table, 0
 // when it has none.
 func (tx *Tx) LastEventSeq(channelID string) (uint64, error) {
-	btx, err := tx.read()
-	if err != nil {
-		return 0, err
-	}
-	ch, err := openChannel(btx, channelID)
+	ch, err := tx.records(channelID, false)
 	if err != nil {
 		return 0, fmt.Errorf("last event: %w", err)
 	}
-	k, _ := ch.events.cursor().last()
-	if k == nil {
-		return 0, nil
-	}
-	seq, err := btoi(k)
+	seq, _, err := ch.newestEvent()
 	if err != nil {
 		return 0, fmt.Errorf("last event at table %s: %w", channelID, err)
 	}
@@ -175,38 +175,22 @@ func (tx *Tx) EachEventBackward(channelID string, fn func(*Event) (more bool, er
 // eventcodec.go), reading their changes but decoding none of their records:
 // its work is bounded by what fn takes, not by the length of the history.
 func (tx *Tx) EachEventBefore(channelID string, before uint64, fn func(*Event) (more bool, err error)) error {
-	btx, err := tx.read()
-	if err != nil {
+	if err := tx.live(false); err != nil {
 		return err
 	}
-	ch, err := openChannel(btx, channelID)
+	ch, err := tx.records(channelID, false)
 	if err != nil {
 		return fmt.Errorf("walk events: %w", err)
 	}
-	c, k, v, h, err := seekHistory(ch, before, btx.Writable())
-	if err != nil {
+	h, err := seekHistory(ch, before, !tx.view)
+	if err != nil || h == nil {
 		return err
 	}
-	for k != nil {
-		seq, err := btoi(k)
+	return ch.eachEventBefore(before, func(seq uint64, d eventData) (bool, error) {
+		e, err := h.visit(d, seq, true)
 		if err != nil {
-			return fmt.Errorf("walk events at table %s: %w", channelID, err)
+			return false, err
 		}
-		e, err := h.decode(v, seq)
-		if err != nil {
-			return err
-		}
-		more, err := fn(e)
-		if err != nil || !more {
-			return err
-		}
-		if btx.Writable() {
-			// fn may have written to the bucket, which invalidates the
-			// cursor: position it again from the key just visited.
-			c = ch.events.cursor()
-			c.seek(itob(seq))
-		}
-		k, v = c.prev()
-	}
-	return nil
+		return fn(e)
+	})
 }

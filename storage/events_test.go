@@ -45,7 +45,9 @@ func walk(tb testing.TB, tx *Tx, channelID string, limit int) []uint64 {
 	return seqs
 }
 
-func TestEvents(t *testing.T) {
+func TestEvents(t *testing.T) { bothBackends(t, testEvents) }
+
+func testEvents(t *testing.T) {
 	db := mustOpen(t)
 	setupTable(t, db, "c1")
 	setupTable(t, db, "c2")
@@ -135,6 +137,10 @@ func TestEvents(t *testing.T) {
 }
 
 func TestEachEventBackwardWhileAppending(t *testing.T) {
+	bothBackends(t, testEachEventBackwardWhileAppending)
+}
+
+func testEachEventBackwardWhileAppending(t *testing.T) {
 	db := mustOpen(t)
 	setupTable(t, db, "c1")
 	appendEvents(t, db, "c1", 5)
@@ -158,7 +164,9 @@ func TestEachEventBackwardWhileAppending(t *testing.T) {
 	})
 }
 
-func TestAppendEventWithoutTable(t *testing.T) {
+func TestAppendEventWithoutTable(t *testing.T) { bothBackends(t, testAppendEventWithoutTable) }
+
+func testAppendEventWithoutTable(t *testing.T) {
 	db := mustOpen(t)
 	e := &Event{ChannelID: "c9", At: t0, Summary: "x"}
 	mustUpdate(t, db, func(tx *Tx) error { return tx.AppendEvent(e) })
@@ -178,6 +186,23 @@ func TestAppendEventWithoutTable(t *testing.T) {
 	if err := db.Update(func(tx *Tx) error { return tx.AppendEvent(&Event{}) }); err == nil {
 		t.Error("AppendEvent without a channel id succeeded")
 	}
+}
+
+// storedForm returns the form in which the channel's event seq is stored,
+// on either backend.
+func storedForm(tb testing.TB, db *DB, channelID string, seq uint64) eventForm {
+	tb.Helper()
+	var form eventForm
+	mustView(tb, db, func(tx *Tx) error {
+		ch, err := tx.records(channelID, false)
+		if err != nil {
+			return err
+		}
+		d, err := ch.eventRecord(seq)
+		form = d.form
+		return err
+	})
+	return form
 }
 
 // rawEvent returns the bytes stored for the channel's event seq.
@@ -292,7 +317,9 @@ func TestPlainJSONEventsStillDecode(t *testing.T) {
 
 // TestEachEventBefore: the walk starts below the given seq, newest first;
 // before 0, or past the newest, walks everything.
-func TestEachEventBefore(t *testing.T) {
+func TestEachEventBefore(t *testing.T) { bothBackends(t, testEachEventBefore) }
+
+func testEachEventBefore(t *testing.T) {
 	db := mustOpen(t)
 	setupTable(t, db, "c1")
 	appendEvents(t, db, "c1", 5)
@@ -316,7 +343,9 @@ func TestEachEventBefore(t *testing.T) {
 
 // TestEventWithoutPartsDecodes: an event as code before EventPart wrote it
 // (no "parts" key) decodes with nil Parts, and one with parts keeps them.
-func TestEventWithoutPartsDecodes(t *testing.T) {
+func TestEventWithoutPartsDecodes(t *testing.T) { bothBackends(t, testEventWithoutPartsDecodes) }
+
+func testEventWithoutPartsDecodes(t *testing.T) {
 	old := []byte(`{"channel_id":"c1","seq":4,"at":"2025-03-01T21:00:00Z","command":"/damage target:Bob amount:4","summary":"Bob takes 4.","dice":null,"changes":null}`)
 	e, err := decodeEvent(old)
 	if err != nil || e.Parts != nil || e.Summary != "Bob takes 4." {
@@ -342,7 +371,9 @@ func TestCorruptCompressedEventIsAnError(t *testing.T) {
 // TestAppendEncodedEvents: events encoded before the write transaction
 // (EncodeEvent) are stored whole and read back as they were given, in
 // sequence; one that is not the next of its channel is refused.
-func TestAppendEncodedEvents(t *testing.T) {
+func TestAppendEncodedEvents(t *testing.T) { bothBackends(t, testAppendEncodedEvents) }
+
+func testAppendEncodedEvents(t *testing.T) {
 	db := mustOpen(t)
 	setupTable(t, db, "c1")
 	setupTable(t, db, "c2")
@@ -396,6 +427,12 @@ func TestAppendEncodedEvents(t *testing.T) {
 	// Encoded with no records to tell them from, they are stored whole, as
 	// schema 2 stored every event.
 	for seq := uint64(1); seq <= 3; seq++ {
+		if form := storedForm(t, db, "c2", seq); form != formWhole {
+			t.Errorf("event %d encoded beforehand is stored in form %d; want a whole event (%d)", seq, form, formWhole)
+		}
+		if onPostgres(t) {
+			continue
+		}
 		if raw := rawEvent(t, db, "c2", seq); len(raw) == 0 || raw[0] != eventS2 {
 			t.Errorf("event %d encoded beforehand is stored as % x…; want a whole event (%#x)", seq, raw[:min(len(raw), 4)], eventS2)
 		}

@@ -122,6 +122,9 @@ type GroupStats struct {
 // WriterStats returns the writer's counters so far; callers subtract two
 // readings to measure an interval. It is safe for concurrent use.
 func (db *DB) WriterStats() WriterStats {
+	if db.pg != nil {
+		return db.pg.writerStats()
+	}
 	w := db.w
 	return WriterStats{Groups: w.groups.Load(), Updates: w.calls.Load(),
 		Functions: time.Duration(w.fnNanos.Load()), Commits: time.Duration(w.commitNanos.Load()),

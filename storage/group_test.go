@@ -66,6 +66,10 @@ func enqueue(t *testing.T, db *DB, fn func(*Tx) error) <-chan any {
 }
 
 func TestGroupCommitConcurrentUpdatesAreExactAndDurable(t *testing.T) {
+	bothBackends(t, testGroupCommitConcurrentUpdatesAreExactAndDurable)
+}
+
+func testGroupCommitConcurrentUpdatesAreExactAndDurable(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "hpkeeper.db")
 	db, err := Open(path, Options{Timeout: testTimeout})
 	if err != nil {
@@ -357,7 +361,9 @@ func TestGroupCommitSurvivesGoexit(t *testing.T) {
 	}
 }
 
-func TestUpdateAfterCloseFails(t *testing.T) {
+func TestUpdateAfterCloseFails(t *testing.T) { bothBackends(t, testUpdateAfterCloseFails) }
+
+func testUpdateAfterCloseFails(t *testing.T) {
 	db, err := Open(filepath.Join(t.TempDir(), "x.db"), Options{Timeout: testTimeout})
 	if err != nil {
 		t.Fatal(err)

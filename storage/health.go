@@ -35,7 +35,14 @@ type Health struct {
 
 // Health returns the state of the DB's writes and the free space beside
 // its file. It is safe for concurrent use and costs one statfs.
+//
+// On PostgreSQL, CommitErr is the error of the last Update while the
+// server cannot be reached (wrapping ErrUnavailable), and FreeBytes is -1:
+// the disk is the server's.
 func (db *DB) Health() Health {
+	if db.pg != nil {
+		return db.pg.health(db.closed.Load())
+	}
 	h := Health{Closed: db.closed.Load(), Fault: db.failed(), FreeBytes: freeBytes(db.path)}
 	if f := db.w.failing.Load(); f != nil {
 		h.CommitErr, h.FailingSince = f.err, f.since

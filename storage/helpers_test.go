@@ -4,8 +4,11 @@ import (
 	"encoding/json"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/hpkeeper/hpkeeper/storage/pgtest"
 )
 
 // testTimeout is the lock timeout used by tests.
@@ -15,19 +18,64 @@ const testTimeout = 200 * time.Millisecond
 // so that precision loss would show).
 var t0 = time.Date(2025, 3, 1, 20, 15, 30, 123456789, time.UTC)
 
-// mustOpen opens a fresh database in a temporary directory and closes it when
-// the test ends.
-func mustOpen(tb testing.TB) *DB {
-	tb.Helper()
-	return mustOpenPath(tb, filepath.Join(tb.TempDir(), "hpkeeper.db"))
+// bothBackends runs test against a bbolt file (subtest "bbolt") and
+// against PostgreSQL (subtest "postgres", skipped without a test server:
+// pgtest), where mustOpen and newStore give it a database of that backend.
+func bothBackends(t *testing.T, test func(t *testing.T)) {
+	t.Run("bbolt", test)
+	t.Run("postgres", func(t *testing.T) {
+		pgtest.ServerURL(t)
+		test(t)
+	})
 }
 
-// mustOpenPath opens the database at path and closes it when the test ends.
+// onPostgres reports whether tb runs as the "postgres" subtest of
+// bothBackends.
+func onPostgres(tb testing.TB) bool {
+	return strings.Contains(tb.Name()+"/", "/postgres/")
+}
+
+// newStore returns where a fresh database of tb's backend is: a path in a
+// temporary directory, or the URL of a new PostgreSQL database.
+func newStore(tb testing.TB) string {
+	tb.Helper()
+	if onPostgres(tb) {
+		return pgtest.NewDatabase(tb)
+	}
+	return filepath.Join(tb.TempDir(), "hpkeeper.db")
+}
+
+// mustOpen opens a fresh database of tb's backend (bothBackends; bbolt
+// outside it) and closes it when the test ends.
+func mustOpen(tb testing.TB) *DB {
+	tb.Helper()
+	return mustOpenPath(tb, newStore(tb))
+}
+
+// openStore opens the database at path, a bbolt file or a PostgreSQL URL.
+func openStore(path string) (*DB, error) {
+	if IsPostgresURL(path) {
+		return OpenPostgres(path, PostgresOptions{Timeout: 20 * time.Second})
+	}
+	return Open(path, Options{Timeout: testTimeout})
+}
+
+// inspectStore checks the database at path, a file (Inspect) or a
+// PostgreSQL URL (InspectPostgres).
+func inspectStore(path string) (*Report, error) {
+	if IsPostgresURL(path) {
+		return InspectPostgres(path, 0)
+	}
+	return Inspect(path, testTimeout)
+}
+
+// mustOpenPath opens the database at path (a file, or a PostgreSQL URL)
+// and closes it when the test ends.
 func mustOpenPath(tb testing.TB, path string) *DB {
 	tb.Helper()
-	db, err := Open(path, Options{Timeout: testTimeout})
+	db, err := openStore(path)
 	if err != nil {
-		tb.Fatalf("Open(%q) error: %v", path, err)
+		tb.Fatalf("open %q: %v", RedactURL(path), err)
 	}
 	tb.Cleanup(func() { _ = db.Close() })
 	return db

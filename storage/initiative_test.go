@@ -11,7 +11,9 @@ import (
 
 // TestInitiativeRoundTrip: a table's turn order is stored and read back
 // exactly, in the table record and in an event's table states.
-func TestInitiativeRoundTrip(t *testing.T) {
+func TestInitiativeRoundTrip(t *testing.T) { bothBackends(t, testInitiativeRoundTrip) }
+
+func testInitiativeRoundTrip(t *testing.T) {
 	db := mustOpen(t)
 	tbl := newTable("c1")
 	tbl.Clock = 7
@@ -93,6 +95,10 @@ func TestTableWithoutInitiativeReadsUnchanged(t *testing.T) {
 // TestPutTableRefusesBadInitiative: a turn order no code writes is refused
 // and nothing is stored.
 func TestPutTableRefusesBadInitiative(t *testing.T) {
+	bothBackends(t, testPutTableRefusesBadInitiative)
+}
+
+func testPutTableRefusesBadInitiative(t *testing.T) {
 	db := mustOpen(t)
 	tests := []struct {
 		name string

@@ -192,18 +192,17 @@ func rawFile(t *testing.T, path string) (map[string]*rawChannel, map[string]stri
 		if r.EventSeq, err = ch.events.sequence(); err != nil {
 			return err
 		}
-		h := newHistory(ch, ch.id, false)
-		c := ch.events.cursor()
-		for k, v := c.last(); k != nil; k, v = c.prev() {
-			seq, err := btoi(k)
-			if err != nil {
-				return err
-			}
-			e, err := h.decode(v, seq)
-			if err != nil {
-				return err
-			}
+		h, err := startHistory(ch, ch.id, false)
+		if err != nil {
+			return err
+		}
+		err = ch.eachEventBefore(0, func(seq uint64, d eventData) (bool, error) {
+			e, err := h.visit(d, seq, true)
 			r.Walk = append(r.Walk, e)
+			return err == nil, err
+		})
+		if err != nil {
+			return err
 		}
 		out[ch.id] = r
 		return nil

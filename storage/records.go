@@ -113,6 +113,10 @@ type Combatant struct {
 	// Hidden is set when the roll was made for a hidden character: the
 	// numbers are the GM's only, in replies and in the history.
 	Hidden bool `json:"hidden,omitempty"`
+	// Fallen is set when the combatant could not act as a round began:
+	// the order passes over it without a word until it has a turn again
+	// (its fall was said in the round it fell).
+	Fallen bool `json:"fallen,omitempty"`
 }
 
 // Character is one character at a table. Its rule-system state is the opaque

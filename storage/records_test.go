@@ -9,7 +9,9 @@ import (
 	"time"
 )
 
-func TestTables(t *testing.T) {
+func TestTables(t *testing.T) { bothBackends(t, testTables) }
+
+func testTables(t *testing.T) {
 	db := mustOpen(t)
 	mustView(t, db, func(tx *Tx) error {
 		if _, err := tx.Table("c1"); !errors.Is(err, ErrNotFound) {
@@ -81,7 +83,9 @@ func TestTables(t *testing.T) {
 	}
 }
 
-func TestCharacters(t *testing.T) {
+func TestCharacters(t *testing.T) { bothBackends(t, testCharacters) }
+
+func testCharacters(t *testing.T) {
 	db := mustOpen(t)
 	setupTable(t, db, "c1")
 	setupTable(t, db, "c2")
@@ -262,7 +266,9 @@ func TestCharacters(t *testing.T) {
 	})
 }
 
-func TestRecordsRoundTrip(t *testing.T) {
+func TestRecordsRoundTrip(t *testing.T) { bothBackends(t, testRecordsRoundTrip) }
+
+func testRecordsRoundTrip(t *testing.T) {
 	db := mustOpen(t)
 	local := time.FixedZone("CET", 3600)
 	tbl := newTable("c1")
@@ -334,7 +340,9 @@ func TestRecordsRoundTrip(t *testing.T) {
 	})
 }
 
-func TestRecordsNilVersusEmpty(t *testing.T) {
+func TestRecordsNilVersusEmpty(t *testing.T) { bothBackends(t, testRecordsNilVersusEmpty) }
+
+func testRecordsNilVersusEmpty(t *testing.T) {
 	db := mustOpen(t)
 	tests := []struct {
 		name  string
@@ -391,7 +399,9 @@ func TestRecordsNilVersusEmpty(t *testing.T) {
 	}
 }
 
-func TestReturnedRecordsAreCopies(t *testing.T) {
+func TestReturnedRecordsAreCopies(t *testing.T) { bothBackends(t, testReturnedRecordsAreCopies) }
+
+func testReturnedRecordsAreCopies(t *testing.T) {
 	db := mustOpen(t)
 	setupTable(t, db, "c1", "Lister")
 	var kept *Character

@@ -683,23 +683,26 @@ func channelGuild(ch *channel) (string, error) {
 		return t.GuildID, nil
 	}
 	// Newest first, as the history is read back (eventcodec.go).
-	h := newHistory(ch, ch.id, false)
-	c := ch.events.cursor()
-	for k, v := c.last(); k != nil; k, v = c.prev() {
-		seq, err := btoi(k)
+	h, err := startHistory(ch, ch.id, false)
+	if err != nil {
+		return "", err
+	}
+	guild, found := "", false
+	err = ch.eachEventBefore(0, func(seq uint64, d eventData) (bool, error) {
+		e, err := h.visit(d, seq, true)
 		if err != nil {
-			return "", fmt.Errorf("event %x: %w", k, err)
-		}
-		e, err := h.decode(v, seq)
-		if err != nil {
-			return "", fmt.Errorf("event %x: %w", k, err)
+			return false, err
 		}
 		switch {
 		case e.TableAfter != nil:
-			return e.TableAfter.GuildID, nil
+			guild, found = e.TableAfter.GuildID, true
 		case e.TableBefore != nil:
-			return e.TableBefore.GuildID, nil
+			guild, found = e.TableBefore.GuildID, true
 		}
+		return !found, nil
+	})
+	if err != nil || found {
+		return guild, err
 	}
 	return "", errNoGuild
 }

@@ -14,7 +14,13 @@ import (
 
 // SaveReplayState stores state, the replay guard of the HTTP endpoint at a
 // graceful stop, replacing any stored before, in one durable transaction.
+//
+// On a shared database (Shared) every accepted request is recorded as it is
+// accepted (AcceptRequest): there is nothing to save, and it returns nil.
 func (db *DB) SaveReplayState(state []byte) error {
+	if db.Shared() {
+		return nil
+	}
 	return db.Update(func(tx *Tx) error {
 		btx, err := tx.write()
 		if err != nil {
@@ -31,8 +37,13 @@ func (db *DB) SaveReplayState(state []byte) error {
 // in the same durable transaction. It returns an empty, non-nil state for a
 // file Open created, which nothing was ever served from, and nil when there
 // is none (the last process did not stop gracefully, or an older program
-// wrote the file).
+// wrote the file). On a shared database (Shared), whose guard is recorded
+// request by request (AcceptRequest), it returns an empty state: nothing
+// accepted before is left to refuse by a rule of the endpoint's own.
 func (db *DB) TakeReplayState() ([]byte, error) {
+	if db.Shared() {
+		return []byte{}, nil
+	}
 	var state []byte
 	err := db.Update(func(tx *Tx) error {
 		btx, err := tx.write()

@@ -27,8 +27,7 @@ import (
 // Update function so that nothing is written.
 func (tx *Tx) RevertEvent(e *Event) error {
 	op := fmt.Sprintf("revert event %d", e.Seq)
-	btx, err := tx.write()
-	if err != nil {
+	if err := tx.live(true); err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
 	if err := validateEvent(e); err != nil {
@@ -44,7 +43,7 @@ func (tx *Tx) RevertEvent(e *Event) error {
 	if len(e.Changes) == 0 && e.TableBefore == nil && e.TableAfter == nil {
 		return nil
 	}
-	ch, err := openChannel(btx, e.ChannelID)
+	ch, err := tx.records(e.ChannelID, true)
 	if err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
@@ -56,11 +55,11 @@ func (tx *Tx) RevertEvent(e *Event) error {
 		c := e.Changes[i]
 		switch {
 		case c.Before == nil:
-			err = deleteCharacter(tx.j, op, ch, st, c.CharacterID)
+			err = deleteCharacter(op, ch, st, c.CharacterID)
 		case c.After == nil:
-			err = restoreCharacter(tx.j, op, ch, st, inChannel(c.Before, e.ChannelID))
+			err = restoreCharacter(op, ch, st, inChannel(c.Before, e.ChannelID))
 		default:
-			err = replaceCharacter(tx.j, op, ch, st, inChannel(c.Before, e.ChannelID))
+			err = replaceCharacter(op, ch, st, inChannel(c.Before, e.ChannelID))
 		}
 		if err != nil {
 			return err
@@ -70,11 +69,11 @@ func (tx *Tx) RevertEvent(e *Event) error {
 	case e.TableBefore != nil:
 		t := *e.TableBefore
 		t.ChannelID = e.ChannelID
-		if err := putTable(tx.j, ch, st, &t); err != nil {
+		if err := putTable(ch, st, &t); err != nil {
 			return fmt.Errorf("%s: %w", op, err)
 		}
 	case e.TableAfter != nil:
-		if err := ch.deleteTable(tx.j); err != nil {
+		if err := ch.removeTable(); err != nil {
 			return fmt.Errorf("%s: remove table: %w", op, err)
 		}
 		st.table = nil

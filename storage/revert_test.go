@@ -109,6 +109,10 @@ func changeTable(edit func(t *Table)) func(tx *Tx, e *Event) error {
 }
 
 func TestRevertEventRestoresPriorState(t *testing.T) {
+	bothBackends(t, testRevertEventRestoresPriorState)
+}
+
+func testRevertEventRestoresPriorState(t *testing.T) {
 	tests := []struct {
 		name string
 		op   func(tx *Tx, e *Event) error
@@ -174,7 +178,9 @@ func TestRevertEventRestoresPriorState(t *testing.T) {
 	}
 }
 
-func TestRevertEventTableCreation(t *testing.T) {
+func TestRevertEventTableCreation(t *testing.T) { bothBackends(t, testRevertEventTableCreation) }
+
+func testRevertEventTableCreation(t *testing.T) {
 	db := mustOpen(t)
 	e := record(t, db, "c1", func(tx *Tx, e *Event) error {
 		tbl := newTable("c1")
@@ -216,7 +222,9 @@ func TestRevertEventTableCreation(t *testing.T) {
 	assertState(t, readState(t, db, "c1"), before)
 }
 
-func TestRevertEventConflict(t *testing.T) {
+func TestRevertEventConflict(t *testing.T) { bothBackends(t, testRevertEventConflict) }
+
+func testRevertEventConflict(t *testing.T) {
 	tests := []struct {
 		name     string
 		first    func(tx *Tx, e *Event) error
@@ -317,7 +325,9 @@ func TestRevertEventConflict(t *testing.T) {
 	}
 }
 
-func TestRevertEventNameTaken(t *testing.T) {
+func TestRevertEventNameTaken(t *testing.T) { bothBackends(t, testRevertEventNameTaken) }
+
+func testRevertEventNameTaken(t *testing.T) {
 	db := mustOpen(t)
 	setupTable(t, db, "c1", "Lister", "Rimmer")
 	e := record(t, db, "c1", deleteCharacterOp(2))
@@ -338,7 +348,9 @@ func TestRevertEventNameTaken(t *testing.T) {
 	assertState(t, readState(t, db, "c1"), before)
 }
 
-func TestRevertEventInvalid(t *testing.T) {
+func TestRevertEventInvalid(t *testing.T) { bothBackends(t, testRevertEventInvalid) }
+
+func testRevertEventInvalid(t *testing.T) {
 	db := mustOpen(t)
 	setupTable(t, db, "c1", "Lister")
 	var lister *Character

@@ -32,6 +32,9 @@ import (
 //	                            schema 2: 0x01 + S2-compressed JSON of whole states; schema 1: plain JSON
 //	  <id> 0x00 's' 'c'         8-byte BE: the last character id handed out (absent: 0)
 //	  <id> 0x00 's' 'e'         8-byte BE: the last event seq handed out (absent: 0)
+//	  <id> 0x00 'i' <interaction id>
+//	                            8-byte BE event seq (0: none) + 8-byte BE Unix nanoseconds:
+//	                            a state-changing interaction, kept InteractionTTL (boltinteractions.go)
 //
 // Schema 3 and older kept each channel in a nested bucket instead:
 //
@@ -76,6 +79,10 @@ const (
 	// kindSequence keys are followed by the kind whose sequence they hold
 	// (kindCharacter or kindEvent).
 	kindSequence byte = 's'
+	// kindInteraction keys are followed by a Discord interaction id that
+	// changed the channel (boltinteractions.go); needs no schema step:
+	// older programs neither write nor read them.
+	kindInteraction byte = 'i'
 )
 
 // migration is one step of the schema: apply brings a file at version-1 to

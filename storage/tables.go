@@ -20,17 +20,21 @@ func (tx *Tx) Table(channelID string) (*Table, error) {
 	return st.table.Clone(), nil // the caller's copy
 }
 
-// getTable decodes the channel's table.
-func getTable(ch *channel) (*Table, error) {
-	v := ch.table()
+// getTable decodes the channel's table, failing with ErrNotFound when it
+// has none.
+func getTable(ch channelRecords) (*Table, error) {
+	v, err := ch.tableRecord()
+	if err != nil {
+		return nil, fmt.Errorf("table %s: %w", ch.channelID(), err)
+	}
 	if v == nil {
-		return nil, fmt.Errorf("table %s: %w", ch.id, ErrNotFound)
+		return nil, fmt.Errorf("table %s: %w", ch.channelID(), ErrNotFound)
 	}
 	t, err := decodeTable(v)
 	if err != nil {
-		return nil, fmt.Errorf("table %s: %w", ch.id, err)
+		return nil, fmt.Errorf("table %s: %w", ch.channelID(), err)
 	}
-	t.ChannelID = ch.id
+	t.ChannelID = ch.channelID()
 	return t, nil
 }
 
@@ -38,11 +42,7 @@ func getTable(ch *channel) (*Table, error) {
 // not touch the table's characters or events. It fails when t.ChannelID is
 // empty or t.Clock is negative.
 func (tx *Tx) PutTable(t *Table) error {
-	btx, err := tx.write()
-	if err != nil {
-		return fmt.Errorf("put table: %w", err)
-	}
-	ch, err := openChannel(btx, t.ChannelID)
+	ch, err := tx.records(t.ChannelID, true)
 	if err != nil {
 		return fmt.Errorf("put table: %w", err)
 	}
@@ -50,11 +50,11 @@ func (tx *Tx) PutTable(t *Table) error {
 	if err != nil {
 		return fmt.Errorf("put table: %w", err)
 	}
-	return putTable(tx.j, ch, st, t)
+	return putTable(ch, st, t)
 }
 
 // putTable writes t into its channel ch and its state st.
-func putTable(j *journal, ch *channel, st *channelState, t *Table) error {
+func putTable(ch channelRecords, st *channelState, t *Table) error {
 	if t.Clock < 0 {
 		return fmt.Errorf("put table %s: negative clock %d", t.ChannelID, t.Clock)
 	}
@@ -65,7 +65,7 @@ func putTable(j *journal, ch *channel, st *channelState, t *Table) error {
 	if err != nil {
 		return err
 	}
-	if err := ch.putTable(j, data); err != nil {
+	if err := ch.writeTable(data); err != nil {
 		return fmt.Errorf("put table %s: %w", t.ChannelID, err)
 	}
 	st.table = storedTable(t)
@@ -73,24 +73,13 @@ func putTable(j *journal, ch *channel, st *channelState, t *Table) error {
 }
 
 // Tables returns every table, ordered by channel id (byte order). It reads
-// the whole file's tables and is meant for small admin use.
+// every table of the database and is meant for small admin use.
 func (tx *Tx) Tables() ([]*Table, error) {
-	btx, err := tx.read()
-	if err != nil {
-		return nil, err
-	}
-	b, err := channelsBucket(btx)
-	if err != nil {
-		return nil, err
-	}
 	var out []*Table
-	err = eachChannel(b, func(channelID string) error {
-		ch, err := flatChannel(b, channelID)
-		if err != nil {
-			return err
-		}
-		if ch.table() == nil {
-			return nil // history left after the table's creation was undone
+	err := tx.eachChannel(func(ch channelRecords) error {
+		v, err := ch.tableRecord()
+		if err != nil || v == nil {
+			return err // nil: history left after the table's creation was undone
 		}
 		t, err := getTable(ch)
 		if err != nil {

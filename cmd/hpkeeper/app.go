@@ -52,10 +52,10 @@ var appModes = map[string]struct {
 	env  []string
 }{
 	"run": {"connect to Discord's gateway, all shards or a range of them, and answer interactions over it (needs DISCORD_TOKEN); with an admin listener, answer /healthz, /metrics and /admin/backup there.",
-		[]string{"HPKEEPER_CONFIG", "DISCORD_TOKEN", "DISCORD_TOKEN_FILE", "HPKEEPER_SHARDS", "HPKEEPER_SHARD_IDS", "HPKEEPER_DB", "HPKEEPER_LOCK_TIMEOUT", "HPKEEPER_CACHE_MB",
+		[]string{"HPKEEPER_CONFIG", "DISCORD_TOKEN", "DISCORD_TOKEN_FILE", "HPKEEPER_SHARDS", "HPKEEPER_SHARD_IDS", "HPKEEPER_LEASE_TTL", "HPKEEPER_DB", "HPKEEPER_DB_URL", "HPKEEPER_DB_URL_FILE", "HPKEEPER_LOCK_TIMEOUT", "HPKEEPER_CACHE_MB",
 			"HPKEEPER_ALLOW_UNSOUND", "HPKEEPER_ADMIN_LISTEN", "HPKEEPER_ADMIN_TOKEN", "HPKEEPER_ADMIN_TOKEN_FILE", "HPKEEPER_LOG_LEVEL", "HPKEEPER_LOG_FORMAT", envTestDiscord}},
 	"serve": {"serve Discord's HTTP interactions endpoint (needs DISCORD_PUBLIC_KEY; DISCORD_TOKEN for the tracker), with /healthz, /metrics and /admin/backup on the same listener.",
-		[]string{"HPKEEPER_CONFIG", "DISCORD_PUBLIC_KEY", "DISCORD_PUBLIC_KEY_FILE", "DISCORD_TOKEN", "DISCORD_TOKEN_FILE", "HPKEEPER_DB", "HPKEEPER_LOCK_TIMEOUT", "HPKEEPER_CACHE_MB",
+		[]string{"HPKEEPER_CONFIG", "DISCORD_PUBLIC_KEY", "DISCORD_PUBLIC_KEY_FILE", "DISCORD_TOKEN", "DISCORD_TOKEN_FILE", "HPKEEPER_DB", "HPKEEPER_DB_URL", "HPKEEPER_DB_URL_FILE", "HPKEEPER_LOCK_TIMEOUT", "HPKEEPER_CACHE_MB",
 			"HPKEEPER_ALLOW_UNSOUND", "HPKEEPER_LISTEN", "HPKEEPER_ADMIN_LISTEN", "HPKEEPER_ADMIN_TOKEN", "HPKEEPER_ADMIN_TOKEN_FILE", "HPKEEPER_LOG_LEVEL", "HPKEEPER_LOG_FORMAT", envTestDiscord}},
 	"register": {"register the slash commands with Discord, globally or in one guild (needs DISCORD_TOKEN; the application id is looked up from the token when not configured).",
 		[]string{"HPKEEPER_CONFIG", "DISCORD_TOKEN", "DISCORD_TOKEN_FILE", "HPKEEPER_APPLICATION_ID", "HPKEEPER_DEV_GUILD", "HPKEEPER_LOG_LEVEL", "HPKEEPER_LOG_FORMAT", envTestDiscord}},
@@ -75,7 +75,7 @@ func NewApp(mode string, args []string, stdout, stderr io.Writer, getenv func(st
 		shardIDs = fs.String("shard-ids", "", "run only these shard `ids`, A-B (or A), of --shards N; this process's file holds exactly their guilds (default: discord.shard_ids of the config; all)")
 	}
 	if mode != "register" {
-		db = fs.String("db", "", "database `file` (default: storage.path of the config, hpkeeper.db)")
+		db = fs.String("db", "", "database `file`, or a postgres:// URL (default: storage.url, else storage.path of the config, hpkeeper.db)")
 		adminListen = fs.String("admin-listen", "", "serve /healthz, /metrics and /admin/backup on this `address` too; a port alone (:9090) binds loopback (default: admin.listen of the config, off)")
 		allowUnsound = fs.Bool("allow-unsound", false, "open a damaged database file that bbolt can still read (one bad meta page, pages lost or listed twice) instead of refusing it, for when no backup is left; what is wrong is logged (default: storage.allow_unsound of the config, false)")
 		cpuProfile = fs.String("cpuprofile", "", "write a CPU profile of the whole run to this `file` when it stops, for `go tool pprof` (hpkeeper bench --cpuprofile uses it; off by default)")
@@ -106,7 +106,7 @@ func NewApp(mode string, args []string, stdout, stderr io.Writer, getenv func(st
 		return nil, err
 	}
 	if db != nil && *db != "" {
-		cfg.Storage.Path = *db
+		setDB(&cfg, *db)
 	}
 	if listen != nil && *listen != "" {
 		cfg.HTTP.Listen = *listen
@@ -195,14 +195,19 @@ func (a *App) Run(ctx context.Context) error {
 			}
 			// The replay guard survives a graceful restart in the database
 			// and a crash by its start rule (bot/replay.go).
-			ep, err := bot.NewEndpoint(s.metrics.Instrument(s.svc), key, a.Log,
-				bot.WithReplayStore(s.db), bot.WithFilesClient(s.metrics.Client(webhooks)))
+			// Replicas of a shared database share it there instead
+			// (bot/sharedreplay.go).
+			opts := []bot.EndpointOption{bot.WithReplayStore(s.db), bot.WithFilesClient(s.metrics.Client(webhooks))}
+			if s.db.Shared() {
+				opts = append(opts, bot.WithSharedReplays(s.db))
+			}
+			ep, err := bot.NewEndpoint(s.metrics.Instrument(s.svc), key, a.Log, opts...)
 			if err != nil {
 				return err
 			}
 			// The log names the real address (with port 0, the one the
 			// kernel chose: the end-to-end tests read it).
-			a.Log.Info().Str("listen", ln.Addr().String()).Str("db", a.Config.Storage.Path).Msg("serving the interactions endpoint")
+			a.Log.Info().Str("listen", ln.Addr().String()).Str("db", a.dbName()).Msg("serving the interactions endpoint")
 			err = bot.ServeListener(ctx, ln, s.admin.WithInteractions(s.metrics.InstrumentEndpoint(ep)))
 			// Deferred answers still use the database; then the guard is saved.
 			return errors.Join(err, ep.Close())
@@ -220,9 +225,15 @@ func (a *App) Run(ctx context.Context) error {
 			if err != nil {
 				return err
 			}
+			if s.db.Shared() {
+				// Any process may run any shard: leases in the
+				// database say which (bot/leases.go).
+				ttl, _ := a.Config.LeaseTTL() // validated
+				g.ShareShards(s.db, "", ttl)
+			}
 			s.metrics.ObserveGateway(g)
 			s.admin.ObserveShards(g)
-			a.Log.Info().Str("db", a.Config.Storage.Path).Str("shards", shards.String()).Msg("connecting to the Discord gateway")
+			a.Log.Info().Str("db", a.dbName()).Str("shards", shards.String()).Msg("connecting to the Discord gateway")
 			return g.Run(ctx)
 		})
 	}
@@ -279,7 +290,7 @@ func (a *App) withService(ctx context.Context, fn func(served) error) (runErr er
 		cache = -1
 	}
 	opened := time.Now()
-	db, err := storage.Open(a.Config.Storage.Path, storage.Options{Timeout: timeout, OnCommit: m.ObserveCommit, CacheBytes: cache, AllowUnsound: a.Config.Storage.AllowUnsound})
+	db, err := a.openDB(timeout, m.ObserveCommit, cache)
 	if err != nil {
 		return openAdvice(err, a.Config.Storage.Path, a.Mode)
 	}
@@ -287,7 +298,8 @@ func (a *App) withService(ctx context.Context, fn func(served) error) (runErr er
 	if err := db.Unsound(); err != nil {
 		ev = a.Log.Warn().Err(err)
 	}
-	ev.Str("db", a.Config.Storage.Path).Dur("took", time.Since(opened)).Msg("database opened and checked")
+	ev.Str("db", a.dbName()).Dur("took", time.Since(opened)).Msg("database opened and checked")
+	stopExpire := a.expireShared(ctx, db)
 	m.ObserveDB(db)
 	s := served{svc: commands.New(db, dice.Random(), systems, features()...), db: db, metrics: m}
 	runErr = a.claimShards(db)
@@ -302,6 +314,7 @@ func (a *App) withService(ctx context.Context, fn func(served) error) (runErr er
 			trk.Wait()
 		}
 	}
+	stopExpire()
 	if ctx.Err() != nil {
 		stopping()
 	}
@@ -332,6 +345,9 @@ func openAdvice(err error, path, mode string) error {
 // serves (storage.DB.ClaimShards): run's shard range, every guild for
 // serve; a file without tables is marked as this process's.
 func (a *App) claimShards(db *storage.DB) error {
+	if db.Shared() {
+		return nil // a shared database holds every guild; leases place the shards
+	}
 	var r storage.ShardRange // serve: every guild
 	if a.Mode == "run" {
 		var err error

@@ -44,7 +44,10 @@ func backupMain(ctx context.Context, args []string, stdout, stderr io.Writer, ge
 		return 2
 	}
 	if *dbPath != "" {
-		cfg.Storage.Path = *dbPath
+		setDB(&cfg, *dbPath)
+	}
+	if cfg.Storage.URL != "" && *from == "" {
+		return backupPostgres(cfg.Storage.URL, *to, stderr) // pgops.go
 	}
 	if storage.SamePath(cfg.Storage.Path, *to) {
 		fmt.Fprintf(stderr, "hpkeeper backup: --to %s is the database itself; name another file\n", *to)

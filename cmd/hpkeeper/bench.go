@@ -94,6 +94,9 @@ type benchConfig struct {
 	null         bool
 	serveNull    string
 	cacheMB      int
+	// postgres and replicas: the replicas comparison (bench_replicas.go).
+	postgres string
+	replicas []int
 }
 
 func parseBenchFlags(args []string, stderr io.Writer) (*benchConfig, error) {
@@ -124,6 +127,8 @@ func parseBenchFlags(args []string, stderr io.Writer) (*benchConfig, error) {
 	fs.BoolVar(&c.null, "null", true, "measure the null endpoint (signature check and a fixed reply) in every round, the ceiling the ratios divide by")
 	fs.StringVar(&c.serveNull, "serve-null", "", "serve only the null endpoint on this loopback address until interrupted, with DISCORD_PUBLIC_KEY (bench starts itself so for --null)")
 	fs.IntVar(&c.cacheMB, "cache-mb", 0, "the server's storage.cache_mb (0: its default; -1: no state cache)")
+	fs.StringVar(&c.postgres, "postgres", "", "compare, under the same load, one serve over a bbolt file with --replicas serve processes over one PostgreSQL database on this loopback server `URL` (its user must be able to create databases; each measurement gets one of its own, dropped after), and count each kind of command's round trips to PostgreSQL")
+	replicas := fs.String("replicas", "1,2,3", "with --postgres: the `counts` of serve replicas to measure, comma-separated")
 	fs.BoolVar(&c.verbose, "v", false, "show the server's log and a sample refusal of each run")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -167,6 +172,17 @@ func parseBenchFlags(args []string, stderr io.Writer) (*benchConfig, error) {
 	case c.cpuProfile != "" && c.target != "":
 		fmt.Fprintln(stderr, "hpkeeper bench: --cpuprofile profiles the server bench starts, not a --target")
 		return nil, errUsage
+	}
+	if c.postgres != "" {
+		var err error
+		if c.replicas, err = parseReplicas(*replicas); err != nil {
+			fmt.Fprintf(stderr, "hpkeeper bench: %v\n", err)
+			return nil, errUsage
+		}
+		if c.target != "" || c.inProcess || c.rate > 0 {
+			fmt.Fprintln(stderr, "hpkeeper bench: --postgres starts its own serve processes: not with --target, --inprocess or --rate")
+			return nil, errUsage
+		}
 	}
 	c.setupClients = 50 // setup is not measured: always 50 clients
 	return c, nil
@@ -311,6 +327,9 @@ func runBench(ctx context.Context, cfg *benchConfig, stdout, stderr io.Writer) e
 		out.baselines(base)
 	}
 
+	if cfg.postgres != "" {
+		return runReplicas(ctx, cfg, priv, dir, out, stderr) // bench_replicas.go
+	}
 	var null *server
 	if cfg.null {
 		if null, err = startNull(ctx, cfg, pub, stderr); err != nil {

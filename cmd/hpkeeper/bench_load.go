@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hpkeeper/hpkeeper/commands"
@@ -108,14 +109,29 @@ var benchPhases = map[string][]weighted{
 	"read":  {{opCharShow, 40}, {opTableShow, 30}, {opCharList, 15}, {opHistory, 15}},
 }
 
-// client sends signed interactions to one server.
+// client sends signed interactions to one server, or in turn to each of
+// several (replicas behind a round-robin balancer).
 type client struct {
-	url  string
+	urls []string
+	next atomic.Uint64
 	priv ed25519.PrivateKey
 	hc   *http.Client
 }
 
+// url returns the server of the next request: each in turn.
+func (c *client) url() string {
+	if len(c.urls) == 1 {
+		return c.urls[0]
+	}
+	return c.urls[(c.next.Add(1)-1)%uint64(len(c.urls))]
+}
+
 func newClient(url string, priv ed25519.PrivateKey, conns int) *client {
+	return newClientOf([]string{url}, priv, conns)
+}
+
+// newClientOf is newClient over several servers, taken in turn.
+func newClientOf(urls []string, priv ed25519.PrivateKey, conns int) *client {
 	tr := &http.Transport{
 		DialContext:         loopbackDialer(),
 		MaxIdleConns:        conns,
@@ -125,12 +141,12 @@ func newClient(url string, priv ed25519.PrivateKey, conns int) *client {
 		DisableCompression:  true,
 		Proxy:               nil, // never through a proxy: loopback only
 	}
-	return &client{url: url, priv: priv, hc: &http.Client{Transport: tr, Timeout: 30 * time.Second}}
+	return &client{urls: urls, priv: priv, hc: &http.Client{Transport: tr, Timeout: 30 * time.Second}}
 }
 
 // up reports whether the server answers HTTP at all.
 func (c *client) up(ctx context.Context) bool {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader([]byte(`{"type":1}`)))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.urls[0], bytes.NewReader([]byte(`{"type":1}`)))
 	if err != nil {
 		return false
 	}
@@ -166,7 +182,7 @@ func (c *client) send(ctx context.Context, body []byte) (wireReply, time.Duratio
 // error, a status other than 200 or an apology is an error.
 func (c *client) post(ctx context.Context, sr signedReq) (wireReply, time.Duration, error) {
 	var reply wireReply
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(sr.body))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url(), bytes.NewReader(sr.body))
 	if err != nil {
 		return reply, 0, err
 	}

@@ -43,15 +43,18 @@ func opsFlags(fs *flag.FlagSet, args []string, stderr io.Writer, getenv func(str
 func checkMain(_ context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) int {
 	fs := flag.NewFlagSet("hpkeeper check", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	dbPath := fs.String("db", "", "the database `file` to check (default: storage.path of the config, hpkeeper.db); no process may hold it")
+	dbPath := fs.String("db", "", "the database `file` to check (default: storage.path of the config, hpkeeper.db); no process may hold it. A postgres:// URL checks that database (default: storage.url), while it runs")
 	fs.Usage = usageFunc(fs, "check", "check a database file that no process holds (bbolt's consistency check, every record decoded) and print its schema version and counts; exit 1 on any problem.",
-		"[--db FILE] [--config FILE]", "HPKEEPER_CONFIG", "HPKEEPER_DB", "HPKEEPER_LOCK_TIMEOUT")
+		"[--db FILE|URL] [--config FILE]", "HPKEEPER_CONFIG", "HPKEEPER_DB", "HPKEEPER_DB_URL", "HPKEEPER_LOCK_TIMEOUT")
 	cfg, code, ok := opsFlags(fs, args, stderr, getenv)
 	if !ok {
 		return code
 	}
 	if *dbPath != "" {
-		cfg.Storage.Path = *dbPath
+		setDB(&cfg, *dbPath)
+	}
+	if cfg.Storage.URL != "" {
+		return checkPostgres(cfg.Storage.URL, stdout, stderr) // pgops.go
 	}
 	timeout, err := cfg.LockTimeout() // valid: LoadConfig checked it
 	if err != nil {
@@ -101,13 +104,7 @@ func checkMain(_ context.Context, args []string, stdout, stderr io.Writer, geten
 // describeReport renders the schema version and the counts of rep, one per
 // line, indented.
 func describeReport(rep *storage.Report) string {
-	schema := fmt.Sprintf("%d (this program: %d)", rep.SchemaVersion, storage.SchemaVersion)
-	switch {
-	case rep.SchemaVersion < storage.SchemaVersion:
-		schema += "; hpkeeper migrates it when it opens it"
-	case rep.SchemaVersion > storage.SchemaVersion:
-		schema += "; written by a newer hpkeeper, which this one refuses to open"
-	}
+	schema := schemaLine(rep.SchemaVersion, storage.SchemaVersion) // pgops.go
 	return fmt.Sprintf("  schema version %s\n  tables         %d\n  characters     %d\n  events         %d\n  size           %s\n",
 		schema, rep.Tables, rep.Characters, rep.Events, byteSize(rep.Size))
 }

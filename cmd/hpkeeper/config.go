@@ -49,6 +49,10 @@ type DiscordConfig struct {
 	// of them. It needs a number in Shards. Each process holds exactly its
 	// shards' guilds in its own database file.
 	ShardIDs string `toml:"shard_ids"`
+	// LeaseTTL is how long a run process's lease on a shard lasts unless it
+	// renews it, as a Go duration, on a shared database (storage.url): the
+	// time within which the other processes take a dead one's shards over.
+	LeaseTTL string `toml:"lease_ttl"`
 }
 
 // ShardsSetting is discord.shards: "auto" or a shard count, given in TOML
@@ -70,8 +74,12 @@ func (s *ShardsSetting) UnmarshalTOML(v any) error {
 
 // StorageConfig places the database.
 type StorageConfig struct {
-	// Path is the bbolt database file.
+	// Path is the bbolt database file, used when URL is "".
 	Path string `toml:"path"`
+	// URL, when set, is a PostgreSQL database ("postgres://user@host/db")
+	// used instead of the file: any number of run and serve processes may
+	// share it (docs/scaling.md).
+	URL string `toml:"url"`
 	// LockTimeout is how long to wait for another process's lock on the file
 	// before failing, as a Go duration ("2s").
 	LockTimeout string `toml:"lock_timeout"`
@@ -149,6 +157,9 @@ func (c Config) validate() error {
 	if f := c.Log.Format; f != "json" && f != "console" {
 		return fmt.Errorf("config: log.format must be json or console, not %q", f)
 	}
+	if u := c.Storage.URL; u != "" && !storage.IsPostgresURL(u) {
+		return fmt.Errorf("config: storage.url must be a PostgreSQL URL, postgres://user@host:port/database, not %q", storage.RedactURL(u))
+	}
 	if c.Storage.CacheMB > 1<<20 {
 		return fmt.Errorf("config: storage.cache_mb %d is more than a TiB", c.Storage.CacheMB)
 	}
@@ -172,7 +183,23 @@ func (c Config) validate() error {
 	if _, err := c.ShardRange(); err != nil {
 		return err
 	}
+	if _, err := c.LeaseTTL(); err != nil {
+		return err
+	}
 	return nil
+}
+
+// LeaseTTL parses discord.lease_ttl: bot.DefaultLeaseTTL when "", else a
+// duration of at least a second (a lease is renewed every third of it).
+func (c Config) LeaseTTL() (time.Duration, error) {
+	if c.Discord.LeaseTTL == "" {
+		return bot.DefaultLeaseTTL, nil
+	}
+	d, err := time.ParseDuration(c.Discord.LeaseTTL)
+	if err != nil || d < time.Second {
+		return 0, fmt.Errorf("config: discord.lease_ttl must be a duration of at least 1s, not %q", c.Discord.LeaseTTL)
+	}
+	return d, nil
 }
 
 // ShardRange returns the shards `run` runs (discord.shards and
@@ -236,7 +263,10 @@ var envVars = []envVar{
 	{"HPKEEPER_DEV_GUILD", "register in this guild only (discord.dev_guild)", "discord.dev_guild", str(func(c *Config) *string { return &c.Discord.DevGuild }), false},
 	{"HPKEEPER_SHARDS", "run's gateway shard count, auto or N (discord.shards)", "discord.shards", str(func(c *Config) *string { return (*string)(&c.Discord.Shards) }), false},
 	{"HPKEEPER_SHARD_IDS", "the shards this run process runs, A-B (discord.shard_ids)", "discord.shard_ids", str(func(c *Config) *string { return &c.Discord.ShardIDs }), false},
+	{"HPKEEPER_LEASE_TTL", "how long a run process's lease on a shard lasts, e.g. 15s, on a shared database (discord.lease_ttl)", "discord.lease_ttl", str(func(c *Config) *string { return &c.Discord.LeaseTTL }), false},
 	{"HPKEEPER_DB", "the database file (storage.path)", "storage.path", str(func(c *Config) *string { return &c.Storage.Path }), false},
+	{"HPKEEPER_DB_URL", "a PostgreSQL database instead of the file, postgres://… (storage.url)", "storage.url", str(func(c *Config) *string { return &c.Storage.URL }), true},
+	{"HPKEEPER_DB_URL_FILE", "a file holding the PostgreSQL URL (storage.url), instead of HPKEEPER_DB_URL", "", nil, false},
 	{"HPKEEPER_LOCK_TIMEOUT", "how long to wait for another process's lock on the file, e.g. 2s (storage.lock_timeout)", "storage.lock_timeout", str(func(c *Config) *string { return &c.Storage.LockTimeout }), false},
 	{"HPKEEPER_CACHE_MB", "the state cache's size in MiB, -1 for none (storage.cache_mb)", "storage.cache_mb", func(c *Config, v string) error {
 		n, err := strconv.Atoi(strings.TrimSpace(v))

@@ -5,6 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+
+	"github.com/hpkeeper/hpkeeper/storage"
 )
 
 // configMain runs `hpkeeper config check`: it loads the configuration as
@@ -57,7 +59,9 @@ func configMain(_ context.Context, args []string, stdout, stderr io.Writer, gete
 		{"discord.dev_guild", plain(cfg.Discord.DevGuild)},
 		{"discord.shards", plain(string(cfg.Discord.Shards))},
 		{"discord.shard_ids", plain(cfg.Discord.ShardIDs)},
+		{"discord.lease_ttl", plain(cfg.Discord.LeaseTTL)},
 		{"storage.path", plain(cfg.Storage.Path)},
+		{"storage.url", plain(storage.RedactURL(cfg.Storage.URL))},
 		{"storage.lock_timeout", plain(cfg.Storage.LockTimeout)},
 		{"storage.cache_mb", cacheMB(cfg.Storage.CacheMB)},
 		{"http.listen", plain(cfg.HTTP.Listen)},

@@ -231,30 +231,7 @@ func post(ctx context.Context, client *http.Client, addr string, priv ed25519.Pr
 
 // postAt is post with the request signed at the time at.
 func postAt(ctx context.Context, client *http.Client, addr string, priv ed25519.PrivateKey, body []byte, at time.Time) (int, reply, error) {
-	var rep reply
-	stamp := strconv.FormatInt(at.Unix(), 10)
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+addr+"/", bytes.NewReader(body))
-	if err != nil {
-		return 0, rep, err
-	}
-	req.Header.Set("X-Signature-Ed25519", hex.EncodeToString(ed25519.Sign(priv, append([]byte(stamp), body...))))
-	req.Header.Set("X-Signature-Timestamp", stamp)
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := client.Do(req)
-	if err != nil {
-		return 0, rep, err
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return resp.StatusCode, rep, err
-	}
-	if resp.StatusCode == http.StatusOK {
-		if err := json.Unmarshal(b, &rep); err != nil {
-			return resp.StatusCode, rep, fmt.Errorf("decode reply %s: %w", b, err)
-		}
-	}
-	return resp.StatusCode, rep, nil
+	return signAt(priv, body, at).post(ctx, client, addr)
 }
 
 // mustPost posts body and fails the test unless it gets a public reply.

@@ -11,6 +11,7 @@
 //	hpkeeper check    [--db FILE] [--config FILE]                           check a database file no process holds
 //	hpkeeper health   [--url URL] [--timeout D] [--config FILE]             exit 0 if the running process is healthy
 //	hpkeeper shard    split|merge --from FILES --to FILE|PATTERN [...]     move tables between files by shard (offline)
+//	hpkeeper migrate  --from FILE.db|URL --to URL|FILE.db                  copy every table into another database, checked
 //	hpkeeper bench    [flags]                                               load-test serve on loopback
 //	hpkeeper config   check [--config FILE]                                 validate a configuration without starting
 //	hpkeeper fakediscord [--listen ADDR] [--endpoint URL]                   a loopback fake of Discord to try the bot against
@@ -55,13 +56,17 @@ Usage:
         register the slash commands with Discord (needs DISCORD_TOKEN)
   hpkeeper backup   --to FILE [--from URL | --db FILE] [--config FILE]
         write a consistent, checked copy of the live database
-  hpkeeper check    [--db FILE] [--config FILE]
-        check a database file no process holds; print its schema version and counts
+  hpkeeper check    [--db FILE|URL] [--config FILE]
+        check a database file no process holds, or a PostgreSQL database;
+        print its schema version and counts
   hpkeeper health   [--url URL] [--timeout D] [--config FILE]
         exit 0 if the running process answers GET /healthz with 200
   hpkeeper shard    split --from FILES --shards N [--shard-ids A-B,…] --to PATTERN
   hpkeeper shard    merge --from FILES --to FILE
         move tables between database files by the shard of their guild (bot stopped)
+  hpkeeper migrate  --from FILE.db|URL --to URL|FILE.db
+        copy every table into another database, a file into PostgreSQL or back,
+        each table read back and compared; resumable (bot stopped)
   hpkeeper bench    [--tables N] [--concurrency N] [--duration D] [...]
         load-test serve on loopback
   hpkeeper config   check [--config FILE]
@@ -149,6 +154,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return healthMain(ctx, rest, stdout, stderr, getenv)
 	case "shard":
 		return shardMain(ctx, rest, stdout, stderr, getenv)
+	case "migrate":
+		return migrateMain(ctx, rest, stdout, stderr, getenv)
 	case "config":
 		return configMain(ctx, rest, stdout, stderr, getenv)
 	case "fakediscord":

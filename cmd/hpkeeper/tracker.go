@@ -34,7 +34,11 @@ func (a *App) wireTracker(svc *commands.Service, m *bot.Metrics) *bot.Tracker {
 		feature.SetPoster(nil, why)
 		return nil
 	}
-	trk := bot.NewTracker(feature, session, a.Log, m.Tracker())
+	opts := []bot.TrackerOption{m.Tracker()}
+	if a.Config.Storage.URL != "" {
+		opts = append(opts, bot.WithReplicas()) // other processes edit the same messages
+	}
+	trk := bot.NewTracker(feature, session, a.Log, opts...)
 	feature.SetPoster(trk, "")
 	svc.OnChange(trk.Changed)
 	return trk

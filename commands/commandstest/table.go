@@ -214,23 +214,43 @@ func (tb *Table) Refused(resp *commands.Response, want string) {
 }
 
 // Text flattens a response's content and embeds (title, description,
-// fields as "name: value", footer), removing markdown escapes as the
-// console does.
+// fields as "name: value", footer), and those of the follow-ups that
+// continue it (Continues: a reply past Discord's limits), removing
+// markdown escapes as the console does.
 func Text(resp *commands.Response) string {
+	parts := []string{plainText(resp)}
+	for _, f := range resp.FollowUps {
+		if !f.Continues {
+			break
+		}
+		parts = append(parts, plainText(f))
+	}
+	return strings.Join(parts, "\n")
+}
+
+// plainText flattens one message as Text does.
+func plainText(resp *commands.Response) string {
 	return strings.NewReplacer(`\\`, `\`, `\`, ``, "\u200b", "").Replace(flatten(resp, true))
 }
 
 // FollowUp flattens the ephemeral follow-ups of resp as Text does, one
-// after the other: what only the caller (a GM, for a hidden character's
-// numbers) sees.
+// after the other, after those that continue resp itself: what only the
+// caller (a GM, for a hidden character's numbers) sees.
 func FollowUp(resp *commands.Response) string {
 	var parts []string
+	own := true // still among the follow-ups that continue resp
 	for _, f := range resp.FollowUps {
-		if f.Ephemeral {
-			parts = append(parts, Text(f))
+		if own = own && f.Continues; !own && f.Ephemeral {
+			parts = append(parts, plainText(f))
 		}
 	}
 	return strings.Join(parts, "\n")
+}
+
+// Messages returns every message resp sends: resp itself, then each of its
+// follow-ups, in order.
+func Messages(resp *commands.Response) []*commands.Response {
+	return append([]*commands.Response{resp}, resp.FollowUps...)
 }
 
 // flatten writes resp's content, then each embed's title, description and

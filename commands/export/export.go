@@ -211,7 +211,7 @@ func tableImport(ctx context.Context, s *commands.Service, r *commands.Request) 
 	if err != nil {
 		return nil, err
 	}
-	err = s.DB().Update(func(tx *storage.Tx) error {
+	err = s.Update(r, func(tx *storage.Tx) error {
 		if _, err := tx.Table(r.ChannelID); err == nil {
 			return commands.Errorf(commands.CodeConflict, "This channel already has a table. Import into a new channel or thread, which has none.")
 		} else if !errors.Is(err, storage.ErrNotFound) {

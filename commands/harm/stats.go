@@ -60,11 +60,13 @@ func unknownStat(sys commands.System, key string) error {
 //     draws on the pool given or Vigor; "none" removes a non-innate ability.
 //
 // **Reading:** any other name=rank adds an ability (COMMANDS.md), but a
-// name a typo away from a key harm names or an ability of the sheet
-// ("enduer" for endure, spelling.Typo) is refused with "did you mean
-// endure=2?", unless the player marks it new: +enduer=2.
+// name a typo away from a key harm names or an ability the sheet had
+// before the command ("enduer" for endure, spelling.Typo) is refused with
+// "did you mean endure=2?", unless the player marks it new: +enduer=2.
+// Names given in one command are meant together ("climb=2 climbs=1").
 func (sys System) apply(c rules.Character, stats []commands.Stat, creating bool) (rules.Character, error) {
 	c = c.Clone()
+	words := append(append([]string(nil), sys.StatKeys()...), c.AbilityNames()...)
 	for _, st := range stats {
 		var marked bool
 		st.Key, marked = spelling.Marked(st.Key)
@@ -101,7 +103,7 @@ func (sys System) apply(c rules.Character, stats []commands.Stat, creating bool)
 			// new ability.
 			return c, unknownStat(sys, st.Key)
 		}
-		if near := spelling.Closest(st.Key, append(sys.StatKeys(), c.AbilityNames()...)); near != "" && !known && !marked {
+		if near := spelling.Closest(st.Key, words); near != "" && !known && !marked {
 			return c, commands.Errorf(commands.CodeInvalid, "%s=%s would add a new ability, %s: did you mean %s=%s? To add %s as an ability of its own, mark it new: %s%s=%s.",
 				st.Key, commands.Clip(st.Value, 20), st.Key, near, commands.Clip(st.Value, 20), st.Key, spelling.Mark, st.Key, commands.Clip(st.Value, 20))
 		}

@@ -40,8 +40,9 @@ func (System) View(ch *storage.Character, now int64) (commands.CharacterView, er
 }
 
 // Describe renders a character for /char show (RULES.md §3.1): the status
-// "Healthy · harm counter 0 · Vigor 3/3 · …" and the abilities with their ranks,
-// one field per pool they draw on.
+// "Healthy · harm counter 0 · Vigor 3/3 · …", what its condition does
+// (§3.2), and the abilities with their ranks, one field per pool they draw
+// on.
 func (System) Describe(ch *storage.Character) (string, []commands.Field, error) {
 	char, err := load(ch)
 	if err != nil {
@@ -55,6 +56,9 @@ func (System) Describe(ch *storage.Character) (string, []commands.Field, error) 
 		byPool[a.Pool] = append(byPool[a.Pool], fmt.Sprintf("%s %d (%s)", abilityLabel(name), a.Rank, rules.RankLabel(a.Rank)))
 	}
 	var fields []commands.Field
+	if what := conditionText(c.Condition); what != "" {
+		fields = append(fields, commands.Field{Name: c.Condition.String(), Value: what})
+	}
 	for _, name := range rules.Pools {
 		fields = append(fields, commands.Field{Name: abilityLabel(name) + " abilities", Value: strings.Join(byPool[name], "\n"), Inline: true})
 	}

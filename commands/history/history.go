@@ -12,7 +12,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/storage"
@@ -131,14 +130,14 @@ func history(ctx context.Context, s *commands.Service, r *commands.Request) (*co
 				hidden = append(hidden, renderEvent(e))
 			}
 		}
-		lines, cut := fitHistory(lines, func(last int) string { return olderLine(r, shown[last-1].Seq) })
-		more = more || cut
 		if more {
-			lines = append(lines, olderLine(r, shown[len(lines)-2].Seq))
+			lines = append(lines, olderLine(r, shown[len(shown)-1].Seq))
 		}
-		resp = &commands.Response{Content: strings.Join(lines, "\n")}
+		// Each event whole in one message where it fits: a long page
+		// continues in follow-ups.
+		resp = commands.Blocks(lines)
 		if len(hidden) > 0 {
-			resp = commands.ForGM(r, t, resp, &commands.Response{Content: commands.JoinWithin(hidden, commands.MaxContent-len(commands.HiddenFollowUp)-1, "")})
+			resp = commands.ForGM(r, t, resp, commands.Blocks(hidden))
 		}
 		return nil
 	})
@@ -157,24 +156,6 @@ func historyBefore(r *commands.Request) (uint64, error) {
 		return 0, commands.Errorf(commands.CodeInvalid, "before takes an event number as /history shows it, e.g. before:#12 (got %q).", commands.Clip(v, 20))
 	}
 	return n, nil
-}
-
-// fitHistory keeps the header and as many event lines as fit in a message
-// together with the older-events line of the last one kept (older), and
-// reports whether any were cut.
-func fitHistory(lines []string, older func(last int) string) ([]string, bool) {
-	total := 0
-	for i, l := range lines {
-		total += utf8.RuneCountInString(l) + 1
-		if i > 0 && total+utf8.RuneCountInString(older(i))+1 > commands.MaxContent {
-			if i == 1 {
-				lines[1] = commands.Clip(lines[1], commands.MaxContent-utf8.RuneCountInString(lines[0])-utf8.RuneCountInString(older(1))-2)
-				return lines[:2], len(lines) > 2
-			}
-			return lines[:i], true
-		}
-	}
-	return lines, false
 }
 
 // olderLine is the last line of a /history page that does not hold every
@@ -223,12 +204,12 @@ func touches(e *storage.Event, id uint64) bool {
 
 // renderEvent renders one event for /history: number, time (a Discord
 // timestamp, in each reader's own time zone), who, the command, the dice
-// and the summary.
+// its summary does not show, and the summary.
 func renderEvent(e *storage.Event) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "`#%d` %s · %s · %s", e.Seq, commands.Timestamp(e.At), commands.Escape(e.UserName), commands.Escape(e.Command))
-	if len(e.Dice) > 0 {
-		b.WriteString("\n   dice: " + strings.Join(e.Dice, "; "))
+	if dice := commands.Unshown(e.Summary, e.Dice); len(dice) > 0 {
+		b.WriteString("\n   dice: " + strings.Join(dice, "; "))
 	}
 	if e.Summary != "" {
 		for _, line := range strings.Split(e.Summary, "\n") {
@@ -295,8 +276,8 @@ func renderEventFor(g *commands.Registry, e *storage.Event, sys commands.System,
 			hidden = append(hidden, p.Characters...)
 			continue
 		}
-		if len(p.Dice) > 0 {
-			b.WriteString("\n   dice: " + strings.Join(p.Dice, "; "))
+		if dice := commands.Unshown(p.Summary, p.Dice); len(dice) > 0 {
+			b.WriteString("\n   dice: " + strings.Join(dice, "; "))
 		}
 		for _, line := range strings.Split(p.Summary, "\n") {
 			if line != "" {

@@ -81,7 +81,7 @@ func TestHistoryAndUndo(t *testing.T) {
 
 	// Bob undoes his set: HP back to 4, exactly.
 	tb.OK(tb.Do("bob", "/undo"))
-	if out := tb.OK(tb.Do("bob", "/char show name:Lister")); !strings.Contains(out, "HP 4/8") {
+	if out := tb.OK(tb.Do("bob", "/char list")); !strings.Contains(out, "HP 4/8") {
 		t.Errorf("after undo = %q", out)
 	}
 	// Undo is recorded and the undone events are not undone twice.
@@ -105,7 +105,7 @@ func TestUndoRefusesOverLaterChange(t *testing.T) {
 	// A player undoes only events they made: not the GM's #4 on Lister, so
 	// Bob's latest is #3, but #4 changed Lister since: refused.
 	tb.Refused(tb.Do("bob", "/undo"), "Cannot undo `#3`")
-	if out := tb.OK(tb.Do("bob", "/char show name:Lister")); !strings.Contains(out, "HP 2/8") {
+	if out := tb.OK(tb.Do("bob", "/char list")); !strings.Contains(out, "HP 2/8") {
 		t.Errorf("refused undo changed state: %q", out)
 	}
 }

@@ -263,7 +263,7 @@ func since(found, newer *undoWalk) (*undoWalk, error) {
 // the caller is asked first (undoPrompt).
 func applyUndo(s *commands.Service, r *commands.Request, found *undoWalk, confirmed uint64) (*commands.Response, error) {
 	var resp *commands.Response
-	err := s.DB().Update(func(tx *storage.Tx) error {
+	err := s.Update(r, func(tx *storage.Tx) error {
 		t, err := commands.LoadTable(tx, r.ChannelID)
 		if err != nil {
 			return err

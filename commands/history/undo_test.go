@@ -38,7 +38,8 @@ func TestUndoWhileTheTableChanges(t *testing.T) {
 		}))
 	}
 	hp := func(tb *table, name string) string {
-		out := tb.OK(tb.Do("!carol", "/char show name:"+name))
+		out := tb.OK(tb.Do("!carol", "/char list"))
+		out = out[strings.Index(out, "**"+name+"**"):]
 		i := strings.Index(out, "HP ")
 		return out[i : i+5]
 	}
@@ -100,7 +101,7 @@ func TestUndoNamesTheEventInTheWay(t *testing.T) {
 	resp := tb.Do("ann", "/undo")
 	tb.Refused(resp, "Cannot undo `#3`")
 	commandstest.WantIn(t, "refusal", resp.Content, "`#4` by carol (/damage amount:3 target:Lister) changed **Lister**", "carol, a GM, can undo `#4` with /undo")
-	commandstest.WantIn(t, "Lister kept", tb.OK(tb.Do("ann", "/char show name:Lister")), "HP 27/30")
+	commandstest.WantIn(t, "Lister kept", tb.OK(tb.Do("ann", "/char show name:Lister")), "HP █████████░ 27/30")
 	tb.Press("carol", tb.Do("!carol", "/undo"), "Undo") // #5, after the question
 	// The printed way works: the GM undoes #4, then ann's /undo reverts #3.
 	commandstest.WantIn(t, "the GM's undo", tb.OK(tb.Do("!carol", "/undo")), "Undid `#4`")

@@ -39,14 +39,14 @@ func TestDayAdvanceAsksBeforeSleepless(t *testing.T) {
 	tb.OK(tb.Do("ann", "/rest kind:night"))
 	tb.OK(tb.Do("ann", "/clock action:advance amount:16 unit:hours"))
 	commandstest.WantIn(t, "after the night", tb.OK(tb.Do("ann", "/clock")), "day 2, 00:00")
-	commandstest.WantIn(t, "Vala after the night", tb.OK(tb.Do("ann", "/char show name:Vala")), "HP 30/30", "exertion saves 0, failures 0")
+	commandstest.WantIn(t, "Vala after the night", tb.OK(tb.Do("ann", "/char show name:Vala")), "HP ██████████ 30/30", "exertion saves 0, failures 0")
 
 	// Awake, as printed: 8 saves each (17:00 to 24:00), passed.
 	tb = party(t)
 	for range 16 {
 		tb.Dice.Push(20)
 	}
-	commandstest.WantIn(t, "awake", tb.OK(tb.Do("ann", strings.Trim(awake, "`"))), "Fort DC 24 (exertion, hours awake)")
+	commandstest.WantIn(t, "awake", tb.OK(tb.Do("ann", strings.Trim(awake, "`"))), "Fort (exertion, hours awake) ×8: 8 succeeded")
 	tb.NoDiceLeft()
 	commandstest.WantIn(t, "Vala awake", tb.OK(tb.Do("ann", "/char show name:Vala")), "exertion saves 8, failures 0")
 

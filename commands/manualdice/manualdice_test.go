@@ -33,7 +33,7 @@ func TestManualDice(t *testing.T) {
 	if !strings.Contains(out, "Lister") || !strings.Contains(out, "<@ann>") || !strings.Contains(out, "roll **1d6**") || !strings.Contains(out, "Nothing has happened yet") {
 		t.Fatalf("prompt %q", out)
 	}
-	if show := tb.OK(tb.Do("ann", "/char show name:Lister")); !strings.Contains(show, "HP 6") {
+	if show := tb.OK(tb.Do("ann", "/char list")); !strings.Contains(show, "HP 6") {
 		t.Fatalf("damage applied before the dice were entered: %s", show)
 	}
 	tb.Refused(tb.Press("bob", ask, "Enter dice"), "(or a GM) enters these dice")
@@ -122,7 +122,7 @@ func TestManualDiceCreate(t *testing.T) {
 	if out := commandstest.Text(done); strings.Contains(out, "7/12") || strings.Contains(out, "d12") {
 		t.Errorf("public reply %q shows the hidden Goblin's numbers", out)
 	}
-	if out := commandstest.FollowUp(done); !strings.Contains(out, "HP 7/12") {
+	if out := commandstest.FollowUp(done); !strings.Contains(out, "HP ██████░░░░ 7/12") {
 		t.Errorf("GM's follow-up %q; want HP 7/12", out)
 	}
 }

@@ -21,7 +21,7 @@ func initCommand() *commands.Command {
 		Topic: "A turn order for combat. A GM opens it with `/init start`; `/init join target:NAME` rolls each character's initiative " +
 			"(each system's roll is below; `roll:` takes one rolled at the table) " +
 			"and puts it in order: higher first, ties to the higher bonus, then to who joined first. Once all have joined, the GM's `/init next` begins round 1. " +
-			"Then `/init next` (the acting character's owner, or a GM) ends the turn; a combatant that cannot act (dead, unconscious, stunned, taken out) is skipped, " +
+			"Then `/init next` (the acting character's owner, or a GM) ends the turn; a combatant that cannot act (dead, unconscious, stunned, taken out) is skipped, named in the round it falls and passed over without a word after, " +
 			"and passing the last one ends the round: the clock moves one round exactly as `/clock action:next-round` does, every round timer fires (bleed-outs, stuns, dying saves) " +
 			"and the new round starts at the top. `/init show` shows the order, `/init remove` takes a character out, `/init end` (GM) closes it (and what it ends, below). " +
 			"Moving the clock by turns, hours or days closes the order (time outside combat). " +
@@ -152,7 +152,7 @@ func initJoin(m *commands.Mutation, ini commands.Initiator) (*commands.Response,
 			if err != nil {
 				return nil, err
 			}
-			r = commands.InitiativeRoll{Total: n, Bonus: bonus, Text: fmt.Sprintf("rolled at the table: %d", n)}
+			r = commands.InitiativeRoll{Total: n, Bonus: bonus, Text: fmt.Sprintf("%d, rolled at the table", n)}
 		} else if r, err = ini.RollInitiative(mc, ch, die); err != nil {
 			return nil, err
 		}
@@ -160,8 +160,8 @@ func initJoin(m *commands.Mutation, ini commands.Initiator) (*commands.Response,
 		if ch.Hidden {
 			sayLines(m, []string{fmt.Sprintf("**%s** joins the turn order.", commands.Escape(ch.Name))})
 		}
-		mc.Say("**%s** joins the turn order: initiative **%d** (%s).", commands.Escape(ch.Name), r.Total, r.Text)
-		mc.Note("%s joins the turn order: initiative %d (%s).", ch.Name, r.Total, commands.Unmarkdown(r.Text))
+		mc.Say("**%s** joins the turn order: initiative %s.", commands.Escape(ch.Name), r.Text)
+		mc.Note("%s joins the turn order: initiative %s.", ch.Name, commands.Unmarkdown(r.Text))
 	}
 	return &commands.Response{}, nil
 }
@@ -186,16 +186,16 @@ func initNext(m *commands.Mutation, _ commands.Initiator) (*commands.Response, e
 		if err := m.RequireGM("begin round 1 (with `/init next`, once everyone has joined)"); err != nil {
 			return nil, err
 		}
-		o.Underway = true
+		o.Underway = true // nobody is Fallen yet: round 1 names every skip
 		t, skips, err := nextActor(m, 0)
 		if err != nil {
 			return nil, err
 		}
-		turn, err := startTurn(m, t)
+		turn, err := startTurn(m, t, false)
 		if err != nil {
 			return nil, err
 		}
-		sayLines(m, append(append([]string{fmt.Sprintf("Round %d of the turn order begins.", round(m))}, skips...), turn))
+		sayLines(m, []string{sentences(append(append([]string{fmt.Sprintf("Round %d of the turn order begins.", round(m))}, skips...), turn)...)})
 		return &commands.Response{}, nil
 	}
 	var cur *storage.Character
@@ -217,15 +217,17 @@ func initNext(m *commands.Mutation, _ commands.Initiator) (*commands.Response, e
 	}
 	lines = append(lines, skips...)
 	if t < len(o.Combatants) {
-		turn, err := startTurn(m, t)
+		turn, err := startTurn(m, t, true)
 		if err != nil {
 			return nil, err
 		}
-		sayLines(m, append(lines, turn))
+		sayLines(m, []string{sentences(append(lines, turn)...)})
 		return &commands.Response{}, nil
 	}
 	// The last combatant is passed: the round ends.
-	sayLines(m, lines)
+	if len(lines) > 0 {
+		sayLines(m, []string{sentences(lines...)})
+	}
 	o.Turn = len(o.Combatants)
 	if _, err := m.MoveClock(1, clock.Round); err != nil {
 		return nil, err
@@ -319,9 +321,9 @@ func initShow(ctx context.Context, s *commands.Service, r *commands.Request) (*c
 			return err
 		}
 		lines := append([]string{"**" + v.head + "**"}, v.lines...)
-		resp = &commands.Response{Content: commands.JoinWithin(append(lines, v.turn), commands.MaxContent, " (the tracker lists them all)")}
+		resp = &commands.Response{Content: strings.Join(append(lines, v.turn), "\n")}
 		if len(v.hidden) > 0 {
-			resp = commands.ForGM(r, t, resp, &commands.Response{Content: commands.JoinWithin(v.hidden, commands.MaxContent-len(commands.HiddenFollowUp)-1, " (/init show)")})
+			resp = commands.ForGM(r, t, resp, &commands.Response{Content: strings.Join(v.hidden, "\n")})
 		}
 		return nil
 	})

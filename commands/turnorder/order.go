@@ -109,8 +109,11 @@ func combatantName(ch *storage.Character) string {
 }
 
 // nextActor walks o from index from to the first combatant that can act
-// now and returns its index (len(o.Combatants) when none can) with one
-// line per combatant passed over (RULES.md §0.6: a skip is reported).
+// now and returns its index (len(o.Combatants) when none can) with a
+// sentence per combatant passed over (RULES.md §0.6: a skip is reported).
+// **Reading** (issue 24): a skip is reported in the round the combatant
+// fell; one that could not act as the round began (Fallen: dead, taken
+// out, down since an earlier round) is passed over without a word.
 func nextActor(m *commands.Mutation, from int) (int, []string, error) {
 	o := m.Table.Initiative
 	var skips []string
@@ -123,15 +126,32 @@ func nextActor(m *commands.Mutation, from int) (int, []string, error) {
 		if ok {
 			break
 		}
-		skips = append(skips, fmt.Sprintf("%s cannot act (%s): turn skipped.", combatantName(ch), why))
+		if !o.Combatants[i].Fallen {
+			skips = append(skips, fmt.Sprintf("%s cannot act (%s): turn skipped.", combatantName(ch), why))
+		}
 	}
 	return i, skips, nil
 }
 
+// markFallen marks each combatant of the open order that cannot act now,
+// as a round begins (Fallen), and clears the mark of the others.
+func markFallen(m *commands.Mutation) error {
+	o := m.Table.Initiative
+	for i := range o.Combatants {
+		_, ok, _, err := canAct(m, o.Combatants[i])
+		if err != nil {
+			return err
+		}
+		o.Combatants[i].Fallen = !ok
+	}
+	return nil
+}
+
 // startTurn gives the turn to the combatant at index i (len: nobody) and
-// returns the line that says so. With init-ping on, the reply may mention
-// the owner of that character, and no one else.
-func startTurn(m *commands.Mutation, i int) (string, error) {
+// returns the sentence that says so: "It is **Lister**'s turn (round 2).",
+// without the round when the line has just said it began. With init-ping
+// on, the reply may mention the owner of that character, and no one else.
+func startTurn(m *commands.Mutation, i int, withRound bool) (string, error) {
 	o := m.Table.Initiative
 	o.Turn = i
 	m.SetMentions()
@@ -145,7 +165,11 @@ func startTurn(m *commands.Mutation, i int) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	line := fmt.Sprintf("It is %s's turn (round %d).", combatantName(ch), round(m))
+	o.Combatants[i].Fallen = false
+	line := fmt.Sprintf("It is %s's turn.", combatantName(ch))
+	if withRound {
+		line = fmt.Sprintf("It is %s's turn (round %d).", combatantName(ch), round(m))
+	}
 	if ch != nil && ch.OwnerID != "" && m.Table.Options[InitPingOption] == "on" {
 		line += " " + commands.Mention(ch.OwnerID)
 		m.SetMentions(ch.OwnerID)
@@ -204,22 +228,38 @@ func orderFollowsClock(m *commands.Mutation, unit clock.Unit) error {
 func startRound(m *commands.Mutation) error {
 	o := m.Table.Initiative
 	o.Underway = true
-	sayLines(m, []string{fmt.Sprintf("Round %d of the turn order begins.", round(m))})
+	begins := fmt.Sprintf("Round %d of the turn order begins.", round(m))
 	if m.Table.Options[InitRerollOption] == InitRerollEachRound {
+		sayLines(m, []string{begins})
+		begins = ""
 		if err := rerollOrder(m); err != nil {
 			return err
 		}
+	}
+	if err := markFallen(m); err != nil {
+		return err
 	}
 	i, skips, err := nextActor(m, 0)
 	if err != nil {
 		return err
 	}
-	turn, err := startTurn(m, i)
+	turn, err := startTurn(m, i, begins == "")
 	if err != nil {
 		return err
 	}
-	sayLines(m, append(skips, turn))
+	sayLines(m, []string{sentences(append(append([]string{begins}, skips...), turn)...)})
 	return nil
+}
+
+// sentences joins the sentences that are not "" into one line.
+func sentences(s ...string) string {
+	var out []string
+	for _, x := range s {
+		if x != "" {
+			out = append(out, x)
+		}
+	}
+	return strings.Join(out, " ")
 }
 
 // rerollOrder rerolls the initiative of every combatant who can act
@@ -256,8 +296,8 @@ func rerollOrder(m *commands.Mutation) error {
 			return err
 		}
 		cb.Initiative, cb.Bonus, cb.Roll, cb.Hidden = r.Total, r.Bonus, r.Text, ch.Hidden
-		mc.Say("**%s** rerolls initiative: %d (%s).", commands.Escape(ch.Name), r.Total, r.Text)
-		mc.Note("%s rerolls initiative: %d (%s).", ch.Name, r.Total, commands.Unmarkdown(r.Text))
+		mc.Say("**%s** rerolls initiative: %s.", commands.Escape(ch.Name), r.Text)
+		mc.Note("%s rerolls initiative: %s.", ch.Name, commands.Unmarkdown(r.Text))
 	}
 	sortOrder(o)
 	var parts []string
@@ -315,9 +355,9 @@ func leaveOrder(m *commands.Mutation, id uint64, name string) ([]string, error) 
 	if err != nil {
 		return nil, err
 	}
-	turn, err := startTurn(m, t)
+	turn, err := startTurn(m, t, true)
 	if err != nil {
 		return nil, err
 	}
-	return append(append(lines, skips...), turn), nil
+	return []string{sentences(append(append(lines, skips...), turn)...)}, nil
 }

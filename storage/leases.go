@@ -1,0 +1,193 @@
+package storage
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Gateway shards without files. On PostgreSQL every run process may run
+// any of the bot's gateway shards: the database says which process runs
+// which (pgschema.go: gateway_members, shard_leases) and whose turn it is
+// to IDENTIFY (identify_buckets). Time is the database's (current_timestamp),
+// one clock for every process.
+//
+//   - A run process is a member while it renews its membership; a member
+//     that stops renewing (killed, cut off) is gone after the time to live.
+//   - A shard's lease is held by one member until it expires; its holder
+//     renews it well before. Each acquisition hands out a larger token, so
+//     a lease taken over is told from the one before it (fencing: the
+//     token names the session that answers, and a holder that could not
+//     renew stops answering before the lease can be taken: bot/leases.go).
+//   - IDENTIFYs of one rate-limit bucket (shard_id % max_concurrency) are
+//     spaced by Discord's interval whichever process sends them.
+
+// ErrNotShared is returned by the gateway's shared operations on a bbolt
+// file: its one process runs its shards alone (Shared).
+var ErrNotShared = errors.New("the database is not shared: a bbolt file has one process")
+
+// ShardLease is a process's hold on one gateway shard.
+type ShardLease struct {
+	// Count and Shard name the shard: shard Shard of Count.
+	Count, Shard int
+	// Owner is the holding process's name (unique per process).
+	Owner string
+	// Token grows with every acquisition of the shard: the lease of a
+	// later holder has a larger one.
+	Token int64
+	// Expires is when the lease ends unless renewed, by the database's
+	// clock.
+	Expires time.Time
+}
+
+// pgCtx returns a context bounded by the database's transaction timeout.
+func (db *DB) pgCtx() (context.Context, context.CancelFunc, error) {
+	if db.pg == nil {
+		return nil, nil, ErrNotShared
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), db.pg.timeout)
+	return ctx, cancel, nil
+}
+
+// GatewayMembers records owner as a live run process until ttl from now
+// and returns every live member's name, owner included, in byte order.
+func (db *DB) GatewayMembers(owner string, ttl time.Duration) ([]string, error) {
+	ctx, cancel, err := db.pgCtx()
+	if err != nil {
+		return nil, err
+	}
+	defer cancel()
+	b := &pgx.Batch{}
+	b.Queue(`INSERT INTO gateway_members (owner, expires_at) VALUES ($1, current_timestamp + $2::interval)
+		ON CONFLICT (owner) DO UPDATE SET expires_at = excluded.expires_at`, owner, ttl)
+	var members []string
+	b.Queue(`SELECT owner FROM gateway_members WHERE expires_at > current_timestamp ORDER BY owner`).
+		Query(func(rows pgx.Rows) error {
+			for rows.Next() {
+				var m string
+				if err := rows.Scan(&m); err != nil {
+					return err
+				}
+				members = append(members, m)
+			}
+			return rows.Err()
+		})
+	if err := db.pg.pool.SendBatch(ctx, b).Close(); err != nil {
+		return nil, fmt.Errorf("gateway members: %w", pgUnavailable(err))
+	}
+	return members, nil
+}
+
+// LeaveGateway ends owner's membership and releases every lease it holds,
+// so that the others take its shards at once (a graceful stop).
+func (db *DB) LeaveGateway(owner string) error {
+	ctx, cancel, err := db.pgCtx()
+	if err != nil {
+		return err
+	}
+	defer cancel()
+	b := &pgx.Batch{}
+	b.Queue(`DELETE FROM shard_leases WHERE owner = $1`, owner)
+	b.Queue(`DELETE FROM gateway_members WHERE owner = $1`, owner)
+	if err := db.pg.pool.SendBatch(ctx, b).Close(); err != nil {
+		return fmt.Errorf("leave gateway: %w", pgUnavailable(err))
+	}
+	return nil
+}
+
+// AcquireShard takes the lease of shard of count for owner until ttl from
+// now, when it is free, expired, or owner's already (then with a new
+// token). It reports false, and the lease of the holder, when another
+// process holds it.
+func (db *DB) AcquireShard(count, shard int, owner string, ttl time.Duration) (ShardLease, bool, error) {
+	ctx, cancel, err := db.pgCtx()
+	if err != nil {
+		return ShardLease{}, false, err
+	}
+	defer cancel()
+	l := ShardLease{Count: count, Shard: shard}
+	b := &pgx.Batch{}
+	b.Queue(`INSERT INTO shard_leases (shard_count, shard_id, owner, token, expires_at)
+		VALUES ($1, $2, $3, 1, current_timestamp + $4::interval)
+		ON CONFLICT (shard_count, shard_id) DO UPDATE
+		SET owner = excluded.owner, token = shard_leases.token + 1, expires_at = excluded.expires_at
+		WHERE shard_leases.expires_at <= current_timestamp OR shard_leases.owner = excluded.owner`,
+		count, shard, owner, ttl)
+	b.Queue(`SELECT owner, token, expires_at FROM shard_leases WHERE shard_count = $1 AND shard_id = $2`, count, shard).
+		QueryRow(func(row pgx.Row) error { return row.Scan(&l.Owner, &l.Token, &l.Expires) })
+	if err := db.pg.pool.SendBatch(ctx, b).Close(); err != nil {
+		return ShardLease{}, false, fmt.Errorf("acquire shard %d of %d: %w", shard, count, pgUnavailable(err))
+	}
+	return l, l.Owner == owner, nil
+}
+
+// RenewShard extends the lease l until ttl from now, when it is still
+// held with l's token (nobody took it, even if it expired meanwhile). It
+// reports false when it is not: the shard is another's now.
+func (db *DB) RenewShard(l ShardLease, ttl time.Duration) (ShardLease, bool, error) {
+	ctx, cancel, err := db.pgCtx()
+	if err != nil {
+		return l, false, err
+	}
+	defer cancel()
+	err = db.pg.pool.QueryRow(ctx, `UPDATE shard_leases SET expires_at = current_timestamp + $5::interval
+		WHERE shard_count = $1 AND shard_id = $2 AND owner = $3 AND token = $4 RETURNING expires_at`,
+		l.Count, l.Shard, l.Owner, l.Token, ttl).Scan(&l.Expires)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return l, false, nil
+	}
+	if err != nil {
+		return l, false, fmt.Errorf("renew shard %d of %d: %w", l.Shard, l.Count, pgUnavailable(err))
+	}
+	return l, true, nil
+}
+
+// ReleaseShard gives the lease l up, when it is still held with its token.
+func (db *DB) ReleaseShard(l ShardLease) error {
+	ctx, cancel, err := db.pgCtx()
+	if err != nil {
+		return err
+	}
+	defer cancel()
+	_, err = db.pg.pool.Exec(ctx, `DELETE FROM shard_leases WHERE shard_count = $1 AND shard_id = $2 AND owner = $3 AND token = $4`,
+		l.Count, l.Shard, l.Owner, l.Token)
+	if err != nil {
+		return fmt.Errorf("release shard %d of %d: %w", l.Shard, l.Count, pgUnavailable(err))
+	}
+	return nil
+}
+
+// IdentifyTurn asks for the next IDENTIFY of the rate-limit bucket (shard
+// id % max_concurrency): when the bucket's last IDENTIFY, by any process,
+// was interval or more ago, it reserves the turn and returns 0; otherwise
+// it returns how long until the turn may be asked for again.
+func (db *DB) IdentifyTurn(bucket int, interval time.Duration) (time.Duration, error) {
+	if db.pg == nil {
+		return 0, ErrNotShared
+	}
+	var wait time.Duration
+	err := db.pg.run(true, func(t *pgTx) error {
+		var now, next time.Time
+		b := &pgx.Batch{}
+		b.Queue(`INSERT INTO identify_buckets (bucket, next_at) VALUES ($1, current_timestamp) ON CONFLICT (bucket) DO NOTHING`, bucket)
+		b.Queue(`SELECT current_timestamp, next_at FROM identify_buckets WHERE bucket = $1 FOR UPDATE`, bucket).
+			QueryRow(func(row pgx.Row) error { return row.Scan(&now, &next) })
+		if err := t.send(b); err != nil {
+			return err
+		}
+		if wait = next.Sub(now); wait > 0 {
+			return nil
+		}
+		wait = 0
+		t.queue(`UPDATE identify_buckets SET next_at = $2 WHERE bucket = $1`, bucket, now.Add(interval))
+		t.wroteShared = true
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("identify turn of bucket %d: %w", bucket, err)
+	}
+	return wait, nil
+}
