@@ -7,13 +7,13 @@ import (
 	"github.com/hpkeeper/hpkeeper/commands/commandstest"
 )
 
-// TestDayAdvanceAsksBeforeSleepless: a /clock advance of a day with no
+// TestReadingDayAdvanceAsksBeforeSleepless: a /clock advance of a day with no
 // night's sleep used to keep the party awake past 16 hours without a word,
 // exhausting it (RULES.md §2.6: an exertion save every hour after, each
 // failure lowering the HP and MP maxima). Now it says so, changes nothing,
 // and offers the night first or the advance with awake:true, each of which
 // works as printed; an advance of less than a day is not asked about.
-func TestDayAdvanceAsksBeforeSleepless(t *testing.T) {
+func TestReadingDayAdvanceAsksBeforeSleepless(t *testing.T) {
 	party := func(t *testing.T) *commandstest.Table {
 		tb := newTable(t)
 		tb.OK(tb.Do("ann", "/table setup system:hp-mp-wp"))

@@ -219,11 +219,11 @@ func TestDyingSaveFailedBy10WithEndurance(t *testing.T) {
 	}
 }
 
-// TestNightRestFromMidHour: a night from 00:02 sleeps the 8 whole hours it
+// TestReadingNightEndsWhereTheClockStops: a night from 00:02 sleeps the 8 whole hours it
 // crosses and ends at 08:02, where the sleeper wakes: the reply's "until"
 // is where the clock stops (issue 24: a night "until 08:00" ended at
 // 08:02), and it is still asleep at 08:01.
-func TestNightRestFromMidHour(t *testing.T) {
+func TestReadingNightEndsWhereTheClockStops(t *testing.T) {
 	c, _, _ := fighter(10, 10).NightRest(2 + 8*hour)
 	if c.SleepUntil != 2+8*hour {
 		t.Fatalf("SleepUntil = %d; want %d", c.SleepUntil, 2+8*hour)
