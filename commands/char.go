@@ -1,14 +1,14 @@
 package commands
 
 import (
+	"cmp"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/hpkeeper/hpkeeper/commands/view"
 	"github.com/hpkeeper/hpkeeper/storage"
 )
 
@@ -59,7 +59,7 @@ func charCreate(ctx context.Context, s *Service, r *Request) (*Response, error) 
 		if err != nil {
 			return nil, err
 		}
-		embed, err := fullEmbed(m.Table, m.System, c)
+		embed, err := embedFor(gmReader, m.Table, m.System, c)
 		if err != nil {
 			return nil, err
 		}
@@ -68,7 +68,8 @@ func charCreate(ctx context.Context, s *Service, r *Request) (*Response, error) 
 		mc.Note("Created %s for %s: %s", c.Name, ownerName, status)
 		// The card says the status: the line names who and whose.
 		mc.Post(Part{Text: fmt.Sprintf("Created **%s** for %s.%s", Escape(c.Name), Escape(ownerName), rolled), Embeds: []Embed{embed}})
-		return &Response{}, nil
+		// A hidden NPC comes in unannounced: its creation is the GM's alone.
+		return &Response{Ephemeral: c.Hidden}, nil
 	})
 
 }
@@ -221,23 +222,23 @@ func charShow(ctx context.Context, s *Service, r *Request) (*Response, error) {
 				return Errorf(CodeNotFound, "You have no character at this table; name one, or create yours with /char create.")
 			}
 		}
-		// Players see a hidden character's word; a GM gets its numbers
-		// (and its pending choice) privately.
-		embed, err := playerEmbed(t, sys, c)
+		// Players see a hidden character's word; a GM or its owner gets
+		// its numbers (and its pending choice) privately.
+		embed, err := embedFor(view.Channel, t, sys, c)
 		if err != nil {
 			return err
 		}
 		resp = &Response{Embeds: []Embed{embed}}
-		mine := resp
-		if c.Hidden {
-			full, err := fullEmbed(t, sys, c)
+		mine, a := resp, Audience(r, t)
+		if c.Hidden && a.Sees(c) {
+			full, err := embedFor(a, t, sys, c)
 			if err != nil {
 				return err
 			}
 			mine = &Response{Embeds: []Embed{full}}
-			resp = ForGM(r, t, resp, mine)
+			resp = Privately(resp, mine)
 		}
-		if ch, ok := sys.(Chooser); ok && CanChange(r, t, c) == nil && (!c.Hidden || IsGM(r, t)) {
+		if ch, ok := sys.(Chooser); ok && CanChange(r, t, c) == nil && a.Sees(c) {
 			text, buttons, err := ch.PendingChoice(c)
 			if err != nil {
 				return err
@@ -266,14 +267,14 @@ func charList(ctx context.Context, s *Service, r *Request) (*Response, error) {
 			resp = &Response{Content: "No characters at this table yet: /char create makes one."}
 			return nil
 		}
-		lines, hidden, err := roster(t, sys, all, "• ")
+		lines, hidden, err := roster(Audience(r, t), t, sys, all, "• ")
 		if err != nil {
 			return err
 		}
 		lines = append([]string{fmt.Sprintf("%s (%s):", Count(len(all), "character"), t.System)}, lines...)
 		resp = &Response{Content: strings.Join(lines, "\n")}
 		if len(hidden) > 0 {
-			resp = ForGM(r, t, resp, &Response{Content: strings.Join(hidden, "\n")})
+			resp = Privately(resp, &Response{Content: strings.Join(hidden, "\n")})
 		}
 		return nil
 	})
@@ -281,16 +282,37 @@ func charList(ctx context.Context, s *Service, r *Request) (*Response, error) {
 }
 
 // deletePrefix starts the custom_id of the Delete and Cancel buttons:
-// "del:<character id>:<state hash>:yes|no". The hash pins the character's
-// state when deletion was asked, so a press after it changed is refused.
+// "del:<character id>:<event seq>:yes|no", the seq being the table's latest
+// event when deletion was asked, so a press after an event changed the
+// character is refused. Both are numbers every player reads (/history), so
+// the custom_id tells nothing of a hidden character's state.
 const deletePrefix = "del"
 
-// stateHash is a short digest of a character's stored state.
-func stateHash(c *storage.Character) string {
-	h := sha256.New()
-	fmt.Fprintf(h, "%d\x00%s\x00%s\x00", c.ID, c.Name, c.OwnerID)
-	h.Write(c.Sheet)
-	return hex.EncodeToString(h.Sum(nil))[:12]
+// maxDeleteAge is how many events may follow a deletion's question before
+// its buttons are refused as too old, so a press walks few events.
+const maxDeleteAge = 50
+
+// changedSince returns the CodeConflict refusal of a deletion asked at
+// event seq when an event since has changed c, or more than maxDeleteAge
+// events have passed.
+func changedSince(m *Mutation, c *storage.Character, seq uint64) error {
+	again := "; nothing was changed. Run " + CodeSpan("/char delete name:"+c.Name) + " again."
+	n, err := 0, error(nil)
+	walk := m.tx.EachEventBefore(m.Req.ChannelID, 0, func(e *storage.Event) (bool, error) {
+		if e.Seq <= seq {
+			return false, nil
+		}
+		if n++; n > maxDeleteAge {
+			err = Errorf(CodeConflict, "That question is %d events old%s", maxDeleteAge, again)
+			return false, nil
+		}
+		if slices.ContainsFunc(e.Changes, func(ch storage.Change) bool { return ch.CharacterID == c.ID }) {
+			err = Errorf(CodeConflict, "%s has changed since deletion was asked%s", Escape(c.Name), again)
+			return false, nil
+		}
+		return true, nil
+	})
+	return cmp.Or(walk, err)
 }
 
 func charDelete(ctx context.Context, s *Service, r *Request) (*Response, error) {
@@ -303,7 +325,11 @@ func charDelete(ctx context.Context, s *Service, r *Request) (*Response, error) 
 		if err := CanChange(r, t, c); err != nil {
 			return err
 		}
-		id := fmt.Sprintf("%s:%d:%s:", deletePrefix, c.ID, stateHash(c))
+		seq, err := tx.LastEventSeq(r.ChannelID)
+		if err != nil {
+			return err
+		}
+		id := fmt.Sprintf("%s:%d:%d:", deletePrefix, c.ID, seq)
 		resp = &Response{
 			Content: fmt.Sprintf("Delete **%s**? Its sheet leaves the table; /undo brings it back.", Escape(c.Name)),
 			Components: [][]Button{{
@@ -323,7 +349,8 @@ func deleteButton(ctx context.Context, s *Service, r *Request) (*Response, error
 		return nil, Errorf(CodeInvalid, "This button is not one of ours.")
 	}
 	id, err := strconv.ParseUint(parts[1], 10, 64)
-	if err != nil {
+	seq, err2 := strconv.ParseUint(parts[2], 10, 64)
+	if err != nil || err2 != nil {
 		return nil, Errorf(CodeInvalid, "This button is not one of ours.")
 	}
 	r.Command, r.Subcommand, r.Options = "char", "delete", map[string]string{}
@@ -335,8 +362,8 @@ func deleteButton(ctx context.Context, s *Service, r *Request) (*Response, error
 		if err := m.CanChange(c); err != nil {
 			return nil, err
 		}
-		if stateHash(c) != parts[2] {
-			return nil, Errorf(CodeConflict, "%s has changed since deletion was asked; nothing was changed. Run %s again.", Escape(c.Name), CodeSpan("/char delete name:"+c.Name))
+		if err := changedSince(m, c, seq); err != nil {
+			return nil, err
 		}
 		r.Options["name"] = c.Name
 		base := strings.Join(parts[:3], ":") + ":"

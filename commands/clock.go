@@ -2,8 +2,10 @@ package commands
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
+	"github.com/hpkeeper/hpkeeper/commands/view"
 	"github.com/hpkeeper/hpkeeper/rules/clock"
 )
 
@@ -91,7 +93,9 @@ func (m *Mutation) moveClock(n int64, unit clock.Unit, nothing bool) (fired int,
 		v.about = nil // whose they are is not recorded: as hidden as any character loaded
 		v.Say("… and %s, not listed: an event lists %d.", Count(n, "more roll"), MaxRecordedRolls)
 	}
-	if fired == 0 && nothing {
+	// Players read that nothing fired when nothing they see did: a hidden
+	// character's timer is not told by the line's absence.
+	if nothing && !slices.ContainsFunc(m.log.parts[first:], func(p part) bool { return m.sees(view.Channel, p.about) }) {
 		m.log.parts[first-1].Text += " Nothing ended or fired."
 	}
 	for _, f := range m.s.registry.features {

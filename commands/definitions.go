@@ -40,7 +40,9 @@ func NewRegistry(systems []System, features ...Feature) *Registry {
 	})
 	g.Add(&Command{
 		Name: "char", Description: "Create and manage characters",
-		Topic: "`/char create name:… stats:\"key=value …\"` creates a character you own (a GM may give `owner`). `/char set` changes sheet values, `/char show` and `/char list` show them, `/char delete` asks to confirm. A class or key a typo away from one the system names is refused with \"did you mean …?\"; mark a word new with + to keep it (`class=+theif`; at harm `+enduer=2` adds that ability).",
+		Topic: "`/char create name:… stats:\"key=value …\"` creates a character you own (a GM may give `owner`). `/char set` changes sheet values, `/char show` and `/char list` show them, `/char delete` asks to confirm. " +
+			"A GM hides an NPC with `hidden=true` among the stats, at creation (answered to that GM alone) or later: players then read its word only, never its numbers; its owner and every GM read them. " +
+			"A class or key a typo away from one the system names is refused with \"did you mean …?\"; mark a word new with + to keep it (`class=+theif`; at harm `+enduer=2` adds that ability).",
 		Subcommands: []*Subcommand{
 			{Name: "create", Description: "Create a character", Handler: charCreate,
 				Options: []Option{

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hpkeeper/hpkeeper/commands/view"
 	"github.com/hpkeeper/hpkeeper/rules/dice"
 	"github.com/hpkeeper/hpkeeper/storage"
 )
@@ -71,7 +72,7 @@ func (v voice) HideDice() { v.log.hideDice = true }
 // DiceHidden reports whether the dice m rolls now are kept from players:
 // a hidden character's (m's scope, For; or after HideDice), so that a
 // prompt for physical dice names neither the dice nor the faces.
-func (m *Mutation) DiceHidden() bool { return m.log.hideDice || !m.public(m.about) }
+func (m *Mutation) DiceHidden() bool { return m.log.hideDice || !m.sees(view.Channel, m.about) }
 
 // Subject is the character whose roll m makes now: the first of its scope
 // (For), else the character the mutation loaded last; nil for the table's

@@ -65,7 +65,7 @@ func TestTableOption(t *testing.T) {
 	}
 	tb.Refused(tb.Do("ann", "/table option name:catch-breath value:maybe"), "off or on")
 	// An unknown option is refused with the options this table has.
-	tb.Refused(tb.Do("ann", "/table option name:fudge-dice value:4"), `Unknown table option "fudge-dice"; this hit-protection table has dice, sheet-edit, init-reroll, init-dice, init-ping, catch-breath`)
+	tb.Refused(tb.Do("ann", "/table option name:fudge-dice value:4"), `Unknown table option "fudge-dice"; this hit-protection table has dice, gm-channel, sheet-edit, init-reroll, init-dice, init-ping, catch-breath`)
 }
 
 // TestSheetEdit: the table option sheet-edit decides who sets sheet values

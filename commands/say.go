@@ -57,6 +57,11 @@ type Part struct {
 	Embeds  []Embed
 	Buttons [][]Button
 	Files   []File
+	// Public, for a part about hidden characters, is the line read in its
+	// place by those who may not see them: what the table sees them do,
+	// never a number or why ("**Ogre** passes its turn."); "" gives them
+	// each hidden character's word instead, when that is worded.
+	Public string
 	// Detail, when set, is what /history notes of the part in place of its
 	// text where the kernel notes what a system said (NoteSaid: its
 	// timers, the end of a combat): each step of a rule the text sums up.

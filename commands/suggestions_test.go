@@ -296,7 +296,7 @@ func TestRefusalOnAnothersCharacterSaysWhatWorks(t *testing.T) {
 	tb.OK(tb.Do("ann", `/char create name:Lister stats:"hp-max=30"`))
 	tb.OK(tb.Do("carol", `/char create name:"Bandit Captain" stats:"hp-max=10"`))
 	tb.OK(tb.Do("bob", `/char create name:Rimmer stats:"hp-max=6"`))
-	tb.OK(tb.Do("!carol", `/char create name:Ogre stats:"hp-max=12 hidden=true"`))
+	tb.Private(tb.Do("!carol", `/char create name:Ogre stats:"hp-max=12 hidden=true"`))
 	tb.OK(tb.Do("carol", "/damage target:Rimmer amount:3"))
 	for _, c := range []struct{ line, runAs, want string }{
 		{"/damage target:Bandit Captain amount:2", "carol", "HP 10 → 8"},

@@ -189,7 +189,7 @@ func tableShow(ctx context.Context, s *Service, r *Request) (*Response, error) {
 		for _, o := range s.registry.TableOptions(sys) {
 			opts = append(opts, fmt.Sprintf("%s=%s", o.Name, s.registry.option(t, o.Name, sys)))
 		}
-		lines, hidden, err := roster(t, sys, chars, "")
+		lines, hidden, err := roster(Audience(r, t), t, sys, chars, "")
 		if err != nil {
 			return err
 		}
@@ -206,7 +206,7 @@ func tableShow(ctx context.Context, s *Service, r *Request) (*Response, error) {
 			},
 		}}}
 		if len(hidden) > 0 {
-			resp = ForGM(r, t, resp, &Response{Content: strings.Join(hidden, "\n")})
+			resp = Privately(resp, &Response{Content: strings.Join(hidden, "\n")})
 		}
 		return nil
 	})

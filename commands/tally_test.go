@@ -16,6 +16,7 @@ import (
 	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/commands/commandstest"
 	"github.com/hpkeeper/hpkeeper/commands/odds"
+	"github.com/hpkeeper/hpkeeper/commands/view"
 	"github.com/hpkeeper/hpkeeper/rules/clock"
 	"github.com/hpkeeper/hpkeeper/rules/dice"
 	"github.com/hpkeeper/hpkeeper/storage"
@@ -88,14 +89,14 @@ func (tally) Describe(c *storage.Character) (string, []commands.Field, error) {
 	return fmt.Sprintf("points %d/%d", s.Points, s.Max), nil, err
 }
 
-func (tally) View(c *storage.Character, now int64) (commands.CharacterView, error) {
+func (tally) View(c *storage.Character, now int64) (view.Character, error) {
 	s, err := loadTally(c)
-	v := commands.CharacterView{Bars: []commands.Bar{{Label: "PT", Current: s.Points, Max: s.Max}}}
+	v := view.Character{Bars: []view.Bar{{Label: "PT", Current: s.Points, Max: s.Max}}}
 	switch {
 	case s.Points == 0:
-		v.Level = commands.LevelZero
+		v.Level = view.LevelZero
 	case s.Points < s.Max:
-		v.Level = commands.LevelWounded
+		v.Level = view.LevelWounded
 	}
 	return v, err
 }
@@ -292,5 +293,5 @@ func TestTallyHasNoInitiative(t *testing.T) {
 	tally := commandstest.New(t, tally{})
 	tally.OK(tally.Do("gm", "/table setup system:tally"))
 	tally.Refused(tally.Do("gm", "/init start"), "The tally system has no initiative")
-	tally.Refused(tally.Do("gm", "/table option name:init-ping value:on"), `Unknown table option "init-ping"; this tally table has dice, sheet-edit`)
+	tally.Refused(tally.Do("gm", "/table option name:init-ping value:on"), `Unknown table option "init-ping"; this tally table has dice, gm-channel, sheet-edit`)
 }

@@ -7,7 +7,9 @@ package commandstest
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -93,6 +95,31 @@ func (tb *Table) State() string {
 		tb.T.Fatal(err)
 	}
 	return b.String()
+}
+
+// PatchSheet sets fields of the named character's stored sheet (by their
+// JSON names), for a state the commands reach only through a long game,
+// such as a hidden NPC bleeding out: a test of what players read of it.
+func (tb *Table) PatchSheet(name string, fields map[string]any) {
+	tb.T.Helper()
+	err := tb.DB.Update(func(tx *storage.Tx) error {
+		c, err := tx.CharacterByName(tb.Channel, name)
+		if err != nil {
+			return err
+		}
+		sheet := map[string]any{}
+		if err := json.Unmarshal(c.Sheet, &sheet); err != nil {
+			return err
+		}
+		maps.Copy(sheet, fields)
+		if c.Sheet, err = json.Marshal(sheet); err != nil {
+			return err
+		}
+		return tx.PutCharacter(c)
+	})
+	if err != nil {
+		tb.T.Fatal(err)
+	}
 }
 
 // ExportFile runs /table export as user and returns the JSON file, failing
@@ -201,6 +228,17 @@ func (tb *Table) OK(resp *commands.Response) string {
 	tb.T.Helper()
 	if resp.Ephemeral {
 		tb.T.Fatalf("got ephemeral reply %q; want a public one", resp.Content)
+	}
+	return Text(resp)
+}
+
+// Private fails unless resp is an ephemeral reply, one only its caller
+// reads (a hidden NPC's creation, for the GM who made it), and returns its
+// Text.
+func (tb *Table) Private(resp *commands.Response) string {
+	tb.T.Helper()
+	if !resp.Ephemeral || resp.Outcome != commands.OutcomeOK {
+		tb.T.Fatalf("got %q (ephemeral %v, outcome %v); want an ephemeral answer", resp.Content, resp.Ephemeral, resp.Outcome)
 	}
 	return Text(resp)
 }

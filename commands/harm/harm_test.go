@@ -7,6 +7,7 @@ import (
 
 	"github.com/hpkeeper/hpkeeper/commands/commandstest"
 	"github.com/hpkeeper/hpkeeper/commands/harm"
+	"github.com/hpkeeper/hpkeeper/commands/view"
 )
 
 // newTable returns a test table whose service plays the harm system.
@@ -472,5 +473,42 @@ func TestReadingDayOfRestRefillsPools(t *testing.T) {
 	wantAll(t, "a day after the harm", out, "Garrett: Vigor 2 → 3 (day of rest); may heal (Bloody) with `/heal target:Garrett trigger:rest`.")
 	tb.Dice.Push(0, 0, 1)
 	wantAll(t, "rest healing", tb.OK(tb.Do("bob", "/heal target:Garrett trigger:rest")), "Bloody → Healthy")
+	tb.NoDiceLeft()
+}
+
+// TestHiddenNPCReadsInHarmsWords: players read a hidden NPC at a harm
+// table in the system's own words, Healthy, Bloody, Broken and Taken out,
+// each in one colour, never a word of another system's (issue 24: "a
+// Healthy NPC with harm counter 1 reads 'Wounded', the same as Bloody"):
+// in the channel's reply, in /char show and in /char list.
+func TestHiddenNPCReadsInHarmsWords(t *testing.T) {
+	tb := newParty(t)
+	tb.Private(tb.Do("ann", `/char create name:Bandit stats:"endure=0 vigor=3 hidden=true"`))
+	for _, step := range []struct {
+		faces  []int
+		line   string
+		word   string
+		colour int
+	}{
+		{nil, "", "Healthy", view.ColorFine},
+		{[]int{1, 0, 0}, "/damage target:Bandit amount:1", "Healthy", view.ColorFine}, // SL 1 ≥ 1: harm counter 1
+		{[]int{0, 0, 0}, "/damage target:Bandit amount:1", "Bloody", view.ColorWounded},
+		{[]int{0, 0, 0}, "/damage target:Bandit amount:1", "Broken", view.ColorZero},
+		{nil, "/damage target:Bandit amount:1", "Taken out", view.ColorDying},
+	} {
+		if step.line != "" {
+			tb.Dice.Push(step.faces...)
+			out := tb.OK(tb.Do("ann", step.line))
+			commandstest.WantIn(t, step.line+" in the channel", out, "**Bandit**: "+step.word)
+			if strings.Contains(out, "harm counter") || strings.Contains(out, "Wounded") {
+				t.Errorf("%s in the channel = %q; shows the hidden Bandit's state", step.line, out)
+			}
+		}
+		show := tb.Do("bob", "/char show name:Bandit")
+		if len(show.Embeds) != 1 || show.Embeds[0].Description != "**"+step.word+"**" || show.Embeds[0].Color != step.colour {
+			t.Errorf("after %q a player's /char show name:Bandit = %+v; want %q in %#x", step.line, show.Embeds, step.word, step.colour)
+		}
+		commandstest.WantIn(t, "a player's /char list", tb.OK(tb.Do("bob", "/char list"))+"\n", "**Bandit** (ann): "+step.word+"\n")
+	}
 	tb.NoDiceLeft()
 }

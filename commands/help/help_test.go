@@ -110,3 +110,13 @@ func TestHelpAtATableSpeaksOfItsSystem(t *testing.T) {
 	}
 	commandstest.WantIn(t, "init at hp-mp-wp", commandstest.Text(tb.Do("ann", "/help topic:init")), "roll")
 }
+
+// TestHelpTeachesHiding: /help names the stats key that hides an NPC, at
+// every system, and /help topic:char says how, in one step.
+func TestHelpTeachesHiding(t *testing.T) {
+	tb := newTable(t)
+	for _, sys := range []string{"hit-protection", "hp-mp-wp", "harm"} {
+		commandstest.WantIn(t, "/help topic:"+sys, tb.Do("ann", "/help topic:"+sys).Content, "; and a GM's hidden=true hides the character's numbers from players")
+	}
+	commandstest.WantIn(t, "/help topic:char", tb.Do("ann", "/help topic:char").Content, "`hidden=true` among the stats, at creation (answered to that GM alone)")
+}

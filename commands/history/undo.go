@@ -287,6 +287,10 @@ func applyUndo(s *commands.Service, r *commands.Request, found *undoWalk, confir
 			return err
 		}
 		target, barrier := w.target, w.barrier
+		hid, err := hiddenIDs(tx, r.ChannelID)
+		if err != nil {
+			return err
+		}
 		switch {
 		case confirmed != 0 && (target == nil || target.Seq != confirmed):
 			return commands.Errorf(commands.CodeConflict, "This question is out of date: the table changed since, so /undo no longer reverts `#%d`. Nothing was changed; run /undo again to see what it reverts now.", confirmed)
@@ -295,9 +299,9 @@ func applyUndo(s *commands.Service, r *commands.Request, found *undoWalk, confir
 		case target == nil:
 			return commands.Errorf(commands.CodeNotFound, "There is nothing here that you can undo (among the latest %d events).", undoWindow)
 		case w.blocker != nil:
-			return blocked(s.Registry(), r, t, target, w.blocker)
+			return blocked(s.Registry(), r, t, hid, target, w.blocker)
 		case confirmed == 0 && len(created(target)) > 0:
-			resp = undoPrompt(s.Registry(), r, t, target)
+			resp = undoPrompt(s.Registry(), r, t, hid, target)
 			return nil
 		}
 		if err := tx.RevertEvent(target); err != nil {
@@ -326,7 +330,7 @@ func applyUndo(s *commands.Service, r *commands.Request, found *undoWalk, confir
 		}
 		full := fmt.Sprintf("Undid `#%d` by %s: %s\nEverything it changed is back as it was; no dice were rerolled.", target.Seq, commands.Escape(target.UserName), commands.Escape(target.Command))
 		resp = &commands.Response{Content: full}
-		if eventHidden(s.Registry(), target) {
+		if eventHidden(s.Registry(), target, hid) {
 			// The command may show a hidden character's numbers: players read
 			// its name and each hidden character's word; a GM gets it all.
 			ev.Parts = []storage.EventPart{{Characters: ids, Hidden: true, Summary: ev.Summary}}
@@ -336,7 +340,9 @@ func applyUndo(s *commands.Service, r *commands.Request, found *undoWalk, confir
 			}
 			resp.Content = fmt.Sprintf("Undid `#%d` by %s (%s): everything it changed is back as it was; no dice were rerolled.", target.Seq, commands.Escape(target.UserName), commands.Escape(commandName(target.Command)))
 			for _, c := range ev.Changes {
-				if hid := c.After != nil && c.After.Hidden || c.Before != nil && c.Before.Hidden; hid {
+				// A word reads only where the undone event named the
+				// character or the undo changes its word (hidden.go).
+				if changeHidden(c, hid) && worded(target, c, sys, t.Clock) {
 					resp.Content += "\n" + undoneWord(sys, t.Clock, c)
 				}
 			}
@@ -360,9 +366,9 @@ func created(e *storage.Event) []string {
 
 // shownCommand is e's command as the caller of r may read it: without its
 // options when they may show a hidden character's numbers and the caller
-// is no GM.
-func shownCommand(g *commands.Registry, r *commands.Request, t *storage.Table, e *storage.Event) string {
-	if eventHidden(g, e) && !commands.IsGM(r, t) {
+// is no GM (hid: the characters hidden now).
+func shownCommand(g *commands.Registry, r *commands.Request, t *storage.Table, hid map[uint64]bool, e *storage.Event) string {
+	if eventHidden(g, e, hid) && !commands.IsGM(r, t) {
 		return commands.Escape(commandName(e.Command))
 	}
 	return commands.Escape(e.Command)
@@ -370,10 +376,10 @@ func shownCommand(g *commands.Registry, r *commands.Request, t *storage.Table, e
 
 // undoPrompt asks the caller, privately, to confirm the undo of target,
 // which created a character: undoing it deletes the character.
-func undoPrompt(g *commands.Registry, r *commands.Request, t *storage.Table, target *storage.Event) *commands.Response {
+func undoPrompt(g *commands.Registry, r *commands.Request, t *storage.Table, hid map[uint64]bool, target *storage.Event) *commands.Response {
 	return &commands.Response{
 		Content: fmt.Sprintf("Undo `#%d` by %s (%s)? That deletes %s from the table.",
-			target.Seq, commands.Escape(target.UserName), shownCommand(g, r, t, target), strings.Join(created(target), ", ")),
+			target.Seq, commands.Escape(target.UserName), shownCommand(g, r, t, hid, target), strings.Join(created(target), ", ")),
 		Components: undoButtons(target.Seq, false),
 		Ephemeral:  true,
 	}
@@ -382,7 +388,7 @@ func undoPrompt(g *commands.Registry, r *commands.Request, t *storage.Table, tar
 // blocked is the refusal of an undo of target that blocker, a later event
 // the caller may not undo, stands in the way of: it names blocker, what it
 // changed, and who can undo it.
-func blocked(g *commands.Registry, r *commands.Request, t *storage.Table, target, blocker *storage.Event) error {
+func blocked(g *commands.Registry, r *commands.Request, t *storage.Table, hid map[uint64]bool, target, blocker *storage.Event) error {
 	var names []string
 	for _, c := range target.Changes {
 		for _, b := range blocker.Changes {
@@ -400,7 +406,7 @@ func blocked(g *commands.Registry, r *commands.Request, t *storage.Table, target
 		who = commands.Escape(blocker.UserName) + ", a GM,"
 	}
 	return commands.Errorf(commands.CodeConflict, "Cannot undo `#%d` (%s) yet: the later `#%d` by %s (%s) %s, and /undo never reverts past it. %s can undo `#%d` with /undo; after that /undo reverts `#%d`. Nothing was changed.",
-		target.Seq, shownCommand(g, r, t, target), blocker.Seq, commands.Escape(blocker.UserName), shownCommand(g, r, t, blocker), what, who, blocker.Seq, target.Seq)
+		target.Seq, shownCommand(g, r, t, hid, target), blocker.Seq, commands.Escape(blocker.UserName), shownCommand(g, r, t, hid, blocker), what, who, blocker.Seq, target.Seq)
 }
 
 // undoneWord is what players read of a hidden character an undo changed:
@@ -413,7 +419,7 @@ func undoneWord(sys commands.System, now int64, c storage.Change) string {
 	if err != nil {
 		return "**" + commands.Escape(c.Name) + "**"
 	}
-	return "**" + commands.Escape(c.Name) + "**: " + v.Word()
+	return "**" + commands.Escape(c.Name) + "**: " + v.Public().Text
 }
 
 // undoWindow is how many of the latest events /undo looks through.

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/hpkeeper/hpkeeper/commands"
+	"github.com/hpkeeper/hpkeeper/commands/view"
 	"github.com/hpkeeper/hpkeeper/rules/clock"
 	rules "github.com/hpkeeper/hpkeeper/rules/hpmpwp"
 	"github.com/hpkeeper/hpkeeper/storage"
@@ -15,17 +16,17 @@ import (
 // max is the Con score; temporary WP on top of the current WP and the
 // maximum alike); at 0 when disabled or stable at negative WP, dying while
 // Dying.
-func (System) View(ch *storage.Character, now int64) (commands.CharacterView, error) {
+func (System) View(ch *storage.Character, now int64) (view.Character, error) {
 	char, err := load(ch)
 	if err != nil {
-		return commands.CharacterView{}, err
+		return view.Character{}, err
 	}
 	c := char.c
 	wp := c.WP // temporary WP on top of the current WP, as on top of the maximum
 	if wp >= 0 {
 		wp += c.TempWP
 	}
-	v := commands.CharacterView{Bars: []commands.Bar{{Label: "HP", Current: c.HP, Max: c.HPMax}, {Label: "MP", Current: c.MP, Max: c.MPMax}, {Label: "WP", Current: wp, Max: c.WPMax() + c.TempWP}}, State: c.State.String(), Choosing: c.ChoicePending}
+	v := view.Character{Bars: []view.Bar{{Label: "HP", Current: c.HP, Max: c.HPMax}, {Label: "MP", Current: c.MP, Max: c.MPMax}, {Label: "WP", Current: wp, Max: c.WPMax() + c.TempWP}}, State: c.State.String()}
 	if c.State != rules.Fine || c.ChoicePending || c.Activity == rules.Sleep {
 		v.Conditions = append(v.Conditions, stateText(c))
 	}
@@ -37,15 +38,17 @@ func (System) View(ch *storage.Character, now int64) (commands.CharacterView, er
 	}
 	switch c.State {
 	case rules.Dead:
-		v.Level = commands.LevelDead
+		v.Level = view.LevelDead
 	case rules.Dying:
-		v.Level = commands.LevelDying
+		v.Level = view.LevelDying
 	case rules.Disabled, rules.Stable:
-		v.Level = commands.LevelZero
-		v.Standing = c.State == rules.Disabled // conscious (§2.4)
+		v.Level = view.LevelZero
+		// Conscious (§2.4), or its Die Hard choice to make: it takes its
+		// turns either way, so players never read "Down" of it.
+		v.Standing = c.State == rules.Disabled || c.ChoicePending
 	default:
 		if c.HP < c.HPMax || c.WP < c.WPMax() {
-			v.Level = commands.LevelWounded
+			v.Level = view.LevelWounded
 		}
 	}
 	return v, nil

@@ -18,6 +18,7 @@ import (
 
 	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/commands/layout"
+	"github.com/hpkeeper/hpkeeper/commands/view"
 	"github.com/hpkeeper/hpkeeper/rules/clock"
 	"github.com/hpkeeper/hpkeeper/storage"
 )
@@ -120,9 +121,9 @@ func (f *Feature) Tracker(channelID string) (messageID string, resp *commands.Re
 // render renders one line per character (its bars, conditions and timers;
 // a hidden one by its word), the features' parts of the table's summary
 // (the open turn order with a marker on the current turn), and the clock,
-// and when the table last changed, coloured by the worst level at the
-// table, laid out over as many pages
-// (messages) as Discord's limits need, every character on one of them.
+// and when the table last changed, coloured by the worst level players
+// read at the table, laid out over as many pages (messages) as Discord's
+// limits need, every character on one of them.
 func render(s *commands.Service, tx *storage.Tx, t *storage.Table) ([]layout.Message, error) {
 	sys, err := s.System(t.System)
 	if err != nil {
@@ -132,16 +133,19 @@ func render(s *commands.Service, tx *storage.Tx, t *storage.Table) ([]layout.Mes
 	if err != nil {
 		return nil, err
 	}
-	worst := commands.LevelFine
+	worst := view.LevelFine
 	var lines []string
 	for _, c := range chars {
 		v, err := commands.ViewOf(sys, c, t.Clock)
 		if err != nil {
 			return nil, err
 		}
+		// The channel's view: a hidden character's word, whose level
+		// alone counts for the colour.
+		v = view.Channel.For(c, v)
 		worst = max(worst, v.Level)
-		if c.Hidden {
-			lines = append(lines, fmt.Sprintf("**%s**: %s", commands.Escape(c.Name), v.Word()))
+		if !view.Channel.Sees(c) {
+			lines = append(lines, fmt.Sprintf("**%s**: %s", commands.Escape(c.Name), v.Word.Text))
 			continue
 		}
 		var bars []string

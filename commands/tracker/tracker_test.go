@@ -32,7 +32,7 @@ func TestTableTracker(t *testing.T) {
 	var changed []string
 	tb.Svc.OnChange(func(ch string) { changed = append(changed, ch) })
 	tb.OK(tb.Do("ann", `/char create name:Vala stats:"hp-max=20 con=12"`))
-	commandstest.WantIn(t, "hidden create", commandstest.FollowUp(tb.Do("!gm", `/char create name:Orc stats:"hp-max=10 con=10 hidden=true"`)), "Created")
+	commandstest.WantIn(t, "hidden create", tb.Private(tb.Do("!gm", `/char create name:Orc stats:"hp-max=10 con=10 hidden=true"`)), "Created")
 	if id, resp, err := tracker.Of(tb.Svc.Registry()).Tracker(tb.Channel); err != nil || id != "" || resp != nil {
 		t.Fatalf("tracker before /table tracker = %q, %v, %v", id, resp, err)
 	}

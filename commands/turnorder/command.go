@@ -158,7 +158,7 @@ func initJoin(m *commands.Mutation, ini commands.Initiator) (*commands.Response,
 		}
 		insertCombatant(o, storage.Combatant{CharacterID: ch.ID, Initiative: r.Total, Bonus: r.Bonus, Roll: r.Text, Hidden: ch.Hidden})
 		if ch.Hidden {
-			sayLines(m, []string{fmt.Sprintf("**%s** joins the turn order.", commands.Escape(ch.Name))})
+			sayLines(m, lines(fmt.Sprintf("**%s** joins the turn order.", commands.Escape(ch.Name))))
 		}
 		mc.Say("**%s** joins the turn order: initiative %s.", commands.Escape(ch.Name), r.Text)
 		mc.Note("%s joins the turn order: initiative %s.", ch.Name, commands.Unmarkdown(r.Text))
@@ -195,7 +195,7 @@ func initNext(m *commands.Mutation, _ commands.Initiator) (*commands.Response, e
 		if err != nil {
 			return nil, err
 		}
-		sayLines(m, []string{sentences(append(append([]string{fmt.Sprintf("Round %d of the turn order begins.", round(m))}, skips...), turn)...)})
+		sayLines(m, append(append(lines(fmt.Sprintf("Round %d of the turn order begins.", round(m))), skips...), lines(turn)...))
 		return &commands.Response{}, nil
 	}
 	var cur *storage.Character
@@ -207,27 +207,25 @@ func initNext(m *commands.Mutation, _ commands.Initiator) (*commands.Response, e
 	if err := mayEndTurn(m, o, cur); err != nil {
 		return nil, err
 	}
-	var lines []string
+	var said []line
 	if cur != nil {
-		lines = append(lines, fmt.Sprintf("%s's turn ends.", combatantName(cur)))
+		said = lines(fmt.Sprintf("%s's turn ends.", combatantName(cur)))
 	}
 	t, skips, err := nextActor(m, min(o.Turn+1, len(o.Combatants)))
 	if err != nil {
 		return nil, err
 	}
-	lines = append(lines, skips...)
+	said = append(said, skips...)
 	if t < len(o.Combatants) {
 		turn, err := startTurn(m, t, true)
 		if err != nil {
 			return nil, err
 		}
-		sayLines(m, []string{sentences(append(lines, turn)...)})
+		sayLines(m, append(said, lines(turn)...))
 		return &commands.Response{}, nil
 	}
 	// The last combatant is passed: the round ends.
-	if len(lines) > 0 {
-		sayLines(m, []string{sentences(lines...)})
-	}
+	sayLines(m, said)
 	o.Turn = len(o.Combatants)
 	if _, err := m.MoveClock(1, clock.Round); err != nil {
 		return nil, err
@@ -272,7 +270,7 @@ func initRemove(m *commands.Mutation, _ commands.Initiator) (*commands.Response,
 	if err != nil {
 		return nil, err
 	}
-	var lines []string
+	var said []line
 	for _, ch := range chs {
 		if combatantIndex(o, ch.ID) < 0 {
 			return nil, commands.Errorf(commands.CodeNotFound, "%s is not in the turn order.", commands.Escape(ch.Name))
@@ -281,9 +279,9 @@ func initRemove(m *commands.Mutation, _ commands.Initiator) (*commands.Response,
 		if err != nil {
 			return nil, err
 		}
-		lines = append(lines, more...)
+		said = append(said, more...)
 	}
-	sayLines(m, lines)
+	sayLines(m, said)
 	return &commands.Response{}, nil
 }
 

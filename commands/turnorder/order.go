@@ -68,25 +68,14 @@ func combatantIndex(o *storage.Initiative, id uint64) int {
 }
 
 // canAct reports whether the combatant can act now (Actor), with the
-// character (nil when it is gone) and why not: the system's reason, or,
-// for a hidden character, its word only, so that any reader may see it.
+// character (nil when it is gone) and why not, in the rule's terms.
 func canAct(m *commands.Mutation, cb storage.Combatant) (*storage.Character, bool, string, error) {
 	ch, err := m.CharacterIfAny(cb.CharacterID)
 	if err != nil || ch == nil {
 		return nil, false, "gone from the table", err
 	}
 	ok, why, err := actorCanAct(m.System, ch, m.Table.Clock)
-	if err != nil || ok {
-		return ch, ok, "", err
-	}
-	if ch.Hidden {
-		v, err := commands.ViewOf(m.System, ch, m.Table.Clock)
-		if err != nil {
-			return nil, false, "", err
-		}
-		why = v.Word()
-	}
-	return ch, false, why, nil
+	return ch, ok, why, err
 }
 
 // actorCanAct asks sys whether c can act at clock round now; a system
@@ -108,15 +97,51 @@ func combatantName(ch *storage.Character) string {
 	return "**" + commands.Escape(ch.Name) + "**"
 }
 
+// line is one sentence of the turn order's reply (or a few). A sentence
+// about a hidden combatant (about) reads to those who may not see it as
+// public: what the table sees it do, not why (commands.Part.Public).
+type line struct {
+	text, public string
+	about        *storage.Character
+}
+
+// lines are sentences about no combatant in particular.
+func lines(texts ...string) []line {
+	out := make([]line, len(texts))
+	for i, t := range texts {
+		out[i] = line{text: t}
+	}
+	return out
+}
+
+// joined is ls as one line of sentences (those not ""): its text, its
+// public text (each hidden combatant's sentence as the table sees it),
+// and the hidden combatants it is about.
+func joined(ls []line) (text, public string, about []*storage.Character) {
+	var texts, publics []string
+	for _, l := range ls {
+		if l.text == "" {
+			continue
+		}
+		texts, publics = append(texts, l.text), append(publics, l.text)
+		if l.about != nil {
+			publics[len(publics)-1] = l.public
+			about = append(about, l.about)
+		}
+	}
+	return strings.Join(texts, " "), strings.Join(publics, " "), about
+}
+
 // nextActor walks o from index from to the first combatant that can act
 // now and returns its index (len(o.Combatants) when none can) with a
-// sentence per combatant passed over (RULES.md §0.6: a skip is reported).
-// **Reading** (issue 24): a skip is reported in the round the combatant
-// fell; one that could not act as the round began (Fallen: dead, taken
-// out, down since an earlier round) is passed over without a word.
-func nextActor(m *commands.Mutation, from int) (int, []string, error) {
+// sentence per combatant passed over (RULES.md §0.6: a skip is reported;
+// a hidden one is seen to pass its turn, no more). **Reading** (issue
+// 24): a skip is reported in the round the combatant fell; one that could
+// not act as the round began (Fallen: dead, taken out, down since an
+// earlier round) is passed over without a word.
+func nextActor(m *commands.Mutation, from int) (int, []line, error) {
 	o := m.Table.Initiative
-	var skips []string
+	var skips []line
 	i := from
 	for ; i < len(o.Combatants); i++ {
 		ch, ok, why, err := canAct(m, o.Combatants[i])
@@ -126,9 +151,14 @@ func nextActor(m *commands.Mutation, from int) (int, []string, error) {
 		if ok {
 			break
 		}
-		if !o.Combatants[i].Fallen {
-			skips = append(skips, fmt.Sprintf("%s cannot act (%s): turn skipped.", combatantName(ch), why))
+		if o.Combatants[i].Fallen {
+			continue
 		}
+		l := line{text: fmt.Sprintf("%s cannot act (%s): turn skipped.", combatantName(ch), why)}
+		if ch != nil && ch.Hidden {
+			l.public, l.about = combatantName(ch)+" passes its turn.", ch
+		}
+		skips = append(skips, l)
 	}
 	return i, skips, nil
 }
@@ -186,21 +216,47 @@ func unpinged(m *commands.Mutation, line string) string {
 	return line
 }
 
-// noteLines notes the turn order's reply lines for /history, about the
-// table, as plain text without the init-ping mention.
-func noteLines(m *commands.Mutation, lines []string) {
-	for _, l := range lines {
-		m.ForTable().Note("%s", commands.Unmarkdown(unpinged(m, l)))
+// noteLines notes the turn order's sentences for /history as plain text
+// without the init-ping mention: one note about the table of each run of
+// sentences about no hidden combatant, and each about a hidden combatant
+// about it.
+func noteLines(m *commands.Mutation, ls []line) {
+	var table []string
+	flush := func() {
+		if len(table) > 0 {
+			m.ForTable().Note("%s", strings.Join(table, " "))
+			table = nil
+		}
 	}
+	for _, l := range ls {
+		if l.text == "" {
+			continue
+		}
+		text := commands.Unmarkdown(unpinged(m, l.text))
+		if l.about == nil {
+			table = append(table, text)
+			continue
+		}
+		flush()
+		m.For(l.about).Note("%s", text)
+	}
+	flush()
 }
 
-// sayLines says the turn order's lines (whose turn it is, who is skipped,
-// who leaves: no character's numbers) for everyone, and notes them.
-func sayLines(m *commands.Mutation, lines []string) {
-	for _, l := range lines {
-		m.ForTable().Say("%s", l)
+// sayLines says the turn order's sentences ls (whose turn it is, who is
+// skipped, who leaves: no character's numbers) in one line for everyone,
+// a hidden combatant's as its public sentence, and notes them.
+func sayLines(m *commands.Mutation, ls []line) {
+	text, public, about := joined(ls)
+	switch {
+	case text == "":
+		return
+	case len(about) > 0:
+		m.For(about...).Post(commands.Part{Text: text, Public: public})
+	default:
+		m.ForTable().Say("%s", text)
 	}
-	noteLines(m, lines)
+	noteLines(m, ls)
 }
 
 // round is the number of the open order's round now, 1 for the first.
@@ -230,7 +286,7 @@ func startRound(m *commands.Mutation) error {
 	o.Underway = true
 	begins := fmt.Sprintf("Round %d of the turn order begins.", round(m))
 	if m.Table.Options[InitRerollOption] == InitRerollEachRound {
-		sayLines(m, []string{begins})
+		sayLines(m, lines(begins))
 		begins = ""
 		if err := rerollOrder(m); err != nil {
 			return err
@@ -247,19 +303,8 @@ func startRound(m *commands.Mutation) error {
 	if err != nil {
 		return err
 	}
-	sayLines(m, []string{sentences(append(append([]string{begins}, skips...), turn)...)})
+	sayLines(m, append(append(lines(begins), skips...), lines(turn)...))
 	return nil
-}
-
-// sentences joins the sentences that are not "" into one line.
-func sentences(s ...string) string {
-	var out []string
-	for _, x := range s {
-		if x != "" {
-			out = append(out, x)
-		}
-	}
-	return strings.Join(out, " ")
 }
 
 // rerollOrder rerolls the initiative of every combatant who can act
@@ -312,17 +357,17 @@ func rerollOrder(m *commands.Mutation) error {
 			parts = append(parts, fmt.Sprintf("%s %d", combatantName(ch), cb.Initiative))
 		}
 	}
-	sayLines(m, []string{"Initiative rerolled (init-reroll each-round): " + strings.Join(parts, ", ") + "."})
+	sayLines(m, lines("Initiative rerolled (init-reroll each-round): "+strings.Join(parts, ", ")+"."))
 	return nil
 }
 
 // closeOrder closes the open turn order (/init end, or a clock move of a
 // turn or more) and says so, line first, then what the system ends with
 // it (CombatEnder: harm's conflict, RULES.md §3.2.4), noted in its scope.
-func closeOrder(m *commands.Mutation, line string) error {
+func closeOrder(m *commands.Mutation, text string) error {
 	m.Table.Initiative = nil
 	m.SetMentions()
-	sayLines(m, []string{line})
+	sayLines(m, lines(text))
 	if e, ok := m.System.(commands.CombatEnder); ok {
 		return m.NoteSaid(func() error { return e.EndCombat(m) })
 	}
@@ -333,7 +378,7 @@ func closeOrder(m *commands.Mutation, line string) error {
 // it (/init remove, /char delete), and returns what happened: it leaves,
 // and when it had the turn, the turn passes on within the round. In the
 // opening nobody has the turn to pass.
-func leaveOrder(m *commands.Mutation, id uint64, name string) ([]string, error) {
+func leaveOrder(m *commands.Mutation, id uint64, name string) ([]line, error) {
 	o := m.Table.Initiative
 	if o == nil {
 		return nil, nil
@@ -347,9 +392,9 @@ func leaveOrder(m *commands.Mutation, id uint64, name string) ([]string, error) 
 	if i < o.Turn {
 		o.Turn--
 	}
-	lines := []string{fmt.Sprintf("**%s** leaves the turn order.", commands.Escape(name))}
+	left := lines(fmt.Sprintf("**%s** leaves the turn order.", commands.Escape(name)))
 	if !o.Underway || !had {
-		return lines, nil
+		return left, nil
 	}
 	t, skips, err := nextActor(m, o.Turn)
 	if err != nil {
@@ -359,5 +404,5 @@ func leaveOrder(m *commands.Mutation, id uint64, name string) ([]string, error) 
 	if err != nil {
 		return nil, err
 	}
-	return []string{sentences(append(append(lines, skips...), turn)...)}, nil
+	return append(append(left, skips...), lines(turn)...), nil
 }

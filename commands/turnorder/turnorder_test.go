@@ -373,8 +373,11 @@ func TestInitiativeHiddenNPC(t *testing.T) {
 	tb.Dice.Push(2, 1) // Goblin 1d6+2 [2] = 4, then Lister 1d6+1 [1] = 2
 	out := tb.OK(tb.Do("bob", "/init next"))
 	noNumbers("player's round start", out)
-	commandstest.WantIn(t, "reroll", out, "**Goblin**: Wounded", "**Lister** rerolls initiative: 1d6+1 [1] + 1 = 2 (init +1).",
+	commandstest.WantIn(t, "reroll", out, "**Lister** rerolls initiative: 1d6+1 [1] + 1 = 2 (init +1).",
 		"Initiative rerolled (init-reroll each-round): **Goblin**, **Lister** 2.", "It is **Goblin**'s turn (round 2).")
+	if strings.Contains(out, "**Goblin**:") {
+		t.Errorf("reroll %q names the Goblin's word where its reroll was: that tells it rerolled", out)
+	}
 	commandstest.WantIn(t, "GM /history", commandstest.FollowUp(tb.Do("gm", "/history")), "1d6+2 [2] + 2 = 4")
 	hist = tb.OK(tb.Do("bob", "/history"))
 	noNumbers("player /history after the reroll", hist)
@@ -645,8 +648,11 @@ func TestInitiativeHiddenRoundEnd(t *testing.T) {
 	if len(resp.FollowUps) != 0 {
 		t.Errorf("player's round end has follow-ups %+v; want none", resp.FollowUps)
 	}
-	commandstest.WantIn(t, "player's round end", out, "**Vala**'s turn ends. **Orc** cannot act (Down): turn skipped.",
-		"The clock moves 1 round", "**Orc**: Down", "Round 2 of the turn order begins. It is **Vala**'s turn.")
+	commandstest.WantIn(t, "player's round end", out, "**Vala**'s turn ends. **Orc** passes its turn.\n",
+		"The clock moves 1 round", "Nothing ended or fired.\nRound 2 of the turn order begins. It is **Vala**'s turn.")
+	if strings.Contains(out, "**Orc**:") {
+		t.Errorf("player's round end %q names the Orc's word (Down before and after): that tells its save was made", out)
+	}
 	tb.Dice.Push(4)
 	tb.OK(tb.Do("ann", "/init next")) // Orc skipped again; round 3
 	hist := tb.OK(tb.Do("ann", "/history"))

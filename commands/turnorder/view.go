@@ -89,7 +89,7 @@ func viewOrder(tx *storage.Tx, t *storage.Table, sys commands.System) (orderView
 			if err != nil {
 				return v, err
 			}
-			line += " (" + w.Word() + ")"
+			line += " (" + w.Public().Text + ")"
 			roll := cb.Roll
 			if roll == "" {
 				roll = strconv.Itoa(cb.Initiative)
