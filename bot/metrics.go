@@ -32,6 +32,7 @@ const (
 	metricHealth           = "hpkeeper_health_status"
 	metricCacheBytes       = "hpkeeper_cache_bytes"
 	metricCacheLookups     = "hpkeeper_cache_lookups_total"
+	metricWorkFallbacks    = "hpkeeper_work_limit_fallbacks_total"
 	metricBackups          = "hpkeeper_backups_total"
 	metricTrackerEdits     = "hpkeeper_tracker_edits_total"
 	metricRateLimited      = "hpkeeper_discord_rate_limited_total"
@@ -172,6 +173,7 @@ func (m *Metrics) Handler() http.Handler {
 type ObservedDB interface {
 	WriterStats() storage.WriterStats
 	CacheStats() storage.CacheStats
+	WorkLimitFailures() int64
 	Health() storage.Health
 	Path() string
 }
@@ -210,6 +212,10 @@ func (m *Metrics) ObserveDB(db ObservedDB) {
 			Name: metricCacheBytes,
 			Help: "Estimated bytes of decoded tables and characters in the state cache (bounded by storage.cache_mb).",
 		}, func() float64 { return float64(db.CacheStats().Bytes) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: metricWorkFallbacks,
+			Help: "Spends of a user's work allowance that the shared database (PostgreSQL) could not answer: this process's own allowance answered each instead (0 on a bbolt file).",
+		}, func() float64 { return float64(db.WorkLimitFailures()) }),
 		cacheLookups(db, "hit", func(s storage.CacheStats) int64 { return s.Hits }),
 		cacheLookups(db, "miss", func(s storage.CacheStats) int64 { return s.Misses }),
 	)

@@ -128,7 +128,7 @@ func TestMetricsCountInteractions(t *testing.T) {
 	s, _, _ := newMeteredServer(t, "")
 	url := s.srv.URL + PathMetrics
 	before := scrape(t, s.client, url)
-	for _, name := range []string{metricQueueDepth, metricDatabaseSize, metricSchemaVersion, metricCacheBytes, metricCacheLookups, "go_goroutines", "process_resident_memory_bytes"} {
+	for _, name := range []string{metricQueueDepth, metricDatabaseSize, metricSchemaVersion, metricCacheBytes, metricCacheLookups, metricWorkFallbacks, "go_goroutines", "process_resident_memory_bytes"} {
 		if before[name] == nil {
 			t.Errorf("no %s in /metrics", name)
 		}

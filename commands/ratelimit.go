@@ -8,6 +8,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rs/zerolog"
+
 	"github.com/hpkeeper/hpkeeper/rules/dice"
 )
 
@@ -40,9 +42,10 @@ type workLimiter struct {
 	burst     float64 // units
 	perSecond float64 // units a second
 	users     map[string]*workBucket
-	// shared, when set, spends from the allowances a shared store keeps
-	// (store.go) instead; on its error the process's own buckets answer.
-	shared func(user string, cost int, now time.Time) (bool, time.Duration, error)
+	// shared, when set, spends from a shared store's allowances (store.go);
+	// on its error the process's own buckets answer, warn saying so.
+	shared func(user string, cost, burst, perMinute int, now time.Time) (bool, time.Duration, error)
+	warn   zerolog.Sampler // one warning a minute
 	// swept is when full buckets were last swept away. Past maxTrackedUsers
 	// a new user sweeps only a second or more away from it (either way:
 	// concurrent requests' clocks interleave), so a crowd of active users
@@ -58,20 +61,24 @@ type workBucket struct {
 }
 
 func newWorkLimiter(burst, perMinute int) *workLimiter {
-	return &workLimiter{burst: float64(burst), perSecond: float64(perMinute) / 60, users: map[string]*workBucket{}}
+	return &workLimiter{burst: float64(burst), perSecond: float64(perMinute) / 60, users: map[string]*workBucket{},
+		warn: &zerolog.BurstSampler{Burst: 1, Period: time.Minute}}
 }
 
 // take spends cost units of user's allowance at now. It returns true when
 // they were available; otherwise it spends nothing and returns how long the
-// user must wait until they are.
-func (l *workLimiter) take(user string, cost int, now time.Time) (bool, time.Duration) {
+// user must wait until they are. A warning goes to ctx's logger.
+func (l *workLimiter) take(ctx context.Context, user string, cost int, now time.Time) (bool, time.Duration) {
 	if cost <= 0 {
 		return true, 0
 	}
 	if l.shared != nil {
-		if ok, wait, err := l.shared(user, cost, now); err == nil {
+		ok, wait, err := l.shared(user, cost, WorkBurst, WorkPerMinute, now)
+		if err == nil {
 			return ok, wait
 		}
+		log := zerolog.Ctx(ctx).Sample(l.warn)
+		log.Warn().Err(err).Msg("the database could not answer for a user's work allowance: this process's own allowance answers (said once a minute; hpkeeper_work_limit_fallbacks_total counts each)")
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -155,7 +162,7 @@ func limitWork(cost func(*Request) int) Middleware {
 	}
 	return func(next HandlerFunc) HandlerFunc {
 		return func(ctx context.Context, s *Service, r *Request) (*Response, error) {
-			if err := s.spendWork(r, cost(r)); err != nil {
+			if err := s.spendWork(ctx, r, cost(r)); err != nil {
 				return nil, err
 			}
 			return next(ctx, s, r)
@@ -167,14 +174,14 @@ func limitWork(cost func(*Request) int) Middleware {
 // there and reports true; otherwise it spends nothing and returns how long
 // the user must wait for them. A handler spends with it what it costs
 // beyond its command's Cost (an /odds chart).
-func (s *Service) TakeWork(r *Request, units int) (ok bool, wait time.Duration) {
-	return s.limiter.take(r.UserID, units, r.Now)
+func (s *Service) TakeWork(ctx context.Context, r *Request, units int) (ok bool, wait time.Duration) {
+	return s.limiter.take(ctx, r.UserID, units, r.Now)
 }
 
 // spendWork spends cost units of work from the allowance of r's user, or
 // returns the CodeRateLimited error saying how long to wait.
-func (s *Service) spendWork(r *Request, cost int) error {
-	ok, wait := s.TakeWork(r, cost)
+func (s *Service) spendWork(ctx context.Context, r *Request, cost int) error {
+	ok, wait := s.TakeWork(ctx, r, cost)
 	if ok {
 		return nil
 	}
