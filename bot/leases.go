@@ -70,6 +70,9 @@ type ShardLeases interface {
 	// IdentifyTurn reserves the bucket's next IDENTIFY, or returns how long
 	// to wait before asking again.
 	IdentifyTurn(bucket int, interval time.Duration) (time.Duration, error)
+	// IdentifySent moves the bucket's next turn to interval after now,
+	// when the IDENTIFY its turn was given for has been written.
+	IdentifySent(bucket int, interval time.Duration) error
 }
 
 var _ ShardLeases = (*storage.DB)(nil)
@@ -234,6 +237,7 @@ func (g *Gateway) runLeased(ctx context.Context) error {
 	}
 	m.limit = newStartLimit(gb.SessionStartLimit, g.rest.GatewayBot, g.log, g.identifyInterval)
 	m.limit.shared = m.turn // every IDENTIFY, discordgo's after an invalid session too
+	m.limit.sharedSent = m.identified
 	m.fatal = make(chan error, 1)
 	g.log.Info().Int("shard_count", m.count).Str("shards", m.cands.String()).Str("owner", m.owner).
 		Dur("lease_ttl", m.ttl).Int("max_concurrency", m.limit.concurrency).
@@ -438,6 +442,21 @@ func (m *leaseManager) turn(ctx context.Context, bucket int) error {
 			return ctx.Err()
 		}
 	}
+}
+
+// identified tells the database's queue that the bucket's IDENTIFY has
+// been written, so that the bucket's next turn, whichever process takes
+// it, counts from now rather than from when the turn was given (before
+// the dial). It runs beside the session's write, which it never holds
+// up; a failure is logged, and the turn as given stands.
+func (m *leaseManager) identified(bucket int) {
+	m.wg.Add(1)
+	go func() {
+		defer m.wg.Done()
+		if err := m.db.IdentifySent(bucket, m.g.identifyInterval); err != nil {
+			m.g.log.Warn().Err(err).Int("bucket", bucket).Msg("could not tell the database's identify queue that an IDENTIFY left; the next turn counts from when this one was given")
+		}
+	}()
 }
 
 // stopLocked stops the session of a held shard and forgets it; why, when

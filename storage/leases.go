@@ -269,3 +269,35 @@ func (db *DB) IdentifyTurn(bucket int, interval time.Duration) (time.Duration, e
 	}
 	return wait, nil
 }
+
+// IdentifySent notes that the bucket's IDENTIFY, whose turn IdentifyTurn
+// gave, has been written now (the database's now): the bucket's next turn
+// is interval after it, when that is later than the turn already
+// reserved. The reserved turn counts from when it was given, and the
+// connection's dial comes between the turn and the IDENTIFY, so without
+// this a process that dialled slowly could IDENTIFY less than interval
+// before the next process, which dialled fast. Errors are the database's.
+func (db *DB) IdentifySent(bucket int, interval time.Duration) error {
+	if db.pg == nil {
+		return ErrNotShared
+	}
+	err := db.pg.run(true, func(t *pgTx) error {
+		var now, next time.Time
+		b := &pgx.Batch{}
+		b.Queue(`INSERT INTO identify_buckets (bucket, next_at) VALUES ($1, current_timestamp) ON CONFLICT (bucket) DO NOTHING`, bucket)
+		b.Queue(`SELECT current_timestamp, next_at FROM identify_buckets WHERE bucket = $1 FOR UPDATE`, bucket).
+			QueryRow(func(row pgx.Row) error { return row.Scan(&now, &next) })
+		if err := t.send(b); err != nil {
+			return err
+		}
+		if at := now.Add(interval); at.After(next) {
+			t.queue(`UPDATE identify_buckets SET next_at = $2 WHERE bucket = $1`, bucket, at)
+			t.wroteShared = true
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("identify sent in bucket %d: %w", bucket, err)
+	}
+	return nil
+}

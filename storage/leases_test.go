@@ -78,6 +78,34 @@ func TestIdentifyTurn(t *testing.T) {
 	}
 }
 
+// TestIdentifySentMovesTheNextTurn: the next turn counts from when the
+// IDENTIFY left, not from when its turn was given, whichever process
+// asks next.
+func TestIdentifySentMovesTheNextTurn(t *testing.T) {
+	dbs := openReplicas(t, 2)
+	const interval = time.Minute
+	if wait, err := dbs[0].IdentifyTurn(0, interval); err != nil || wait != 0 {
+		t.Fatalf("first IdentifyTurn = %v, %v; want 0", wait, err)
+	}
+	// A second on, which the turn's reservation does not see.
+	time.Sleep(time.Second)
+	sent := time.Now()
+	if err := dbs[0].IdentifySent(0, interval); err != nil {
+		t.Fatal(err)
+	}
+	wait, err := dbs[1].IdentifyTurn(0, interval)
+	asked := time.Since(sent)
+	// The database's clock is this machine's: the next turn is at least
+	// interval after sent, so the wait is at least interval less the time
+	// the two calls took (the turn alone would leave interval − 1 s).
+	if err != nil || wait < interval-asked {
+		t.Errorf("after IdentifySent the other process waits %v (%v); want at least %v: the turn counts from the IDENTIFY", wait, err, interval-asked)
+	}
+	if err := dbs[0].IdentifySent(1, interval); err != nil {
+		t.Errorf("IdentifySent of a bucket never asked for: %v", err)
+	}
+}
+
 // TestLeasesNeedASharedDatabase: a bbolt file's process runs its shards
 // alone.
 func TestLeasesNeedASharedDatabase(t *testing.T) {
