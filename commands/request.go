@@ -8,12 +8,13 @@
 // This package is the kernel: the Service and its chain of steps, the
 // registry, the Mutation (one write transaction and its event), errors,
 // permissions, limits, privacy (who reads what), the reply renderer, and
-// the commands every table shares (/table, /char, /roll, /clock). Each
+// the commands every table shares (/table, /char, /roll; the clock's moves,
+// which /clock, a feature, asks for). Each
 // rule system is a package of its own that implements System
 // (commands/hitprot, commands/hpmpwp, commands/harm), and each feature is
 // one that implements Feature and the hooks of feature.go (commands/actions,
-// autocomplete, manualdice, turnorder, history, export, odds, tracker,
-// help); main passes both lists to New, and the kernel imports neither.
+// gameclock, autocomplete, manualdice, turnorder, history, export, odds,
+// tracker, help); main passes both lists to New, and the kernel imports neither.
 // docs/architecture.md maps the rooms. commands/commandstest runs the
 // kernel for tests.
 package commands

@@ -16,17 +16,37 @@ import (
 // keys it finds, newest first.
 
 // encodeEntry returns en as its kindEntry value: the flags, the seq
-// undone, the characters (a uvarint count, then each 8-byte id) and the
-// user id.
+// undone, the characters it is about and those it changed (each a uvarint
+// count, then each 8-byte id) and the user id.
 func encodeEntry(en EventEntry) []byte {
-	v := make([]byte, 0, 1+8+binary.MaxVarintLen64+8*len(en.Characters)+len(en.UserID))
+	v := make([]byte, 0, 1+8+2*binary.MaxVarintLen64+8*(len(en.Characters)+len(en.Changed))+len(en.UserID))
 	v = append(v, byte(en.Flags))
 	v = binary.BigEndian.AppendUint64(v, en.UndoOf)
-	v = binary.AppendUvarint(v, uint64(len(en.Characters)))
-	for _, c := range en.Characters {
-		v = binary.BigEndian.AppendUint64(v, c)
+	for _, ids := range [][]uint64{en.Characters, en.Changed} {
+		v = binary.AppendUvarint(v, uint64(len(ids)))
+		for _, c := range ids {
+			v = binary.BigEndian.AppendUint64(v, c)
+		}
 	}
 	return append(v, en.UserID...)
+}
+
+// decodeIDs decodes a uvarint count and that many 8-byte ids at the start
+// of v, and returns them (nil for none) and the rest of v.
+func decodeIDs(v []byte) ([]uint64, []byte, bool) {
+	n, k := binary.Uvarint(v)
+	if k <= 0 || n > uint64(len(v)-k)/8 {
+		return nil, nil, false
+	}
+	v = v[k:]
+	var ids []uint64
+	if n > 0 {
+		ids = make([]uint64, n)
+		for i := range ids {
+			ids[i] = binary.BigEndian.Uint64(v[8*i:])
+		}
+	}
+	return ids, v[8*n:], true
 }
 
 // decodeEntry decodes the kindEntry value v of event seq.
@@ -37,18 +57,14 @@ func decodeEntry(seq uint64, v []byte) (EventEntry, error) {
 	}
 	en.Flags = EntryFlags(v[0])
 	en.UndoOf = binary.BigEndian.Uint64(v[1:9])
-	n, k := binary.Uvarint(v[9:])
-	if k <= 0 || n > uint64(len(v)-9-k)/8 {
+	rest, ok := v[9:], true
+	if en.Characters, rest, ok = decodeIDs(rest); ok {
+		en.Changed, rest, ok = decodeIDs(rest)
+	}
+	if !ok {
 		return en, fmt.Errorf("index entry of event %d: bad count of characters", seq)
 	}
-	rest := v[9+k:]
-	if n > 0 {
-		en.Characters = make([]uint64, n)
-		for i := range en.Characters {
-			en.Characters[i] = binary.BigEndian.Uint64(rest[8*i:])
-		}
-	}
-	en.UserID = string(rest[8*n:])
+	en.UserID = string(rest)
 	return en, nil
 }
 

@@ -66,6 +66,9 @@ type EventEntry struct {
 	// each once; nil when none: those it changed, and those a part of it
 	// is about (a timer that fired and changed nothing).
 	Characters []uint64
+	// Changed are those of Characters it changed (Event.Changes),
+	// ascending; nil when none.
+	Changed []uint64
 	// UndoneBy is the seq of the event that undid it, 0 for none: set by
 	// EventEntries (the index knows it), not by EntryOf (the event cannot).
 	UndoneBy uint64
@@ -85,6 +88,9 @@ func EntryOf(e *Event) EventEntry {
 	for _, c := range e.Changes {
 		en.Flags |= EntryCharacters
 		about(c.CharacterID)
+		if !slices.Contains(en.Changed, c.CharacterID) {
+			en.Changed = append(en.Changed, c.CharacterID)
+		}
 		for _, st := range []*Character{c.Before, c.After} {
 			if st != nil && st.OwnerID != e.UserID {
 				en.Flags &^= EntryAuthorOwns
@@ -103,6 +109,7 @@ func EntryOf(e *Event) EventEntry {
 		}
 	}
 	slices.Sort(en.Characters)
+	slices.Sort(en.Changed)
 	switch {
 	case e.TableBefore == nil && e.TableAfter != nil:
 		en.Flags |= EntryTableCreated
@@ -274,7 +281,8 @@ func indexSizeOf(want map[uint64]EventEntry) indexCount {
 
 // sameEntry reports whether a and b are the same entry, UndoneBy aside.
 func sameEntry(a, b EventEntry) bool {
-	return a.Seq == b.Seq && a.UserID == b.UserID && a.UndoOf == b.UndoOf && a.Flags == b.Flags && slices.Equal(a.Characters, b.Characters)
+	return a.Seq == b.Seq && a.UserID == b.UserID && a.UndoOf == b.UndoOf && a.Flags == b.Flags &&
+		slices.Equal(a.Characters, b.Characters) && slices.Equal(a.Changed, b.Changed)
 }
 
 // indexChannel writes the index entry of every event of the channel ch,

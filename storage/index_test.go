@@ -67,6 +67,8 @@ func testEventEntries(t *testing.T) {
 			{UserID: "u-Lister", Changes: []Change{{CharacterID: lister.ID, Before: lister, After: lister}}},
 			{UserID: "u-Lister", UndoOf: 5, Changes: []Change{{CharacterID: lister.ID, Before: lister, After: lister}}},
 			{UserID: "u-gm", TableBefore: gm, TableAfter: &Table{ChannelID: "c1", System: "harm"}},
+			// A timer that fired about Rimmer, hidden, and changed nothing.
+			{UserID: "u-gm", Parts: []EventPart{{Characters: []uint64{rimmer.ID}, Hidden: true, Summary: "Rimmer holds on."}}},
 		} {
 			e.ChannelID = "c1"
 			if err := tx.AppendEvent(e); err != nil {
@@ -81,12 +83,13 @@ func testEventEntries(t *testing.T) {
 	})
 	want := map[uint64]EventEntry{
 		1: {Seq: 1, UserID: "u-gm", Flags: EntryTableCreated | EntryAuthorOwns},
-		2: {Seq: 2, UserID: "u-Lister", Flags: EntryCharacters | EntryAuthorOwns, Characters: []uint64{lister.ID}},
-		3: {Seq: 3, UserID: "u-gm", Flags: EntryCharacters, Characters: []uint64{rimmer.ID}},
-		4: {Seq: 4, UserID: "u-gm", Flags: EntryCharacters, Characters: []uint64{lister.ID, rimmer.ID}},
-		5: {Seq: 5, UserID: "u-Lister", Flags: EntryCharacters | EntryAuthorOwns, Characters: []uint64{lister.ID}},
-		6: {Seq: 6, UserID: "u-Lister", UndoOf: 5, Flags: EntryCharacters | EntryAuthorOwns, Characters: []uint64{lister.ID}},
+		2: {Seq: 2, UserID: "u-Lister", Flags: EntryCharacters | EntryAuthorOwns, Characters: []uint64{lister.ID}, Changed: []uint64{lister.ID}},
+		3: {Seq: 3, UserID: "u-gm", Flags: EntryCharacters, Characters: []uint64{rimmer.ID}, Changed: []uint64{rimmer.ID}},
+		4: {Seq: 4, UserID: "u-gm", Flags: EntryCharacters, Characters: []uint64{lister.ID, rimmer.ID}, Changed: []uint64{lister.ID, rimmer.ID}},
+		5: {Seq: 5, UserID: "u-Lister", Flags: EntryCharacters | EntryAuthorOwns, Characters: []uint64{lister.ID}, Changed: []uint64{lister.ID}},
+		6: {Seq: 6, UserID: "u-Lister", UndoOf: 5, Flags: EntryCharacters | EntryAuthorOwns, Characters: []uint64{lister.ID}, Changed: []uint64{lister.ID}},
 		7: {Seq: 7, UserID: "u-gm", Flags: EntryTableChanged | EntrySystemChanged | EntryAuthorOwns},
+		8: {Seq: 8, UserID: "u-gm", Flags: EntryAuthorOwns | EntryHidden, Characters: []uint64{rimmer.ID}},
 	}
 	seqsOf := func(ens []EventEntry) []uint64 {
 		var out []uint64
@@ -111,10 +114,11 @@ func testEventEntries(t *testing.T) {
 			want   []uint64
 		}{
 			{EntryFilter{ByUser: true, UserID: "u-Lister"}, 0, []uint64{6, 5, 2}},
+			{EntryFilter{ByUser: true, UserID: "u-gm"}, 0, []uint64{8, 7, 4, 3, 1}},
 			{EntryFilter{ByUser: true, UserID: "u-Lister"}, 6, []uint64{5, 2}},
 			{EntryFilter{ByUser: true, UserID: "u-nobody"}, 0, nil},
 			{EntryFilter{ByUser: true}, 0, nil}, // events of no user: none
-			{EntryFilter{CharacterID: rimmer.ID}, 0, []uint64{4, 3}},
+			{EntryFilter{CharacterID: rimmer.ID}, 0, []uint64{8, 4, 3}},
 			{EntryFilter{CharacterID: lister.ID, ByUser: true, UserID: "u-gm"}, 0, []uint64{4}},
 			{EntryFilter{CharacterID: lister.ID}, 5, []uint64{4, 2}},
 			{EntryFilter{SystemChanges: true}, 0, []uint64{7}},

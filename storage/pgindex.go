@@ -36,11 +36,14 @@ func (c *pgChannel) queueCharacters(en EventEntry) {
 		return
 	}
 	ids := make([]int64, len(en.Characters))
+	changed := make([]bool, len(en.Characters))
 	for i, id := range en.Characters {
 		ids[i] = int64(min(id, math.MaxInt64))
+		changed[i] = slices.Contains(en.Changed, id)
 	}
-	c.tx.queue(`INSERT INTO event_characters (channel_id, character_id, seq) SELECT $1, unnest($2::BIGINT[]), $3`,
-		c.chanID, ids, int64(en.Seq))
+	c.tx.queue(`INSERT INTO event_characters (channel_id, character_id, seq, changed)
+		SELECT $1, u.id, $3, u.changed FROM unnest($2::BIGINT[], $4::BOOLEAN[]) AS u (id, changed)`,
+		c.chanID, ids, int64(en.Seq), changed)
 }
 
 func (c *pgChannel) eachEntryBefore(before uint64, f EntryFilter, fn func(EventEntry) (bool, error)) error {
@@ -90,6 +93,7 @@ func (c *pgChannel) eachEntryBefore(before uint64, f EntryFilter, fn func(EventE
 	}
 	q := `SELECT e.seq, e.user_id, e.undo_of, e.flags,
 		ARRAY(SELECT c.character_id FROM event_characters c WHERE c.channel_id = e.channel_id AND c.seq = e.seq ORDER BY c.character_id),
+		ARRAY(SELECT c.character_id FROM event_characters c WHERE c.channel_id = e.channel_id AND c.seq = e.seq AND c.changed ORDER BY c.character_id),
 		COALESCE((SELECT MAX(u.seq) FROM events u WHERE u.channel_id = e.channel_id AND u.undo_of = e.seq), 0)
 		FROM ` + from + ` WHERE ` + strings.Join(where, " AND ") + fmt.Sprintf(` ORDER BY e.seq DESC LIMIT $%d`, len(args)+1)
 	for page := 0; ; page++ {
@@ -101,9 +105,12 @@ func (c *pgChannel) eachEntryBefore(before uint64, f EntryFilter, fn func(EventE
 				var seq, undoOf, undoneBy int64
 				var flags int16
 				var en EventEntry
-				var chars []int64
-				if err := rows.Scan(&seq, &en.UserID, &undoOf, &flags, &chars, &undoneBy); err != nil {
+				var chars, changed []int64
+				if err := rows.Scan(&seq, &en.UserID, &undoOf, &flags, &chars, &changed, &undoneBy); err != nil {
 					return err
+				}
+				for _, id := range changed {
+					en.Changed = append(en.Changed, uint64(id))
 				}
 				en.Seq, en.UndoOf, en.Flags, en.UndoneBy = uint64(seq), uint64(undoOf), EntryFlags(flags), uint64(undoneBy)
 				if by := undoneHere(en.Seq); by != 0 {

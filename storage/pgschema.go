@@ -28,7 +28,11 @@ import (
 //	              channel), record (the Character)
 //	events        channel_id, seq, at, user_id, user_name, command, summary,
 //	              undo_of, form (1: whole states, 2: what changed), record
-//	              (the event's JSON in that form)
+//	              (the event's JSON in that form), flags (what it changed:
+//	              the history's index, index.go)
+//	event_characters  channel_id, character_id, seq, changed: each
+//	              character an event is about (changed: it changed it), the
+//	              history's index by character
 //	meta          key, value: the replay guard of a graceful stop (hex)
 //	interactions  id (Discord's interaction id), channel_id, event_seq, at:
 //	              each state-changing interaction, committed with its write
@@ -194,6 +198,7 @@ var pgMigrations = []pgMigration{
 				channel_id   TEXT NOT NULL,
 				character_id BIGINT NOT NULL,
 				seq          BIGINT NOT NULL,
+				changed      BOOLEAN NOT NULL,
 				PRIMARY KEY (channel_id, character_id, seq)
 			)`,
 		},

@@ -70,7 +70,7 @@ func TestReadsArePaidFor(t *testing.T) {
 		for _, f := range out.FollowUps {
 			all += "\n" + f.Content
 		}
-		if !strings.Contains(all, "`#257`") || strings.Contains(all, "`#256`") || !strings.HasSuffix(all, "Older events: /history before:#257") {
+		if !strings.Contains(all, "`#257`") || strings.Contains(all, "`#256`") || !strings.HasSuffix(all, "Older events: `/history before:#257`") {
 			t.Errorf("page %d: %q; want #257 alone and the command for the rest", i+1, clip(all))
 		}
 	}
@@ -89,8 +89,8 @@ func clip(s string) string {
 }
 
 // TestUndoIsPaidFor: an /undo pays for reading the event it reverts
-// before it reads it: ann's creation of Lister lies under 300 of the GM's
-// events of 40 KiB, so reading it parses 256 of them (from the checkpoint
+// before it reads it: ann's change of Lister lies under 300 of the GM's
+// events of 40 KiB, so reading it parses 255 events (from the checkpoint
 // at #256), about 320 units; with less left of her allowance she is told
 // to slow down and nothing is changed, and a minute later it passes.
 func TestUndoIsPaidFor(t *testing.T) {
@@ -98,7 +98,8 @@ func TestUndoIsPaidFor(t *testing.T) {
 	tb.OK(tb.Do("!gm", "/table setup system:hit-protection"))
 	tb.OK(tb.Do("ann", `/char create name:Lister stats:"class=fighter level=3 hp=6"`)) // #2
 	tb.OK(tb.Do("!gm", `/char create name:Goblin stats:"class=fighter level=1 hp=4"`)) // #3
-	gmEvents(t, tb, 2, 300, 40<<10)                                                    // #4 … #303
+	tb.OK(tb.Do("ann", `/char set name:Lister stats:"hp=5"`))                          // #4
+	gmEvents(t, tb, 2, 300, 40<<10)                                                    // #5 … #304
 	now := time.Date(2026, 12, 2, 0, 0, 0, 0, time.UTC)
 	for range 8 { // 800 units
 		tb.Dice.Push(repeatFace(3, 100)...)
@@ -107,11 +108,11 @@ func TestUndoIsPaidFor(t *testing.T) {
 		}
 	}
 	out := at(tb, "ann", "/undo", now)
-	if !out.Ephemeral || !regexp.MustCompile(`Slow down: this /undo reads 256 events of history \(10\.\d MiB, 3\d\d units`).MatchString(out.Content) {
+	if !out.Ephemeral || !regexp.MustCompile(`Slow down: this /undo reads 25\d events of history \(9\.\d MiB, 3\d\d units`).MatchString(out.Content) {
 		t.Errorf("/undo with 200 units left: %q; want a slow-down naming what it reads", out.Content)
 	}
-	wantIn(t, tb.OK(tb.Do("!gm", "/char list")), "Lister")
-	wantIn(t, at(tb, "ann", "/undo", now.Add(time.Minute)).Content, "Undid `#2`")
+	wantIn(t, tb.OK(tb.Do("!gm", "/char show name:Lister")), "5/8")
+	wantIn(t, at(tb, "ann", "/undo", now.Add(time.Minute)).Content, "Undid `#4`")
 }
 
 // repeatFace returns n dice showing face.
