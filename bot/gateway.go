@@ -93,12 +93,12 @@ func RunGateway(ctx context.Context, token string, h Handler, log zerolog.Logger
 	return g.Run(ctx)
 }
 
-// gateway answers the INTERACTION_CREATE events of a Gateway's sessions:
+// answerer answers the INTERACTION_CREATE events of a Gateway's sessions:
 // through the interaction callback, a deferred response first when h takes
 // longer than deferAfter and then the answer through the interaction's
 // webhook (deferred.go). Handler panics are recovered, logged and answered
 // with an ephemeral apology.
-type gateway struct {
+type answerer struct {
 	h    Handler
 	log  zerolog.Logger
 	base context.Context
@@ -120,7 +120,7 @@ type gateway struct {
 }
 
 // enter counts one interaction in flight; false once stopping.
-func (g *gateway) enter() bool {
+func (g *answerer) enter() bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.stopped {
@@ -131,7 +131,7 @@ func (g *gateway) enter() bool {
 }
 
 // stop refuses interactions that arrive from now on.
-func (g *gateway) stop() {
+func (g *answerer) stop() {
 	g.mu.Lock()
 	g.stopped = true
 	g.mu.Unlock()
@@ -146,7 +146,7 @@ const interactionCreate = "INTERACTION_CREATE"
 // submitted in Labels; see decode.go) and leaves the interaction without its
 // data. An interaction for a guild outside the process's shards is refused
 // (refuse). Other events are ignored.
-func (g *gateway) onEvent(s *discordgo.Session, e *discordgo.Event) {
+func (g *answerer) onEvent(s *discordgo.Session, e *discordgo.Event) {
 	if e == nil || e.Type != interactionCreate {
 		return
 	}
@@ -179,7 +179,7 @@ const NotServedHere = "Sorry, this server's tables are kept by another hpkeeper 
 // different shard counts or overlapping ranges. It logs the refusal at error
 // level, counts it, and answers with NotServedHere (no choices for an
 // autocomplete) without touching the database.
-func (g *gateway) refuse(s *discordgo.Session, i *discordgo.Interaction) bool {
+func (g *answerer) refuse(s *discordgo.Session, i *discordgo.Interaction) bool {
 	shard, owned, err := g.shards.Owns(i.GuildID)
 	if err == nil && owned {
 		return false
@@ -211,7 +211,7 @@ func (g *gateway) refuse(s *discordgo.Session, i *discordgo.Interaction) bool {
 
 // onInteraction answers one interaction. discordgo runs it on its own
 // goroutine and has no recover: a panic here must not escape.
-func (g *gateway) onInteraction(s *discordgo.Session, i *discordgo.Interaction) {
+func (g *answerer) onInteraction(s *discordgo.Session, i *discordgo.Interaction) {
 	if i == nil {
 		return
 	}

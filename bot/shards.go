@@ -91,7 +91,7 @@ type Gateway struct {
 	want storage.ShardRange
 	opts []SessionOption
 	rest *discordgo.Session // GET /gateway/bot
-	disp *gateway
+	disp *answerer
 
 	// identifyInterval is DefaultIdentifyInterval (shorter in tests).
 	identifyInterval time.Duration
@@ -120,7 +120,7 @@ func NewGateway(token string, h Handler, log zerolog.Logger, want storage.ShardR
 	}
 	return &Gateway{
 		log: log, want: want, opts: opts, rest: rest,
-		disp:             &gateway{h: h, log: log, deferAfter: DefaultDeferAfter},
+		disp:             &answerer{h: h, log: log, deferAfter: DefaultDeferAfter},
 		identifyInterval: DefaultIdentifyInterval,
 	}, nil
 }

@@ -130,7 +130,7 @@ func (m *Mutation) moveClock(n int64, unit clock.Unit, nothing bool) (fired int,
 		said[i].Text += rollsLine(rs)
 	}
 	for _, o := range orphans {
-		m.log.parts = append(m.log.parts, part{about: o.about, Part: Part{Text: strings.TrimPrefix(rollsLine(o.rolls), "\n")}})
+		m.log.parts = append(m.log.parts, scopedPart{about: o.about, Part: Part{Text: strings.TrimPrefix(rollsLine(o.rolls), "\n")}})
 	}
 	said = m.log.parts[first:]
 	fired = len(said)

@@ -50,12 +50,12 @@ func present(m *Mutation, resp *Response) *Response {
 	if resp == nil || resp.Modal != nil || resp.Choices != nil {
 		return resp
 	}
-	parts := append([]part(nil), m.log.parts...)
+	parts := append([]scopedPart(nil), m.log.parts...)
 	if resp.Content != "" || len(resp.Embeds) > 0 || len(resp.Components) > 0 || len(resp.Files) > 0 {
-		parts = append(parts, part{Part: Part{Text: resp.Content, Embeds: resp.Embeds, Buttons: resp.Components, Files: resp.Files}})
+		parts = append(parts, scopedPart{Part: Part{Text: resp.Content, Embeds: resp.Embeds, Buttons: resp.Components, Files: resp.Files}})
 	}
 	parts = append(parts, autoEmbeds(m, parts)...)
-	var shown, kept []part
+	var shown, kept []scopedPart
 	var words, embedded []uint64 // hidden characters shown by their word, in text and embed
 	public := 0
 	for _, p := range parts {
@@ -80,7 +80,7 @@ func present(m *Mutation, resp *Response) *Response {
 				}
 			}
 			if w.Text != "" || len(w.Embeds) > 0 {
-				shown = append(shown, part{about: &scope{table: true}, Part: w})
+				shown = append(shown, scopedPart{about: &scope{table: true}, Part: w})
 			}
 		}
 	}
@@ -104,7 +104,7 @@ func present(m *Mutation, resp *Response) *Response {
 // autoEmbeds returns the embed parts of the characters the mutation changed
 // (at most five, none deleted) when parts have no embeds, each about its
 // character (players see a hidden one's word embed, see wordPart).
-func autoEmbeds(m *Mutation, parts []part) []part {
+func autoEmbeds(m *Mutation, parts []scopedPart) []scopedPart {
 	for _, p := range parts {
 		if len(p.Embeds) > 0 {
 			return nil
@@ -119,7 +119,7 @@ func autoEmbeds(m *Mutation, parts []part) []part {
 	if len(ids) > 5 {
 		return nil
 	}
-	var out []part
+	var out []scopedPart
 	for _, id := range ids {
 		c := m.cache[id]
 		if c == nil {
@@ -129,7 +129,7 @@ func autoEmbeds(m *Mutation, parts []part) []part {
 		if err != nil {
 			continue
 		}
-		out = append(out, part{about: &scope{ids: []uint64{id}}, Part: Part{Embeds: []Embed{viewEmbed(c, v, "", nil)}}})
+		out = append(out, scopedPart{about: &scope{ids: []uint64{id}}, Part: Part{Embeds: []Embed{viewEmbed(c, v, "", nil)}}})
 	}
 	return out
 }
@@ -137,7 +137,7 @@ func autoEmbeds(m *Mutation, parts []part) []part {
 // render joins parts into one message: the texts one per line, the embeds,
 // the files, and the rows of buttons, each row led by its character's name
 // when the rows belong to more than one character, at most maxRows of them.
-func render(m *Mutation, parts []part) *Response {
+func render(m *Mutation, parts []scopedPart) *Response {
 	out := &Response{}
 	var lines []string
 	type row struct {
