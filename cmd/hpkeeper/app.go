@@ -8,14 +8,13 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"os"
-	"runtime/pprof"
 	"sync"
 	"time"
 
 	"github.com/rs/zerolog"
 
 	"github.com/hpkeeper/hpkeeper/bot"
+	"github.com/hpkeeper/hpkeeper/cmd/hpkeeper/bench"
 	"github.com/hpkeeper/hpkeeper/cmd/hpkeeper/console"
 	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/rules/dice"
@@ -260,7 +259,7 @@ func (a *App) withService(ctx context.Context, fn func(served) error) (runErr er
 		return err
 	}
 	if a.cpuProfile != "" {
-		stop, err := startCPUProfile(a.cpuProfile)
+		stop, err := bench.StartCPUProfile(a.cpuProfile) // the profile bench asks a child serve for
 		if err != nil {
 			return err
 		}
@@ -427,26 +426,6 @@ func (a *App) register(ctx context.Context) error {
 	}
 	a.Log.Info().Int("commands", len(cmds)).Str("scope", scope).Msg("registered the slash commands")
 	return nil
-}
-
-// startCPUProfile starts a CPU profile of this process into file (created or
-// truncated); stop ends it and closes the file.
-func startCPUProfile(file string) (stop func() error, err error) {
-	f, err := os.Create(file)
-	if err != nil {
-		return nil, fmt.Errorf("cpu profile: %w", err)
-	}
-	if err := pprof.StartCPUProfile(f); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("cpu profile: %w", err)
-	}
-	return func() error {
-		pprof.StopCPUProfile()
-		if err := f.Close(); err != nil {
-			return fmt.Errorf("cpu profile: %w", err)
-		}
-		return nil
-	}, nil
 }
 
 // stopCause names why ctx ended, for the log line that says a stop began:

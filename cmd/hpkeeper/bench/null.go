@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"context"
@@ -107,7 +107,7 @@ func startBenchChild(ctx context.Context, args []string, addr string, pub ed2551
 	}
 	cmd := exec.Command(exe, args...)
 	cmd.Env = []string{"DISCORD_PUBLIC_KEY=" + hex.EncodeToString(pub), "PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"),
-		"HTTPS_PROXY=" + benchOfflineProxy, "HTTP_PROXY=" + benchOfflineProxy}
+		"HTTPS_PROXY=" + OfflineProxy, "HTTP_PROXY=" + OfflineProxy}
 	for _, v := range []string{"GOMAXPROCS", "GOGC", "GOMEMLIMIT"} {
 		if val := os.Getenv(v); val != "" {
 			cmd.Env = append(cmd.Env, v+"="+val)

@@ -1,4 +1,11 @@
-package main
+// Package bench is `hpkeeper bench`, the load generator: it measures
+// `hpkeeper serve` on loopback with interactions signed as Discord signs
+// them (throughput, latency, CPU and memory, each as a ratio to a null
+// endpoint on the same machine), or compares one serve over a bbolt file
+// with serve replicas over PostgreSQL (replicas.go). It touches the rest
+// of hpkeeper through the bot's endpoint and the service main wires
+// (Main), and reaches no host beyond loopback.
+package bench
 
 import (
 	"context"
@@ -94,9 +101,12 @@ type benchConfig struct {
 	null         bool
 	serveNull    string
 	cacheMB      int
-	// postgres and replicas: the replicas comparison (bench_replicas.go).
+	// postgres and replicas: the replicas comparison (replicas.go).
 	postgres string
 	replicas []int
+	// systems and features are what an in-process server plays (Main).
+	systems  []commands.System
+	features func() []commands.Feature
 }
 
 func parseBenchFlags(args []string, stderr io.Writer) (*benchConfig, error) {
@@ -118,7 +128,7 @@ func parseBenchFlags(args []string, stderr io.Writer) (*benchConfig, error) {
 	phases := fs.String("phases", "mixed,write,read", "comma-separated phases: mixed, write, read")
 	fs.DurationVar(&c.baseline, "baseline", 3*time.Second, "time of each raw disk baseline (0 skips them)")
 	fs.BoolVar(&c.inProcess, "inprocess", false, "serve in this process instead of a child process (needed for --memprofile)")
-	fs.StringVar(&c.target, "target", "", "URL of a running hpkeeper serve on loopback (needs --key-seed); start that serve with HTTPS_PROXY="+benchOfflineProxy+", as bench does its own, so that the follow-ups it posts (0-HP charts, deferred answers) stay on loopback")
+	fs.StringVar(&c.target, "target", "", "URL of a running hpkeeper serve on loopback (needs --key-seed); start that serve with HTTPS_PROXY="+OfflineProxy+", as bench does its own, so that the follow-ups it posts (0-HP charts, deferred answers) stay on loopback")
 	fs.StringVar(&c.keySeed, "key-seed", "", "hex Ed25519 seed to sign with (default: a new random key)")
 	fs.BoolVar(&c.printKey, "print-key", false, "print a new key seed and its public key (for --target) and exit")
 	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile to this file: of the measured phases with --inprocess (server and load generator together), else of the child serve's whole life (setup included; not with --target)")
@@ -188,8 +198,18 @@ func parseBenchFlags(args []string, stderr io.Writer) (*benchConfig, error) {
 	return c, nil
 }
 
-// benchMain runs the bench subcommand and returns the exit code.
-func benchMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+// errUsage reports flags that did not parse (the flag package has already
+// said why).
+var errUsage = errors.New("usage")
+
+// Main runs `hpkeeper bench [flags]` with args (the flags, without the
+// program and subcommand names) and returns the exit code: 0 when the
+// report is printed (and for -h), 1 when the benchmark failed, 2 for a
+// usage error. A server it runs in this process (--inprocess, and the
+// round trips of --postgres) plays the rule systems given with a fresh set
+// of features from features, as main wires serve; a server it starts as a
+// child process is this executable's `hpkeeper serve`.
+func Main(ctx context.Context, args []string, stdout, stderr io.Writer, systems []commands.System, features func() []commands.Feature) int {
 	cfg, err := parseBenchFlags(args, stderr)
 	switch {
 	case errors.Is(err, flag.ErrHelp):
@@ -197,6 +217,7 @@ func benchMain(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	case err != nil:
 		return 2
 	}
+	cfg.systems, cfg.features = systems, features
 	if cfg.serveNull != "" {
 		if err := serveNull(ctx, cfg.serveNull); err != nil {
 			fmt.Fprintf(stderr, "hpkeeper bench: %v\n", err)
@@ -271,14 +292,14 @@ func loopbackDialer() func(ctx context.Context, network, addr string) (net.Conn,
 	}
 }
 
-// benchOfflineProxy is the proxy of every request the server under test
+// OfflineProxy is the proxy of every request the server under test
 // makes to Discord (the webhook call of an answer deferred past
 // bot.DefaultDeferAfter): a loopback port where nothing listens, so a
 // benchmark never reaches Discord; such a reply counts with the deferral's
 // latency, which is what a player would wait.
-const benchOfflineProxy = "http://127.0.0.1:9"
+const OfflineProxy = "http://127.0.0.1:9"
 
-var offlineURL, _ = url.Parse(benchOfflineProxy)
+var offlineURL, _ = url.Parse(OfflineProxy)
 
 // server is the hpkeeper serve under test.
 type server struct {
@@ -298,7 +319,7 @@ func runBench(ctx context.Context, cfg *benchConfig, stdout, stderr io.Writer) e
 	pub := priv.Public().(ed25519.PublicKey)
 	if cfg.printKey {
 		fmt.Fprintf(stdout, "key seed (hpkeeper bench --key-seed): %x\npublic key (DISCORD_PUBLIC_KEY of serve): %x\n", priv.Seed(), pub)
-		fmt.Fprintf(stdout, "a serve for --target, its follow-ups kept on loopback:\n  DISCORD_PUBLIC_KEY=%x HTTPS_PROXY=%s hpkeeper serve --db bench.db --listen 127.0.0.1:8080\n", pub, benchOfflineProxy)
+		fmt.Fprintf(stdout, "a serve for --target, its follow-ups kept on loopback:\n  DISCORD_PUBLIC_KEY=%x HTTPS_PROXY=%s hpkeeper serve --db bench.db --listen 127.0.0.1:8080\n", pub, OfflineProxy)
 		return nil
 	}
 	if cfg.target != "" {
@@ -328,7 +349,7 @@ func runBench(ctx context.Context, cfg *benchConfig, stdout, stderr io.Writer) e
 	}
 
 	if cfg.postgres != "" {
-		return runReplicas(ctx, cfg, priv, dir, out, stderr) // bench_replicas.go
+		return runReplicas(ctx, cfg, priv, dir, out, stderr) // replicas.go
 	}
 	var null *server
 	if cfg.null {
@@ -356,7 +377,7 @@ func runBench(ctx context.Context, cfg *benchConfig, stdout, stderr io.Writer) e
 	}
 
 	if cfg.cpuProfile != "" && cfg.inProcess {
-		stop, err := startCPUProfile(cfg.cpuProfile)
+		stop, err := StartCPUProfile(cfg.cpuProfile)
 		if err != nil {
 			return err
 		}
@@ -444,7 +465,7 @@ func startServer(ctx context.Context, cfg *benchConfig, dir string, pub ed25519.
 		if cfg.verbose {
 			log = zerolog.New(stderr).Level(zerolog.InfoLevel)
 		}
-		ep, err := bot.NewEndpoint(commands.New(db, dice.Random(), systems, features()...), pub, log,
+		ep, err := bot.NewEndpoint(commands.New(db, dice.Random(), cfg.systems, cfg.features()...), pub, log,
 			bot.WithFilesClient(&http.Client{Transport: &http.Transport{Proxy: http.ProxyURL(offlineURL)}}))
 		if err != nil {
 			db.Close()
@@ -788,4 +809,25 @@ func fmtDur(d time.Duration) string {
 	default:
 		return fmt.Sprintf("%dµs", d.Microseconds())
 	}
+}
+
+// StartCPUProfile starts a CPU profile of this process into file (created
+// or truncated); stop ends it and closes the file. serve's --cpuprofile,
+// which bench passes to the serve it starts, uses it too.
+func StartCPUProfile(file string) (stop func() error, err error) {
+	f, err := os.Create(file)
+	if err != nil {
+		return nil, fmt.Errorf("cpu profile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("cpu profile: %w", err)
+	}
+	return func() error {
+		pprof.StopCPUProfile()
+		if err := f.Close(); err != nil {
+			return fmt.Errorf("cpu profile: %w", err)
+		}
+		return nil
+	}, nil
 }

@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"context"
@@ -211,7 +211,7 @@ func roundTrips(ctx context.Context, cfg *benchConfig, priv ed25519.PrivateKey, 
 	}
 	defer db.Close()
 	pub := priv.Public().(ed25519.PublicKey)
-	ep, err := bot.NewEndpoint(commands.New(db, dice.Random(), systems, features()...), pub, zerolog.Nop(), bot.WithSharedReplays(db),
+	ep, err := bot.NewEndpoint(commands.New(db, dice.Random(), cfg.systems, cfg.features()...), pub, zerolog.Nop(), bot.WithSharedReplays(db),
 		bot.WithFilesClient(&http.Client{Transport: &http.Transport{Proxy: http.ProxyURL(offlineURL)}}))
 	if err != nil {
 		return err
