@@ -37,7 +37,7 @@ import (
 	"github.com/hpkeeper/hpkeeper/storage"
 )
 
-const benchUsage = `hpkeeper bench: measure hpkeeper serve on loopback with signed interactions (throughput, latency, memory).
+const usage = `hpkeeper bench: measure hpkeeper serve on loopback with signed interactions (throughput, latency, memory).
 
 Usage:
   hpkeeper bench [flags]
@@ -78,8 +78,8 @@ the raw baselines; and the server's memory.
 Flags:
 `
 
-// benchConfig is the parsed command line of bench.
-type benchConfig struct {
+// config is the parsed command line of bench.
+type config struct {
 	dir          string
 	tables       int
 	chars        int
@@ -109,12 +109,12 @@ type benchConfig struct {
 	features func() []commands.Feature
 }
 
-func parseBenchFlags(args []string, stderr io.Writer) (*benchConfig, error) {
-	c := &benchConfig{}
+func parseFlags(args []string, stderr io.Writer) (*config, error) {
+	c := &config{}
 	fs := flag.NewFlagSet("hpkeeper bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprint(stderr, benchUsage)
+		fmt.Fprint(stderr, usage)
 		fs.PrintDefaults()
 		fmt.Fprint(stderr, "\nEnvironment: GOMAXPROCS, GOGC and GOMEMLIMIT are passed on to the child serve; no other variable is read.\n")
 	}
@@ -155,7 +155,7 @@ func parseBenchFlags(args []string, stderr io.Writer) (*benchConfig, error) {
 		if p == "" {
 			continue
 		}
-		if _, ok := benchPhases[p]; !ok {
+		if _, ok := mixes[p]; !ok {
 			fmt.Fprintf(stderr, "hpkeeper bench: unknown phase %q (mixed, write, read)\n", p)
 			return nil, errUsage
 		}
@@ -210,7 +210,7 @@ var errUsage = errors.New("usage")
 // of features from features, as main wires serve; a server it starts as a
 // child process is this executable's `hpkeeper serve`.
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer, systems []commands.System, features func() []commands.Feature) int {
-	cfg, err := parseBenchFlags(args, stderr)
+	cfg, err := parseFlags(args, stderr)
 	switch {
 	case errors.Is(err, flag.ErrHelp):
 		return 0
@@ -225,15 +225,15 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer, systems 
 		}
 		return 0
 	}
-	if err := runBench(ctx, cfg, stdout, stderr); err != nil {
+	if err := measure(ctx, cfg, stdout, stderr); err != nil {
 		fmt.Fprintf(stderr, "hpkeeper bench: %v\n", err)
 		return 1
 	}
 	return 0
 }
 
-// benchKey returns the signing key: from the hex seed, or a new one.
-func benchKey(seed string) (ed25519.PrivateKey, error) {
+// signingKey returns the signing key: from the hex seed, or a new one.
+func signingKey(seed string) (ed25519.PrivateKey, error) {
 	if seed == "" {
 		_, priv, err := ed25519.GenerateKey(rand.Reader)
 		return priv, err
@@ -311,8 +311,8 @@ type server struct {
 	writerStats func() storage.WriterStats
 }
 
-func runBench(ctx context.Context, cfg *benchConfig, stdout, stderr io.Writer) error {
-	priv, err := benchKey(cfg.keySeed)
+func measure(ctx context.Context, cfg *config, stdout, stderr io.Writer) error {
+	priv, err := signingKey(cfg.keySeed)
 	if err != nil {
 		return err
 	}
@@ -393,7 +393,7 @@ func runBench(ctx context.Context, cfg *benchConfig, stdout, stderr io.Writer) e
 	est := newEstimates(cfg)
 	for r := range cfg.runs {
 		if nullCl != nil {
-			res, err := nullCl.run(ctx, cfg, benchPhases["mixed"], null.pid, nil, true, est.expect(nullPhase))
+			res, err := nullCl.run(ctx, cfg, mixes["mixed"], null.pid, nil, true, est.expect(nullPhase))
 			if err != nil {
 				return fmt.Errorf("null endpoint run %d: %w", r+1, err)
 			}
@@ -403,7 +403,7 @@ func runBench(ctx context.Context, cfg *benchConfig, stdout, stderr io.Writer) e
 			out.run(nullPhase, r+1, res)
 		}
 		for _, phase := range cfg.phases {
-			res, err := cl.run(ctx, cfg, benchPhases[phase], srv.pid, srv.writerStats, false, est.expect(phase))
+			res, err := cl.run(ctx, cfg, mixes[phase], srv.pid, srv.writerStats, false, est.expect(phase))
 			if err != nil {
 				return fmt.Errorf("phase %s run %d: %w", phase, r+1, err)
 			}
@@ -446,7 +446,7 @@ func runBench(ctx context.Context, cfg *benchConfig, stdout, stderr io.Writer) e
 
 // startServer starts (or targets) the server and waits until it answers a
 // signed PING.
-func startServer(ctx context.Context, cfg *benchConfig, dir string, pub ed25519.PublicKey, stderr io.Writer) (*server, error) {
+func startServer(ctx context.Context, cfg *config, dir string, pub ed25519.PublicKey, stderr io.Writer) (*server, error) {
 	if cfg.target != "" {
 		return &server{url: cfg.target, stop: func() error { return nil }}, nil
 	}
@@ -497,7 +497,7 @@ func startServer(ctx context.Context, cfg *benchConfig, dir string, pub ed25519.
 		}
 		args = append(args, "--config", conf)
 	}
-	return startBenchChild(ctx, args, addr, pub, cfg.verbose, stderr)
+	return startChild(ctx, args, addr, pub, cfg.verbose, stderr)
 }
 
 // runResult is one measured run of a phase.
@@ -616,7 +616,7 @@ type reporter struct{ w io.Writer }
 
 func (o *reporter) printf(format string, a ...any) { fmt.Fprintf(o.w, format, a...) }
 
-func (o *reporter) header(cfg *benchConfig, dir string) {
+func (o *reporter) header(cfg *config, dir string) {
 	mode := "child process (hpkeeper serve)"
 	switch {
 	case cfg.target != "":
