@@ -20,6 +20,7 @@ import (
 	"github.com/gorilla/websocket"
 	"github.com/rs/zerolog"
 
+	"github.com/hpkeeper/hpkeeper/bot/discord"
 	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/storage"
 )
@@ -173,14 +174,14 @@ func (g *answerer) onEvent(s *discordgo.Session, e *discordgo.Event) {
 const NotServedHere = "Sorry, this server's tables are kept by another hpkeeper process, and this one received the command by mistake. Nothing was changed: please tell the bot's operator."
 
 // refuse reports whether i must not be handled here: its guild id is
-// malformed, or its shard (storage.ShardOf; a DM's is 0) is not one of the
+// malformed, or its shard (discord.ShardOf; a DM's is 0) is not one of the
 // process's, so its table is in another process's file. Discord sends a
 // guild's events only on its own shard, so this means processes started with
 // different shard counts or overlapping ranges. It logs the refusal at error
 // level, counts it, and answers with NotServedHere (no choices for an
 // autocomplete) without touching the database.
 func (g *answerer) refuse(s *discordgo.Session, i *discordgo.Interaction) bool {
-	shard, owned, err := g.shards.Owns(i.GuildID)
+	shard, owned, err := discord.Owns(g.shards, i.GuildID)
 	if err == nil && owned {
 		return false
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/gorilla/websocket"
 	"github.com/rs/zerolog"
 
+	"github.com/hpkeeper/hpkeeper/bot/discord"
 	"github.com/hpkeeper/hpkeeper/storage"
 )
 
@@ -84,7 +85,7 @@ var _ ShardReporter = (*Gateway)(nil)
 // max_concurrency) every DefaultIdentifyInterval, none while no start is
 // left (it logs, waits for the limit's reset_after and asks again). A shard
 // that disconnects reconnects and resumes alone. An interaction for a guild
-// outside the process's shards (storage.ShardRange.Owns) is refused: logged
+// outside the process's shards (discord.Owns) is refused: logged
 // at error level, answered with an ephemeral refusal, never handled.
 type Gateway struct {
 	log  zerolog.Logger
@@ -176,7 +177,7 @@ func (g *Gateway) Run(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		sh.limit, sh.bucket, sh.running = limit, id%limit.concurrency, wctx
+		sh.limit, sh.bucket, sh.running = limit, discord.IdentifyBucket(id, limit.concurrency), wctx
 		shards = append(shards, sh)
 	}
 	g.disp.shards = rng
@@ -191,7 +192,7 @@ func (g *Gateway) Run(ctx context.Context) error {
 
 	buckets := make([][]*shard, limit.concurrency)
 	for _, sh := range shards {
-		b := sh.id % limit.concurrency
+		b := discord.IdentifyBucket(sh.id, limit.concurrency)
 		buckets[b] = append(buckets[b], sh)
 	}
 	fatal := make(chan error, 1)

@@ -16,6 +16,7 @@ import (
 	"github.com/bwmarrin/discordgo"
 	"github.com/rs/zerolog"
 
+	"github.com/hpkeeper/hpkeeper/bot/discord"
 	"github.com/hpkeeper/hpkeeper/bot/discordtest"
 	"github.com/hpkeeper/hpkeeper/storage"
 )
@@ -25,8 +26,8 @@ import (
 func guildOn(t *testing.T, shard, count, n int) string {
 	t.Helper()
 	g := discordtest.GuildOn(shard, count, n)
-	if got := discordtest.ShardOf(g, count); got != shard {
-		t.Fatalf("guild %s is on shard %d of %d; want %d", g, got, count, shard)
+	if got, err := discord.ShardOf(g, count); err != nil || got != shard {
+		t.Fatalf("guild %s is on shard %d of %d (%v); want %d", g, got, count, err, shard)
 	}
 	return g
 }
