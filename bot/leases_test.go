@@ -10,6 +10,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/hpkeeper/hpkeeper/bot/discordtest"
+	"github.com/hpkeeper/hpkeeper/bot/operator"
 	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/rules/dice"
 	"github.com/hpkeeper/hpkeeper/storage"
@@ -92,7 +93,7 @@ func TestGatewaySharesShardsThroughLeases(t *testing.T) {
 		gws[i] = g
 		runGateway(t, g)
 	}
-	held := func() (a, b []ShardStatus) { return gws[0].ShardStatus(), gws[1].ShardStatus() }
+	held := func() (a, b []operator.ShardStatus) { return gws[0].ShardStatus(), gws[1].ShardStatus() }
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		a, b := held()
@@ -127,7 +128,7 @@ func TestGatewaySharesShardsThroughLeases(t *testing.T) {
 			t.Errorf("the cut-off process still answers on shard %d a lease's time after it was cut", s)
 		}
 	}
-	waitShards(t, gws[victim], "no shard left", func(st []ShardStatus) bool { return len(st) == 0 })
+	waitShards(t, gws[victim], "no shard left", func(st []operator.ShardStatus) bool { return len(st) == 0 })
 	deadline = time.Now().Add(30 * time.Second)
 	for {
 		st := other.ShardStatus()

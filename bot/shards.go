@@ -13,6 +13,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/hpkeeper/hpkeeper/bot/discord"
+	"github.com/hpkeeper/hpkeeper/bot/operator"
 	"github.com/hpkeeper/hpkeeper/storage"
 )
 
@@ -29,54 +30,7 @@ const maxOpenBackoff = 2 * time.Minute
 // connection attempt in progress to give up.
 const closeWait = 5 * time.Second
 
-// ShardState is what a gateway shard's session is doing.
-type ShardState string
-
-// The states of a shard, as /healthz and the metrics report them.
-const (
-	// ShardConnecting: waiting for its turn to identify (the session start
-	// limit), or connecting for the first time.
-	ShardConnecting ShardState = "connecting"
-	// ShardConnected: READY or RESUMED received and heartbeating.
-	ShardConnected ShardState = "connected"
-	// ShardResuming: the connection dropped; the session reconnects and
-	// resumes on its own, the other shards unaffected.
-	ShardResuming ShardState = "resuming"
-	// ShardDown: its first connection failed and waits to be tried again,
-	// or the gateway has stopped.
-	ShardDown ShardState = "down"
-)
-
-// ShardStatus is one gateway shard as /healthz and /metrics report it.
-type ShardStatus struct {
-	// ID is the shard id.
-	ID int
-	// State is what its session is doing.
-	State ShardState
-	// HeartbeatLatency is the round trip of the last heartbeat Discord
-	// acknowledged; 0 before the first.
-	HeartbeatLatency time.Duration
-	// Reconnects counts connections after the first.
-	Reconnects int64
-	// Guilds counts the guilds the shard's READY and GUILD_CREATE events
-	// named, less those the bot left since.
-	Guilds int
-	// Refused counts the interactions that arrived on the shard for a guild
-	// outside the process's shards, and were refused.
-	Refused int64
-}
-
-// ShardReporter reports the gateway's shards; *Gateway implements it.
-type ShardReporter interface {
-	// ShardStatus returns each shard's status in shard id order; none
-	// before the shard count is known.
-	ShardStatus() []ShardStatus
-	// ShardRange returns the shards the process runs, of the bot's count;
-	// the zero ShardRange before the count is known.
-	ShardRange() storage.ShardRange
-}
-
-var _ ShardReporter = (*Gateway)(nil)
+var _ operator.ShardReporter = (*Gateway)(nil)
 
 // Gateway runs a range of a bot's gateway shards in one process, one
 // discordgo session each, and answers the interactions of all of them with
@@ -347,11 +301,11 @@ func fatalClose(err error, shard, count int) error {
 
 // ShardStatus returns each shard's status, in shard id order; none before
 // Run has learnt the shard count.
-func (g *Gateway) ShardStatus() []ShardStatus {
+func (g *Gateway) ShardStatus() []operator.ShardStatus {
 	g.mu.Lock()
 	shards := g.shards
 	g.mu.Unlock()
-	out := make([]ShardStatus, len(shards))
+	out := make([]operator.ShardStatus, len(shards))
 	for i, sh := range shards {
 		out[i] = sh.status()
 	}
@@ -462,18 +416,18 @@ func (sh *shard) close() error {
 // leaves a window of one websocket write per heartbeat interval (about
 // 41 s) in which a read may see a value being written. A latency that is
 // not positive (a heartbeat sent and not yet acknowledged) keeps the last.
-func (sh *shard) status() ShardStatus {
-	st := ShardStatus{ID: sh.id, Reconnects: max(sh.connects.Load()-1, 0), Refused: sh.refused.Load()}
+func (sh *shard) status() operator.ShardStatus {
+	st := operator.ShardStatus{ID: sh.id, Reconnects: max(sh.connects.Load()-1, 0), Refused: sh.refused.Load()}
 	sh.gmu.Lock()
 	st.Guilds = len(sh.guilds)
 	sh.gmu.Unlock()
 	switch {
 	case sh.stopped.Load():
-		st.State = ShardDown
+		st.State = operator.ShardDown
 	case !sh.opened.Load():
-		st.State = ShardConnecting
+		st.State = operator.ShardConnecting
 		if sh.failed.Load() {
-			st.State = ShardDown
+			st.State = operator.ShardDown
 		}
 	default:
 		if sh.s.TryRLock() {
@@ -488,11 +442,11 @@ func (sh *shard) status() ShardStatus {
 		}
 		switch {
 		case sh.ready.Load():
-			st.State = ShardConnected
+			st.State = operator.ShardConnected
 		case sh.disconnects.Load() > 0:
-			st.State = ShardResuming
+			st.State = operator.ShardResuming
 		default:
-			st.State = ShardConnecting
+			st.State = operator.ShardConnecting
 		}
 	}
 	st.HeartbeatLatency = time.Duration(sh.latency.Load())

@@ -14,6 +14,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/hpkeeper/hpkeeper/bot"
+	"github.com/hpkeeper/hpkeeper/bot/operator"
 	"github.com/hpkeeper/hpkeeper/cmd/hpkeeper/bench"
 	"github.com/hpkeeper/hpkeeper/cmd/hpkeeper/console"
 	"github.com/hpkeeper/hpkeeper/commands"
@@ -200,7 +201,7 @@ func (a *App) Run(ctx context.Context) error {
 			if s.db.Shared() {
 				opts = append(opts, bot.WithSharedReplays(s.db))
 			}
-			ep, err := bot.NewEndpoint(s.metrics.Instrument(s.svc), key, a.Log, opts...)
+			ep, err := bot.NewEndpoint(bot.Instrument(s.svc, s.metrics), key, a.Log, opts...)
 			if err != nil {
 				return err
 			}
@@ -220,7 +221,7 @@ func (a *App) Run(ctx context.Context) error {
 			return err
 		}
 		return a.withService(ctx, func(s served) error {
-			g, err := bot.NewGateway(a.Config.Discord.Token, s.metrics.Instrument(s.svc), a.Log, shards, a.sessionOptions(s.metrics)...)
+			g, err := bot.NewGateway(a.Config.Discord.Token, bot.Instrument(s.svc, s.metrics), a.Log, shards, a.sessionOptions(s.metrics)...)
 			if err != nil {
 				return err
 			}
@@ -245,8 +246,8 @@ func (a *App) Run(ctx context.Context) error {
 type served struct {
 	svc     *commands.Service
 	db      *storage.DB
-	metrics *bot.Metrics
-	admin   *bot.Admin
+	metrics *operator.Metrics
+	admin   *operator.Admin
 }
 
 // withService opens the database (its writer observed by the metrics),
@@ -282,7 +283,7 @@ func (a *App) withService(ctx context.Context, fn func(served) error) (runErr er
 		})
 	}
 	defer context.AfterFunc(ctx, stopping)()
-	m := bot.NewMetrics()
+	m := operator.NewMetrics()
 	m.ObserveBuild(buildInfo())
 	cache := a.Config.Storage.CacheMB << 20
 	if a.Config.Storage.CacheMB < 0 {
@@ -303,7 +304,7 @@ func (a *App) withService(ctx context.Context, fn func(served) error) (runErr er
 	s := served{svc: commands.New(db, dice.Random(), systems, features()...), db: db, metrics: m}
 	runErr = a.claimShards(db)
 	if runErr == nil {
-		s.admin, runErr = bot.NewAdmin(db, m, a.Config.Admin.Token, a.Log)
+		s.admin, runErr = operator.NewAdmin(db, m, a.Config.Admin.Token, a.Log)
 	}
 	if runErr == nil {
 		s.admin.SetBuildInfo(buildInfo())
@@ -366,7 +367,7 @@ func (a *App) claimShards(db *storage.DB) error {
 // sessionOptions are the options of every Discord session the process
 // makes: the tests' loopback Discord when HPKEEPER_TEST_DISCORD_URL is set
 // (NewApp has checked it), then the metrics' 429 counting.
-func (a *App) sessionOptions(m *bot.Metrics) []bot.SessionOption {
+func (a *App) sessionOptions(m *operator.Metrics) []bot.SessionOption {
 	var opts []bot.SessionOption
 	if a.testDiscord != "" {
 		opts, _ = bot.LoopbackDiscord(a.testDiscord)
@@ -392,7 +393,7 @@ func (a *App) listenAdmin() (net.Listener, error) {
 
 // withAdminListener runs fn, serving admin's routes on ln (listenAdmin's;
 // nil: none) while it runs, and shutting down gracefully when fn returns.
-func (a *App) withAdminListener(ctx context.Context, ln net.Listener, admin *bot.Admin, fn func() error) error {
+func (a *App) withAdminListener(ctx context.Context, ln net.Listener, admin *operator.Admin, fn func() error) error {
 	if ln == nil {
 		return fn()
 	}
