@@ -11,6 +11,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/hpkeeper/hpkeeper/commands/worklimit"
 	"github.com/hpkeeper/hpkeeper/rules/dice"
 	"github.com/hpkeeper/hpkeeper/storage"
 )
@@ -24,7 +25,7 @@ type Service struct {
 	registry *Registry
 	now      func() time.Time
 	// limiter bounds each user's expensive work (ratelimit.go).
-	limiter *workLimiter
+	limiter *worklimit.Limiter
 	// listeners are told of every request answered (OnChange).
 	listeners listeners
 }
@@ -39,8 +40,10 @@ type Service struct {
 // started with the service.
 func New(db Store, src dice.Source, systems []System, features ...Feature) *Service {
 	s := &Service{db: db, dice: src, registry: NewRegistry(systems, features...), now: time.Now,
-		limiter: newWorkLimiter(WorkBurst, WorkPerMinute)}
-	shareWork(s.limiter, db) // store.go
+		limiter: worklimit.New(WorkBurst, WorkPerMinute)}
+	if ss, ok := db.(worklimit.Shared); ok {
+		s.limiter.Share(ss) // each user's allowance kept for every replica
+	}
 	for _, f := range features {
 		if st, ok := f.(Starter); ok {
 			st.Start(s)
