@@ -7,15 +7,17 @@
 //
 // This package is the kernel: the Service and its chain of steps, the
 // registry, the Mutation (one write transaction and its event), errors,
-// permissions, limits, privacy (who reads what), the reply renderer, and
-// the commands every table shares (/table, /char, /roll, /clock). Each
-// rule system is a package of its own that implements System
-// (commands/hitprot, commands/hpmpwp, commands/harm), and each feature is
-// one that implements Feature and the hooks of feature.go (commands/actions,
-// autocomplete, manualdice, turnorder, history, export, odds, tracker,
-// help); main passes both lists to New, and the kernel imports neither.
-// docs/architecture.md maps the rooms. commands/commandstest runs the
-// kernel for tests.
+// permissions, limits (each user's work: ratelimit.go, spent from a
+// commands/worklimit allowance), privacy (who reads what), the reply
+// renderer, and the commands of the table and its characters that every
+// table shares (/table, /char, /clock). Each rule system is a package of
+// its own that implements System (commands/hitprot, commands/hpmpwp,
+// commands/harm; and commands/initiative for the turn order), and each
+// feature is one that implements Feature and the hooks of feature.go
+// (commands/actions, with /roll, autocomplete, manualdice, turnorder,
+// history, export, odds, tracker, help); main passes both lists to New,
+// and the kernel imports neither. docs/architecture.md maps the rooms.
+// commands/commandstest runs the kernel for tests.
 package commands
 
 import (

@@ -217,6 +217,22 @@ func (s *Service) System(name string) (System, error) {
 // runs transactions of its own (/undo, /table import, the tracker).
 func (s *Service) DB() Store { return s.db }
 
+// Dice returns the service's dice, for a roll that changes no table (a
+// plain /roll); a change rolls with its Mutation's (Mutation.Dice).
+func (s *Service) Dice() dice.Source { return s.dice }
+
+// CheckSystemOptions is Mutation.CheckSystemOptions for a request answered
+// outside a write transaction, at a table of sys: it refuses r's options
+// that mean what sys says (Option.BySystem) when sys does not use them or
+// their value.
+func (s *Service) CheckSystemOptions(r *Request, sys System) error {
+	opts := s.registry.optionsOf(r.Path())
+	if opts == nil {
+		return nil
+	}
+	return checkSystemOptions(r, sys, *opts)
+}
+
 // View runs fn in a read-only transaction on the request's table, or
 // returns LoadTable's error when the channel has none.
 func (s *Service) View(r *Request, fn func(tx *storage.Tx, t *storage.Table) error) error {
