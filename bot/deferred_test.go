@@ -294,7 +294,9 @@ func TestGatewayDefers(t *testing.T) {
 // unit:days is refused inline at once, and the longest advance allowed (90
 // days) at the largest hp-mp-wp table (50 characters), sent with a deferral
 // delay shorter than any handler, is deferred (type 5) and its summary then
-// edits @original through the webhook, within Discord's limits.
+// edits @original through the webhook and continues in public follow-ups,
+// each within Discord's limits, every character's result in one of them
+// (issue 24: it was cut at 2,000 characters).
 func TestLongAdvanceThroughEndpoint(t *testing.T) {
 	fake := newFakeWebhooks(t)
 	kp := newKeyPair(t)
@@ -351,17 +353,32 @@ func TestLongAdvanceThroughEndpoint(t *testing.T) {
 		t.Fatalf("90 days: first answer %s; want the deferral (type 5)", rec.Body)
 	}
 	calls := fake.recorded()
-	if len(calls) != 1 || calls[0].method != http.MethodPatch || !strings.HasSuffix(calls[0].path, originalPath) {
-		t.Fatalf("webhook calls %+v; want one PATCH of @original", calls)
+	if len(calls) < 2 || calls[0].method != http.MethodPatch || !strings.HasSuffix(calls[0].path, originalPath) {
+		t.Fatalf("webhook calls %+v; want a PATCH of @original, then follow-ups", calls)
 	}
-	var msg struct {
-		Content string `json:"content"`
+	var all strings.Builder
+	for i, c := range calls {
+		var msg struct {
+			Content string `json:"content"`
+			Flags   int    `json:"flags"`
+		}
+		if err := json.Unmarshal(c.payload, &msg); err != nil {
+			t.Fatal(err)
+		}
+		if i > 0 && (c.method != http.MethodPost || msg.Flags&64 != 0) {
+			t.Errorf("call %d: %s, flags %d; want a public follow-up (POST) continuing the answer", i, c.method, msg.Flags)
+		}
+		if n := utf8.RuneCountInString(msg.Content); n > 2000 {
+			t.Errorf("call %d: %d characters; Discord takes 2,000", i, n)
+		}
+		all.WriteString(msg.Content)
 	}
-	if err := json.Unmarshal(calls[0].payload, &msg); err != nil {
-		t.Fatal(err)
+	if !strings.Contains(all.String(), "The clock moves 90 days") {
+		t.Errorf("the messages do not say the clock moved: %.200q", all.String())
 	}
-	if !strings.Contains(msg.Content, "The clock moves 90 days") || !strings.Contains(msg.Content, "• Fort (exertion, hours awake) ×") ||
-		utf8.RuneCountInString(msg.Content) > 2000 {
-		t.Errorf("the edit's content (%d characters): %q; want the summary within 2,000 characters", utf8.RuneCountInString(msg.Content), msg.Content)
+	for i := range commands.MaxCharacters {
+		if name := fmt.Sprintf("**W%02d**", i); !strings.Contains(all.String(), name) {
+			t.Errorf("no message gives %s's result", name)
+		}
 	}
 }

@@ -23,7 +23,7 @@ import (
 var fuzzTargets = []struct{ pkg, name string }{
 	{"./rules/dice", "FuzzParse"},
 	{"./commands", "FuzzParseStats"},
-	{"./commands", "FuzzFitLimits"},
+	{"./commands/layout", "FuzzSplit"},
 	{"./cmd/hpkeeper/console", "FuzzParseLine"},
 	{"./cmd/hpkeeper/console", "FuzzPlainEscape"},
 	{"./bot", "FuzzInteraction"},

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -251,6 +252,19 @@ func loopbackClient(t *testing.T, serverURL string) *http.Client {
 		t.Fatal(err)
 	}
 	return &http.Client{Transport: loopbackTransport{host: u.Host, next: http.DefaultTransport}, Timeout: 10 * time.Second}
+}
+
+// restSession returns a session with the bot token whose REST calls go
+// to a loopback server run by rest, closed when the test ends.
+func restSession(t *testing.T, rest http.Handler) *discordgo.Session {
+	t.Helper()
+	srv := httptest.NewServer(rest)
+	t.Cleanup(srv.Close)
+	session, err := NewSession("test-token", zerolog.Nop(), WithHTTPClient(loopbackClient(t, srv.URL)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return session
 }
 
 // syncBuffer is a goroutine-safe log sink.

@@ -65,8 +65,8 @@ func TestEndpointInitiativePing(t *testing.T) {
 			}
 		}
 	}
-	pinged("init_join.json", "**Lister** joins the turn order: initiative **14** (rolled at the table: 14).", "It is **Lister**'s turn (round 1).")
-	pinged("init_next.json", "**Lister**'s turn ends.", "The clock moves 1 round", "It is **Lister**'s turn (round 2).")
+	pinged("init_join.json", "**Lister** joins the turn order: initiative 14, rolled at the table.", "It is **Lister**'s turn (round 1).")
+	pinged("init_next.json", "**Lister**'s turn ends.", "The clock moves 1 round", "Round 2 of the turn order begins. It is **Lister**'s turn.")
 	// A reply that starts no turn pings nobody, at the same table: /init
 	// start again (a new interaction id), refused as the order is open.
 	again := bytes.ReplaceAll(fixture(t, "init_start.json"), []byte(`"1311000000000010011"`), []byte(`"1311000000000010021"`))

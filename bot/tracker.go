@@ -86,7 +86,7 @@ func NewTracker(src TrackerSource, session *discordgo.Session, log zerolog.Logge
 func (t *Tracker) PostTracker(ctx context.Context, channelID string, resp *commands.Response) (string, error) {
 	d := trackerData(resp)
 	msg, err := t.session.ChannelMessageSendComplex(channelID, &discordgo.MessageSend{
-		Content: d.Content, Embeds: d.Embeds, AllowedMentions: d.AllowedMentions,
+		Content: d.Content, Embeds: d.Embeds, Components: d.Components, AllowedMentions: d.AllowedMentions,
 	}, discordgo.WithContext(ctx))
 	if err != nil {
 		return "", err
@@ -186,7 +186,12 @@ func trackerData(resp *commands.Response) *discordgo.InteractionResponseData {
 	return ResponseFrom(commands.KindCommand, resp).Data
 }
 
+// editOf is the edit that makes message messageID of the channel show d:
+// its content, embeds and buttons (the tracker's pages).
 func editOf(channelID, messageID string, d *discordgo.InteractionResponseData) *discordgo.MessageEdit {
-	content, embeds := d.Content, d.Embeds
-	return &discordgo.MessageEdit{Channel: channelID, ID: messageID, Content: &content, Embeds: &embeds, AllowedMentions: d.AllowedMentions}
+	content, embeds, components := d.Content, d.Embeds, d.Components
+	if components == nil {
+		components = []discordgo.MessageComponent{}
+	}
+	return &discordgo.MessageEdit{Channel: channelID, ID: messageID, Content: &content, Embeds: &embeds, Components: &components, AllowedMentions: d.AllowedMentions}
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -68,12 +67,7 @@ func (c *countingSource) Tracker(channelID string) (string, *commands.Response, 
 
 func TestTrackerEditsSerializedLatestWins(t *testing.T) {
 	fake := &fakeTrackerREST{delay: 15 * time.Millisecond}
-	srv := httptest.NewServer(fake)
-	defer srv.Close()
-	session, err := NewSession("test-token", zerolog.Nop(), WithHTTPClient(loopbackClient(t, srv.URL)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	session := restSession(t, fake)
 	src := &countingSource{}
 	tr := NewTracker(src, session, zerolog.Nop())
 
@@ -139,12 +133,7 @@ func TestTrackerEditsSerializedLatestWins(t *testing.T) {
 // message and each damage edits it with the new HP.
 func TestTrackerWithService(t *testing.T) {
 	fake := &fakeTrackerREST{}
-	srv := httptest.NewServer(fake)
-	defer srv.Close()
-	session, err := NewSession("test-token", zerolog.Nop(), WithHTTPClient(loopbackClient(t, srv.URL)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	session := restSession(t, fake)
 	svc, db := openService(t, filepath.Join(t.TempDir(), "t.db"), nil)
 	defer db.Close()
 	trk := tracker.Of(svc.Registry())
@@ -215,13 +204,7 @@ func TestTrackerReplicasLatestWins(t *testing.T) {
 	src.id.Store("msg-1")
 	trackers := make([]*Tracker, 2)
 	for i, delay := range []time.Duration{300 * time.Millisecond, 0} {
-		srv := httptest.NewServer(delayedREST{msg: msg, delay: delay})
-		defer srv.Close()
-		session, err := NewSession("test-token", zerolog.Nop(), WithHTTPClient(loopbackClient(t, srv.URL)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		trackers[i] = NewTracker(src, session, zerolog.Nop(), WithReplicas())
+		trackers[i] = NewTracker(src, restSession(t, delayedREST{msg: msg, delay: delay}), zerolog.Nop(), WithReplicas())
 	}
 	src.version.Store(1)
 	trackers[0].Changed("chan-1") // the far replica: version 1, slowly

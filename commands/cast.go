@@ -21,15 +21,17 @@ type Cast struct {
 	cache     map[uint64]*storage.Character
 	before    map[uint64]*storage.Character
 	// touched are the ids of the characters loaded or created, in that
-	// order.
+	// order; named those the caller named (by name or by a button), whose
+	// word players read even when it stays the same (Mutation.worded).
 	touched []uint64
+	named   map[uint64]bool
 }
 
 // newCast returns the empty cast of a mutation of the channel's table in
 // transaction tx.
 func newCast(tx *storage.Tx, channelID string) *Cast {
 	return &Cast{tx: tx, channelID: channelID, seen: map[uint64]bool{},
-		cache: map[uint64]*storage.Character{}, before: map[uint64]*storage.Character{}}
+		cache: map[uint64]*storage.Character{}, before: map[uint64]*storage.Character{}, named: map[uint64]bool{}}
 }
 
 // Tx returns the write transaction, for reads the helpers do not cover. Load
@@ -45,6 +47,7 @@ func (cs *Cast) Character(name string) (*storage.Character, error) {
 	if err != nil {
 		return nil, err
 	}
+	cs.named[c.ID] = true
 	return cs.track(c)
 }
 
@@ -112,6 +115,7 @@ func (cs *Cast) track(c *storage.Character) (*storage.Character, error) {
 // names it), remembering its state before the change. A missing one is a
 // CodeConflict error: the button outlived the character.
 func (cs *Cast) CharacterByID(id uint64) (*storage.Character, error) {
+	cs.named[id] = true
 	if c := cs.cache[id]; c != nil {
 		return c, nil
 	}

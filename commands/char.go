@@ -1,13 +1,14 @@
 package commands
 
 import (
+	"cmp"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/hpkeeper/hpkeeper/commands/view"
 	"github.com/hpkeeper/hpkeeper/storage"
 )
 
@@ -58,26 +59,70 @@ func charCreate(ctx context.Context, s *Service, r *Request) (*Response, error) 
 		if err != nil {
 			return nil, err
 		}
-		embed, err := fullEmbed(m.Table, m.System, c)
+		embed, err := embedFor(gmReader, m.Table, m.System, c)
 		if err != nil {
 			return nil, err
 		}
 		rolled := m.RollsLine() // the dice of the sheet, rolled before c had an id
 		mc := m.For(c)
 		mc.Note("Created %s for %s: %s", c.Name, ownerName, status)
-		mc.Post(Part{Text: fmt.Sprintf("Created **%s** for %s: %s%s", Escape(c.Name), Escape(ownerName), status, rolled), Embeds: []Embed{embed}})
-		return &Response{}, nil
+		// The card says the status: the line names who and whose.
+		mc.Post(Part{Text: fmt.Sprintf("Created **%s** for %s.%s", Escape(c.Name), Escape(ownerName), rolled), Embeds: []Embed{embed}})
+		// A hidden NPC comes in unannounced: its creation is the GM's alone.
+		return &Response{Ephemeral: c.Hidden}, nil
 	})
 
 }
 
-// changeLine renders a status change as "before → after", or the status
-// alone when it did not change.
-func changeLine(before, after string) string {
-	if before == after {
-		return after
+// fieldsChange renders the fields of a character's card that changed
+// (System.Describe), e.g. "Instinct abilities: React 0 (Unskilled), Climb
+// 3 (Master)", each on one line with its new value; "" when none did.
+func fieldsChange(before, after []Field) string {
+	was := map[string]string{}
+	for _, f := range before {
+		was[f.Name] = f.Value
 	}
-	return before + " → " + after
+	var out []string
+	for _, f := range after {
+		if v, ok := was[f.Name]; !ok || v != f.Value {
+			out = append(out, f.Name+": "+strings.ReplaceAll(f.Value, "\n", ", "))
+		}
+		delete(was, f.Name)
+	}
+	for _, f := range before {
+		if _, gone := was[f.Name]; gone {
+			out = append(out, "no "+f.Name)
+		}
+	}
+	return strings.Join(out, " · ")
+}
+
+// statusChange renders what changed between two status lines of a
+// character (System.Describe: parts joined by " · "), e.g. "HP 4/6 → 1/6"
+// or "HP 0/6 → 3/6 · no longer staying up": each part that changed, by its
+// first word where both have one, and "" when nothing did.
+func statusChange(before, after string) string {
+	b, a := strings.Split(before, " · "), strings.Split(after, " · ")
+	key := func(p string) string { k, _, _ := strings.Cut(p, " "); return k }
+	var out []string
+	for _, p := range a {
+		if slices.Contains(b, p) {
+			continue
+		}
+		i := slices.IndexFunc(b, func(q string) bool { return key(q) == key(p) && !slices.Contains(a, q) })
+		if i < 0 {
+			out = append(out, p)
+			continue
+		}
+		out = append(out, b[i]+" → "+strings.TrimSpace(strings.TrimPrefix(p, key(p))))
+		b[i] = ""
+	}
+	for _, q := range b {
+		if q != "" && !slices.Contains(a, q) {
+			out = append(out, "no longer "+q)
+		}
+	}
+	return strings.Join(out, " · ")
 }
 
 func charSet(ctx context.Context, s *Service, r *Request) (*Response, error) {
@@ -109,7 +154,7 @@ func charSet(ctx context.Context, s *Service, r *Request) (*Response, error) {
 			}
 			return nil, Errorf(CodeForbidden, "Only a GM can change sheet values at this table (table option sheet-edit=gm); %s still acts with %s.", Escape(c.Name), with)
 		}
-		before, _, err := m.System.Describe(c)
+		before, beforeFields, err := m.System.Describe(c)
 		if err != nil {
 			return nil, err
 		}
@@ -117,6 +162,7 @@ func charSet(ctx context.Context, s *Service, r *Request) (*Response, error) {
 		if err != nil {
 			return nil, err
 		}
+		wasHidden := c.Hidden
 		if hidden != nil {
 			c.Hidden = *hidden
 		}
@@ -130,18 +176,20 @@ func charSet(ctx context.Context, s *Service, r *Request) (*Response, error) {
 		if err := m.Save(c); err != nil {
 			return nil, err
 		}
-		after, _, err := m.System.Describe(c)
+		after, afterFields, err := m.System.Describe(c)
 		if err != nil {
 			return nil, err
 		}
-		embed, err := fullEmbed(m.Table, m.System, c)
-		if err != nil {
-			return nil, err
+		what := Changes(statusChange(before, after), fieldsChange(beforeFields, afterFields))
+		switch {
+		case hidden != nil && *hidden != wasHidden:
+			what = strings.TrimPrefix(what+"; ", "; ") + map[bool]string{true: "now hidden from players", false: "now shown to players"}[*hidden]
+		case what == "":
+			what = "nothing changes"
 		}
-		rolled := m.RollsLine()
 		mc := m.For(c)
-		mc.Note("Set %s on %s: %s → %s", r.Options["stats"], c.Name, before, after)
-		mc.Post(Part{Text: fmt.Sprintf("**%s**: set %s. %s%s", Escape(c.Name), Escape(r.Options["stats"]), changeLine(before, after), rolled), Embeds: []Embed{embed}})
+		mc.Note("Set %s on %s: %s.", r.Options["stats"], c.Name, what)
+		mc.Say("**%s**: set %s: %s.%s", Escape(c.Name), Escape(r.Options["stats"]), what, m.RollsLine())
 		return &Response{}, nil
 	})
 
@@ -174,23 +222,23 @@ func charShow(ctx context.Context, s *Service, r *Request) (*Response, error) {
 				return Errorf(CodeNotFound, "You have no character at this table; name one, or create yours with /char create.")
 			}
 		}
-		// Players see a hidden character's word; a GM gets its numbers
-		// (and its pending choice) privately.
-		embed, err := playerEmbed(t, sys, c)
+		// Players see a hidden character's word; a GM or its owner gets
+		// its numbers (and its pending choice) privately.
+		embed, err := embedFor(view.Channel, t, sys, c)
 		if err != nil {
 			return err
 		}
 		resp = &Response{Embeds: []Embed{embed}}
-		mine := resp
-		if c.Hidden {
-			full, err := fullEmbed(t, sys, c)
+		mine, a := resp, Audience(r, t)
+		if c.Hidden && a.Sees(c) {
+			full, err := embedFor(a, t, sys, c)
 			if err != nil {
 				return err
 			}
 			mine = &Response{Embeds: []Embed{full}}
-			resp = ForGM(r, t, resp, mine)
+			resp = Privately(resp, mine)
 		}
-		if ch, ok := sys.(Chooser); ok && CanChange(r, t, c) == nil && (!c.Hidden || IsGM(r, t)) {
+		if ch, ok := sys.(Chooser); ok && CanChange(r, t, c) == nil && a.Sees(c) {
 			text, buttons, err := ch.PendingChoice(c)
 			if err != nil {
 				return err
@@ -219,14 +267,14 @@ func charList(ctx context.Context, s *Service, r *Request) (*Response, error) {
 			resp = &Response{Content: "No characters at this table yet: /char create makes one."}
 			return nil
 		}
-		lines, hidden, err := roster(t, sys, all, "• ")
+		lines, hidden, err := roster(Audience(r, t), t, sys, all, "• ")
 		if err != nil {
 			return err
 		}
 		lines = append([]string{fmt.Sprintf("%s (%s):", Count(len(all), "character"), t.System)}, lines...)
-		resp = &Response{Content: JoinWithin(lines, MaxContent, " (/char show name:…)")}
+		resp = &Response{Content: strings.Join(lines, "\n")}
 		if len(hidden) > 0 {
-			resp = ForGM(r, t, resp, &Response{Content: JoinWithin(hidden, MaxContent-len(HiddenFollowUp)-1, " (/char show name:…)")})
+			resp = Privately(resp, &Response{Content: strings.Join(hidden, "\n")})
 		}
 		return nil
 	})
@@ -234,16 +282,37 @@ func charList(ctx context.Context, s *Service, r *Request) (*Response, error) {
 }
 
 // deletePrefix starts the custom_id of the Delete and Cancel buttons:
-// "del:<character id>:<state hash>:yes|no". The hash pins the character's
-// state when deletion was asked, so a press after it changed is refused.
+// "del:<character id>:<event seq>:yes|no", the seq being the table's latest
+// event when deletion was asked, so a press after an event changed the
+// character is refused. Both are numbers every player reads (/history), so
+// the custom_id tells nothing of a hidden character's state.
 const deletePrefix = "del"
 
-// stateHash is a short digest of a character's stored state.
-func stateHash(c *storage.Character) string {
-	h := sha256.New()
-	fmt.Fprintf(h, "%d\x00%s\x00%s\x00", c.ID, c.Name, c.OwnerID)
-	h.Write(c.Sheet)
-	return hex.EncodeToString(h.Sum(nil))[:12]
+// maxDeleteAge is how many events may follow a deletion's question before
+// its buttons are refused as too old, so a press walks few events.
+const maxDeleteAge = 50
+
+// changedSince returns the CodeConflict refusal of a deletion asked at
+// event seq when an event since has changed c, or more than maxDeleteAge
+// events have passed.
+func changedSince(m *Mutation, c *storage.Character, seq uint64) error {
+	again := fmt.Sprintf("; nothing was changed. Run /char delete name:%s again.", Arg(c.Name))
+	n, err := 0, error(nil)
+	walk := m.tx.EachEventBefore(m.Req.ChannelID, 0, func(e *storage.Event) (bool, error) {
+		if e.Seq <= seq {
+			return false, nil
+		}
+		if n++; n > maxDeleteAge {
+			err = Errorf(CodeConflict, "That question is %d events old%s", maxDeleteAge, again)
+			return false, nil
+		}
+		if slices.ContainsFunc(e.Changes, func(ch storage.Change) bool { return ch.CharacterID == c.ID }) {
+			err = Errorf(CodeConflict, "%s has changed since deletion was asked%s", Escape(c.Name), again)
+			return false, nil
+		}
+		return true, nil
+	})
+	return cmp.Or(walk, err)
 }
 
 func charDelete(ctx context.Context, s *Service, r *Request) (*Response, error) {
@@ -256,7 +325,11 @@ func charDelete(ctx context.Context, s *Service, r *Request) (*Response, error) 
 		if err := CanChange(r, t, c); err != nil {
 			return err
 		}
-		id := fmt.Sprintf("%s:%d:%s:", deletePrefix, c.ID, stateHash(c))
+		seq, err := tx.LastEventSeq(r.ChannelID)
+		if err != nil {
+			return err
+		}
+		id := fmt.Sprintf("%s:%d:%d:", deletePrefix, c.ID, seq)
 		resp = &Response{
 			Content: fmt.Sprintf("Delete **%s**? Its sheet leaves the table; /undo brings it back.", Escape(c.Name)),
 			Components: [][]Button{{
@@ -276,7 +349,8 @@ func deleteButton(ctx context.Context, s *Service, r *Request) (*Response, error
 		return nil, Errorf(CodeInvalid, "This button is not one of ours.")
 	}
 	id, err := strconv.ParseUint(parts[1], 10, 64)
-	if err != nil {
+	seq, err2 := strconv.ParseUint(parts[2], 10, 64)
+	if err != nil || err2 != nil {
 		return nil, Errorf(CodeInvalid, "This button is not one of ours.")
 	}
 	r.Command, r.Subcommand, r.Options = "char", "delete", map[string]string{}
@@ -288,8 +362,8 @@ func deleteButton(ctx context.Context, s *Service, r *Request) (*Response, error
 		if err := m.CanChange(c); err != nil {
 			return nil, err
 		}
-		if stateHash(c) != parts[2] {
-			return nil, Errorf(CodeConflict, "%s has changed since deletion was asked; nothing was changed. Run /char delete name:%s again.", Escape(c.Name), Arg(c.Name))
+		if err := changedSince(m, c, seq); err != nil {
+			return nil, err
 		}
 		r.Options["name"] = c.Name
 		base := strings.Join(parts[:3], ":") + ":"

@@ -3,9 +3,11 @@ package commands
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/hpkeeper/hpkeeper/commands/view"
 	"github.com/hpkeeper/hpkeeper/rules/clock"
 	"github.com/hpkeeper/hpkeeper/storage"
 )
@@ -82,16 +84,16 @@ func (m *Mutation) ClockUnit() clock.Unit { return m.log.moving }
 // saying one part per effect that ended or fired, about its character
 // (each noted for /history in its scope, the dice of each effect after its
 // character's last line); with nothing, when it fired nothing, "Nothing
-// ended or fired."; then what follows the clock (ClockFollower: the open
-// turn order) follows it.
+// ended or fired." on the first line; then what follows the clock
+// (ClockFollower: the open turn order) follows it.
 // It returns how many parts the system said.
 func (m *Mutation) moveClock(n int64, unit clock.Unit, nothing bool) (fired int, err error) {
 	from := clock.Time(m.Table.Clock)
 	to := from.Add(n, unit)
-	head := fmt.Sprintf("The clock moves %d %s: %s → %s.", n, strings.TrimSuffix(unit.String(), plural(n)), from, to)
+	head := fmt.Sprintf("The clock moves %d %s: %s.", n, strings.TrimSuffix(unit.String(), plural(n)), Span(from, to))
 	m.ForTable().Say("%s", head)
 	m.ForTable().Note("%s", head)
-	first, firstRoll := len(m.log.parts), len(m.log.rolls)
+	first, firstRoll, more := len(m.log.parts), len(m.log.rolls), m.log.moreRolls
 	m.log.moving = unit
 	err = m.NoteSaid(func() error { return m.System.AdvanceClock(m, int64(from), int64(to)) })
 	m.log.moving = 0
@@ -127,15 +129,21 @@ func (m *Mutation) moveClock(n int64, unit clock.Unit, nothing bool) (fired int,
 		orphans[j].rolls = append(orphans[j].rolls, r.text)
 	}
 	for i, rs := range rolls {
-		said[i].Text += rollsLine(rs)
+		said[i].Text += rollsLine(Unshown(said[i].Text, rs))
 	}
 	for _, o := range orphans {
-		m.log.parts = append(m.log.parts, scopedPart{about: o.about, Part: Part{Text: strings.TrimPrefix(rollsLine(o.rolls), "\n")}})
+		m.log.parts = append(m.log.parts, scopedPart{about: o.about, Part: Part{Text: strings.TrimPrefix(rollsLine(o.rolls), " ")}})
 	}
-	said = m.log.parts[first:]
-	fired = len(said)
-	if fired == 0 && nothing {
-		m.ForTable().Say("Nothing ended or fired.")
+	fired = len(m.log.parts) - first
+	if n := m.log.moreRolls - more; n > 0 {
+		v := m.voice
+		v.about = nil // whose they are is not recorded: as hidden as any character loaded
+		v.Say("… and %s, not listed: an event lists %d.", Count(n, "more roll"), MaxRecordedRolls)
+	}
+	// Players read that nothing fired when nothing they see did: a hidden
+	// character's timer is not told by the line's absence.
+	if nothing && !slices.ContainsFunc(m.log.parts[first:], func(p scopedPart) bool { return m.sees(view.Channel, p.about) }) {
+		m.log.parts[first-1].Text += " Nothing ended or fired."
 	}
 	for _, f := range m.s.registry.features {
 		if cf, ok := f.(ClockFollower); ok {
@@ -145,6 +153,18 @@ func (m *Mutation) moveClock(n int64, unit clock.Unit, nothing bool) (fired int,
 		}
 	}
 	return fired, nil
+}
+
+// Span renders a stretch of the clock, "day 1, 00:00 → day 2, 08:00", the
+// day said once when it does not change ("day 1, 00:00 → 00:04").
+func Span(from, to clock.Time) string {
+	f, t := from.String(), to.String()
+	if fd, _, ok := strings.Cut(f, ", "); ok {
+		if td, tt, ok := strings.Cut(t, ", "); ok && td == fd {
+			t = tt
+		}
+	}
+	return f + " → " + t
 }
 
 // plural returns the suffix to trim for n == 1 ("s"), else "".

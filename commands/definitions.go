@@ -42,7 +42,8 @@ func NewRegistry(systems []System, features ...Feature) *Registry {
 	})
 	g.Add(&Command{
 		Name: "char", Description: "Create and manage characters",
-		Topic: "`/char create name:… stats:\"key=value …\"` creates a character you own (a GM may give `owner`). `/char set` changes sheet values, `/char show` and `/char list` show them, `/char delete` asks to confirm.",
+		Topic: "`/char create name:… stats:\"key=value …\"` creates a character you own (a GM may give `owner`). `/char set` changes sheet values, `/char show` and `/char list` show them, `/char delete` asks to confirm. " +
+			"A GM hides an NPC with `hidden=true` among the stats, at creation (answered to that GM alone) or later: players then read its word only, never its numbers; its owner and every GM read them.",
 		Subcommands: []*Subcommand{
 			{Name: "create", Description: "Create a character", Handler: charCreate,
 				Options: []Option{

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hpkeeper/hpkeeper/commands/view"
 	"github.com/hpkeeper/hpkeeper/rules/dice"
 	"github.com/hpkeeper/hpkeeper/storage"
 )
@@ -71,7 +72,7 @@ func (v voice) HideDice() { v.log.hideDice = true }
 // DiceHidden reports whether the dice m rolls now are kept from players:
 // a hidden character's (m's scope, For; or after HideDice), so that a
 // prompt for physical dice names neither the dice nor the faces.
-func (m *Mutation) DiceHidden() bool { return m.log.hideDice || !m.public(m.about) }
+func (m *Mutation) DiceHidden() bool { return m.log.hideDice || !m.sees(view.Channel, m.about) }
 
 // Subject is the character whose roll m makes now: the first of its scope
 // (For), else the character the mutation loaded last; nil for the table's
@@ -186,8 +187,8 @@ func (m *Mutation) RollString(expr string) (dice.Result, error) {
 }
 
 // RollsLine renders the dice rolled so far in m's scope (For; unscoped:
-// those rolled unscoped) for a reply: "\nRolled 1d6 [4]; 2d6 [1, 2] = 3",
-// or "" when none were; past maxReplyRolls rolls, "… and 1047 more rolls".
+// those rolled unscoped) for a reply, as a sentence after the text: "
+// Rolled 1d6 [4]; 2d6 [1, 2] = 3", or "" when none were (rollsLine).
 func (v voice) RollsLine() string {
 	var rolls []string
 	for _, r := range v.log.rolls {
@@ -198,32 +199,78 @@ func (v voice) RollsLine() string {
 	return rollsLine(rolls)
 }
 
-// rollsLine renders rolls for a reply, built once: "\nRolled 1d6 [4]; 2d6
-// [1, 2] = 3", at most maxReplyRolls of them and then "; … and 1047 more
-// rolls"; "" for none.
+// rollsLine renders rolls for a reply, every one of them, built once: "
+// Rolled 1d6 [4]; 2d6 [1, 2] = 3"; three or more rolls of one die in a row
+// as one run, " Rolled 6 × 1d20: 19, 11, 11, 12, 14, 4"; "" for none.
 func rollsLine(rolls []string) string {
 	if len(rolls) == 0 {
 		return ""
 	}
 	var b strings.Builder
-	b.WriteString("\nRolled ")
-	for i, r := range rolls {
-		if i == maxReplyRolls {
-			b.WriteString("; … and " + Count(len(rolls)-maxReplyRolls, "more roll"))
-			break
-		}
+	b.WriteString(" Rolled ")
+	for i := 0; i < len(rolls); {
 		if i > 0 {
 			b.WriteString("; ")
 		}
-		b.WriteString(r)
+		die, face, ok := oneDie(rolls[i])
+		j := i + 1
+		for ok && j < len(rolls) {
+			if d, _, ok := oneDie(rolls[j]); !ok || d != die {
+				break
+			}
+			j++
+		}
+		if j-i < 3 {
+			b.WriteString(rolls[i])
+			i++
+			continue
+		}
+		fmt.Fprintf(&b, "%d × %s: %s", j-i, die, face)
+		for _, r := range rolls[i+1 : j] {
+			_, f, _ := oneDie(r)
+			b.WriteString(", " + f)
+		}
+		i = j
 	}
 	return b.String()
 }
 
-// maxReplyRolls bounds the rolls RollsLine lists one by one: more come from
-// a long clock advance (a d20 for each save) or from many targets, whose
-// lines show each save already.
-const maxReplyRolls = 20
+// oneDie reads a roll of one die and nothing else, "1d20 [19] = 19", as
+// its die ("1d20") and face ("19"); ok is false for any other roll.
+func oneDie(roll string) (die, face string, ok bool) {
+	die, rest, ok := strings.Cut(roll, " [")
+	if !ok || !strings.HasPrefix(die, "1d") {
+		return "", "", false
+	}
+	face, total, ok := strings.Cut(rest, "] = ")
+	if !ok || face != total || strings.ContainsAny(face, ", ~") {
+		return "", "", false
+	}
+	return die, face, true
+}
+
+// Unshown returns the rolls that text does not show already (each roll
+// string counted as often as it appears), so that a reply or an event of
+// /history shows every die once. It takes time in the number of distinct
+// rolls times the text's length, both bounded (MaxRecordedRolls; a
+// character's line, an event's summary).
+func Unshown(text string, rolls []string) []string {
+	seen := map[string]int{}
+	var out []string
+	for _, r := range rolls {
+		n, ok := seen[r]
+		if !ok {
+			n = strings.Count(text, r)
+		}
+		if n > 0 {
+			seen[r] = n - 1
+			continue
+		}
+		seen[r] = 0
+		out = append(out, r)
+	}
+	return out
+}
 
 // MaxAmount bounds an amount of damage, healing or harm, given as a number
 // or as dice that can total at most this much.

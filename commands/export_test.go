@@ -1,4 +1,4 @@
 package commands
 
-// FitLimits exposes fitLimits to the external tests.
-var FitLimits = fitLimits
+// LayOut exposes layOut to the external tests.
+var LayOut = layOut

@@ -104,6 +104,18 @@ type Autocompleter interface {
 	Complete(ctx context.Context, s *Service, r *Request, defs []Option) ([]Choice, error)
 }
 
+// GMDeliverer is implemented by a feature that brings every GM of a
+// table the results only GMs may read, whoever triggered them
+// (commands/gmscreen). DeliverToGMs is called in the write transaction of
+// every change, once its reply is rendered, with what the reply kept from
+// players as one message, gm (nil when it kept nothing; the caller reads
+// it too when they may, in a follow-up of the reply); what it changes of
+// m.Table is saved with the change, and no event records it
+// (storage.Table.GMInbox).
+type GMDeliverer interface {
+	DeliverToGMs(m *Mutation, gm *Response) error
+}
+
 // Starter is implemented by a feature that works outside requests too (the
 // tracker renders for the bot's updater): New calls Start once with the
 // service the feature serves, before the service answers anything. A

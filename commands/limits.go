@@ -5,35 +5,26 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/hpkeeper/hpkeeper/commands/layout"
 	"github.com/hpkeeper/hpkeeper/rules/clock"
 )
 
-// Discord's limits on a message (API reference, "Embed Limits", message
-// content, message components, autocomplete and modals), enforced in one
-// place (fitLimits) so that no reply is ever refused. Lengths are in
-// characters (Unicode code points), as Discord counts them. The three that
-// a feature lays its text out by are exported.
+// Discord's limits on a message are package layout's, which lays a reply
+// out over as many messages as they need (layOut); the three a feature
+// lays its text out by, and those of autocomplete and modals, which are
+// cut (fitForms): a choice and a form's labels are names, never results.
 const (
 	// MaxContent is the most characters of a message's text.
-	MaxContent = 2000
+	MaxContent = layout.MaxContent
 	// MaxEmbedDescription is the most characters of an embed's description.
-	MaxEmbedDescription = 4096
+	MaxEmbedDescription = layout.MaxDescription
 	// MaxFieldValue is the most characters of an embed field's value.
-	MaxFieldValue = 1024
+	MaxFieldValue = layout.MaxFieldValue
 	// MaxChoices is the most choices an autocomplete answer holds.
 	MaxChoices = 25
 
-	maxEmbeds       = 10
-	maxEmbedTitle   = 256
-	maxEmbedFields  = 25
-	maxFieldName    = 256
-	maxEmbedFooter  = 2048
-	maxEmbedTotal   = 6000 // titles, descriptions, field names and values, footers of all embeds
-	maxRows         = 5    // action rows of a message
-	maxRowButtons   = 5    // buttons in one action row
-	maxButtonLabel  = 80
-	maxCustomID     = 100 // custom_id of a button or modal and its inputs
-	maxChoiceLength = 100 // an autocomplete choice's name and value
+	maxCustomID     = layout.MaxCustomID // custom_id of a modal and its inputs
+	maxChoiceLength = 100                // an autocomplete choice's name and value
 	maxModalTitle   = 45
 	maxModalInputs  = 5
 	maxInputLabel   = 45
@@ -81,41 +72,70 @@ func checkAdvance(n int64, unit clock.Unit) error {
 		limit, n, unit, most, unit)
 }
 
-// notFitting is the field that ends the embeds when their total would pass
-// maxEmbedTotal.
-var notFitting = Field{Name: "…", Value: "the rest does not fit in one message"}
+// layOut lays resp and each of its follow-ups out over Discord's
+// messages (layout.Split): what one message cannot hold continues in
+// follow-ups right after it (Continues), ephemeral when it is, that may
+// ping whom they mention of resp's Mentions; files, UpdateMessage and
+// pings stay with the first. Then it cuts autocomplete choices and modals
+// to Discord's limits (fitForms). It takes time linear in the size of
+// the reply.
+func layOut(resp *Response) {
+	var follow []*Response
+	for _, f := range resp.FollowUps {
+		follow = append(follow, continued(f)...)
+	}
+	resp.FollowUps = append(continued(resp)[1:], follow...)
+	fitForms(resp)
+}
 
-// fitLimits shortens a response to Discord's limits (the constants above):
-// long texts end in "…"; surplus embeds, fields, rows and buttons are
-// dropped, fields with a note; and the embeds together stay within
-// maxEmbedTotal characters, the note that ends them included. It takes time
-// linear in the response's size.
-func fitLimits(resp *Response) {
-	resp.Content = Clip(resp.Content, MaxContent)
-	if len(resp.Embeds) > maxEmbeds {
-		resp.Embeds = resp.Embeds[:maxEmbeds]
+// Blocks is a reply of blocks of text, one after the other on lines of
+// their own, each kept whole in one message where it fits when the reply
+// continues past Discord's limits (an event of /history, say).
+func Blocks(blocks []string) *Response {
+	return &Response{Content: strings.Join(blocks, "\n"), blocks: blocks}
+}
+
+// textBlocks returns the blocks of r's text: those render or Blocks set,
+// or the whole text as one when it was set by hand (split between lines).
+func (r *Response) textBlocks() []string {
+	if strings.Join(r.blocks, "\n") != r.Content {
+		return []string{r.Content}
 	}
-	total := 0
-	for i := range resp.Embeds {
-		e := &resp.Embeds[i]
-		e.Title = Clip(e.Title, maxEmbedTitle)
-		e.Description = Clip(e.Description, MaxEmbedDescription)
-		e.Footer = Clip(e.Footer, maxEmbedFooter)
-		if len(e.Fields) > maxEmbedFields {
-			dropped := len(e.Fields) - maxEmbedFields + 1
-			e.Fields = append(e.Fields[:maxEmbedFields-1:maxEmbedFields-1], Field{Name: "…", Value: fmt.Sprintf("%d more not shown", dropped)})
+	return r.blocks
+}
+
+// prepend puts line before r's text, as a block of its own.
+func (r *Response) prepend(line string) {
+	if r.Content == "" {
+		r.Content, r.blocks = line, []string{line}
+		return
+	}
+	r.blocks = append([]string{line}, r.textBlocks()...)
+	r.Content = line + "\n" + r.Content
+}
+
+// continued lays r out over messages (layOut): r holds the first, and
+// the follow-ups returned after it the rest.
+func continued(r *Response) []*Response {
+	msgs := layout.Split(r.textBlocks(), r.Embeds, r.Components)
+	r.Content, r.Embeds, r.Components, r.blocks = msgs[0].Content, msgs[0].Embeds, msgs[0].Rows, nil
+	out := []*Response{r}
+	for _, m := range msgs[1:] {
+		f := &Response{Content: m.Content, Embeds: m.Embeds, Components: m.Rows, Ephemeral: r.Ephemeral, Continues: true}
+		for _, id := range r.Mentions {
+			if strings.Contains(m.Content, Mention(id)) {
+				f.Mentions = append(f.Mentions, id)
+			}
 		}
-		for j := range e.Fields {
-			f := &e.Fields[j]
-			f.Name = nonEmpty(Clip(f.Name, maxFieldName))
-			f.Value = nonEmpty(Clip(f.Value, MaxFieldValue))
-		}
-		total += embedSize(e)
+		out = append(out, f)
 	}
-	if total > maxEmbedTotal {
-		fitEmbedTotal(resp)
-	}
-	fitComponents(resp)
+	return out
+}
+
+// fitForms cuts an autocomplete answer to MaxChoices choices of Discord's
+// lengths, and a modal's title, inputs, labels and custom_ids to
+// Discord's: names and labels, never a result.
+func fitForms(resp *Response) {
 	if len(resp.Choices) > MaxChoices {
 		resp.Choices = resp.Choices[:MaxChoices]
 	}
@@ -123,164 +143,35 @@ func fitLimits(resp *Response) {
 		resp.Choices[i].Name = nonEmpty(Clip(resp.Choices[i].Name, maxChoiceLength))
 		resp.Choices[i].Value = Clip(resp.Choices[i].Value, maxChoiceLength)
 	}
-	if md := resp.Modal; md != nil {
-		md.Title = nonEmpty(Clip(md.Title, maxModalTitle))
-		md.CustomID = clipBytes(md.CustomID, maxCustomID)
-		if len(md.Inputs) > maxModalInputs {
-			md.Inputs = md.Inputs[:maxModalInputs]
-		}
-		for i := range md.Inputs {
-			in := &md.Inputs[i]
-			in.Label = nonEmpty(Clip(in.Label, maxInputLabel))
-			in.Placeholder = Clip(in.Placeholder, maxPlaceholder)
-			in.CustomID = clipBytes(in.CustomID, maxCustomID)
-			in.MaxLength = min(max(in.MaxLength, 0), MaxModalText)
-			in.MinLength = min(max(in.MinLength, 0), MaxModalText)
-			if in.MaxLength > 0 {
-				in.MinLength = min(in.MinLength, in.MaxLength)
-			}
+	md := resp.Modal
+	if md == nil {
+		return
+	}
+	md.Title = nonEmpty(Clip(md.Title, maxModalTitle))
+	md.CustomID = layout.ClipBytes(md.CustomID, maxCustomID)
+	if len(md.Inputs) > maxModalInputs {
+		md.Inputs = md.Inputs[:maxModalInputs]
+	}
+	for i := range md.Inputs {
+		in := &md.Inputs[i]
+		in.Label = nonEmpty(Clip(in.Label, maxInputLabel))
+		in.Placeholder = Clip(in.Placeholder, maxPlaceholder)
+		in.CustomID = layout.ClipBytes(in.CustomID, maxCustomID)
+		in.MaxLength = min(max(in.MaxLength, 0), MaxModalText)
+		in.MinLength = min(max(in.MinLength, 0), MaxModalText)
+		if in.MaxLength > 0 {
+			in.MinLength = min(in.MinLength, in.MaxLength)
 		}
 	}
-}
-
-// fitEmbedTotal cuts the embeds, each already within its own limits, to
-// maxEmbedTotal characters in all: it keeps titles, descriptions, footers
-// and fields in order while they fit within the total less the size of
-// notFitting, cuts the text that reaches past it, drops what follows, and
-// ends the last embed kept with notFitting.
-func fitEmbedTotal(resp *Response) {
-	budget := maxEmbedTotal - runes(notFitting.Name) - runes(notFitting.Value)
-	used := 0
-	// take returns s cut to what is left of the budget ("" when nothing is)
-	// and counts it.
-	take := func(s string) string {
-		left := budget - used
-		if n := runes(s); n > left {
-			if left < 2 {
-				s = ""
-			} else {
-				s = Clip(s, left)
-			}
-		}
-		used += runes(s)
-		return s
-	}
-	for i := range resp.Embeds {
-		e := &resp.Embeds[i]
-		if used >= budget-1 && i > 0 {
-			resp.Embeds = resp.Embeds[:i]
-			break
-		}
-		e.Title = take(e.Title)
-		e.Description = take(e.Description)
-		e.Footer = take(e.Footer)
-		kept := len(e.Fields)
-		for j, f := range e.Fields {
-			size := runes(f.Name) + runes(f.Value)
-			if used+size <= budget {
-				used += size
-				continue
-			}
-			kept = j
-			if left := budget - used - runes(f.Name); left >= 2 {
-				e.Fields[j].Value = Clip(f.Value, left)
-				used = budget
-				kept = j + 1
-			}
-			break
-		}
-		if kept < len(e.Fields) {
-			e.Fields = e.Fields[:kept]
-			resp.Embeds = resp.Embeds[:i+1]
-			break
-		}
-	}
-	last := &resp.Embeds[len(resp.Embeds)-1]
-	if len(last.Fields) >= maxEmbedFields {
-		last.Fields = last.Fields[:maxEmbedFields-1]
-	}
-	last.Fields = append(last.Fields, notFitting)
-}
-
-// embedSize is what e counts towards maxEmbedTotal.
-func embedSize(e *Embed) int {
-	n := runes(e.Title) + runes(e.Description) + runes(e.Footer)
-	for _, f := range e.Fields {
-		n += runes(f.Name) + runes(f.Value)
-	}
-	return n
-}
-
-// fitComponents keeps at most maxRows rows of at most maxRowButtons buttons,
-// drops empty rows, and cuts labels and custom_ids to Discord's lengths (a
-// button needs a label: an empty one becomes a zero-width space).
-func fitComponents(resp *Response) {
-	rows := resp.Components[:0]
-	for _, row := range resp.Components {
-		if len(row) == 0 {
-			continue
-		}
-		if len(row) > maxRowButtons {
-			row = row[:maxRowButtons]
-		}
-		for j := range row {
-			row[j].Label = nonEmpty(Clip(row[j].Label, maxButtonLabel))
-			row[j].CustomID = clipBytes(row[j].CustomID, maxCustomID)
-		}
-		rows = append(rows, row)
-	}
-	if len(rows) > maxRows {
-		rows = rows[:maxRows]
-	}
-	if len(rows) == 0 {
-		rows = nil
-	}
-	resp.Components = rows
 }
 
 // nonEmpty returns s, or a zero-width space for "": Discord refuses empty
-// field names and values, labels and titles.
+// titles, labels and choice names.
 func nonEmpty(s string) string {
 	if s == "" {
 		return "\u200b"
 	}
 	return s
-}
-
-// clipBytes cuts s to at most n bytes on a rune boundary, with no ellipsis:
-// a custom_id is an identifier, not text.
-func clipBytes(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
-}
-
-func runes(s string) int { return len([]rune(s)) }
-
-// JoinWithin joins lines with newlines into at most limit characters; the
-// lines that do not fit are replaced by "… and N more" (with what to use to
-// see them).
-func JoinWithin(lines []string, limit int, seeMore string) string {
-	var b strings.Builder
-	used := 0
-	for i, line := range lines {
-		n := runes(line) + 1
-		tail := fmt.Sprintf("… and %d more%s", len(lines)-i, seeMore)
-		if used+n+runes(tail) > limit && i < len(lines)-1 || used+n > limit {
-			b.WriteString(tail)
-			return b.String()
-		}
-		b.WriteString(line)
-		if i < len(lines)-1 {
-			b.WriteByte('\n')
-		}
-		used += n
-	}
-	return b.String()
 }
 
 // MaxModalText is the longest text a modal input may carry, in characters:

@@ -2,6 +2,7 @@ package commands_test
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -105,137 +106,102 @@ func limitProblems(resp *commands.Response) []string {
 	return out
 }
 
-// checkDiscordLimits fails when resp breaks a limit Discord enforces on a
-// message (it would refuse the whole reply).
-func checkDiscordLimits(t *testing.T, resp *commands.Response) {
+// checkSent fails when a message resp sends (itself or a
+// follow-up) breaks a limit Discord enforces on a message (it would refuse
+// the whole message).
+func checkSent(t *testing.T, what string, resp *commands.Response) {
 	t.Helper()
-	for _, p := range limitProblems(resp) {
-		t.Error(p)
+	for i, m := range commandstest.Messages(resp) {
+		for _, p := range limitProblems(m) {
+			t.Errorf("%s, message %d: %s", what, i, p)
+		}
 	}
 }
 
-func TestLongListsFitDiscord(t *testing.T) {
+// TestLongListsContinue: at a table of 50 characters with long names
+// (issue 24: /table show listed 25, /char list 38, the tracker's turn
+// order 35), every list names every character, the rest of what one
+// message holds continuing in follow-ups, within Discord's limits.
+func TestLongListsContinue(t *testing.T) {
 	tb := newTable(t)
 	tb.OK(tb.Do("ann", "/table setup system:hit-protection"))
+	var names []string
 	for i := range commands.MaxCharacters {
-		tb.OK(tb.Do("ann", fmt.Sprintf("/char create name:Character-with-a-long-name-%02d stats:hp=1", i)))
+		name := fmt.Sprintf("Character-with-a-long-name-%02d", i)
+		names = append(names, name)
+		tb.OK(tb.Do("ann", fmt.Sprintf("/char create name:%s stats:hp=1", name)))
 	}
 	tb.Refused(tb.Do("ann", "/char create name:One-too-many stats:hp=1"), "This table holds 50 characters, the most a table may hold")
-	for _, line := range []string{"/table show", "/char list", "/history"} {
+	tb.OK(tb.Do("ann", "/init start"))
+	for i := 0; i < len(names); i += 5 {
+		tb.Dice.Push(1, 2, 3, 4, 5)
+		tb.OK(tb.Do("ann", "/init join target:"+strings.Join(names[i:i+5], ",")))
+	}
+	for _, line := range []string{"/table show", "/char list", "/init show"} {
 		resp := tb.Do("bob", line)
-		checkDiscordLimits(t, resp)
-		if out := commandstest.Text(resp); !strings.Contains(out, "more") && !strings.Contains(out, "Older events: /history before:#") {
-			t.Errorf("%s = %q; want it to say that more are not shown", line, out)
+		checkSent(t, line, resp)
+		out := commandstest.Text(resp)
+		for _, name := range names {
+			if !strings.Contains(out, name) {
+				t.Errorf("%s does not name %s", line, name)
+			}
 		}
 	}
-	// A very long heroic text or description is clipped, not refused.
-	resp := &commands.Response{Embeds: []commands.Embed{{Description: strings.Repeat("x", 5000), Fields: make([]commands.Field, 30)}}}
-	for i := range resp.Embeds[0].Fields {
-		resp.Embeds[0].Fields[i] = commands.Field{Name: "f", Value: strings.Repeat("y", 2000)}
-	}
-	commands.FitLimits(resp)
-	checkDiscordLimits(t, resp)
+	resp := tb.Do("bob", "/history")
+	checkSent(t, "/history", resp)
+	commandstest.WantIn(t, "/history", commandstest.Text(resp), names[40], names[49], "Older events: /history before:#")
 }
 
-// TestFitLimitsEmbedTotal: the two replies of issue 14 that passed
-// fitLimits over Discord's 6,000 characters of embeds, and what fits is
-// kept.
-func TestFitLimitsEmbedTotal(t *testing.T) {
-	x := func(n int) string { return strings.Repeat("x", n) }
-	// 5,990 characters of fields: the last one does not fit, and the note
-	// that replaces it must fit too (it made 6,027 before).
-	fields := make([]commands.Field, 6)
-	for i := range fields {
-		fields[i] = commands.Field{Name: "n", Value: x(1000)}
+// TestLayOutContinues: a reply past every limit of a message continues in
+// follow-ups, each marked Continues and as ephemeral as the reply, before
+// the reply's own follow-ups (each laid out too); a follow-up pings only
+// the users it mentions; every block stays whole.
+func TestLayOutContinues(t *testing.T) {
+	var blocks []string
+	for i := range 20 {
+		blocks = append(blocks, fmt.Sprintf("**C%02d** %s <@%d>", i, strings.Repeat("x", 200), i%2))
 	}
-	fields[5].Value = x(984) // 5 × 1,001 + 985 = 5,990
-	resp := &commands.Response{Embeds: []commands.Embed{{Title: x(5), Fields: fields}, {Title: x(2), Fields: []commands.Field{{Name: "a", Value: x(100)}}}}}
-	commands.FitLimits(resp)
-	checkDiscordLimits(t, resp)
-	if e := resp.Embeds[len(resp.Embeds)-1]; e.Fields[len(e.Fields)-1].Value != "the rest does not fit in one message" {
-		t.Errorf("last field = %+v; want the note that the rest does not fit", e.Fields[len(e.Fields)-1])
+	var embeds []commands.Embed
+	for i := range 12 {
+		embeds = append(embeds, commands.Embed{Title: fmt.Sprintf("E%d", i), Description: strings.Repeat("d", 1000)})
 	}
-	// Two descriptions of 4,000 characters (8,000 in all, each within its
-	// own limit): the second is cut.
-	resp = &commands.Response{Embeds: []commands.Embed{{Title: "A", Description: x(4000), Footer: "f"}, {Title: "B", Description: x(4000), Footer: "g"}}}
-	commands.FitLimits(resp)
-	checkDiscordLimits(t, resp)
-	if len(resp.Embeds) != 2 || resp.Embeds[0].Description != x(4000) || !strings.HasSuffix(resp.Embeds[1].Description, "…") {
-		t.Errorf("embeds = %d, descriptions %d and %d characters; want the first whole and the second cut",
-			len(resp.Embeds), utf8.RuneCountInString(resp.Embeds[0].Description), utf8.RuneCountInString(resp.Embeds[len(resp.Embeds)-1].Description))
+	rows := make([][]commands.Button, 7)
+	for i := range rows {
+		rows[i] = []commands.Button{{Label: "b", CustomID: fmt.Sprintf("b:%d", i)}}
 	}
-	// Within the limits nothing changes.
-	resp = &commands.Response{Content: x(2000), Embeds: []commands.Embed{{Title: x(256), Description: x(4096), Footer: x(1000), Fields: []commands.Field{{Name: "n", Value: x(647)}}}}}
-	commands.FitLimits(resp)
-	if e := resp.Embeds[0]; len(e.Fields) != 1 || e.Fields[0].Value != x(647) || e.Footer != x(1000) {
-		t.Errorf("a reply of exactly 6,000 characters was changed: %d fields, footer %d", len(e.Fields), len(e.Footer))
+	gm := &commands.Response{Content: strings.Repeat("g\n", 1500), Ephemeral: true}
+	resp := commands.Blocks(blocks)
+	resp.Embeds, resp.Components, resp.Ephemeral, resp.Mentions = embeds, rows, true, []string{"1"}
+	resp.FollowUps = []*commands.Response{gm}
+	commands.LayOut(resp)
+	checkSent(t, "the reply", resp)
+	msgs := commandstest.Messages(resp)
+	var content []string
+	embedCount, rowCount, gmParts := 0, 0, 0
+	for i, m := range msgs {
+		if !m.Ephemeral {
+			t.Errorf("message %d is public; want every one ephemeral as the reply", i)
+		}
+		if m.Content != "" && m.Content[0] == 'g' {
+			gmParts++
+			continue
+		}
+		if i > 0 && !m.Continues {
+			t.Errorf("message %d does not say it continues the reply", i)
+		}
+		content = append(content, m.Content)
+		embedCount += len(m.Embeds)
+		rowCount += len(m.Components)
+		if strings.Contains(m.Content, "<@1>") != slices.Contains(m.Mentions, "1") || slices.Contains(m.Mentions, "0") {
+			t.Errorf("message %d pings %v; want user 1 where it is mentioned, and never user 0", i, m.Mentions)
+		}
 	}
-}
-
-// FuzzFitLimits builds responses of any size from the input (content,
-// embeds with titles, descriptions, footers and fields, rows of buttons,
-// choices and a modal, their texts repeated from text, which may be any
-// characters) and checks that fitLimits makes every one fit every limit
-// Discord enforces (limitProblems).
-func FuzzFitLimits(f *testing.F) {
-	f.Add([]byte{1, 2, 3, 4, 5}, "x")
-	f.Add([]byte{200, 3, 250, 250, 9, 30, 200, 200, 200, 255, 7, 7, 90}, "é")
-	f.Add([]byte{0, 10, 255, 255, 255, 2, 255, 255, 255, 255, 255, 255, 255, 255}, "🎲ab")
-	f.Add([]byte{40, 2, 160, 160, 0, 0, 160, 0, 0, 0}, "<@&1>")
-	f.Fuzz(func(t *testing.T, data []byte, text string) {
-		if text == "" {
-			text = "x"
+	for _, b := range blocks {
+		if !slices.ContainsFunc(content, func(c string) bool { return strings.Contains(c, b) }) {
+			t.Errorf("block %.10q… is not whole in one message", b)
 		}
-		if len(text) > 64 { // the lengths come from data; keep each run fast
-			text = text[:64]
-		}
-		pos := 0
-		next := func() int { // the next byte, 0 once the input ends
-			if pos >= len(data) {
-				return 0
-			}
-			pos++
-			return int(data[pos-1])
-		}
-		// long returns text repeated to about 20 × b characters (up to
-		// 5,100): enough to pass every limit.
-		long := func() string { return strings.Repeat(text, 1+next()*20/max(1, utf8.RuneCountInString(text))) }
-		short := func() string { return strings.Repeat(text, next()%4) }
-		sized := func() string {
-			if next()%2 == 0 {
-				return short()
-			}
-			return long()
-		}
-		resp := &commands.Response{Content: sized()}
-		for range next() % 13 {
-			e := commands.Embed{Title: sized(), Description: sized(), Footer: sized()}
-			for range next() % 40 {
-				e.Fields = append(e.Fields, commands.Field{Name: sized(), Value: sized(), Inline: next()%2 == 0})
-			}
-			resp.Embeds = append(resp.Embeds, e)
-		}
-		for range next() % 8 {
-			var row []commands.Button
-			for range next() % 8 {
-				row = append(row, commands.Button{Label: sized(), CustomID: sized(), Style: commands.StylePrimary})
-			}
-			resp.Components = append(resp.Components, row)
-		}
-		for range next() % 30 {
-			resp.Choices = append(resp.Choices, commands.Choice{Name: sized(), Value: sized()})
-		}
-		if next()%3 == 0 {
-			md := &commands.Modal{CustomID: sized(), Title: sized()}
-			for range next() % 8 {
-				md.Inputs = append(md.Inputs, commands.TextInput{CustomID: sized(), Label: sized(), Placeholder: sized(),
-					MinLength: next() * 20, MaxLength: next() * 20})
-			}
-			resp.Modal = md
-		}
-		commands.FitLimits(resp)
-		if p := limitProblems(resp); len(p) > 0 {
-			t.Fatalf("after fitLimits: %s", strings.Join(p, "; "))
-		}
-	})
+	}
+	if embedCount != 12 || rowCount != 7 || gmParts != 2 {
+		t.Errorf("%d embeds, %d rows and the GM's follow-up in %d messages; want 12, 7 and 2", embedCount, rowCount, gmParts)
+	}
 }

@@ -3,6 +3,8 @@ package commands
 import (
 	"fmt"
 	"strings"
+
+	"github.com/hpkeeper/hpkeeper/commands/layout"
 )
 
 // markdownEscaper puts a backslash before every character Discord markdown
@@ -65,6 +67,31 @@ func Indefinite(word string) string {
 	return "a " + word
 }
 
+// Change renders a value that changed as "HP 4 → 0/6" (with its maximum
+// when max > 0; "HP 4 → 0" without), or "" when it did not: a reply says
+// what changed and nothing else.
+func Change(label string, before, after, max int) string {
+	switch {
+	case before == after:
+		return ""
+	case max > 0:
+		return fmt.Sprintf("%s %d → %d/%d", label, before, after, max)
+	}
+	return fmt.Sprintf("%s %d → %d", label, before, after)
+}
+
+// Changes joins the parts that are not "" with " · " ("HP 4 → 0/6 · HD
+// 1 → 0/1").
+func Changes(parts ...string) string {
+	var out []string
+	for _, p := range parts {
+		if p != "" {
+			out = append(out, p)
+		}
+	}
+	return strings.Join(out, " · ")
+}
+
 // Count renders "1 character", "3 characters".
 func Count(n int, noun string) string {
 	if n == 1 {
@@ -73,11 +100,7 @@ func Count(n int, noun string) string {
 	return fmt.Sprintf("%d %ss", n, noun)
 }
 
-// Clip shortens s to at most n runes (n ≥ 1), ending it with "…" when cut.
-func Clip(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
-}
+// Clip shortens s to at most n characters (n ≥ 1), ending it with "…"
+// when cut: for a name or a value quoted back in a refusal, never for a
+// result (layout.Clip).
+func Clip(s string, n int) string { return layout.Clip(s, n) }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/hpkeeper/hpkeeper/commands/view"
 	"github.com/hpkeeper/hpkeeper/storage"
 )
 
@@ -58,7 +59,11 @@ func (s *Service) Mutate(ctx context.Context, r *Request, fn ActionFunc) (*Respo
 		if resp, err = fn(m); err != nil {
 			return err
 		}
-		resp = present(m, resp)
+		var gm *Response
+		resp, gm = present(m, resp)
+		if err := s.registry.deliverToGMs(m, gm); err != nil {
+			return err
+		}
 		if len(m.log.mentions) > 0 {
 			resp.Mentions = m.log.mentions
 		}
@@ -85,6 +90,19 @@ func (g *Registry) mutationChain(fn ActionFunc) ActionFunc {
 	return veilStep(fn)
 }
 
+// deliverToGMs gives gm, what a change kept from players, to the
+// features that bring it to every GM (GMDeliverer).
+func (g *Registry) deliverToGMs(m *Mutation, gm *Response) error {
+	for _, f := range g.features {
+		if d, ok := f.(GMDeliverer); ok {
+			if err := d.DeliverToGMs(m, gm); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // CheckSystemOptions refuses the options of the request that mean what the
 // table's system says (Option.BySystem) when the system does not use them,
 // or does not take their value, listing the values it does; a value is
@@ -108,13 +126,14 @@ func veilStep(next ActionFunc) ActionFunc {
 // veil keeps a refusal from telling a player what a hidden character's
 // state is (RULES.md §0.1 hidden=true): a user error that names a hidden
 // character the mutation loaded ("Goblin is not dying", "Goblin's 0-HP
-// choice is pending") is answered to a non-GM with the same code and a
-// message that says only that nothing happened and that a GM sees why.
-// Refusals of permission and of unknown names, and every error to a GM,
-// pass unchanged.
+// choice is pending") is answered to a caller who does not see it (not a
+// GM, not its owner) with the same code and a message that says only that
+// nothing happened and that a GM sees why. Refusals of permission and of
+// unknown names, and every error to a GM, pass unchanged.
 func (m *Mutation) veil(err error) error {
 	var e *Error
-	if !errors.As(err, &e) || m.IsGM() {
+	a := m.Audience()
+	if !errors.As(err, &e) || a.GM {
 		return err
 	}
 	switch e.Code {
@@ -129,13 +148,16 @@ func (m *Mutation) veil(err error) error {
 	slices.Sort(ids)
 	for _, id := range ids {
 		c := m.cache[id]
-		if c == nil || !c.Hidden || !strings.Contains(e.Message, c.Name) && !strings.Contains(e.Message, Escape(c.Name)) {
+		if c == nil || a.Sees(c) || !strings.Contains(e.Message, c.Name) && !strings.Contains(e.Message, Escape(c.Name)) {
 			continue
 		}
 		return Errorf(e.Code, "Nothing happens: **%s** is hidden, so the bot cannot tell you why that does not work now; a GM sees it. Nothing was changed.", Escape(c.Name))
 	}
 	return err
 }
+
+// Audience is the caller as a reader (Audience).
+func (m *Mutation) Audience() view.Audience { return Audience(m.Req, m.Table) }
 
 // IsGM reports whether the caller is a GM at the table (RULES.md §0.1).
 func (m *Mutation) IsGM() bool { return IsGM(m.Req, m.Table) }
@@ -261,7 +283,7 @@ func (m *Mutation) commit(resp *Response) error {
 		}
 		ev.Changes = append(ev.Changes, storage.Change{CharacterID: id, Name: name, Before: before, After: after})
 	}
-	if !reflect.DeepEqual(m.Table, m.tableBefore) {
+	if !reflect.DeepEqual(m.Table.Undoable(), m.tableBefore.Undoable()) {
 		ev.TableBefore, ev.TableAfter = m.tableBefore, m.Table
 	}
 	if len(ev.Changes) == 0 && ev.TableAfter == nil && !m.log.seqTaken {
@@ -325,7 +347,7 @@ func eventParts(m *Mutation) []storage.EventPart {
 		if sc != nil {
 			ids = sc.ids
 		}
-		p := storage.EventPart{Hidden: !m.public(sc)}
+		p := storage.EventPart{Hidden: !m.sees(view.Channel, sc)}
 		if sc == nil || !sc.table {
 			p.Characters = append([]uint64(nil), ids...)
 		}

@@ -17,6 +17,7 @@ import (
 	"github.com/hpkeeper/hpkeeper/commands/commandstest"
 	"github.com/hpkeeper/hpkeeper/commands/hpmpwp"
 	"github.com/hpkeeper/hpkeeper/commands/tracker"
+	"github.com/hpkeeper/hpkeeper/commands/view"
 	"github.com/hpkeeper/hpkeeper/rules/dice"
 	"github.com/hpkeeper/hpkeeper/storage"
 )
@@ -153,7 +154,7 @@ type viewBoomSystem struct {
 
 func (viewBoomSystem) Name() string { return "viewboom" }
 
-func (v viewBoomSystem) View(c *storage.Character, now int64) (commands.CharacterView, error) {
+func (v viewBoomSystem) View(c *storage.Character, now int64) (view.Character, error) {
 	if v.boom.Load() {
 		panic("kaboom in a view")
 	}

@@ -65,7 +65,7 @@ func TestTableOption(t *testing.T) {
 	}
 	tb.Refused(tb.Do("ann", "/table option name:catch-breath value:maybe"), "off or on")
 	// An unknown option is refused with the options this table has.
-	tb.Refused(tb.Do("ann", "/table option name:fudge-dice value:4"), `Unknown table option "fudge-dice"; this hit-protection table has dice, sheet-edit, init-reroll, init-dice, init-ping, catch-breath`)
+	tb.Refused(tb.Do("ann", "/table option name:fudge-dice value:4"), `Unknown table option "fudge-dice"; this hit-protection table has dice, gm-channel, sheet-edit, init-reroll, init-dice, init-ping, catch-breath`)
 }
 
 // TestSheetEdit: the table option sheet-edit decides who sets sheet values
@@ -85,7 +85,7 @@ func TestSheetEdit(t *testing.T) {
 	tb.Refused(tb.Do("ann", "/char set name:Lister stats:hp=6"), "Only a GM can change sheet values at this table (table option sheet-edit=gm); Lister still acts with /damage, /rest and the others.")
 	commandstest.WantIn(t, "player acts", tb.OK(tb.Do("ann", "/damage target:Lister amount:1")), "HP 4 → 3")
 	tb.OK(tb.Do("ann", `/char create name:Pip stats:"class=thief hp=2"`))
-	commandstest.WantIn(t, "GM sets", tb.OK(tb.Do("gm", "/char set name:Lister stats:hp=5")), "HP 3/6 · HD 1/1 → HP 5/6 · HD 1/1")
+	commandstest.WantIn(t, "GM sets", tb.OK(tb.Do("gm", "/char set name:Lister stats:hp=5")), "**Lister**: set hp=5: HP 3/6 → 5/6.")
 	tb.OK(tb.Do("gm", "/table option name:sheet-edit value:owner"))
 	tb.OK(tb.Do("ann", "/char set name:Lister stats:hp=4"))
 }
@@ -95,7 +95,7 @@ func TestCharCreateRollsHP(t *testing.T) {
 	tb.OK(tb.Do("ann", "/table setup system:hit-protection"))
 	tb.Dice.Push(3)
 	out := tb.OK(tb.Do("meg", "/char create name:Meghan stats:\"class=magic-user level=3\""))
-	for _, want := range []string{"Meghan", "HP 3/4", "HD 3/3", "1d4 [3] = 3", "spells 15"} {
+	for _, want := range []string{"Created **Meghan** for meg. Rolled 1d4 [3] = 3", "HP ████████░░ 3/4", "HD ██████████ 3/3", "spells 15"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("create reply = %q; want %q", out, want)
 		}
@@ -118,7 +118,7 @@ func TestCharSetShowList(t *testing.T) {
 	tb.OK(tb.Do("ann", "/table setup system:hit-protection"))
 	tb.OK(tb.Do("bob", "/char create name:Lister stats:\"class=fighter level=1 hit-die=d6 hp=4\""))
 	out := tb.OK(tb.Do("bob", "/char set name:lister stats:\"level=3 save-death=9\""))
-	if !strings.Contains(out, "HP 4/6 · HD 1/1 → HP 4/6 · HD 3/3") {
+	if out != "**Lister**: set level=3 save-death=9: HD 1/1 → 3/3 · Class: fighter 3 · Saves (d20 ≥): death 9*, wands 13, paralysis 14, breath 15, spells 16 (* set on the sheet)." {
 		t.Errorf("set reply = %q; want HD to follow the level", out)
 	}
 	show := tb.OK(tb.Do("bob", "/char show"))
@@ -163,7 +163,7 @@ func TestCharDeleteButtons(t *testing.T) {
 	tb.Refused(tb.Do("bob", "/char show name:Lister"), "No character")
 	// Undo brings it back with its id and sheet.
 	tb.OK(tb.Do("bob", "/undo"))
-	if out := tb.OK(tb.Do("bob", "/char show name:Lister")); !strings.Contains(out, "HP 2/8") {
+	if out := tb.OK(tb.Do("bob", "/char show name:Lister")); !strings.Contains(out, "HP ███░░░░░░░ 2/8") {
 		t.Errorf("after undo show = %q", out)
 	}
 }
@@ -263,7 +263,7 @@ func TestNothingHalfApplied(t *testing.T) {
 	tb.OK(tb.Do("ann", "/char create name:A stats:hp=1"))
 	// Multi-target commands resolve every name before changing anything.
 	tb.Refused(tb.Do("ann", "/char set name:A stats:\"hp=2 level=99\""), "level=99")
-	if out := tb.OK(tb.Do("ann", "/char show name:A")); !strings.Contains(out, "HP 1/8") {
+	if out := tb.OK(tb.Do("ann", "/char show name:A")); !strings.Contains(out, "HP █░░░░░░░░░ 1/8") {
 		t.Errorf("after a refused set: %q", out)
 	}
 	var n int

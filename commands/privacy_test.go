@@ -1,13 +1,21 @@
 package commands_test
 
-// The privacy property (BRIEF "Hidden information stays hidden"; RULES.md
-// §0.1 hidden=true): at a table of each system with a visible character
-// (Lister, ann's) and a hidden NPC (Goblin, the GM's) whose numbers appear
-// nowhere else, every command of the registry, run by the player and by the
-// GM, with every button of its replies pressed, shows a non-GM nothing of
-// the Goblin's numbers or dice: not in public replies, non-ephemeral
-// follow-ups, the player's own ephemeral replies, button messages, the
-// tracker or autocomplete. The GM gets them, privately.
+// The privacy property (BRIEF "Hidden information stays hidden, in every
+// byte"; RULES.md §0.1 hidden=true): at a table of each system with a
+// visible character (Lister, ann's) and a hidden NPC (Goblin, the GM's)
+// whose numbers appear nowhere else, every command of the registry, run by
+// the player and by the GM, with every button of its replies pressed, shows
+// a non-GM nothing of the Goblin's numbers, dice or state: not in public
+// replies, non-ephemeral follow-ups, the player's own ephemeral replies and
+// refusals, button messages, the tracker or autocomplete; and not in any
+// other byte their client receives: a custom_id holds only ids, event
+// numbers, words and the nonces of physical dice; a hidden NPC's embed is
+// its word in that word's colour; a file's name holds no secret; a line
+// about a hidden NPC uses none of the terms of its state; and its word
+// reads only where the command named it or its word changed (so a line's
+// presence tells nothing either). The GM gets the numbers, privately.
+// TestTwinsLookTheSame (twins_test.go) checks what no pattern can: that two
+// hidden states players must not tell apart look the same, byte for byte.
 
 import (
 	"context"
@@ -23,7 +31,9 @@ import (
 
 	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/commands/commandstest"
+	"github.com/hpkeeper/hpkeeper/commands/gmscreen"
 	"github.com/hpkeeper/hpkeeper/commands/tracker"
+	"github.com/hpkeeper/hpkeeper/commands/view"
 	"github.com/hpkeeper/hpkeeper/rules/dice"
 )
 
@@ -45,9 +55,10 @@ var privacyTables = []privacyTable{
 		pc:     "class=fighter hit-die=d6 hp=6",
 		// d12 and level 19 are the Goblin's alone; every save target is 3;
 		// its initiative is 1d6 + 17, 18 to 23.
-		hidden:  "class=cleric level=19 hit-die=d12 hp=11 hd=17 save-death=3 save-wands=3 save-paralysis=3 save-breath=3 save-spells=3 init=17",
-		set:     "hp=10",
-		secrets: res(`d12\b`, `/12\b`, `/19\b`, `\bHD 1[0-9]\b`, `→ 1[0-9]\b`, `cleric 19`, `vs 3:`, `[+] ?17\b`, `initiative \**(1[89]|2[0-3])\b`, `Goblin\** (1[89]|2[0-3])\b`),
+		hidden: "class=cleric level=19 hit-die=d12 hp=11 hd=17 save-death=3 save-wands=3 save-paralysis=3 save-breath=3 save-spells=3 init=17",
+		set:    "hp=10",
+		secrets: res(`d12\b`, `/12\b`, `/19\b`, `\bHD 1[0-9]\b`, `→ 1[0-9]\b`, `cleric 19`, `vs 3:`, `[+] ?17\b`, `initiative \**(1[89]|2[0-3])\b`, `Goblin\** (1[89]|2[0-3])\b`,
+			`\bto 1[2-9]\b`), // a refusal's range (a whole number from 0 to 12)
 	},
 	{
 		system: "hp-mp-wp",
@@ -62,9 +73,10 @@ var privacyTables = []privacyTable{
 		system: "harm",
 		pc:     "endure=2 react=1 vigor=5",
 		// Every rank 6, pools 19, 18 and 17.
-		hidden:  "endure=6 react=6 willpower=6 first-aid=6 counsel=6 vigor=19 instinct=18 reason=17",
-		set:     "vigor=16/19",
-		secrets: res(`/1[6-9]\b`, `\b(Vigor|Instinct|Reason) 1[0-9]\b`, `dF(k[hl]\d)?\+6\b`, `\b(Endure|React|Willpower|First Aid|Counsel) 6\b`),
+		hidden: "endure=6 react=6 willpower=6 first-aid=6 counsel=6 vigor=19 instinct=18 reason=17",
+		set:    "vigor=16/19",
+		secrets: res(`/1[6-9]\b`, `\b(Vigor|Instinct|Reason) 1[0-9]\b`, `dF(k[hl]\d)?\+6\b`, `\b(Endure|React|Willpower|First Aid|Counsel) 6\b`,
+			`\bto 1[6-9]\b`),
 	},
 }
 
@@ -114,7 +126,8 @@ var privacyScenarios = []struct {
 	{"init end", []string{"/init end", "/init start", "/init join target:Goblin,Lister", "/clock action:advance amount:1 unit:turns"}},
 	{"table option", []string{"/table option name:catch-breath value:on", "/table option name:fudge-dice value:4", "/table option name:dice value:manual",
 		"/damage target:Goblin amount:1d6", "/rest kind:night", "/table option name:dice value:bot",
-		"/table option name:sheet-edit value:gm", `/char set name:Goblin stats:"{set}"`, "/table option name:sheet-edit value:owner"}},
+		"/table option name:sheet-edit value:gm", `/char set name:Goblin stats:"{set}"`, "/table option name:sheet-edit value:owner",
+		"/table option name:gm-channel value:#gm-room", "/damage target:Goblin amount:1", "/init next", "/table option name:gm-channel value:off"}},
 	{"history", []string{"/history", "/history target:Goblin", "/history page:2", "/history user:gm before:#9"}},
 	{"undo", []string{"/undo"}},
 	{"odds", []string{"/odds", "/odds expr:2d6"}},
@@ -175,13 +188,16 @@ type privacyRun struct {
 	tb *commandstest.Table
 	// told counts the GM's private messages that carried the NPC's numbers.
 	told int
+	// words are the hidden NPCs' words as the tracker last read them.
+	words map[string]string
 }
 
 func runPrivacy(t *testing.T, pt privacyTable, seed uint64) {
 	db := commandstest.OpenDB(t)
 	svc := commands.New(db, dice.NewRandom(seed), allSystems, commandstest.Features()...)
 	tracker.Of(svc.Registry()).SetPoster(&fakePoster{}, "")
-	run := &privacyRun{t: t, pt: pt, tb: &commandstest.Table{T: t, Svc: svc, DB: db, Channel: "chan-1"}}
+	gmscreen.Of(svc.Registry()).SetPoster(gmChannel{}, "") // the GMs' alone: not checked
+	run := &privacyRun{t: t, pt: pt, tb: &commandstest.Table{T: t, Svc: svc, DB: db, Channel: "chan-1"}, words: map[string]string{}}
 	run.do("!gm", "/table setup system:"+pt.system)
 	run.do("ann", `/char create name:Lister stats:"`+pt.pc+`"`)
 	run.do("!gm", `/char create name:Goblin stats:"`+pt.hidden+` hidden=true"`)
@@ -279,8 +295,19 @@ func (r *privacyRun) check(user, what string, resp *commands.Response) {
 			seen = append(seen, text)
 		}
 	}
+	var seenMsgs []*commands.Response
+	for i, msg := range append([]*commands.Response{resp}, resp.FollowUps...) {
+		if !gm || i > 0 && !msg.Ephemeral || i == 0 && !msg.Ephemeral && msg.Modal == nil {
+			seenMsgs = append(seenMsgs, msg)
+		}
+	}
+	r.checkBytes(user, what, seenMsgs)
 	if _, tr, err := tracker.Of(r.tb.Svc.Registry()).Tracker(r.tb.Channel); err == nil && tr != nil {
 		seen = append(seen, messageText(tr))
+		r.checkBytes(user, what+" (the tracker)", []*commands.Response{tr})
+		for _, m := range trackerWord.FindAllStringSubmatch(commandstest.Text(tr), -1) {
+			r.words[m[1]] = m[2]
+		}
 	}
 	for _, text := range seen {
 		if s := r.secret(text); s != "" {
@@ -293,6 +320,91 @@ func (r *privacyRun) check(user, what string, resp *commands.Response) {
 		}
 	}
 }
+
+// hiddenName matches the names of the run's hidden NPCs.
+var hiddenName = regexp.MustCompile(`\b(Goblin|Imp(ann|gm))\b`)
+
+// trackerWord matches a hidden NPC's line in the tracker, and a word
+// line of a reply: "**Goblin**: Badly wounded".
+var trackerWord = regexp.MustCompile(`\*\*(Goblin|Imp(?:ann|gm))\*\*: ([A-Z][a-z]+(?: [a-z]+)?)`)
+
+// stateTerms are the terms of a character's state and numbers, which no
+// line about a hidden NPC may use for players (its word is all they read):
+// "cannot act (stunned …)" told that it was stunned.
+var stateTerms = regexp.MustCompile(`(?i)\b(cannot act|turn skipped|stunned|bleed\w*|dying|unconscious|asleep|sleeps|stable|disabled|fatigued|exhausted|0-HP choice|Die Hard|wound\w*|saves?|saving|stabiliz\w*|harm counter|rerolls|initiative \**\d|HP|HD|MP|WP|vigor|instinct|reason)\b`)
+
+// customIDToken is what a token of a custom_id a player's client receives
+// may be: a number (a character's id, an event's number, a page), a word.
+var customIDToken = regexp.MustCompile(`^(\d{1,9}|[a-z][a-z-]*)$`)
+
+// publicWords are the colours of the words players may read of a hidden
+// NPC.
+var publicWords = map[string]int{"Unhurt": view.ColorFine, "Healthy": view.ColorFine, "Wounded": view.ColorWounded, "Bloody": view.ColorWounded,
+	"Badly wounded": view.ColorZero, "Broken": view.ColorZero, "Down": view.ColorZero, "Taken out": view.ColorDying, "Dead": view.ColorDead}
+
+// checkBytes fails the test when a message a non-GM receives has a byte
+// derived from a hidden NPC's state (see the comment at the top).
+func (r *privacyRun) checkBytes(user, what string, msgs []*commands.Response) {
+	r.t.Helper()
+	named := hiddenName.MatchString(what) || strings.Contains(what, "→ [")
+	for _, msg := range msgs {
+		var ids []string
+		for _, row := range msg.Components {
+			for _, b := range row {
+				ids = append(ids, b.CustomID)
+			}
+		}
+		if msg.Modal != nil {
+			ids = append(ids, msg.Modal.CustomID)
+		}
+		for _, id := range ids {
+			for i, tok := range strings.Split(id, ":") {
+				nonce := i == 1 && strings.HasPrefix(id, "faces:") && regexp.MustCompile(`^[0-9a-f]{16}$`).MatchString(tok)
+				if !customIDToken.MatchString(tok) && !nonce {
+					r.t.Errorf("%s: %s: a non-GM's client receives the custom_id %q, whose %q is no id, number or word", user, what, id, tok)
+				}
+			}
+		}
+		for _, e := range msg.Embeds {
+			if !hiddenName.MatchString(e.Title) || e.Footer != "hidden by the GM" {
+				continue
+			}
+			word := strings.Trim(e.Description, "*")
+			if c, ok := publicWords[word]; !ok || c != e.Color || len(e.Fields) > 0 {
+				r.t.Errorf("%s: %s: a non-GM reads the hidden %s's embed %q in colour %#x with %d fields; want its word alone, in the word's colour", user, what, e.Title, e.Description, e.Color, len(e.Fields))
+			}
+		}
+		for _, f := range msg.Files {
+			if s := r.secret(f.Name); s != "" {
+				r.t.Errorf("%s: %s: a non-GM receives a file named %q, which shows %q", user, what, f.Name, s)
+			}
+		}
+		for _, line := range strings.Split(messageText(msg), "\n") {
+			if !hiddenName.MatchString(line) {
+				continue
+			}
+			for w := range publicWords { // a hidden NPC's word is its players'
+				line = strings.ReplaceAll(line, w, "")
+			}
+			if t := stateTerms.FindString(line); t != "" {
+				r.t.Errorf("%s: %s: a non-GM reads %q of a hidden NPC: %q", user, what, t, line)
+			}
+		}
+		if strings.Contains(what, "(the tracker)") || named {
+			continue
+		}
+		for _, m := range trackerWord.FindAllStringSubmatch(msg.Content, -1) {
+			if w, ok := r.words[m[1]]; ok && w == m[2] {
+				r.t.Errorf("%s: %s: a non-GM reads the hidden %s's word %q, which did not change and which the command did not ask for: that tells them something happened to it:\n%s", user, what, m[1], m[2], msg.Content)
+			}
+		}
+	}
+}
+
+// gmChannel takes what a table's GM channel gets: the GMs' alone.
+type gmChannel struct{}
+
+func (gmChannel) PostToGMs(context.Context, string, *commands.Response) error { return nil }
 
 // secret returns the first secret text shows, or "".
 func (r *privacyRun) secret(text string) string {
@@ -324,8 +436,9 @@ func messageText(resp *commands.Response) string {
 		b.WriteString("\n" + c.Name + " " + c.Value)
 	}
 	for _, f := range resp.Files {
+		b.WriteString("\n" + f.Name)
 		if f.ContentType != "image/png" {
-			b.WriteString("\n" + f.Name + "\n" + string(f.Data))
+			b.WriteString("\n" + string(f.Data))
 		}
 	}
 	return b.String()

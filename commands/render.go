@@ -4,139 +4,125 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/hpkeeper/hpkeeper/commands/view"
 )
 
 // The reply renderer: a mutation's parts (say.go) become the message each
 // audience reads (hidden.go says who may read what), within Discord's
 // layout of rows of buttons led by the names of their characters.
 
-// wordLine is what players read of a hidden character: "**Goblin**:
-// Wounded", or "gone" once deleted.
-func wordLine(m *Mutation, id uint64) string {
+// wordPart is what players read of hidden character id in place of its
+// parts: "**Goblin**: Wounded" ("gone" once deleted), with its word embed
+// when embed is set.
+func wordPart(m *Mutation, id uint64, embed bool) Part {
 	c := m.cache[id]
 	if c == nil {
-		return "**" + Escape(m.before[id].Name) + "**: gone"
+		return Part{Text: "**" + Escape(m.before[id].Name) + "**: gone"}
 	}
 	v, err := ViewOf(m.System, c, m.Table.Clock)
 	if err != nil {
-		return "**" + Escape(c.Name) + "**"
+		return Part{Text: "**" + Escape(c.Name) + "**"}
 	}
-	return "**" + Escape(c.Name) + "**: " + v.Word()
+	w := v.Public()
+	p := Part{Text: "**" + Escape(c.Name) + "**: " + w.Text}
+	if embed {
+		p.Embeds = []Embed{hiddenEmbed(c, w)}
+	}
+	return p
 }
 
-// wordEmbed is the embed players see of a hidden character (hiddenEmbed);
-// false once it is deleted.
-func wordEmbed(m *Mutation, id uint64) (Embed, bool) {
-	c := m.cache[id]
-	if c == nil {
-		return Embed{}, false
-	}
-	v, err := ViewOf(m.System, c, m.Table.Clock)
-	if err != nil {
-		return Embed{}, false
-	}
-	return hiddenEmbed(c, v), true
-}
-
-// present finishes a mutation's reply (see the comment at the top of this
-// file). The parts said through the mutation come first, then what resp
-// carries itself (not scoped: about every character loaded). A reply with
-// no embeds gets the embed of every character changed (up to five), so a
-// character reply reads at a glance. Players see the parts they may see and
-// the word of each hidden character in place of the others; when the caller
-// is a GM and something was hidden, those parts follow in an ephemeral
-// follow-up. An ephemeral resp goes to the caller alone: in full to a GM.
-func present(m *Mutation, resp *Response) *Response {
+// present finishes a mutation's reply (see the comment at the top of
+// hidden.go). The parts said through the mutation come first, then what
+// resp carries itself (not scoped: about every character loaded). A change
+// says what changed in a line per character, and the card of a character
+// is /char show's: a reply shows no card it did not post. The message is
+// the channel's projection of the parts (project), or, when resp is
+// ephemeral, the caller's. The parts the channel may not read follow, in
+// an ephemeral follow-up, to a caller who sees them, and are returned as
+// gm, the message every GM gets (nil when there are none).
+func present(m *Mutation, resp *Response) (out, gm *Response) {
 	if resp == nil || resp.Modal != nil || resp.Choices != nil {
-		return resp
+		return resp, nil
 	}
 	parts := append([]scopedPart(nil), m.log.parts...)
 	if resp.Content != "" || len(resp.Embeds) > 0 || len(resp.Components) > 0 || len(resp.Files) > 0 {
 		parts = append(parts, scopedPart{Part: Part{Text: resp.Content, Embeds: resp.Embeds, Buttons: resp.Components, Files: resp.Files}})
 	}
-	parts = append(parts, autoEmbeds(m, parts)...)
-	var shown, kept []scopedPart
-	var words, embedded []uint64 // hidden characters shown by their word, in text and embed
-	public := 0
+	me, reader := m.Audience(), view.Channel
+	if resp.Ephemeral {
+		reader = me
+	}
+	shown, direct := m.project(reader, parts)
+	var kept, mine []scopedPart
 	for _, p := range parts {
-		if m.public(p.about) {
-			shown = append(shown, p)
-			public++
-			continue
-		}
-		kept = append(kept, p)
-		// Each hidden character's word where its first part was, and its
-		// word embed where its first embed was.
-		for _, id := range m.hiddenOf(p.about) {
-			var w Part
-			if !slices.Contains(words, id) {
-				words = append(words, id)
-				w.Text = wordLine(m, id)
-			}
-			if len(p.Embeds) > 0 && !slices.Contains(embedded, id) && len(embedded) < 5 {
-				if e, ok := wordEmbed(m, id); ok {
-					embedded = append(embedded, id)
-					w.Embeds = []Embed{e}
-				}
-			}
-			if w.Text != "" || len(w.Embeds) > 0 {
-				shown = append(shown, scopedPart{about: &scope{table: true}, Part: w})
+		if !m.sees(view.Channel, p.about) {
+			kept = append(kept, p)
+			if !resp.Ephemeral && m.sees(me, p.about) {
+				mine = append(mine, p)
 			}
 		}
 	}
-	if resp.Ephemeral && m.IsGM() {
-		shown, kept = parts, nil
-	}
-	out := render(m, shown)
+	out = render(m, shown)
 	out.Ephemeral, out.UpdateMessage, out.FollowUps = resp.Ephemeral, resp.UpdateMessage, resp.FollowUps
-	if len(words) > 0 && public == 0 && m.Req.Kind == KindCommand {
-		out.Content = fmt.Sprintf("%s used %s.\n%s", Escape(m.Req.UserName), m.Req.commandName(), out.Content)
+	if direct == 0 && len(shown) > 0 && m.Req.Kind == KindCommand {
+		out.prepend(fmt.Sprintf("%s used %s.", Escape(m.Req.UserName), m.Req.commandName()))
 	}
-	if len(kept) > 0 && m.IsGM() {
-		f := render(m, kept)
-		f.Content = strings.TrimSpace(HiddenFollowUp + "\n" + f.Content)
-		f.Ephemeral = true
-		out.FollowUps = append(out.FollowUps, f)
+	if len(kept) == 0 {
+		return out, nil
 	}
-	return out
+	out = Privately(out, render(m, mine))
+	return out, render(m, kept)
 }
 
-// autoEmbeds returns the embed parts of the characters the mutation changed
-// (at most five, none deleted) when parts have no embeds, each about its
-// character (players see a hidden one's word embed, see wordPart).
-func autoEmbeds(m *Mutation, parts []scopedPart) []scopedPart {
+// project is what reader reads of parts: each part about characters it
+// sees; in place of each other part, what the table sees those characters
+// do (Part.Public), else the word of each that is worded (wordPart), where
+// its first part was, with its word embed where its first embed was (at
+// most five). direct counts the parts read as they were said, or as
+// Public.
+func (m *Mutation) project(reader view.Audience, parts []scopedPart) (shown []scopedPart, direct int) {
+	var words, embedded []uint64 // characters shown by their word, in text and embed
+	table := &scope{table: true}
 	for _, p := range parts {
-		if len(p.Embeds) > 0 {
-			return nil
-		}
-	}
-	var ids []uint64
-	for _, id := range m.touched {
-		if m.changed(id) {
-			ids = append(ids, id)
-		}
-	}
-	if len(ids) > 5 {
-		return nil
-	}
-	var out []scopedPart
-	for _, id := range ids {
-		c := m.cache[id]
-		if c == nil {
+		switch {
+		case m.sees(reader, p.about):
+			shown = append(shown, p)
+			direct++
+			continue
+		case p.Public != "":
+			shown = append(shown, scopedPart{about: table, Part: Part{Text: p.Public}})
+			direct++
 			continue
 		}
-		v, err := ViewOf(m.System, c, m.Table.Clock)
-		if err != nil {
-			continue
+		for _, id := range m.unseen(reader, p.about) {
+			if !m.worded(id) {
+				continue
+			}
+			text := !slices.Contains(words, id)
+			embed := len(p.Embeds) > 0 && !slices.Contains(embedded, id) && len(embedded) < 5 && m.cache[id] != nil
+			if !text && !embed {
+				continue
+			}
+			w := wordPart(m, id, embed)
+			if text {
+				words = append(words, id)
+			} else {
+				w.Text = ""
+			}
+			if embed {
+				embedded = append(embedded, id)
+			}
+			shown = append(shown, scopedPart{about: table, Part: w})
 		}
-		out = append(out, scopedPart{about: &scope{ids: []uint64{id}}, Part: Part{Embeds: []Embed{viewEmbed(c, v, "", nil)}}})
 	}
-	return out
+	return shown, direct
 }
 
-// render joins parts into one message: the texts one per line, the embeds,
-// the files, and the rows of buttons, each row led by its character's name
-// when the rows belong to more than one character, at most maxRows of them.
+// render joins parts into one reply: the texts one per line (each a block
+// that layOut keeps whole), the embeds, the files, and the rows of
+// buttons, each row led by its character's name when the rows belong to
+// more than one character.
 func render(m *Mutation, parts []scopedPart) *Response {
 	out := &Response{}
 	var lines []string
@@ -171,11 +157,7 @@ func render(m *Mutation, parts []scopedPart) *Response {
 		}
 		out.Components = append(out.Components, b)
 	}
-	if len(out.Components) > maxRows {
-		out.Components = out.Components[:maxRows]
-		lines = append(lines, "More choices than a message holds: /char show offers each character's buttons.")
-	}
-	out.Content = strings.Join(lines, "\n")
+	out.Content, out.blocks = strings.Join(lines, "\n"), lines
 	return out
 }
 

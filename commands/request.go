@@ -15,14 +15,16 @@
 // commands/harm; and commands/initiative for the turn order), and each
 // feature is one that implements Feature and the hooks of feature.go
 // (commands/actions, with /roll, autocomplete, manualdice, turnorder,
-// history, export, odds, tracker, help); main passes both lists to New,
-// and the kernel imports neither. docs/architecture.md maps the rooms.
-// commands/commandstest runs the kernel for tests.
+// history, export, odds, tracker, gmscreen, help); main passes both lists
+// to New, and the kernel imports neither. docs/architecture.md maps the
+// rooms. commands/commandstest runs the kernel for tests.
 package commands
 
 import (
 	"context"
 	"time"
+
+	"github.com/hpkeeper/hpkeeper/commands/layout"
 )
 
 // Kind says what sort of interaction a Request is.
@@ -97,11 +99,13 @@ func (r *Request) HasManageChannels() bool { return r.Permissions&ManageChannels
 // choices. Text is Discord markdown; names given by users are escaped (see
 // Escape) so they show literally.
 type Response struct {
-	// Content is the message text (at most 2,000 characters).
+	// Content is the message text. A reply past Discord's limits on a
+	// message (2,000 characters of content, 10 embeds, 6,000 characters of
+	// embeds, 5 rows of 5 buttons) continues in follow-ups (layOut).
 	Content string
 	// Embeds are rich blocks shown under the content.
 	Embeds []Embed
-	// Components are rows of buttons (at most 5 rows of 5).
+	// Components are rows of buttons.
 	Components [][]Button
 	// Modal, when set, opens a modal instead of posting a message.
 	Modal *Modal
@@ -127,9 +131,18 @@ type Response struct {
 	// FollowUps are further messages sent after this one, in order (the
 	// bot posts them through the interaction's webhook): an ephemeral one
 	// shows only to the caller, e.g. a hidden character's numbers for the
-	// GM who acted on it (hidden.go). A follow-up's own Modal, Choices,
+	// GM who acted on it (hidden.go), or the rest of a reply past
+	// Discord's limits (Continues). A follow-up's own Modal, Choices,
 	// UpdateMessage and FollowUps are ignored.
 	FollowUps []*Response
+	// Continues is set on a follow-up that carries on the message before
+	// it: the rest of a reply past Discord's limits on one message
+	// (layOut), ephemeral when that one is.
+	Continues bool
+
+	// blocks are the parts of Content, one per result, that layOut keeps
+	// whole in one message where they fit (render sets them).
+	blocks []string
 }
 
 // Outcome says how Service.Handle ended a request.
@@ -177,41 +190,28 @@ type File struct {
 	Chart *Chart
 }
 
-// Embed is a rich block of a message.
-type Embed struct {
-	Title       string
-	Description string
-	// Color is an RGB value, e.g. 0x57F287.
-	Color  int
-	Fields []Field
-	Footer string
-}
-
-// Field is one name/value pair of an Embed.
-type Field struct {
-	Name, Value string
-	Inline      bool
-}
-
-// ButtonStyle is Discord's button style.
-type ButtonStyle int
+// Embed, Field, Button and ButtonStyle are the message parts of package
+// layout, which lays a reply out over Discord's messages (layOut).
+type (
+	// Embed is a rich block of a message.
+	Embed = layout.Embed
+	// Field is one name/value pair of an Embed.
+	Field = layout.Field
+	// Button is a message button. CustomID carries everything needed to
+	// handle a press after a restart (COMMANDS.md "Buttons and modals"); at
+	// most 100 bytes.
+	Button = layout.Button
+	// ButtonStyle is Discord's button style.
+	ButtonStyle = layout.ButtonStyle
+)
 
 // Button styles as Discord numbers them.
 const (
-	StylePrimary   ButtonStyle = 1
-	StyleSecondary ButtonStyle = 2
-	StyleSuccess   ButtonStyle = 3
-	StyleDanger    ButtonStyle = 4
+	StylePrimary   = layout.StylePrimary
+	StyleSecondary = layout.StyleSecondary
+	StyleSuccess   = layout.StyleSuccess
+	StyleDanger    = layout.StyleDanger
 )
-
-// Button is a message button. CustomID carries everything needed to handle a
-// press after a restart (COMMANDS.md "Buttons and modals"); at most 100 characters.
-type Button struct {
-	Label    string
-	CustomID string
-	Style    ButtonStyle
-	Disabled bool
-}
 
 // Modal is a pop-up form with text inputs.
 type Modal struct {

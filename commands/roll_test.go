@@ -62,7 +62,7 @@ func TestInitiativeDiceFullNotation(t *testing.T) {
 	tb.OK(tb.Do("gm", "/table option name:init-dice value:1d20ro1"))
 	tb.OK(tb.Do("gm", "/init start"))
 	tb.Dice.Push(1, 5)
-	commandstest.WantIn(t, "init join", tb.OK(tb.Do("gm", "/init join target:Lister")), "initiative **7** (1d20ro1+2 [~~1~~→5] + 2 = 7 (init +2))")
+	commandstest.WantIn(t, "init join", tb.OK(tb.Do("gm", "/init join target:Lister")), "initiative 1d20ro1+2 [~~1~~→5] + 2 = 7 (init +2).")
 }
 
 // TestManualDiceRerolls: at a dice=manual table a reroll or an explosion
@@ -146,7 +146,7 @@ func TestExprAutocomplete(t *testing.T) {
 
 	tb.OK(tb.Do("gm", "/table setup system:hit-protection"))
 	tb.OK(tb.Do("ann", `/char create name:Lister stats:"class=fighter hp=4"`))
-	tb.OK(tb.Do("gm", `/char create name:Goblin stats:"class=fighter hit-die=d12 hp=9 hidden=true"`))
+	tb.Private(tb.Do("gm", `/char create name:Goblin stats:"class=fighter hit-die=d12 hp=9 hidden=true"`))
 	all := names(ac("roll", ""))
 	commandstest.WantIn(t, "hit-protection", all, "3d6dh1 — the injury table when attended (advantage) => 3d6dh1",
 		"2d6 — the injury table, staying up => 2d6", "1d20 — a saving throw", "1d8 — Lister's hit die (HD 1/1) => 1d8")

@@ -57,6 +57,15 @@ type Part struct {
 	Embeds  []Embed
 	Buttons [][]Button
 	Files   []File
+	// Public, for a part about hidden characters, is the line read in its
+	// place by those who may not see them: what the table sees them do,
+	// never a number or why ("**Ogre** passes its turn."); "" gives them
+	// each hidden character's word instead, when that is worded.
+	Public string
+	// Detail, when set, is what /history notes of the part in place of its
+	// text where the kernel notes what a system said (NoteSaid: its
+	// timers, the end of a combat): each step of a rule the text sums up.
+	Detail string
 }
 
 // scopedPart is a Part with its scope.
@@ -137,7 +146,11 @@ func (v voice) NoteSaid(fn func() error) error {
 	for _, p := range v.log.parts[first:] {
 		sub := v
 		sub.about = p.about
-		sub.Note("%s", Unmarkdown(p.Text))
+		if p.Detail != "" {
+			sub.Note("%s", Unmarkdown(p.Detail))
+		} else {
+			sub.Note("%s", Unmarkdown(p.Text))
+		}
 	}
 	return nil
 }

@@ -100,15 +100,12 @@ func (s *Service) Handle(ctx context.Context, r *Request) (resp *Response) {
 			zerolog.Ctx(ctx).Error().Err(err).Str("interaction_id", r.InteractionID).Str("command", r.Line()).Msg("internal error")
 		}
 		resp = &Response{Content: literalText(ErrorMessage(err)), Ephemeral: true, Outcome: outcomeOf(err)}
-		fitLimits(resp) // a refusal may quote a long input
+		layOut(resp) // a refusal may quote a long input
 		return resp
 	}
 	leaveOutUndrawn(resp)
-	fitLimits(resp)
+	layOut(resp)
 	resp.Outcome = OutcomeOK
-	for _, f := range resp.FollowUps {
-		fitLimits(f)
-	}
 	s.changed(r)
 	return resp
 }

@@ -10,8 +10,8 @@ import (
 // systems (RULES.md §0.5).
 func TestSheetSystemsUndo(t *testing.T) {
 	for _, sys := range []struct{ system, stats, before, after string }{
-		{"hp-mp-wp", "hp-max=8", "HP 8/8", "HP 3/8"},
-		{"harm", "", "Vigor 3/3", "Vigor 1/3"},
+		{"hp-mp-wp", "hp-max=8", "HP ██████████ 8/8", "HP ████░░░░░░ 3/8"},
+		{"harm", "", "Vig ██████████ 3/3", "Vig ███░░░░░░░ 1/3"},
 	} {
 		t.Run(sys.system, func(t *testing.T) {
 			st := commandstest.NewSheets(t, sys.system, allSystems...)

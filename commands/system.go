@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/hpkeeper/hpkeeper/commands/view"
 	"github.com/hpkeeper/hpkeeper/storage"
 )
 
@@ -128,7 +129,7 @@ type Chooser interface {
 // Viewer is implemented by a system that can show its characters in the
 // uniform view. now is the table clock in rounds.
 type Viewer interface {
-	View(c *storage.Character, now int64) (CharacterView, error)
+	View(c *storage.Character, now int64) (view.Character, error)
 }
 
 // Charter is implemented by a system that has odds of its own to chart:

@@ -189,7 +189,7 @@ func tableShow(ctx context.Context, s *Service, r *Request) (*Response, error) {
 		for _, o := range s.registry.TableOptions(sys) {
 			opts = append(opts, fmt.Sprintf("%s=%s", o.Name, s.registry.option(t, o.Name, sys)))
 		}
-		lines, hidden, err := roster(t, sys, chars, "")
+		lines, hidden, err := roster(Audience(r, t), t, sys, chars, "")
 		if err != nil {
 			return err
 		}
@@ -202,11 +202,11 @@ func tableShow(ctx context.Context, s *Service, r *Request) (*Response, error) {
 				{Name: "GMs", Value: strings.Join(gms, ", ") + " and anyone with Manage Channels"},
 				{Name: "Options", Value: strings.Join(opts, ", ")},
 				{Name: "Clock", Value: clock.Time(t.Clock).String()},
-				{Name: "Characters", Value: JoinWithin(lines, MaxFieldValue, " (/char list)")},
+				{Name: "Characters", Value: strings.Join(lines, "\n")},
 			},
 		}}}
 		if len(hidden) > 0 {
-			resp = ForGM(r, t, resp, &Response{Content: JoinWithin(hidden, MaxContent-len(HiddenFollowUp)-1, " (/char list)")})
+			resp = Privately(resp, &Response{Content: strings.Join(hidden, "\n")})
 		}
 		return nil
 	})

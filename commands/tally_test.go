@@ -16,6 +16,7 @@ import (
 	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/commands/commandstest"
 	"github.com/hpkeeper/hpkeeper/commands/odds"
+	"github.com/hpkeeper/hpkeeper/commands/view"
 	"github.com/hpkeeper/hpkeeper/rules/clock"
 	"github.com/hpkeeper/hpkeeper/rules/dice"
 	"github.com/hpkeeper/hpkeeper/storage"
@@ -88,14 +89,14 @@ func (tally) Describe(c *storage.Character) (string, []commands.Field, error) {
 	return fmt.Sprintf("points %d/%d", s.Points, s.Max), nil, err
 }
 
-func (tally) View(c *storage.Character, now int64) (commands.CharacterView, error) {
+func (tally) View(c *storage.Character, now int64) (view.Character, error) {
 	s, err := loadTally(c)
-	v := commands.CharacterView{Bars: []commands.Bar{{Label: "PT", Current: s.Points, Max: s.Max}}}
+	v := view.Character{Bars: []view.Bar{{Label: "PT", Current: s.Points, Max: s.Max}}}
 	switch {
 	case s.Points == 0:
-		v.Level = commands.LevelZero
+		v.Level = view.LevelZero
 	case s.Points < s.Max:
-		v.Level = commands.LevelWounded
+		v.Level = view.LevelWounded
 	}
 	return v, err
 }
@@ -258,14 +259,14 @@ func TestFourthSystemPlugsIn(t *testing.T) {
 	}
 
 	tb.OK(tb.Do("ann", "/table setup system:tally"))
-	commandstest.WantIn(t, "create", tb.OK(tb.Do("bob", "/char create name:Lister stats:points=3")), "Created **Lister** for bob: points 3/3", "PT")
+	commandstest.WantIn(t, "create", tb.OK(tb.Do("bob", "/char create name:Lister stats:points=3")), "Created **Lister** for bob.", "PT ██████████ 3/3")
 	tb.Refused(tb.Do("bob", "/char set name:Lister stats:hp=4"), `Unknown stat "hp" for tally. Valid keys: points.`)
 	tb.Refused(tb.Do("bob", "/strain target:Lister"), "/strain is not part of the tally system")
 
 	tb.Dice.Push(2)
 	zero := tb.Do("ann", "/damage target:Lister amount:1d6+1")
 	commandstest.WantIn(t, "damage", tb.OK(zero), "Lister: points 3 → 0", "Rolled 1d6+1 [2] + 1 = 3")
-	commandstest.WantIn(t, "show", tb.OK(tb.Do("bob", "/char show name:Lister")), "Rally is pending.", "points 0/3")
+	commandstest.WantIn(t, "show", tb.OK(tb.Do("bob", "/char show name:Lister")), "Rally is pending.", "PT ░░░░░░░░░░ 0/3")
 	tb.Refused(tb.Press("meg", zero, "Rally"), "only its owner or a GM")
 	commandstest.WantIn(t, "rally", tb.OK(tb.Press("bob", zero, "Rally")), "Lister rallies: points 0 → 1")
 	tb.Refused(tb.Press("bob", zero, "Rally"), "no rally pending")
@@ -279,7 +280,7 @@ func TestFourthSystemPlugsIn(t *testing.T) {
 	commandstest.WantIn(t, "clock", tb.OK(tb.Do("ann", "/clock action:advance amount:1 unit:days")), "Lister rests: points 1 → 2")
 	commandstest.WantIn(t, "heal", tb.OK(tb.Do("bob", "/heal target:Lister amount:5")), "Lister: points 2 → 3")
 	commandstest.WantIn(t, "undo", tb.OK(tb.Do("ann", "/undo")), "/heal")
-	commandstest.WantIn(t, "after undo", tb.OK(tb.Do("bob", "/char show name:Lister")), "points 2/3")
+	commandstest.WantIn(t, "after undo", tb.OK(tb.Do("bob", "/char show name:Lister")), "PT ███████░░░ 2/3")
 	commandstest.WantIn(t, "history", tb.OK(tb.Do("ann", "/history target:Lister")), "/rally", "dice: 1d6+1 [2] + 1 = 3")
 }
 
@@ -289,5 +290,5 @@ func TestTallyHasNoInitiative(t *testing.T) {
 	tally := commandstest.New(t, tally{})
 	tally.OK(tally.Do("gm", "/table setup system:tally"))
 	tally.Refused(tally.Do("gm", "/init start"), "The tally system has no initiative")
-	tally.Refused(tally.Do("gm", "/table option name:init-ping value:on"), `Unknown table option "init-ping"; this tally table has dice, sheet-edit`)
+	tally.Refused(tally.Do("gm", "/table option name:init-ping value:on"), `Unknown table option "init-ping"; this tally table has dice, gm-channel, sheet-edit`)
 }

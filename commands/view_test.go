@@ -11,55 +11,10 @@ import (
 
 	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/commands/commandstest"
+	"github.com/hpkeeper/hpkeeper/commands/view"
 )
 
 var updateEmbeds = flag.Bool("update-embeds", false, "rewrite testdata/embeds/*.json")
-
-func TestBarText(t *testing.T) {
-	for _, c := range []struct {
-		bar  commands.Bar
-		want string
-	}{
-		{commands.Bar{Label: "HP", Current: 6, Max: 10}, "HP ██████░░░░ 6/10"},
-		{commands.Bar{Label: "HP", Current: 10, Max: 10}, "HP ██████████ 10/10"},
-		{commands.Bar{Label: "HP", Current: 0, Max: 10}, "HP ░░░░░░░░░░ 0/10"},
-		{commands.Bar{Label: "HP", Current: 1, Max: 40}, "HP █░░░░░░░░░ 1/40"},   // never empty above 0
-		{commands.Bar{Label: "HP", Current: 39, Max: 40}, "HP █████████░ 39/40"}, // never full below max
-		{commands.Bar{Label: "WP", Current: -3, Max: 12}, "WP ░░░░░░░░░░ -3/12"}, // negative WP
-		{commands.Bar{Label: "MP", Current: 0, Max: 0}, "MP ░░░░░░░░░░ 0/0"},
-	} {
-		if got := c.bar.Text(); got != c.want {
-			t.Errorf("%+v.Text() = %q, want %q", c.bar, got, c.want)
-		}
-	}
-}
-
-// TestSplitTimers: a timer names a time of the clock ("… until day 3,
-// 00:00", "dies at …"); a condition that ends with an event ("down (fate
-// hidden until attended)") is a condition, not a timer.
-func TestSplitTimers(t *testing.T) {
-	conds, timers := commands.SplitTimers([]string{"down (fate hidden until attended)", "1 untreated wound", "stunned until day 1, 00:05",
-		"no use of the left arm until day 22, 00:00", "Critical Wound: dies at day 1, 00:02"})
-	if strings.Join(conds, "|") != "down (fate hidden until attended)|1 untreated wound" ||
-		strings.Join(timers, "|") != "stunned until day 1, 00:05|no use of the left arm until day 22, 00:00|Critical Wound: dies at day 1, 00:02" {
-		t.Errorf("SplitTimers = %q, %q", conds, timers)
-	}
-}
-
-func TestLevelColorsAndWords(t *testing.T) {
-	want := map[commands.Level][2]any{
-		commands.LevelFine:    {0x57F287, "Unhurt"},
-		commands.LevelWounded: {0xFEE75C, "Wounded"},
-		commands.LevelZero:    {0xE67E22, "Down"},
-		commands.LevelDying:   {0xED4245, "Down"},
-		commands.LevelDead:    {0x2C2F33, "Dead"},
-	}
-	for l, w := range want {
-		if l.Color() != w[0].(int) || l.Word() != w[1].(string) {
-			t.Errorf("level %s: color %#x word %q, want %#x %q", l, l.Color(), l.Word(), w[0], w[1])
-		}
-	}
-}
 
 // embedGolden compares the embeds of the replies with testdata/embeds/name.json.
 func embedGolden(t *testing.T, name string, replies map[string]*commands.Response, order []string) {
@@ -111,7 +66,7 @@ func TestEmbedsGolden(t *testing.T) {
 			r[n] = tb.Do("ann", "/char show name:"+n)
 		}
 		embedGolden(t, "hit-protection", r, []string{"Fine", "Hurt", "Zero"})
-		if r["Fine"].Embeds[0].Color != commands.ColorFine || r["Hurt"].Embeds[0].Color != commands.ColorWounded || r["Zero"].Embeds[0].Color != commands.ColorZero {
+		if r["Fine"].Embeds[0].Color != view.ColorFine || r["Hurt"].Embeds[0].Color != view.ColorWounded || r["Zero"].Embeds[0].Color != view.ColorZero {
 			t.Errorf("colours %#x %#x %#x", r["Fine"].Embeds[0].Color, r["Hurt"].Embeds[0].Color, r["Zero"].Embeds[0].Color)
 		}
 	})
@@ -142,16 +97,20 @@ func TestEmbedsGolden(t *testing.T) {
 	})
 }
 
-// TestActionRepliesCarryEmbeds: a system reply about a character ends with
-// its embed (colour and bars), in every system.
-func TestActionRepliesCarryEmbeds(t *testing.T) {
+// TestActionRepliesCarryNoCard (issue 24, "Simple actions are walls of
+// text"): a change says what changed in a line, and the character's card
+// (its embed, its bars) is /char show's, not every reply's.
+func TestActionRepliesCarryNoCard(t *testing.T) {
 	tb := newTable(t)
 	tb.OK(tb.Do("!gm", "/table setup system:hit-protection"))
 	tb.OK(tb.Do("ann", `/char create name:Lister stats:"class=fighter hit-die=d8 hp=8"`))
 	resp := tb.Do("ann", "/damage target:Lister amount:3")
-	tb.OK(resp)
-	if len(resp.Embeds) != 1 || resp.Embeds[0].Color != commands.ColorWounded || !strings.Contains(resp.Embeds[0].Description, "HP ██████░░░░ 5/8") {
-		t.Errorf("damage reply embeds = %+v", resp.Embeds)
+	if out := tb.OK(resp); len(resp.Embeds) != 0 || out != "**Lister** takes 3 damage: HP 8 → 5/8." {
+		t.Errorf("damage reply = %q with %d embeds; want one line and no card", out, len(resp.Embeds))
+	}
+	show := tb.Do("ann", "/char show name:Lister")
+	if len(show.Embeds) != 1 || show.Embeds[0].Color != view.ColorWounded || !strings.Contains(show.Embeds[0].Description, "HP ██████░░░░ 5/8") {
+		t.Errorf("card = %+v; want the bars in the colour of a wounded character", show.Embeds)
 	}
 }
 
@@ -171,12 +130,11 @@ func TestHiddenCharacters(t *testing.T) {
 			}
 		}
 	}
-	// The GM's reply about a hidden character is public with its word; the
-	// numbers and dice follow for the GM alone.
+	// A hidden NPC comes in unannounced: its creation is the GM's alone.
+	// The GM's reply about it is public with its word; the numbers and
+	// dice follow for the GM alone.
 	resp := tb.Do("!gm", `/char create name:Goblin stats:"class=fighter hit-die=d8 hp=7 hidden=true"`)
-	noNumbers("GM's create, public", tb.OK(resp))
-	commandstest.WantIn(t, "GM's create, public", tb.OK(resp), "gm used /char create.", "**Goblin**: Wounded")
-	commandstest.WantIn(t, "GM's create, follow-up", commandstest.FollowUp(resp), "Hidden from players", "Created **Goblin** for gm: HP 7/8")
+	commandstest.WantIn(t, "GM's create", tb.Private(resp), "Created **Goblin** for gm.", "HP █████████░ 7/8")
 	tb.Dice.Push(3)
 	resp = tb.Do("!gm", "/damage target:Goblin amount:1d6")
 	noNumbers("GM's damage, public", tb.OK(resp))
@@ -212,29 +170,30 @@ func TestHiddenCharacters(t *testing.T) {
 	// written for players.
 	resp = tb.Do("!gm", "/char show name:Goblin")
 	noNumbers("GM char show, public", tb.OK(resp))
-	commandstest.WantIn(t, "GM char show", commandstest.FollowUp(resp), "HP 2/8")
-	resp = tb.Do("!gm", "/history target:Goblin")
-	noNumbers("GM history, public", tb.OK(resp))
-	commandstest.WantIn(t, "GM history", commandstest.FollowUp(resp), "1d6 [3] = 3", "HP 4 → 2")
+	commandstest.WantIn(t, "GM char show", commandstest.FollowUp(resp), "HP ███░░░░░░░ 2/8")
+	resp = tb.Do("!gm", "/history target:Goblin") // about a hidden character: the GM's alone
+	commandstest.WantIn(t, "GM history", tb.Private(resp), "1d6 [3] = 3", "HP 4 → 2")
 	for _, line := range []string{"/char list", "/table show"} {
 		resp = tb.Do("!gm", line)
 		noNumbers("GM "+line+", public", tb.OK(resp))
 		commandstest.WantIn(t, "GM "+line, commandstest.FollowUp(resp), "**Goblin** (gm): HP 2/8")
 	}
 
-	// A hidden character's owner who is not a GM sees the word in replies,
-	// and gets no follow-up.
+	// A hidden character's owner who is not a GM reads its numbers (the
+	// brief's rule: the owner and every GM, nobody else), privately: the
+	// channel reads its word.
 	tb.Do("!gm", `/char create name:Spy owner:bob stats:"class=fighter hit-die=d6 hp=6 hidden=true"`)
 	resp = tb.Do("bob", "/damage target:Spy amount:6")
 	out = tb.OK(resp)
-	if strings.Contains(out, "6 →") || strings.Contains(out, "HP") || len(resp.FollowUps) != 0 {
-		t.Errorf("player's reply about a hidden character shows numbers: %q, follow-ups %+v", out, resp.FollowUps)
+	if strings.Contains(out, "6 →") || strings.Contains(out, "HP") {
+		t.Errorf("player's reply about a hidden character shows numbers: %q", out)
 	}
-	commandstest.WantIn(t, "player's damage", out, "Spy**: Down")
+	commandstest.WantIn(t, "player's damage", out, "Spy**: Badly wounded") // at 0 HP, its choice to make: it still acts
+	commandstest.WantIn(t, "owner's follow-up", commandstest.FollowUp(resp), "HP 6 → 0")
 
 	// Revealing: the GM sets hidden=false; players see the numbers again.
 	tb.OK(tb.Do("!gm", `/char set name:Goblin stats:"hidden=false"`))
-	commandstest.WantIn(t, "revealed", tb.OK(tb.Do("bob", "/char show name:Goblin")), "HP 2/8")
+	commandstest.WantIn(t, "revealed", tb.OK(tb.Do("bob", "/char show name:Goblin")), "HP ███░░░░░░░ 2/8")
 	// Hiding is recorded, so /undo hides it again; the undo's command line
 	// is the GM's alone.
 	resp = tb.Do("!gm", "/undo")

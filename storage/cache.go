@@ -339,6 +339,21 @@ func storedTable(t *Table) *Table {
 			o.Combatants[i].Roll = storedString(o.Combatants[i].Roll)
 		}
 	}
+	if t.GMInbox != nil {
+		n.GMInbox = make([]GMNote, len(t.GMInbox))
+		for i, note := range t.GMInbox {
+			note.Text = storedString(note.Text)
+			given := make([]string, len(note.Given))
+			for j, g := range note.Given {
+				given[j] = storedString(g)
+			}
+			if note.Given == nil {
+				given = nil
+			}
+			note.Given = given
+			n.GMInbox[i] = note
+		}
+	}
 	return n
 }
 

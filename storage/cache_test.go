@@ -412,10 +412,12 @@ func TestCacheCopiesEveryField(t *testing.T) { bothBackends(t, testCacheCopiesEv
 func testCacheCopiesEveryField(t *testing.T) {
 	handled := map[reflect.Type]map[string]bool{
 		reflect.TypeOf(Table{}): {"ChannelID": true, "GuildID": true, "System": true, "SetupBy": true, "GMs": true,
-			"Options": true, "Clock": true, "CreatedAt": true, "TrackerMessageID": true, "Initiative": true},
+			"Options": true, "Clock": true, "CreatedAt": true, "TrackerMessageID": true, "Initiative": true,
+			"GMInbox": true},
+		reflect.TypeOf(GMNote{}):     {"Text": true, "Given": true},
 		reflect.TypeOf(Initiative{}): {"Combatants": true, "Turn": true, "Start": true, "Underway": true, "Joins": true},
 		reflect.TypeOf(Combatant{}): {"CharacterID": true, "Initiative": true, "Bonus": true, "Join": true, "Roll": true,
-			"Hidden": true},
+			"Hidden": true, "Fallen": true},
 		reflect.TypeOf(Character{}): {"ChannelID": true, "ID": true, "Name": true, "OwnerID": true, "OwnerName": true,
 			"CreatedAt": true, "Sheet": true, "Hidden": true},
 	}

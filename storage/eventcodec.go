@@ -86,9 +86,31 @@ type checkpointRecord struct {
 	Record json.RawMessage `json:"record"`
 }
 
-// takeCheckpoint returns the records the channel holds now.
+// gmInboxKey is the JSON key of Table.GMInbox, which a table record holds
+// only while the inbox has results.
+var gmInboxKey = []byte(`"gm_inbox"`)
+
+// historyTable returns the channel's table record as the history knows it:
+// without its GM inbox, which no event records (Table.GMInbox), so that
+// what the inbox holds never enters a checkpoint or an event's table
+// states, nor makes the table the history leads to differ from the one
+// stored. Nil when the channel has no table.
+func historyTable(ch channelRecords) ([]byte, error) {
+	v, err := ch.tableRecord()
+	if err != nil || v == nil || !bytes.Contains(v, gmInboxKey) {
+		return v, err
+	}
+	t, err := decodeTable(v)
+	if err != nil {
+		return nil, err
+	}
+	return encodeTable(t.Undoable())
+}
+
+// takeCheckpoint returns the records the channel holds now (its table as
+// the history knows it, historyTable).
 func takeCheckpoint(ch channelRecords) (*checkpoint, error) {
-	t, err := ch.tableRecord()
+	t, err := historyTable(ch)
 	if err != nil {
 		return nil, err
 	}
@@ -219,7 +241,7 @@ func encodeCompactEvent(e *Event, ch channelRecords, st *channelState) (eventDat
 		if err != nil {
 			return eventData{}, err
 		}
-		current, err := ch.tableRecord()
+		current, err := historyTable(ch)
 		if err != nil {
 			return eventData{}, err
 		}
@@ -294,7 +316,8 @@ type history struct {
 }
 
 // startHistory starts a walk from the records the channel ch holds now
-// (nil: from none), in a transaction that is writable or not.
+// (nil: from none; its table as the history knows it, historyTable), in a
+// transaction that is writable or not.
 func startHistory(ch channelRecords, channelID string, writable bool) (*history, error) {
 	h := &history{channelID: channelID, chars: map[uint64][]byte{}}
 	if ch == nil {
@@ -303,6 +326,9 @@ func startHistory(ch channelRecords, channelID string, writable bool) (*history,
 	t, err := ch.tableRecord()
 	if err != nil {
 		return nil, err
+	}
+	if table, err := historyTable(ch); err == nil {
+		t = table // else a damaged record: the walk finds it so
 	}
 	if !writable {
 		h.table, h.src = t, ch

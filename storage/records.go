@@ -44,9 +44,37 @@ type Table struct {
 	// when none is open. Absent from the JSON when nil, so a table record
 	// written before turn orders existed reads unchanged.
 	Initiative *Initiative `json:"initiative,omitempty"`
+	// GMInbox holds the results only GMs may read that some GM of the
+	// table has not been given yet: without a GM channel, each GM gets them
+	// on their next interaction at the table (commands/gmscreen). Absent
+	// from the JSON when empty. It is no part of the state that events
+	// record and /undo puts back: an event's table states hold none
+	// (AppendEvent drops it), and RevertEvent leaves the inbox as it is.
+	GMInbox []GMNote `json:"gm_inbox,omitempty"`
 }
 
-// Clone returns a deep copy of t: its GMs, Options and turn order are the
+// GMNote is one result of a Table's GMInbox.
+type GMNote struct {
+	// Text is the result as a GM who made the change would read it, after
+	// a line saying who made it (Discord markdown).
+	Text string `json:"text"`
+	// Given are the user ids of the GMs who have had it.
+	Given []string `json:"given,omitempty"`
+}
+
+// Undoable returns t without what events do not record (GMInbox): the
+// table state an event keeps and /undo compares and puts back. It shares
+// the rest with t.
+func (t *Table) Undoable() *Table {
+	if t == nil || t.GMInbox == nil {
+		return t
+	}
+	n := *t
+	n.GMInbox = nil
+	return &n
+}
+
+// Clone returns a deep copy of t: its GMs, Options, turn order and GM inbox are the
 // copy's own, and nil ones stay nil (empty ones empty), so that a table
 // compares equal (reflect.DeepEqual) to its clone until one of them changes.
 func (t *Table) Clone() *Table {
@@ -59,6 +87,13 @@ func (t *Table) Clone() *Table {
 		}
 	}
 	n.Initiative = cloneInitiative(t.Initiative)
+	if t.GMInbox != nil {
+		n.GMInbox = make([]GMNote, len(t.GMInbox))
+		for i, note := range t.GMInbox {
+			note.Given = slices.Clone(note.Given)
+			n.GMInbox[i] = note
+		}
+	}
 	return &n
 }
 
@@ -113,6 +148,10 @@ type Combatant struct {
 	// Hidden is set when the roll was made for a hidden character: the
 	// numbers are the GM's only, in replies and in the history.
 	Hidden bool `json:"hidden,omitempty"`
+	// Fallen is set when the combatant could not act as a round began:
+	// the order passes over it without a word until it has a turn again
+	// (its fall was said in the round it fell).
+	Fallen bool `json:"fallen,omitempty"`
 }
 
 // Character is one character at a table. Its rule-system state is the opaque
@@ -255,10 +294,10 @@ func normEvent(e *Event) *Event {
 		}
 	}
 	if n.TableBefore != nil {
-		n.TableBefore = normTable(n.TableBefore)
+		n.TableBefore = normTable(n.TableBefore.Undoable())
 	}
 	if n.TableAfter != nil {
-		n.TableAfter = normTable(n.TableAfter)
+		n.TableAfter = normTable(n.TableAfter.Undoable())
 	}
 	return &n
 }

@@ -69,6 +69,9 @@ func (tx *Tx) RevertEvent(e *Event) error {
 	case e.TableBefore != nil:
 		t := *e.TableBefore
 		t.ChannelID = e.ChannelID
+		if st.table != nil {
+			t.GMInbox = st.table.Clone().GMInbox // not undone (Table.GMInbox)
+		}
 		if err := putTable(ch, st, &t); err != nil {
 			return fmt.Errorf("%s: %w", op, err)
 		}
@@ -183,12 +186,12 @@ func sameCharacter(a, b *Character, channelID string) (bool, error) {
 }
 
 // sameTable reports whether a and b (either may be nil) encode the same,
-// ignoring their ChannelID fields.
+// ignoring their ChannelID fields and GM inboxes (Table.GMInbox).
 func sameTable(a, b *Table, channelID string) (bool, error) {
 	if a == nil || b == nil {
 		return a == nil && b == nil, nil
 	}
-	ta, tb := *a, *b
+	ta, tb := *a.Undoable(), *b.Undoable()
 	ta.ChannelID, tb.ChannelID = channelID, channelID
 	ea, err := encodeTable(&ta)
 	if err != nil {

@@ -124,3 +124,17 @@ func TestReadmeInvitePermissions(t *testing.T) {
 		t.Errorf("invite permissions=%s; want %d (View Channel, Send Messages, Embed Links, Attach Files)", m[1], want)
 	}
 }
+
+// TestReadmeTeachesHidingInOneStep: README teaches a hidden NPC created
+// hidden, in one step answered to the GM alone, never created and then
+// hidden, which posts its whole card first (issue 24).
+func TestReadmeTeachesHidingInOneStep(t *testing.T) {
+	text := strings.Join(strings.Fields(readme(t)), " ")
+	const want = "A GM creates a hidden NPC in one step, `/char create name:Goblin stats:\"class=fighter hp=7 hidden=true\"`, answered to that GM alone"
+	if !strings.Contains(text, want) {
+		t.Errorf("README does not teach hiding in one step: no %q", want)
+	}
+	if m := regexp.MustCompile("A GM hides an NPC with `/char set[^`]*hidden=true`").FindString(text); m != "" {
+		t.Errorf("README teaches hiding an NPC after creating it: %q", m)
+	}
+}

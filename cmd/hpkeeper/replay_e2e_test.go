@@ -16,6 +16,7 @@ import (
 	"io"
 	"net/http"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -143,7 +144,7 @@ func TestReplayRefusedAfterRestart(t *testing.T) {
 			if err := json.Unmarshal(show, &rep); err != nil {
 				t.Fatal(err)
 			}
-			if !strings.Contains(string(show), "HP 7/8") {
+			if !strings.Contains(string(show), "HP █████████░ 7/8") {
 				t.Errorf("/char show after the replay: %s; want HP 7/8 (the damage applied once)", show)
 			}
 			if !strings.Contains(c2.stdout.String(), map[syscall.Signal]string{
@@ -208,6 +209,10 @@ func TestFutureStampedRequestAppliedOnce(t *testing.T) {
 	}
 }
 
+// cardHP matches the HP bar of a hit-protection card, its current HP
+// first: "HP █████████░ 7/8".
+var cardHP = regexp.MustCompile(`HP [█░]* ?(-?\d+)/\d+`)
+
 // currentHP reads Rimmer's HP through /char show, signed after the start
 // (a fresh request, retried while the rule of an unclean start refuses it).
 func currentHP(t *testing.T, addr string, priv ed25519.PrivateKey, id int) int {
@@ -216,12 +221,13 @@ func currentHP(t *testing.T, addr string, priv ed25519.PrivateKey, id int) int {
 	for {
 		status, b := signAt(priv, interaction(id, "1311000000000001001", "char", "show", "name", "Rimmer"), time.Now()).send(t, addr)
 		if status == http.StatusOK {
-			i := bytes.Index(b, []byte("HP "))
-			var hp int
-			if i < 0 {
+			// The card's bar: "HP █████████░ 7/8".
+			m := cardHP.FindSubmatch(b)
+			if m == nil {
 				t.Fatalf("/char show: %s", b)
 			}
-			if _, err := fmt.Sscanf(string(b[i+3:]), "%d", &hp); err != nil {
+			hp, err := strconv.Atoi(string(m[1]))
+			if err != nil {
 				t.Fatalf("/char show: %s: %v", b, err)
 			}
 			return hp

@@ -189,8 +189,8 @@ func exprChoices(s *commands.Service, r *commands.Request) ([]commands.Choice, e
 		if err != nil {
 			return err
 		}
-		gm := commands.IsGM(r, t)
-		visible := slices.DeleteFunc(chars, func(c *storage.Character) bool { return c.Hidden && !gm })
+		reader := commands.Audience(r, t) // a hidden character's numbers: its owner's and the GMs'
+		visible := slices.DeleteFunc(chars, func(c *storage.Character) bool { return !reader.Sees(c) })
 		suggesters := []any{sys}
 		for _, f := range s.Registry().Features() {
 			suggesters = append(suggesters, f)

@@ -7,7 +7,9 @@ package commandstest
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -93,6 +95,31 @@ func (tb *Table) State() string {
 		tb.T.Fatal(err)
 	}
 	return b.String()
+}
+
+// PatchSheet sets fields of the named character's stored sheet (by their
+// JSON names), for a state the commands reach only through a long game,
+// such as a hidden NPC bleeding out: a test of what players read of it.
+func (tb *Table) PatchSheet(name string, fields map[string]any) {
+	tb.T.Helper()
+	err := tb.DB.Update(func(tx *storage.Tx) error {
+		c, err := tx.CharacterByName(tb.Channel, name)
+		if err != nil {
+			return err
+		}
+		sheet := map[string]any{}
+		if err := json.Unmarshal(c.Sheet, &sheet); err != nil {
+			return err
+		}
+		maps.Copy(sheet, fields)
+		if c.Sheet, err = json.Marshal(sheet); err != nil {
+			return err
+		}
+		return tx.PutCharacter(c)
+	})
+	if err != nil {
+		tb.T.Fatal(err)
+	}
 }
 
 // ExportFile runs /table export as user and returns the JSON file, failing
@@ -199,6 +226,17 @@ func (tb *Table) OK(resp *commands.Response) string {
 	return Text(resp)
 }
 
+// Private fails unless resp is an ephemeral reply, one only its caller
+// reads (a hidden NPC's creation, for the GM who made it), and returns its
+// Text.
+func (tb *Table) Private(resp *commands.Response) string {
+	tb.T.Helper()
+	if !resp.Ephemeral || resp.Outcome != commands.OutcomeOK {
+		tb.T.Fatalf("got %q (ephemeral %v, outcome %v); want an ephemeral answer", resp.Content, resp.Ephemeral, resp.Outcome)
+	}
+	return Text(resp)
+}
+
 // Refused fails unless resp is an ephemeral refusal containing want.
 func (tb *Table) Refused(resp *commands.Response, want string) {
 	tb.T.Helper()
@@ -208,23 +246,43 @@ func (tb *Table) Refused(resp *commands.Response, want string) {
 }
 
 // Text flattens a response's content and embeds (title, description,
-// fields as "name: value", footer), removing markdown escapes as the
-// console does.
+// fields as "name: value", footer), and those of the follow-ups that
+// continue it (Continues: a reply past Discord's limits), removing
+// markdown escapes as the console does.
 func Text(resp *commands.Response) string {
+	parts := []string{plainText(resp)}
+	for _, f := range resp.FollowUps {
+		if !f.Continues {
+			break
+		}
+		parts = append(parts, plainText(f))
+	}
+	return strings.Join(parts, "\n")
+}
+
+// plainText flattens one message as Text does.
+func plainText(resp *commands.Response) string {
 	return strings.NewReplacer(`\\`, `\`, `\`, ``, "\u200b", "").Replace(flatten(resp, true))
 }
 
 // FollowUp flattens the ephemeral follow-ups of resp as Text does, one
-// after the other: what only the caller (a GM, for a hidden character's
-// numbers) sees.
+// after the other, after those that continue resp itself: what only the
+// caller (a GM, for a hidden character's numbers) sees.
 func FollowUp(resp *commands.Response) string {
 	var parts []string
+	own := true // still among the follow-ups that continue resp
 	for _, f := range resp.FollowUps {
-		if f.Ephemeral {
-			parts = append(parts, Text(f))
+		if own = own && f.Continues; !own && f.Ephemeral {
+			parts = append(parts, plainText(f))
 		}
 	}
 	return strings.Join(parts, "\n")
+}
+
+// Messages returns every message resp sends: resp itself, then each of its
+// follow-ups, in order.
+func Messages(resp *commands.Response) []*commands.Response {
+	return append([]*commands.Response{resp}, resp.FollowUps...)
 }
 
 // flatten writes resp's content, then each embed's title, description and

@@ -119,7 +119,8 @@ func exportTable(tx *storage.Tx, t *storage.Table, now time.Time) (*File, error)
 		return nil, err
 	}
 	slices.SortFunc(chars, func(a, b *storage.Character) int { return compareID(a.ID, b.ID) })
-	ex := &File{Format: Format, Version: Version, ExportedAt: now.UTC(), Table: t,
+	// The GM inbox is no part of the table's state (storage.Table.GMInbox).
+	ex := &File{Format: Format, Version: Version, ExportedAt: now.UTC(), Table: t.Undoable(),
 		Characters: chars, Events: []*storage.Event{}}
 	for _, c := range chars {
 		ex.LastCharacterID = max(ex.LastCharacterID, c.ID)
@@ -376,9 +377,10 @@ func moveEvents(evs []*storage.Event, r *commands.Request) ([]storage.EncodedEve
 	return out, nil
 }
 
-// moveTable returns a copy of t at the request's channel and guild.
+// moveTable returns a copy of t at the request's channel and guild, with
+// no tracker and an empty GM inbox.
 func moveTable(t *storage.Table, r *commands.Request) *storage.Table {
-	n := *t
+	n := *t.Undoable()
 	n.ChannelID, n.GuildID, n.TrackerMessageID = r.ChannelID, r.GuildID, ""
 	return &n
 }

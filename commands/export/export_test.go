@@ -320,3 +320,18 @@ func TestExportTooLarge(t *testing.T) {
 		t.Errorf("a refused export attached %d files", len(resp.Files))
 	}
 }
+
+// TestExportLeavesTheGMInboxOut: the results waiting for a GM are no part
+// of the table an export carries (storage.Table.GMInbox).
+func TestExportLeavesTheGMInboxOut(t *testing.T) {
+	tb := newTable(t)
+	tb.OK(tb.Do("carol", "/table setup system:hit-protection"))
+	tb.OK(tb.Do("carol", "/table gm action:add user:dan"))
+	tb.Private(tb.Do("carol", `/char create name:Goblin stats:"class=fighter hp=7 hidden=true"`)) // waits for dan
+	if strings.Contains(tb.State(), "GMInbox:[]") || !strings.Contains(tb.State(), "Created **Goblin**") {
+		t.Fatalf("state %s; want the creation waiting for dan", tb.State())
+	}
+	if data := string(tb.ExportFile("carol")); strings.Contains(data, "gm_inbox") || strings.Contains(data, "**Goblin**") {
+		t.Errorf("the export carries the GM inbox: %s", data)
+	}
+}

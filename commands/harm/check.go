@@ -77,11 +77,16 @@ func checkText(res rules.CheckResult) string {
 	return fmt.Sprintf("%s: %s → **SL %d**", s, res.Roll.String(), res.SL)
 }
 
-// poolsText shows pool changes: "Vigor 3 → 2 (bonus die)".
+// poolsText shows pool changes, each reason said once: "Vigor 3 → 2
+// (bonus die)", "Vigor 1 → 4, Instinct 0 → 3 (day of rest)".
 func poolsText(changes []rules.PoolChange) string {
 	var parts []string
-	for _, ch := range changes {
-		parts = append(parts, fmt.Sprintf("%s %d → %d (%s)", abilityLabel(ch.Pool), ch.Before, ch.After, ch.Why))
+	for i, ch := range changes {
+		parts = append(parts, fmt.Sprintf("%s %d → %d", abilityLabel(ch.Pool), ch.Before, ch.After))
+		// Each reason once, after the last change it explains.
+		if i == len(changes)-1 || changes[i+1].Why != ch.Why {
+			parts[len(parts)-1] += " (" + ch.Why + ")"
+		}
 	}
 	return strings.Join(parts, ", ")
 }
@@ -156,16 +161,14 @@ func (sys System) roll(m *commands.Mutation) (*commands.Response, error) {
 	if err := char.store(m, n); err != nil {
 		return nil, err
 	}
-	text := fmt.Sprintf("**%s** checks %s.\n%s.", commands.Escape(ch.Name), abilityLabel(name), checkText(out.Check))
+	// The check and what it spent; the condition, which a check does not
+	// change, is on the card.
+	text := fmt.Sprintf("**%s** checks %s", commands.Escape(ch.Name), checkText(out.Check))
 	if len(out.Spent) > 0 {
-		text += "\nSpent " + poolsText(out.Spent) + "."
-	}
-	text += fmt.Sprintf("\n**%s**, harm counter %d", n.Condition, n.HarmCounter)
-	if n.TakenOut {
-		text += ", taken out of the conflict"
+		text += "; spent " + poolsText(out.Spent)
 	}
 	text += "."
-	m.Note("%s", commands.Unmarkdown(strings.ReplaceAll(text, "\n", " ")))
+	m.Note("%s", commands.Unmarkdown(text))
 	m.Say("%s", text)
 	return &commands.Response{}, nil
 }

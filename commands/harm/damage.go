@@ -2,7 +2,6 @@ package harm
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/rules/clock"
@@ -59,46 +58,43 @@ func (sys System) damage(m *commands.Mutation) (*commands.Response, error) {
 			return nil, err
 		}
 		text := outcomeText(ch.Name, out)
-		m.Note("%s", commands.Unmarkdown(strings.ReplaceAll(text, "\n", " ")))
+		m.Note("%s", commands.Unmarkdown(text))
 		m.Say("%s", text)
 	}
 	return &commands.Response{}, nil
 }
 
-// outcomeText shows a harm: counter before and after, the check with
-// every die, and the condition (RULES.md §3.2).
+// outcomeText shows a harm in one line (RULES.md §3.2): the harm and the
+// counter it makes, the check with every die, and the condition it keeps
+// or worsens to; what the condition does is on the card.
 func outcomeText(name string, out rules.HarmOutcome) string {
 	who := "**" + commands.Escape(name) + "**"
 	if out.TakenOut {
-		s := fmt.Sprintf("%s is Broken and takes %d %s harm: **taken out** of the conflict; the opponent gets its goal. Nothing else changes: **Broken**, harm counter %d.",
-			who, out.Harm.SL, out.Harm.Kind, out.CounterAfter)
+		s := fmt.Sprintf("%s takes %d %s harm while Broken: **taken out** of the conflict; the opponent gets its goal.", who, out.Harm.SL, out.Harm.Kind)
 		if out.Harm.Pool != "" {
 			s += fmt.Sprintf(" No check is made, so no %s point is spent.", abilityLabel(out.Harm.Pool))
 		}
 		return s
 	}
-	s := fmt.Sprintf("%s takes %d %s harm: harm counter %d → %d.\n%s", who, out.Harm.SL, out.Harm.Kind, out.CounterBefore, out.Counter, checkText(out.Check))
+	s := fmt.Sprintf("%s takes %d %s harm, harm counter %d → %d: %s", who, out.Harm.SL, out.Harm.Kind, out.CounterBefore, out.Counter, checkText(out.Check))
 	if !out.Worsened() {
-		s += fmt.Sprintf(" ≥ %d: stays **%s**, harm counter %d.", out.Counter, out.After, out.CounterAfter)
+		s += fmt.Sprintf(" ≥ %d: stays **%s**", out.Counter, out.After)
 	} else {
-		s += fmt.Sprintf(" < %d: **%s → %s**, harm counter %d → %d.", out.Counter, out.Before, out.After, out.Counter, out.CounterAfter)
+		s += fmt.Sprintf(" < %d: **%s → %s**, harm counter back to %d", out.Counter, out.Before, out.After, out.CounterAfter)
 	}
 	if len(out.Spent) > 0 {
-		s += " Spent " + poolsText(out.Spent) + "."
+		s += "; spent " + poolsText(out.Spent)
 	}
-	if out.Worsened() {
-		s += "\n" + conditionText(out.After)
-	}
-	return s
+	return s + "."
 }
 
-// conditionText says what a condition does (RULES.md §3.2).
+// conditionText says what a condition does (RULES.md §3.2), for the card.
 func conditionText(c rules.Condition) string {
 	switch c {
 	case rules.Bloody:
-		return "Bloody: a penalty die on every check except Endure, React and Willpower; may change its goal at any time."
+		return "a penalty die on every check except Endure, React and Willpower; may change its goal at any time"
 	case rules.Broken:
-		return "Broken: a penalty die on every check; each action costs 1 point of the ability's pool; more harm takes it out; may change its goal at any time."
+		return "a penalty die on every check; each action costs 1 point of the ability's pool; more harm takes it out; may change its goal at any time"
 	}
-	return "Healthy."
+	return ""
 }

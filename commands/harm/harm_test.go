@@ -7,6 +7,7 @@ import (
 
 	"github.com/hpkeeper/hpkeeper/commands/commandstest"
 	"github.com/hpkeeper/hpkeeper/commands/harm"
+	"github.com/hpkeeper/hpkeeper/commands/view"
 )
 
 // newTable returns a test table whose service plays the harm system.
@@ -46,20 +47,18 @@ func TestGarrettExample(t *testing.T) {
 	tb := newParty(t)
 	tb.Dice.Push(1, 0, 0)
 	out := tb.OK(tb.Do("ann", "/damage target:Garrett amount:3 kind:physical"))
-	wantAll(t, "sword", out, "Garrett takes 3 physical harm: harm counter 0 → 3.",
-		"Endure 2 (Journeyman): 3dF+2 [+, 0, 0] + 2 = 3 → SL 3 ≥ 3: stays Healthy, harm counter 3.")
+	wantAll(t, "sword", out, "Garrett takes 3 physical harm, harm counter 0 → 3: Endure 2 (Journeyman): 3dF+2 [+, 0, 0] + 2 = 3 → SL 3 ≥ 3: stays Healthy.")
 	tb.Dice.Push(0, 0, 0)
 	out = tb.OK(tb.Do("ann", "/damage target:Garrett amount:1 kind:social"))
-	wantAll(t, "insult", out, "Garrett takes 1 social harm: harm counter 3 → 4.",
-		"React 1 (Apprentice): 3dF+1 [0, 0, 0] + 1 = 1 → SL 1 < 4: Healthy → Bloody, harm counter 4 → 0.",
-		"Bloody: a penalty die on every check except Endure, React and Willpower")
-	wantAll(t, "show", tb.OK(tb.Do("bob", "/char show name:Garrett")), "Bloody · harm counter 0 · Vigor 3/3")
+	wantAll(t, "insult", out, "Garrett takes 1 social harm, harm counter 3 → 4: React 1 (Apprentice): 3dF+1 [0, 0, 0] + 1 = 1 → SL 1 < 4: Healthy → Bloody, harm counter back to 0.")
+	wantAll(t, "card", tb.OK(tb.Do("bob", "/char show name:Garrett")), "Bloody: a penalty die on every check except Endure, React and Willpower")
+	wantAll(t, "show", tb.OK(tb.Do("bob", "/char list")), "Garrett (", "Bloody · harm counter 0 · Vigor 3/3")
 	if tb.Dice.Remaining() != 0 {
 		t.Errorf("%d faces left; want all used", tb.Dice.Remaining())
 	}
 	// Undo restores the state before the insult, exactly.
 	tb.OK(tb.Do("ann", "/undo"))
-	wantAll(t, "show after undo", tb.OK(tb.Do("bob", "/char show name:Garrett")), "Healthy · harm counter 3 · Vigor 3/3")
+	wantAll(t, "show after undo", tb.OK(tb.Do("bob", "/char list")), "Garrett (", "Healthy · harm counter 3 · Vigor 3/3")
 }
 
 // TestReadingRoundsAreTimeInsideAConflict is RULES.md §3.2.4's Reading:
@@ -73,13 +72,13 @@ func TestReadingRoundsAreTimeInsideAConflict(t *testing.T) {
 	tb.Dice.Push(-1, -1, -1, -1, -1, -1)
 	tb.OK(tb.Do("ann", "/damage target:Garrett amount:1"))
 	out := tb.OK(tb.Do("ann", "/damage target:Garrett amount:1"))
-	wantAll(t, "to Broken", out, "Bloody → Broken", "Broken: a penalty die on every check; each action costs 1 point")
+	wantAll(t, "to Broken", out, "Bloody → Broken")
 	out = tb.OK(tb.Do("ann", "/damage target:Garrett amount:2 kind:mental"))
-	wantAll(t, "taken out", out, "Garrett is Broken and takes 2 mental harm: taken out of the conflict", "Broken, harm counter 0.")
+	wantAll(t, "taken out", out, "Garrett takes 2 mental harm while Broken: taken out of the conflict; the opponent gets its goal.")
 	if strings.Contains(out, "dF") {
 		t.Errorf("taken out rolled dice: %q", out)
 	}
-	wantAll(t, "show", tb.OK(tb.Do("ann", "/char show name:Garrett")), "Broken · harm counter 0 · Vigor 3/3 · Instinct 3/3 · Reason 3/3 · taken out")
+	wantAll(t, "show", tb.OK(tb.Do("ann", "/char list")), "Garrett (", "Broken · harm counter 0 · Vigor 3/3 · Instinct 3/3 · Reason 3/3 · taken out")
 	for _, line := range []string{"/clock action:next-round", "/clock action:advance amount:1 unit:rounds", "/clock action:advance amount:30", "/clock action:advance amount:1 unit:rounds"} {
 		out = tb.OK(tb.Do("ann", line))
 		if strings.Contains(out, "no longer taken out") {
@@ -117,11 +116,11 @@ func TestRollChecks(t *testing.T) {
 	tb := newParty(t)
 	tb.Dice.Push(1, 0, -1)
 	out := tb.OK(tb.Do("bob", "/roll as:Garrett ability:climb"))
-	wantAll(t, "climb", out, "Garrett checks Climb.", "Climb 2 (Journeyman): 3dF+2 [+, 0, −] + 2 = 2 → SL 2", "Healthy, harm counter 0.")
+	wantAll(t, "climb", out, "Garrett checks Climb 2 (Journeyman): 3dF+2 [+, 0, −] + 2 = 2 → SL 2.")
 
 	tb.Dice.Push(-1, 1, -1, 0)
 	out = tb.OK(tb.Do("bob", "/roll as:Garrett ability:climb pool:vigor"))
-	wantAll(t, "climb with a point", out, "1 bonus die (Vigor point): 4dFkh3+2 [~~−~~, +, −, 0] + 2 = 2 → SL 2", "Spent Vigor 3 → 2 (bonus die).")
+	wantAll(t, "climb with a point", out, "1 bonus die (Vigor point): 4dFkh3+2 [~~−~~, +, −, 0] + 2 = 2 → SL 2; spent Vigor 3 → 2 (bonus die).")
 	tb.Refused(tb.Do("bob", "/roll as:Garrett ability:climb pool:reason"), "climb draws on vigor, not reason")
 	tb.Refused(tb.Do("bob", "/roll as:Garrett ability:swim"), `Garrett has no ability "swim"`)
 	tb.Refused(tb.Do("cat", "/roll as:Garrett ability:climb"), "only its owner or a GM")
@@ -131,7 +130,7 @@ func TestRollChecks(t *testing.T) {
 	tb.OK(tb.Do("ann", "/damage target:Garrett amount:1"))
 	tb.Dice.Push(1, 1, 0, -1)
 	out = tb.OK(tb.Do("bob", "/roll as:Garrett ability:climb"))
-	wantAll(t, "Bloody climb", out, "Climb 2 (Journeyman), 1 penalty die (Bloody): 4dFkl3+2 [~~+~~, +, 0, −] + 2 = 2 → SL 2", "Bloody, harm counter 0.")
+	wantAll(t, "Bloody climb", out, "Climb 2 (Journeyman), 1 penalty die (Bloody): 4dFkl3+2 [~~+~~, +, 0, −] + 2 = 2 → SL 2.")
 	tb.Dice.Push(1, 1, 0)
 	out = tb.OK(tb.Do("bob", "/roll as:Garrett ability:endure"))
 	wantAll(t, "Bloody endure", out, "Endure 2 (Journeyman): 3dF+2 [+, +, 0] + 2 = 4 → SL 4")
@@ -160,11 +159,11 @@ func TestBrokenActionCost(t *testing.T) {
 	tb.OK(tb.Do("ann", "/damage target:Garrett amount:1"))
 	tb.Dice.Push(1, 0, 0, 0)
 	out := tb.OK(tb.Do("bob", "/roll as:Garrett ability:endure"))
-	wantAll(t, "Broken endure", out, "Endure 2 (Journeyman), 1 penalty die (Broken): 4dFkl3+2 [~~+~~, 0, 0, 0] + 2 = 2 → SL 2", "Spent Vigor 2 → 1 (Broken action).")
+	wantAll(t, "Broken endure", out, "Endure 2 (Journeyman), 1 penalty die (Broken): 4dFkl3+2 [~~+~~, 0, 0, 0] + 2 = 2 → SL 2; spent Vigor 2 → 1 (Broken action).")
 	tb.Refused(tb.Do("bob", "/roll as:Garrett ability:climb pool:vigor"), "Broken action and bonus die needs 2 points (vigor) and has 1")
 	tb.Dice.Push(0, 0, 0, 0)
 	out = tb.OK(tb.Do("bob", "/roll as:Garrett ability:climb"))
-	wantAll(t, "Broken climb", out, "Spent Vigor 1 → 0 (Broken action).")
+	wantAll(t, "Broken climb", out, "spent Vigor 1 → 0 (Broken action).")
 	tb.Refused(tb.Do("bob", "/roll as:Garrett ability:climb"), "Broken action needs 1 point (vigor) and has 0")
 	if n := tb.Dice.Remaining(); n != 0 {
 		t.Errorf("a refused action used dice: %d left", n)
@@ -172,9 +171,9 @@ func TestBrokenActionCost(t *testing.T) {
 	// The healing check costs nothing though Vigor is 0.
 	tb.Dice.Push(1, 1, 0, 0)
 	out = tb.OK(tb.Do("bob", "/heal target:Garrett trigger:pools"))
-	wantAll(t, "Broken healing", out, "Garrett spends 5 pool points: Instinct 3 → 0 (healing), Reason 3 → 1 (healing).",
-		"Endure 2 (Journeyman), 1 penalty die (Broken): 4dFkl3+2 [~~+~~, +, 0, 0] + 2 = 3 → SL 3: Broken → Bloody, harm counter stays 0.")
-	wantAll(t, "show", tb.OK(tb.Do("bob", "/char show name:Garrett")), "Bloody · harm counter 0 · Vigor 0/3 · Instinct 0/3 · Reason 1/3")
+	wantAll(t, "Broken healing", out, "Garrett spends 5 pool points: Instinct 3 → 0, Reason 3 → 1 (healing); healing check:",
+		"Endure 2 (Journeyman), 1 penalty die (Broken): 4dFkl3+2 [~~+~~, +, 0, 0] + 2 = 3 → SL 3: Broken → Bloody.")
+	wantAll(t, "show", tb.OK(tb.Do("bob", "/char list")), "Garrett (", "Bloody · harm counter 0 · Vigor 0/3 · Instinct 0/3 · Reason 1/3")
 }
 
 // TestHealFirstAidAndCounsel: the healer's check SL becomes bonus dice;
@@ -194,7 +193,7 @@ func TestHealFirstAidAndCounsel(t *testing.T) {
 	out := tb.OK(tb.Do("cat", "/heal target:Garrett trigger:first-aid healer:Ada"))
 	wantAll(t, "first aid", out,
 		"Ada gives Garrett first aid: First Aid 2 (Journeyman): 3dF+2 [0, 0, 0] + 2 = 2 → SL 2 = 2 bonus dice.",
-		"Healing check: Endure 2 (Journeyman), 2 bonus dice (First Aid SL 2): 5dFkh3+2 [+, ~~−~~, ~~0~~, +, 0] + 2 = 4 → SL 4: Bloody → Healthy, harm counter stays 0.")
+		"Garrett's healing check: Endure 2 (Journeyman), 2 bonus dice (First Aid SL 2): 5dFkh3+2 [+, ~~−~~, ~~0~~, +, 0] + 2 = 4 → SL 4: Bloody → Healthy.")
 
 	// Counsel with SL 0 helps not at all; a healing check of SL 0 changes
 	// nothing, but the counsel is spent.
@@ -204,7 +203,7 @@ func TestHealFirstAidAndCounsel(t *testing.T) {
 	tb.Dice.Push(-1, 0, -1) // Willpower 0: SL 0
 	out = tb.OK(tb.Do("cat", "/heal target:Garrett trigger:counsel healer:Ada"))
 	wantAll(t, "counsel SL 0", out, "Counsel 1 (Apprentice): 3dF+1 [−, −, 0] + 1 = -1 → SL 0 = 0 bonus dice.",
-		"Healing check: Willpower 0 (Unskilled): 3dF [−, 0, −] = -2 → SL 0: nothing changes (the counsel is used up); Bloody, harm counter 0.")
+		"Garrett's healing check: Willpower 0 (Unskilled): 3dF [−, 0, −] = -2 → SL 0: nothing changes (the counsel is used up).")
 	tb.Refused(tb.Do("cat", "/heal target:Garrett trigger:first-aid healer:Ada ability:climb"), "must be one of endure, react, willpower")
 }
 
@@ -220,11 +219,10 @@ func TestHealRestNeedsADay(t *testing.T) {
 	tb.Refused(tb.Do("bob", "/rest kind:day"), "Only a GM")
 	tb.Refused(tb.Do("ann", "/rest kind:night"), `Option kind must be day at this harm table (got "night"); /help topic:rest says what each means.`)
 	out := tb.OK(tb.Do("ann", "/rest kind:day"))
-	wantAll(t, "rest day", out, "The clock moves 1 day", "Garrett: Vigor 0 → 3 (day of rest); Bloody, harm counter 0: may heal with /heal target:Garrett trigger:rest", "Ada: pools full.")
+	wantAll(t, "rest day", out, "The clock moves 1 day", "Garrett: Vigor 0 → 3 (day of rest); may heal (Bloody) with /heal target:Garrett trigger:rest.")
 	tb.Dice.Push(1, 0, 0)
 	out = tb.OK(tb.Do("bob", "/heal target:Garrett trigger:rest ability:endure"))
-	wantAll(t, "heal rest", out, "Garrett has rested a day (since day 1, 00:00).",
-		"Healing check: Endure 2 (Journeyman): 3dF+2 [+, 0, 0] + 2 = 3 → SL 3: Bloody → Healthy, harm counter stays 0.")
+	wantAll(t, "heal rest", out, "Garrett has rested a day (since day 1, 00:00); healing check: Endure 2 (Journeyman): 3dF+2 [+, 0, 0] + 2 = 3 → SL 3: Bloody → Healthy.")
 	tb.Dice.Push(-1, -1, -1)
 	tb.OK(tb.Do("ann", "/damage target:Garrett amount:1"))
 	tb.Refused(tb.Do("bob", "/heal target:Garrett trigger:rest"), "a day of rest has not passed")
@@ -242,13 +240,13 @@ func TestHealPools(t *testing.T) {
 	tb.Refused(tb.Do("cat", "/heal target:Ada trigger:rest spend:vigor=5"), "spend chooses the points of trigger:pools")
 	tb.Dice.Push(0, 0, 0)
 	out := tb.OK(tb.Do("cat", "/heal target:Ada trigger:pools spend:vigor=1,reason=4 ability:react"))
-	wantAll(t, "pools", out, "Ada spends 5 pool points: Vigor 3 → 2 (healing), Reason 4 → 0 (healing).",
-		"React 0 (Unskilled): 3dF [0, 0, 0] = 0 → SL 0: nothing changes (the pool points are spent); Bloody, harm counter 0.")
+	wantAll(t, "pools", out, "Ada spends 5 pool points: Vigor 3 → 2, Reason 4 → 0 (healing);",
+		"React 0 (Unskilled): 3dF [0, 0, 0] = 0 → SL 0: nothing changes (the pool points are spent).")
 	// Ada has Vigor 2, Instinct 3, Reason 0: the fullest pools give the 5.
 	tb.Dice.Push(1, 0, 0)
 	out = tb.OK(tb.Do("cat", "/heal target:Ada trigger:pools"))
-	wantAll(t, "pools from the fullest", out, "Ada spends 5 pool points: Vigor 2 → 0 (healing), Instinct 3 → 0 (healing).",
-		"Healing check: Endure 0 (Unskilled): 3dF [+, 0, 0] = 1 → SL 1: Bloody → Healthy, harm counter stays 0.")
+	wantAll(t, "pools from the fullest", out, "Ada spends 5 pool points: Vigor 2 → 0, Instinct 3 → 0 (healing);",
+		"healing check: Endure 0 (Unskilled): 3dF [+, 0, 0] = 1 → SL 1: Bloody → Healthy.")
 	tb.Dice.Push(-1, -1, -1)
 	tb.OK(tb.Do("ann", "/damage target:Ada amount:1"))
 	tb.Refused(tb.Do("cat", "/heal target:Ada trigger:pools"), "healing needs 5 pool points and there are 0")
@@ -268,7 +266,7 @@ func TestSpendAndPermissions(t *testing.T) {
 	tb.Dice.Push(1, 1, 0)
 	tb.Dice.Push(0, 0, 0)
 	out := tb.OK(tb.Do("ann", "/damage target:Garrett amount:3dF+1 kind:physical"))
-	wantAll(t, "dice amount", out, "Harm rolled: 3dF+1 [+, +, 0] + 1 = 3 → SL 3.", "Garrett takes 3 physical harm: harm counter 0 → 3.", "SL 2 < 3: Healthy → Bloody")
+	wantAll(t, "dice amount", out, "Harm rolled: 3dF+1 [+, +, 0] + 1 = 3 → SL 3.", "Garrett takes 3 physical harm, harm counter 0 → 3:", "SL 2 < 3: Healthy → Bloody")
 	tb.Dice.Push(-1, -1, 0)
 	out = tb.OK(tb.Do("ann", "/damage target:Garrett amount:3dF"))
 	wantAll(t, "dice amount SL 0", out, "SL 0: no harm is dealt.")
@@ -298,19 +296,18 @@ func TestDamagePoolPoint(t *testing.T) {
 	tb := newParty(t)
 	tb.Dice.Push(-1, 1, 0, 1)
 	out := tb.OK(tb.Do("bob", "/damage target:Garrett amount:3 kind:physical pool:vigor"))
-	wantAll(t, "harm with a Vigor point", out, "Garrett takes 3 physical harm: harm counter 0 → 3.",
-		"Endure 2 (Journeyman), 1 bonus die (Vigor point): 4dFkh3+2 [~~−~~, +, 0, +] + 2 = 4 → SL 4 ≥ 3: stays Healthy, harm counter 3.",
-		"Spent Vigor 3 → 2 (bonus die).")
+	wantAll(t, "harm with a Vigor point", out, "Garrett takes 3 physical harm, harm counter 0 → 3:",
+		"Endure 2 (Journeyman), 1 bonus die (Vigor point): 4dFkh3+2 [~~−~~, +, 0, +] + 2 = 4 → SL 4 ≥ 3: stays Healthy; spent Vigor 3 → 2 (bonus die).")
 	tb.Refused(tb.Do("bob", "/damage target:Garrett amount:1 kind:social pool:vigor"), "react draws on instinct, not vigor")
 	tb.Refused(tb.Do("bob", "/damage target:Garrett amount:1 kind:mental pool:instinct"), "willpower draws on reason, not instinct")
 	tb.OK(tb.Do("bob", "/char set name:Garrett stats:vigor=0/3"))
 	tb.Refused(tb.Do("bob", "/damage target:Garrett amount:1 pool:vigor"), "Garrett: not enough pool points: bonus die needs 1 point (vigor) and has 0. Nothing was changed.")
-	wantAll(t, "show after refusal", tb.OK(tb.Do("bob", "/char show name:Garrett")), "Healthy · harm counter 3 · Vigor 0/3 · Instinct 3/3 · Reason 3/3")
+	wantAll(t, "show after refusal", tb.OK(tb.Do("bob", "/char list")), "Garrett (", "Healthy · harm counter 3 · Vigor 0/3 · Instinct 3/3 · Reason 3/3")
 	// Two targets: each pays from its own pool.
 	tb.Dice.Push(0, 0, 0, 0, 0, 0, 0, 0)
 	out = tb.OK(tb.Do("ann", "/damage target:Garrett,Ada amount:1 kind:mental pool:reason"))
-	wantAll(t, "two targets", out, "Garrett takes 1 mental harm", "1 bonus die (Reason point)", "Spent Reason 3 → 2 (bonus die).",
-		"Ada takes 1 mental harm", "1 bonus die (Reason point)", "Spent Reason 4 → 3 (bonus die).")
+	wantAll(t, "two targets", out, "Garrett takes 1 mental harm", "1 bonus die (Reason point)", "spent Reason 3 → 2 (bonus die).",
+		"Ada takes 1 mental harm", "1 bonus die (Reason point)", "spent Reason 4 → 3 (bonus die).")
 }
 
 // TestHealPoolPoints: the healing check and the healer's First Aid or
@@ -332,8 +329,8 @@ func TestHealPoolPoints(t *testing.T) {
 	tb.Dice.Push(-1, -1, 0, 0, 0, 1) // Garrett's Endure with 3 bonus dice
 	out := tb.OK(tb.Do("cat", "/heal target:Garrett trigger:first-aid healer:Ada healer-pool:reason"))
 	wantAll(t, "first aid with a Reason point", out,
-		"Ada gives Garrett first aid: First Aid 2 (Journeyman), 1 bonus die (Reason point): 4dFkh3+2 [0, 0, ~~−~~, +] + 2 = 3 → SL 3 = 3 bonus dice. Spent Reason 4 → 3 (bonus die).",
-		"Healing check: Endure 2 (Journeyman), 3 bonus dice (First Aid SL 3): 6dFkh3+2 [~~−~~, ~~−~~, ~~0~~, 0, 0, +] + 2 = 3 → SL 3: Bloody → Healthy")
+		"Ada gives Garrett first aid: First Aid 2 (Journeyman), 1 bonus die (Reason point): 4dFkh3+2 [0, 0, ~~−~~, +] + 2 = 3 → SL 3 = 3 bonus dice; spent Reason 4 → 3 (bonus die).",
+		"Garrett's healing check: Endure 2 (Journeyman), 3 bonus dice (First Aid SL 3): 6dFkh3+2 [~~−~~, ~~−~~, ~~0~~, 0, 0, +] + 2 = 3 → SL 3: Bloody → Healthy")
 	if strings.Contains(out, "Vigor") {
 		t.Errorf("no patient pool point was asked for: %q", out)
 	}
@@ -343,9 +340,7 @@ func TestHealPoolPoints(t *testing.T) {
 	tb.Dice.Push(-1, 1, 0, 0)
 	out = tb.OK(tb.Do("bob", "/heal target:Garrett trigger:pools spend:instinct=3,reason=2 pool:vigor ability:endure"))
 	wantAll(t, "pools healing with a Vigor point", out,
-		"Garrett spends 5 pool points: Instinct 3 → 0 (healing), Reason 3 → 1 (healing).",
-		"Healing check: Endure 2 (Journeyman), 1 bonus die (Vigor point): 4dFkh3+2 [~~−~~, +, 0, 0] + 2 = 3 → SL 3: Bloody → Healthy, harm counter stays 0.",
-		"Spent Vigor 3 → 2 (bonus die).")
+		"Garrett spends 5 pool points: Instinct 3 → 0, Reason 3 → 1 (healing); healing check: Endure 2 (Journeyman), 1 bonus die (Vigor point): 4dFkh3+2 [~~−~~, +, 0, 0] + 2 = 3 → SL 3: Bloody → Healthy; spent Vigor 3 → 2 (bonus die).")
 
 	// No point left: refused before any die is rolled; nothing changes.
 	tb.OK(tb.Do("cat", "/char set name:Ada stats:reason=0/4"))
@@ -357,7 +352,7 @@ func TestHealPoolPoints(t *testing.T) {
 	if n := tb.Dice.Remaining(); n != 7 {
 		t.Errorf("a refused healing used dice: %d of 7 faces left", n)
 	}
-	wantAll(t, "show", tb.OK(tb.Do("bob", "/char show name:Garrett")), "Bloody · harm counter 0 · Vigor 2/3")
+	wantAll(t, "show", tb.OK(tb.Do("bob", "/char list")), "Garrett (", "Bloody · harm counter 0 · Vigor 2/3")
 }
 
 // TestEveryDayOfRestHeals: every day the clock passes is one day of rest,
@@ -372,7 +367,7 @@ func TestEveryDayOfRestHeals(t *testing.T) {
 		tb.Dice.Push(-1, -1, -1) // Endure 2: -1 → SL 0, the day is used up
 		out := tb.OK(tb.Do("bob", "/heal target:Garrett trigger:rest"))
 		wantAll(t, fmt.Sprintf("rest healing %d", i+1), out, "Garrett has rested a day (since "+since,
-			"SL 0: nothing changes (the day of rest is used up); Bloody, harm counter 0.")
+			"SL 0: nothing changes (the day of rest is used up).")
 	}
 	tb.Refused(tb.Do("bob", "/heal target:Garrett trigger:rest"), "a day of rest has not passed: it started at day 4, 00:00 and ends at day 5, 00:00")
 }
@@ -394,28 +389,28 @@ func TestRestDayForOneCharacter(t *testing.T) {
 
 	out := tb.OK(tb.Do("ann", "/rest kind:day target:Garrett"))
 	wantAll(t, "rest Garrett", out, "Garrett rests a day; the table's clock does not move (day 1, 00:00).",
-		"Garrett: Vigor 0 → 3 (day of rest); Broken, harm counter 0: may heal with /heal target:Garrett trigger:rest")
+		"Garrett: Vigor 0 → 3 (day of rest); may heal (Broken) with /heal target:Garrett trigger:rest")
 	if strings.Contains(out, "Ada") || strings.Contains(out, "no longer taken out") || strings.Contains(out, "clock moves") {
 		t.Errorf("a day of rest for Garrett touched more: %q", out)
 	}
 	if got := tb.OK(tb.Do("ann", "/clock")); !strings.Contains(got, "day 1, 00:00") {
 		t.Errorf("clock after /rest kind:day target:Garrett = %q; want day 1, 00:00", got)
 	}
-	wantAll(t, "Garrett", tb.OK(tb.Do("ann", "/char show name:Garrett")), "Broken · harm counter 0 · Vigor 3/3", "taken out")
-	wantAll(t, "Ada", tb.OK(tb.Do("ann", "/char show name:Ada")), "Bloody · harm counter 0 · Vigor 3/3 · Instinct 3/3 · Reason 1/4")
+	wantAll(t, "Garrett", tb.OK(tb.Do("ann", "/char list")), "Garrett (", "Broken · harm counter 0 · Vigor 3/3", "taken out")
+	wantAll(t, "Ada", tb.OK(tb.Do("ann", "/char list")), "Ada (", "Bloody · harm counter 0 · Vigor 3/3 · Instinct 3/3 · Reason 1/4")
 	tb.Refused(tb.Do("cat", "/heal target:Ada trigger:rest"), "a day of rest has not passed")
 	tb.Dice.Push(1, 1, 0, 0) // Broken: a penalty die on Endure
 	out = tb.OK(tb.Do("bob", "/heal target:Garrett trigger:rest"))
-	wantAll(t, "Garrett heals", out, "Garrett has rested a day (taken alone, while the table's clock stood).", "Broken → Bloody")
+	wantAll(t, "Garrett heals", out, "Garrett has rested a day (taken alone, while the table's clock stood); healing check:", "Broken → Bloody")
 	tb.Refused(tb.Do("bob", "/heal target:Garrett trigger:rest"), "a day of rest has not passed")
 
 	// Without target the table's day passes: the conflict ends, every pool
 	// refills and every character has a day of rest.
 	out = tb.OK(tb.Do("ann", "/rest kind:day"))
 	wantAll(t, "rest table", out, "The clock moves 1 day: day 1, 00:00 → day 2, 00:00.", "Garrett is no longer taken out",
-		"Ada: Reason 1 → 4 (day of rest); Bloody, harm counter 0: may heal with /heal target:Ada trigger:rest")
+		"Ada: Reason 1 → 4 (day of rest); may heal (Bloody) with /heal target:Ada trigger:rest")
 	tb.Dice.Push(1, 1, 1)
-	wantAll(t, "Ada heals", tb.OK(tb.Do("cat", "/heal target:Ada trigger:rest")), "Ada has rested a day (since day 1, 00:00).", "Bloody → Healthy")
+	wantAll(t, "Ada heals", tb.OK(tb.Do("cat", "/heal target:Ada trigger:rest")), "Ada has rested a day (since day 1, 00:00); healing check:", "Bloody → Healthy")
 }
 
 // TestReadingTakenOutMakesNoChecks is RULES.md §3.2's Reading at the table:
@@ -436,11 +431,11 @@ func TestReadingTakenOutMakesNoChecks(t *testing.T) {
 	tb.Dice.Push(0, 0, 0)
 	tb.OK(tb.Do("ann", "/damage target:Ada amount:1 kind:social")) // Ada Bloody: someone to tend
 	tb.Refused(tb.Do("bob", "/heal target:Ada trigger:first-aid healer:Garrett"), "Garrett is taken out of the conflict")
-	wantAll(t, "no point spent", tb.OK(tb.Do("bob", "/char show name:Garrett")), "Broken · harm counter 0 · Vigor 3/3 · Instinct 3/3 · Reason 3/3")
+	wantAll(t, "no point spent", tb.OK(tb.Do("bob", "/char list")), "Garrett (", "Broken · harm counter 0 · Vigor 3/3 · Instinct 3/3 · Reason 3/3")
 	tb.OK(tb.Do("ann", "/clock action:advance amount:1 unit:turns"))
 	// Broken: 4dFkl3+2 [0, 0, 0, +] keeps 0, 0, 0: SL 2; Vigor 3 → 2.
 	tb.Dice.Push(0, 0, 0, 1)
-	wantAll(t, "after the conflict", tb.OK(tb.Do("bob", "/roll as:Garrett ability:endure")), "SL 2", "Spent Vigor 3 → 2 (Broken action)")
+	wantAll(t, "after the conflict", tb.OK(tb.Do("bob", "/roll as:Garrett ability:endure")), "SL 2", "spent Vigor 3 → 2 (Broken action)")
 	tb.NoDiceLeft()
 }
 
@@ -457,7 +452,7 @@ func TestReadingDayOfRestRefillsPools(t *testing.T) {
 	if strings.Contains(out, "day of rest") {
 		t.Errorf("a day of rounds = %q; want no day of rest inside a conflict", out)
 	}
-	wantAll(t, "still spent", tb.OK(tb.Do("bob", "/char show name:Garrett")), "Vigor 1/3")
+	wantAll(t, "still spent", tb.OK(tb.Do("bob", "/char list")), "Vigor 1/3")
 	// The clock now reads day 2, 00:00; his next day of rest ends at day
 	// 3, 00:00. 23 hours stop short of it; one more hour passes it.
 	out = tb.OK(tb.Do("ann", "/clock action:advance amount:23 unit:hours"))
@@ -475,8 +470,45 @@ func TestReadingDayOfRestRefillsPools(t *testing.T) {
 	tb.OK(tb.Do("ann", "/damage target:Garrett amount:1 kind:physical"))
 	tb.OK(tb.Do("bob", "/spend target:Garrett resource:vigor amount:1"))
 	out = tb.OK(tb.Do("ann", "/clock action:advance amount:1 unit:days"))
-	wantAll(t, "a day after the harm", out, "Garrett: Vigor 2 → 3 (day of rest); Bloody, harm counter 0: may heal with /heal target:Garrett trigger:rest.")
+	wantAll(t, "a day after the harm", out, "Garrett: Vigor 2 → 3 (day of rest); may heal (Bloody) with /heal target:Garrett trigger:rest.")
 	tb.Dice.Push(0, 0, 1)
 	wantAll(t, "rest healing", tb.OK(tb.Do("bob", "/heal target:Garrett trigger:rest")), "Bloody → Healthy")
+	tb.NoDiceLeft()
+}
+
+// TestHiddenNPCReadsInHarmsWords: players read a hidden NPC at a harm
+// table in the system's own words, Healthy, Bloody, Broken and Taken out,
+// each in one colour, never a word of another system's (issue 24: "a
+// Healthy NPC with harm counter 1 reads 'Wounded', the same as Bloody"):
+// in the channel's reply, in /char show and in /char list.
+func TestHiddenNPCReadsInHarmsWords(t *testing.T) {
+	tb := newParty(t)
+	tb.Private(tb.Do("ann", `/char create name:Bandit stats:"endure=0 vigor=3 hidden=true"`))
+	for _, step := range []struct {
+		faces  []int
+		line   string
+		word   string
+		colour int
+	}{
+		{nil, "", "Healthy", view.ColorFine},
+		{[]int{1, 0, 0}, "/damage target:Bandit amount:1", "Healthy", view.ColorFine}, // SL 1 ≥ 1: harm counter 1
+		{[]int{0, 0, 0}, "/damage target:Bandit amount:1", "Bloody", view.ColorWounded},
+		{[]int{0, 0, 0}, "/damage target:Bandit amount:1", "Broken", view.ColorZero},
+		{nil, "/damage target:Bandit amount:1", "Taken out", view.ColorDying},
+	} {
+		if step.line != "" {
+			tb.Dice.Push(step.faces...)
+			out := tb.OK(tb.Do("ann", step.line))
+			commandstest.WantIn(t, step.line+" in the channel", out, "**Bandit**: "+step.word)
+			if strings.Contains(out, "harm counter") || strings.Contains(out, "Wounded") {
+				t.Errorf("%s in the channel = %q; shows the hidden Bandit's state", step.line, out)
+			}
+		}
+		show := tb.Do("bob", "/char show name:Bandit")
+		if len(show.Embeds) != 1 || show.Embeds[0].Description != "**"+step.word+"**" || show.Embeds[0].Color != step.colour {
+			t.Errorf("after %q a player's /char show name:Bandit = %+v; want %q in %#x", step.line, show.Embeds, step.word, step.colour)
+		}
+		commandstest.WantIn(t, "a player's /char list", tb.OK(tb.Do("bob", "/char list"))+"\n", "**Bandit** (ann): "+step.word+"\n")
+	}
 	tb.NoDiceLeft()
 }

@@ -107,17 +107,17 @@ func (sys System) heal(m *commands.Mutation) (*commands.Response, error) {
 		if err := hchar.store(mh, hn); err != nil {
 			return nil, err
 		}
-		line := fmt.Sprintf("**%s** gives **%s** %s: %s = %s.", commands.Escape(healer.Name), commands.Escape(patient.Name),
+		line := fmt.Sprintf("**%s** gives **%s** %s: %s = %s", commands.Escape(healer.Name), commands.Escape(patient.Name),
 			strings.ToLower(abilityLabel(helper)), checkText(aid.Check), countDice(aid.Check.SL, "bonus"))
 		if len(aid.Spent) > 0 {
-			line += " Spent " + poolsText(aid.Spent) + "."
+			line += "; spent " + poolsText(aid.Spent)
 		}
+		line += "."
 		mh.Note("%s", commands.Unmarkdown(line))
 		mh.Say("%s", line)
 		h.HelpSL = aid.Check.SL
 	}
 	m = m.For(patient)
-	var lines []string
 	n, out, err := c.Heal(m.Dice(), h)
 	if err != nil {
 		return nil, ruleError(patient.Name, err)
@@ -133,49 +133,50 @@ func (sys System) heal(m *commands.Mutation) (*commands.Response, error) {
 			bonus = append(bonus, ch)
 		}
 	}
+	// One line for the patient: why it may heal, the check, what changed.
+	var why string
 	switch trig {
 	case rules.DayOfRest:
-		if out.RestAlone {
-			lines = append(lines, fmt.Sprintf("**%s** has rested a day (taken alone, while the table's clock stood).", commands.Escape(patient.Name)))
-			break
-		}
-		line := fmt.Sprintf("**%s** has rested a day (since %s", commands.Escape(patient.Name), out.RestFrom)
-		if left := n.RestHealings(h.Now); left > 0 {
-			days := "days"
-			if left == 1 {
-				days = "day"
+		why = " has rested a day (taken alone, while the table's clock stood)"
+		if !out.RestAlone {
+			why = fmt.Sprintf(" has rested a day (since %s", out.RestFrom)
+			if left := n.RestHealings(h.Now); left > 0 {
+				days := "days"
+				if left == 1 {
+					days = "day"
+				}
+				why += fmt.Sprintf("; %d more %s of rest left", left, days)
 			}
-			line += fmt.Sprintf("; %d more %s of rest left", left, days)
+			why += ")"
 		}
-		lines = append(lines, line+").")
 	case rules.PoolPoints:
-		lines = append(lines, fmt.Sprintf("**%s** spends %d pool points: %s.", commands.Escape(patient.Name), rules.PoolCost, poolsText(healing)))
+		why = fmt.Sprintf(" spends %d pool points: %s", rules.PoolCost, poolsText(healing))
 	}
-	line := fmt.Sprintf("Healing check: %s", checkText(out.Check))
-	if out.Check.SL == 0 {
-		line += fmt.Sprintf(": nothing changes (%s); **%s**, harm counter %d.", triggerUsed(trig), out.After, out.CounterAfter)
-	} else if out.After != out.Before {
-		line += fmt.Sprintf(": **%s → %s**, %s.", out.Before, out.After, counterChange(out.CounterBefore, out.CounterAfter))
-	} else {
-		line += fmt.Sprintf(": stays **%s**, %s.", out.After, counterChange(out.CounterBefore, out.CounterAfter))
+	line := fmt.Sprintf("**%s**%s; healing check: %s", commands.Escape(patient.Name), why, checkText(out.Check))
+	if why == "" {
+		line = fmt.Sprintf("**%s**'s healing check: %s", commands.Escape(patient.Name), checkText(out.Check))
+	}
+	counter := commands.Change("harm counter", out.CounterBefore, out.CounterAfter, 0)
+	switch {
+	case out.Check.SL == 0:
+		line += fmt.Sprintf(": nothing changes (%s)", triggerUsed(trig))
+	case out.After != out.Before:
+		line += fmt.Sprintf(": **%s → %s**", out.Before, out.After)
+		if counter != "" {
+			line += ", " + counter
+		}
+	case counter != "":
+		line += ": " + counter
+	default:
+		line += fmt.Sprintf(": stays **%s**, harm counter %d", out.After, out.CounterAfter)
 	}
 	if len(bonus) > 0 {
-		line += " Spent " + poolsText(bonus) + "."
+		line += "; spent " + poolsText(bonus)
 	}
-	lines = append(lines, line)
-	text := strings.Join(lines, "\n")
-	m.Note("%s", commands.Unmarkdown(strings.ReplaceAll(text, "\n", " ")))
-	m.Say("%s", text)
+	line += "."
+	m.Note("%s", commands.Unmarkdown(line))
+	m.Say("%s", line)
 	return &commands.Response{}, nil
-}
-
-// counterChange renders the harm counter around a healing check: "counter
-// 3 → 1", or "harm counter stays 0" when the SL found it at 0 already.
-func counterChange(before, after int) string {
-	if before == after {
-		return fmt.Sprintf("harm counter stays %d", after)
-	}
-	return fmt.Sprintf("harm counter %d → %d", before, after)
 }
 
 // spendMix reads /heal spend: pool=points pairs separated by commas or

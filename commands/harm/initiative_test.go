@@ -20,8 +20,8 @@ func TestInitiativeCheck(t *testing.T) {
 	tb.OK(tb.Do("gm", "/init start"))
 	tb.Dice.Push(0, 0, 0, -1, -1, -1)
 	out := tb.OK(tb.Do("gm", "/init join target:Sly,Garrett"))
-	commandstest.WantIn(t, "checks", out, "**Sly** joins the turn order: initiative **0** (React 0 (Unskilled): 3dF [0, 0, 0] = 0 → **SL 0**).",
-		"**Garrett** joins the turn order: initiative **0** (React 1 (Apprentice): 3dF+1 [−, −, −] + 1 = -2 → **SL 0**).")
+	commandstest.WantIn(t, "checks", out, "**Sly** joins the turn order: initiative React 0 (Unskilled): 3dF [0, 0, 0] = 0 → **SL 0**.",
+		"**Garrett** joins the turn order: initiative React 1 (Apprentice): 3dF+1 [−, −, −] + 1 = -2 → **SL 0**.")
 	// SL 0 each: Garrett's React 1 beats Sly's 0, though Sly joined first.
 	commandstest.WantIn(t, "tie", tb.OK(tb.Do("ann", "/init show")), "▶ **Garrett** 0\n▫ **Sly** 0")
 	tb.OK(tb.Do("gm", "/init end"))

@@ -75,24 +75,30 @@ func (sys System) rest(m *commands.Mutation) (*commands.Response, error) {
 		if len(changed[i]) > 0 {
 			m.Note("%s: %s.", ch.Name, poolsText(changed[i]))
 		}
-		m.Say("%s.", restLine(ch, rested[i], changed[i], now))
+		if line := restLine(ch, rested[i], changed[i], now); line != "" {
+			m.Say("%s.", line)
+		}
 	}
 	return &commands.Response{}, nil
 }
 
 // restLine says what a day of rest did to ch's pools at clock time now
-// (RULES.md §3.3), e.g. "**Garrett**: Vigor 1 → 4 (day of rest); **Bloody**,
-// harm counter 0: may heal with /heal target:Garrett trigger:rest", or
-// "**Ada**: pools full" (no period: the caller ends the sentence).
+// (RULES.md §3.3), e.g. "**Garrett**: Vigor 1 → 4, Reason 2 → 3 (day of
+// rest); may heal (Bloody) with /heal target:Garrett trigger:rest", or ""
+// when it changed nothing and leaves nothing to heal (no period: the
+// caller ends the sentence).
 func restLine(ch *storage.Character, n rules.Character, changes []rules.PoolChange, now clock.Time) string {
-	line := fmt.Sprintf("**%s**: pools full", commands.Escape(ch.Name))
+	var parts []string
 	if len(changes) > 0 {
-		line = fmt.Sprintf("**%s**: %s", commands.Escape(ch.Name), poolsText(changes))
+		parts = append(parts, poolsText(changes))
 	}
 	if n.NeedsHealing() && n.RestHealings(now) > 0 {
-		line += fmt.Sprintf("; **%s**, harm counter %d: may heal with /heal target:%s trigger:rest", n.Condition, n.HarmCounter, commands.Arg(ch.Name))
+		parts = append(parts, fmt.Sprintf("may heal (%s) with /heal target:%s trigger:rest", n.Condition, commands.Arg(ch.Name)))
 	}
-	return line
+	if len(parts) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("**%s**: %s", commands.Escape(ch.Name), strings.Join(parts, "; "))
 }
 
 // spend answers /spend for harm: pool points spent outside a check (RULES.md

@@ -14,7 +14,7 @@ func TestCreateDefaults(t *testing.T) {
 	st := commandstest.NewSheets(t, "harm", harm.System{})
 	out := st.Create("Garrett", "")
 	commandstest.WantIn(t, "create", out,
-		"Healthy · harm counter 0 · Vigor 3/3 · Instinct 3/3 · Reason 3/3",
+		"Created **Garrett** for", "Vig ██████████ 3/3", "Ins ██████████ 3/3", "Rea ██████████ 3/3", "Conditions: Healthy (harm counter 0)",
 		"Vigor abilities: Endure 0 (Unskilled)",
 		"Instinct abilities: React 0 (Unskilled)",
 		"Reason abilities: Willpower 0 (Unskilled)")
@@ -29,7 +29,7 @@ func TestCreateWithStats(t *testing.T) {
 	st := commandstest.NewSheets(t, "harm", harm.System{})
 	out := st.Create("Garrett", "endure=2 react=1 willpower=4 first-aid=3 counsel=5 climb=2 sneak=6:instinct vigor=5 instinct=2/4 reason=0")
 	commandstest.WantIn(t, "create", out,
-		"Healthy · harm counter 0 · Vigor 5/5 · Instinct 2/4 · Reason 0/0",
+		"Vig ██████████ 5/5", "Ins █████░░░░░ 2/4", "Rea ░░░░░░░░░░ 0/0", "Conditions: Healthy (harm counter 0)",
 		"Vigor abilities: Endure 2 (Journeyman)\nClimb 2 (Journeyman)",
 		"Instinct abilities: React 1 (Apprentice)\nSneak 6 (rank 6)",
 		"Reason abilities: Willpower 4 (Grand Master)\nFirst Aid 3 (Master)\nCounsel 5 (rank 5)")
@@ -79,23 +79,23 @@ func TestSet(t *testing.T) {
 	st := commandstest.NewSheets(t, "harm", harm.System{})
 	st.Create("Garrett", "climb=1:instinct vigor=5")
 	out := st.Set("Garrett", "vigor=2")
-	commandstest.WantIn(t, "set vigor=2", out, "Vigor 5/5 · Instinct 3/3 · Reason 3/3 → Healthy · harm counter 0 · Vigor 2/2")
+	commandstest.WantIn(t, "set vigor=2", out, "**Garrett**: set vigor=2: Vigor 5/5 → 2/2.")
 	out = st.Set("Garrett", "vigor=6")
-	commandstest.WantIn(t, "set vigor=6", out, "Vigor 2/6")
+	commandstest.WantIn(t, "set vigor=6", out, "Vigor 2/2 → 2/6")
 	out = st.Set("Garrett", "vigor=6/6 reason=1/3")
-	commandstest.WantIn(t, "set current/max", out, "Vigor 6/6 · Instinct 3/3 · Reason 1/3")
+	commandstest.WantIn(t, "set current/max", out, "Vigor 2/6 → 6/6 · Reason 3/3 → 1/3")
 
 	out = st.Set("Garrett", "climb=3 endure=2")
-	commandstest.WantIn(t, "set climb=3", out, "Instinct abilities: React 0 (Unskilled)\nClimb 3 (Master)", "Endure 2 (Journeyman)")
+	commandstest.WantIn(t, "set climb=3", out, "Vigor abilities: Endure 2 (Journeyman)", "Instinct abilities: React 0 (Unskilled), Climb 3 (Master)")
 	out = st.Set("Garrett", "climb=3:reason first-aid=1")
-	commandstest.WantIn(t, "set climb to reason", out, "Reason abilities: Willpower 0 (Unskilled)\nFirst Aid 1 (Apprentice)\nClimb 3 (Master)")
+	commandstest.WantIn(t, "set climb to reason", out, "Reason abilities: Willpower 0 (Unskilled), First Aid 1 (Apprentice), Climb 3 (Master)")
 	out = st.Set("Garrett", "climb=none")
 	if strings.Contains(out, "Climb") {
 		t.Errorf("set climb=none = %q; want Climb removed", out)
 	}
 	st.Refused("char", "set", map[string]string{"name": "Garrett", "stats": "endure=9"}, "endure=9")
 	commandstest.WantIn(t, "show", st.Show("Garrett"),
-		"Healthy · harm counter 0 · Vigor 6/6 · Instinct 3/3 · Reason 1/3", "Endure 2 (Journeyman)", "First Aid 1 (Apprentice)")
+		"Vig ██████████ 6/6", "Rea ███░░░░░░░ 1/3", "Endure 2 (Journeyman)", "First Aid 1 (Apprentice)")
 }
 
 // TestFudgeDiceOption: the harm table offers fudge-dice 3 (default) or 4.

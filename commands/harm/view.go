@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/hpkeeper/hpkeeper/commands"
+	"github.com/hpkeeper/hpkeeper/commands/view"
 	rules "github.com/hpkeeper/hpkeeper/rules/harm"
 	"github.com/hpkeeper/hpkeeper/storage"
 )
@@ -12,36 +13,45 @@ import (
 // View shows a harm character (RULES.md §3): its condition (Healthy, Bloody,
 // Broken) with the harm counter, and its pool bars; Broken is at 0, taken
 // out is dying (the system has no death).
-func (System) View(ch *storage.Character, now int64) (commands.CharacterView, error) {
+func (System) View(ch *storage.Character, now int64) (view.Character, error) {
 	char, err := load(ch)
 	if err != nil {
-		return commands.CharacterView{}, err
+		return view.Character{}, err
 	}
 	c := char.c
-	v := commands.CharacterView{State: c.Condition.String()}
+	v := view.Character{State: c.Condition.String()}
 	for _, name := range rules.Pools {
 		p := c.PoolNamed(name)
-		v.Bars = append(v.Bars, commands.Bar{Label: abilityLabel(name)[:3], Current: p.Current, Max: p.Max})
+		v.Bars = append(v.Bars, view.Bar{Label: abilityLabel(name)[:3], Current: p.Current, Max: p.Max})
 	}
 	v.Conditions = append(v.Conditions, fmt.Sprintf("%s (harm counter %d)", c.Condition, c.HarmCounter))
 	if c.TakenOut {
 		v.Conditions = append(v.Conditions, "taken out")
 	}
+	// Players read a hidden character's condition (§3.2), never its harm
+	// counter: a Healthy one with harm on it reads Healthy.
+	v.Word = view.Word{Text: c.Condition.String(), Level: view.LevelFine}
 	switch {
 	case c.TakenOut:
-		v.Level = commands.LevelDying
+		v.Level = view.LevelDying
+		v.Word = view.Word{Text: "Taken out", Level: view.LevelDying}
 	case c.Condition == rules.Broken:
-		v.Level = commands.LevelZero
+		v.Level = view.LevelZero
 		v.Standing = true // acts, at a cost (§3.2.2)
+		v.Word.Level = view.LevelZero
 	case c.Condition == rules.Bloody || c.HarmCounter > 0:
-		v.Level = commands.LevelWounded
+		v.Level = view.LevelWounded
+		if c.Condition == rules.Bloody {
+			v.Word.Level = view.LevelWounded
+		}
 	}
 	return v, nil
 }
 
 // Describe renders a character for /char show (RULES.md §3.1): the status
-// "Healthy · harm counter 0 · Vigor 3/3 · …" and the abilities with their ranks,
-// one field per pool they draw on.
+// "Healthy · harm counter 0 · Vigor 3/3 · …", what its condition does
+// (§3.2), and the abilities with their ranks, one field per pool they draw
+// on.
 func (System) Describe(ch *storage.Character) (string, []commands.Field, error) {
 	char, err := load(ch)
 	if err != nil {
@@ -55,6 +65,9 @@ func (System) Describe(ch *storage.Character) (string, []commands.Field, error) 
 		byPool[a.Pool] = append(byPool[a.Pool], fmt.Sprintf("%s %d (%s)", abilityLabel(name), a.Rank, rules.RankLabel(a.Rank)))
 	}
 	var fields []commands.Field
+	if what := conditionText(c.Condition); what != "" {
+		fields = append(fields, commands.Field{Name: c.Condition.String(), Value: what})
+	}
 	for _, name := range rules.Pools {
 		fields = append(fields, commands.Field{Name: abilityLabel(name) + " abilities", Value: strings.Join(byPool[name], "\n"), Inline: true})
 	}

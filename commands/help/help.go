@@ -30,6 +30,13 @@ func (Feature) Register(g *commands.Registry) {
 	})
 }
 
+// TableNoter is implemented by a feature with a line to say of a table
+// in /help's overview there: the GM screen says where the results only GMs
+// may read go (commands/gmscreen).
+type TableNoter interface {
+	HelpAt(t *storage.Table) string
+}
+
 // help answers /help: an overview of every command from the registry, or with
 // `topic` one command or one rule system in a few lines.
 func help(ctx context.Context, s *commands.Service, r *commands.Request) (*commands.Response, error) {
@@ -38,9 +45,10 @@ func help(ctx context.Context, s *commands.Service, r *commands.Request) (*comma
 		var b strings.Builder
 		b.WriteString("**hpkeeper** tracks hit points, wounds and harm for the whole table.\n")
 		current := ""
+		var at *storage.Table
 		_ = s.DB().View(func(tx *storage.Tx) error {
 			if t, err := tx.Table(r.ChannelID); err == nil {
-				current = t.System
+				current, at = t.System, t
 			}
 			return nil
 		})
@@ -53,6 +61,11 @@ func help(ctx context.Context, s *commands.Service, r *commands.Request) (*comma
 			b.WriteString(".\n")
 		} else {
 			fmt.Fprintf(&b, "This table plays **%s** (`/help topic:%s`).\n", current, current)
+			for _, f := range s.Registry().Features() {
+				if n, ok := f.(TableNoter); ok && at != nil {
+					b.WriteString(n.HelpAt(at) + "\n")
+				}
+			}
 		}
 		for _, c := range s.Registry().Commands() {
 			fmt.Fprintf(&b, "`/%s` %s\n", c.Name, c.Description)
@@ -63,7 +76,7 @@ func help(ctx context.Context, s *commands.Service, r *commands.Request) (*comma
 	if sys := s.Registry().System(topic); sys != nil {
 		keys := append([]string(nil), sys.StatKeys()...)
 		sort.Strings(keys)
-		text := fmt.Sprintf("**%s**\n%s\nStats keys: %s", sys.Name(), sys.Help(), strings.Join(keys, ", "))
+		text := fmt.Sprintf("**%s**\n%s\nStats keys: %s; and a GM's hidden=true hides the character's numbers from players", sys.Name(), sys.Help(), strings.Join(keys, ", "))
 		if opts := sys.TableOptions(); len(opts) > 0 {
 			var names []string
 			for _, o := range opts {

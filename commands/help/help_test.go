@@ -83,3 +83,13 @@ func TestHelpSystemCommands(t *testing.T) {
 	// named neither /roll nor /init nor /odds.
 	commandstest.WantIn(t, "hp-mp-wp help", out, "Also: /table, /char, /roll, /clock, /init, /history, /undo, /odds, /help;")
 }
+
+// TestHelpTeachesHiding: /help names the stats key that hides an NPC, at
+// every system, and /help topic:char says how, in one step.
+func TestHelpTeachesHiding(t *testing.T) {
+	tb := newTable(t)
+	for _, sys := range []string{"hit-protection", "hp-mp-wp", "harm"} {
+		commandstest.WantIn(t, "/help topic:"+sys, tb.Do("ann", "/help topic:"+sys).Content, "; and a GM's hidden=true hides the character's numbers from players")
+	}
+	commandstest.WantIn(t, "/help topic:char", tb.Do("ann", "/help topic:char").Content, "`hidden=true` among the stats, at creation (answered to that GM alone)")
+}

@@ -12,7 +12,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/storage"
@@ -84,13 +83,27 @@ func history(ctx context.Context, s *commands.Service, r *commands.Request) (*co
 			return err
 		}
 		g := s.Registry()
-		var only uint64
+		hid, err := hiddenIDs(tx, r.ChannelID)
+		if err != nil {
+			return err
+		}
+		// A player's target: keeps the events players read about that
+		// character (a hidden one's: those that name it or change its
+		// word); a GM's target: of a hidden character keeps every event
+		// about it, timers that changed nothing included, and answers the
+		// GM alone, as even which events it keeps would tell players.
+		var about func(e *storage.Event) bool
+		private := false
 		if name, ok := r.Options["target"]; ok {
 			c, err := commands.CharacterByName(tx, r.ChannelID, name)
 			if err != nil {
 				return err
 			}
-			only = c.ID
+			private = c.Hidden && commands.IsGM(r, t)
+			about = func(e *storage.Event) bool { return seenAbout(e, c.ID, sys, t.Clock, hid) }
+			if private {
+				about = func(e *storage.Event) bool { return touches(e, c.ID) }
+			}
 		}
 		user := r.Options["user"]
 		var shown []*storage.Event
@@ -98,7 +111,7 @@ func history(ctx context.Context, s *commands.Service, r *commands.Request) (*co
 		err = tx.EachEventBefore(r.ChannelID, before, func(e *storage.Event) (bool, error) {
 			seen++
 			switch {
-			case only != 0 && !touches(e, only), user != "" && e.UserID != user:
+			case about != nil && !about(e), user != "" && e.UserID != user:
 			case skip > 0:
 				skip--
 			case len(shown) == historyLimit:
@@ -117,7 +130,7 @@ func history(ctx context.Context, s *commands.Service, r *commands.Request) (*co
 			return err
 		}
 		if len(shown) == 0 {
-			resp = &commands.Response{Content: "No events here" + historyScope(r, before) + "."}
+			resp = &commands.Response{Content: "No events here" + historyScope(r, before) + ".", Ephemeral: private}
 			return nil
 		}
 		// Players read hidden characters' words; a GM gets those events
@@ -125,19 +138,25 @@ func history(ctx context.Context, s *commands.Service, r *commands.Request) (*co
 		lines := []string{"**History** (newest first)"}
 		var hidden []string
 		for _, e := range shown {
-			lines = append(lines, renderEventFor(g, e, sys, t.Clock))
-			if eventHidden(g, e) {
+			switch {
+			case private:
+				lines = append(lines, renderEvent(e))
+			case eventHidden(g, e, hid):
 				hidden = append(hidden, renderEvent(e))
+				fallthrough
+			default:
+				lines = append(lines, renderEventFor(g, e, sys, t.Clock, hid))
 			}
 		}
-		lines, cut := fitHistory(lines, func(last int) string { return olderLine(r, shown[last-1].Seq) })
-		more = more || cut
 		if more {
-			lines = append(lines, olderLine(r, shown[len(lines)-2].Seq))
+			lines = append(lines, olderLine(r, shown[len(shown)-1].Seq))
 		}
-		resp = &commands.Response{Content: strings.Join(lines, "\n")}
+		// Each event whole in one message where it fits: a long page
+		// continues in follow-ups.
+		resp = commands.Blocks(lines)
+		resp.Ephemeral = private
 		if len(hidden) > 0 {
-			resp = commands.ForGM(r, t, resp, &commands.Response{Content: commands.JoinWithin(hidden, commands.MaxContent-len(commands.HiddenFollowUp)-1, "")})
+			resp = commands.ForGM(r, t, resp, commands.Blocks(hidden))
 		}
 		return nil
 	})
@@ -156,24 +175,6 @@ func historyBefore(r *commands.Request) (uint64, error) {
 		return 0, commands.Errorf(commands.CodeInvalid, "before takes an event number as /history shows it, e.g. before:#12 (got %q).", commands.Clip(v, 20))
 	}
 	return n, nil
-}
-
-// fitHistory keeps the header and as many event lines as fit in a message
-// together with the older-events line of the last one kept (older), and
-// reports whether any were cut.
-func fitHistory(lines []string, older func(last int) string) ([]string, bool) {
-	total := 0
-	for i, l := range lines {
-		total += utf8.RuneCountInString(l) + 1
-		if i > 0 && total+utf8.RuneCountInString(older(i))+1 > commands.MaxContent {
-			if i == 1 {
-				lines[1] = commands.Clip(lines[1], commands.MaxContent-utf8.RuneCountInString(lines[0])-utf8.RuneCountInString(older(1))-2)
-				return lines[:2], len(lines) > 2
-			}
-			return lines[:i], true
-		}
-	}
-	return lines, false
 }
 
 // olderLine is the last line of a /history page that does not hold every
@@ -211,22 +212,44 @@ func historyScope(r *commands.Request, before uint64) string {
 	return " " + strings.Join(parts, ", ")
 }
 
+// touches reports whether e is about character id: it changed it, or a
+// part of it is about it (a timer that fired and changed nothing, such as
+// a save that keeps a character dying).
 func touches(e *storage.Event, id uint64) bool {
-	for _, c := range e.Changes {
-		if c.CharacterID == id {
-			return true
+	return slices.ContainsFunc(e.Changes, func(c storage.Change) bool { return c.CharacterID == id }) ||
+		slices.ContainsFunc(e.Parts, func(p storage.EventPart) bool { return slices.Contains(p.Characters, id) })
+}
+
+// seenAbout reports whether players read e as about character id: a part
+// they may read is about it, or e changed it and they read that (a hidden
+// character's change when it is worded).
+func seenAbout(e *storage.Event, id uint64, sys commands.System, now int64, hid map[uint64]bool) bool {
+	return slices.ContainsFunc(e.Changes, func(ch storage.Change) bool {
+		return ch.CharacterID == id && (!changeHidden(ch, hid) || worded(e, ch, sys, now))
+	}) || slices.ContainsFunc(e.Parts, func(p storage.EventPart) bool { return slices.Contains(p.Characters, id) && !partHidden(p, hid) })
+}
+
+// hiddenIDs returns the ids of the channel's characters hidden now: an
+// event about one shows players its word only, even one written before it
+// was hidden (its creation's numbers were shown then; they are no longer).
+func hiddenIDs(tx *storage.Tx, channelID string) (map[uint64]bool, error) {
+	chars, err := tx.Characters(channelID)
+	hid := map[uint64]bool{}
+	for _, c := range chars {
+		if c.Hidden {
+			hid[c.ID] = true
 		}
 	}
-	return false
+	return hid, err
 }
 
 // renderEvent renders one event for /history: number, time, who, the
-// command, the dice and the summary.
+// command, the dice its summary does not show, and the summary.
 func renderEvent(e *storage.Event) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "`#%d` %s · %s · %s", e.Seq, e.At.UTC().Format("Jan 2 15:04"), commands.Escape(e.UserName), commands.Escape(e.Command))
-	if len(e.Dice) > 0 {
-		b.WriteString("\n   dice: " + strings.Join(e.Dice, "; "))
+	if dice := commands.Unshown(e.Summary, e.Dice); len(dice) > 0 {
+		b.WriteString("\n   dice: " + strings.Join(dice, "; "))
 	}
 	if e.Summary != "" {
 		for _, line := range strings.Split(e.Summary, "\n") {
@@ -236,23 +259,61 @@ func renderEvent(e *storage.Event) string {
 	return b.String()
 }
 
-// eventHidden reports whether e touched a hidden character, or a feature
-// says it shows one's numbers (Registry.HidesEvent: the turn order's entry
-// of a hidden combatant, whose roll an event written before events had
-// parts keeps in its summary).
-func eventHidden(g *commands.Registry, e *storage.Event) bool {
+// eventHidden reports whether e touched a character hidden then or now
+// (hid), or a feature says it shows one's numbers (Registry.HidesEvent:
+// the turn order's entry of a hidden combatant, whose roll an event
+// written before events had parts keeps in its summary).
+func eventHidden(g *commands.Registry, e *storage.Event, hid map[uint64]bool) bool {
 	if g.HidesEvent(e) {
 		return true
 	}
-	for _, ch := range e.Changes {
-		if (ch.Before != nil && ch.Before.Hidden) || (ch.After != nil && ch.After.Hidden) {
-			return true
-		}
+	if slices.ContainsFunc(e.Changes, func(ch storage.Change) bool { return changeHidden(ch, hid) }) {
+		return true
 	}
-	for _, p := range e.Parts {
-		if p.Hidden {
+	return slices.ContainsFunc(e.Parts, func(p storage.EventPart) bool { return partHidden(p, hid) })
+}
+
+// changeHidden reports whether players read ch's character by its word:
+// it was hidden before or after the change, or is hidden now.
+func changeHidden(ch storage.Change, hid map[uint64]bool) bool {
+	return ch.Before != nil && ch.Before.Hidden || ch.After != nil && ch.After.Hidden || hid[ch.CharacterID]
+}
+
+// partHidden reports whether players may not read p: it was hidden when
+// written, or every character it is about is hidden now.
+func partHidden(p storage.EventPart, hid map[uint64]bool) bool {
+	return p.Hidden || len(p.Characters) > 0 && !slices.ContainsFunc(p.Characters, func(id uint64) bool { return !hid[id] })
+}
+
+// worded reports whether players read the word of ch's hidden character
+// after e (hidden.go's rule): e named it, made or removed it, or changed
+// its word; never because its timers fired or its hidden state changed.
+func worded(e *storage.Event, ch storage.Change, sys commands.System, now int64) bool {
+	if ch.Before == nil || ch.After == nil || named(e.Command, ch.Name) {
+		return true
+	}
+	was, err1 := commands.ViewOf(sys, ch.Before, now)
+	is, err2 := commands.ViewOf(sys, ch.After, now)
+	return err1 != nil || err2 != nil || was.Public() != is.Public()
+}
+
+// named reports whether a command line as typed (or a press, "pressed
+// [Stay Up] for Goblin") names name as an option's value, or one of a
+// list's: preceded by ':', '"', ',', ' ' and followed by the end of the
+// line, '"', ',' or ' ' (ignoring case).
+func named(line, name string) bool {
+	l, n := strings.ToLower(line), strings.ToLower(name)
+	for i := 0; n != ""; {
+		j := strings.Index(l[i:], n)
+		if j < 0 {
+			return false
+		}
+		j += i
+		end := j + len(n)
+		if j > 0 && strings.ContainsRune(`:", `, rune(l[j-1])) && (end == len(l) || strings.ContainsRune(`", `, rune(l[end]))) {
 			return true
 		}
+		i = j + 1
 	}
 	return false
 }
@@ -277,24 +338,25 @@ func commandName(line string) string {
 }
 
 // renderEventFor renders e for /history as a player sees it: in full when
-// it touched no hidden character; otherwise the command without its
-// options, the parts about characters the player may see with their dice,
-// and each hidden character's word after the event (events written before
-// parts existed: only the words).
-func renderEventFor(g *commands.Registry, e *storage.Event, sys commands.System, now int64) string {
-	if !eventHidden(g, e) {
+// it touched no character hidden then or now (hid); otherwise the command
+// without its options, the parts about characters the player may see with
+// their dice, and the word after the event of each hidden character that
+// is worded (events written before parts existed, or before their
+// character was hidden: only the words).
+func renderEventFor(g *commands.Registry, e *storage.Event, sys commands.System, now int64, hid map[uint64]bool) string {
+	if !eventHidden(g, e, hid) {
 		return renderEvent(e)
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "`#%d` %s · %s · %s", e.Seq, e.At.UTC().Format("Jan 2 15:04"), commands.Escape(e.UserName), commands.Escape(commandName(e.Command)))
 	var hidden []uint64
 	for _, p := range e.Parts {
-		if p.Hidden {
+		if partHidden(p, hid) {
 			hidden = append(hidden, p.Characters...)
 			continue
 		}
-		if len(p.Dice) > 0 {
-			b.WriteString("\n   dice: " + strings.Join(p.Dice, "; "))
+		if dice := commands.Unshown(p.Summary, p.Dice); len(dice) > 0 {
+			b.WriteString("\n   dice: " + strings.Join(dice, "; "))
 		}
 		for _, line := range strings.Split(p.Summary, "\n") {
 			if line != "" {
@@ -304,8 +366,7 @@ func renderEventFor(g *commands.Registry, e *storage.Event, sys commands.System,
 	}
 	var words []string
 	for _, ch := range e.Changes {
-		hid := ch.Before != nil && ch.Before.Hidden || ch.After != nil && ch.After.Hidden
-		if len(e.Parts) > 0 && (!hid || !slices.Contains(hidden, ch.CharacterID)) {
+		if len(e.Parts) > 0 && (!changeHidden(ch, hid) || !slices.Contains(hidden, ch.CharacterID)) || !worded(e, ch, sys, now) {
 			continue // an event with parts: its visible characters' parts are shown above
 		}
 		if ch.After == nil {
@@ -313,7 +374,7 @@ func renderEventFor(g *commands.Registry, e *storage.Event, sys commands.System,
 			continue
 		}
 		if v, err := commands.ViewOf(sys, ch.After, now); err == nil {
-			words = append(words, commands.Escape(ch.Name)+": "+v.Word())
+			words = append(words, commands.Escape(ch.Name)+": "+v.Public().Text)
 		}
 	}
 	if len(words) > 0 {

@@ -81,7 +81,7 @@ func TestHistoryAndUndo(t *testing.T) {
 
 	// Bob undoes his set: HP back to 4, exactly.
 	tb.OK(tb.Do("bob", "/undo"))
-	if out := tb.OK(tb.Do("bob", "/char show name:Lister")); !strings.Contains(out, "HP 4/8") {
+	if out := tb.OK(tb.Do("bob", "/char list")); !strings.Contains(out, "HP 4/8") {
 		t.Errorf("after undo = %q", out)
 	}
 	// Undo is recorded and the undone events are not undone twice.
@@ -105,7 +105,7 @@ func TestUndoRefusesOverLaterChange(t *testing.T) {
 	// A player undoes only events they made: not the GM's #4 on Lister, so
 	// Bob's latest is #3, but #4 changed Lister since: refused.
 	tb.Refused(tb.Do("bob", "/undo"), "Undo the later event first")
-	if out := tb.OK(tb.Do("bob", "/char show name:Lister")); !strings.Contains(out, "HP 2/8") {
+	if out := tb.OK(tb.Do("bob", "/char list")); !strings.Contains(out, "HP 2/8") {
 		t.Errorf("refused undo changed state: %q", out)
 	}
 }
@@ -171,4 +171,55 @@ func TestHistoryPagesOfALongHistory(t *testing.T) {
 			commandstest.WantIn(t, fmt.Sprintf("page %d", p), a, "Goblin: Unhurt", "Goblin: Wounded", fmt.Sprintf("`#%d`", before-1))
 		}
 	}
+}
+
+// TestHistoryOfACharacterHiddenLater: once a character is hidden, the
+// events about it from before read to players as its word, as every later
+// one does (issue: /history target:Ogre still showed players "Created Ogre
+// for dm: HP 12/12 · HD 4/4"); a GM reads them whole, privately.
+func TestHistoryOfACharacterHiddenLater(t *testing.T) {
+	tb := newTable(t)
+	tb.OK(tb.Do("dm", "/table setup system:hit-protection"))
+	tb.OK(tb.Do("ann", `/char create name:Lister stats:"class=fighter hit-die=d6 hp=6"`))
+	tb.OK(tb.Do("dm", `/char create name:Ogre stats:"class=fighter level=4 hit-die=d12 hp=12"`))
+	tb.OK(tb.Do("dm", "/damage target:Ogre,Lister amount:2"))
+	tb.OK(tb.Do("dm", `/char set name:Ogre stats:"hidden=true"`))
+	for _, line := range []string{"/history", "/history target:Ogre"} {
+		out := tb.OK(tb.Do("ann", line))
+		commandstest.WantIn(t, "player's "+line, out, "· dm · /char create\n   Ogre: Unhurt", "· dm · /damage\n   Ogre: Wounded")
+		for _, secret := range []string{"12/12", "4/4", "HP 12 → 10", "10/12"} {
+			if strings.Contains(out, secret) {
+				t.Errorf("player's %s shows the hidden Ogre's %q:\n%s", line, secret, out)
+			}
+		}
+	}
+	gm := tb.Do("dm", "/history")
+	commandstest.WantIn(t, "the GM's /history", commandstest.FollowUp(gm), "Created Ogre for dm: HP 12/12 · HD 4/4")
+	private := tb.Private(tb.Do("dm", "/history target:Ogre"))
+	commandstest.WantIn(t, "the GM's /history target:Ogre", private, "Created Ogre for dm: HP 12/12 · HD 4/4", "Set hidden=true on Ogre")
+}
+
+// TestHistoryTargetFindsTimers: a GM's /history target: of a hidden
+// character keeps the events of its timers, a round end's dying save that
+// kept it dying (changing nothing) included, and answers the GM alone
+// (issue: /history target:Bandit left the round-end event out); a player's
+// keeps only what players read of it, so the save is not told by the
+// event's place in the list.
+func TestHistoryTargetFindsTimers(t *testing.T) {
+	tb := newTable(t)
+	tb.OK(tb.Do("dm", "/table setup system:hp-mp-wp"))
+	tb.OK(tb.Do("ann", `/char create name:Lister stats:"hp-max=20"`))
+	tb.Private(tb.Do("dm", `/char create name:Bandit stats:"hp-max=10 fort=2 hidden=true"`))
+	tb.OK(tb.Do("dm", `/char set name:Bandit stats:"wp=-2 state=dying"`))
+	tb.OK(tb.Do("dm", "/init start"))
+	tb.OK(tb.Do("ann", "/init join target:Lister roll:12"))
+	tb.OK(tb.Do("dm", "/init join target:Bandit roll:3"))
+	tb.Dice.Push(5) // the Bandit's save fails: still dying
+	tb.OK(tb.Do("ann", "/init next"))
+	gm := tb.Private(tb.Do("dm", "/history target:Bandit"))
+	commandstest.WantIn(t, "the GM's /history target:Bandit", gm, "· ann · /init next", "Fort DC 10 (stabilize): 1d20 [5]", "is still dying")
+	if out := tb.OK(tb.Do("ann", "/history target:Bandit")); strings.Contains(out, "/init next") || strings.Contains(out, "stabilize") {
+		t.Errorf("player's /history target:Bandit lists the round end that only saved it:\n%s", out)
+	}
+	tb.NoDiceLeft()
 }

@@ -217,7 +217,11 @@ func applyUndo(s *commands.Service, r *commands.Request, found *undoWalk) (*comm
 		}
 		full := fmt.Sprintf("Undid `#%d` by %s: %s\nEverything it changed is back as it was; no dice were rerolled.", target.Seq, commands.Escape(target.UserName), commands.Escape(target.Command))
 		resp = &commands.Response{Content: full}
-		if eventHidden(s.Registry(), target) {
+		hid, err := hiddenIDs(tx, r.ChannelID)
+		if err != nil {
+			return err
+		}
+		if eventHidden(s.Registry(), target, hid) {
 			// The command may show a hidden character's numbers: players read
 			// its name and each hidden character's word; a GM gets it all.
 			ev.Parts = []storage.EventPart{{Characters: ids, Hidden: true, Summary: ev.Summary}}
@@ -227,7 +231,9 @@ func applyUndo(s *commands.Service, r *commands.Request, found *undoWalk) (*comm
 			}
 			resp.Content = fmt.Sprintf("Undid `#%d` by %s (%s): everything it changed is back as it was; no dice were rerolled.", target.Seq, commands.Escape(target.UserName), commands.Escape(commandName(target.Command)))
 			for _, c := range ev.Changes {
-				if hid := c.After != nil && c.After.Hidden || c.Before != nil && c.Before.Hidden; hid {
+				// A word reads only where the undone event named the
+				// character or the undo changes its word (hidden.go).
+				if changeHidden(c, hid) && worded(target, c, sys, t.Clock) {
 					resp.Content += "\n" + undoneWord(sys, t.Clock, c)
 				}
 			}
@@ -248,7 +254,7 @@ func undoneWord(sys commands.System, now int64, c storage.Change) string {
 	if err != nil {
 		return "**" + commands.Escape(c.Name) + "**"
 	}
-	return "**" + commands.Escape(c.Name) + "**: " + v.Word()
+	return "**" + commands.Escape(c.Name) + "**: " + v.Public().Text
 }
 
 // undoWindow is how many of the latest events /undo looks through.

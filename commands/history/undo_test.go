@@ -38,7 +38,8 @@ func TestUndoWhileTheTableChanges(t *testing.T) {
 		}))
 	}
 	hp := func(tb *table, name string) string {
-		out := tb.OK(tb.Do("!carol", "/char show name:"+name))
+		out := tb.OK(tb.Do("!carol", "/char list"))
+		out = out[strings.Index(out, "**"+name+"**"):]
 		i := strings.Index(out, "HP ")
 		return out[i : i+5]
 	}

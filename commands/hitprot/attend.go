@@ -68,20 +68,24 @@ func attend(m *commands.Mutation) (*commands.Response, error) {
 		if err := h.store(m, c); err != nil {
 			return nil, err
 		}
-		lines := []string{fmt.Sprintf("%s attends %s (a round): HP %d → %d · HD %d → %d", who, h.name(), hpBefore, c.HP, hdBefore, c.HD)}
-		if o.Injury != nil {
-			lines = append(lines, "  Fate revealed, with advantage:")
+		var parts []string
+		if ch := points(hpBefore, hdBefore, c); ch != "" {
+			parts = append(parts, ch)
 		}
-		lines = append(lines, injuryLines(o)...)
-		for _, n := range o.Notes {
-			lines = append(lines, "  · "+n)
+		if inj := injuryText(o); inj != "" {
+			parts = append(parts, "fate revealed, with advantage: "+inj)
 		}
+		parts = append(parts, o.Notes...)
+		line := fmt.Sprintf("%s attends %s (a round)", who, h.name())
+		if len(parts) > 0 {
+			line += ": " + strings.Join(parts, "; ")
+		}
+		line += "."
 		if c.Status == rules.Dead {
-			lines = append(lines, h.name()+" is dead.")
+			line += " " + h.name() + " is dead."
 		}
-		lines[len(lines)-1] += h.conditions(m)
-		m.Say("%s", strings.Join(lines, "\n"))
-		m.Note("%s attended %s.", strings.ReplaceAll(who, "**", ""), h.ch.Name)
+		m.Say("%s", line)
+		m.Note("%s", commands.Unmarkdown(line))
 	}
 	return &commands.Response{}, nil
 }
@@ -107,7 +111,7 @@ func treat(m *commands.Mutation) (*commands.Response, error) {
 		if mobility {
 			gone = "; the mobility handicap ends"
 		}
-		m.Say("%s treats %s: untreated wounds %d → 0%s.%s", commands.Escape(m.Req.UserName), h.name(), n, gone, h.conditions(m))
+		m.Say("%s treats %s: untreated wounds %d → 0%s.", commands.Escape(m.Req.UserName), h.name(), n, gone)
 		m.Note("%s treated %s: untreated wounds %d → 0.", m.Req.UserName, h.ch.Name, n)
 	}
 	return &commands.Response{}, nil

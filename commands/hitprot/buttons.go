@@ -71,33 +71,37 @@ func oddsEmbed() commands.Embed {
 	}
 }
 
-// stayUpLine is the last line of a Stay Up reply (RULES.md §1.3 item 5):
-// the character fights on at 0 HP only when the injury neither killed nor
-// incapacitated it; otherwise the line states the death, the bleed-out or
-// the stun.
-func stayUpLine(h *character, c rules.Character, now clock.Time) string {
-	const later = "each later hit is damage + 1d6 on the injury table"
+// pointsAfter is ", HP … · HD …" when a choice changed them (points), or
+// "": at 0 HP a choice changes neither.
+func pointsAfter(hpBefore, hdBefore int, c rules.Character) string {
+	if ch := points(hpBefore, hdBefore, c); ch != "" {
+		return ", " + ch
+	}
+	return ""
+}
+
+// stayUpTail ends a Stay Up reply (RULES.md §1.3 item 5) with what the
+// injury's effects do not say: the command that stops a bleed-out, that a character
+// neither dead nor stunned fights on at 0 HP, and, while it lives, that
+// each later hit adds 1d6 on the injury table; "" for the dead.
+func stayUpTail(h *character, c rules.Character, now clock.Time) string {
 	if c.Status == rules.Dead {
-		return h.name() + " is dead."
+		return ""
 	}
 	var out []string
 	for _, b := range c.Bleeds {
-		how := fmt.Sprintf("unless attended (/attend target:%s)", commands.Arg(h.ch.Name))
 		switch b.Wound {
 		case rules.FatalWoundI:
-			how = fmt.Sprintf("unless a skilled healer or healing magic attends (/attend target:%s skilled:true)", commands.Arg(h.ch.Name))
-		case rules.FatalWoundII:
-			how = "and nothing can prevent it"
+			out = append(out, fmt.Sprintf("/attend target:%s skilled:true stops it", commands.Arg(h.ch.Name)))
+		case rules.FatalWoundII: // nothing stops it
+		default:
+			out = append(out, fmt.Sprintf("/attend target:%s stops it", commands.Arg(h.ch.Name)))
 		}
-		out = append(out, fmt.Sprintf("bleeding out from the %s: dies at %s %s", b.Wound, b.DiesAt, how))
 	}
-	if c.StunnedUntil > now {
-		out = append(out, fmt.Sprintf("stunned until %s", c.StunnedUntil))
+	if len(out) == 0 && len(c.Bleeds) == 0 && c.StunnedUntil <= now {
+		out = append(out, "fights on at 0 HP")
 	}
-	if len(out) == 0 {
-		return h.name() + " fights on at 0 HP; " + later + "."
-	}
-	return fmt.Sprintf("%s is %s; %s.", h.name(), strings.Join(out, "; "), later)
+	return "; " + strings.Join(append(out, "each later hit is damage + 1d6 on the injury table"), "; ")
 }
 
 // choices are the 0-HP choice's buttons (RULES.md §1.3 item 3) and the
@@ -152,7 +156,11 @@ func choose(m *commands.Mutation, ch *storage.Character, cid commands.ChoiceID) 
 		if err := h.store(mc, c); err != nil {
 			return nil, err
 		}
-		lines = append(lines, fmt.Sprintf("%s chooses **Heroic Death**: %s\n%s is dead: HP %d → %d · HD %d → %d.", h.name(), commands.Escape(action), h.name(), hpBefore, c.HP, hdBefore, c.HD))
+		act := commands.Escape(action)
+		if !strings.ContainsAny(act[len(act)-1:], ".!?") {
+			act += "."
+		}
+		lines = append(lines, fmt.Sprintf("%s chooses **Heroic Death**%s: %s %s is dead.", h.name(), pointsAfter(hpBefore, hdBefore, c), act, h.name()))
 		mc.Note("%s: Heroic Death (%s).", ch.Name, action)
 	case "up":
 		hpBefore, hdBefore := h.c.HP, h.c.HD
@@ -164,11 +172,8 @@ func choose(m *commands.Mutation, ch *storage.Character, cid commands.ChoiceID) 
 		if err := h.store(mc, c); err != nil {
 			return nil, err
 		}
-		lines = append(lines, fmt.Sprintf("%s chooses **Stay Up**: HP %d → %d · HD %d → %d", h.name(), hpBefore, c.HP, hdBefore, c.HD))
-		lines = append(lines, injuryLines(o)...)
-		lines = append(lines, stayUpLine(h, c, now))
-		lines[len(lines)-1] += h.conditions(mc)
-		mc.Note("%s: Stay Up, %s → %s.", ch.Name, o.Injury.Roll, o.Injury.Band)
+		lines = append(lines, fmt.Sprintf("%s chooses **Stay Up**%s: %s%s.", h.name(), pointsAfter(hpBefore, hdBefore, c), injuryText(o), stayUpTail(h, c, now)))
+		mc.Note("%s", commands.Unmarkdown(lines[0]))
 	case "down":
 		hpBefore, hdBefore := h.c.HP, h.c.HD
 		c, err := h.c.GoDown()
@@ -179,7 +184,7 @@ func choose(m *commands.Mutation, ch *storage.Character, cid commands.ChoiceID) 
 		if err := h.store(mc, c); err != nil {
 			return nil, err
 		}
-		lines = append(lines, fmt.Sprintf("%s chooses **Go Down**: HP %d → %d · HD %d → %d; down at HP 0, fate hidden until another character's player or a GM attends (/attend: 3d6 keeping the two lowest). Lethal damage kills a down character.", h.name(), hpBefore, c.HP, hdBefore, c.HD))
+		lines = append(lines, fmt.Sprintf("%s chooses **Go Down**%s: down at 0 HP, its fate hidden until another character's player or a GM attends (/attend: 3d6 keeping the two lowest); lethal damage kills it.", h.name(), pointsAfter(hpBefore, hdBefore, c)))
 		mc.Note("%s: Go Down.", ch.Name)
 	}
 	// The message offered the choice to these characters, in this order.

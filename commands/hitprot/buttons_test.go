@@ -44,7 +44,7 @@ func TestLister(t *testing.T) {
 	tb := newParty(t)
 	resp := tb.Do("ann", "/damage target:Lister amount:4")
 	out := tb.OK(resp)
-	commandstest.WantIn(t, "damage", out, "Lister", "takes 4 damage", "HP 4 → 0", "HD 1 → 1", "**Lister** is at 0 HP: bob (its owner) or a GM chooses", "0-HP choice pending")
+	commandstest.WantIn(t, "damage", out, "**Lister** takes 4 damage: HP 4 → 0/6.", "**Lister** is at 0 HP: bob (its owner) or a GM chooses")
 	if got := buttons(resp); got != "[Heroic Death] [Stay Up] [Go Down]" {
 		t.Errorf("buttons = %q", got)
 	}
@@ -64,13 +64,14 @@ func TestLister(t *testing.T) {
 	// 2d6 = [2, 3] weeks.
 	tb.Dice.Push(2, 15, 3, 4, 2, 3)
 	out = tb.OK(tb.Do("ann", "/damage target:Lister amount:7"))
-	commandstest.WantIn(t, "second hit", out, "HP 0 → 0", "1d6 [2] = 2 + 7 damage = 9", "Critical Wound", "save vs death 1d20 [15] = 15 vs 12: passed",
-		"left leg", "stunned 4 rounds (1d6 [4] = 4", "5 weeks (2d6 [2, 3] = 5", "staying up", "2 untreated wounds")
+	commandstest.WantIn(t, "second hit", out, "**Lister** takes 7 damage: injury 1d6 [2] = 2 + 7 damage = 9", "Critical Wound", "save vs death 1d20 [15] = 15 vs 12: passed",
+		"left leg", "stunned 4 rounds (1d6 [4] = 4", "5 weeks (2d6 [2, 3] = 5")
+	commandstest.WantIn(t, "card", tb.OK(tb.Do("bob", "/char show name:Lister")), "staying up, 2 untreated wounds")
 	tb.NoDiceLeft()
 	// Every die is in the history: the Stay Up roll, then the hit's 1d6,
 	// the save, the limb, the stun and the weeks.
 	h := tb.OK(tb.Do("ann", "/history target:Lister"))
-	commandstest.WantIn(t, "history", h, "Stay Up", "dice: 2d6 [1, 2] = 3", "1d6 [2] = 2", "1d20 [15] = 15", "1d4 [3] = 3", "1d6 [4] = 4", "2d6 [2, 3] = 5")
+	commandstest.WantIn(t, "history", h, "chooses Stay Up: injury 2d6 [1, 2] = 3", "1d6 [2] = 2", "1d20 [15] = 15", "1d4 [3] = 3", "1d6 [4] = 4", "2d6 [2, 3] = 5")
 }
 
 // TestChoiceOdds: the 0-HP message prints the exact chance of each injury
@@ -133,7 +134,7 @@ func TestHeroicDeath(t *testing.T) {
 	tb.Refused(submit("meg", "steal the Macguffin"), "only its owner or a GM")
 	r := submit("bob", "Pulls the pin on the *Curry Monster*'s grenade.")
 	out := tb.OK(r)
-	commandstest.WantIn(t, "heroic death", out, "Lister", "Heroic Death", "Pulls the pin on the *Curry Monster*'s grenade.", "is dead")
+	commandstest.WantIn(t, "heroic death", out, "Lister", "Heroic Death", "Pulls the pin on the *Curry Monster*'s grenade.", "grenade. **Lister** is dead.")
 	if !strings.Contains(r.Content, `\*Curry Monster\*`) || buttons(r) != "[-Heroic Death-] [-Stay Up-] [-Go Down-]" {
 		t.Errorf("modal reply %q buttons %q; want the action escaped and the buttons disabled", r.Content, buttons(r))
 	}
@@ -152,16 +153,18 @@ func TestGoDown(t *testing.T) {
 	down := tb.Press("ann", resp, "Go Down")
 	commandstest.WantIn(t, "go down", tb.OK(down), "Go Down", "fate hidden")
 	out := tb.OK(tb.Do("ann", "/damage target:Lister amount:3 lethal:false"))
-	commandstest.WantIn(t, "non-lethal", out, "no other effect", "down (fate hidden")
+	commandstest.WantIn(t, "non-lethal", out, "**Lister** takes 3 damage: down: the non-lethal hit is recorded and has no other effect.")
 	commandstest.WantIn(t, "history", tb.OK(tb.Do("ann", "/history target:Lister")), "lethal:false")
 	tb.Refused(tb.Do("bob", "/rest kind:turn target:Lister"), "fate hidden")
 	// Meg attends: 3d6dh1 [6, 1, 2] keeps 1 and 2 = 3 → Flesh Wound.
 	tb.Dice.Push(6, 1, 2)
 	out = tb.OK(tb.Do("meg", "/attend target:Lister"))
-	commandstest.WantIn(t, "attend", out, "meg attends **Lister**", "3d6dh1 [~~6~~, 1, 2] = 3", "Flesh Wound", "down (attended)")
+	commandstest.WantIn(t, "attend", out, "meg attends **Lister**", "3d6dh1 [~~6~~, 1, 2] = 3", "Flesh Wound")
+	commandstest.WantIn(t, "card", tb.OK(tb.Do("bob", "/char show name:Lister")), "down (attended)")
 	tb.Refused(tb.Do("meg", "/attend target:Lister"), "nothing to attend")
 	out = tb.OK(tb.Do("ann", "/damage target:Lister amount:1"))
-	commandstest.WantIn(t, "lethal", out, "dies at once", "dead (killed while down)")
+	commandstest.WantIn(t, "lethal", out, "attacked with lethal intent while down: dies at once")
+	commandstest.WantIn(t, "card", tb.OK(tb.Do("bob", "/char show name:Lister")), "dead (killed while down)")
 	tb.NoDiceLeft()
 }
 
@@ -174,7 +177,7 @@ func TestChoiceAfterUndoneDamage(t *testing.T) {
 	tb.OK(resp)
 	commandstest.WantIn(t, "undo", tb.OK(tb.Do("ann", "/undo")), "Undid `#4`")
 	tb.Refused(tb.Press("bob", resp, "Stay Up"), "This message is out of date: the damage it answers (#4) was undone, so **Lister** has no 0-HP choice to make here. Nothing was changed.")
-	commandstest.WantIn(t, "show", tb.OK(tb.Do("bob", "/char show name:Lister")), "HP 4/6")
+	commandstest.WantIn(t, "show", tb.OK(tb.Do("bob", "/char show name:Lister")), "HP ███████░░░ 4/6")
 }
 
 // TestUndoneChoiceFromCharShow: /undo of a 0-HP choice brings the
@@ -224,10 +227,10 @@ func TestUndoneChoiceFromCharShow(t *testing.T) {
 	tb.NoDiceLeft()
 }
 
-// TestStayUpReplies: the Stay Up reply shows HP and HD before and
-// after, and says "fights on at 0 HP" only when the injury neither kills nor
+// TestStayUpReplies: the Stay Up reply shows the injury with its dice in
+// one line, and says "fights on at 0 HP" only when the injury neither kills nor
 // incapacitates; a failed Critical Wound states the bleed-out instead.
-// /attend shows HP and HD too, and names the reading that the attend
+// /attend shows the fate it reveals, and names the reading that the attend
 // revealing the fate also stops a Critical Wound's bleeding.
 func TestStayUpReplies(t *testing.T) {
 	tb := newParty(t)
@@ -237,8 +240,8 @@ func TestStayUpReplies(t *testing.T) {
 	// arm), 2d4 [1, 1] = 2 rounds.
 	tb.Dice.Push(4, 4, 3, 1, 1, 1)
 	out := commandstest.Text(tb.PressRow("bob", resp, 0, "Stay Up"))
-	commandstest.WantIn(t, "critical", out, "chooses **Stay Up**: HP 0 → 0 · HD 1 → 1", "loses the left arm",
-		"is bleeding out from the Critical Wound: dies at day 1, 00:02 unless attended (/attend target:Lister)", "each later hit is damage + 1d6")
+	commandstest.WantIn(t, "critical", out, "**Lister** chooses **Stay Up**: injury 2d6 [4, 4] = 8 → **Critical Wound**", "loses the left arm",
+		"dies in 2 rounds (2d4 [1, 1] = 2) unless attended, at day 1, 00:02", "/attend target:Lister stops it; each later hit is damage + 1d6")
 	if strings.Contains(out, "fights on") {
 		t.Errorf("Stay Up reply after a failed Critical Wound: %q; must not say it fights on", out)
 	}
@@ -248,14 +251,14 @@ func TestStayUpReplies(t *testing.T) {
 	tb.PressRow("ann", resp, 1, "Go Down")
 	tb.Dice.Push(6, 4, 4, 2, 2, 1, 2, 1, 1)
 	out = tb.OK(tb.Do("bob", "/attend target:Rook"))
-	commandstest.WantIn(t, "attend", out, "bob attends **Rook** (a round): HP 0 → 0 · HD 1 → 1", "loses the right arm",
+	commandstest.WantIn(t, "attend", out, "bob attends **Rook** (a round): fate revealed", "loses the right arm",
 		"this attend, which revealed the fate, also attends the wound: the Critical Wound's bleeding stops")
 	// A stun (Nasty Wound, paralysis failed) is stated too.
 	tb.OK(tb.Do("ann", `/char create name:Bram stats:"class=fighter hp=1"`))
 	resp = tb.Do("ann", "/damage target:Bram amount:1")
 	tb.Dice.Push(3, 3, 1, 1)
 	out = commandstest.Text(tb.Press("ann", resp, "Stay Up"))
-	commandstest.WantIn(t, "stun", out, "Nasty Wound", "**Bram** is stunned until day 1, 00:01; each later hit")
+	commandstest.WantIn(t, "stun", out, "Nasty Wound", "stunned 1 round (until day 1, 00:01)", "; each later hit")
 	if strings.Contains(out, "fights on") {
 		t.Errorf("Stay Up reply with a stun: %q", out)
 	}

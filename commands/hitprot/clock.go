@@ -1,13 +1,15 @@
 package hitprot
 
 import (
+	"strings"
+
 	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/rules/clock"
 )
 
 // AdvanceClock resolves every hit-protection timer as the clock moves
 // (RULES.md §0.2, §1.4): stuns that end, limbs back in use, no-restoring
-// periods that end, bleed-outs that kill.
+// periods that end, bleed-outs that kill: one line per character.
 func (System) AdvanceClock(m *commands.Mutation, from, to int64) error {
 	all, err := m.Characters()
 	if err != nil {
@@ -25,9 +27,7 @@ func (System) AdvanceClock(m *commands.Mutation, from, to int64) error {
 		if err := h.store(m, c); err != nil {
 			return err
 		}
-		for _, n := range notes {
-			m.For(ch).Say("%s %s", h.name(), n)
-		}
+		m.For(ch).Say("%s %s.", h.name(), strings.Join(notes, "; "))
 	}
 	return nil
 }

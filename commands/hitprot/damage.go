@@ -2,6 +2,7 @@ package hitprot
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/hpkeeper/hpkeeper/commands"
@@ -25,8 +26,12 @@ func damage(m *commands.Mutation) (*commands.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	if rolled != "" {
-		m.For(all...).Say("Damage %s", rolled)
+	// One target shows the dice in its line; several share one line of them.
+	taken := strconv.Itoa(amount)
+	if rolled != "" && len(targets) > 1 {
+		m.For(all...).Say("Damage %s.", rolled)
+	} else if rolled != "" {
+		taken = rolled
 	}
 	typ := m.Req.Options["type"]
 	hit := rules.Hit{Amount: amount, Soak: m.Req.Options["soak"] == "true", Type: typ,
@@ -46,20 +51,26 @@ func damage(m *commands.Mutation) (*commands.Response, error) {
 		if typ != "" && typ != rules.Other {
 			kind = " " + typ
 		}
-		line := fmt.Sprintf("%s takes %d%s damage", h.name(), amount, kind)
-		if hit.Soak {
-			// The soak roll and its dice are on the note line below.
-			line += fmt.Sprintf(", soaked to %d", res.Taken)
+		line := fmt.Sprintf("%s takes %s%s damage", h.name(), taken, kind)
+		notes := o.Notes
+		if hit.Soak { // the soak's note comes first: said here, with its die
+			line += fmt.Sprintf(", soaked to %d with a hit die (%s)", res.Taken, o.Rolls[0])
+			notes = notes[1:]
 		}
-		line += fmt.Sprintf(": HP %d → %d · HD %d → %d", hpBefore, c.HP, hdBefore, c.HD)
-		lines := []string{line}
-		for _, n := range o.Notes {
-			lines = append(lines, "  "+n)
+		if res.ReachedZero { // its note comes last: the choice follows
+			notes = notes[:len(notes)-1]
 		}
-		lines = append(lines, injuryLines(o)...)
-		lines[len(lines)-1] += h.conditions(m)
-		m.Say("%s", strings.Join(lines, "\n"))
-		m.Note("%s takes %d damage: HP %d → %d, HD %d → %d", h.ch.Name, amount, hpBefore, c.HP, hdBefore, c.HD)
+		if inj := injuryText(o); inj != "" {
+			notes = append(notes, inj)
+		}
+		if ch := points(hpBefore, hdBefore, c); ch != "" {
+			notes = append([]string{ch}, notes...)
+		}
+		if len(notes) > 0 {
+			line += ": " + strings.Join(notes, "; ")
+		}
+		m.Say("%s.", line)
+		m.Note("%s.", commands.Unmarkdown(line))
 		if res.ReachedZero {
 			zero = append(zero, h)
 		}
@@ -92,23 +103,30 @@ func damage(m *commands.Mutation) (*commands.Response, error) {
 	return &commands.Response{}, nil
 }
 
-// injuryLines renders an outcome's injury roll and its effects.
-func injuryLines(o rules.Outcome) []string {
+// points renders the HP and HD that changed since hpBefore and hdBefore,
+// e.g. "HP 4 → 0/6 · HD 1 → 0/1", or "" when neither did.
+func points(hpBefore, hdBefore int, c rules.Character) string {
+	return commands.Changes(commands.Change("HP", hpBefore, c.HP, c.HitDie), commands.Change("HD", hdBefore, c.HD, c.Level))
+}
+
+// injuryText renders an outcome's injury roll and its effects on one
+// line (RULES.md §1.4), e.g. "injury 1d6 [2] = 2 + 7 damage = 9 →
+// **Critical Wound**: untreated wound …; stunned 4 rounds (…)", or "".
+func injuryText(o rules.Outcome) string {
 	if o.Injury == nil {
-		return nil
+		return ""
 	}
 	inj := o.Injury
-	head := "  Injury table: " + inj.Roll.String()
+	s := "injury " + inj.Roll.String()
 	if inj.Damage > 0 {
-		head += fmt.Sprintf(" + %d damage = %d", inj.Damage, inj.Total)
+		s += fmt.Sprintf(" + %d damage = %d", inj.Damage, inj.Total)
 	}
 	if inj.Total < 2 || inj.Total > 12 {
-		head += fmt.Sprintf(" (counts as %d)", max(2, min(inj.Total, 12)))
+		s += fmt.Sprintf(" (counts as %d)", max(2, min(inj.Total, 12)))
 	}
-	head += " → **" + inj.Band.String() + "**"
-	out := []string{head}
-	for _, e := range inj.Effects {
-		out = append(out, "  · "+e)
+	s += " → **" + inj.Band.String() + "**"
+	if len(inj.Effects) > 0 {
+		s += ": " + strings.Join(inj.Effects, "; ")
 	}
-	return out
+	return s
 }

@@ -35,15 +35,15 @@ func TestSoakAndMeghan(t *testing.T) {
 	commandstest.WantIn(t, "rest", out, "Meghan", "1d4 [3] = 3", "HP 1 → 3", "HD 3 → 2")
 	tb.Dice.Push(3)
 	out = tb.OK(tb.Do("ann", "/damage target:Meghan amount:4 soak:true"))
-	commandstest.WantIn(t, "soak", out, "takes 4 damage, soaked to 1: HP 3 → 2 · HD 2 → 1", "soaks with a hit die: 1d4 [3] = 3, damage 4 → 1")
+	commandstest.WantIn(t, "soak", out, "**Meghan** takes 4 damage, soaked to 1 with a hit die (1d4 [3] = 3): HP 3 → 2/4 · HD 2 → 1/3.")
 	tb.OK(tb.Do("ann", "/char set name:Meghan stats:\"hp=3 hd=2\""))
 	tb.Refused(tb.Do("meg", "/rest kind:night"), "Only a GM")
 	tb.Dice.Push(4, 2) // Lister re-rolls 4, then Meghan 2 (keeps 3)
 	out = tb.OK(tb.Do("ann", "/rest kind:night"))
 	// Only what changed is given as a change; what did not says why.
 	commandstest.WantIn(t, "night", out, "The clock moves 1 day", "day 2",
-		"**Meghan** sleeps the night: re-rolls 1d4 [2] = 2, keeps the higher: HP stay at 3 (the roll is not higher) · HD 2 → 3 (regains a hit die)",
-		"**Lister** sleeps the night: re-rolls 1d6 [4] = 4, keeps the higher: HP stay at 4 (the roll is not higher) · HD stay at 1 (no hit die to regain: as many as its level, 1)")
+		"**Meghan** sleeps the night: re-rolls 1d4 [2] = 2, not higher than HP 3; HD 2 → 3/3.",
+		"**Lister** sleeps the night: re-rolls 1d6 [4] = 4, not higher than HP 4.")
 	if strings.Contains(out, "HD 1 → 1") || strings.Contains(out, "HP 4 → 4") {
 		t.Errorf("night = %q; want no change shown where nothing changed", out)
 	}
@@ -90,7 +90,7 @@ func TestWoundsAndClock(t *testing.T) {
 	commandstest.WantIn(t, "2 days (1d4 [2] = 2", out, "**Rook** dies of the Fatal Wound I (day 1, 00:03)", "**Lister** may restore HP again (day 3, 00:00): the no-restoring period is over")
 	tb.Dice.Push(5)
 	commandstest.WantIn(t, "rest", tb.OK(tb.Do("bob", "/rest kind:turn")), "HP 0 → 5", "HD 1 → 0")
-	commandstest.WantIn(t, "show", tb.OK(tb.Do("bob", "/char show name:Lister")), "HP 5/6 · HD 0/1")
+	commandstest.WantIn(t, "show", tb.OK(tb.Do("bob", "/char show name:Lister")), "HP ████████░░ 5/6", "HD ░░░░░░░░░░ 0/1")
 	tb.NoDiceLeft()
 }
 
@@ -127,12 +127,12 @@ func TestCatchBreathAndUndo(t *testing.T) {
 	commandstest.WantIn(t, "breath", tb.OK(tb.Do("bob", "/rest kind:breath")), "catch its breath", "HP 1 → 6", "HD 1 → 0")
 	// /undo restores the sheet exactly, and a damage with its choice.
 	tb.OK(tb.Do("bob", "/undo"))
-	commandstest.WantIn(t, "undo", tb.OK(tb.Do("bob", "/char show name:Lister")), "HP 1/6 · HD 1/1")
+	commandstest.WantIn(t, "undo", tb.OK(tb.Do("bob", "/char show name:Lister")), "HP ██░░░░░░░░ 1/6", "HD ██████████ 1/1")
 	resp := tb.Do("ann", "/damage target:Lister amount:1d4")
 	tb.Refused(resp, "ran out")
 	tb.Dice.Push(2)
 	resp = tb.Do("ann", "/damage target:Lister amount:1d4")
-	commandstest.WantIn(t, "dice damage", tb.OK(resp), "Damage 1d4 [2] = 2", "HP 1 → 0")
+	commandstest.WantIn(t, "dice damage", tb.OK(resp), "**Lister** takes 1d4 [2] = 2 damage: HP 1 → 0/6.")
 	tb.OK(tb.Do("ann", "/undo"))
 	tb.Refused(tb.Press("bob", resp, "Stay Up"), "This message is out of date: the damage it answers (#8) was undone")
 	tb.Refused(tb.Do("ann", "/damage target:Lister amount:-2"), "0 to 1000")
@@ -165,8 +165,8 @@ func TestBleedOutsThroughClock(t *testing.T) {
 	commandstest.WantIn(t, "round 2", out, "**Lister** dies of the Critical Wound (day 1, 00:02)")
 	tb.Refused(tb.Do("ann", "/clock action:advance amount:2 unit:weeks"), "unit")
 	out = tb.OK(tb.Do("ann", "/clock action:advance amount:14 unit:days"))
-	commandstest.WantIn(t, "2 weeks", out, "**Rook** dies of the Fatal Wound II (day 1, 00:03)", "**Bram** no longer stunned (day 1, 00:06)",
-		"**Bram** regains the use of the right leg (day 15, 00:00)", "**Bram** may restore HP again (day 15, 00:00): the no-restoring period is over")
+	commandstest.WantIn(t, "2 weeks", out, "**Rook** dies of the Fatal Wound II (day 1, 00:03).",
+		"**Bram** no longer stunned (day 1, 00:06); regains the use of the right leg (day 15, 00:00); may restore HP again (day 15, 00:00): the no-restoring period is over.")
 	commandstest.WantIn(t, "list", tb.OK(tb.Do("ann", "/char list")), "Lister** (bob): HP 0/6 · HD 1/1 · dead (bled out from a Critical Wound)")
 	tb.NoDiceLeft()
 }
@@ -180,7 +180,7 @@ func TestAttendHealer(t *testing.T) {
 	tb.Dice.Push(1, 1, 1)
 	commandstest.WantIn(t, "named", tb.OK(tb.Do("meg", "/attend target:Lister healer:Meghan skilled:true")),
 		"**Meghan** (a skilled healer) attends **Lister** (a round)", "Unhurt")
-	commandstest.WantIn(t, "history", tb.OK(tb.Do("meg", "/history target:Lister")), "Meghan (a skilled healer) attended Lister.")
+	commandstest.WantIn(t, "history", tb.OK(tb.Do("meg", "/history target:Lister")), "Meghan (a skilled healer) attends Lister (a round): fate revealed, with advantage: injury 3d6dh1 [~~1~~, 1, 1] = 2 → Unhurt.")
 	tb.NoDiceLeft()
 	help := commandstest.Text(tb.Do("meg", "/help topic:attend"))
 	commandstest.WantIn(t, "help", help, "`healer`: The character giving the care", "hit-protection: the character who attends",
@@ -213,7 +213,7 @@ func TestCharSetAndZeroHPRules(t *testing.T) {
 	resp := tb.Do("ann", "/damage target:Lister amount:4")
 	tb.Dice.Push(1, 1) // 2d6 = 2 → Unhurt: nothing blocks restoring
 	commandstest.WantIn(t, "unhurt", tb.OK(tb.Press("bob", resp, "Stay Up")), "Unhurt", "fights on at 0 HP")
-	commandstest.WantIn(t, "set", tb.OK(tb.Do("bob", "/char set name:Lister stats:hp=3")), "HP 3/6")
+	commandstest.WantIn(t, "set", tb.OK(tb.Do("bob", "/char set name:Lister stats:hp=3")), "HP 0/6 → 3/6 · no longer staying up")
 	if out := tb.OK(tb.Do("bob", "/char show name:Lister")); strings.Contains(out, "staying up") {
 		t.Errorf("set hp=3 on a staying-up character: %q; want it back to normal play", out)
 	}
@@ -227,7 +227,7 @@ func TestCharSetAndZeroHPRules(t *testing.T) {
 	// ends the 0-HP rules for it too.
 	tb.Press("bob", tb.Do("ann", "/damage target:Lister amount:2"), "Go Down")
 	tb.Refused(tb.Do("bob", "/char set name:Lister stats:hp=2"), "only a GM can raise its hp")
-	commandstest.WantIn(t, "GM set", tb.OK(tb.Do("ann", "/char set name:Lister stats:hp=2")), "HP 2/6")
+	commandstest.WantIn(t, "GM set", tb.OK(tb.Do("ann", "/char set name:Lister stats:hp=2")), "HP 0/6 → 2/6 · no longer down (fate hidden until attended)")
 	if got := tb.OK(tb.Do("bob", "/char show name:Lister")); strings.Contains(got, "down") {
 		t.Errorf("after the GM's hp=2: %q; want normal play", got)
 	}
@@ -241,7 +241,7 @@ func TestCharSetAndZeroHPRules(t *testing.T) {
 	tb.OK(tb.Do("meg", "/treat target:Rook"))
 	tb.Refused(tb.Do("meg", "/char set name:Rook stats:hp=3"), "no HP restoring until day 3")
 	tb.OK(tb.Do("meg", `/char set name:Rook stats:"hp=0 level=2"`)) // not a raise
-	commandstest.WantIn(t, "GM raises", tb.OK(tb.Do("ann", "/char set name:Rook stats:hp=3")), "HP 3/4")
+	commandstest.WantIn(t, "GM raises", tb.OK(tb.Do("ann", "/char set name:Rook stats:hp=3")), "HP 0/4 → 3/4")
 
 	// Dead: only a GM changes the sheet.
 	tb.OK(tb.Do("ann", "/damage target:Rook amount:3"))
@@ -249,7 +249,8 @@ func TestCharSetAndZeroHPRules(t *testing.T) {
 	tb.OK(tb.Do("ann", "/damage target:Rook amount:1"))
 	tb.Refused(tb.Do("meg", "/char set name:Rook stats:level=3"), "Rook** is dead; only a GM can change the sheet")
 	out = tb.OK(tb.Do("ann", "/char set name:Rook stats:level=3"))
-	commandstest.WantIn(t, "GM edits the dead", out, "dead")
+	commandstest.WantIn(t, "GM edits the dead", out, "**Rook**: set level=3: HD 2/2 → 3/3 · Class: thief 3.")
+	commandstest.WantIn(t, "the dead's card", tb.OK(tb.Do("ann", "/char show name:Rook")), "dead")
 	tb.NoDiceLeft()
 }
 
@@ -259,7 +260,7 @@ func TestZeroDamageOnTheDown(t *testing.T) {
 	tb := newParty(t)
 	tb.Press("bob", tb.Do("ann", "/damage target:Lister amount:4"), "Go Down")
 	out := tb.OK(tb.Do("ann", "/damage target:Lister amount:0"))
-	commandstest.WantIn(t, "0 damage", out, "no attack", "down (fate hidden until attended)")
+	commandstest.WantIn(t, "0 damage", out, "**Lister** takes 0 damage: down: no damage gets through, so this is no attack: no effect.")
 	if strings.Contains(out, "dies") {
 		t.Errorf("0 damage killed a down character: %q", out)
 	}
@@ -272,7 +273,7 @@ func TestDamageAtZeroInNormalPlay(t *testing.T) {
 	tb := newParty(t)
 	tb.OK(tb.Do("ann", `/char create name:Rook stats:"class=thief hp=0"`))
 	resp := tb.Do("ann", "/damage target:Rook amount:1")
-	commandstest.WantIn(t, "damage at 0", tb.OK(resp), "HP 0 → 0", "**Rook** is at 0 HP")
+	commandstest.WantIn(t, "damage at 0", tb.OK(resp), "**Rook** takes 1 damage.\n**Rook** is at 0 HP")
 	if got := buttons(resp); got != "[Heroic Death] [Stay Up] [Go Down]" {
 		t.Errorf("buttons = %q", got)
 	}
@@ -424,11 +425,11 @@ func TestReadingLostLimbStaysLost(t *testing.T) {
 func TestReadingLevelGainedAddsHitDie(t *testing.T) {
 	tb := newParty(t)
 	tb.OK(tb.Do("bob", `/char set name:Lister stats:"level=2 hd=0"`))
-	commandstest.WantIn(t, "level 2", tb.OK(tb.Do("bob", "/char show name:Lister")), "HD 0/2")
+	commandstest.WantIn(t, "level 2", tb.OK(tb.Do("bob", "/char list")), "HD 0/2")
 	tb.OK(tb.Do("bob", "/char set name:Lister stats:level=3"))
-	commandstest.WantIn(t, "gained", tb.OK(tb.Do("bob", "/char show name:Lister")), "HD 1/3")
+	commandstest.WantIn(t, "gained", tb.OK(tb.Do("bob", "/char list")), "HD 1/3")
 	tb.OK(tb.Do("bob", "/char set name:Lister stats:level=2"))
-	commandstest.WantIn(t, "lost", tb.OK(tb.Do("bob", "/char show name:Lister")), "HD 0/2")
+	commandstest.WantIn(t, "lost", tb.OK(tb.Do("bob", "/char list")), "HD 0/2")
 	tb.OK(tb.Do("bob", "/char set name:Lister stats:level=1"))
-	commandstest.WantIn(t, "lost again", tb.OK(tb.Do("bob", "/char show name:Lister")), "HD 0/1")
+	commandstest.WantIn(t, "lost again", tb.OK(tb.Do("bob", "/char list")), "HD 0/1")
 }

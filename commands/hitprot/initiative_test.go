@@ -19,15 +19,15 @@ func TestInitiativeRoll(t *testing.T) {
 	tb.OK(tb.Do("ann", "/init start"))
 	tb.Dice.Push(5, 3)
 	out := tb.OK(tb.Do("ann", "/init join target:Lister,Meghan"))
-	commandstest.WantIn(t, "join", out, "**Lister** joins the turn order: initiative **3** (1d6-2 [5] - 2 = 3 (init -2)).",
-		"**Meghan** joins the turn order: initiative **3** (1d6 [3] = 3).", "It is **Meghan**'s turn")
+	commandstest.WantIn(t, "join", out, "**Lister** joins the turn order: initiative 1d6-2 [5] - 2 = 3 (init -2).",
+		"**Meghan** joins the turn order: initiative 1d6 [3] = 3.", "It is **Meghan**'s turn")
 	// A tie: Meghan's bonus 0 beats Lister's -2.
 	commandstest.WantIn(t, "tie", tb.OK(tb.Do("bob", "/init show")), "▶ **Meghan** 3\n▫ **Lister** 3")
 	tb.OK(tb.Do("ann", "/init end"))
 	tb.OK(tb.Do("ann", "/table option name:init-dice value:2d10"))
 	tb.OK(tb.Do("ann", "/init start"))
 	tb.Dice.Push(7, 8)
-	commandstest.WantIn(t, "init-dice", tb.OK(tb.Do("bob", "/init join target:Lister")), "initiative **13** (2d10-2 [7, 8] - 2 = 13 (init -2))")
+	commandstest.WantIn(t, "init-dice", tb.OK(tb.Do("bob", "/init join target:Lister")), "initiative 2d10-2 [7, 8] - 2 = 13 (init -2)")
 	tb.NoDiceLeft()
 }
 

@@ -54,9 +54,9 @@ func rest(m *commands.Mutation) (*commands.Response, error) {
 			if kind == "breath" {
 				what = "steps out of the fight for a round to catch its breath (not in melee)"
 			}
-			m.Say("%s %s, spends a hit die: %s, keeps the higher: %s · HD %d → %d%s",
-				h.name(), what, res.Roll, hpChange(res), res.HDBefore, res.HDAfter, h.conditions(m))
-			m.Note("%s %s: HP %d → %d, HD %d → %d.", h.ch.Name, what, res.HPBefore, res.HPAfter, res.HDBefore, res.HDAfter)
+			line := fmt.Sprintf("%s %s, spends a hit die: %s.", h.name(), what, restText(res, c))
+			m.Say("%s", line)
+			m.Note("%s", commands.Unmarkdown(line))
 		}
 		return &commands.Response{}, nil
 	case "night":
@@ -102,16 +102,16 @@ func rest(m *commands.Mutation) (*commands.Response, error) {
 			if err := h.store(m, c); err != nil {
 				return nil, err
 			}
-			roll := "re-rolls " + res.Roll.String() + ", keeps the higher: " + hpChange(res)
+			what := "re-rolls " + restText(res, c)
 			if res.Skipped != "" {
-				roll = fmt.Sprintf("no re-roll (%s): HP stay at %d", res.Skipped, res.HPAfter)
+				what = "no re-roll (" + res.Skipped + ")"
+				if hd := commands.Change("HD", res.HDBefore, res.HDAfter, c.Level); hd != "" {
+					what += ": " + hd
+				}
 			}
-			hd := fmt.Sprintf("HD %d → %d (regains a hit die)", res.HDBefore, res.HDAfter)
-			if res.HDAfter == res.HDBefore {
-				hd = fmt.Sprintf("HD stay at %d (no hit die to regain: as many as its level, %d)", res.HDAfter, h.c.Level)
-			}
-			m.Say("%s sleeps the night: %s · %s%s", h.name(), roll, hd, h.conditions(m))
-			m.Note("%s slept: HP %d → %d, HD %d → %d.", h.ch.Name, res.HPBefore, res.HPAfter, res.HDBefore, res.HDAfter)
+			line := fmt.Sprintf("%s sleeps the night: %s.", h.name(), what)
+			m.Say("%s", line)
+			m.Note("%s", commands.Unmarkdown(line))
 		}
 		if len(sleepers) == 0 {
 			m.ForTable().Say("Nobody here to sleep.")
@@ -121,12 +121,19 @@ func rest(m *commands.Mutation) (*commands.Response, error) {
 	return nil, commands.Errorf(commands.CodeInvalid, "The hit-protection system rests with kind turn, breath (catch-breath) or night; not %s.", commands.Clip(kind, 20))
 }
 
-// hpChange renders a rest's HP, keeping the higher of the roll and the HP
-// before (RULES.md §1.5): "HP 1 → 3", or "HP stay at 3 (the roll is not
-// higher)".
-func hpChange(res rules.RestResult) string {
+// restText renders a rest's roll and what changed, keeping the higher of
+// the roll and the HP before (RULES.md §1.5): "1d4 [3] = 3, keeps the
+// higher: HP 1 → 3/4 · HD 3 → 2/3", or "1d4 [2] = 2, not higher than HP
+// 3; HD 2 → 3/3" (the HP that stayed is no change, so it does not join
+// the changes).
+func restText(res rules.RestResult, c rules.Character) string {
+	hd := commands.Change("HD", res.HDBefore, res.HDAfter, c.Level)
 	if res.HPAfter == res.HPBefore {
-		return fmt.Sprintf("HP stay at %d (the roll is not higher)", res.HPAfter)
+		s := fmt.Sprintf("%s, not higher than HP %d", res.Roll, res.HPAfter)
+		if hd != "" {
+			s += "; " + hd
+		}
+		return s
 	}
-	return fmt.Sprintf("HP %d → %d", res.HPBefore, res.HPAfter)
+	return fmt.Sprintf("%s, keeps the higher: %s", res.Roll, commands.Changes(commands.Change("HP", res.HPBefore, res.HPAfter, c.HitDie), hd))
 }

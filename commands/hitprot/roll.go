@@ -31,10 +31,10 @@ func save(m *commands.Mutation) (*commands.Response, error) {
 			return nil, err
 		}
 		line := fmt.Sprintf("%s: %s", h.name(), s)
-		if hd > 0 {
-			line += fmt.Sprintf(" · HD %d → %d", hdBefore, c.HD)
+		if hd := commands.Change("HD", hdBefore, c.HD, c.Level); hd != "" {
+			line += " · " + hd
 		}
-		m.Say("%s", line+h.conditions(m))
+		m.Say("%s", line)
 		m.Note("%s %s", h.ch.Name, s)
 	}
 	return &commands.Response{}, nil
@@ -58,7 +58,7 @@ func spend(m *commands.Mutation) (*commands.Response, error) {
 		if err := h.store(m, c); err != nil {
 			return nil, err
 		}
-		m.Say("%s spends %d hit %s: HD %d → %d", h.name(), n, map[bool]string{true: "die", false: "dice"}[n == 1], before, c.HD)
+		m.Say("%s spends %d hit %s: %s", h.name(), n, map[bool]string{true: "die", false: "dice"}[n == 1], commands.Change("HD", before, c.HD, c.Level))
 		m.Note("%s spent %d HD: %d → %d.", h.ch.Name, n, before, c.HD)
 	}
 	return &commands.Response{}, nil
@@ -148,7 +148,7 @@ func roll(m *commands.Mutation) (*commands.Response, error) {
 		line += " (" + kind + ")"
 	}
 	if hd > 0 {
-		line += fmt.Sprintf(" · HD %d → %d", before, c.HD)
+		line += " · " + commands.Change("HD", before, c.HD, c.Level)
 		m.Note("%s rolled %s, spending %d HD.", ch.Name, strings.Join(parts, " + "), hd)
 	}
 	m.Say("%s", line+commands.ReadingNotes(base.Expr))

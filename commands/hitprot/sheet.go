@@ -1,8 +1,6 @@
 package hitprot
 
 import (
-	"strings"
-
 	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/rules/clock"
 	rules "github.com/hpkeeper/hpkeeper/rules/hitprot"
@@ -113,15 +111,6 @@ func (h *character) store(m *commands.Mutation, c rules.Character) error {
 }
 
 func (h *character) name() string { return "**" + commands.Escape(h.ch.Name) + "**" }
-
-// conditions renders the character's conditions, or "" when none.
-func (h *character) conditions(m *commands.Mutation) string {
-	cs := h.c.Conditions(clock.Time(m.Table.Clock))
-	if len(cs) == 0 {
-		return ""
-	}
-	return "\n  Conditions: " + strings.Join(cs, ", ")
-}
 
 // loadTargets resolves `target` into loaded characters.
 func loadTargets(m *commands.Mutation, list string, mustChange bool) ([]*character, error) {

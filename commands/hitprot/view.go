@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/hpkeeper/hpkeeper/commands"
+	"github.com/hpkeeper/hpkeeper/commands/view"
 	"github.com/hpkeeper/hpkeeper/rules/clock"
 	rules "github.com/hpkeeper/hpkeeper/rules/hitprot"
 	"github.com/hpkeeper/hpkeeper/storage"
@@ -12,25 +13,27 @@ import (
 
 // View shows a hit-protection character (RULES.md §1): the HP bar of its hit
 // die and its HD bar; at 0 while choosing, staying up or down, dying while a
-// wound bleeds out.
-func (System) View(ch *storage.Character, now int64) (commands.CharacterView, error) {
+// wound bleeds out; standing while it still takes its turns (CanAct: all
+// but the down and the dead).
+func (System) View(ch *storage.Character, now int64) (view.Character, error) {
 	h, err := load(ch)
 	if err != nil {
-		return commands.CharacterView{}, err
+		return view.Character{}, err
 	}
 	c := h.c
-	v := commands.CharacterView{Bars: []commands.Bar{{Label: "HP", Current: c.HP, Max: c.HitDie}, {Label: "HD", Current: c.HD, Max: c.Level}}, State: c.Status.String()}
-	v.Conditions, v.Timers = commands.SplitTimers(c.Conditions(clock.Time(now)))
+	v := view.Character{Bars: []view.Bar{{Label: "HP", Current: c.HP, Max: c.HitDie}, {Label: "HD", Current: c.HD, Max: c.Level}}, State: c.Status.String()}
+	v.Conditions, v.Timers = view.SplitTimers(c.Conditions(clock.Time(now)))
 	switch {
 	case c.Status == rules.Dead:
-		v.Level = commands.LevelDead
+		v.Level = view.LevelDead
 	case len(c.Bleeds) > 0:
-		v.Level = commands.LevelDying
+		v.Level = view.LevelDying
+		v.Standing = c.Status != rules.Down // bleeding, it acts until it goes down (§1.4)
 	case c.HP <= 0 || c.Status != rules.Up:
-		v.Level = commands.LevelZero
-		v.Standing = c.Status == rules.StayingUp // fights on at 0 HP (§1.3.5)
+		v.Level = view.LevelZero
+		v.Standing = c.Status != rules.Down // choosing or fighting on at 0 HP (§1.3.5)
 	case c.HP < c.HitDie || c.Untreated > 0 || len(v.Conditions) > 0:
-		v.Level = commands.LevelWounded
+		v.Level = view.LevelWounded
 	}
 	return v, nil
 }

@@ -64,9 +64,8 @@ func choose(m *commands.Mutation, ch *storage.Character, cid commands.ChoiceID) 
 	if err := char.store(m, next); err != nil {
 		return nil, err
 	}
-	rep := outcomeText(ch.Name, out)
-	m.Note("Die Hard: %s (%s pressed %s)", commands.Unmarkdown(rep), m.Req.UserName, label)
-	mine := commands.Part{Text: fmt.Sprintf("Die Hard: %s pressed **%s** for **%s**.\n%s", commands.Escape(m.Req.UserName), label, commands.Escape(ch.Name), rep),
+	m.Note("Die Hard: %s (%s pressed %s)", detailText(ch.Name, out), m.Req.UserName, label)
+	mine := commands.Part{Text: fmt.Sprintf("Die Hard: %s pressed **%s** for %s", commands.Escape(m.Req.UserName), label, outcomeText(ch.Name, "", out, nil)),
 		Buttons: [][]commands.Button{choiceButtons(id, seq, true)}}
 
 	// The message offered the choice to these characters, in this order.

@@ -20,6 +20,9 @@ import (
 const (
 	DetailHours = 24
 	DetailLines = 40
+	// BriefLines is the most steps a reply's line gives as they are; a
+	// character with more is summed up (its steps are in /history).
+	BriefLines = 3
 )
 
 // AdvanceClock resolves every character's rounds, hours and days between
@@ -57,57 +60,66 @@ func (System) AdvanceClock(m *commands.Mutation, from, to int64) error {
 				return err
 			}
 		}
-		var b strings.Builder
-		fmt.Fprintf(&b, "**%s**: %s", commands.Escape(ch.Name), points(out))
-		if detail && len(out.Lines) <= DetailLines {
-			for _, l := range out.Lines {
-				b.WriteString("\n• ")
-				b.WriteString(l)
+		// A line a character: a few steps as they are (at a round's end
+		// without its time), more as a summary; /history has them all.
+		lines := out.Lines
+		if single := to == from+1; single {
+			prefix := clock.Time(to).String() + ": "
+			lines = make([]string, len(out.Lines))
+			for i, l := range out.Lines {
+				lines[i] = strings.TrimPrefix(l, prefix)
 			}
-		} else {
-			writeSummary(&b, sum)
 		}
-		if c.State != next.State || c.Activity != next.Activity {
-			b.WriteString("\nState: **" + stateLine(next) + "**")
+		brief := !detail || len(out.Lines) > BriefLines
+		if brief {
+			lines = summary(sum)
 		}
-		if f := fatigue(next); f != "" && f != fatigue(c) {
-			b.WriteString("\n" + f)
+		if c.State != next.State {
+			lines = append(lines, "now **"+stateLine(next)+"**")
 		}
-		m.Say("%s", b.String())
+		text := outcomeText(ch.Name, "", out, lines)
+		d := detailText(ch.Name, out)
+		if !detail || len(out.Lines) > DetailLines {
+			d = detailText(ch.Name, rules.Outcome{Before: out.Before, After: out.After, CappedHP: out.CappedHP, CappedMP: out.CappedMP, Lines: summary(sum)})
+		}
+		m.Post(commands.Part{Text: text, Detail: d})
 	}
 	return nil
 }
 
-// writeSummary writes the summary of a long advance (RULES.md §0.2), one
-// line each: every kind of save with its count, outcomes and DCs, e.g. "•
-// Fort (exertion, hours awake) ×212: 190 succeeded, 22 failed (3 by 10 or
-// more), DC 10–52"; everything that happened with how often and when, e.g.
-// "• wakes ×22, first day 1, 21:00, last day 30, 05:00"; and the hours
+// summary renders the summary of an advance (RULES.md §0.2), a part
+// each: every kind of save with its count, outcomes and DCs, e.g. "Fort
+// (exertion, hours awake) ×212: 190 succeeded, 22 failed (3 by 10 or
+// more), DC 10–52"; everything that happened with how often and when,
+// e.g. "wakes ×22, first day 1, 21:00, last day 30, 05:00"; and the hours
 // slept.
-func writeSummary(b *strings.Builder, sum *rules.Summary) {
+func summary(sum *rules.Summary) []string {
+	out := []string{}
 	for _, sc := range sum.Saves {
-		fmt.Fprintf(b, "\n• %s (%s) ×%d: %d succeeded", sc.Kind, sc.For, sc.Count, sc.Succeeded)
+		s := fmt.Sprintf("%s (%s) ×%d: %d succeeded", sc.Kind, sc.For, sc.Count, sc.Succeeded)
 		if sc.SucceededBy5 > 0 {
-			fmt.Fprintf(b, " (%d by 5 or more)", sc.SucceededBy5)
+			s += fmt.Sprintf(" (%d by 5 or more)", sc.SucceededBy5)
 		}
-		fmt.Fprintf(b, ", %d failed", sc.Failed)
+		s += fmt.Sprintf(", %d failed", sc.Failed)
 		if sc.FailedBy10 > 0 {
-			fmt.Fprintf(b, " (%d by 10 or more)", sc.FailedBy10)
+			s += fmt.Sprintf(" (%d by 10 or more)", sc.FailedBy10)
 		}
 		if sc.MinDC == sc.MaxDC {
-			fmt.Fprintf(b, ", DC %d", sc.MinDC)
+			s += fmt.Sprintf(", DC %d", sc.MinDC)
 		} else {
-			fmt.Fprintf(b, ", DC %d–%d", sc.MinDC, sc.MaxDC)
+			s += fmt.Sprintf(", DC %d–%d", sc.MinDC, sc.MaxDC)
 		}
+		out = append(out, s)
 	}
 	for _, e := range sum.Events {
 		if e.Count == 1 {
-			fmt.Fprintf(b, "\n• %s (%s)", e.What, clock.Time(e.First))
+			out = append(out, fmt.Sprintf("%s (%s)", e.What, clock.Time(e.First)))
 			continue
 		}
-		fmt.Fprintf(b, "\n• %s ×%d, first %s, last %s", e.What, e.Count, clock.Time(e.First), clock.Time(e.Last))
+		out = append(out, fmt.Sprintf("%s ×%d, first %s, last %s", e.What, e.Count, clock.Time(e.First), clock.Time(e.Last)))
 	}
 	if l := sum.Sleep(); l != "" {
-		b.WriteString("\n• " + l)
+		out = append(out, l)
 	}
+	return out
 }

@@ -3,6 +3,7 @@ package hpmpwp
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/rules/dice"
@@ -11,9 +12,10 @@ import (
 )
 
 // each runs fn on each target the caller may change (check), with the
-// rules' dice, and says each outcome about its character (its lines show
-// every die). fn returns the new state and outcome.
-func each(m *commands.Mutation, targets []*storage.Character, check func(*storage.Character) error,
+// rules' dice, and says each outcome about its character in a line (its
+// saves show every die), led by its name and what (e.g. " spends 3 MP"),
+// and notes each step. fn returns the new state and outcome.
+func each(m *commands.Mutation, targets []*storage.Character, what string, check func(*storage.Character) error,
 	fn func(c rules.Character, src dice.Source) (rules.Character, rules.Outcome, error)) (*commands.Response, error) {
 	for _, ch := range targets {
 		m := m.For(ch)
@@ -32,9 +34,8 @@ func each(m *commands.Mutation, targets []*storage.Character, check func(*storag
 		if err := char.store(m, next); err != nil {
 			return nil, err
 		}
-		rep := outcomeText(ch.Name, out)
-		m.Note("%s", commands.Unmarkdown(rep))
-		m.Say("%s", rep)
+		m.Note("%s", detailText(ch.Name, out))
+		m.Say("%s", outcomeText(ch.Name, what, out, nil))
 	}
 	return &commands.Response{}, nil
 }
@@ -50,7 +51,8 @@ func damage(m *commands.Mutation) (*commands.Response, error) {
 		hit.Crit, _ = strconv.Atoi(c)
 	}
 	all := m.For(targets...)
-	if hit.Amount, _, err = all.Amount(1, commands.MaxAmount, "of damage"); err != nil {
+	var rolled string
+	if hit.Amount, rolled, err = all.Amount(1, commands.MaxAmount, "of damage"); err != nil {
 		return nil, err
 	}
 	if hit.Amount < 1 {
@@ -61,14 +63,23 @@ func damage(m *commands.Mutation) (*commands.Response, error) {
 	if err != nil {
 		return nil, err
 	}
+	// One target's line says the damage, with its dice; several share a
+	// line that does.
 	head := fmt.Sprintf("%d damage", hit.Amount)
+	if rolled != "" {
+		head = rolled + " damage"
+	}
 	if hit.Crit > 0 {
 		head += fmt.Sprintf(", critical ×%d", hit.Crit)
 	}
 	if hit.Nonlethal {
 		head += ", non-lethal"
 	}
-	all.Say("%s.%s", head, all.RollsLine())
+	what := " takes " + head
+	if len(targets) > 1 {
+		all.Say("%s.", strings.ToUpper(head[:1])+head[1:])
+		what = ""
+	}
 	for _, ch := range targets {
 		m := m.For(ch)
 		char, err := load(ch)
@@ -88,8 +99,8 @@ func damage(m *commands.Mutation) (*commands.Response, error) {
 		if err := char.store(m, next); err != nil {
 			return nil, err
 		}
-		rep := outcomeText(ch.Name, out)
-		m.Note("%s", commands.Unmarkdown(rep))
+		rep := outcomeText(ch.Name, what, out, nil)
+		m.Note("%s", detailText(ch.Name, out))
 		if buttons != nil {
 			rep += fmt.Sprintf("\nDie Hard: %s (its owner) or a GM chooses now — **Act Disabled** or **Fall Unconscious** (stable). Damage to **%s** waits for the choice.",
 				commands.Escape(ch.OwnerName), commands.Escape(ch.Name))
@@ -105,7 +116,7 @@ func strain(m *commands.Mutation) (*commands.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	return each(m, targets, m.CanChange, func(c rules.Character, src dice.Source) (rules.Character, rules.Outcome, error) {
+	return each(m, targets, " strains", m.CanChange, func(c rules.Character, src dice.Source) (rules.Character, rules.Outcome, error) {
 		return c.Strain(src, m.Table.Clock)
 	})
 }

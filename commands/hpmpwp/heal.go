@@ -1,7 +1,9 @@
 package hpmpwp
 
 import (
+	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/rules/dice"
@@ -33,10 +35,19 @@ func heal(m *commands.Mutation) (*commands.Response, error) {
 		all.Say("No healing (the roll came to 0).%s", all.RollsLine())
 		return &commands.Response{}, nil
 	}
-	if rolled != "" {
-		all.Say("Healing %s", rolled)
+	points := "HP"
+	if pool == rules.PoolWP {
+		points = "WP"
 	}
-	return each(m, targets, m.CanChange, func(c rules.Character, _ dice.Source) (rules.Character, rules.Outcome, error) {
+	what := fmt.Sprintf(" heals %d %s", n, points)
+	if rolled != "" {
+		what = fmt.Sprintf(" heals %s %s", rolled, points)
+	}
+	if len(targets) > 1 {
+		all.Say("Healing:%s.", strings.TrimPrefix(what, " heals"))
+		what = ""
+	}
+	return each(m, targets, what, m.CanChange, func(c rules.Character, _ dice.Source) (rules.Character, rules.Outcome, error) {
 		return c.Heal(pool, n)
 	})
 }
@@ -60,7 +71,7 @@ func attend(m *commands.Mutation) (*commands.Response, error) {
 	anyone := func(*storage.Character) error { return nil }
 	m.ForTable().Say("%s attends (a DC 15 Heal check).", who)
 	m.ForTable().Note("%s attends (a DC 15 Heal check).", commands.Unmarkdown(who))
-	return each(m, targets, anyone, func(c rules.Character, src dice.Source) (rules.Character, rules.Outcome, error) {
+	return each(m, targets, "", anyone, func(c rules.Character, src dice.Source) (rules.Character, rules.Outcome, error) {
 		return c.Attend(src, bonus)
 	})
 }
@@ -76,7 +87,7 @@ func spend(m *commands.Mutation) (*commands.Response, error) {
 	if err != nil {
 		return nil, commands.Errorf(commands.CodeInvalid, "amount must be a whole number.")
 	}
-	return each(m, targets, m.CanChange, func(c rules.Character, _ dice.Source) (rules.Character, rules.Outcome, error) {
+	return each(m, targets, fmt.Sprintf(" spends %d MP", n), m.CanChange, func(c rules.Character, _ dice.Source) (rules.Character, rules.Outcome, error) {
 		return c.SpendMP(n)
 	})
 }

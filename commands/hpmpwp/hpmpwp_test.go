@@ -36,9 +36,11 @@ func TestFight(t *testing.T) {
 	tb.OK(tb.Do("ann", `/char create name:Vala stats:"hp-max=20 con=15 fort=2"`))
 	tb.Dice.Push(12)
 	out := tb.OK(tb.Do("ann", "/damage target:Vala amount:8 crit:3"))
-	commandstest.WantIn(t, "crit", out, "8 damage, critical ×3", "HP 20 → 12 · MP 4 → 3 (capped at the fatigued maximum) · WP 15 → -1",
-		"critical ×3: WP also take the damage twice more: 2 × 8 = 16", "Fort DC 10 (reaching negative WP): 1d20 [12] = 12, Fort +2 −1 fatigue = 13, succeeded",
-		"State: **disabled (conscious), exhausted** (was conscious)", "exhausted (WP -1 ≤ 0 (exhausting))", "MP max 4 → 3")
+	commandstest.WantIn(t, "crit", out, "**Vala** takes 8 damage, critical ×3: HP 20 → 12/20 · MP 4 → 3/4 (capped by fatigue) · WP 15 → -1/15; "+
+		"Fort DC 10 (reaching negative WP): 1d20 [12] = 12, Fort +2 −1 fatigue = 13, succeeded; becomes disabled")
+	// Each step of the rule is in the history.
+	commandstest.WantIn(t, "crit, history", tb.OK(tb.Do("ann", "/history")), "critical ×3: WP also take the damage twice more: 2 × 8 = 16",
+		"State: disabled (conscious), exhausted; was conscious", "exhausted (WP -1 ≤ 0, exhausting)", "MP max 4 → 3")
 	tb.Refused(tb.Do("bob", "/damage target:Vala amount:1"), "only its owner or a GM")
 	tb.Dice.Push(3)
 	out = tb.OK(tb.Do("ann", "/damage target:Vala amount:4"))
@@ -52,12 +54,12 @@ func TestFight(t *testing.T) {
 	tb.Dice.Push(14)
 	tb.OK(tb.Do("bob", `/char create name:Bors stats:"hp-max=8"`))
 	out = tb.OK(tb.Do("bob", "/attend target:Vala healer:Bors bonus:1"))
-	commandstest.WantIn(t, "attend", out, "**Bors** attends (a DC 15 Heal check)", "Heal DC 15 (attend): 1d20 [14] = 14 +1 = 15, succeeded", "State: **stable (unconscious), exhausted** (was dying)")
+	commandstest.WantIn(t, "attend", out, "**Bors** attends (a DC 15 Heal check)", "Heal DC 15 (attend): 1d20 [14] = 14 +1 = 15, succeeded; is stable: unconscious, not dying.")
 	tb.Refused(tb.Do("bob", "/attend target:Vala"), "not dying")
 	out = tb.OK(tb.Do("ann", "/heal target:Vala amount:3 pool:wp"))
-	commandstest.WantIn(t, "heal", out, "WP -1 → 2", "State: **conscious, fatigued** (was stable)")
+	commandstest.WantIn(t, "heal", out, "**Vala** heals 3 WP: WP -1 → 2/15; WP back at 2: no longer stable; no longer exhausted (still fatigued).")
 	tb.OK(tb.Do("ann", "/undo"))
-	commandstest.WantIn(t, "after undo", tb.OK(tb.Do("ann", "/char show name:Vala")), "WP -1/15 · stable (unconscious) · exhausted")
+	commandstest.WantIn(t, "after undo", tb.OK(tb.Do("ann", "/char list")), "WP -1/15 · stable (unconscious) · exhausted")
 	if n := tb.Dice.Remaining(); n != 0 {
 		t.Errorf("%d dice unused", n)
 	}
@@ -78,14 +80,14 @@ func dieHard(t *testing.T) (*commandstest.Table, *commands.Response) {
 // GM, and a second press is refused (RULES.md §2.4).
 func TestDieHardButtons(t *testing.T) {
 	tb, resp := dieHard(t)
-	commandstest.WantIn(t, "damage", tb.OK(resp), "WP 10 → -2", "failed", "Die Hard: must choose", "Act Disabled")
+	commandstest.WantIn(t, "damage", tb.OK(resp), "WP 10 → -2", "failed", "Die Hard: bob (its owner) or a GM chooses now", "Act Disabled")
 	tb.Refused(tb.Do("ann", "/damage target:Dur amount:1"), "must first choose")
 	tb.Refused(tb.Press("carl", resp, "Act Disabled"), "only its owner or a GM")
 	pressed := tb.Press("bob", resp, "Act Disabled")
 	if !pressed.UpdateMessage || !pressed.Components[0][0].Disabled {
 		t.Errorf("press = %+v; want the message updated with disabled buttons", pressed)
 	}
-	commandstest.WantIn(t, "press", tb.OK(pressed), "bob pressed **Act Disabled**", "State: **disabled (conscious), exhausted**")
+	commandstest.WantIn(t, "press", tb.OK(pressed), "Die Hard: bob pressed **Act Disabled** for **Dur**: acts as disabled: conscious and exhausted")
 	tb.Refused(tb.Press("bob", resp, "Fall Unconscious"), "already made or no longer pending")
 	// The history and /undo name the press as hit-protection's 0-HP choice
 	// does, with the button's label (it read "/damage choice:act").
@@ -102,7 +104,8 @@ func TestSpendActivityAndNight(t *testing.T) {
 	tb.OK(tb.Do("ann", "/table setup system:hp-mp-wp"))
 	tb.OK(tb.Do("ann", `/char create name:Mira stats:"class=wizard hp-max=8 wis=14"`))
 	out := tb.OK(tb.Do("ann", "/spend target:Mira resource:mp amount:7"))
-	commandstest.WantIn(t, "spend", out, "MP 12 → 5", "fatigued (MP 5 ≤ 50% of 12)", "MP max 12 → 11")
+	commandstest.WantIn(t, "spend", out, "**Mira** spends 7 MP: HP 8 → 7/8 (capped by fatigue) · MP 12 → 5/12; now fatigued.")
+	commandstest.WantIn(t, "spend, card", tb.OK(tb.Do("ann", "/char show name:Mira")), "fatigued (MP 5 ≤ 50% of 12)", "MP max 12 → 11")
 	tb.Refused(tb.Do("ann", "/spend target:Mira resource:mp amount:6"), "not enough MP")
 	tb.Refused(tb.Do("ann", "/spend target:Mira resource:hd amount:1"), `Option resource must be mp at this hp-mp-wp table (got "hd")`)
 	commandstest.WantIn(t, "effect", tb.OK(tb.Do("ann", `/char set name:Mira stats:"effect=exhausted"`)), "exhausted")
@@ -141,8 +144,8 @@ func TestNightHidesHiddenSleepers(t *testing.T) {
 	tb := newTable(t)
 	tb.OK(tb.Do("!gm", "/table setup system:hp-mp-wp"))
 	tb.OK(tb.Do("ann", `/char create name:Ann stats:"hp-max=10"`))
-	tb.OK(tb.Do("!gm", `/char create name:Gob stats:"hp-max=6 con=8 hidden=true"`))
-	tb.OK(tb.Do("!gm", `/char create name:Orc stats:"hp-max=6 con=8 hidden=true"`))
+	tb.Private(tb.Do("!gm", `/char create name:Gob stats:"hp-max=6 con=8 hidden=true"`))
+	tb.Private(tb.Do("!gm", `/char create name:Orc stats:"hp-max=6 con=8 hidden=true"`))
 	tb.OK(tb.Do("!gm", "/activity target:Gob kind:sleep"))
 	tb.Dice.Push(1) // Orc's save at negative WP fails: non-lethal, so unconscious and stable
 	tb.OK(tb.Do("!gm", "/damage target:Orc amount:16 nonlethal:true"))
@@ -154,14 +157,15 @@ func TestNightHidesHiddenSleepers(t *testing.T) {
 			t.Errorf("night, public = %q; want no %q", out, secret)
 		}
 	}
-	// Orc, not put to bed, reads where Gob does: before the clock moves.
-	if i, j := strings.Index(out, "**Orc**: Down"), strings.Index(out, "The clock moves"); i < 0 || i > j {
-		t.Errorf("night, public = %q; want Orc's word before the clock line, beside Gob's", out)
+	// Orc, not put to bed, and Gob, asleep already, are not told apart:
+	// neither is named, as their words stay the same (hidden.go).
+	if strings.Contains(out, "Orc") || strings.Contains(out, "Gob") {
+		t.Errorf("night, public = %q; want no word of the hidden Orc or Gob, whose words did not change", out)
 	}
 	commandstest.WantIn(t, "night, the GM's", commandstest.FollowUp(resp), "Night's rest for the hidden characters: Gob (already asleep).")
 	tb.Channel = "chan-2"
 	tb.OK(tb.Do("!gm", "/table setup system:hp-mp-wp"))
-	tb.OK(tb.Do("!gm", `/char create name:Imp stats:"hp-max=6 hidden=true"`))
+	tb.Private(tb.Do("!gm", `/char create name:Imp stats:"hp-max=6 hidden=true"`))
 	if out := tb.OK(tb.Do("!gm", "/rest kind:night")); strings.Contains(out, "nobody") || !strings.Contains(out, "Night's rest, to sleep until day 1, 08:00.") {
 		t.Errorf("night of hidden characters alone, public = %q; want the time and no list", out)
 	}
@@ -201,12 +205,12 @@ func TestSetCapsAtFatiguedMaximum(t *testing.T) {
 	tb.OK(tb.Do("ann", "/table setup system:hp-mp-wp"))
 	tb.OK(tb.Do("ann", `/char create name:Lia stats:"level=5 hp-max=40 mp-max=20"`))
 	out := tb.OK(tb.Do("ann", `/char set name:Lia stats:"effect=fatigued"`))
-	commandstest.WantIn(t, "effect", out, "HP 35/40 · MP 15/20 · WP 10/10 · fatigued", "HP max 40 → 35; MP max 20 → 15")
-	commandstest.WantIn(t, "history", tb.OK(tb.Do("ann", "/history target:Lia")), "HP 40 → 35 (capped at the fatigued maximum)", "MP 20 → 15 (capped at the fatigued maximum)")
+	commandstest.WantIn(t, "effect", out, "HP 40/40 → 35/40 · MP 20/20 → 15/20 · fatigued", "HP max 40 → 35; MP max 20 → 15")
+	commandstest.WantIn(t, "history", tb.OK(tb.Do("ann", "/history target:Lia")), "HP 40/40 → 35/40 · MP 20/20 → 15/20")
 	tb.Refused(tb.Do("ann", "/spend target:Lia resource:mp amount:20"), "20 MP needed, 15 left")
 	tb.Refused(tb.Do("ann", `/char set name:Lia stats:"hp=40"`), "HP must be 0 to 35, the HP max 40 lowered while fatigued, not 40.")
 	tb.Refused(tb.Do("ann", `/char set name:Lia stats:"mp=16"`), "MP must be 0 to 15")
-	commandstest.WantIn(t, "lifted", tb.OK(tb.Do("ann", `/char set name:Lia stats:"effect=none hp=40 mp=20"`)), "HP 40/40 · MP 20/20")
+	commandstest.WantIn(t, "lifted", tb.OK(tb.Do("ann", `/char set name:Lia stats:"effect=none hp=40 mp=20"`)), "HP 35/40 → 40/40 · MP 15/20 → 20/20 · no longer fatigued")
 }
 
 // TestDieHardNonlethal: a Die Hard character failing against
@@ -218,15 +222,16 @@ func TestDieHardNonlethal(t *testing.T) {
 	tb.OK(tb.Do("bob", `/char create name:Dur stats:"hp-max=5 feats=die-hard"`))
 	tb.Dice.Push(4)
 	resp := tb.Do("ann", "/damage target:Dur amount:17 nonlethal:true")
-	commandstest.WantIn(t, "damage", tb.OK(resp), "failed", "non-lethal damage: unconscious and stable, no further saves", "State: **stable (unconscious), exhausted**")
+	commandstest.WantIn(t, "damage", tb.OK(resp), "failed", "non-lethal damage: unconscious and stable, no further saves; now exhausted.")
 	if len(resp.Components) != 0 || strings.Contains(resp.Content, "Act Disabled") {
 		t.Errorf("non-lethal failure offered a choice: %+v", resp)
 	}
 }
 
 // TestAdvanceReportsEverySave: a long advance reports every save with
-// its DC, in the reply and in /history (RULES.md §0.2, review finding 6c):
-// 21 hours of work make 13 exertion saves, DC 10 to 34.
+// its DC in /history, and sums them up in the reply with every die
+// (RULES.md §0.2, review finding 6c; issue 24): 21 hours of work make 13
+// exertion saves, DC 10 to 34.
 func TestAdvanceReportsEverySave(t *testing.T) {
 	tb := newTable(t)
 	tb.OK(tb.Do("ann", "/table setup system:hp-mp-wp"))
@@ -236,14 +241,12 @@ func TestAdvanceReportsEverySave(t *testing.T) {
 		tb.Dice.Push(20)
 	}
 	out := tb.OK(tb.Do("ann", "/clock action:advance amount:21 unit:hours"))
+	// The reply sums them up, with every die; the history has each.
+	commandstest.WantIn(t, "advance", out, "**Ox**: Fort (exertion, hours worked) ×13: 13 succeeded (3 by 5 or more), 0 failed, DC 10–34.",
+		"Rolled 13 × 1d20: 20, 20, 20, 20, 20, 20, 20, 20, 20, 20, 20, 20, 20")
 	hist := tb.OK(tb.Do("ann", "/history target:Ox"))
 	for dc := 10; dc <= 34; dc += 2 {
-		want := fmt.Sprintf("Fort DC %d (exertion", dc)
-		commandstest.WantIn(t, "advance", out, want)
-		commandstest.WantIn(t, "history", hist, want)
-	}
-	if strings.Contains(out, "more …") {
-		t.Errorf("advance = %q; want no lines left out", out)
+		commandstest.WantIn(t, "history", hist, fmt.Sprintf("Fort DC %d (exertion", dc))
 	}
 }
 
@@ -256,7 +259,7 @@ func TestHealRollOfZero(t *testing.T) {
 	tb.Dice.Push(2)
 	out := tb.OK(tb.Do("ann", "/heal target:Pel amount:1d4-5"))
 	commandstest.WantIn(t, "heal", out, "No healing (the roll came to 0).")
-	commandstest.WantIn(t, "show", tb.OK(tb.Do("ann", "/char show name:Pel")), "HP 4/10")
+	commandstest.WantIn(t, "show", tb.OK(tb.Do("ann", "/char list")), "HP 4/10")
 }
 
 // TestDieHardSeveralTargets: each row of Die Hard buttons names its
@@ -291,15 +294,17 @@ func TestStateWords(t *testing.T) {
 	tb.OK(tb.Do("ann", "/table setup system:hp-mp-wp"))
 	tb.OK(tb.Do("ann", `/char create name:Vala stats:"hp-max=10 con=12"`))
 	out := tb.OK(tb.Do("ann", "/damage target:Vala amount:10"))
-	commandstest.WantIn(t, "0 HP", out, "State: **conscious, exhausted**", "exhausted (HP 0 (exhausting))")
+	commandstest.WantIn(t, "0 HP", out, "**Vala** takes 10 damage: HP 10 → 0/10 · MP 4 → 3/4 (capped by fatigue); now exhausted.")
+	commandstest.WantIn(t, "0 HP, card", tb.OK(tb.Do("ann", "/char show name:Vala")), "Conditions: exhausted", "exhausted (HP 0, exhausting)")
 	if strings.Contains(out, "fine") {
 		t.Errorf("damage to 0 HP = %q; want no \"fine\"", out)
 	}
 	out = tb.OK(tb.Do("ann", "/damage target:Vala amount:3 crit:2"))
-	commandstest.WantIn(t, "crit 2", out, "critical ×2: WP also take the damage once more: 3", "WP 12 → 6")
+	commandstest.WantIn(t, "crit 2", out, "**Vala** takes 3 damage, critical ×2: WP 12 → 6/12.")
+	commandstest.WantIn(t, "crit 2, history", tb.OK(tb.Do("ann", "/history")), "critical ×2: WP also take the damage once more: 3")
 	tb.OK(tb.Do("ann", `/char set name:Vala stats:"state=dead"`))
 	out = tb.OK(tb.Do("ann", "/char show name:Vala"))
-	commandstest.WantIn(t, "dead", out, "· dead")
+	commandstest.WantIn(t, "dead", out, "Conditions: dead")
 	for _, not := range []string{"exhausted", "fatigued", "−2 to all abilities"} {
 		if strings.Contains(out, not) {
 			t.Errorf("a dead character's sheet says %q: %q", not, out)
@@ -336,7 +341,7 @@ func TestPendingChoiceOnShow(t *testing.T) {
 	if len(show.Components) != 1 || show.Components[0][0].Disabled {
 		t.Fatalf("show buttons = %+v; want one enabled row", show.Components)
 	}
-	commandstest.WantIn(t, "press from show", tb.OK(tb.Press("bob", show, "Fall Unconscious")), "bob pressed **Fall Unconscious**", "stable (unconscious)")
+	commandstest.WantIn(t, "press from show", tb.OK(tb.Press("bob", show, "Fall Unconscious")), "bob pressed **Fall Unconscious**", "falls unconscious, stable")
 	tb.Refused(tb.Press("bob", resp, "Act Disabled"), "already made or no longer pending")
 	if show := tb.Do("bob", "/char show name:Dur"); len(show.Components) != 0 {
 		t.Errorf("show after the choice = %+v; want no buttons", show.Components)
@@ -495,14 +500,15 @@ func TestFatigueFloor(t *testing.T) {
 	tb.OK(tb.Do("ann", `/char create name:Brom stats:"level=5 hp-max=40 mp-max=8"`))
 	tb.Dice.Push(10, 10)
 	out := tb.OK(tb.Do("ann", "/damage target:Brom amount:2d10"))
-	commandstest.WantIn(t, "damage", out, "HP 40 → 20 · MP 8 → 5 (capped at the fatigued maximum)", "fatigued (HP 20 ≤ 50% of 40)", "MP max 8 → 5")
+	commandstest.WantIn(t, "damage", out, "**Brom** takes 2d10 [10, 10] = 20 damage: HP 40 → 20/40 · MP 8 → 5/8 (capped by fatigue); now fatigued.")
+	commandstest.WantIn(t, "damage, history", tb.OK(tb.Do("ann", "/history")), "fatigued (HP 20 ≤ 50% of 40)", "MP max 8 → 5")
 	if strings.Contains(out, "MP 5 ≤") {
 		t.Errorf("damage = %q; want MP 5 of 8 above the 50%% line", out)
 	}
 	out = tb.OK(tb.Do("ann", "/heal target:Brom amount:20"))
 	commandstest.WantIn(t, "heal", out, "HP 20 → 35", "no longer fatigued")
 	out = tb.OK(tb.Do("ann", "/clock action:advance amount:1 unit:hours"))
-	commandstest.WantIn(t, "an hour", out, "HP 35 → 40 · MP 5 → 8")
+	commandstest.WantIn(t, "an hour", out, "**Brom**: HP 35 → 40/40 · MP 5 → 8/8.")
 	tb.NoDiceLeft()
 }
 
@@ -541,7 +547,7 @@ func TestLongAdvanceSummary(t *testing.T) {
 	}
 	out := tb.OK(tb.Do("ann", "/clock action:advance amount:2 unit:days"))
 	commandstest.WantIn(t, "summary", out, "The clock moves 2 days: day 1, 00:00 → day 3, 00:00.",
-		"**Ox**: HP 10 · MP 0 · WP 10\n• Fort (exertion, hours awake) ×32: 32 succeeded (3 by 5 or more), 0 failed, DC 10–72")
+		"**Ox**: Fort (exertion, hours awake) ×32: 32 succeeded (3 by 5 or more), 0 failed, DC 10–72. Rolled 32 × 1d20: 20, 20,")
 	if strings.Contains(out, "day 1, 17:00:") || strings.Contains(out, "natural 20") {
 		t.Errorf("summary = %q; want no line per hour", out)
 	}
@@ -566,7 +572,7 @@ func TestStallScript(t *testing.T) {
 	src.n = 0
 	resp := tb.Do("ann", "/clock action:advance amount:90 unit:days")
 	out := tb.OK(resp)
-	commandstest.WantIn(t, "90 days", out, "The clock moves 90 days", "**Ox**: HP 10", "• Fort (exertion, hours awake) ×", "• wakes ×", "more rolls")
+	commandstest.WantIn(t, "90 days", out, "The clock moves 90 days", "**Ox**: Fort (exertion, hours awake) ×", "; wakes ×", "Rolled 500 × 1d20: ", "more rolls, not listed: an event lists 500.")
 	if n := len([]rune(resp.Content)); n > 2000 {
 		t.Errorf("reply of %d characters", n)
 	}
@@ -598,7 +604,7 @@ func TestStallScript(t *testing.T) {
 func TestRefusalKeepsHiddenState(t *testing.T) {
 	tb := newTable(t)
 	tb.OK(tb.Do("ann", "/table setup system:hp-mp-wp"))
-	tb.OK(tb.Do("ann", `/char create name:Gob stats:"hp-max=9 hidden=true"`))
+	tb.Private(tb.Do("ann", `/char create name:Gob stats:"hp-max=9 hidden=true"`))
 	player := tb.Do("bob", "/attend target:Gob")
 	tb.Refused(player, "**Gob** is hidden, so the bot cannot tell you why")
 	if strings.Contains(player.Content, "dying") || strings.Contains(player.Content, "stabilize") {
@@ -664,9 +670,9 @@ func TestReadingNonlethalAtNegativeWP(t *testing.T) {
 	// lethal hit would make dead; non-lethal, she is stable.
 	tb.Dice.Push(1)
 	out := tb.OK(tb.Do("ann", "/damage target:Vala amount:4 nonlethal:true"))
-	commandstest.WantIn(t, "non-lethal", out, "4 damage, non-lethal.", "WP -1 → -5",
-		"Fort DC 11 (hit at negative WP): 1d20 [1] = 1, Fort +0 −1 fatigue = 0, failed by 10 or more",
-		"non-lethal damage: unconscious and stable, no further saves", "State: **stable (unconscious), exhausted** (was disabled)")
+	commandstest.WantIn(t, "non-lethal", out, "**Vala** takes 4 damage, non-lethal: WP -1 → -5/10; "+
+		"Fort DC 11 (hit at negative WP): 1d20 [1] = 1, Fort +0 −1 fatigue = 0, failed by 10 or more; "+
+		"non-lethal damage: unconscious and stable, no further saves.")
 	// Stable, another non-lethal hit rolls nothing and leaves her stable;
 	// the next round makes no save either.
 	out = tb.OK(tb.Do("ann", "/damage target:Vala amount:2 nonlethal:true"))
@@ -713,10 +719,10 @@ func TestReadingSleepWithNothingToSleepOff(t *testing.T) {
 	commandstest.WantIn(t, "sleep", tb.OK(tb.Do("ann", "/activity target:Ann kind:sleep")),
 		"goes to sleep with nothing to sleep off (no hour worked, no exertion failure): sleeps one hour and wakes at day 1, 01:00")
 	commandstest.WantIn(t, "hour", tb.OK(tb.Do("gm", "/clock action:advance amount:1 unit:hours")),
-		"day 1, 01:00: wakes after an hour's sleep (nothing to sleep off)", "State: **conscious**")
+		"**Ann**: day 1, 01:00: wakes after an hour's sleep (nothing to sleep off); slept 1 h.")
 	// The same Reading leaves the forced march's Will save (DC 10) to the
 	// GM: /save with the Will bonus, 9 + 0 = 9.
 	tb.Dice.Push(9)
-	commandstest.WantIn(t, "forced march", tb.OK(tb.Do("gm", "/save target:Ann type:will")), "**Ann** Will save: 1d20 [9] = 9 +0 = 9")
+	commandstest.WantIn(t, "forced march", tb.OK(tb.Do("gm", "/save target:Ann type:will")), "**Ann** Will save: 1d20 [9] = 9")
 	tb.NoDiceLeft()
 }

@@ -19,17 +19,17 @@ func TestInitiativeRoll(t *testing.T) {
 	commandstest.WantIn(t, "sheet", tb.OK(tb.Do("ann", "/char show name:Vala")), "Initiative: d20 +3 (Dex +2, init +1)")
 	tb.OK(tb.Do("ann", "/init start"))
 	tb.Dice.Push(11)
-	commandstest.WantIn(t, "fresh", tb.OK(tb.Do("ann", "/init join target:Vala")), "initiative **14** (1d20+3 [11] + 3 = 14 (Dex +2, init +1))")
+	commandstest.WantIn(t, "fresh", tb.OK(tb.Do("ann", "/init join target:Vala")), "initiative 1d20+3 [11] + 3 = 14 (Dex +2, init +1).")
 	// Fatigued (HP at half): Dex 14 − 2 = 12, modifier +1.
 	tb.OK(tb.Do("ann", "/char set name:Vala stats:hp=10"))
 	tb.OK(tb.Do("ann", "/init remove target:Vala"))
 	tb.Dice.Push(11)
-	commandstest.WantIn(t, "fatigued", tb.OK(tb.Do("ann", "/init join target:Vala")), "initiative **13** (1d20+2 [11] + 2 = 13 (Dex +1 at Dex 12, fatigued, init +1))")
+	commandstest.WantIn(t, "fatigued", tb.OK(tb.Do("ann", "/init join target:Vala")), "initiative 1d20+2 [11] + 2 = 13 (Dex +1 at Dex 12, fatigued, init +1).")
 	tb.OK(tb.Do("ann", "/init end"))
 	tb.OK(tb.Do("ann", "/table option name:init-dice value:1d12"))
 	tb.OK(tb.Do("ann", "/init start"))
 	tb.Dice.Push(12)
-	commandstest.WantIn(t, "init-dice", tb.OK(tb.Do("ann", "/init join target:Vala")), "initiative **14** (1d12+2 [12] + 2 = 14")
+	commandstest.WantIn(t, "init-dice", tb.OK(tb.Do("ann", "/init join target:Vala")), "initiative 1d12+2 [12] + 2 = 14")
 	tb.NoDiceLeft()
 }
 

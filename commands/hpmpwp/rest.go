@@ -24,7 +24,7 @@ func activity(m *commands.Mutation) (*commands.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	return each(m, targets, m.CanChange, func(c rules.Character, src dice.Source) (rules.Character, rules.Outcome, error) {
+	return each(m, targets, "", m.CanChange, func(c rules.Character, src dice.Source) (rules.Character, rules.Outcome, error) {
 		next, out, err := c.SetActivity(src, a, m.Table.Clock)
 		if err == nil && len(out.Lines) == 0 {
 			out.Lines = append(out.Lines, fmt.Sprintf("activity: %s", next.Activity))
@@ -49,7 +49,7 @@ func wake(m *commands.Mutation) (*commands.Response, error) {
 		return nil, err
 	}
 	for _, ch := range targets {
-		_, err := each(m, []*storage.Character{ch}, m.CanChange, func(c rules.Character, src dice.Source) (rules.Character, rules.Outcome, error) {
+		_, err := each(m, []*storage.Character{ch}, "", m.CanChange, func(c rules.Character, src dice.Source) (rules.Character, rules.Outcome, error) {
 			next, out, err := c.WakeByNoise(src, dc, stay)
 			if errors.Is(err, rules.ErrUnconscious) {
 				// Said here: ruleError's word for it is about casting.

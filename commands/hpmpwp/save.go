@@ -45,7 +45,11 @@ func save(m *commands.Mutation) (*commands.Response, error) {
 			note = " (natural 20: succeeds)"
 		}
 		total := res.Total + bonus + adj + extra
-		if adj == 0 {
+		switch {
+		case adj == 0 && bonus+extra == 0: // the d20 alone: its total once
+			m.Say("**%s** %s save: %s%s", commands.Escape(ch.Name), name, res, note)
+			continue
+		case adj == 0:
 			m.Say("**%s** %s save: %s %+d = %d%s", commands.Escape(ch.Name), name, res, bonus+extra, total, note)
 			continue
 		}

@@ -14,7 +14,7 @@ func TestCreateDefaults(t *testing.T) {
 	st := commandstest.NewSheets(t, "hp-mp-wp", hpmpwp.System{})
 	out := st.Create("Tor", "hp-max=12")
 	commandstest.WantIn(t, "create", out,
-		"HP 12/12 · MP 4/4 · WP 10/10",
+		"Created **Tor** for", "HP ██████████ 12/12", "MP ██████████ 4/4", "WP ██████████ 10/10",
 		"fighter 1", "Mana die: d4", "Fort +0 · Will +0",
 		"Str 10 (+0) · Dex 10 (+0) · Con 10 (+0) · Int 10 (+0) · Wis 10 (+0) · Cha 10 (+0)",
 		"Feats: none")
@@ -31,15 +31,14 @@ func TestCreateRollsMPMax(t *testing.T) {
 	st.Dice.Push(3, 7)
 	out := st.Create("Mira", "class=Wizard level=3 hp-max=14 wis=14 con=13 temp-con=2 fort=1 will=4 feats=endurance,die-hard")
 	commandstest.WantIn(t, "create", out,
-		"HP 14/14 · MP 26/26 · WP 13/13 (+2 temp)",
-		"Rolled 2d10 [3, 7] = 10",
+		"Rolled 2d10 [3, 7] = 10", "HP ██████████ 14/14", "MP ██████████ 26/26", "WP ██████████ 15/15",
 		"wizard 3", "Mana die: d10", "Con 13 (+1)", "Wis 14 (+2)",
-		"Fort +1 · Will +4", "Feats: endurance, die-hard")
+		"Fort +1 · Will +4", "Feats: endurance, die-hard", "Temporary WP: 2")
 	if n := st.Dice.Remaining(); n != 0 {
 		t.Errorf("%d scripted dice left; want both mana dice used", n)
 	}
 	hist := commandstest.SheetText(st.Handle("history", "", nil))
-	commandstest.WantIn(t, "history", hist, "dice: 2d10 [3, 7] = 10", "MP max 26: level 1 d10 maximum 10; levels 2–3 rolled 2d10 [3, 7] = 10; Wis +2 per level")
+	commandstest.WantIn(t, "history", hist, "MP max 26: level 1 d10 maximum 10; levels 2–3 rolled 2d10 [3, 7] = 10; Wis +2 per level")
 }
 
 // TestTemporaryWPBar: temporary WP come on top of the WP maximum in the WP
@@ -49,9 +48,10 @@ func TestCreateRollsMPMax(t *testing.T) {
 func TestTemporaryWPBar(t *testing.T) {
 	st := commandstest.NewSheets(t, "hp-mp-wp", hpmpwp.System{})
 	out := st.Create("Mira", "hp-max=14 con=12 temp-con=2")
-	commandstest.WantIn(t, "create", out, "WP 12/12 (+2 temp)", "WP ██████████ 14/14")
+	commandstest.WantIn(t, "create", out, "WP ██████████ 14/14", "Temporary WP: 2")
 	out = st.OK("damage", "", map[string]string{"target": "Mira", "amount": "16"})
-	commandstest.WantIn(t, "damage", out, "WP 12 (temp 2 → 0)", "WP ██████████ 12/12")
+	commandstest.WantIn(t, "damage", out, "temporary WP 2 → 0")
+	commandstest.WantIn(t, "card", st.Show("Mira"), "WP ██████████ 12/12")
 }
 
 // TestWisPenaltyMPFloor: a Wis penalty cannot make a level give less
@@ -61,7 +61,7 @@ func TestWisPenaltyMPFloor(t *testing.T) {
 	st := commandstest.NewSheets(t, "hp-mp-wp", hpmpwp.System{})
 	st.Dice.Push(1, 2)
 	out := st.Create("Pip", "class=bard level=3 hp-max=9 wis=6")
-	commandstest.WantIn(t, "create", out, "MP 8/8", "Rolled 2d8 [1, 2] = 3", "Wis 6 (-2)")
+	commandstest.WantIn(t, "create", out, "Rolled 2d8 [1, 2] = 3", "MP ██████████ 8/8", "Wis 6 (-2)")
 }
 
 // TestCreateGivenValues: given mp-max is not rolled; hp, mp, wp set
@@ -69,7 +69,7 @@ func TestWisPenaltyMPFloor(t *testing.T) {
 func TestCreateGivenValues(t *testing.T) {
 	st := commandstest.NewSheets(t, "hp-mp-wp", hpmpwp.System{})
 	out := st.Create("Gus", "class=psychic_warrior level=5 hp-max=30 hp=25 mp-max=12 mp=5 con=9 wp=-3")
-	commandstest.WantIn(t, "create", out, "HP 25/30 · MP 5/12 · WP -3/9", "psychic-warrior 5", "Mana die: d8", "Con 9 (-1)")
+	commandstest.WantIn(t, "create", out, "HP ████████░░ 25/30", "MP ████░░░░░░ 5/12", "WP ░░░░░░░░░░ -3/9", "psychic-warrior 5", "Mana die: d8", "Con 9 (-1)")
 	if strings.Contains(out, "Rolled") {
 		t.Errorf("create with mp-max = %q; want nothing rolled", out)
 	}
@@ -116,17 +116,18 @@ func TestCreateRefused(t *testing.T) {
 // lowers (RULES.md §2.3).
 func TestSet(t *testing.T) {
 	st := commandstest.NewSheets(t, "hp-mp-wp", hpmpwp.System{})
+	list := func() string { return commandstest.SheetText(st.Handle("char", "list", nil)) }
 	st.Create("Tor", "hp-max=20 con=15 mp-max=6")
-	commandstest.WantIn(t, "show", st.Show("tor"), "HP 20/20 · MP 6/6 · WP 15/15")
+	commandstest.WantIn(t, "list", list(), "HP 20/20 · MP 6/6 · WP 15/15")
 
 	out := st.Set("Tor", "con=12")
-	commandstest.WantIn(t, "set con=12", out, "HP 20/20 · MP 6/6 · WP 15/15 → HP 20/20 · MP 6/6 · WP 12/12", "Con 12 (+1)")
+	commandstest.WantIn(t, "set con=12", out, "**Tor**: set con=12: WP 15/15 → 12/12", "Con 12 (+1)")
 	out = st.Set("Tor", "con=16")
-	commandstest.WantIn(t, "set con=16", out, "HP 19/20 · MP 5/6 · WP 12/16 · fatigued", "HP max 20 → 19; MP max 6 → 5")
+	commandstest.WantIn(t, "set con=16", out, "HP 20/20 → 19/20 · MP 6/6 → 5/6 · WP 12/12 → 12/16 · fatigued", "HP max 20 → 19; MP max 6 → 5")
 	out = st.Set("Tor", "hp-max=15 mp-max=4")
-	commandstest.WantIn(t, "set maxima down", out, "HP 14/15 · MP 3/4 · WP 12/16")
+	commandstest.WantIn(t, "set maxima down", out, "HP 19/20 → 14/15 · MP 5/6 → 3/4")
 	out = st.Set("Tor", "hp-max=25 hp=20 wp=16 temp-con=3")
-	commandstest.WantIn(t, "set currents", out, "HP 20/25 · MP 3/4 · WP 16/16 (+3 temp)")
+	commandstest.WantIn(t, "set currents", out, "HP 14/15 → 20/25 · WP 12/16 → 16/16 (+3 temp)")
 	out = st.Set("Tor", "temp-con=0 feats=die-hard str=18 class=cleric fort=5")
 	commandstest.WantIn(t, "set misc", out, "WP 16/16", "cleric 1", "Mana die: d10", "Str 18 (+4)", "Fort +5", "Feats: die-hard")
 	if _, after, _ := strings.Cut(out, "→"); strings.Contains(after, "temp") {
@@ -138,7 +139,7 @@ func TestSet(t *testing.T) {
 	st.Refused("char", "set", map[string]string{"name": "Tor", "stats": "hp=26"}, "hp=26", "from 0 to 25")
 	st.Refused("char", "set", map[string]string{"name": "Tor", "stats": "wp=17"}, "wp=17", "from -100 to 16")
 	st.Refused("char", "set", map[string]string{"name": "Tor", "stats": "vigor=3"}, `Unknown stat "vigor"`, "Valid keys:")
-	commandstest.WantIn(t, "show after refusals", st.Show("Tor"), "HP 20/25 · MP 3/4 · WP 16/16")
+	commandstest.WantIn(t, "list after refusals", list(), "HP 20/25 · MP 3/4 · WP 16/16")
 }
 
 // TestSetLevelRollsMP: gaining levels without mp-max rolls the new
@@ -148,18 +149,18 @@ func TestSet(t *testing.T) {
 func TestSetLevelRollsMP(t *testing.T) {
 	st := commandstest.NewSheets(t, "hp-mp-wp", hpmpwp.System{})
 	st.Create("Sel", "class=sorcerer hp-max=6 wis=12")
-	commandstest.WantIn(t, "create", st.Show("Sel"), "MP 13/13")
+	commandstest.WantIn(t, "create", st.Show("Sel"), "MP ██████████ 13/13")
 	st.Dice.Push(5, 12)
 	out := st.Set("Sel", "level=3")
-	commandstest.WantIn(t, "set level=3", out, "MP 13/13 · WP 10/10 → HP 4/6 · MP 13/32 · WP 10/10 · fatigued", "Rolled 2d12 [5, 12] = 17", "sorcerer 3")
+	commandstest.WantIn(t, "set level=3", out, "HP 6/6 → 4/6 · MP 13/13 → 13/32 · fatigued", "sorcerer 3", "Rolled 2d12 [5, 12] = 17")
 	commandstest.WantIn(t, "history", commandstest.SheetText(st.Handle("history", "", nil)), "MP max +19 → 32: levels 2–3 rolled 2d12 [5, 12] = 17; Wis +1 per level")
 	out = st.Set("Sel", "level=2")
-	commandstest.WantIn(t, "set level=2", out, "MP 13/32", "sorcerer 2")
+	commandstest.WantIn(t, "set level=2", out, "sorcerer 2", "MP max 32 → 30")
 	if strings.Contains(out, "Rolled") {
 		t.Errorf("losing a level = %q; want nothing rolled", out)
 	}
 	out = st.Set("Sel", "level=4 mp-max=20")
-	commandstest.WantIn(t, "set level with mp-max", out, "MP 13/20", "sorcerer 4")
+	commandstest.WantIn(t, "set level with mp-max", out, "MP 13/32 → 13/20", "sorcerer 4")
 	if strings.Contains(out, "Rolled") {
 		t.Errorf("set level with mp-max = %q; want nothing rolled", out)
 	}

@@ -2,9 +2,11 @@ package hpmpwp
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/hpkeeper/hpkeeper/commands"
+	"github.com/hpkeeper/hpkeeper/commands/view"
 	"github.com/hpkeeper/hpkeeper/rules/clock"
 	rules "github.com/hpkeeper/hpkeeper/rules/hpmpwp"
 	"github.com/hpkeeper/hpkeeper/storage"
@@ -14,17 +16,17 @@ import (
 // max is the Con score; temporary WP on top of the current WP and the
 // maximum alike); at 0 when disabled or stable at negative WP, dying while
 // Dying.
-func (System) View(ch *storage.Character, now int64) (commands.CharacterView, error) {
+func (System) View(ch *storage.Character, now int64) (view.Character, error) {
 	char, err := load(ch)
 	if err != nil {
-		return commands.CharacterView{}, err
+		return view.Character{}, err
 	}
 	c := char.c
 	wp := c.WP // temporary WP on top of the current WP, as on top of the maximum
 	if wp >= 0 {
 		wp += c.TempWP
 	}
-	v := commands.CharacterView{Bars: []commands.Bar{{Label: "HP", Current: c.HP, Max: c.HPMax}, {Label: "MP", Current: c.MP, Max: c.MPMax}, {Label: "WP", Current: wp, Max: c.WPMax() + c.TempWP}}, State: c.State.String()}
+	v := view.Character{Bars: []view.Bar{{Label: "HP", Current: c.HP, Max: c.HPMax}, {Label: "MP", Current: c.MP, Max: c.MPMax}, {Label: "WP", Current: wp, Max: c.WPMax() + c.TempWP}}, State: c.State.String()}
 	if c.State != rules.Fine || c.ChoicePending || c.Activity == rules.Sleep {
 		v.Conditions = append(v.Conditions, stateText(c))
 	}
@@ -36,15 +38,15 @@ func (System) View(ch *storage.Character, now int64) (commands.CharacterView, er
 	}
 	switch c.State {
 	case rules.Dead:
-		v.Level = commands.LevelDead
+		v.Level = view.LevelDead
 	case rules.Dying:
-		v.Level = commands.LevelDying
+		v.Level = view.LevelDying
 	case rules.Disabled, rules.Stable:
-		v.Level = commands.LevelZero
+		v.Level = view.LevelZero
 		v.Standing = c.State == rules.Disabled // conscious (§2.4)
 	default:
 		if c.HP < c.HPMax || c.WP < c.WPMax() {
-			v.Level = commands.LevelWounded
+			v.Level = view.LevelWounded
 		}
 	}
 	return v, nil
@@ -85,6 +87,9 @@ func (System) Describe(ch *storage.Character) (string, []commands.Field, error) 
 		{Name: "Feats", Value: feats, Inline: true},
 		{Name: "Activity", Value: fmt.Sprintf("%s%s · %d h worked · %d h awake · exertion saves %d, failures %d",
 			c.Activity, sleepUntil(c), c.HoursWorked, c.HoursAwake, c.ExertionSaves, c.ExertionFailures), Inline: true},
+	}
+	if c.TempWP > 0 { // the WP bar counts them: the card says how many
+		fields = append(fields, commands.Field{Name: "Temporary WP", Value: strconv.Itoa(c.TempWP), Inline: true})
 	}
 	if f := fatigue(c); f != "" {
 		fields = append(fields, commands.Field{Name: "Fatigue", Value: f})
@@ -178,46 +183,99 @@ func fatigue(c rules.Character) string {
 
 // capped is the note on HP or MP lowered to the maxima lowered by
 // fatigue (RULES.md §2.3).
-const capped = " (capped at the fatigued maximum)"
+const capped = " (capped by fatigue)"
 
-// points renders "HP 20 → 12 · MP 4 → 3 (capped at the fatigued maximum)
-// · WP 15 → -1 (temp 2 → 0)" from an outcome: HP or MP that went down and
-// were capped at fatigue's lowered maxima say so (RULES.md §2.3).
+// points renders the HP, MP and WP that changed in an outcome with their
+// maxima, e.g. "HP 20 → 12/20 · MP 4 → 3/4 (capped by fatigue) · WP 15 →
+// -1/15 (temp 2 → 0)", or "" when none did: HP or MP that went down to
+// fatigue's lowered maxima say so (RULES.md §2.3).
 func points(out rules.Outcome) string {
 	b, a := out.Before, out.After
-	num := func(label string, x, y int) string {
-		if x == y {
-			return fmt.Sprintf("%s %d", label, y)
-		}
-		return fmt.Sprintf("%s %d → %d", label, x, y)
-	}
-	hp, mp := num("HP", b.HP, a.HP), num("MP", b.MP, a.MP)
+	hp, mp := commands.Change("HP", b.HP, a.HP, a.HPMax), commands.Change("MP", b.MP, a.MP, a.MPMax)
 	if out.CappedHP && a.HP < b.HP {
 		hp += capped
 	}
 	if out.CappedMP && a.MP < b.MP {
 		mp += capped
 	}
-	s := hp + " · " + mp + " · " + num("WP", b.WP, a.WP)
-	if b.TempWP != 0 || a.TempWP != 0 {
-		s += " (" + num("temp", b.TempWP, a.TempWP) + ")"
+	wp := commands.Change("WP", b.WP, a.WP, a.WPMax())
+	switch t := commands.Change("temp", b.TempWP, a.TempWP, 0); {
+	case t != "" && wp != "":
+		wp += " (" + t + ")"
+	case t != "":
+		wp = "temporary WP " + strings.TrimPrefix(t, "temp ")
 	}
-	return s
+	return commands.Changes(hp, mp, wp)
 }
 
-// outcomeText renders an outcome for one character: the points before and
-// after, every save and event, the state and fatigue (RULES.md §2).
-func outcomeText(name string, out rules.Outcome) string {
+// restates reports whether a line of an outcome says what a reply says
+// already: the damage or healing the points show, the MP spent, the
+// Die Hard choice its prompt asks for.
+func restates(line string) bool {
+	for _, s := range []string{"damage to HP", "damage beyond HP to WP", "taken by temporary WP"} {
+		if strings.HasSuffix(line, s) || strings.Contains(line, s+" ") {
+			return true
+		}
+	}
+	for _, p := range []string{"critical ×", "heals ", "spends ", "Die Hard: must choose"} {
+		if strings.HasPrefix(line, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// outcomeText renders an outcome for one character in one line (RULES.md
+// §2): its name and what (e.g. " takes 8 damage, critical ×3"), what
+// changed of HP, MP and WP, each save with its die and what else happened
+// (lines, the outcome's or a summary's), and a fatigue condition that
+// began or ended; each step of the rule is in the event's detail
+// (detailText). lines nil means the outcome's own.
+func outcomeText(name, what string, out rules.Outcome, lines []string) string {
+	if lines == nil {
+		lines = out.Lines
+	}
+	var parts []string
+	if p := points(out); p != "" {
+		parts = append(parts, p)
+	}
+	said := ""
+	for _, l := range lines {
+		if !restates(l) {
+			parts = append(parts, l)
+			said += l
+		}
+	}
+	switch b, a := condition(out.Before), condition(out.After); {
+	case b == a:
+	case a == "" && !strings.Contains(said, "no longer"):
+		parts = append(parts, "no longer "+b)
+	case a != "" && !strings.Contains(said, a):
+		parts = append(parts, "now "+a)
+	}
+	text := "**" + commands.Escape(name) + "**" + what
+	if len(parts) == 0 {
+		return text + ": nothing changes."
+	}
+	return text + ": " + strings.Join(parts, "; ") + "."
+}
+
+// detailText renders an outcome for /history, each step on a line of its
+// own (RULES.md §2): the points that changed, every line of the rule, the
+// state and the fatigue with what it does.
+func detailText(name string, out rules.Outcome) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "**%s**: %s", commands.Escape(name), points(out))
+	b.WriteString(name + ":")
+	if p := points(out); p != "" {
+		b.WriteString(" " + p)
+	}
 	for _, l := range out.Lines {
 		b.WriteString("\n• " + l)
 	}
-	fmt.Fprintf(&b, "\nState: **%s**", stateLine(out.After))
-	if out.Before.State != out.After.State {
-		fmt.Fprintf(&b, " (was %s)", stateWord(out.Before.State))
+	if out.Before.State != out.After.State || condition(out.Before) != condition(out.After) {
+		fmt.Fprintf(&b, "\nState: %s; was %s", stateLine(out.After), stateLine(out.Before))
 	}
-	if f := fatigue(out.After); f != "" {
+	if f := fatigue(out.After); f != "" && f != fatigue(out.Before) {
 		b.WriteString("\n" + f)
 	}
 	return b.String()

@@ -33,7 +33,7 @@ func TestManualDice(t *testing.T) {
 	if !strings.Contains(out, "Lister") || !strings.Contains(out, "<@ann>") || !strings.Contains(out, "roll **1d6**") || !strings.Contains(out, "Nothing has happened yet") {
 		t.Fatalf("prompt %q", out)
 	}
-	if show := tb.OK(tb.Do("ann", "/char show name:Lister")); !strings.Contains(show, "HP 6") {
+	if show := tb.OK(tb.Do("ann", "/char list")); !strings.Contains(show, "HP 6") {
 		t.Fatalf("damage applied before the dice were entered: %s", show)
 	}
 	tb.Refused(tb.Press("bob", ask, "Enter dice"), "(or a GM) enters these dice")
@@ -118,12 +118,10 @@ func TestManualDiceCreate(t *testing.T) {
 	if modal.Modal == nil || !strings.Contains(modal.Modal.Inputs[0].Label, "1d12") {
 		t.Fatalf("press gave %+v; want the GM's modal to ask for 1d12", modal)
 	}
+	// A hidden NPC comes in unannounced: the answer is the GM's alone.
 	done := tb.Submit("carol", modal, "7")
-	if out := commandstest.Text(done); strings.Contains(out, "7/12") || strings.Contains(out, "d12") {
-		t.Errorf("public reply %q shows the hidden Goblin's numbers", out)
-	}
-	if out := commandstest.FollowUp(done); !strings.Contains(out, "HP 7/12") {
-		t.Errorf("GM's follow-up %q; want HP 7/12", out)
+	if out := tb.Private(done); !strings.Contains(out, "HP ██████░░░░ 7/12") {
+		t.Errorf("GM's answer %q; want HP 7/12", out)
 	}
 }
 

@@ -12,10 +12,13 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/hpkeeper/hpkeeper/commands"
+	"github.com/hpkeeper/hpkeeper/commands/layout"
+	"github.com/hpkeeper/hpkeeper/commands/view"
 	"github.com/hpkeeper/hpkeeper/rules/clock"
 	"github.com/hpkeeper/hpkeeper/storage"
 )
@@ -56,9 +59,11 @@ func Of(g *commands.Registry) *Feature {
 	return nil
 }
 
-// Register adds /table tracker, after /table show.
+// Register adds /table tracker, after /table show, and the buttons of
+// its pages.
 func (f *Feature) Register(g *commands.Registry) {
 	g.AddSubcommand("table", "show", &commands.Subcommand{Name: "tracker", Description: "Post a message the bot keeps up to date with every character and the clock", Handler: f.post})
+	g.Component(pagePrefix, page)
 }
 
 // Start keeps the service the tracker renders from.
@@ -100,9 +105,12 @@ func (f *Feature) Tracker(channelID string) (messageID string, resp *commands.Re
 		if t.TrackerMessageID == "" {
 			return nil
 		}
-		resp, err = render(f.svc, tx, t)
-		messageID = t.TrackerMessageID
-		return err
+		pages, err := render(f.svc, tx, t)
+		if err != nil {
+			return err
+		}
+		resp, messageID = pageOf(pages, 1, false), t.TrackerMessageID
+		return nil
 	})
 	if err != nil {
 		return "", nil, err
@@ -113,8 +121,10 @@ func (f *Feature) Tracker(channelID string) (messageID string, resp *commands.Re
 // render renders one line per character (its bars, conditions and timers;
 // a hidden one by its word), the features' parts of the table's summary
 // (the open turn order with a marker on the current turn), and the clock,
-// coloured by the worst level at the table.
-func render(s *commands.Service, tx *storage.Tx, t *storage.Table) (*commands.Response, error) {
+// coloured by the worst level players read at the table, laid out over
+// as many pages (messages) as Discord's limits need, every character on
+// one of them.
+func render(s *commands.Service, tx *storage.Tx, t *storage.Table) ([]layout.Message, error) {
 	sys, err := s.System(t.System)
 	if err != nil {
 		return nil, err
@@ -123,16 +133,19 @@ func render(s *commands.Service, tx *storage.Tx, t *storage.Table) (*commands.Re
 	if err != nil {
 		return nil, err
 	}
-	worst := commands.LevelFine
+	worst := view.LevelFine
 	var lines []string
 	for _, c := range chars {
 		v, err := commands.ViewOf(sys, c, t.Clock)
 		if err != nil {
 			return nil, err
 		}
+		// The channel's view: a hidden character's word, whose level
+		// alone counts for the colour.
+		v = view.Channel.For(c, v)
 		worst = max(worst, v.Level)
-		if c.Hidden {
-			lines = append(lines, fmt.Sprintf("**%s**: %s", commands.Escape(c.Name), v.Word()))
+		if !view.Channel.Sees(c) {
+			lines = append(lines, fmt.Sprintf("**%s**: %s", commands.Escape(c.Name), v.Word.Text))
 			continue
 		}
 		var bars []string
@@ -150,7 +163,7 @@ func render(s *commands.Service, tx *storage.Tx, t *storage.Table) (*commands.Re
 	}
 	e := commands.Embed{
 		Title:       "Tracker · " + t.System,
-		Description: commands.JoinWithin(lines, commands.MaxEmbedDescription, " (/char list)"),
+		Description: strings.Join(lines, "\n"),
 		Color:       worst.Color(),
 		Footer:      "Clock: " + clock.Time(t.Clock).String() + " · updated after every change",
 	}
@@ -159,7 +172,61 @@ func render(s *commands.Service, tx *storage.Tx, t *storage.Table) (*commands.Re
 		return nil, err
 	}
 	e.Fields = append(e.Fields, fields...)
-	return &commands.Response{Embeds: []commands.Embed{e}}, nil
+	return layout.Split(nil, []commands.Embed{e}, nil), nil
+}
+
+// pagePrefix starts the custom_id of a button that shows a page of the
+// tracker: "trk:<page>", and "trk:<page>:edit" on a page shown by one.
+const pagePrefix = "trk"
+
+// pageOf is page n (1 for the first) of pages as a message: with more than
+// one, a row of buttons for the others (edit: on a page a button showed,
+// whose buttons show the others in its place).
+func pageOf(pages []layout.Message, n int, edit bool) *commands.Response {
+	p := pages[n-1]
+	resp := &commands.Response{Content: p.Content, Embeds: p.Embeds}
+	if len(pages) == 1 {
+		return resp
+	}
+	var row []commands.Button
+	for i := range pages {
+		if i+1 == n && !edit {
+			continue
+		}
+		id := fmt.Sprintf("%s:%d", pagePrefix, i+1)
+		if edit {
+			id += ":edit"
+		}
+		row = append(row, commands.Button{Label: fmt.Sprintf("Page %d of %d", i+1, len(pages)), CustomID: id,
+			Style: commands.StyleSecondary, Disabled: i+1 == n})
+	}
+	resp.Components = [][]commands.Button{row}
+	return resp
+}
+
+// page answers a press of a page button of the tracker: the page, as the
+// tracker renders it now, to the caller alone; on a page a button showed,
+// in its place.
+func page(ctx context.Context, s *commands.Service, r *commands.Request) (*commands.Response, error) {
+	parts := strings.Split(r.CustomID, ":")
+	n, err := strconv.Atoi(parts[min(1, len(parts)-1)])
+	if err != nil || n < 1 || len(parts) > 3 {
+		return nil, commands.Errorf(commands.CodeInvalid, "This button is not one of ours.")
+	}
+	var resp *commands.Response
+	err = s.View(r, func(tx *storage.Tx, t *storage.Table) error {
+		pages, err := render(s, tx, t)
+		if err != nil {
+			return err
+		}
+		resp = pageOf(pages, min(n, len(pages)), true)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	resp.Ephemeral, resp.UpdateMessage = true, len(parts) == 3
+	return resp, nil
 }
 
 // post answers /table tracker: it posts the tracker message through the
@@ -176,9 +243,12 @@ func (f *Feature) post(ctx context.Context, s *commands.Service, r *commands.Req
 	}
 	var resp *commands.Response
 	err := s.View(r, func(tx *storage.Tx, t *storage.Table) error {
-		var err error
-		resp, err = render(s, tx, t)
-		return err
+		pages, err := render(s, tx, t)
+		if err != nil {
+			return err
+		}
+		resp = pageOf(pages, 1, false)
+		return nil
 	})
 	if err != nil {
 		return nil, err

@@ -2,6 +2,7 @@ package tracker_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -31,7 +32,7 @@ func TestTableTracker(t *testing.T) {
 	var changed []string
 	tb.Svc.OnChange(func(ch string) { changed = append(changed, ch) })
 	tb.OK(tb.Do("ann", `/char create name:Vala stats:"hp-max=20 con=12"`))
-	commandstest.WantIn(t, "hidden create", commandstest.FollowUp(tb.Do("!gm", `/char create name:Orc stats:"hp-max=10 con=10 hidden=true"`)), "Created")
+	commandstest.WantIn(t, "hidden create", tb.Private(tb.Do("!gm", `/char create name:Orc stats:"hp-max=10 con=10 hidden=true"`)), "Created")
 	if id, resp, err := tracker.Of(tb.Svc.Registry()).Tracker(tb.Channel); err != nil || id != "" || resp != nil {
 		t.Fatalf("tracker before /table tracker = %q, %v, %v", id, resp, err)
 	}
@@ -69,4 +70,84 @@ func TestTrackerKeepsUndo(t *testing.T) {
 	if id, _, _ := tracker.Of(tb.Svc.Registry()).Tracker(tb.Channel); id != "" {
 		t.Errorf("tracker id after undoing its post = %q", id)
 	}
+}
+
+// TestTrackerPages: at a table of 50 hp-mp-wp characters with long names
+// in a turn order (issue 24: the tracker's turn order listed 35), the
+// tracker is laid out over pages within Discord's limits; its message
+// shows the first with a button for each other page, whose press shows
+// that page to the caller alone (and, on a page so shown, in its place);
+// every character is on a page, in the list and in the turn order.
+func TestTrackerPages(t *testing.T) {
+	tb := newTable(t)
+	tb.OK(tb.Do("!gm", "/table setup system:hp-mp-wp"))
+	tracker.Of(tb.Svc.Registry()).SetPoster(&fakePoster{}, "")
+	var names []string
+	for i := range commands.MaxCharacters {
+		names = append(names, fmt.Sprintf("A-character-with-a-long-name-%02d", i))
+		tb.OK(tb.Do("!gm", fmt.Sprintf(`/char create name:%s stats:"hp-max=20 con=12"`, names[i])))
+	}
+	tb.OK(tb.Do("!gm", "/init start"))
+	for _, n := range names {
+		tb.Dice.Push(10)
+		tb.OK(tb.Do("!gm", "/init join target:"+n))
+	}
+	tb.Do("!gm", "/table tracker")
+	_, first, err := tracker.Of(tb.Svc.Registry()).Tracker(tb.Channel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(first.Components) != 1 || len(first.Components[0]) < 1 {
+		t.Fatalf("tracker message has rows %v; want one row of page buttons", first.Components)
+	}
+	pages := []*commands.Response{first}
+	for _, b := range first.Components[0] {
+		resp := tb.Svc.Handle(context.Background(), pressOf(tb, b.CustomID))
+		if !resp.Ephemeral || resp.UpdateMessage {
+			t.Errorf("%s: ephemeral %v, update %v; want a new message to the caller alone", b.Label, resp.Ephemeral, resp.UpdateMessage)
+		}
+		pages = append(pages, resp)
+		// Its own buttons show the other pages in its place.
+		again := tb.Svc.Handle(context.Background(), pressOf(tb, resp.Components[0][0].CustomID))
+		if !again.Ephemeral || !again.UpdateMessage {
+			t.Errorf("a page's button: ephemeral %v, update %v; want the page shown in its place", again.Ephemeral, again.UpdateMessage)
+		}
+	}
+	var all strings.Builder
+	for i, p := range pages {
+		for _, m := range commandstest.Messages(p) {
+			if n := len(m.Embeds); n > 10 {
+				t.Errorf("page %d has %d embeds", i+1, n)
+			}
+			total := 0
+			for _, e := range m.Embeds {
+				total += len([]rune(e.Title + e.Description + e.Footer))
+				for _, f := range e.Fields {
+					total += len([]rune(f.Name + f.Value))
+					if len([]rune(f.Value)) > 1024 {
+						t.Errorf("page %d: field %q of %d characters", i+1, f.Name, len([]rune(f.Value)))
+					}
+				}
+				if len([]rune(e.Description)) > 4096 {
+					t.Errorf("page %d: a description of %d characters", i+1, len([]rune(e.Description)))
+				}
+			}
+			if total > 6000 {
+				t.Errorf("page %d: embeds of %d characters", i+1, total)
+			}
+		}
+		all.WriteString(commandstest.Text(p))
+	}
+	for _, n := range names {
+		if c := strings.Count(all.String(), n); c < 2 {
+			t.Errorf("%s is on the pages %d times; want twice (its line and the turn order)", n, c)
+		}
+	}
+}
+
+// pressOf is a press of the button customID by the GM.
+func pressOf(tb *commandstest.Table, customID string) *commands.Request {
+	r := tb.Request("!gm", "/table show")
+	r.Kind, r.CustomID, r.Command, r.Subcommand = commands.KindComponent, customID, "", ""
+	return r
 }

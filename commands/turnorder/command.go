@@ -22,7 +22,7 @@ func initCommand() *commands.Command {
 		Topic: "A turn order for combat. A GM opens it with `/init start`; `/init join target:NAME` rolls each character's initiative " +
 			"(each system's roll is below; `roll:` takes one rolled at the table) " +
 			"and puts it in order: higher first, ties to the higher bonus, then to who joined first. The first turn begins as characters join. " +
-			"`/init next` (the acting character's owner, or a GM) ends the turn; a combatant that cannot act (dead, unconscious, stunned, taken out) is skipped, " +
+			"`/init next` (the acting character's owner, or a GM) ends the turn; a combatant that cannot act (dead, unconscious, stunned, taken out) is skipped, named in the round it falls and passed over without a word after, " +
 			"and passing the last one ends the round: the clock moves one round exactly as `/clock action:next-round` does, every round timer fires (bleed-outs, stuns, dying saves) " +
 			"and the new round starts at the top. `/init show` shows the order, `/init remove` takes a character out, `/init end` (GM) closes it (and what it ends, below). " +
 			"Moving the clock by turns, hours or days closes the order (time outside combat). Every change is an event `/undo` reverts. " +
@@ -152,16 +152,16 @@ func initJoin(m *commands.Mutation, ini initiative.Initiator) (*commands.Respons
 			if err != nil {
 				return nil, err
 			}
-			r = initiative.Roll{Total: n, Bonus: bonus, Text: fmt.Sprintf("rolled at the table: %d", n)}
+			r = initiative.Roll{Total: n, Bonus: bonus, Text: fmt.Sprintf("%d, rolled at the table", n)}
 		} else if r, err = ini.RollInitiative(mc, ch, die); err != nil {
 			return nil, err
 		}
 		insertCombatant(o, storage.Combatant{CharacterID: ch.ID, Initiative: r.Total, Bonus: r.Bonus, Roll: r.Text, Hidden: ch.Hidden})
 		if ch.Hidden {
-			sayLines(m, []string{fmt.Sprintf("**%s** joins the turn order.", commands.Escape(ch.Name))})
+			sayLines(m, lines(fmt.Sprintf("**%s** joins the turn order.", commands.Escape(ch.Name))))
 		}
-		mc.Say("**%s** joins the turn order: initiative **%d** (%s).", commands.Escape(ch.Name), r.Total, r.Text)
-		mc.Note("%s joins the turn order: initiative %d (%s).", ch.Name, r.Total, commands.Unmarkdown(r.Text))
+		mc.Say("**%s** joins the turn order: initiative %s.", commands.Escape(ch.Name), r.Text)
+		mc.Note("%s joins the turn order: initiative %s.", ch.Name, commands.Unmarkdown(r.Text))
 	}
 	if opening {
 		t, skips, err := nextActor(m, 0)
@@ -170,11 +170,11 @@ func initJoin(m *commands.Mutation, ini initiative.Initiator) (*commands.Respons
 		}
 		o.Turn = t
 		if currentID(o) != before || len(skips) > 0 {
-			turn, err := startTurn(m, t)
+			turn, err := startTurn(m, t, true)
 			if err != nil {
 				return nil, err
 			}
-			sayLines(m, append(skips, turn))
+			sayLines(m, append(skips, lines(turn)...))
 		}
 	}
 	return &commands.Response{}, nil
@@ -212,25 +212,25 @@ func initNext(m *commands.Mutation, _ initiative.Initiator) (*commands.Response,
 		return nil, err
 	}
 	o.Underway = true
-	var lines []string
+	var said []line
 	if cur != nil {
-		lines = append(lines, fmt.Sprintf("%s's turn ends.", combatantName(cur)))
+		said = lines(fmt.Sprintf("%s's turn ends.", combatantName(cur)))
 	}
 	t, skips, err := nextActor(m, min(o.Turn+1, len(o.Combatants)))
 	if err != nil {
 		return nil, err
 	}
-	lines = append(lines, skips...)
+	said = append(said, skips...)
 	if t < len(o.Combatants) {
-		turn, err := startTurn(m, t)
+		turn, err := startTurn(m, t, true)
 		if err != nil {
 			return nil, err
 		}
-		sayLines(m, append(lines, turn))
+		sayLines(m, append(said, lines(turn)...))
 		return &commands.Response{}, nil
 	}
 	// The last combatant is passed: the round ends.
-	sayLines(m, lines)
+	sayLines(m, said)
 	o.Turn = len(o.Combatants)
 	if _, err := m.MoveClock(1, clock.Round); err != nil {
 		return nil, err
@@ -275,7 +275,7 @@ func initRemove(m *commands.Mutation, _ initiative.Initiator) (*commands.Respons
 	if err != nil {
 		return nil, err
 	}
-	var lines []string
+	var said []line
 	for _, ch := range chs {
 		if combatantIndex(o, ch.ID) < 0 {
 			return nil, commands.Errorf(commands.CodeNotFound, "%s is not in the turn order.", commands.Escape(ch.Name))
@@ -284,9 +284,9 @@ func initRemove(m *commands.Mutation, _ initiative.Initiator) (*commands.Respons
 		if err != nil {
 			return nil, err
 		}
-		lines = append(lines, more...)
+		said = append(said, more...)
 	}
-	sayLines(m, lines)
+	sayLines(m, said)
 	return &commands.Response{}, nil
 }
 
@@ -324,9 +324,9 @@ func initShow(ctx context.Context, s *commands.Service, r *commands.Request) (*c
 			return err
 		}
 		lines := append([]string{"**" + v.head + "**"}, v.lines...)
-		resp = &commands.Response{Content: commands.JoinWithin(append(lines, v.turn), commands.MaxContent, " (the tracker lists them all)")}
+		resp = &commands.Response{Content: strings.Join(append(lines, v.turn), "\n")}
 		if len(v.hidden) > 0 {
-			resp = commands.ForGM(r, t, resp, &commands.Response{Content: commands.JoinWithin(v.hidden, commands.MaxContent-len(commands.HiddenFollowUp)-1, " (/init show)")})
+			resp = commands.ForGM(r, t, resp, &commands.Response{Content: strings.Join(v.hidden, "\n")})
 		}
 		return nil
 	})

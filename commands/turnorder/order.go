@@ -69,25 +69,14 @@ func combatantIndex(o *storage.Initiative, id uint64) int {
 }
 
 // canAct reports whether the combatant can act now (Actor), with the
-// character (nil when it is gone) and why not: the system's reason, or,
-// for a hidden character, its word only, so that any reader may see it.
+// character (nil when it is gone) and why not, in the rule's terms.
 func canAct(m *commands.Mutation, cb storage.Combatant) (*storage.Character, bool, string, error) {
 	ch, err := m.CharacterIfAny(cb.CharacterID)
 	if err != nil || ch == nil {
 		return nil, false, "gone from the table", err
 	}
 	ok, why, err := actorCanAct(m.System, ch, m.Table.Clock)
-	if err != nil || ok {
-		return ch, ok, "", err
-	}
-	if ch.Hidden {
-		v, err := commands.ViewOf(m.System, ch, m.Table.Clock)
-		if err != nil {
-			return nil, false, "", err
-		}
-		why = v.Word()
-	}
-	return ch, false, why, nil
+	return ch, ok, why, err
 }
 
 // actorCanAct asks sys whether c can act at clock round now; a system
@@ -109,12 +98,51 @@ func combatantName(ch *storage.Character) string {
 	return "**" + commands.Escape(ch.Name) + "**"
 }
 
+// line is one sentence of the turn order's reply (or a few). A sentence
+// about a hidden combatant (about) reads to those who may not see it as
+// public: what the table sees it do, not why (commands.Part.Public).
+type line struct {
+	text, public string
+	about        *storage.Character
+}
+
+// lines are sentences about no combatant in particular.
+func lines(texts ...string) []line {
+	out := make([]line, len(texts))
+	for i, t := range texts {
+		out[i] = line{text: t}
+	}
+	return out
+}
+
+// joined is ls as one line of sentences (those not ""): its text, its
+// public text (each hidden combatant's sentence as the table sees it),
+// and the hidden combatants it is about.
+func joined(ls []line) (text, public string, about []*storage.Character) {
+	var texts, publics []string
+	for _, l := range ls {
+		if l.text == "" {
+			continue
+		}
+		texts, publics = append(texts, l.text), append(publics, l.text)
+		if l.about != nil {
+			publics[len(publics)-1] = l.public
+			about = append(about, l.about)
+		}
+	}
+	return strings.Join(texts, " "), strings.Join(publics, " "), about
+}
+
 // nextActor walks o from index from to the first combatant that can act
-// now and returns its index (len(o.Combatants) when none can) with one
-// line per combatant passed over (RULES.md §0.6: a skip is reported).
-func nextActor(m *commands.Mutation, from int) (int, []string, error) {
+// now and returns its index (len(o.Combatants) when none can) with a
+// sentence per combatant passed over (RULES.md §0.6: a skip is reported;
+// a hidden one is seen to pass its turn, no more). **Reading** (issue
+// 24): a skip is reported in the round the combatant fell; one that could
+// not act as the round began (Fallen: dead, taken out, down since an
+// earlier round) is passed over without a word.
+func nextActor(m *commands.Mutation, from int) (int, []line, error) {
 	o := m.Table.Initiative
-	var skips []string
+	var skips []line
 	i := from
 	for ; i < len(o.Combatants); i++ {
 		ch, ok, why, err := canAct(m, o.Combatants[i])
@@ -124,15 +152,37 @@ func nextActor(m *commands.Mutation, from int) (int, []string, error) {
 		if ok {
 			break
 		}
-		skips = append(skips, fmt.Sprintf("%s cannot act (%s): turn skipped.", combatantName(ch), why))
+		if o.Combatants[i].Fallen {
+			continue
+		}
+		l := line{text: fmt.Sprintf("%s cannot act (%s): turn skipped.", combatantName(ch), why)}
+		if ch != nil && ch.Hidden {
+			l.public, l.about = combatantName(ch)+" passes its turn.", ch
+		}
+		skips = append(skips, l)
 	}
 	return i, skips, nil
 }
 
+// markFallen marks each combatant of the open order that cannot act now,
+// as a round begins (Fallen), and clears the mark of the others.
+func markFallen(m *commands.Mutation) error {
+	o := m.Table.Initiative
+	for i := range o.Combatants {
+		_, ok, _, err := canAct(m, o.Combatants[i])
+		if err != nil {
+			return err
+		}
+		o.Combatants[i].Fallen = !ok
+	}
+	return nil
+}
+
 // startTurn gives the turn to the combatant at index i (len: nobody) and
-// returns the line that says so. With init-ping on, the reply may mention
-// the owner of that character, and no one else.
-func startTurn(m *commands.Mutation, i int) (string, error) {
+// returns the sentence that says so: "It is **Lister**'s turn (round 2).",
+// without the round when the line has just said it began. With init-ping
+// on, the reply may mention the owner of that character, and no one else.
+func startTurn(m *commands.Mutation, i int, withRound bool) (string, error) {
 	o := m.Table.Initiative
 	o.Turn = i
 	m.SetMentions()
@@ -146,7 +196,11 @@ func startTurn(m *commands.Mutation, i int) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	line := fmt.Sprintf("It is %s's turn (round %d).", combatantName(ch), round(m))
+	o.Combatants[i].Fallen = false
+	line := fmt.Sprintf("It is %s's turn.", combatantName(ch))
+	if withRound {
+		line = fmt.Sprintf("It is %s's turn (round %d).", combatantName(ch), round(m))
+	}
 	if ch != nil && ch.OwnerID != "" && m.Table.Options[InitPingOption] == "on" {
 		line += " " + commands.Mention(ch.OwnerID)
 		m.SetMentions(ch.OwnerID)
@@ -163,21 +217,47 @@ func unpinged(m *commands.Mutation, line string) string {
 	return line
 }
 
-// noteLines notes the turn order's reply lines for /history, about the
-// table, as plain text without the init-ping mention.
-func noteLines(m *commands.Mutation, lines []string) {
-	for _, l := range lines {
-		m.ForTable().Note("%s", commands.Unmarkdown(unpinged(m, l)))
+// noteLines notes the turn order's sentences for /history as plain text
+// without the init-ping mention: one note about the table of each run of
+// sentences about no hidden combatant, and each about a hidden combatant
+// about it.
+func noteLines(m *commands.Mutation, ls []line) {
+	var table []string
+	flush := func() {
+		if len(table) > 0 {
+			m.ForTable().Note("%s", strings.Join(table, " "))
+			table = nil
+		}
 	}
+	for _, l := range ls {
+		if l.text == "" {
+			continue
+		}
+		text := commands.Unmarkdown(unpinged(m, l.text))
+		if l.about == nil {
+			table = append(table, text)
+			continue
+		}
+		flush()
+		m.For(l.about).Note("%s", text)
+	}
+	flush()
 }
 
-// sayLines says the turn order's lines (whose turn it is, who is skipped,
-// who leaves: no character's numbers) for everyone, and notes them.
-func sayLines(m *commands.Mutation, lines []string) {
-	for _, l := range lines {
-		m.ForTable().Say("%s", l)
+// sayLines says the turn order's sentences ls (whose turn it is, who is
+// skipped, who leaves: no character's numbers) in one line for everyone,
+// a hidden combatant's as its public sentence, and notes them.
+func sayLines(m *commands.Mutation, ls []line) {
+	text, public, about := joined(ls)
+	switch {
+	case text == "":
+		return
+	case len(about) > 0:
+		m.For(about...).Post(commands.Part{Text: text, Public: public})
+	default:
+		m.ForTable().Say("%s", text)
 	}
-	noteLines(m, lines)
+	noteLines(m, ls)
 }
 
 // round is the number of the open order's round now, 1 for the first.
@@ -205,21 +285,26 @@ func orderFollowsClock(m *commands.Mutation, unit clock.Unit) error {
 func startRound(m *commands.Mutation) error {
 	o := m.Table.Initiative
 	o.Underway = true
-	sayLines(m, []string{fmt.Sprintf("Round %d of the turn order begins.", round(m))})
+	begins := fmt.Sprintf("Round %d of the turn order begins.", round(m))
 	if m.Table.Options[InitRerollOption] == InitRerollEachRound {
+		sayLines(m, lines(begins))
+		begins = ""
 		if err := rerollOrder(m); err != nil {
 			return err
 		}
+	}
+	if err := markFallen(m); err != nil {
+		return err
 	}
 	i, skips, err := nextActor(m, 0)
 	if err != nil {
 		return err
 	}
-	turn, err := startTurn(m, i)
+	turn, err := startTurn(m, i, begins == "")
 	if err != nil {
 		return err
 	}
-	sayLines(m, append(skips, turn))
+	sayLines(m, append(append(lines(begins), skips...), lines(turn)...))
 	return nil
 }
 
@@ -257,8 +342,8 @@ func rerollOrder(m *commands.Mutation) error {
 			return err
 		}
 		cb.Initiative, cb.Bonus, cb.Roll, cb.Hidden = r.Total, r.Bonus, r.Text, ch.Hidden
-		mc.Say("**%s** rerolls initiative: %d (%s).", commands.Escape(ch.Name), r.Total, r.Text)
-		mc.Note("%s rerolls initiative: %d (%s).", ch.Name, r.Total, commands.Unmarkdown(r.Text))
+		mc.Say("**%s** rerolls initiative: %s.", commands.Escape(ch.Name), r.Text)
+		mc.Note("%s rerolls initiative: %s.", ch.Name, commands.Unmarkdown(r.Text))
 	}
 	sortOrder(o)
 	var parts []string
@@ -273,17 +358,17 @@ func rerollOrder(m *commands.Mutation) error {
 			parts = append(parts, fmt.Sprintf("%s %d", combatantName(ch), cb.Initiative))
 		}
 	}
-	sayLines(m, []string{"Initiative rerolled (init-reroll each-round): " + strings.Join(parts, ", ") + "."})
+	sayLines(m, lines("Initiative rerolled (init-reroll each-round): "+strings.Join(parts, ", ")+"."))
 	return nil
 }
 
 // closeOrder closes the open turn order (/init end, or a clock move of a
 // turn or more) and says so, line first, then what the system ends with
 // it (CombatEnder: harm's conflict, RULES.md §3.2.4), noted in its scope.
-func closeOrder(m *commands.Mutation, line string) error {
+func closeOrder(m *commands.Mutation, text string) error {
 	m.Table.Initiative = nil
 	m.SetMentions()
-	sayLines(m, []string{line})
+	sayLines(m, lines(text))
 	if e, ok := m.System.(initiative.CombatEnder); ok {
 		return m.NoteSaid(func() error { return e.EndCombat(m) })
 	}
@@ -294,7 +379,7 @@ func closeOrder(m *commands.Mutation, line string) error {
 // it (/init remove, /char delete), and returns what happened: it leaves,
 // and when it had the turn, the turn passes on within the round. In the
 // opening the first turn is the top of the order again.
-func leaveOrder(m *commands.Mutation, id uint64, name string) ([]string, error) {
+func leaveOrder(m *commands.Mutation, id uint64, name string) ([]line, error) {
 	o := m.Table.Initiative
 	if o == nil {
 		return nil, nil
@@ -308,13 +393,13 @@ func leaveOrder(m *commands.Mutation, id uint64, name string) ([]string, error) 
 	if i < o.Turn {
 		o.Turn--
 	}
-	lines := []string{fmt.Sprintf("**%s** leaves the turn order.", commands.Escape(name))}
+	left := lines(fmt.Sprintf("**%s** leaves the turn order.", commands.Escape(name)))
 	from := o.Turn
 	switch {
 	case !o.Underway:
 		from = 0
 	case !had:
-		return lines, nil
+		return left, nil
 	}
 	prev := o.Turn
 	t, skips, err := nextActor(m, from)
@@ -323,11 +408,11 @@ func leaveOrder(m *commands.Mutation, id uint64, name string) ([]string, error) 
 	}
 	if !had && t == prev {
 		o.Turn = t
-		return lines, nil
+		return left, nil
 	}
-	turn, err := startTurn(m, t)
+	turn, err := startTurn(m, t, true)
 	if err != nil {
 		return nil, err
 	}
-	return append(append(lines, skips...), turn), nil
+	return append(append(left, skips...), lines(turn)...), nil
 }

@@ -41,14 +41,18 @@ func (Feature) ClockMoved(m *commands.Mutation, unit clock.Unit) error {
 }
 
 // CharacterDeleted takes a deleted character out of the open turn order
-// (leaveOrder) and notes what happened.
+// (leaveOrder), notes what happened, and returns it as everyone reads it,
+// in one line (a hidden combatant passed over by its public sentence).
 func (Feature) CharacterDeleted(m *commands.Mutation, c *storage.Character) ([]string, error) {
 	left, err := leaveOrder(m, c.ID, c.Name)
 	if err != nil {
 		return nil, err
 	}
 	noteLines(m, left)
-	return left, nil
+	if _, public, _ := joined(left); public != "" {
+		return []string{public}, nil
+	}
+	return nil, nil
 }
 
 // HidesEvent reports whether e changed the entry of a hidden combatant

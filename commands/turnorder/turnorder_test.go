@@ -101,10 +101,10 @@ func TestInitiativeOrderAndTies(t *testing.T) {
 	tb := hitProtParty(t)
 	tb.Dice.Push(4)
 	out := tb.OK(tb.Do("bob", "/init join target:Lister"))
-	commandstest.WantIn(t, "first join", out, "**Lister** joins the turn order: initiative **5** (1d6+1 [4] + 1 = 5 (init +1)).", "It is **Lister**'s turn (round 1).")
+	commandstest.WantIn(t, "first join", out, "**Lister** joins the turn order: initiative 1d6+1 [4] + 1 = 5 (init +1).", "It is **Lister**'s turn (round 1).")
 	tb.Dice.Push(5, 4)
 	out = tb.OK(tb.Do("gm", "/init join target:Meghan,Kryten"))
-	commandstest.WantIn(t, "two joins", out, "**Meghan** joins the turn order: initiative **5** (1d6 [5] = 5).", "**Kryten** joins the turn order: initiative **5**")
+	commandstest.WantIn(t, "two joins", out, "**Meghan** joins the turn order: initiative 1d6 [5] = 5.", "**Kryten** joins the turn order: initiative 1d6+1 [4] + 1 = 5")
 	if strings.Contains(out, "turn (round") {
 		t.Errorf("joins below the top announce a turn: %q", out)
 	}
@@ -116,7 +116,7 @@ func TestInitiativeOrderAndTies(t *testing.T) {
 	// the first turn is the Goblin's.
 	tb.OK(tb.Do("gm", `/char create name:Goblin stats:"class=fighter hit-die=d6 hp=6"`))
 	out = tb.OK(tb.Do("gm", "/init join target:Goblin roll:6"))
-	commandstest.WantIn(t, "roll given", out, "**Goblin** joins the turn order: initiative **6** (rolled at the table: 6).", "It is **Goblin**'s turn (round 1).")
+	commandstest.WantIn(t, "roll given", out, "**Goblin** joins the turn order: initiative 6, rolled at the table.", "It is **Goblin**'s turn (round 1).")
 	tb.NoDiceLeft()
 
 	tb.Refused(tb.Do("meg", "/init join target:Lister"), "only its owner or a GM")
@@ -151,26 +151,29 @@ func TestInitiativeTurnsAndSkips(t *testing.T) {
 	tb.Press("gm", tb.Do("gm", "/damage target:Rook amount:1"), "Go Down")
 	tb.OK(tb.Do("gm", "/char set name:Meghan stats:hp=1"))
 	tb.Dice.Push(3, 3, 1, 1)
-	commandstest.WantIn(t, "stun", commandstest.Text(tb.Press("meg", tb.Do("gm", "/damage target:Meghan amount:1"), "Stay Up")), "stunned until day 1, 00:01")
+	commandstest.WantIn(t, "stun", commandstest.Text(tb.Press("meg", tb.Do("gm", "/damage target:Meghan amount:1"), "Stay Up")), "stunned 1 round (until day 1, 00:01)")
 
 	out := tb.OK(tb.Do("bob", "/init next"))
-	want := "**Lister**'s turn ends.\n" +
-		"**Corpse** cannot act (dead): turn skipped.\n" +
-		"**Rook** cannot act (down, its fate hidden until attended): turn skipped.\n" +
+	want := "**Lister**'s turn ends. " +
+		"**Corpse** cannot act (dead): turn skipped. " +
+		"**Rook** cannot act (down, its fate hidden until attended): turn skipped. " +
 		"**Meghan** cannot act (stunned until day 1, 00:01): turn skipped.\n" +
-		"The clock moves 1 round: day 1, 00:00 → day 1, 00:01.\n" +
-		"**Meghan** no longer stunned (day 1, 00:01)\n" +
-		"Round 2 of the turn order begins.\n" +
-		"It is **Lister**'s turn (round 2)."
-	if !strings.HasPrefix(out, want) {
+		"The clock moves 1 round: day 1, 00:00 → 00:01.\n" +
+		"**Meghan** no longer stunned (day 1, 00:01).\n" +
+		"Round 2 of the turn order begins. It is **Lister**'s turn."
+	if out != want {
 		t.Errorf("/init next =\n%s\nwant it to start with\n%s", out, want)
 	}
 	if tb.clock() != 1 {
 		t.Errorf("clock = %d; want 1 (one round)", tb.clock())
 	}
-	// Meghan's stun ended at the round end: she acts in round 2.
+	// Meghan's stun ended at the round end: she acts in round 2. The dead
+	// and the down, skipped in the round they fell, are passed over
+	// without a word (issue 24).
 	out = tb.OK(tb.Do("bob", "/init next"))
-	commandstest.WantIn(t, "round 2", out, "**Lister**'s turn ends.", "**Corpse** cannot act (dead): turn skipped.", "It is **Meghan**'s turn (round 2).")
+	if want := "**Lister**'s turn ends. It is **Meghan**'s turn (round 2)."; out != want {
+		t.Errorf("round 2 = %q; want %q", out, want)
+	}
 	show := tb.OK(tb.Do("meg", "/init show"))
 	commandstest.WantIn(t, "show", show, "▫ **Corpse** 5 · cannot act: dead", "▶ **Meghan** 3")
 	tb.Refused(tb.Do("bob", "/init next"), "It is Meghan's turn: only its owner or a GM")
@@ -190,7 +193,7 @@ func TestInitiativeRoundEndIsNextRound(t *testing.T) {
 	}
 	a := viaInit.OK(viaInit.Do("meg", "/init next"))
 	b := viaClock.OK(viaClock.Do("gm", "/clock action:next-round"))
-	head := "The clock moves 1 round: day 1, 00:00 → day 1, 00:01.\nNothing ended or fired.\nRound 2 of the turn order begins.\nIt is **Lister**'s turn (round 2)."
+	head := "The clock moves 1 round: day 1, 00:00 → 00:01. Nothing ended or fired.\nRound 2 of the turn order begins. It is **Lister**'s turn."
 	if a != "**Meghan**'s turn ends.\n"+head || b != head {
 		t.Errorf("round end via /init next =\n%s\nvia /clock next-round =\n%s\nwant the same report after Meghan's turn ends", a, b)
 	}
@@ -215,7 +218,7 @@ func TestInitiativeCriticalWoundBleedOut(t *testing.T) {
 	tb.OK(tb.Do("gm", "/char set name:Lister stats:hp=1"))
 	resp := tb.Do("gm", "/damage target:Lister amount:1")
 	tb.Dice.Push(4, 4, 3, 1, 1, 2)
-	commandstest.WantIn(t, "critical", commandstest.Text(tb.Press("bob", resp, "Stay Up")), "dies at day 1, 00:03 unless attended")
+	commandstest.WantIn(t, "critical", commandstest.Text(tb.Press("bob", resp, "Stay Up")), "dies in 3 rounds (2d4 [1, 2] = 3) unless attended, at day 1, 00:03")
 	for round := 1; round <= 3; round++ {
 		tb.OK(tb.Do("bob", "/init next")) // Lister (or his skip) → Meghan
 		out := tb.OK(tb.Do("meg", "/init next"))
@@ -224,8 +227,12 @@ func TestInitiativeCriticalWoundBleedOut(t *testing.T) {
 			t.Fatalf("round %d end: %q; want Lister to die at the third round end exactly", round, out)
 		}
 		if round == 3 {
-			commandstest.WantIn(t, "bleed-out round", out, "The clock moves 1 round: day 1, 00:02 → day 1, 00:03.",
-				"Round 4 of the turn order begins.", "**Lister** cannot act (dead): turn skipped.", "It is **Meghan**'s turn (round 4).")
+			// He died as round 4 began: it passes over him without a word.
+			want := "**Meghan**'s turn ends.\nThe clock moves 1 round: day 1, 00:02 → 00:03.\n" +
+				"**Lister** dies of the Critical Wound (day 1, 00:03).\nRound 4 of the turn order begins. It is **Meghan**'s turn."
+			if out != want {
+				t.Errorf("bleed-out round = %q; want %q", out, want)
+			}
 		}
 	}
 	tb.NoDiceLeft()
@@ -244,8 +251,8 @@ func TestInitiativeDyingSaves(t *testing.T) {
 	// d20 + Dex modifier + init: Vala 10 + 2, Orm 10 − 1 + 2.
 	tb.Dice.Push(10, 10)
 	out := tb.OK(tb.Do("gm", "/init join target:Vala,Orm"))
-	commandstest.WantIn(t, "joins", out, "**Vala** joins the turn order: initiative **12** (1d20+2 [10] + 2 = 12 (Dex +2)).",
-		"**Orm** joins the turn order: initiative **11** (1d20+1 [10] + 1 = 11 (Dex -1, init +2)).")
+	commandstest.WantIn(t, "joins", out, "**Vala** joins the turn order: initiative 1d20+2 [10] + 2 = 12 (Dex +2).",
+		"**Orm** joins the turn order: initiative 1d20+1 [10] + 1 = 11 (Dex -1, init +2).")
 	tb.OK(tb.Do("gm", `/char set name:Vala stats:"wp=-2 state=dying"`))
 	out = tb.OK(tb.Do("gm", "/init next"))
 	commandstest.WantIn(t, "dying skipped", out, "**Vala**'s turn ends.", "It is **Orm**'s turn (round 1).")
@@ -256,12 +263,17 @@ func TestInitiativeDyingSaves(t *testing.T) {
 	// modifier from +1 to +0, so Fort +2 −1 = +1 (RULES.md §2.3 Reading).
 	tb.Dice.Push(5)
 	out = tb.OK(tb.Do("bob", "/init next"))
-	commandstest.WantIn(t, "round 1 end", out, "Fort DC 10 (stabilize): 1d20 [5] = 5, Fort +2 −1 fatigue = 6, failed", "is still dying",
-		"**Vala** cannot act (dying, unconscious): turn skipped.", "It is **Orm**'s turn (round 2).", "Rolled 1d20 [5] = 5")
+	// The save shows its die, once; Vala, dying since the round before,
+	// is passed over without a word.
+	if want := "**Orm**'s turn ends.\nThe clock moves 1 round: day 1, 00:00 → 00:01.\n" +
+		"**Vala**: Fort DC 10 (stabilize): 1d20 [5] = 5, Fort +2 −1 fatigue = 6, failed; is still dying.\n" +
+		"Round 2 of the turn order begins. It is **Orm**'s turn."; out != want {
+		t.Errorf("round 1 end = %q; want %q", out, want)
+	}
 	tb.Dice.Push(10)
 	out = tb.OK(tb.Do("bob", "/init next"))
-	commandstest.WantIn(t, "round 2 end", out, "Fort DC 11 (stabilize): 1d20 [10] = 10, Fort +2 −1 fatigue = 11, succeeded", "State: **stable (unconscious), exhausted**",
-		"**Vala** cannot act (stable, unconscious): turn skipped.", "It is **Orm**'s turn (round 3).")
+	commandstest.WantIn(t, "round 2 end", out, "Fort DC 11 (stabilize): 1d20 [10] = 10, Fort +2 −1 fatigue = 11, succeeded", "now **stable (unconscious), exhausted**",
+		"Round 3 of the turn order begins. It is **Orm**'s turn.")
 	tb.NoDiceLeft()
 }
 
@@ -281,7 +293,7 @@ func TestInitiativeUndoRoundEnd(t *testing.T) {
 	tb.OK(tb.Do("bob", "/init next"))
 	before, beforeOrder := tb.State(), tb.order()
 	out := tb.OK(tb.Do("meg", "/init next"))
-	commandstest.WantIn(t, "round end", out, "**Lister** dies of the Critical Wound (day 1, 00:02)", "It is **Meghan**'s turn (round 3).")
+	commandstest.WantIn(t, "round end", out, "**Lister** dies of the Critical Wound (day 1, 00:02)", "Round 3 of the turn order begins. It is **Meghan**'s turn.")
 	commandstest.WantIn(t, "undo", tb.OK(tb.Do("gm", "/undo")), "Undid", "/init next", "no dice were rerolled")
 	after := tb.State()
 	// The event count grows by the round end and its undo; all else is back.
@@ -322,13 +334,13 @@ func TestInitiativeHiddenNPC(t *testing.T) {
 	noNumbers("GM's join, public", join)
 	commandstest.WantIn(t, "GM's join, public", join, "**Goblin** joins the turn order.", "**Goblin**: Wounded", "It is **Goblin**'s turn (round 1).")
 	commandstest.WantIn(t, "GM's join, follow-up", commandstest.FollowUp(resp), "Hidden from players",
-		"**Goblin** joins the turn order: initiative **8** (1d6+2 [6] + 2 = 8 (init +2)).")
+		"**Goblin** joins the turn order: initiative 1d6+2 [6] + 2 = 8 (init +2).")
 	show := tb.OK(tb.Do("bob", "/init show"))
 	noNumbers("player /init show", show)
 	commandstest.WantIn(t, "player /init show", show, "▶ **Goblin** (Wounded)", "▫ **Lister** 5", "It is **Goblin**'s turn.")
 	gmShow := tb.Do("gm", "/init show")
 	noNumbers("GM's /init show, public", tb.OK(gmShow))
-	commandstest.WantIn(t, "GM's /init show, follow-up", commandstest.FollowUp(gmShow), "**Goblin** initiative 8 (1d6+2 [6] + 2 = 8 (init +2))")
+	commandstest.WantIn(t, "GM's /init show, follow-up", commandstest.FollowUp(gmShow), "**Goblin** initiative 1d6+2 [6] + 2 = 8 (init +2)")
 	hist := tb.OK(tb.Do("bob", "/history"))
 	noNumbers("player /history", hist)
 	commandstest.WantIn(t, "player /history", hist, "/init join\n   Goblin joins the turn order.")
@@ -350,8 +362,11 @@ func TestInitiativeHiddenNPC(t *testing.T) {
 	tb.Dice.Push(2, 1) // Goblin 1d6+2 [2] = 4, then Lister 1d6+1 [1] = 2
 	out := tb.OK(tb.Do("bob", "/init next"))
 	noNumbers("player's round start", out)
-	commandstest.WantIn(t, "reroll", out, "**Goblin**: Wounded", "**Lister** rerolls initiative: 2 (1d6+1 [1] + 1 = 2 (init +1)).",
+	commandstest.WantIn(t, "reroll", out, "**Lister** rerolls initiative: 1d6+1 [1] + 1 = 2 (init +1).",
 		"Initiative rerolled (init-reroll each-round): **Goblin**, **Lister** 2.", "It is **Goblin**'s turn (round 2).")
+	if strings.Contains(out, "**Goblin**:") {
+		t.Errorf("reroll %q names the Goblin's word where its reroll was: that tells it rerolled", out)
+	}
 	commandstest.WantIn(t, "GM /history", commandstest.FollowUp(tb.Do("gm", "/history")), "1d6+2 [2] + 2 = 4")
 	hist = tb.OK(tb.Do("bob", "/history"))
 	noNumbers("player /history after the reroll", hist)
@@ -372,7 +387,7 @@ func TestInitiativePing(t *testing.T) {
 	}
 	tb.OK(tb.Do("gm", "/table option name:init-ping value:on"))
 	resp = tb.Do("meg", "/init next")
-	if len(resp.Mentions) != 1 || resp.Mentions[0] != "bob" || !strings.Contains(resp.Content, "It is **Lister**'s turn (round 2). <@bob>") {
+	if len(resp.Mentions) != 1 || resp.Mentions[0] != "bob" || !strings.Contains(resp.Content, "Round 2 of the turn order begins. It is **Lister**'s turn. <@bob>") {
 		t.Errorf("init-ping on, Lister's turn: %+v; want a mention of bob only", resp)
 	}
 	if resp := tb.Do("meg", "/init show"); resp.Mentions != nil {
@@ -392,7 +407,7 @@ func TestInitiativeClockCloses(t *testing.T) {
 	tb.OK(tb.Do("gm", "/init join target:Lister roll:5"))
 	tb.OK(tb.Do("gm", "/init join target:Meghan roll:2"))
 	out := tb.OK(tb.Do("gm", "/clock action:advance amount:12"))
-	commandstest.WantIn(t, "12 rounds", out, "The clock moves 12 rounds", "Round 13 of the turn order begins.", "It is **Lister**'s turn (round 13).")
+	commandstest.WantIn(t, "12 rounds", out, "The clock moves 12 rounds", "Round 13 of the turn order begins. It is **Lister**'s turn.")
 	out = tb.OK(tb.Do("gm", "/clock action:advance amount:1 unit:turns"))
 	commandstest.WantIn(t, "a turn", out, "The clock moves 1 turn", "The turn order is closed: the clock moved by turns, time outside combat.")
 	if tb.order() != nil {
@@ -420,19 +435,23 @@ func TestInitiativeHarmConflict(t *testing.T) {
 	tb.OK(tb.Do("gm", "/init start"))
 	tb.Dice.Push(1, 0, 0)
 	out := tb.OK(tb.Do("ann", "/init join target:Garrett"))
-	commandstest.WantIn(t, "React check", out, "**Garrett** joins the turn order: initiative **2** (React 1 (Apprentice): 3dF+1 [+, 0, 0] + 1 = 2 → **SL 2**).")
+	commandstest.WantIn(t, "React check", out, "**Garrett** joins the turn order: initiative React 1 (Apprentice): 3dF+1 [+, 0, 0] + 1 = 2 → **SL 2**.")
 	tb.OK(tb.Do("gm", `/char set name:Vex stats:"react=2"`))
 	// Vex is Broken: one penalty die (4dFkl3), no pool point spent.
 	setHarm(t, tb, "Vex", `"condition":"Broken","harm":0`)
 	tb.Dice.Push(1, 1, -1, 1)
 	out = tb.OK(tb.Do("bob", "/init join target:Vex"))
-	commandstest.WantIn(t, "Broken", out, "initiative **3** (React 2 (Journeyman), 1 penalty die (Broken): 4dFkl3+2 [~~+~~, +, −, +] + 2 = 3 → **SL 3**)")
-	commandstest.WantIn(t, "no pool spent", tb.OK(tb.Do("bob", "/char show name:Vex")), "Instinct 3/3")
+	commandstest.WantIn(t, "Broken", out, "initiative React 2 (Journeyman), 1 penalty die (Broken): 4dFkl3+2 [~~+~~, +, −, +] + 2 = 3 → **SL 3**.")
+	commandstest.WantIn(t, "no pool spent", tb.OK(tb.Do("bob", "/char list")), "Instinct 3/3")
 	// Vex is taken out; the round end keeps him out (within the conflict).
 	setHarm(t, tb, "Vex", `"condition":"Broken","harm":0,"taken_out":true`)
 	tb.OK(tb.Do("bob", "/init next"))
 	out = tb.OK(tb.Do("ann", "/init next"))
-	commandstest.WantIn(t, "round end", out, "**Vex** cannot act (taken out of the conflict): turn skipped.", "It is **Garrett**'s turn (round 2).")
+	// Taken out in round 1, Vex is passed over without a word in round 2.
+	commandstest.WantIn(t, "round end", out, "Round 2 of the turn order begins. It is **Garrett**'s turn.")
+	if strings.Contains(out, "Vex") {
+		t.Errorf("round end = %q; want Vex, taken out in the round before, passed over without a word", out)
+	}
 	out = tb.OK(tb.Do("gm", "/init end"))
 	commandstest.WantIn(t, "end", out, "The turn order is closed after round 2.", "**Vex** is no longer taken out: the conflict is over (Broken).")
 	// init-dice at harm is the React check's Fudge dice.
@@ -479,10 +498,10 @@ func TestInitiativeOptions(t *testing.T) {
 	commandstest.WantIn(t, "init-dice", tb.OK(tb.Do("gm", "/table option name:init-dice value:D20")), "init-dice: default → 1d20.")
 	commandstest.WantIn(t, "table show", tb.OK(tb.Do("bob", "/table show")), "init-dice=1d20")
 	tb.Dice.Push(17)
-	commandstest.WantIn(t, "d20", tb.OK(tb.Do("bob", "/init join target:Lister")), "initiative **18** (1d20+1 [17] + 1 = 18 (init +1))")
+	commandstest.WantIn(t, "d20", tb.OK(tb.Do("bob", "/init join target:Lister")), "initiative 1d20+1 [17] + 1 = 18 (init +1).")
 	commandstest.WantIn(t, "default", tb.OK(tb.Do("gm", "/table option name:init-dice value:default")), "init-dice: 1d20 → default.")
 	tb.Dice.Push(2)
-	commandstest.WantIn(t, "1d6 again", tb.OK(tb.Do("meg", "/init join target:Meghan")), "(1d6 [2] = 2)")
+	commandstest.WantIn(t, "1d6 again", tb.OK(tb.Do("meg", "/init join target:Meghan")), "initiative 1d6 [2] = 2.")
 	commandstest.WantIn(t, "table show after default", tb.OK(tb.Do("bob", "/table show")), "init-reroll=never, init-dice=default, init-ping=off")
 	tb.NoDiceLeft()
 }
@@ -498,9 +517,9 @@ func TestInitiativeEachRoundReroll(t *testing.T) {
 	tb.OK(tb.Do("bob", "/init next"))
 	tb.Dice.Push(1, 6) // Lister 1d6+1 [1] = 2, Meghan 1d6 [6] = 6
 	out := tb.OK(tb.Do("meg", "/init next"))
-	commandstest.WantIn(t, "reroll", out, "**Lister** rerolls initiative: 2 (1d6+1 [1] + 1 = 2 (init +1)).\n**Meghan** rerolls initiative: 6 (1d6 [6] = 6).\n"+
+	commandstest.WantIn(t, "reroll", out, "**Lister** rerolls initiative: 1d6+1 [1] + 1 = 2 (init +1).\n**Meghan** rerolls initiative: 1d6 [6] = 6.\n"+
 		"Initiative rerolled (init-reroll each-round): **Meghan** 6, **Lister** 2.", "It is **Meghan**'s turn (round 2).")
-	commandstest.WantIn(t, "history", tb.OK(tb.Do("gm", "/history")), "dice: 1d6+1 [1] + 1 = 2; 1d6 [6] = 6")
+	commandstest.WantIn(t, "history", tb.OK(tb.Do("gm", "/history")), "Lister rerolls initiative: 1d6+1 [1] + 1 = 2 (init +1).", "Meghan rerolls initiative: 1d6 [6] = 6.")
 	tb.NoDiceLeft()
 }
 
@@ -515,8 +534,8 @@ func TestInitiativeManualDice(t *testing.T) {
 		t.Fatalf("order before the faces = %+v; want nobody", o)
 	}
 	out := commandstest.Text(tb.Submit("bob", tb.Press("bob", prompt, "Enter dice"), "3"))
-	commandstest.WantIn(t, "entered", out, "**Lister** joins the turn order: initiative **4** (1d6+1 [3] + 1 = 4 (init +1)).")
-	commandstest.WantIn(t, "given", tb.OK(tb.Do("meg", "/init join target:Meghan roll:2")), "rolled at the table: 2")
+	commandstest.WantIn(t, "entered", out, "**Lister** joins the turn order: initiative 1d6+1 [3] + 1 = 4 (init +1).")
+	commandstest.WantIn(t, "given", tb.OK(tb.Do("meg", "/init join target:Meghan roll:2")), "initiative 2, rolled at the table.")
 }
 
 // TestInitiativeRemoveAndDelete: /init remove takes a character out; when
@@ -614,8 +633,11 @@ func TestInitiativeHiddenRoundEnd(t *testing.T) {
 	if len(resp.FollowUps) != 0 {
 		t.Errorf("player's round end has follow-ups %+v; want none", resp.FollowUps)
 	}
-	commandstest.WantIn(t, "player's round end", out, "**Vala**'s turn ends.", "**Orc** cannot act (Down): turn skipped.",
-		"The clock moves 1 round", "**Orc**: Down", "Round 2 of the turn order begins.", "It is **Vala**'s turn (round 2).")
+	commandstest.WantIn(t, "player's round end", out, "**Vala**'s turn ends. **Orc** passes its turn.\n",
+		"The clock moves 1 round", "Nothing ended or fired.\nRound 2 of the turn order begins. It is **Vala**'s turn.")
+	if strings.Contains(out, "**Orc**:") {
+		t.Errorf("player's round end %q names the Orc's word (Down before and after): that tells its save was made", out)
+	}
 	tb.Dice.Push(4)
 	tb.OK(tb.Do("ann", "/init next")) // Orc skipped again; round 3
 	hist := tb.OK(tb.Do("ann", "/history"))
@@ -657,7 +679,7 @@ func TestInitiativeExport(t *testing.T) {
 	tb.Channel = "chan-2"
 	tb.OK(tb.ImportFile("!gm", data))
 	commandstest.WantIn(t, "imported", tb.OK(tb.Do("meg", "/init show")), "▫ **Lister** 5\n▶ **Meghan** 2")
-	commandstest.WantIn(t, "plays on", tb.OK(tb.Do("meg", "/init next")), "Round 2 of the turn order begins.", "It is **Lister**'s turn (round 2).")
+	commandstest.WantIn(t, "plays on", tb.OK(tb.Do("meg", "/init next")), "Round 2 of the turn order begins. It is **Lister**'s turn.")
 	tb.OK(tb.Do("!gm", "/undo"))
 	commandstest.WantIn(t, "undone", tb.OK(tb.Do("meg", "/init show")), "round 1", "▶ **Meghan** 2")
 	// A closed order stays in the history: still version 2.
@@ -679,13 +701,12 @@ func TestInitiativeNobodyCanAct(t *testing.T) {
 	tb.Press("bob", tb.Do("gm", "/damage target:Lister amount:4"), "Go Down")
 	tb.Press("meg", tb.Do("gm", "/damage target:Meghan amount:3"), "Go Down")
 	out := tb.OK(tb.Do("bob", "/init next"))
-	commandstest.WantIn(t, "nobody", out, "**Lister**'s turn ends.", "**Meghan** cannot act (down, its fate hidden until attended): turn skipped.",
-		"The clock moves 1 round: day 1, 00:00 → day 1, 00:01.", "Round 2 of the turn order begins.",
-		"**Lister** cannot act (down, its fate hidden until attended): turn skipped.", "Nobody left in the turn order can act this round: `/init next` ends it.")
+	commandstest.WantIn(t, "nobody", out, "**Lister**'s turn ends. **Meghan** cannot act (down, its fate hidden until attended): turn skipped.",
+		"The clock moves 1 round: day 1, 00:00 → 00:01.", "Round 2 of the turn order begins. Nobody left in the turn order can act this round: `/init next` ends it.")
 	commandstest.WantIn(t, "show", tb.OK(tb.Do("meg", "/init show")), "Nobody left in the turn order can act this round")
 	tb.Refused(tb.Do("carl", "/init next"), "Only a GM or the owner of a combatant")
 	out = tb.OK(tb.Do("meg", "/init next"))
-	if strings.Count(out, "The clock moves") != 1 || !strings.Contains(out, "day 1, 00:01 → day 1, 00:02") || !strings.Contains(out, "Round 3 of the turn order begins.") {
+	if strings.Count(out, "The clock moves") != 1 || !strings.Contains(out, "day 1, 00:01 → 00:02") || !strings.Contains(out, "Round 3 of the turn order begins.") {
 		t.Errorf("/init next with nobody acting = %q; want exactly one round end", out)
 	}
 	if tb.clock() != 2 {
@@ -745,10 +766,38 @@ func TestInitiativeHistoryIsPlain(t *testing.T) {
 	tb.OK(tb.Do("ann", `/char create name:Vala stats:"endure=2 react=1 vigor=5"`))
 	tb.OK(tb.Do("gm", "/init start"))
 	tb.Dice.Push(1, 0, -1)
-	commandstest.WantIn(t, "join", tb.OK(tb.Do("ann", "/init join target:Vala")), "= 1 → **SL 1**).")
+	commandstest.WantIn(t, "join", tb.OK(tb.Do("ann", "/init join target:Vala")), "= 1 → **SL 1**.")
 	hist := tb.OK(tb.Do("ann", "/history"))
-	commandstest.WantIn(t, "history", hist, "Vala joins the turn order: initiative 1 (React 1 (Apprentice): 3dF+1 [+, 0, −] + 1 = 1 → SL 1).")
+	commandstest.WantIn(t, "history", hist, "Vala joins the turn order: initiative React 1 (Apprentice): 3dF+1 [+, 0, −] + 1 = 1 → SL 1.")
 	if strings.Contains(hist, "**SL") {
 		t.Errorf("/history keeps the roll's markdown: %q", hist)
+	}
+}
+
+// TestReadingSkipSaidInTheRoundItFell is RULES.md §0.6's "the skip is
+// reported" as issue 24 reads it: a combatant that cannot act is named
+// when its turn is passed over in the round it fell, and one that already
+// could not act as a round began is passed over without a word (/init show
+// still says why); once it can act again, it gets its turn. Meghan goes
+// down in round 1 before her turn: round 1 names her; round 2 passes her
+// silently; once the GM raises her HP she acts in round 3.
+func TestReadingSkipSaidInTheRoundItFell(t *testing.T) {
+	tb := hitProtParty(t)
+	tb.OK(tb.Do("gm", "/init join target:Lister roll:5"))
+	tb.OK(tb.Do("gm", "/init join target:Meghan roll:3"))
+	tb.OK(tb.Do("gm", "/init join target:Kryten roll:1"))
+	tb.Press("meg", tb.Do("gm", "/damage target:Meghan amount:3"), "Go Down")
+	if out := tb.OK(tb.Do("bob", "/init next")); out != "**Lister**'s turn ends. **Meghan** cannot act (down, its fate hidden until attended): turn skipped. It is **Kryten**'s turn (round 1)." {
+		t.Errorf("round 1 = %q; want Meghan's skip said", out)
+	}
+	tb.OK(tb.Do("bob", "/init next")) // round 2
+	if out := tb.OK(tb.Do("bob", "/init next")); out != "**Lister**'s turn ends. It is **Kryten**'s turn (round 2)." {
+		t.Errorf("round 2 = %q; want Meghan passed over without a word", out)
+	}
+	commandstest.WantIn(t, "show", tb.OK(tb.Do("meg", "/init show")), "▫ **Meghan** 3 · cannot act: down")
+	tb.OK(tb.Do("gm", "/char set name:Meghan stats:hp=2"))
+	tb.OK(tb.Do("bob", "/init next")) // round 3
+	if out := tb.OK(tb.Do("bob", "/init next")); out != "**Lister**'s turn ends. It is **Meghan**'s turn (round 3)." {
+		t.Errorf("round 3 = %q; want Meghan's turn again", out)
 	}
 }

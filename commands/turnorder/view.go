@@ -3,6 +3,8 @@ package turnorder
 import (
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/rules/clock"
@@ -87,8 +89,12 @@ func viewOrder(tx *storage.Tx, t *storage.Table, sys commands.System) (orderView
 			if err != nil {
 				return v, err
 			}
-			line += " (" + w.Word() + ")"
-			secret := fmt.Sprintf("%s initiative %d (%s)", combatantName(ch), cb.Initiative, cb.Roll)
+			line += " (" + w.Public().Text + ")"
+			roll := cb.Roll
+			if roll == "" {
+				roll = strconv.Itoa(cb.Initiative)
+			}
+			secret := fmt.Sprintf("%s initiative %s", combatantName(ch), roll)
 			if ok, why, err := actorCanAct(sys, ch, t.Clock); err != nil {
 				return v, err
 			} else if !ok {
@@ -133,5 +139,5 @@ func orderField(tx *storage.Tx, t *storage.Table, sys commands.System) (commands
 	if len(lines) == 0 {
 		lines = []string{v.turn}
 	}
-	return commands.Field{Name: v.head, Value: commands.JoinWithin(lines, commands.MaxFieldValue, " (/init show)")}, true, nil
+	return commands.Field{Name: v.head, Value: strings.Join(lines, "\n")}, true, nil
 }

@@ -39,7 +39,7 @@ func (c Character) Causes() []Cause {
 	case c.WP <= 0:
 		out = append(out, Cause{fmt.Sprintf("WP %d ≤ 0", c.WP), true})
 	case c.WP < c.WPMax():
-		out = append(out, Cause{fmt.Sprintf("WP %d < %d (wound damage)", c.WP, c.WPMax()), false})
+		out = append(out, Cause{fmt.Sprintf("WP %d < %d from wound damage", c.WP, c.WPMax()), false})
 	}
 	switch {
 	case c.ExertionFailures >= 3:
@@ -49,9 +49,9 @@ func (c Character) Causes() []Cause {
 	}
 	switch c.Effect {
 	case EffectExhausted:
-		out = append(out, Cause{"a spell or effect (GM)", true})
+		out = append(out, Cause{"a spell or effect the GM set", true})
 	case EffectFatigued:
-		out = append(out, Cause{"a spell or effect (GM)", false})
+		out = append(out, Cause{"a spell or effect the GM set", false})
 	}
 	return out
 }
@@ -198,9 +198,10 @@ func (c *Character) settleIn(out *Outcome) {
 }
 
 // FatigueSummary renders fatigue for a reply (RULES.md §2.3): "" when the
-// character is neither fatigued nor exhausted, else e.g. "fatigued (HP 7 ≤
-// 50% of 15; 1 exertion failure): −2 to all abilities: Str 8 · Dex 12 …;
-// HP max 13, MP max 4".
+// character is neither fatigued nor exhausted, else e.g. "exhausted (HP 7 ≤
+// 50% of 15; WP -1 ≤ 0, exhausting): −2 to all abilities: Str 8 · Dex 12 …;
+// HP max 15 → 13; MP max 4 → 3; one standard or move action a round", with
+// no parentheses inside the causes' (issue 24).
 func (c Character) FatigueSummary() string {
 	causes := c.Causes()
 	if len(causes) == 0 {
@@ -210,7 +211,7 @@ func (c Character) FatigueSummary() string {
 	for _, k := range causes {
 		t := k.Text
 		if k.Exhausting {
-			t += " (exhausting)"
+			t += ", exhausting"
 		}
 		texts = append(texts, t)
 	}

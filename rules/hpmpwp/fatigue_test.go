@@ -1,6 +1,7 @@
 package hpmpwp
 
 import (
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -31,8 +32,8 @@ func TestFatigueCauses(t *testing.T) {
 		{"one exertion failure", func(c *Character) { c.ExertionSaves, c.ExertionFailures = 1, 1 }, "fatigued", "1 exertion failure"},
 		{"two exertion failures", func(c *Character) { c.ExertionSaves, c.ExertionFailures = 2, 2 }, "fatigued", "2 exertion failures"},
 		{"three exertion failures", func(c *Character) { c.ExertionSaves, c.ExertionFailures = 3, 3 }, "exhausted", "3 exertion failures"},
-		{"GM fatigued", func(c *Character) { c.Effect = EffectFatigued }, "fatigued", "a spell or effect (GM)"},
-		{"GM exhausted", func(c *Character) { c.Effect = EffectExhausted }, "exhausted", "a spell or effect (GM)"},
+		{"GM fatigued", func(c *Character) { c.Effect = EffectFatigued }, "fatigued", "a spell or effect the GM set"},
+		{"GM exhausted", func(c *Character) { c.Effect = EffectExhausted }, "exhausted", "a spell or effect the GM set"},
 	}
 	for _, tt := range tests {
 		c := base
@@ -43,9 +44,28 @@ func TestFatigueCauses(t *testing.T) {
 		if tt.cond != "" && !strings.Contains(c.FatigueSummary(), tt.causeText) {
 			t.Errorf("%s: FatigueSummary() = %q; want cause %q", tt.name, c.FatigueSummary(), tt.causeText)
 		}
+		if got := c.FatigueSummary(); nestedParens.MatchString(got) {
+			t.Errorf("%s: FatigueSummary() = %q has parentheses inside parentheses", tt.name, got)
+		}
 		if tt.cond != "" && c.Exhausted() != (tt.cond == "exhausted") {
 			t.Errorf("%s: Exhausted() = %v", tt.name, c.Exhausted())
 		}
+	}
+}
+
+// nestedParens matches parentheses inside parentheses, which issue 24
+// found hard to read: "exhausted (WP -1 ≤ 0 (exhausting))".
+var nestedParens = regexp.MustCompile(`\([^()]*\(`)
+
+// TestFatigueSummaryFlat: every cause at once reads without parentheses
+// inside parentheses, the exhausting ones marked.
+func TestFatigueSummaryFlat(t *testing.T) {
+	c := fighter(20, 10)
+	c.HP, c.MP, c.WP, c.ExertionSaves, c.ExertionFailures, c.Effect = 10, 0, 9, 1, 1, EffectFatigued
+	got := c.FatigueSummary()
+	want := "exhausted (HP 10 ≤ 50% of 20; MP 0, exhausting; WP 9 < 10 from wound damage; 1 exertion failure; a spell or effect the GM set): "
+	if !strings.HasPrefix(got, want) || nestedParens.MatchString(got) {
+		t.Errorf("FatigueSummary() = %q; want it to start %q, flat", got, want)
 	}
 }
 

@@ -173,9 +173,10 @@ func (s Save) FailedBy10() bool { return !s.Success && s.Margin() <= -10 }
 func (s Save) SucceededBy5() bool { return s.Success && s.Margin() >= 5 }
 
 // String renders the save for a reply, e.g. "Fort DC 11 (negative WP):
-// 1d20 [9] = 9 +2 = 11, failed", and with a fatigue adjustment "Fort DC 11
-// (hit at negative WP): 1d20 [9] = 9, Fort +2 −1 fatigue = 10, failed"
-// (RULES.md §2.3 Reading).
+// 1d20 [9] = 9 +2 = 11, failed", with no bonus "Fort DC 11 (stabilize):
+// 1d20 [9] = 9, failed", and with a fatigue adjustment "Fort DC 11 (hit at
+// negative WP): 1d20 [9] = 9, Fort +2 −1 fatigue = 10, failed" (RULES.md
+// §2.3 Reading).
 func (s Save) String() string {
 	verdict := "succeeded"
 	switch {
@@ -197,6 +198,9 @@ func (s Save) String() string {
 	if s.Fatigue != 0 {
 		return fmt.Sprintf("%s DC %d (%s): %s, %s %+d −%d %s = %d, %s", s.Kind, s.DC, s.For, s.Roll.String(),
 			s.Kind, s.Bonus-s.Fatigue, -s.Fatigue, FatigueWord(s.Fatigue), s.Total, verdict)
+	}
+	if s.Bonus == 0 { // the d20 alone: its total once
+		return fmt.Sprintf("%s DC %d (%s): %s, %s", s.Kind, s.DC, s.For, s.Roll.String(), verdict)
 	}
 	return fmt.Sprintf("%s DC %d (%s): %s %+d = %d, %s", s.Kind, s.DC, s.For, s.Roll.String(), s.Bonus, s.Total, verdict)
 }

@@ -121,6 +121,8 @@ type Console struct {
 	filesDir string
 	// trackers holds the tracker last printed for each channel (tracker.go).
 	trackers map[string]string
+	// gmPosts are the posts in GM channels not printed yet (gmscreen.go).
+	gmPosts []string
 }
 
 // message is one posted message as the fake Discord keeps it.
@@ -163,6 +165,7 @@ func New(svc Service, queue *dice.Scripted, out io.Writer, opts Options) *Consol
 		c.channel = DefaultChannel
 	}
 	c.setupTracker()
+	c.setupGMScreen()
 	return c
 }
 
@@ -480,6 +483,7 @@ func (c *Console) answer(user, channel string, resp *commands.Response, from *me
 		c.writeFiles(&b, f)
 	}
 	c.print(b.String())
+	c.printGMPosts()
 	c.printTracker(channel)
 }
 
