@@ -2,11 +2,13 @@ package bot
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -20,10 +22,13 @@ import (
 // process that dies has its shards taken over by the others.
 //
 //   - Every process is a member while it renews its membership every
-//     LeaseTTL/3 (storage.DB.GatewayMembers). The shards are spread over
-//     the live members by rendezvous hashing: each shard goes to the member
-//     whose hash of (member, shard) is highest, which every member computes
-//     alike, and which moves only the shards of a member that comes or goes.
+//     LeaseTTL/3 (storage.DB.GatewayMembers), with the range of shards it
+//     may take (its --shard-ids, or every shard). The shards are spread over
+//     the live members by rendezvous hashing: each shard goes to the member,
+//     among those whose range holds it, whose hash of (member, shard) is
+//     highest, which every member computes alike, and which moves only the
+//     shards of a member that comes or goes. A shard that no live member's
+//     range holds has no process; each process logs such shards.
 //   - A process runs a shard only while it holds the shard's lease
 //     (storage.DB.AcquireShard), renewed every LeaseTTL/3. When a renewal
 //     fails for LeaseTTL·9/10 (measured on the process's own clock from
@@ -44,22 +49,41 @@ import (
 const DefaultLeaseTTL = 15 * time.Second
 
 // ShardLeases is the database the run processes of one bot share their
-// shards through; *storage.DB over PostgreSQL implements it.
+// shards through; *storage.DB over PostgreSQL implements it. Each method
+// returns an error (wrapping storage.ErrUnavailable when the server cannot
+// be reached) when the database could not answer; the gateway then tries
+// again at its next step.
 type ShardLeases interface {
-	GatewayMembers(owner string, ttl time.Duration) ([]string, error)
+	// GatewayMembers renews m's membership for ttl and returns every live
+	// member with its range of shards, or a *storage.ShardCountError when
+	// they run another shard count (storage.DB.GatewayMembers).
+	GatewayMembers(m storage.GatewayMember, ttl time.Duration) ([]storage.GatewayMember, error)
+	// LeaveGateway ends owner's membership and gives up its leases.
 	LeaveGateway(owner string) error
+	// AcquireShard takes the lease of shard of count for owner for ttl; it
+	// reports false, with the holder's lease, when another holds it.
 	AcquireShard(count, shard int, owner string, ttl time.Duration) (storage.ShardLease, bool, error)
+	// RenewShard extends l for ttl; it reports false when the lease is
+	// another's now.
 	RenewShard(l storage.ShardLease, ttl time.Duration) (storage.ShardLease, bool, error)
+	// ReleaseShard gives l up.
 	ReleaseShard(l storage.ShardLease) error
+	// IdentifyTurn reserves the bucket's next IDENTIFY, or returns how long
+	// to wait before asking again.
 	IdentifyTurn(bucket int, interval time.Duration) (time.Duration, error)
+	// IdentifySent moves the bucket's next turn to interval after now,
+	// when the IDENTIFY its turn was given for has been written.
+	IdentifySent(bucket int, interval time.Duration) error
 }
 
 var _ ShardLeases = (*storage.DB)(nil)
 
 // ShareShards makes Run share the bot's shards with the other processes of
 // the database leases (see above) instead of running its range alone: the
-// shard count is Run's (fixed, or Discord's recommendation), and a fixed
-// range limits the shards this process may take. owner names the process
+// shard count is that of the processes running, which the database
+// records (Run's own, fixed or Discord's recommendation, when none runs;
+// Run returns an error when it was fixed to another), and a fixed range
+// limits the shards this process may take. owner names the process
 // ("" makes one of the host name, the pid and the time); ttl is the leases'
 // time to live (0: DefaultLeaseTTL). Call it before Run.
 func (g *Gateway) ShareShards(leases ShardLeases, owner string, ttl time.Duration) {
@@ -85,6 +109,9 @@ type leaseManager struct {
 	limit *startLimit
 	fatal chan error
 
+	// orphans are the shards no live member may take, as last logged.
+	orphans string
+
 	mu   sync.Mutex
 	held map[int]*leasedShard
 	wg   sync.WaitGroup // shards starting and stopping
@@ -109,19 +136,22 @@ func (m *leaseManager) holds(shard int) bool {
 	return ls != nil && time.Now().Before(ls.until)
 }
 
-// assigned returns the shards of m.cands that rendezvous hashing gives
-// owner among members.
-func assigned(cands storage.ShardRange, members []string, owner string) map[int]bool {
+// assigned returns the shards of cands that rendezvous hashing gives
+// owner among the members whose range holds each.
+func assigned(cands storage.ShardRange, members []storage.GatewayMember, owner string) map[int]bool {
 	out := map[int]bool{}
 	for id := cands.First; id <= cands.Last; id++ {
 		best, bestHash := "", uint64(0)
 		for _, m := range members {
+			if !m.Takes(id) {
+				continue
+			}
 			h := fnv.New64a()
-			h.Write([]byte(m))
+			h.Write([]byte(m.Owner))
 			h.Write([]byte{0})
 			h.Write([]byte(strconv.Itoa(id)))
 			if v := h.Sum64(); best == "" || v > bestHash {
-				best, bestHash = m, v
+				best, bestHash = m.Owner, v
 			}
 		}
 		if best == owner {
@@ -129,6 +159,60 @@ func assigned(cands storage.ShardRange, members []string, owner string) map[int]
 		}
 	}
 	return out
+}
+
+// orphaned returns the shards of count that none of the members may take,
+// as ranges ("4-7,9"), "" when every shard has one.
+func orphaned(count int, members []storage.GatewayMember) string {
+	var out []string
+	for id := 0; id < count; id++ {
+		if slices.ContainsFunc(members, func(m storage.GatewayMember) bool { return m.Takes(id) }) {
+			continue
+		}
+		last := id
+		for last+1 < count && !slices.ContainsFunc(members, func(m storage.GatewayMember) bool { return m.Takes(last + 1) }) {
+			last++
+		}
+		out = append(out, storage.ShardRange{Count: count, First: id, Last: last}.IDs())
+		id = last
+	}
+	return strings.Join(out, ",")
+}
+
+// join makes the process a member of the gateway, trying again every
+// LeaseTTL/3 while the database does not answer, and agrees on the shard
+// count with the live members: a process whose count was not fixed
+// (Discord's recommendation, recommended) takes theirs; one given a count
+// that is not theirs returns the error that stops it, in one line.
+func (m *leaseManager) join(ctx context.Context, recommended int) error {
+	for {
+		_, err := m.db.GatewayMembers(m.member(), m.ttl)
+		var ce *storage.ShardCountError
+		switch {
+		case err == nil:
+			return nil
+		case errors.As(err, &ce) && m.g.want.Count == 0:
+			m.count, m.cands = ce.Count, storage.AllShards(ce.Count)
+			ev := m.g.log.Info()
+			if recommended > ce.Count {
+				ev = m.g.log.Warn() // as Run warns of a fixed count below it
+			}
+			ev.Int("shard_count", ce.Count).Int("recommended_shards", recommended).Strs("members", ce.Members).
+				Msg("taking the shard count of the run processes on the database (stop them all to change it)")
+			continue
+		case errors.As(err, &ce):
+			return fmt.Errorf("run gateway: %w: give every process the same --shards (or auto, to take theirs), or stop them all to change it", err)
+		}
+		m.g.log.Warn().Err(err).Msg("could not join the gateway's members; trying again")
+		if !sleep(ctx, m.ttl/3) {
+			return nil
+		}
+	}
+}
+
+// member is this process as a member of the gateway.
+func (m *leaseManager) member() storage.GatewayMember {
+	return storage.GatewayMember{Owner: m.owner, Shards: m.cands}
 }
 
 // runLeased is Run for a Gateway that shares its shards.
@@ -147,8 +231,14 @@ func (g *Gateway) runLeased(ctx context.Context) error {
 	if m.cands.Count == 0 {
 		m.cands = storage.AllShards(m.count)
 	}
+	// Join first and take shards from the next tick on, so that processes
+	// started together see each other before they divide the shards.
+	if err := m.join(ctx, gb.Shards); err != nil {
+		return err
+	}
 	m.limit = newStartLimit(gb.SessionStartLimit, g.rest.GatewayBot, g.log, g.identifyInterval)
 	m.limit.shared = m.turn // every IDENTIFY, discordgo's after an invalid session too
+	m.limit.sharedSent = m.identified
 	m.fatal = make(chan error, 1)
 	g.log.Info().Int("shard_count", m.count).Str("shards", m.cands.String()).Str("owner", m.owner).
 		Dur("lease_ttl", m.ttl).Int("max_concurrency", m.limit.concurrency).
@@ -169,11 +259,6 @@ func (g *Gateway) runLeased(ctx context.Context) error {
 	tick := time.NewTicker(m.ttl / 3)
 	defer tick.Stop()
 	var runErr error
-	// Join first and take shards from the next tick on, so that processes
-	// started together see each other before they divide the shards.
-	if _, err := m.db.GatewayMembers(m.owner, m.ttl); err != nil {
-		g.log.Warn().Err(err).Msg("could not join the gateway's members; trying again")
-	}
 	for {
 		select {
 		case <-ctx.Done():
@@ -207,9 +292,26 @@ func (g *Gateway) runLeased(ctx context.Context) error {
 // shards it was given that it does not hold yet.
 func (m *leaseManager) step(ctx context.Context) {
 	log := m.g.log
-	members, err := m.db.GatewayMembers(m.owner, m.ttl)
+	members, err := m.db.GatewayMembers(m.member(), m.ttl)
+	var ce *storage.ShardCountError
+	if errors.As(err, &ce) {
+		// The others run another count: they started with it while this
+		// process was cut off from the database past its membership.
+		select {
+		case m.fatal <- fmt.Errorf("run gateway: %w since it was cut off from the database: stopping", err):
+		default:
+		}
+		return
+	}
 	if err != nil {
 		log.Warn().Err(err).Msg("could not renew the gateway membership; trying again")
+	} else if o := orphaned(m.count, members); o != m.orphans {
+		m.orphans = o
+		if o != "" {
+			log.Warn().Str("shards", o).Int("shard_count", m.count).Msg("no live process may take these shards (their ranges, --shard-ids, leave them out): their guilds get no answer")
+		} else {
+			log.Info().Int("shard_count", m.count).Msg("every shard has a live process that may take it")
+		}
 	}
 	m.mu.Lock()
 	held := make(map[int]*leasedShard, len(m.held))
@@ -341,6 +443,21 @@ func (m *leaseManager) turn(ctx context.Context, bucket int) error {
 			return ctx.Err()
 		}
 	}
+}
+
+// identified tells the database's queue that the bucket's IDENTIFY has
+// been written, so that the bucket's next turn, whichever process takes
+// it, counts from now rather than from when the turn was given (before
+// the dial). It runs beside the session's write, which it never holds
+// up; a failure is logged, and the turn as given stands.
+func (m *leaseManager) identified(bucket int) {
+	m.wg.Add(1)
+	go func() {
+		defer m.wg.Done()
+		if err := m.db.IdentifySent(bucket, m.g.identifyInterval); err != nil {
+			m.g.log.Warn().Err(err).Int("bucket", bucket).Msg("could not tell the database's identify queue that an IDENTIFY left; the next turn counts from when this one was given")
+		}
+	}()
 }
 
 // stopLocked stops the session of a held shard and forgets it; why, when

@@ -60,7 +60,7 @@ func TestMetricsCountInteractions(t *testing.T) {
 	s, _, _ := newMeteredServer(t, "")
 	url := s.srv.URL + operator.PathMetrics
 	before := operatortest.Scrape(t, s.client, url)
-	for _, name := range []string{operator.MetricQueueDepth, operator.MetricDatabaseSize, operator.MetricSchemaVersion, operator.MetricCacheBytes, operator.MetricCacheLookups, "go_goroutines", "process_resident_memory_bytes"} {
+	for _, name := range []string{operator.MetricQueueDepth, operator.MetricDatabaseSize, operator.MetricSchemaVersion, operator.MetricCacheBytes, operator.MetricCacheLookups, operator.MetricWorkFallbacks, "go_goroutines", "process_resident_memory_bytes"} {
 		if before[name] == nil {
 			t.Errorf("no %s in /metrics", name)
 		}

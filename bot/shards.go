@@ -381,7 +381,12 @@ func (sh *shard) identify(conn context.Context) (sent func(), err error) {
 	}
 	// The bucket's next turn counts from when the IDENTIFY left, which
 	// is when Discord counts it from too.
-	sent = func() { sh.limit.sent(sh.bucket) }
+	sent = func() {
+		sh.limit.sent(sh.bucket)
+		if sh.limit.sharedSent != nil {
+			sh.limit.sharedSent(sh.bucket)
+		}
+	}
 	if sh.prepaid.CompareAndSwap(true, false) {
 		return sent, nil
 	}
@@ -503,6 +508,10 @@ type startLimit struct {
 	// process of a shared database keeps (leases.go) before the turn is
 	// taken here.
 	shared func(ctx context.Context, bucket int) error
+	// sharedSent, when set, tells that queue that the bucket's IDENTIFY
+	// has been written, so that its next turn counts from then (the turn
+	// was given before the dial).
+	sharedSent func(bucket int)
 }
 
 // minLimitWait keeps a limit that reports no starts and no reset from

@@ -65,18 +65,21 @@ func ErrorCode(err error) Code {
 
 // ErrorMessage returns the player-readable message of err: the message of the
 // first *Error in its chain; NotSaved when the commit of the change failed
-// (storage.ErrCommitFailed: a full or failing disk); or a short apology
-// for any other internal error.
+// (storage.ErrCommitFailed: a full or failing disk); CommitUnknown or
+// Unavailable when the database could not say or could not answer
+// (store.go); or a short apology for any other internal error.
 func ErrorMessage(err error) string {
 	var e *Error
 	if errors.As(err, &e) && e.Code != CodeInternal {
 		return e.Message
 	}
-	if errors.Is(err, storage.ErrCommitFailed) {
+	switch {
+	case errors.Is(err, storage.ErrCommitFailed):
 		return NotSaved
-	}
-	if msg := storeMessage(err); msg != "" { // store.go
-		return msg
+	case errors.Is(err, storage.ErrCommitUnknown):
+		return CommitUnknown
+	case errors.Is(err, storage.ErrUnavailable):
+		return Unavailable
 	}
 	return Apology
 }

@@ -69,7 +69,7 @@ func limitWork(cost func(*Request) int) Middleware {
 	}
 	return func(next HandlerFunc) HandlerFunc {
 		return func(ctx context.Context, s *Service, r *Request) (*Response, error) {
-			if err := s.spendWork(r, cost(r)); err != nil {
+			if err := s.spendWork(ctx, r, cost(r)); err != nil {
 				return nil, err
 			}
 			return next(ctx, s, r)
@@ -81,14 +81,14 @@ func limitWork(cost func(*Request) int) Middleware {
 // there and reports true; otherwise it spends nothing and returns how long
 // the user must wait for them. A handler spends with it what it costs
 // beyond its command's Cost (an /odds chart).
-func (s *Service) TakeWork(r *Request, units int) (ok bool, wait time.Duration) {
-	return s.limiter.Take(r.UserID, units, r.Now)
+func (s *Service) TakeWork(ctx context.Context, r *Request, units int) (ok bool, wait time.Duration) {
+	return s.limiter.Take(ctx, r.UserID, units, r.Now)
 }
 
 // spendWork spends cost units of work from the allowance of r's user, or
 // returns the CodeRateLimited error saying how long to wait.
-func (s *Service) spendWork(r *Request, cost int) error {
-	ok, wait := s.TakeWork(r, cost)
+func (s *Service) spendWork(ctx context.Context, r *Request, cost int) error {
+	ok, wait := s.TakeWork(ctx, r, cost)
 	if ok {
 		return nil
 	}

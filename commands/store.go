@@ -8,10 +8,13 @@ import (
 )
 
 // Store is where a Service keeps the tables: *storage.DB, over a bbolt file
-// (one process) or PostgreSQL (any number of replicas). View runs a read,
-// Update one atomic change (storage.DB.View, storage.DB.Update).
+// (one process) or PostgreSQL (any number of replicas). A storage.Tx is
+// the same on both: the backends part below it (docs/architecture.md).
 type Store interface {
+	// View runs fn in a read-only transaction (storage.DB.View).
 	View(fn func(*storage.Tx) error) error
+	// Update runs fn in one atomic change, committed when fn returns nil;
+	// on PostgreSQL fn may run again from the start (storage.DB.Update).
 	Update(fn func(*storage.Tx) error) error
 }
 
@@ -24,7 +27,7 @@ var (
 // Update runs fn in one atomic change of the store for request r, and
 // records r's interaction with it (storage.Tx.RecordInteraction): a request
 // applied once is never applied again, on this process or another, and its
-// second coming is refused with CodeConflict, naming the event it wrote.
+// second coming is refused (CodeConflict) before fn runs, naming its event.
 // Every change a command makes goes through it (Mutate does): a feature
 // that writes a transaction of its own (/undo, /table import) calls it, not
 // DB().Update.
@@ -38,9 +41,9 @@ func (s *Service) Update(r *Request, fn func(tx *storage.Tx) error) error {
 	var done *storage.InteractionDoneError
 	if errors.As(err, &done) {
 		if done.Done.EventSeq == 0 {
-			return Errorf(CodeConflict, "This command was applied already; it was not applied again.")
+			return Errorf(CodeConflict, "This command was applied already, the first time it reached the bot. It was not applied again.")
 		}
-		return Errorf(CodeConflict, "This command was applied already (#%d in /history); it was not applied again.", done.Done.EventSeq)
+		return Errorf(CodeConflict, "This command was applied already, the first time it reached the bot, as #%d: `/history before:#%d` shows it. It was not applied again.", done.Done.EventSeq, done.Done.EventSeq+1)
 	}
 	return err
 }
@@ -52,15 +55,3 @@ const Unavailable = "The tables cannot be reached right now (the database is not
 // CommitUnknown is the reply to a change whose commit was sent but never
 // answered (storage.ErrCommitUnknown): it may or may not have been saved.
 const CommitUnknown = "The database stopped answering while saving this: it may or may not have been saved. Look at /history before trying again."
-
-// storeMessage returns the reply to an internal error of the store, "" for
-// any other.
-func storeMessage(err error) string {
-	switch {
-	case errors.Is(err, storage.ErrCommitUnknown):
-		return CommitUnknown
-	case errors.Is(err, storage.ErrUnavailable):
-		return Unavailable
-	}
-	return ""
-}

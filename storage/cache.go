@@ -56,6 +56,8 @@ type channelState struct {
 	keys  []string
 	// version is the id of the bbolt transaction this state was read from
 	// or written by: the state holds every write of the channel up to it.
+	// On PostgreSQL it is the version of the channel's row (pgNextVersion),
+	// which names one state and orders none.
 	version uint64
 }
 
@@ -383,16 +385,20 @@ func copyCharacter(c *Character) *Character {
 	return &n
 }
 
-// putNewer puts st in the cache unless the cache holds a state of the
-// channel at least as new (a backend whose versions count each channel's
-// commits: PostgreSQL's rows).
-func (c *stateCache) putNewer(channelID string, st *channelState) {
+// putPG puts st, a state read from its PostgreSQL row or written to it, in
+// the cache in place of what it holds of the channel. The versions of rows
+// are not ordered (pgNextVersion): a state put late may be older than the
+// one it replaces, which costs the next transaction of the channel the
+// reading of its characters, never a wrong read (a cached state is used
+// only while the row holds its version).
+func (c *stateCache) putPG(channelID string, st *channelState) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.limit == 0 {
 		return
 	}
-	if e := c.entries[channelID]; e != nil && e.Value.(*cacheEntry).st.version >= st.version {
+	if e := c.entries[channelID]; e != nil && e.Value.(*cacheEntry).st.version == st.version {
+		c.lru.MoveToFront(e)
 		return
 	}
 	c.setLocked(channelID, st)

@@ -248,15 +248,28 @@ func (db *DB) View(fn func(*Tx) error) error {
 // Update runs fn in one atomic read-write transaction. When fn returns nil the
 // transaction is committed (and synced to disk) before Update returns; when fn
 // returns an error or panics, nothing fn did is written and Update returns
-// fn's error unchanged (or panics again with the same value). fn runs exactly
-// once, never retried.
+// fn's error unchanged (or panics again with the same value).
 //
-// Concurrent Updates are committed together (group commit, see group.go): fn
-// runs on the writer goroutine, after the functions queued before it and
-// seeing what they wrote, and the whole group is synced to disk with one
-// commit; each Update returns only after the commit that holds its changes.
-// Updates are serialised: keep fn short, and do not call Update or View from
-// fn.
+// How often fn runs depends on the backend. On a bbolt file it runs exactly
+// once, never retried. On PostgreSQL it runs at least once and at most 9
+// times: when the server refuses its transaction with a serialization
+// failure or a deadlock (SQLSTATE 40001, 40P01: two Updates locking tables
+// in opposite orders, or CockroachDB under contention), the transaction is
+// rolled back and fn runs again from the start, in a new transaction that
+// sees nothing of the run before (TestUpdateRunsAgainAfterADeadlock); only
+// the last run is written. So fn must leave nothing outside tx that a
+// second run would double or contradict, and set what it hands its caller
+// afresh in each run (commands.Service.Mutate rolls its dice and builds its
+// reply in every run; the reply sent is that of the run written).
+//
+// On a bbolt file, concurrent Updates are committed together (group
+// commit, see group.go): fn runs on the writer goroutine, after the
+// functions queued before it and seeing what they wrote, and the whole
+// group is synced to disk with one commit; each Update returns only after
+// the commit that holds its changes. Updates are serialised: keep fn
+// short. On PostgreSQL each Update is a transaction of its own, serialised
+// with those of the tables it reads (their rows' locks). Either way, do
+// not call Update or View from fn.
 func (db *DB) Update(fn func(*Tx) error) error {
 	if db.pg != nil {
 		return db.pgUpdate(fn)

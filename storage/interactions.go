@@ -57,11 +57,13 @@ func (e *InteractionDoneError) Unwrap() error { return ErrInteractionDone }
 // RecordInteraction records, with this Update's write, that the
 // interaction id changes the table in channelID at the time at. When the
 // Update commits, the record names the newest event it appended there.
-// When the interaction was recorded before, the Update writes nothing and
-// returns an *InteractionDoneError (on bbolt at once, from this call; on
-// PostgreSQL from the commit, which the record's key refuses). An Update
-// that writes nothing records nothing. Call it once per Update, from the
-// function.
+// When the interaction was recorded before, this call returns an
+// *InteractionDoneError, on both backends, before the Update does
+// anything else; return it, and the Update writes nothing. (On PostgreSQL
+// the record is read with the channel's row, under its lock, in the round
+// trip that reads the channel anyway; the record's key refuses a second
+// one at the commit too.) An Update that writes nothing records nothing.
+// Call it once per Update, from the function, before anything else.
 func (tx *Tx) RecordInteraction(id, channelID string, at time.Time) error {
 	if id == "" {
 		return nil
@@ -74,10 +76,49 @@ func (tx *Tx) RecordInteraction(id, channelID string, at time.Time) error {
 	}
 	in := &Interaction{ID: id, ChannelID: channelID, At: at.UTC()}
 	if tx.pg != nil {
-		tx.pg.interaction = in
-		return nil
+		return tx.pg.recordInteraction(in)
 	}
 	return tx.boltRecordInteraction(in)
+}
+
+// recordInteraction remembers in, to be written with the commit, and
+// returns an *InteractionDoneError when it was recorded before: read with
+// the channel's row under its lock (pgTx.channel), or alone when this
+// transaction read the channel already.
+func (t *pgTx) recordInteraction(in *Interaction) error {
+	t.interaction = in
+	if _, read := t.chans[in.ChannelID]; read {
+		b := &pgx.Batch{}
+		t.queueInteraction(b)
+		if err := t.send(b); err != nil {
+			return fmt.Errorf("record interaction %s: %w", in.ID, err)
+		}
+	} else if _, err := t.channel(in.ChannelID); err != nil {
+		return fmt.Errorf("record interaction %s: %w", in.ID, err)
+	}
+	if t.applied != nil {
+		return &InteractionDoneError{Done: *t.applied}
+	}
+	return nil
+}
+
+// queueInteraction queues the reading of the record of t's interaction
+// into t.applied.
+func (t *pgTx) queueInteraction(b *pgx.Batch) {
+	id := t.interaction.ID
+	b.Queue(`SELECT channel_id, event_seq, at FROM interactions WHERE id = $1`, id).
+		Query(func(rows pgx.Rows) error {
+			for rows.Next() {
+				done := Interaction{ID: id}
+				var seq int64
+				if err := rows.Scan(&done.ChannelID, &seq, &done.At); err != nil {
+					return err
+				}
+				done.EventSeq, done.At = uint64(seq), done.At.UTC()
+				t.applied = &done
+			}
+			return rows.Err()
+		})
 }
 
 // pgInteractionDone turns the refusal of an Update's interaction record

@@ -61,6 +61,41 @@ func testInteractionRecordedWithItsChange(t *testing.T) {
 	}
 }
 
+// TestInteractionRefusedUpFront: both backends refuse an interaction
+// applied before at RecordInteraction, before the rest of the Update runs,
+// whatever it would do: a rerun that writes nothing, or fails on the state
+// the first run left, is told that the interaction was applied, not its
+// own outcome. On PostgreSQL the record is read with the table's row, under
+// its lock, in the same round trip.
+func TestInteractionRefusedUpFront(t *testing.T) {
+	bothBackends(t, testInteractionRefusedUpFront)
+}
+
+func testInteractionRefusedUpFront(t *testing.T) {
+	db := mustOpenPath(t, newStore(t))
+	setupTable(t, db, "c1", "Lister")
+	now := time.Now().UTC()
+	mustUpdate(t, db, damageOnce("1311000000000000001", now))
+	ranOn := errors.New("the Update ran past RecordInteraction")
+	trips := db.RoundTrips()
+	err := db.Update(func(tx *Tx) error {
+		if err := tx.RecordInteraction("1311000000000000001", "c1", now); err != nil {
+			return err
+		}
+		return ranOn
+	})
+	var done *InteractionDoneError
+	if !errors.As(err, &done) || done.Done.EventSeq != 1 {
+		t.Errorf("an applied interaction again, its rerun failing: %v; want an *InteractionDoneError naming event 1", err)
+	}
+	if onPostgres(t) {
+		// The lock and the record in one round trip, the rollback in another.
+		if got := db.RoundTrips() - trips; got > 2 {
+			t.Errorf("the refusal took %d round trips; want at most 2", got)
+		}
+	}
+}
+
 // TestInteractionRecordsPruned: on a bbolt file, each change of a channel
 // deletes a bounded number of its interaction records older than
 // InteractionTTL.

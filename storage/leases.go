@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -52,32 +54,108 @@ func (db *DB) pgCtx() (context.Context, context.CancelFunc, error) {
 	return ctx, cancel, nil
 }
 
-// GatewayMembers records owner as a live run process until ttl from now
-// and returns every live member's name, owner included, in byte order.
-func (db *DB) GatewayMembers(owner string, ttl time.Duration) ([]string, error) {
-	ctx, cancel, err := db.pgCtx()
-	if err != nil {
+// GatewayMember is a live run process sharing the gateway's shards.
+type GatewayMember struct {
+	// Owner is the process's name (unique per process).
+	Owner string
+	// Shards are the shards it may take: its range (--shard-ids), or
+	// every shard of the count. A member that recorded no range (an
+	// older hpkeeper) reads as First 0, Last math.MaxInt32: any shard.
+	Shards ShardRange
+}
+
+// Takes reports whether m may take the shard id.
+func (m GatewayMember) Takes(id int) bool {
+	return m.Shards.First <= id && id <= m.Shards.Last
+}
+
+// ShardCountError is the error of GatewayMembers when the live members of
+// the gateway run another shard count than the one asked for.
+type ShardCountError struct {
+	// Count is the live members' count, as the database records it; Want
+	// is the one asked for.
+	Count, Want int
+	// Members are the live members' names.
+	Members []string
+}
+
+// Error says both counts and names up to three of the members.
+func (e *ShardCountError) Error() string {
+	names := e.Members
+	more := ""
+	if len(names) > 3 {
+		names, more = names[:3], fmt.Sprintf(" and %d more", len(names)-3)
+	}
+	return fmt.Sprintf("the run processes on this database use %d shards (%s%s); this process was told %d",
+		e.Count, strings.Join(names, ", "), more, e.Want)
+}
+
+// GatewayMembers records m as a live run process, with its range of
+// shards, until ttl from now and returns every live member, m included,
+// in byte order of their names. The Count of the members' Shards is m's.
+//
+// Every member runs one shard count, which the database records
+// (gateway_shards): the first member to join while no other is alive sets
+// it to its own. When other members are alive and the recorded count is
+// not m.Shards.Count, nothing is recorded and the error is a
+// *ShardCountError.
+func (db *DB) GatewayMembers(m GatewayMember, ttl time.Duration) ([]GatewayMember, error) {
+	if db.pg == nil {
+		return nil, ErrNotShared
+	}
+	var members []GatewayMember
+	err := db.pg.run(true, func(t *pgTx) error {
+		members = members[:0]
+		count := 0
+		b := &pgx.Batch{}
+		b.Queue(`INSERT INTO gateway_shards (id, shard_count, set_by, set_at) VALUES (1, $1, $2, current_timestamp)
+			ON CONFLICT (id) DO NOTHING`, m.Shards.Count, m.Owner)
+		b.Queue(`SELECT shard_count FROM gateway_shards WHERE id = 1 FOR UPDATE`).
+			QueryRow(func(row pgx.Row) error { return row.Scan(&count) })
+		b.Queue(`SELECT owner, shard_first, shard_last FROM gateway_members
+			WHERE expires_at > current_timestamp AND owner <> $1`, m.Owner).
+			Query(func(rows pgx.Rows) error {
+				for rows.Next() {
+					o := GatewayMember{Shards: ShardRange{Count: m.Shards.Count}}
+					if err := rows.Scan(&o.Owner, &o.Shards.First, &o.Shards.Last); err != nil {
+						return err
+					}
+					members = append(members, o)
+				}
+				return rows.Err()
+			})
+		if err := t.send(b); err != nil {
+			return err
+		}
+		if count != m.Shards.Count {
+			if len(members) > 0 {
+				e := &ShardCountError{Count: count, Want: m.Shards.Count}
+				for _, o := range members {
+					e.Members = append(e.Members, o.Owner)
+				}
+				slices.Sort(e.Members)
+				return e
+			}
+			t.queue(`UPDATE gateway_shards SET shard_count = $1, set_by = $2, set_at = current_timestamp WHERE id = 1`,
+				m.Shards.Count, m.Owner)
+		}
+		t.queue(`INSERT INTO gateway_members (owner, expires_at, shard_first, shard_last)
+			VALUES ($1, current_timestamp + $2::interval, $3, $4)
+			ON CONFLICT (owner) DO UPDATE SET expires_at = excluded.expires_at,
+			shard_first = excluded.shard_first, shard_last = excluded.shard_last`,
+			m.Owner, ttl, m.Shards.First, m.Shards.Last)
+		t.wroteShared = true
+		return nil
+	})
+	var ce *ShardCountError
+	if errors.As(err, &ce) {
 		return nil, err
 	}
-	defer cancel()
-	b := &pgx.Batch{}
-	b.Queue(`INSERT INTO gateway_members (owner, expires_at) VALUES ($1, current_timestamp + $2::interval)
-		ON CONFLICT (owner) DO UPDATE SET expires_at = excluded.expires_at`, owner, ttl)
-	var members []string
-	b.Queue(`SELECT owner FROM gateway_members WHERE expires_at > current_timestamp ORDER BY owner`).
-		Query(func(rows pgx.Rows) error {
-			for rows.Next() {
-				var m string
-				if err := rows.Scan(&m); err != nil {
-					return err
-				}
-				members = append(members, m)
-			}
-			return rows.Err()
-		})
-	if err := db.pg.pool.SendBatch(ctx, b).Close(); err != nil {
-		return nil, fmt.Errorf("gateway members: %w", pgUnavailable(err))
+	if err != nil {
+		return nil, fmt.Errorf("gateway members: %w", err)
 	}
+	members = append(members, m)
+	slices.SortFunc(members, func(a, b GatewayMember) int { return strings.Compare(a.Owner, b.Owner) })
 	return members, nil
 }
 
@@ -190,4 +268,36 @@ func (db *DB) IdentifyTurn(bucket int, interval time.Duration) (time.Duration, e
 		return 0, fmt.Errorf("identify turn of bucket %d: %w", bucket, err)
 	}
 	return wait, nil
+}
+
+// IdentifySent notes that the bucket's IDENTIFY, whose turn IdentifyTurn
+// gave, has been written now (the database's now): the bucket's next turn
+// is interval after it, when that is later than the turn already
+// reserved. The reserved turn counts from when it was given, and the
+// connection's dial comes between the turn and the IDENTIFY, so without
+// this a process that dialled slowly could IDENTIFY less than interval
+// before the next process, which dialled fast. Errors are the database's.
+func (db *DB) IdentifySent(bucket int, interval time.Duration) error {
+	if db.pg == nil {
+		return ErrNotShared
+	}
+	err := db.pg.run(true, func(t *pgTx) error {
+		var now, next time.Time
+		b := &pgx.Batch{}
+		b.Queue(`INSERT INTO identify_buckets (bucket, next_at) VALUES ($1, current_timestamp) ON CONFLICT (bucket) DO NOTHING`, bucket)
+		b.Queue(`SELECT current_timestamp, next_at FROM identify_buckets WHERE bucket = $1 FOR UPDATE`, bucket).
+			QueryRow(func(row pgx.Row) error { return row.Scan(&now, &next) })
+		if err := t.send(b); err != nil {
+			return err
+		}
+		if at := now.Add(interval); at.After(next) {
+			t.queue(`UPDATE identify_buckets SET next_at = $2 WHERE bucket = $1`, bucket, at)
+			t.wroteShared = true
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("identify sent in bucket %d: %w", bucket, err)
+	}
+	return nil
 }

@@ -17,8 +17,11 @@ import (
 // it reads the schema version and decodes every table, character and event
 // (each checkpoint compared with the walk of the history), and checks that
 // every character is found under its name (name_key). It reads the whole
-// database. What lies below the rows (pages, indexes, the write-ahead log)
-// is PostgreSQL's to check: pg_amcheck does.
+// database, holding in memory the ids of the tables and one page of their
+// rows at a time (eachChannel), and holds its snapshot open for the whole
+// run: VACUUM cannot clean up rows changed meanwhile until it ends. What
+// lies below the rows (pages, indexes, the write-ahead log) is
+// PostgreSQL's to check: pg_amcheck does.
 //
 // It returns the report and nil for a sound database. Otherwise it returns
 // what it could count and an error: wrapping ErrUnavailable when the server

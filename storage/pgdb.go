@@ -77,9 +77,9 @@ func (db *DB) pgUpdate(fn func(*Tx) error) error {
 		st := ts.st
 		st.version = uint64(ch.version)
 		if ch.dirty {
-			st.version++
+			st.version = uint64(ch.next)
 		}
-		db.cache.putNewer(id, st)
+		db.cache.putPG(id, st)
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -28,9 +29,10 @@ type pgChannel struct {
 	// inserted: this transaction inserted the channel's row (to lock a
 	// channel that had none); exists: the row exists (or will).
 	inserted, exists bool
-	// version is the row's version as read; the commit of a write makes it
-	// version+1.
-	version int64
+	// version is the row's version as read (0: no row); next is the one
+	// the commit of a write gives it (pgVersion), chosen at the first
+	// write.
+	version, next int64
 	// table is the table record (nil: none); lastChar and lastEvent the
 	// sequences.
 	table               []byte
@@ -107,7 +109,11 @@ func (t *pgTx) channel(channelID string) (*pgChannel, error) {
 		})
 	// Statements after the lock see every commit before it: the newest
 	// event and the characters (unless the cache has the row's version)
-	// are those of the locked row.
+	// are those of the locked row, and the record of the interaction the
+	// transaction records there is any committed before.
+	if in := t.interaction; in != nil && in.ChannelID == channelID && t.writable {
+		t.queueInteraction(b)
+	}
 	b.Queue(`SELECT seq, form FROM events WHERE channel_id = $1 ORDER BY seq DESC LIMIT 1`, channelID).
 		Query(func(rows pgx.Rows) error {
 			for rows.Next() {
@@ -249,7 +255,7 @@ func (t *pgTx) state(channelID string) (*channelState, error) {
 		return nil, err
 	}
 	if ch.exists && !ch.inserted {
-		t.s.cache.putNewer(channelID, st)
+		t.s.cache.putPG(channelID, st)
 	}
 	return st, nil
 }
@@ -266,8 +272,27 @@ func (c *pgChannel) write() error {
 	if c.tx.failed != nil {
 		return c.tx.failed
 	}
+	if !c.dirty {
+		c.next = pgNextVersion(c.version)
+	}
 	c.dirty, c.exists = true, true
 	return nil
+}
+
+// pgNextVersion returns a new version for a row at version v: a random
+// number in 1…2⁶³-1 other than v. A row's version names the state a write
+// left, and the state cache uses a state only while the row holds its
+// version. A count of writes would not do: when the last writes are lost
+// (an asynchronous standby promoted, a dump restored) and others made in
+// their place, a row would come back to a count that a replica cached for
+// a lost state. A random version is mistaken for a cached one only when a
+// write draws the very number the cache holds: 1 in 2⁶³ per write.
+func pgNextVersion(v int64) int64 {
+	for {
+		if n := rand.Int64N(math.MaxInt64) + 1; n != v {
+			return n
+		}
+	}
 }
 
 func (c *pgChannel) writeTable(rec []byte) error {
@@ -534,8 +559,8 @@ func (c *pgChannel) queueRow(b *pgx.Batch) {
 		rec = &s
 	}
 	b.Queue(`UPDATE tables SET record = $2, guild_id = COALESCE($3, guild_id), system = $4,
-		last_character_id = $5, last_event_seq = $6, version = version + 1 WHERE channel_id = $1`,
-		c.chanID, rec, guild, system, int64(c.lastChar), int64(c.lastEvent))
+		last_character_id = $5, last_event_seq = $6, version = $7 WHERE channel_id = $1`,
+		c.chanID, rec, guild, system, int64(c.lastChar), int64(c.lastEvent), c.next)
 }
 
 // pgText returns s as a TEXT column holds it: PostgreSQL refuses the 0x00
@@ -548,39 +573,67 @@ func pgText(s string) string {
 	return strings.ReplaceAll(storedString(s), "\x00", "\uFFFD")
 }
 
+// pgChannelPage is how many channels' rows eachChannel reads a round trip.
+var pgChannelPage = 500
+
 // eachChannel calls fn with every channel that has a row, in byte order of
-// their ids, its characters read when fn asks for them.
+// their ids, its characters read when fn asks for them. It reads the ids
+// of every channel first, then the rows pgChannelPage at a time: what it
+// holds at once is the ids and one page of records, not every table's.
 func (t *pgTx) eachChannel(fn func(ch channelRecords) error) error {
-	var chans []*pgChannel
+	var ids []string
 	b := &pgx.Batch{}
-	b.Queue(`SELECT t.channel_id, t.record, t.last_character_id, t.last_event_seq, t.version,
-		COALESCE((SELECT seq FROM events e WHERE e.channel_id = t.channel_id ORDER BY seq DESC LIMIT 1), 0),
-		COALESCE((SELECT form FROM events e WHERE e.channel_id = t.channel_id ORDER BY seq DESC LIMIT 1), 0)
-		FROM tables t`).
-		Query(func(rows pgx.Rows) error {
-			for rows.Next() {
-				ch := &pgChannel{tx: t, exists: true, chars: map[uint64][]byte{}, written: map[uint64]bool{}}
-				var lastChar, lastEvent, newest int64
-				var form int16
-				if err := rows.Scan(&ch.chanID, &ch.table, &lastChar, &lastEvent, &ch.version, &newest, &form); err != nil {
-					return err
-				}
-				ch.lastChar, ch.lastEvent = uint64(lastChar), uint64(lastEvent)
-				ch.newest, ch.newestForm = uint64(newest), eventForm(form)
-				chans = append(chans, ch)
+	b.Queue(`SELECT channel_id FROM tables`).Query(func(rows pgx.Rows) error {
+		for rows.Next() {
+			var id string
+			if err := rows.Scan(&id); err != nil {
+				return err
 			}
-			return rows.Err()
-		})
+			ids = append(ids, id)
+		}
+		return rows.Err()
+	})
 	if err := t.send(b); err != nil {
 		return fmt.Errorf("list tables: %w", err)
 	}
-	slices.SortFunc(chans, func(a, b *pgChannel) int { return strings.Compare(a.chanID, b.chanID) })
-	for _, ch := range chans {
-		if cur := t.chans[ch.chanID]; cur != nil {
-			ch = cur // what this transaction has read or written of it
+	slices.Sort(ids) // byte order, whatever the database's collation
+	for len(ids) > 0 {
+		page := ids[:min(len(ids), pgChannelPage)]
+		ids = ids[len(page):]
+		read := make(map[string]*pgChannel, len(page))
+		b := &pgx.Batch{}
+		b.Queue(`SELECT t.channel_id, t.record, t.last_character_id, t.last_event_seq, t.version,
+			COALESCE((SELECT seq FROM events e WHERE e.channel_id = t.channel_id ORDER BY seq DESC LIMIT 1), 0),
+			COALESCE((SELECT form FROM events e WHERE e.channel_id = t.channel_id ORDER BY seq DESC LIMIT 1), 0)
+			FROM tables t WHERE t.channel_id = ANY($1)`, page).
+			Query(func(rows pgx.Rows) error {
+				for rows.Next() {
+					ch := &pgChannel{tx: t, exists: true, chars: map[uint64][]byte{}, written: map[uint64]bool{}}
+					var lastChar, lastEvent, newest int64
+					var form int16
+					if err := rows.Scan(&ch.chanID, &ch.table, &lastChar, &lastEvent, &ch.version, &newest, &form); err != nil {
+						return err
+					}
+					ch.lastChar, ch.lastEvent = uint64(lastChar), uint64(lastEvent)
+					ch.newest, ch.newestForm = uint64(newest), eventForm(form)
+					read[ch.chanID] = ch
+				}
+				return rows.Err()
+			})
+		if err := t.send(b); err != nil {
+			return fmt.Errorf("list tables: %w", err)
 		}
-		if err := fn(ch); err != nil {
-			return err
+		for _, id := range page {
+			ch := read[id]
+			if cur := t.chans[id]; cur != nil {
+				ch = cur // what this transaction has read or written of it
+			}
+			if ch == nil {
+				continue // gone since the ids were read
+			}
+			if err := fn(ch); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

@@ -19,9 +19,10 @@ import (
 //	tables        channel_id, guild_id, system, record (the Table, NULL once
 //	              the table's creation was undone: its history stays),
 //	              last_character_id and last_event_seq (the sequences that
-//	              hand out ids and seqs), version (bumped by every
-//	              transaction that changes the channel: the state cache's
-//	              check, and the lock every command of the table takes)
+//	              hand out ids and seqs), version (a new random number
+//	              at every transaction that changes the channel, never a
+//	              count: the state cache's check, pgNextVersion), and the
+//	              row is the lock every command of the table takes
 //	characters    channel_id, id, name_key (lower-cased name, unique per
 //	              channel), record (the Character)
 //	events        channel_id, seq, at, user_id, user_name, command, summary,
@@ -34,6 +35,11 @@ import (
 //	              Ed25519 signature), expires_at: the replay guard that every
 //	              serve replica shares
 //	work_limits   user_id, units, at: each user's work allowance
+//	gateway_members  owner, expires_at, shard_first, shard_last: the run
+//	              processes alive and the range of shards each may take
+//	gateway_shards  id (always 1), shard_count, set_by, set_at: the shard
+//	              count every run process uses, set by the first to join
+//	              when no other is alive (leases.go)
 //	shard_leases  shard_count, shard_id, owner, token, expires_at: which run
 //	              process answers a gateway shard (leases.go)
 //	identify_buckets  bucket, next_at: the identify queue every run process
@@ -146,12 +152,34 @@ var pgMigrations = []pgMigration{
 			)`,
 		},
 	},
+	{
+		version: 4,
+		name:    "each gateway member's range of shards",
+		sql: []string{
+			// A member that wrote no range (an older hpkeeper) may take
+			// any shard, as it does.
+			`ALTER TABLE gateway_members ADD COLUMN shard_first INT NOT NULL DEFAULT 0`,
+			`ALTER TABLE gateway_members ADD COLUMN shard_last INT NOT NULL DEFAULT 2147483647`,
+		},
+	},
+	{
+		version: 5,
+		name:    "the gateway's shard count, one for every run process",
+		sql: []string{
+			`CREATE TABLE gateway_shards (
+				id          INT PRIMARY KEY CHECK (id = 1),
+				shard_count INT NOT NULL,
+				set_by      TEXT NOT NULL,
+				set_at      TIMESTAMPTZ NOT NULL
+			)`,
+		},
+	},
 }
 
 // PostgresSchemaVersion is the schema version of a PostgreSQL database this
 // code reads and writes (its own numbering, apart from a file's
 // SchemaVersion): the version of the last entry of pgMigrations.
-const PostgresSchemaVersion = 3
+const PostgresSchemaVersion = 5
 
 // pgSchemaVersion is PostgresSchemaVersion as the migrations count it.
 var pgSchemaVersion = pgMigrations[len(pgMigrations)-1].version
@@ -161,12 +189,24 @@ var pgSchemaVersion = pgMigrations[len(pgMigrations)-1].version
 // applied first is skipped (its schema_migrations row is the lock). It
 // fails with ErrSchemaTooNew when the database is newer than the code.
 func pgMigrate(ctx context.Context, pool *pgxpool.Pool) error {
-	_, err := pool.Exec(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
-		version    INT PRIMARY KEY,
-		name       TEXT NOT NULL,
-		applied_at TIMESTAMPTZ NOT NULL DEFAULT current_timestamp
-	)`)
-	if err != nil {
+	// Processes opening a new database together race in the catalog: the
+	// CREATE TABLE IF NOT EXISTS of all but one fails on the catalog's own
+	// unique keys once the first committed. The table is there then, and
+	// the statement run again finds it.
+	for try := 0; ; try++ {
+		_, err := pool.Exec(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+			version    INT PRIMARY KEY,
+			name       TEXT NOT NULL,
+			applied_at TIMESTAMPTZ NOT NULL DEFAULT current_timestamp
+		)`)
+		if err == nil {
+			break
+		}
+		var pgErr *pgconn.PgError
+		if try < 3 && errors.As(err, &pgErr) &&
+			(pgErr.Code == pgUniqueViolation || pgErr.Code == pgDuplicateObject || pgErr.Code == pgDuplicateTable) {
+			continue
+		}
 		return fmt.Errorf("create schema_migrations: %w", err)
 	}
 	current, err := pgVersion(ctx, pool)
@@ -221,6 +261,8 @@ const (
 	pgSerializationFailure  = "40001"
 	pgDeadlockDetected      = "40P01"
 	pgUndefinedTable        = "42P01"
+	pgDuplicateTable        = "42P07"
+	pgDuplicateObject       = "42710"
 	pgAdminShutdown         = "57P01"
 	pgCannotConnectNow      = "57P03"
 	pgCrashShutdown         = "57P02"

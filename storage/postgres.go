@@ -24,8 +24,8 @@ import (
 // trip when fn returns. A View is one REPEATABLE READ READ ONLY
 // transaction: one snapshot. The state cache (cache.go) keeps decoded
 // channels as elsewhere, each with its row's version, and a read uses one
-// only when the row still has that version: another process's write bumps
-// it.
+// only when the row still has that version: another process's write
+// gives it a new one.
 
 // DefaultPostgresTimeout bounds one transaction (every round trip of one
 // View or Update, the wait for a connection and for the table's row lock
@@ -85,11 +85,13 @@ type pgStore struct {
 	// functions and in their commits.
 	updates, fnNanos, commitNanos atomic.Int64
 	// trips counts the round trips of Views, Updates and AcceptRequest
-	// (RoundTrips).
-	trips atomic.Int64
+	// (RoundTrips); workFailures the TakeWork calls that failed.
+	trips, workFailures atomic.Int64
 	// failing is the run of Updates that failed for want of the server
 	// (Health), nil while they succeed.
 	failing atomic.Pointer[pgFailing]
+	// loseCommit is a test's hook (pgLoseCommit); nil in production.
+	loseCommit atomic.Pointer[pgLoseCommit]
 }
 
 // openPostgres connects to the database at rawURL, checks it answers, and
@@ -211,8 +213,9 @@ type pgTx struct {
 	// longer commit.
 	failed error
 	// interaction, when set, is written with the transaction and looked
-	// for when its COMMIT's answer is lost (Tx.RecordInteraction).
-	interaction *Interaction
+	// for when its COMMIT's answer is lost (Tx.RecordInteraction);
+	// applied is its record when it was recorded before.
+	interaction, applied *Interaction
 	// wroteShared: a queued write is of no channel (shared.go), so the
 	// transaction commits even when no channel changed.
 	wroteShared bool
@@ -284,7 +287,7 @@ func (t *pgTx) end() {
 	t.conn = nil
 }
 
-// commit sends the queued writes, the version bumps of the channels
+// commit sends the queued writes, the new versions of the channels
 // written and the COMMIT in one round trip. A transaction that wrote
 // nothing is rolled back instead (nothing to make durable). It returns
 // ErrCommitUnknown (wrapped) when the COMMIT was sent and its answer lost.
@@ -320,13 +323,14 @@ func (t *pgTx) commit() error {
 	}
 	var tag pgconn.CommandTag
 	end := "COMMIT"
-	if pgLoseCommit != nil && pgLoseCommit.rollback {
+	lose := t.s.loseCommit.Load()
+	if lose != nil && lose.rollback {
 		end = "ROLLBACK"
 	}
 	b.Queue(end).Exec(func(ct pgconn.CommandTag) error { tag = ct; return nil })
 	t.s.trips.Add(1)
 	err := t.conn.SendBatch(t.ctx, b).Close()
-	if pgLoseCommit != nil && err == nil {
+	if lose != nil && err == nil {
 		// Tests: the answer to the COMMIT (or the ROLLBACK sent in its
 		// place) never came back.
 		_ = t.conn.Conn().Close(t.ctx)
@@ -348,11 +352,11 @@ func (t *pgTx) commit() error {
 	return pgUnavailable(err)
 }
 
-// pgLoseCommit, set by tests, makes every commit lose its answer: after
-// the COMMIT when rollback is false, after a ROLLBACK sent instead when it
-// is true, so that the resolution of an ambiguous commit can be seen both
-// ways.
-var pgLoseCommit *struct{ rollback bool }
+// pgLoseCommit, set by tests in a pgStore's loseCommit, makes every
+// commit lose its answer: after the COMMIT when rollback is false, after a
+// ROLLBACK sent instead when it is true, so that the resolution of an
+// ambiguous commit can be seen both ways.
+type pgLoseCommit struct{ rollback bool }
 
 // run runs fn in a transaction of s, writable or not, and commits it (or
 // rolls it back) when fn returns nil. A serialization failure or a
@@ -395,7 +399,7 @@ func (s *pgStore) runOnce(writable bool, fn func(*pgTx) error) (err error) {
 		s.onCommit(GroupStats{Updates: 1, Functions: ran.Sub(start), Commit: time.Since(ran), Err: err})
 	}
 	if errors.Is(err, ErrCommitUnknown) && t.interaction != nil {
-		found, ferr := s.interactionWritten(t.interaction.ID)
+		found, ferr := s.interactionWritten(t.interaction)
 		switch {
 		case ferr != nil:
 			return errors.Join(err, ferr)
@@ -407,21 +411,45 @@ func (s *pgStore) runOnce(writable bool, fn func(*pgTx) error) (err error) {
 	return err
 }
 
-// interactionWritten reports whether the interaction id was committed,
+// interactionWritten reports whether the interaction in was committed,
 // asking on a new connection (after an ambiguous commit), for up to the
-// transaction timeout while the server is unreachable.
-func (s *pgStore) interactionWritten(id string) (bool, error) {
+// transaction timeout while the server is unreachable. It asks under the
+// lock of in's table row, which the transaction of the lost COMMIT held
+// from its first statement: the lookup waits until that transaction, if
+// the server still runs it, has committed or rolled back, and so never
+// reads "not written" of a COMMIT still on its way. (A table row that
+// transaction inserted is waited for by inserting it too.) Nothing is
+// written: the lookup's transaction is rolled back.
+func (s *pgStore) interactionWritten(in *Interaction) (bool, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), s.timeout)
 	defer cancel()
 	for {
-		var n int
-		err := s.pool.QueryRow(ctx, `SELECT count(*) FROM interactions WHERE id = $1`, id).Scan(&n)
+		found, err := s.lookUpInteraction(ctx, in)
 		if err == nil {
-			return n > 0, nil
+			return found, nil
 		}
 		if ctx.Err() != nil {
-			return false, fmt.Errorf("look for interaction %s after an unknown commit: %w", id, pgUnavailable(err))
+			return false, fmt.Errorf("look for interaction %s after an unknown commit: %w", in.ID, pgUnavailable(err))
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// lookUpInteraction is one try of interactionWritten.
+func (s *pgStore) lookUpInteraction(ctx context.Context, in *Interaction) (bool, error) {
+	tx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted})
+	if err != nil {
+		return false, err
+	}
+	defer func() { _ = tx.Rollback(ctx) }()
+	var n int
+	b := &pgx.Batch{}
+	b.Queue(`INSERT INTO tables (channel_id) VALUES ($1) ON CONFLICT (channel_id) DO NOTHING`, in.ChannelID)
+	b.Queue(`SELECT 1 FROM tables WHERE channel_id = $1 FOR UPDATE`, in.ChannelID)
+	b.Queue(`SELECT count(*) FROM interactions WHERE id = $1`, in.ID).
+		QueryRow(func(row pgx.Row) error { return row.Scan(&n) })
+	if err := tx.SendBatch(ctx, b).Close(); err != nil {
+		return false, err
+	}
+	return n > 0, nil
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // What the processes of one database share beyond the records: on
@@ -45,7 +46,7 @@ func (db *DB) AcceptRequest(key [16]byte, expires time.Time) (replayed bool, err
 }
 
 // RoundTrips returns how many round trips to the database server the
-// Views, Updates and AcceptRequest calls have made since Open (a batch of
+// Views, Updates, AcceptRequest and Expire calls have made since Open (a batch of
 // statements sent together is one; the one-off preparation of a statement
 // on a new connection is not counted): 0 on a bbolt file, which has no
 // server. Callers subtract two readings.
@@ -94,6 +95,7 @@ func (db *DB) TakeWork(user string, cost int, burst, perMinute int, now time.Tim
 		return nil
 	})
 	if err != nil {
+		db.pg.workFailures.Add(1)
 		return false, 0, fmt.Errorf("work limit: %w", err)
 	}
 	if ok {
@@ -105,24 +107,63 @@ func (db *DB) TakeWork(user string, cost int, burst, perMinute int, now time.Tim
 	return false, time.Duration(math.Ceil((float64(cost)-units)/perSecond*1000)) * time.Millisecond, nil
 }
 
+// WorkLimitFailures returns how many TakeWork calls failed since Open (0 on
+// a bbolt file): each time, the caller's own limiter answered instead
+// (commands falls back to it).
+func (db *DB) WorkLimitFailures() int64 {
+	if db.pg == nil {
+		return 0
+	}
+	return db.pg.workFailures.Load()
+}
+
 // Expire deletes what the database keeps for a while only: interactions
 // recorded more than InteractionTTL before now, replay guard entries
 // expired, and work allowances untouched for an hour (full again long
 // since). Every process of a shared database calls it now and then
 // (a minute apart); it is a no-op on a bbolt file, whose guard lives in
-// memory and whose interactions are expired as they are written.
+// memory and whose interactions are expired as they are written. Each
+// statement deletes at most expireBatch rows, and the statements run again,
+// each time a short transaction, while one finds that many: a backlog (a
+// bot that was down, a burst of interactions) never makes one run long or
+// lock much at once.
 func (db *DB) Expire(now time.Time) error {
 	if db.pg == nil {
 		return nil
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), db.pg.timeout)
-	defer cancel()
-	b := &pgx.Batch{}
-	b.Queue(`DELETE FROM interactions WHERE at < $1`, now.Add(-InteractionTTL).UTC())
-	b.Queue(`DELETE FROM replays WHERE expires_at < $1`, now.UTC())
-	b.Queue(`DELETE FROM work_limits WHERE at < $1`, now.Add(-time.Hour).UTC())
-	if err := db.pg.pool.SendBatch(ctx, b).Close(); err != nil {
-		return fmt.Errorf("expire: %w", pgUnavailable(err))
+	return db.pg.expire(now, expireBatch)
+}
+
+// expireBatch bounds the rows one statement of Expire deletes.
+const expireBatch = 1000
+
+// expire is Expire with batch rows a statement. The three statements go in
+// one round trip, sent again while any of them deleted batch rows.
+// (DELETE … LIMIT is not PostgreSQL's: each limits a subquery, and keeps
+// its condition, which is checked again on a row changed meanwhile.)
+func (s *pgStore) expire(now time.Time, batch int) error {
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), s.timeout)
+		var full bool
+		count := func(ct pgconn.CommandTag) error {
+			full = full || ct.RowsAffected() >= int64(batch)
+			return nil
+		}
+		b := &pgx.Batch{}
+		b.Queue(`DELETE FROM interactions WHERE at < $1 AND id IN
+			(SELECT id FROM interactions WHERE at < $1 LIMIT $2)`, now.Add(-InteractionTTL).UTC(), batch).Exec(count)
+		b.Queue(`DELETE FROM replays WHERE expires_at < $1 AND signature IN
+			(SELECT signature FROM replays WHERE expires_at < $1 LIMIT $2)`, now.UTC(), batch).Exec(count)
+		b.Queue(`DELETE FROM work_limits WHERE at < $1 AND user_id IN
+			(SELECT user_id FROM work_limits WHERE at < $1 LIMIT $2)`, now.Add(-time.Hour).UTC(), batch).Exec(count)
+		s.trips.Add(1)
+		err := s.pool.SendBatch(ctx, b).Close()
+		cancel()
+		if err != nil {
+			return fmt.Errorf("expire: %w", pgUnavailable(err))
+		}
+		if !full {
+			return nil
+		}
 	}
-	return nil
 }

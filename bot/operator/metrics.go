@@ -32,6 +32,7 @@ const (
 	MetricHealth           = "hpkeeper_health_status"
 	MetricCacheBytes       = "hpkeeper_cache_bytes"
 	MetricCacheLookups     = "hpkeeper_cache_lookups_total"
+	MetricWorkFallbacks    = "hpkeeper_work_limit_fallbacks_total"
 	MetricBackups          = "hpkeeper_backups_total"
 	MetricTrackerEdits     = "hpkeeper_tracker_edits_total"
 	MetricRateLimited      = "hpkeeper_discord_rate_limited_total"
@@ -177,6 +178,7 @@ func (m *Metrics) Handler() http.Handler {
 type ObservedDB interface {
 	WriterStats() storage.WriterStats
 	CacheStats() storage.CacheStats
+	WorkLimitFailures() int64
 	Health() storage.Health
 	Path() string
 }
@@ -215,6 +217,10 @@ func (m *Metrics) ObserveDB(db ObservedDB) {
 			Name: MetricCacheBytes,
 			Help: "Estimated bytes of decoded tables and characters in the state cache (bounded by storage.cache_mb).",
 		}, func() float64 { return float64(db.CacheStats().Bytes) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: MetricWorkFallbacks,
+			Help: "Spends of a user's work allowance that the shared database (PostgreSQL) could not answer: this process's own allowance answered each instead (0 on a bbolt file).",
+		}, func() float64 { return float64(db.WorkLimitFailures()) }),
 		cacheLookups(db, "hit", func(s storage.CacheStats) int64 { return s.Hits }),
 		cacheLookups(db, "miss", func(s storage.CacheStats) int64 { return s.Misses }),
 	)

@@ -1,12 +1,16 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"crypto/ed25519"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"net/http"
+	"net/http/httptrace"
+	"os"
+	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -27,9 +31,11 @@ func startReplica(t *testing.T, bin, url string, pub ed25519.PublicKey) *child {
 // TestReplicasSurviveAKill runs three serve replicas on one PostgreSQL
 // database behind a round-robin client: six clients move the clocks of 8
 // tables a round at a time (/clock action:next-round, each application one
-// round and one event). Midway one replica is killed with SIGKILL; a
-// request it was answering is sent again, the same signed bytes, to the
-// next replica. At the end every acknowledged round is there, and no
+// round and one event). Midway one replica is killed with SIGKILL while at
+// least one request is in flight there (it is stopped first, SIGSTOP, and
+// killed once a request has been written to it, which it cannot have
+// answered); a request it was answering is sent again, the same signed
+// bytes, to the next replica. At the end every acknowledged round is there, and no
 // request was applied twice: each table's clock is at least its
 // acknowledged rounds and at most those plus the requests whose answer was
 // lost (cut off by the kill, then refused on the next replica as a replay),
@@ -70,6 +76,12 @@ func TestReplicasSurviveAKill(t *testing.T) {
 		byDead  []signedPost                 // answered by the replica since killed
 		answers []signedPost
 		next    int
+		// stopped: the victim is stopped (SIGSTOP), so a request written
+		// to it since (wroteToStopped) is in flight at the kill; cutOff
+		// counts the requests written to it that its death cut off.
+		stopped        bool
+		wroteToStopped int
+		cutOff         int
 	)
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 8}, Timeout: 30 * time.Second}
 	defer client.CloseIdleConnections()
@@ -103,7 +115,22 @@ func TestReplicasSurviveAKill(t *testing.T) {
 						continue
 					}
 					mu.Unlock()
-					status, rep, err := req.post(ctx, client, reps[r].addr)
+					wrote := false
+					trace := &httptrace.ClientTrace{WroteRequest: func(w httptrace.WroteRequestInfo) {
+						mu.Lock()
+						defer mu.Unlock()
+						if wrote = w.Err == nil; wrote && r == victim && stopped {
+							wroteToStopped++
+						}
+					}}
+					status, rep, err := req.post(httptrace.WithClientTrace(ctx, trace), client, reps[r].addr)
+					if err != nil && r == victim {
+						mu.Lock()
+						if wrote {
+							cutOff++
+						}
+						mu.Unlock()
+					}
 					switch {
 					case err != nil && try == 0:
 						// Cut off (the replica died, or was dying): the
@@ -142,6 +169,29 @@ func TestReplicasSurviveAKill(t *testing.T) {
 	case <-ctx.Done():
 		t.Fatal("the load did not get a third of the way in 3 minutes")
 	}
+	// Stop the victim, and keep the load going until a request has been
+	// written to it: stopped, it cannot answer it, so the kill cuts it off.
+	if err := reps[victim].cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	for !processStopped(t, reps[victim].cmd.Process.Pid) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	mu.Lock()
+	stopped = true
+	mu.Unlock()
+	for {
+		mu.Lock()
+		n := wroteToStopped
+		mu.Unlock()
+		if n > 0 {
+			break
+		}
+		if ctx.Err() != nil {
+			t.Fatal("no request reached the stopped replica before the load ran out of time")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 	mu.Lock()
 	dead[victim] = true // the clients stop choosing it; requests in flight there are cut off
 	mu.Unlock()
@@ -152,6 +202,9 @@ func TestReplicasSurviveAKill(t *testing.T) {
 	wg.Wait()
 	if t.Failed() {
 		t.FailNow()
+	}
+	if cutOff == 0 {
+		t.Fatal("no request was in flight on the replica at its kill: the test cut nothing off")
 	}
 
 	// A request answered by one replica is refused by every other: replay
@@ -226,10 +279,26 @@ func TestReplicasSurviveAKill(t *testing.T) {
 	if sumAcked < total/2 {
 		t.Errorf("only %d of %d rounds acknowledged: the test did not exercise the replicas", sumAcked, total)
 	}
-	t.Logf("%d rounds acknowledged, %d cut off by the kill and refused as replays elsewhere, %d answered by the killed replica and refused on the others when replayed", sumAcked, sumUnknown, len(byDead))
+	t.Logf("%d rounds acknowledged; %d requests cut off by the kill, of which %d had been applied there (refused as replays elsewhere); %d answered by the killed replica and refused on the others when replayed", sumAcked, cutOff, sumUnknown, len(byDead))
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		t.Error("the load ran out of time")
 	}
+}
+
+// processStopped reports whether the process pid is stopped by a signal
+// (state T in /proc/pid/stat).
+func processStopped(t *testing.T, pid int) bool {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if errors.Is(err, os.ErrNotExist) && runtime.GOOS != "linux" {
+		t.Skip("needs /proc to see the replica stopped")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	// pid (comm) state …: comm may hold spaces and parentheses.
+	i := bytes.LastIndexByte(b, ')')
+	return i >= 0 && i+2 < len(b) && b[i+2] == 'T'
 }
 
 // tail returns the last n bytes of s.

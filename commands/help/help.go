@@ -8,6 +8,7 @@ package help
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -46,12 +47,19 @@ func help(ctx context.Context, s *commands.Service, r *commands.Request) (*comma
 		b.WriteString("**hpkeeper** tracks hit points, wounds and harm for the whole table.\n")
 		current := ""
 		var at *storage.Table
-		_ = s.DB().View(func(tx *storage.Tx) error {
-			if t, err := tx.Table(r.ChannelID); err == nil {
+		err := s.DB().View(func(tx *storage.Tx) error {
+			t, err := tx.Table(r.ChannelID)
+			if errors.Is(err, storage.ErrNotFound) || r.ChannelID == "" {
+				return nil // no table: the overview says how to start one
+			}
+			if err == nil {
 				current, at = t.System, t
 			}
-			return nil
+			return err
 		})
+		if err != nil {
+			return nil, err // the database could not be read: say so, not "start a table"
+		}
 		if current == "" {
 			names := systemNames(s.Registry())
 			fmt.Fprintf(&b, "Start with `/table setup system:%s`", names[0])

@@ -1,11 +1,16 @@
 package help_test
 
 import (
+	"context"
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/commands/commandstest"
+	"github.com/hpkeeper/hpkeeper/rules/dice"
+	"github.com/hpkeeper/hpkeeper/storage"
 )
 
 func newTable(t *testing.T) *commandstest.Table {
@@ -92,4 +97,23 @@ func TestHelpTeachesHiding(t *testing.T) {
 		commandstest.WantIn(t, "/help topic:"+sys, tb.Do("ann", "/help topic:"+sys).Content, "; and a GM's hidden=true hides the character's numbers from players")
 	}
 	commandstest.WantIn(t, "/help topic:char", tb.Do("ann", "/help topic:char").Content, "`hidden=true` among the stats, at creation (answered to that GM alone)")
+}
+
+// unreachable is a store whose reads fail as a PostgreSQL server that
+// does not answer makes them fail.
+type unreachable struct{ commands.Store }
+
+func (unreachable) View(func(*storage.Tx) error) error {
+	return fmt.Errorf("view: %w", storage.ErrUnavailable)
+}
+
+// TestHelpSaysTheDatabaseIsUnreachable: the overview reads the channel's
+// table to name its system; when the database cannot be read, /help says
+// so instead of telling a table that plays to set one up.
+func TestHelpSaysTheDatabaseIsUnreachable(t *testing.T) {
+	svc := commands.New(unreachable{commandstest.OpenDB(t)}, dice.NewScripted(), commandstest.Systems(), commandstest.Features()...)
+	resp := svc.Handle(context.Background(), &commands.Request{Kind: commands.KindCommand, Command: "help", ChannelID: "chan-1", UserID: "ann"})
+	if resp.Content != commands.Unavailable || !resp.Ephemeral {
+		t.Errorf("/help with the database unreachable = %q; want %q", resp.Content, commands.Unavailable)
+	}
 }

@@ -81,7 +81,7 @@ func (f *Feature) Wrap(next commands.HandlerFunc) commands.HandlerFunc {
 // when it is a Charter (hit-protection's injury bands, harm's check dice).
 // The chart is a PNG attachment; the numbers are in the text as well.
 func odds(ctx context.Context, s *commands.Service, r *commands.Request) (*commands.Response, error) {
-	if ok, wait := s.TakeWork(r, Cost); !ok {
+	if ok, wait := s.TakeWork(ctx, r, Cost); !ok {
 		return nil, commands.Errorf(commands.CodeRateLimited, "Slow down: charts take work (%d units each; you may spend %d a minute). Try again in %d s.", Cost, commands.WorkPerMinute, int(math.Ceil(wait.Seconds())))
 	}
 	if expr := r.Options["expr"]; expr != "" {

@@ -5,13 +5,17 @@
 // commands/ratelimit.go says what costs what). A Limiter keeps the buckets
 // of one process; over a store that replicas share (PostgreSQL) it spends
 // from the allowances the store keeps (Share), so that a user has one
-// allowance whichever replica answers.
+// allowance whichever replica answers; when that store cannot answer, the
+// process's own buckets do, and a warning says so once a minute at most.
 package worklimit
 
 import (
+	"context"
 	"math"
 	"sync"
 	"time"
+
+	"github.com/rs/zerolog"
 )
 
 // maxTrackedUsers is how many users' buckets are kept before full ones are
@@ -25,8 +29,10 @@ type Limiter struct {
 	perSecond float64 // units a second
 	users     map[string]*bucket
 	// shared, when set, spends from the allowances a shared store keeps
-	// (Share) instead; on its error the process's own buckets answer.
+	// (Share) instead; on its error the process's own buckets answer,
+	// warn saying so.
 	shared Shared
+	warn   zerolog.Sampler // one warning a minute
 	// burstUnits and perMinute are burst and the rate as given to New, for
 	// the shared store.
 	burstUnits, perMinute int
@@ -48,7 +54,7 @@ type bucket struct {
 // regain perMinute units a minute.
 func New(burst, perMinute int) *Limiter {
 	return &Limiter{burst: float64(burst), perSecond: float64(perMinute) / 60, users: map[string]*bucket{},
-		burstUnits: burst, perMinute: perMinute}
+		burstUnits: burst, perMinute: perMinute, warn: &zerolog.BurstSampler{Burst: 1, Period: time.Minute}}
 }
 
 // Shared is a store other processes use at the same time, which keeps each
@@ -59,7 +65,8 @@ type Shared interface {
 	Shared() bool
 	// TakeWork spends cost units of user's allowance at now, of burst
 	// units regaining perMinute a minute, as Limiter.Take does, or returns
-	// the error of a store that could not answer.
+	// the error of a store that could not answer (which the store counts:
+	// storage.DB.WorkLimitFailures, hpkeeper_work_limit_fallbacks_total).
 	TakeWork(user string, cost int, burst, perMinute int, now time.Time) (bool, time.Duration, error)
 }
 
@@ -74,14 +81,19 @@ func (l *Limiter) Share(s Shared) {
 // Take spends cost units of user's allowance at now. It returns true when
 // they were available; otherwise it spends nothing and returns how long the
 // user must wait until they are. A cost of 0 or less is always available.
-func (l *Limiter) Take(user string, cost int, now time.Time) (bool, time.Duration) {
+// When the shared store cannot answer, the process's own allowance does,
+// and a warning goes to ctx's logger (zerolog.Ctx), once a minute at most.
+func (l *Limiter) Take(ctx context.Context, user string, cost int, now time.Time) (bool, time.Duration) {
 	if cost <= 0 {
 		return true, 0
 	}
 	if l.shared != nil {
-		if ok, wait, err := l.shared.TakeWork(user, cost, l.burstUnits, l.perMinute, now); err == nil {
+		ok, wait, err := l.shared.TakeWork(user, cost, l.burstUnits, l.perMinute, now)
+		if err == nil {
 			return ok, wait
 		}
+		log := zerolog.Ctx(ctx).Sample(l.warn)
+		log.Warn().Err(err).Msg("the database could not answer for a user's work allowance: this process's own allowance answers (said once a minute; hpkeeper_work_limit_fallbacks_total counts each)")
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
