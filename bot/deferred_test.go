@@ -322,7 +322,7 @@ func TestLongAdvanceThroughEndpoint(t *testing.T) {
 			t.Fatal(err)
 		}
 		m["data"] = json.RawMessage(fmt.Sprintf(`{"id":"1311000000000020009","name":"clock","type":1,"options":[`+
-			`{"name":"action","type":3,"value":"advance"},{"name":"amount","type":4,"value":%d},{"name":"unit","type":3,"value":"days"}]}`, days))
+			`{"name":"action","type":3,"value":"advance"},{"name":"amount","type":4,"value":%d},{"name":"unit","type":3,"value":"days"},{"name":"awake","type":5,"value":true}]}`, days))
 		b, err := json.Marshal(m)
 		if err != nil {
 			t.Fatal(err)

@@ -14,9 +14,10 @@ import (
 
 // TestEndpointInitiativePing replays the turn order through the HTTP
 // endpoint with signed fixtures: with init-ping on, the replies that start
-// a turn (a first join, a round end) carry allowed_mentions that parse
-// nothing and list exactly the owner of the acting character, whose
-// mention is in the text; every other reply pings nobody.
+// a turn (the GM's beginning of round 1, a round end) carry
+// allowed_mentions that parse nothing and list exactly the owner of the
+// acting character, whose mention is in the text; every other reply (a
+// join among them) pings nobody.
 func TestEndpointInitiativePing(t *testing.T) {
 	svc, db := openService(t, filepath.Join(t.TempDir(), "hpkeeper.db"), dice.NewQueue(nil))
 	defer db.Close()
@@ -39,9 +40,13 @@ func TestEndpointInitiativePing(t *testing.T) {
 	for _, name := range []string{"table_setup.json", "char_create.json", "table_option_init_ping.json", "init_start.json"} {
 		wantNoMentions(t, post(name))
 	}
-	pinged := func(name string, wantText ...string) {
+	// The GM's /init next, which begins round 1: /init start's fixture
+	// with the subcommand next and an interaction id of its own.
+	begin := bytes.ReplaceAll(fixture(t, "init_start.json"), []byte(`"1311000000000010011"`), []byte(`"1311000000000010022"`))
+	begin = bytes.Replace(begin, []byte(`"name": "start"`), []byte(`"name": "next"`), 1)
+	pinged := func(name string, body []byte, wantText ...string) {
 		t.Helper()
-		b := post(name)
+		b := postBody(name, body)
 		var w struct {
 			Type int `json:"type"`
 			Data struct {
@@ -65,8 +70,13 @@ func TestEndpointInitiativePing(t *testing.T) {
 			}
 		}
 	}
-	pinged("init_join.json", "**Lister** joins the turn order: initiative 14, rolled at the table.", "It is **Lister**'s turn (round 1).")
-	pinged("init_next.json", "**Lister**'s turn ends.", "The clock moves 1 round", "Round 2 of the turn order begins. It is **Lister**'s turn.")
+	join := post("init_join.json")
+	wantNoMentions(t, join)
+	if !bytes.Contains(join, []byte("**Lister** joins the turn order: initiative 14, rolled at the table.")) {
+		t.Errorf("init_join.json: %s; want the join", join)
+	}
+	pinged("the GM's /init next", begin, "Round 1 of the turn order begins. It is **Lister**'s turn.")
+	pinged("init_next.json", fixture(t, "init_next.json"), "**Lister**'s turn ends.", "The clock moves 1 round", "Round 2 of the turn order begins. It is **Lister**'s turn.")
 	// A reply that starts no turn pings nobody, at the same table: /init
 	// start again (a new interaction id), refused as the order is open.
 	again := bytes.ReplaceAll(fixture(t, "init_start.json"), []byte(`"1311000000000010011"`), []byte(`"1311000000000010021"`))

@@ -147,7 +147,7 @@ func TestTrackerWithService(t *testing.T) {
 	}
 	do("gm", commands.ManageChannels, "table", "setup", map[string]string{"system": "hit-protection"})
 	do("ann", 0, "char", "create", map[string]string{"name": "Lister", "stats": "class=fighter level=1 hp=8"})
-	resp := do("ann", 0, "table", "tracker", nil)
+	resp := do("gm", commands.ManageChannels, "table", "tracker", nil)
 	if !resp.Ephemeral || !strings.Contains(resp.Content, "Posted the tracker") {
 		t.Fatalf("tracker reply = %+v", resp)
 	}

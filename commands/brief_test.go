@@ -114,6 +114,7 @@ func TestInitNextBudget(t *testing.T) {
 			for i, n := range []string{"Lister", "Orc-1", "Meghan", "Orc-2", "Rimmer", "Orc-3"} {
 				tb.OK(tb.Do("!gm", fmt.Sprintf("/init join target:%s roll:%d", n, 10-i)))
 			}
+			tb.OK(tb.Do("!gm", "/init next")) // the GM begins round 1
 			// The orcs fall in round 1, before their turns.
 			for _, n := range []string{"Orc-1", "Orc-2", "Orc-3"} {
 				c.fall(tb, n)
@@ -172,8 +173,8 @@ func TestStayUpIsOneLine(t *testing.T) {
 	up := tb.Press("ann", resp, "Stay Up")
 	out := tb.OK(up)
 	want := "**Lister** chooses **Stay Up**: injury 2d6 [4, 4] = 8 → **Critical Wound**: untreated wound (no HP restoring until treated); " +
-		"save vs death 1d20 [3] = 3 vs 12: failed → loses the left arm (1d4 [1] = 1); dies in 3 rounds (2d4 [1, 2] = 3) unless attended, at day 1, 00:03; " +
-		"once attended, no HP restoring for 2d6 weeks; /attend target:Lister stops it; each later hit is damage + 1d6 on the injury table."
+		"save vs death 1d20 [3] = 3 vs 12: failed → loses the left arm (1d4 [1] = 1); dies in 3 rounds (2d4 [1, 2] = 3) unless attended; " +
+		"once attended, no HP restoring for 2d6 weeks; `/attend target:Lister` stops it; each later hit is damage + 1d6 on the injury table."
 	if out != want || shownLines(up) != 1 || len(up.Components) != 1 {
 		t.Errorf("Stay Up = %q (%d lines, %d rows); want one line and its row of buttons:\n%q", out, shownLines(up), len(up.Components), want)
 	}

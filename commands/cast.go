@@ -225,10 +225,11 @@ func sameState(a, b *storage.Character) bool {
 }
 
 // CharacterByName finds a character at the channel's table by name
-// (case-insensitive, spaces around it ignored), or returns the
+// (case-insensitive; spaces, one pair of quotes around it and the
+// zero-width spaces a reply puts after '@' ignored), or returns the
 // CodeNotFound error players see.
 func CharacterByName(tx *storage.Tx, channelID, name string) (*storage.Character, error) {
-	name = strings.TrimSpace(name)
+	name = Unquote(strings.TrimSpace(strings.ReplaceAll(name, "\u200b", "")))
 	c, err := tx.CharacterByName(channelID, name)
 	if errors.Is(err, storage.ErrNotFound) {
 		return nil, Errorf(CodeNotFound, "No character named %q at this table. /char list shows them.", Clip(name, 40))

@@ -296,7 +296,7 @@ const maxDeleteAge = 50
 // event seq when an event since has changed c, or more than maxDeleteAge
 // events have passed.
 func changedSince(m *Mutation, c *storage.Character, seq uint64) error {
-	again := fmt.Sprintf("; nothing was changed. Run /char delete name:%s again.", Arg(c.Name))
+	again := "; nothing was changed. Run " + CodeSpan("/char delete name:"+c.Name) + " again."
 	n, err := 0, error(nil)
 	walk := m.tx.EachEventBefore(m.Req.ChannelID, 0, func(e *storage.Event) (bool, error) {
 		if e.Seq <= seq {

@@ -1,60 +1,13 @@
 package commands
 
 import (
-	"context"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/hpkeeper/hpkeeper/commands/view"
 	"github.com/hpkeeper/hpkeeper/rules/clock"
-	"github.com/hpkeeper/hpkeeper/storage"
 )
-
-// clockCommand answers /clock (RULES.md §0.2): anyone may show the clock; a
-// GM moves it a round (next-round) or by an amount of a unit (advance), and
-// the table's system resolves every timed effect on the way.
-func clockCommand(ctx context.Context, s *Service, r *Request) (*Response, error) {
-	action := r.Options["action"]
-	if action == "show" || action == "" {
-		var resp *Response
-		err := s.View(r, func(tx *storage.Tx, t *storage.Table) error {
-			resp = &Response{Content: "The clock reads " + clock.Time(t.Clock).String() + "."}
-			return nil
-		})
-		return resp, err
-	}
-	n, unit := int64(1), clock.Round
-	if action == "advance" {
-		a, ok := r.Options["amount"]
-		if !ok {
-			return nil, Errorf(CodeInvalid, "/clock action:advance needs amount (and unit, default rounds).")
-		}
-		n, _ = strconv.ParseInt(a, 10, 64)
-		if u, ok := r.Options["unit"]; ok {
-			var err error
-			if unit, err = clock.ParseUnit(u); err != nil {
-				return nil, Errorf(CodeInvalid, "%v.", err)
-			}
-		}
-	} else if _, ok := r.Options["amount"]; ok {
-		return nil, Errorf(CodeInvalid, "next-round moves exactly one round; use action:advance with amount.")
-	}
-	if err := checkAdvance(n, unit); err != nil {
-		return nil, err
-	}
-	return s.Mutate(ctx, r, func(m *Mutation) (*Response, error) {
-		if err := m.RequireGM("move the clock"); err != nil {
-			return nil, err
-		}
-		if _, err := m.MoveClock(n, unit); err != nil {
-			return nil, err
-		}
-		return &Response{}, nil
-	})
-
-}
 
 // MoveClock moves the table's clock n units forward as /clock does: the
 // system's timers, then what follows the clock (ClockFollower: the open
@@ -173,34 +126,4 @@ func plural(n int64) string {
 		return "s"
 	}
 	return ""
-}
-
-// AdvanceDayCost is what each whole day a /clock advance passes costs, in
-// units: the longest advance (MaxAdvanceDays, which can hold the writer for
-// tens of milliseconds at the largest hp-mp-wp table) takes 900 of the
-// WorkBurst, so one user gets about one a minute; a week costs 70.
-const AdvanceDayCost = 10
-
-// advanceCost is the cost of a /clock request: AdvanceDayCost for each
-// whole day it moves the clock (n × unit, up to 10,000 × a day, cannot
-// overflow).
-func advanceCost(r *Request) int {
-	if r.Options["action"] != "advance" {
-		return 0
-	}
-	n, err := strconv.ParseInt(r.Options["amount"], 10, 64)
-	if err != nil || n < 0 {
-		return 0
-	}
-	unit := clock.Round
-	if u, ok := r.Options["unit"]; ok {
-		if unit, err = clock.ParseUnit(u); err != nil {
-			return 0
-		}
-	}
-	rounds := n * unit.Rounds()
-	if rounds > MaxAdvanceDays*clock.RoundsPerDay {
-		return 0 // refused before any work (checkAdvance)
-	}
-	return int(rounds/clock.RoundsPerDay) * AdvanceDayCost
 }

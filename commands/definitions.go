@@ -1,7 +1,5 @@
 package commands
 
-import "fmt"
-
 // Option sets shared by several commands.
 var (
 	optName  = Option{Name: "name", Description: "Character name", Type: OptionString, Required: true, Autocomplete: true, MaxLength: 32}
@@ -43,7 +41,8 @@ func NewRegistry(systems []System, features ...Feature) *Registry {
 	g.Add(&Command{
 		Name: "char", Description: "Create and manage characters",
 		Topic: "`/char create name:… stats:\"key=value …\"` creates a character you own (a GM may give `owner`). `/char set` changes sheet values, `/char show` and `/char list` show them, `/char delete` asks to confirm. " +
-			"A GM hides an NPC with `hidden=true` among the stats, at creation (answered to that GM alone) or later: players then read its word only, never its numbers; its owner and every GM read them.",
+			"A GM hides an NPC with `hidden=true` among the stats, at creation (answered to that GM alone) or later: players then read its word only, never its numbers; its owner and every GM read them. " +
+			"A class or key a typo away from one the system names is refused with \"did you mean …?\"; mark a word new with + to keep it (`class=+theif`; at harm `+enduer=2` adds that ability).",
 		Subcommands: []*Subcommand{
 			{Name: "create", Description: "Create a character", Handler: charCreate,
 				Options: []Option{
@@ -58,15 +57,6 @@ func NewRegistry(systems []System, features ...Feature) *Registry {
 			{Name: "list", Description: "List the characters at this table", Handler: charList},
 			{Name: "delete", Description: "Delete a character (asks to confirm)", Handler: charDelete,
 				Options: []Option{optName}},
-		},
-	})
-	g.Add(&Command{
-		Name: "clock", Description: "Show or move the game clock", Handler: clockCommand, Cost: advanceCost,
-		Topic: fmt.Sprintf("`/clock action:show` shows the time. GMs move it with `/clock action:next-round` or `/clock action:advance amount:… unit:rounds|turns|hours|days`, at most %d days (%d hours) in one advance; everything that ends or fires is reported.", MaxAdvanceDays, MaxAdvanceDays*24),
-		Options: []Option{
-			{Name: "action", Description: "What to do (default show)", Type: OptionString, Choices: []string{"next-round", "advance", "show"}},
-			{Name: "amount", Description: "How many units (advance)", Type: OptionInteger, MinValue: 1, MaxValue: 10000},
-			{Name: "unit", Description: "Unit (advance; default rounds)", Type: OptionString, Choices: []string{"rounds", "turns", "hours", "days"}},
 		},
 	})
 	for _, f := range features {

@@ -142,7 +142,10 @@ func TestFeaturePlugsIn(t *testing.T) {
 	tb.OK(tb.Do("!gm", "/table setup system:harm"))
 	tb.OK(tb.Do("gm", `/char create name:Vala stats:"endure=2 vigor=3"`))
 	commandstest.WantIn(t, "help", commandstest.Text(tb.Do("ann", "/help")), "`/lantern` Light the table's lantern")
+	commandstest.WantIn(t, "help topic:table", commandstest.Text(tb.Do("ann", "/help topic:table")), "Lantern options (harm): `lantern`")
+	tb.Channel = "chan-no-table" // /help outside a table speaks of every system
 	commandstest.WantIn(t, "help topic:table", commandstest.Text(tb.Do("ann", "/help topic:table")), "Lantern options (hit-protection, hp-mp-wp, harm): `lantern`")
+	tb.Channel = "chan-1"
 	tb.Refused(tb.Do("ann", "/lantern"), "Only a GM can light the lantern.")
 	commandstest.WantIn(t, "lantern", tb.OK(tb.Do("gm", "/lantern")), "The lantern is lit.")
 	commandstest.WantIn(t, "table show", tb.OK(tb.Do("ann", "/table show")), "lantern=0")

@@ -1,12 +1,10 @@
 package commands
 
 import (
-	"fmt"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/hpkeeper/hpkeeper/commands/layout"
-	"github.com/hpkeeper/hpkeeper/rules/clock"
 )
 
 // Discord's limits on a message are package layout's, which lays a reply
@@ -56,21 +54,6 @@ const (
 	// rerolls stay short: every character of the largest table.
 	MaxCombatants = MaxCharacters
 )
-
-// checkAdvance refuses moving the clock n units past MaxAdvanceDays, with
-// the command to type instead, in the same unit.
-func checkAdvance(n int64, unit clock.Unit) error {
-	most := MaxAdvanceDays * clock.RoundsPerDay / unit.Rounds()
-	if n <= most {
-		return nil
-	}
-	limit := fmt.Sprintf("%d days", MaxAdvanceDays)
-	if unit != clock.Day {
-		limit += fmt.Sprintf(" (%d %s)", most, unit)
-	}
-	return Errorf(CodeInvalid, "The clock moves at most %s in one command, longer than any timer runs; %d %s is more. Move it in steps: `/clock action:advance amount:%d unit:%s`, then the rest.",
-		limit, n, unit, most, unit)
-}
 
 // layOut lays resp and each of its follow-ups out over Discord's
 // messages (layout.Split): what one message cannot hold continues in

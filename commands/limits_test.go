@@ -149,7 +149,7 @@ func TestLongListsContinue(t *testing.T) {
 	}
 	resp := tb.Do("bob", "/history")
 	checkSent(t, "/history", resp)
-	commandstest.WantIn(t, "/history", commandstest.Text(resp), names[40], names[49], "Older events: /history before:#")
+	commandstest.WantIn(t, "/history", commandstest.Text(resp), names[40], names[49], "Older events: `/history before:#")
 }
 
 // TestLayOutContinues: a reply past every limit of a message continues in

@@ -3,6 +3,7 @@ package commands
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/hpkeeper/hpkeeper/commands/layout"
 )
@@ -38,16 +39,25 @@ func Unmarkdown(s string) string {
 // markdownSpecials are the characters Escape puts a backslash before.
 const markdownSpecials = "\\*_~`|><#[]()"
 
-// Arg renders a user-given value (a character's name) as an option value
-// of a command a reply suggests, so that the command works when typed as
-// printed: escaped (Escape, which Discord shows as the plain text) and in
-// double quotes when it holds a space.
-func Arg(v string) string {
-	if strings.ContainsAny(v, " \t") {
-		return `"` + Escape(v) + `"`
+// CodeSpan renders text as a Discord code span, which shows it exactly, with
+// no markdown: a command a reply suggests, with a user-given name in it
+// as it is typed ("`/attend target:Sir Bob`": Discord passes quotes
+// along, so none are added). The fence is longer than any run of
+// backticks in text.
+func CodeSpan(text string) string {
+	fence := "`"
+	for strings.Contains(text, fence) {
+		fence += "`"
 	}
-	return Escape(v)
+	if strings.HasPrefix(text, "`") || strings.HasSuffix(text, "`") {
+		text = " " + text + " "
+	}
+	return fence + text + fence
 }
+
+// Timestamp renders t as a Discord timestamp, "<t:1764442800:f>", which
+// each reader's client shows in their own time zone (the console in UTC).
+func Timestamp(t time.Time) string { return fmt.Sprintf("<t:%d:f>", t.Unix()) }
 
 // Mention renders a user id as a Discord user mention, "<@123>"; a reply
 // pings nobody unless it says so (Mutation.SetMentions), so this only shows

@@ -35,12 +35,21 @@ func RequireGM(r *Request, t *storage.Table, what string) error {
 }
 
 // CanChange returns a CodeForbidden error unless the user of r owns c or is
-// a GM at table t (RULES.md §0.1).
+// a GM at table t (RULES.md §0.1); for a command, the error says to ask
+// them to run it: as typed for a character players see, and without
+// echoing it for a hidden one (the line could hold its numbers).
 func CanChange(r *Request, t *storage.Table, c *storage.Character) error {
 	if c.OwnerID == r.UserID || IsGM(r, t) {
 		return nil
 	}
+	ask := ""
+	if r.Kind == KindCommand {
+		ask = " Ask one of them to run " + CodeSpan(r.line(false)) + "."
+		if c.Hidden {
+			ask = " Ask one of them to run it for you."
+		}
+	}
 	// The owner as a mention (replies never ping): "belongs to you" read
 	// as the reader, not the console's user named "you".
-	return Errorf(CodeForbidden, "%s belongs to %s: only its owner or a GM can do that.", Escape(c.Name), Mention(c.OwnerID))
+	return Errorf(CodeForbidden, "%s belongs to %s: only its owner or a GM can do that.%s", Escape(c.Name), Mention(c.OwnerID), ask)
 }

@@ -491,7 +491,7 @@ func validate(r *Request, defs []Option) error {
 				return Errorf(CodeInvalid, "Option %s must be true or false, not %q.", name, Clip(v, 40))
 			}
 		case OptionString, OptionUser:
-			v = strings.TrimSpace(v)
+			v = Unquote(strings.TrimSpace(v))
 			max := d.MaxLength
 			if max == 0 {
 				max = 6000
@@ -525,6 +525,19 @@ func validate(r *Request, defs []Option) error {
 	return nil
 }
 
+// Unquote returns s without one pair of double quotes around it, straight
+// or curly (a phone's): Discord passes the quotes of an option along, and
+// a name or stats copied from a reply or the console may carry them. A
+// value with a quote inside ("A", "B": two names) keeps its quotes.
+func Unquote(s string) string {
+	for _, q := range [][2]string{{`"`, `"`}, {"“", "”"}} {
+		if in, ok := strings.CutPrefix(s, q[0]); ok && len(in) > len(q[1]) && strings.HasSuffix(in, q[1]) && !strings.ContainsAny(in[:len(in)-len(q[1])], `"“”`) {
+			return strings.TrimSpace(in[:len(in)-len(q[1])])
+		}
+	}
+	return s
+}
+
 // Path is the command path of the request, as System.Options names it:
 // "damage", "table setup".
 func (r *Request) Path() string { return strings.TrimPrefix(r.commandName(), "/") }
@@ -541,7 +554,11 @@ func (r *Request) commandName() string {
 // options in name order, values with spaces quoted, or a press of a button
 // as `pressed [Stay Up] for Lister` (Pressed, and the target option when
 // set). It is what the history shows.
-func (r *Request) Line() string {
+func (r *Request) Line() string { return r.line(true) }
+
+// line is Line, with values quoted as the console takes them (quote) or as
+// Discord's client does, bare.
+func (r *Request) line(quote bool) string {
 	if r.Pressed != "" {
 		line := "pressed [" + r.Pressed + "]"
 		if t := r.Options["target"]; t != "" {
@@ -558,7 +575,7 @@ func (r *Request) Line() string {
 	sort.Strings(names)
 	for _, n := range names {
 		v := r.Options[n]
-		if strings.ContainsAny(v, " \t\"") || v == "" {
+		if quote && (strings.ContainsAny(v, " \t\"") || v == "") {
 			v = strconv.Quote(v)
 		}
 		fmt.Fprintf(&b, " %s:%s", n, v)

@@ -41,7 +41,7 @@ func TestSystemValues(t *testing.T) {
 						v = "x"
 					}
 					want := fmt.Sprintf("/%s %s: is not used by the %s system", c.Name, o.Name, sys.Name())
-					if c.Name != "roll" && sys.Action(c.Name) == nil {
+					if !extended[c.Name] && sys.Action(c.Name) == nil {
 						want = fmt.Sprintf("/%s is not part of the %s system", c.Name, sys.Name())
 					}
 					tb.Refused(tb.Do("!gm", requestLine(c, o.Name, v, sys)), want)
@@ -62,6 +62,9 @@ func TestSystemValues(t *testing.T) {
 				if so != nil {
 					help := commandstest.Text(tb.Do("ann", "/help topic:"+c.Name))
 					line := sys.Name() + ": " + so.Help
+					if o.Description == commands.Clip(so.Help, 100) {
+						line = "`" + o.Name + "`: " + so.Help // the system's own option: its help is the description, said once
+					}
 					if len(so.Values) > 0 {
 						line += " — " + strings.Join(so.Values, ", ")
 					}
@@ -91,6 +94,10 @@ func TestSystemValuesOfTheIssue(t *testing.T) {
 	if got := suggestions(tb, "table", "name", ""); !slices.Contains(got, "catch-breath") || slices.Contains(got, "fudge-dice") {
 		t.Errorf("?/table option name: at a hit-protection table = %v; want its options only", got)
 	}
+	commandstest.WantIn(t, "/help topic:rest", commandstest.Text(tb.Do("ann", "/help topic:rest")), "hit-protection: turn: spend a hit die", "— turn, breath, night")
+	commandstest.WantIn(t, "/help topic:table", commandstest.Text(tb.Do("ann", "/help topic:table")), "`dice` (bot, manual) — who rolls", "hit-protection: `catch-breath` (off, on) — fighters",
+		"Turn order options (hit-protection): `init-reroll` (never, each-round) — ")
+	tb.Channel = "chan-no-table" // /help outside a table speaks of every system
 	help := commandstest.Text(tb.Do("ann", "/help topic:rest"))
 	commandstest.WantIn(t, "/help topic:rest", help, "hit-protection: turn: spend a hit die", "— turn, breath, night", "hp-mp-wp: night:", "harm: day:", "— day")
 	commandstest.WantIn(t, "/help topic:table", commandstest.Text(tb.Do("ann", "/help topic:table")), "`dice` (bot, manual) — who rolls", "hit-protection: `catch-breath` (off, on) — fighters", "harm: `fudge-dice` (3, 4) — Fudge dice",
@@ -142,10 +149,18 @@ func suggestions(tb *table, command, opt, typed string) []string {
 
 // requestLine is a line of command c with option name set to value and
 // every other required option given a value the system takes.
+// extended are the commands of the kernel or a feature that systems give
+// options to (every other command with options BySystem is a system's
+// action): /roll (as:) and /clock (hp-mp-wp's awake:).
+var extended = map[string]bool{"roll": true, "clock": true}
+
 func requestLine(c *commands.Command, name, value string, sys commands.System) string {
 	line := "/" + c.Name + " " + name + ":" + value
-	if c.Name == "roll" {
+	switch c.Name {
+	case "roll":
 		line += " as:Nobody"
+	case "clock":
+		line += " action:advance amount:1 unit:days" // show takes no options
 	}
 	for _, o := range c.Options {
 		if !o.Required || o.Name == name {

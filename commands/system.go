@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/hpkeeper/hpkeeper/commands/spelling"
 	"github.com/hpkeeper/hpkeeper/commands/view"
 	"github.com/hpkeeper/hpkeeper/storage"
 )
@@ -260,11 +261,21 @@ func ParseStats(s string) ([]Stat, error) {
 }
 
 // UnknownStat returns the CodeInvalid error for a stats key the system does
-// not know, listing the valid keys.
+// not know: "did you mean …?" for a typo of a valid key, and the list of
+// the valid keys.
 func UnknownStat(sys System, key string) error {
 	keys := append([]string(nil), sys.StatKeys()...)
 	sort.Strings(keys)
-	return Errorf(CodeInvalid, "Unknown stat %q for %s. Valid keys: %s.", Clip(key, 40), sys.Name(), strings.Join(keys, ", "))
+	return Errorf(CodeInvalid, "Unknown stat %q for %s%s. Valid keys: %s.", Clip(key, 40), sys.Name(), DidYouMean(key, keys), strings.Join(keys, ", "))
+}
+
+// DidYouMean returns ": did you mean KEY?" when word reads as a typo of
+// one of known (spelling.Closest), else "".
+func DidYouMean(word string, known []string) string {
+	if near := spelling.Closest(word, known); near != "" {
+		return ": did you mean " + near + "?"
+	}
+	return ""
 }
 
 // BadStat returns the CodeInvalid error for a stats value out of range.

@@ -271,8 +271,11 @@ func TestFourthSystemPlugsIn(t *testing.T) {
 	commandstest.WantIn(t, "rally", tb.OK(tb.Press("bob", zero, "Rally")), "Lister rallies: points 0 → 1")
 	tb.Refused(tb.Press("bob", zero, "Rally"), "no rally pending")
 
+	commandstest.WantIn(t, "help odds", tb.Do("ann", "/help topic:odds").Content, "• tally: the odds of a tally's 1d6")
+	tb.Channel = "chan-no-table" // /help outside a table speaks of every system
 	commandstest.WantIn(t, "help odds", tb.Do("ann", "/help topic:odds").Content,
 		"• tally: the odds of a tally's 1d6", "• hit-protection: the injury-band chances", "• harm: the check dice")
+	tb.Channel = "chan-1"
 	odds := tb.Do("ann", "/odds")
 	commandstest.WantIn(t, "odds", tb.OK(odds), "Rally odds")
 	commandstest.CheckPNG(t, odds.Files[0])

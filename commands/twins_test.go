@@ -233,6 +233,7 @@ func TestHiddenWordAgreesWithTurns(t *testing.T) {
 		{"hp-mp-wp", "hp-max=10", map[string]any{"hp": 0, "wp": -2, "state": "dying"}, false},
 		{"hp-mp-wp", "hp-max=10", map[string]any{"hp": 0, "wp": -2, "state": "stable"}, false},
 		{"hp-mp-wp", "hp-max=10", map[string]any{"state": "dead"}, false},
+		{"hp-mp-wp", "hp-max=10", map[string]any{"hp": 0, "wp": -2, "state": "stable", "die_hard": true, "choice_seq": 3}, true}, // its Die Hard choice to make
 		{"harm", "vigor=5", map[string]any{"condition": "Broken", "harm": 4}, true},
 		{"harm", "vigor=5", map[string]any{"condition": "Broken", "harm": 6, "taken_out": true}, false},
 	} {
@@ -242,6 +243,9 @@ func TestHiddenWordAgreesWithTurns(t *testing.T) {
 		tb.PatchSheet("Ogre", c.state)
 		tb.OK(tb.Do("!gm", "/init start"))
 		tb.Do("!gm", "/init join target:Ogre roll:5")
+		tb.OK(tb.Do("ann", `/char create name:Lister stats:"`+c.stats+`"`))
+		tb.OK(tb.Do("ann", "/init join target:Lister roll:1"))
+		tb.OK(tb.Do("!gm", "/init next")) // the GM begins round 1
 		show := tb.OK(tb.Do("ann", "/init show"))
 		word := show[strings.Index(show, "(")+1 : strings.Index(show, ")")]
 		acts := strings.Contains(show, "It is **Ogre**'s turn.")
@@ -264,6 +268,7 @@ func TestHiddenSkipSaysNoWhy(t *testing.T) {
 	tb.OK(tb.Do("!gm", "/init start"))
 	tb.Do("!gm", "/init join target:Lister roll:10")
 	tb.Do("!gm", "/init join target:Ogre roll:5")
+	tb.OK(tb.Do("!gm", "/init next")) // the GM begins round 1: Lister's turn
 	resp := tb.Do("ann", "/init next")
 	out := tb.OK(resp)
 	commandstest.WantIn(t, "player's /init next", out, "**Lister**'s turn ends. **Ogre** passes its turn.\n")
@@ -273,7 +278,7 @@ func TestHiddenSkipSaysNoWhy(t *testing.T) {
 		}
 	}
 	gm := tb.Do("!gm", "/history")
-	commandstest.WantIn(t, "the GM's /history", commandstest.FollowUp(gm), "Ogre cannot act (stunned until day 1, 00:50): turn skipped.")
+	commandstest.WantIn(t, "the GM's /history", commandstest.FollowUp(gm), "Ogre cannot act (stunned for 50 more rounds): turn skipped.")
 }
 
 // TestDeleteConfirmationCarriesNoDigest: the buttons of /char delete name

@@ -105,10 +105,12 @@ func wholeAt(t *testing.T, system, stats string, names []string, seed uint64, li
 
 // TestAdvanceOfADayWhole: an hp-mp-wp /clock advance of a day with a party
 // of 4 ended "… (exertion, hours aw…" and two characters' results were
-// gone (issue 24); every character's result is in the messages sent.
+// gone (issue 24); every character's result is in the messages sent. The
+// party stays awake (awake:true), as the issue's did: otherwise the
+// advance asks first.
 func TestAdvanceOfADayWhole(t *testing.T) {
 	wholeAt(t, "hp-mp-wp", `"class=wizard level=3 hp-max=14 con=12 wis=14 mp-max=23"`, longNames("Wanderer", 4), 1,
-		"/clock action:advance amount:1 unit:days", func(n string) string { return "**" + n + "**: " })
+		"/clock action:advance amount:1 unit:days awake:true", func(n string) string { return "**" + n + "**: " })
 }
 
 // TestMultiTargetDamageWhole: a multi-target /damage was cut inside the
@@ -219,7 +221,10 @@ var limitScenarios = []struct {
 		`[hp-mp-wp] {each} /char set name:{each} stats:"wp=-2 state=dying"`, "[hp-mp-wp] /attend target:{targets} bonus:100"}},
 	{"treat", []string{"[hit-protection] /treat target:{five}"}},
 	{"damage", []string{"[hp-mp-wp] /damage target:{targets} amount:100d10 crit:4"}},
-	{"clock", []string{"/clock action:next-round", "/clock action:advance amount:10000 unit:rounds", "/clock action:advance amount:90 unit:days"}},
+	{"clock", []string{"/clock action:next-round", "[hit-protection] /clock action:advance amount:10000 unit:rounds", "[hit-protection] /clock action:advance amount:90 unit:days",
+		"[harm] /clock action:advance amount:10000 unit:rounds", "[harm] /clock action:advance amount:90 unit:days",
+		// Kept awake, as a long advance asks at hp-mp-wp (awake:true).
+		"[hp-mp-wp] /clock action:advance amount:10000 unit:rounds awake:true", "[hp-mp-wp] /clock action:advance amount:90 unit:days awake:true"}},
 	{"history", []string{"/history", "/history page:2", "/history target:{one}"}},
 	{"undo", []string{"/undo"}},
 	{"odds", []string{"[hit-protection] /odds", "[harm] /odds", "/odds expr:59d2"}},

@@ -53,6 +53,17 @@ func worstReq(ch, cmd string, opts ...string) *commands.Request {
 	return r
 }
 
+// longAdvance is the options of a /clock advance of a day or more at a
+// table of sys: at hp-mp-wp with awake:true, which keeps everyone awake
+// as the worst case does, where the advance would otherwise ask first.
+func longAdvance(sys string, amount, unit string) []string {
+	opts := []string{"action:advance", amount, unit}
+	if sys == "hp-mp-wp" {
+		opts = append(opts, "awake:true")
+	}
+	return opts
+}
+
 // worstTable is a service over a fresh bbolt file (durable, as in
 // production) rolling seeded dice, with one table of sys at channel "w"
 // holding commands.MaxCharacters characters of worstStats, named W00 …
@@ -166,8 +177,8 @@ func BenchmarkWorstCase(b *testing.B) {
 				w.report(b)
 			})
 		}
-		timed("clock-advance-90-days", true, "clock", "action:advance", "amount:90", "unit:days")
-		timed("clock-advance-2160-hours", true, "clock", "action:advance", "amount:2160", "unit:hours")
+		timed("clock-advance-90-days", true, "clock", longAdvance(sys, "amount:90", "unit:days")...)
+		timed("clock-advance-2160-hours", true, "clock", longAdvance(sys, "amount:2160", "unit:hours")...)
 		timed("clock-next-round", true, "clock", "action:next-round")
 		switch sys {
 		case "harm":
@@ -196,7 +207,7 @@ func BenchmarkWorstCase(b *testing.B) {
 			w := &writerTimer{db: db}
 			for b.Loop() {
 				b.StopTimer()
-				mustHandle(b, s, worstReq("w", "clock", "action:advance", "amount:90", "unit:days"))
+				mustHandle(b, s, worstReq("w", "clock", longAdvance(sys, "amount:90", "unit:days")...))
 				b.StartTimer()
 				w.do(func() { mustHandle(b, s, worstReq("w", "undo")) })
 			}
@@ -233,7 +244,9 @@ func BenchmarkWorstCase(b *testing.B) {
 		mustHandle(b, s, worstReq("dm", "char create", "name:Ox", "stats:hp-max=10 mp-max=0"))
 		w := &writerTimer{db: db}
 		for b.Loop() {
-			w.do(func() { mustHandle(b, s, worstReq("dm", "clock", "action:advance", "amount:90", "unit:days")) })
+			w.do(func() {
+				mustHandle(b, s, worstReq("dm", "clock", longAdvance("hp-mp-wp", "amount:90", "unit:days")...))
+			})
 			b.StopTimer()
 			mustHandle(b, s, worstReq("dm", "undo"))
 			b.StartTimer()
@@ -250,7 +263,7 @@ func importExport(b *testing.B) {
 	s, db := worstTable(b, "hp-mp-wp")
 	// One 90-day advance is an event with the 50 characters before and
 	// after; the file repeats it until it reaches the limit.
-	mustHandle(b, s, worstReq("w", "clock", "action:advance", "amount:90", "unit:days"))
+	mustHandle(b, s, worstReq("w", "clock", longAdvance("hp-mp-wp", "amount:90", "unit:days")...))
 	gm := worstReq("w", "table export")
 	resp := s.Handle(ctx, gm)
 	var ex export.File
@@ -399,7 +412,7 @@ func BenchmarkWriteDuringAdvance(b *testing.B) {
 						return
 					case <-time.After(c.pause):
 					}
-					mustHandle(b, s, worstReq("w", "clock", "action:advance", "amount:90", "unit:days"))
+					mustHandle(b, s, worstReq("w", "clock", longAdvance("hp-mp-wp", "amount:90", "unit:days")...))
 					advances++
 				}
 			}()

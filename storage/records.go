@@ -123,9 +123,9 @@ type Initiative struct {
 	// Start is the clock (rounds since the table started) of the order's
 	// first round.
 	Start int64 `json:"start"`
-	// Underway is set once a turn has ended or a round has passed; before
-	// that (the opening) the first turn is the top of the order, whoever
-	// joins.
+	// Underway is set once a GM began round 1 (/init next) or a round has
+	// passed; before that (the opening) characters join and nobody has the
+	// turn.
 	Underway bool `json:"underway,omitempty"`
 	// Joins counts the joins so far; each combatant's Join is its number.
 	Joins int `json:"joins"`

@@ -5,6 +5,7 @@ import (
 	"github.com/hpkeeper/hpkeeper/commands/actions"
 	"github.com/hpkeeper/hpkeeper/commands/autocomplete"
 	"github.com/hpkeeper/hpkeeper/commands/export"
+	"github.com/hpkeeper/hpkeeper/commands/gameclock"
 	"github.com/hpkeeper/hpkeeper/commands/gmscreen"
 	"github.com/hpkeeper/hpkeeper/commands/harm"
 	"github.com/hpkeeper/hpkeeper/commands/help"
@@ -28,5 +29,5 @@ var systems = []commands.System{hitprot.System{}, hpmpwp.System{}, harm.System{}
 // takes its own, as some keep state per service. A new feature is a
 // package under commands/ and one more entry here.
 func features() []commands.Feature {
-	return []commands.Feature{actions.Feature{}, autocomplete.Feature{}, manualdice.New(), turnorder.Feature{}, history.Feature{}, export.Feature{}, odds.New(), tracker.New(), gmscreen.New(), help.Feature{}}
+	return []commands.Feature{actions.Feature{}, gameclock.Feature{}, autocomplete.Feature{}, manualdice.New(), turnorder.Feature{}, history.Feature{}, export.Feature{}, odds.New(), tracker.New(), gmscreen.New(), help.Feature{}}
 }

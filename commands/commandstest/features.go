@@ -5,6 +5,7 @@ import (
 	"github.com/hpkeeper/hpkeeper/commands/actions"
 	"github.com/hpkeeper/hpkeeper/commands/autocomplete"
 	"github.com/hpkeeper/hpkeeper/commands/export"
+	"github.com/hpkeeper/hpkeeper/commands/gameclock"
 	"github.com/hpkeeper/hpkeeper/commands/gmscreen"
 	"github.com/hpkeeper/hpkeeper/commands/harm"
 	"github.com/hpkeeper/hpkeeper/commands/help"
@@ -27,5 +28,5 @@ func Systems() []commands.System {
 // order (each service needs its own: some keep state per service). Every
 // Table and Sheets plays them.
 func Features() []commands.Feature {
-	return []commands.Feature{actions.Feature{}, autocomplete.Feature{}, manualdice.New(), turnorder.Feature{}, history.Feature{}, export.Feature{}, odds.New(), tracker.New(), gmscreen.New(), help.Feature{}}
+	return []commands.Feature{actions.Feature{}, gameclock.Feature{}, autocomplete.Feature{}, manualdice.New(), turnorder.Feature{}, history.Feature{}, export.Feature{}, odds.New(), tracker.New(), gmscreen.New(), help.Feature{}}
 }

@@ -141,10 +141,11 @@ func (tb *Table) ImportFile(user string, data []byte) *commands.Response {
 	return tb.Svc.Handle(context.Background(), req)
 }
 
-// Request returns the request Do sends for line as user: words without ':'
-// after the command are the subcommand, name:value words the options
-// ("double quoted" values may hold spaces), and each value also names a
-// user, as user options do.
+// Request returns the request Do sends for line as user: a word without
+// ':' after the command is the subcommand, name:value words the options
+// ("double quoted" values may hold spaces; words without ':' after an
+// option go on its value, as Discord takes "target:Sir Bob"), and each
+// value also names a user, as user options do.
 func (tb *Table) Request(user, line string) *commands.Request {
 	tb.T.Helper()
 	perms := int64(0)
@@ -159,14 +160,19 @@ func (tb *Table) Request(user, line string) *commands.Request {
 		Options: map[string]string{}, Users: map[string]string{},
 	}
 	req.Command = strings.TrimPrefix(words[0], "/")
+	last := "" // the option given last
 	for _, w := range words[1:] {
 		k, v, ok := strings.Cut(w, ":")
-		if !ok {
+		switch {
+		case !ok && last != "": // a value with spaces, unquoted as in Discord
+			delete(req.Users, req.Options[last])
+			req.Options[last] += " " + w
+			req.Users[req.Options[last]] = req.Options[last]
+		case !ok:
 			req.Subcommand = w
-			continue
+		default:
+			req.Options[k], req.Users[v], last = v, v, k
 		}
-		req.Options[k] = v
-		req.Users[v] = v
 	}
 	return req
 }

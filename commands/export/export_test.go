@@ -70,7 +70,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 		t.Errorf("history: %s", h)
 	}
 	tb.OK(tb.Do("ann", `/char create name:Kryten stats:"class=fighter level=1 hp=6"`))
-	tb.OK(tb.Do("ann", "/undo"))
+	tb.OK(tb.Press("ann", tb.Do("ann", "/undo"), "Undo"))
 	tb.OK(tb.Do("ann", `/char create name:Kryten stats:"class=fighter level=1 hp=6"`))
 	var ex3 export.File
 	if err := json.Unmarshal(tb.ExportFile("!carol"), &ex3); err != nil {

@@ -46,7 +46,8 @@ func banditTable(t *testing.T) *commandstest.Table {
 	tb.OK(tb.Do("gm", `/char set name:Bandit stats:"wp=-2 state=dying"`))
 	tb.OK(tb.Do("gm", "/init start"))
 	tb.OK(tb.Do("gm", "/init join target:Bandit roll:3"))
-	tb.OK(tb.Do("ann", "/init join target:Vala roll:1")) // the Bandit passes: Vala's turn
+	tb.OK(tb.Do("ann", "/init join target:Vala roll:1"))
+	tb.OK(tb.Do("gm", "/init next")) // the GM begins round 1: the Bandit passes, Vala's turn
 	return tb
 }
 
@@ -149,6 +150,7 @@ func TestBleedingOutReachesTheGM(t *testing.T) {
 	tb.OK(tb.Do("gm", "/init start"))
 	tb.OK(tb.Do("ann", "/init join target:Lister roll:4"))
 	tb.OK(tb.Do("gm", "/init join target:Ogre roll:2"))
+	tb.OK(tb.Do("gm", "/init next")) // the GM begins round 1: Lister's turn
 	out := tb.OK(tb.Do("ann", "/init next"))
 	commandstest.WantIn(t, "the player's round end", out, "**Ogre**: Dead")
 	if strings.Contains(out, "Critical Wound") {

@@ -106,10 +106,16 @@ func noAbility(name string, c rules.Character, ability string) error {
 	}
 	add := ""
 	if key := abilityName(ability); rules.ValidName(key) {
-		add = fmt.Sprintf(" Add it with /char set name:%s stats:%s=0 (Unskilled).", commands.Arg(name), key)
+		add = fmt.Sprintf(" Add it with %s (Unskilled).", commands.CodeSpan("/char set name:"+name+" stats:"+key+"=0"))
 	}
-	return commands.Errorf(commands.CodeInvalid, "%s has no ability %q; it has %s.%s",
-		commands.Escape(name), commands.Clip(ability, 32), strings.Join(have, ", "), add)
+	end := commands.DidYouMean(abilityName(ability), c.AbilityNames())
+	if end != "" {
+		add = "" // a typo, most likely: no ability to add
+	} else {
+		end = "."
+	}
+	return commands.Errorf(commands.CodeInvalid, "%s has no ability %q%s It has %s.%s",
+		commands.Escape(name), commands.Clip(ability, 32), end, strings.Join(have, ", "), add)
 }
 
 // roll answers /roll as:… for harm. With ability it is an action (RULES.md

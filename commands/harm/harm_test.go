@@ -219,7 +219,7 @@ func TestHealRestNeedsADay(t *testing.T) {
 	tb.Refused(tb.Do("bob", "/rest kind:day"), "Only a GM")
 	tb.Refused(tb.Do("ann", "/rest kind:night"), `Option kind must be day at this harm table (got "night"); /help topic:rest says what each means.`)
 	out := tb.OK(tb.Do("ann", "/rest kind:day"))
-	wantAll(t, "rest day", out, "The clock moves 1 day", "Garrett: Vigor 0 → 3 (day of rest); may heal (Bloody) with /heal target:Garrett trigger:rest.")
+	wantAll(t, "rest day", out, "The clock moves 1 day", "Garrett: Vigor 0 → 3 (day of rest); may heal (Bloody) with `/heal target:Garrett trigger:rest`.")
 	tb.Dice.Push(1, 0, 0)
 	out = tb.OK(tb.Do("bob", "/heal target:Garrett trigger:rest ability:endure"))
 	wantAll(t, "heal rest", out, "Garrett has rested a day (since day 1, 00:00); healing check: Endure 2 (Journeyman): 3dF+2 [+, 0, 0] + 2 = 3 → SL 3: Bloody → Healthy.")
@@ -389,7 +389,7 @@ func TestRestDayForOneCharacter(t *testing.T) {
 
 	out := tb.OK(tb.Do("ann", "/rest kind:day target:Garrett"))
 	wantAll(t, "rest Garrett", out, "Garrett rests a day; the table's clock does not move (day 1, 00:00).",
-		"Garrett: Vigor 0 → 3 (day of rest); may heal (Broken) with /heal target:Garrett trigger:rest")
+		"Garrett: Vigor 0 → 3 (day of rest); may heal (Broken) with `/heal target:Garrett trigger:rest`")
 	if strings.Contains(out, "Ada") || strings.Contains(out, "no longer taken out") || strings.Contains(out, "clock moves") {
 		t.Errorf("a day of rest for Garrett touched more: %q", out)
 	}
@@ -408,7 +408,7 @@ func TestRestDayForOneCharacter(t *testing.T) {
 	// refills and every character has a day of rest.
 	out = tb.OK(tb.Do("ann", "/rest kind:day"))
 	wantAll(t, "rest table", out, "The clock moves 1 day: day 1, 00:00 → day 2, 00:00.", "Garrett is no longer taken out",
-		"Ada: Reason 1 → 4 (day of rest); may heal (Bloody) with /heal target:Ada trigger:rest")
+		"Ada: Reason 1 → 4 (day of rest); may heal (Bloody) with `/heal target:Ada trigger:rest`")
 	tb.Dice.Push(1, 1, 1)
 	wantAll(t, "Ada heals", tb.OK(tb.Do("cat", "/heal target:Ada trigger:rest")), "Ada has rested a day (since day 1, 00:00); healing check:", "Bloody → Healthy")
 }
@@ -470,7 +470,7 @@ func TestReadingDayOfRestRefillsPools(t *testing.T) {
 	tb.OK(tb.Do("ann", "/damage target:Garrett amount:1 kind:physical"))
 	tb.OK(tb.Do("bob", "/spend target:Garrett resource:vigor amount:1"))
 	out = tb.OK(tb.Do("ann", "/clock action:advance amount:1 unit:days"))
-	wantAll(t, "a day after the harm", out, "Garrett: Vigor 2 → 3 (day of rest); may heal (Bloody) with /heal target:Garrett trigger:rest.")
+	wantAll(t, "a day after the harm", out, "Garrett: Vigor 2 → 3 (day of rest); may heal (Bloody) with `/heal target:Garrett trigger:rest`.")
 	tb.Dice.Push(0, 0, 1)
 	wantAll(t, "rest healing", tb.OK(tb.Do("bob", "/heal target:Garrett trigger:rest")), "Bloody → Healthy")
 	tb.NoDiceLeft()

@@ -1,6 +1,7 @@
 package harm
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -8,6 +9,7 @@ import (
 	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/rules/clock"
 	rules "github.com/hpkeeper/hpkeeper/rules/harm"
+	"github.com/hpkeeper/hpkeeper/storage"
 )
 
 // heal answers /heal for harm (RULES.md §3.3): trigger first-aid or counsel
@@ -77,7 +79,7 @@ func (sys System) heal(m *commands.Mutation) (*commands.Response, error) {
 		// The patient's own trigger, or a point of its pool: the caller
 		// must be able to act for the patient.
 		if err := m.CanChange(patient); err != nil {
-			return nil, err
+			return nil, withHealer(m, patient, err)
 		}
 	}
 	if helper != "" {
@@ -212,4 +214,28 @@ func triggerUsed(t rules.Trigger) string {
 		return "the day of rest is used up"
 	}
 	return "the pool points are spent"
+}
+
+// withHealer adds to err, the refusal of a healing of another's patient,
+// the way that needs no leave (RULES.md §3.3): first aid (or counsel)
+// from a character of the caller's own, the healer given or the first
+// the caller owns; err as it is when they own none.
+func withHealer(m *commands.Mutation, patient *storage.Character, err error) error {
+	var e *commands.Error
+	healer, trig := m.Req.Options["healer"], m.Req.Options["trigger"]
+	if healer == "" {
+		all, lerr := m.Tx().Characters(m.Req.ChannelID)
+		if lerr != nil {
+			return lerr
+		}
+		for _, c := range all {
+			if c.OwnerID == m.Req.UserID && c.ID != patient.ID && healer == "" {
+				healer, trig = c.Name, "first-aid"
+			}
+		}
+	}
+	if healer == "" || patient.Hidden || !errors.As(err, &e) {
+		return err
+	}
+	return commands.Errorf(e.Code, "%s Or give first aid or counsel yourself, which needs no leave: %s.", e.Message, commands.CodeSpan("/heal target:"+patient.Name+" trigger:"+trig+" healer:"+healer))
 }

@@ -23,7 +23,8 @@ func TestInitiativeCheck(t *testing.T) {
 	commandstest.WantIn(t, "checks", out, "**Sly** joins the turn order: initiative React 0 (Unskilled): 3dF [0, 0, 0] = 0 → **SL 0**.",
 		"**Garrett** joins the turn order: initiative React 1 (Apprentice): 3dF+1 [−, −, −] + 1 = -2 → **SL 0**.")
 	// SL 0 each: Garrett's React 1 beats Sly's 0, though Sly joined first.
-	commandstest.WantIn(t, "tie", tb.OK(tb.Do("ann", "/init show")), "▶ **Garrett** 0\n▫ **Sly** 0")
+	commandstest.WantIn(t, "tie", tb.OK(tb.Do("ann", "/init show")), "▫ **Garrett** 0\n▫ **Sly** 0")
+	commandstest.WantIn(t, "first turn", tb.OK(tb.Do("gm", "/init next")), "Round 1 of the turn order begins. It is **Garrett**'s turn.")
 	tb.OK(tb.Do("gm", "/init end"))
 	tb.OK(tb.Do("gm", "/table option name:fudge-dice value:4"))
 	tb.OK(tb.Do("gm", "/init start"))

@@ -93,7 +93,7 @@ func restLine(ch *storage.Character, n rules.Character, changes []rules.PoolChan
 		parts = append(parts, poolsText(changes))
 	}
 	if n.NeedsHealing() && n.RestHealings(now) > 0 {
-		parts = append(parts, fmt.Sprintf("may heal (%s) with /heal target:%s trigger:rest", n.Condition, commands.Arg(ch.Name)))
+		parts = append(parts, fmt.Sprintf("may heal (%s) with %s", n.Condition, commands.CodeSpan("/heal target:"+ch.Name+" trigger:rest")))
 	}
 	if len(parts) == 0 {
 		return ""

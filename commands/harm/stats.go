@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/hpkeeper/hpkeeper/commands"
+	"github.com/hpkeeper/hpkeeper/commands/spelling"
 	"github.com/hpkeeper/hpkeeper/rules/clock"
 	rules "github.com/hpkeeper/hpkeeper/rules/harm"
 )
@@ -47,8 +48,8 @@ func (sys System) SetSheet(m *commands.Mutation, raw json.RawMessage, stats []co
 func unknownStat(sys commands.System, key string) error {
 	keys := append([]string(nil), sys.StatKeys()...)
 	sort.Strings(keys)
-	return commands.Errorf(commands.CodeInvalid, "Unknown stat %q for harm. Valid keys: %s; or any other ability as name=rank or name=rank:pool, with a name of lower-case letters, digits and '-' (at most %d).",
-		commands.Clip(key, 40), strings.Join(keys, ", "), rules.MaxNameLen)
+	return commands.Errorf(commands.CodeInvalid, "Unknown stat %q for harm%s. Valid keys: %s; or any other ability as name=rank or name=rank:pool, with a name of lower-case letters, digits and '-' (at most %d).",
+		commands.Clip(key, 40), commands.DidYouMean(key, keys), strings.Join(keys, ", "), rules.MaxNameLen)
 }
 
 // apply sets stats on a copy of c (RULES.md §3.1):
@@ -57,9 +58,18 @@ func unknownStat(sys commands.System, key string) error {
 //   - an ability: "rank" (0..6) or "rank:pool"; the five abilities RULES.md
 //     names keep their pool, another keeps its pool when it exists, else
 //     draws on the pool given or Vigor; "none" removes a non-innate ability.
+//
+// **Reading:** any other name=rank adds an ability (COMMANDS.md), but a
+// name a typo away from a key harm names or an ability the sheet had
+// before the command ("enduer" for endure, spelling.Typo) is refused with
+// "did you mean endure=2?", unless the player marks it new: +enduer=2.
+// Names given in one command are meant together ("climb=2 climbs=1").
 func (sys System) apply(c rules.Character, stats []commands.Stat, creating bool) (rules.Character, error) {
 	c = c.Clone()
+	words := append(append([]string(nil), sys.StatKeys()...), c.AbilityNames()...)
 	for _, st := range stats {
+		var marked bool
+		st.Key, marked = spelling.Marked(st.Key)
 		if p := c.PoolNamed(st.Key); p != nil {
 			cur, mx, err := poolValue(st)
 			if err != nil {
@@ -92,6 +102,10 @@ func (sys System) apply(c rules.Character, stats []commands.Stat, creating bool)
 			// rank either: a key of another system (class=fighter), not a
 			// new ability.
 			return c, unknownStat(sys, st.Key)
+		}
+		if near := spelling.Closest(st.Key, words); near != "" && !known && !marked {
+			return c, commands.Errorf(commands.CodeInvalid, "%s=%s would add a new ability, %s: did you mean %s=%s? To add %s as an ability of its own, mark it new: %s%s=%s.",
+				st.Key, commands.Clip(st.Value, 20), st.Key, near, commands.Clip(st.Value, 20), st.Key, spelling.Mark, st.Key, commands.Clip(st.Value, 20))
 		}
 		a, err := abilityValue(st, c.Abilities)
 		if err != nil {

@@ -42,25 +42,25 @@ type TableNoter interface {
 // `topic` one command or one rule system in a few lines.
 func help(ctx context.Context, s *commands.Service, r *commands.Request) (*commands.Response, error) {
 	topic := strings.TrimPrefix(strings.ToLower(strings.TrimSpace(r.Options["topic"])), "/")
+	var current commands.System // the table's, at a table
+	var at *storage.Table
+	err := s.DB().View(func(tx *storage.Tx) error {
+		t, err := tx.Table(r.ChannelID)
+		if errors.Is(err, storage.ErrNotFound) || r.ChannelID == "" {
+			return nil // no table: the overview says how to start one, a topic speaks of every system
+		}
+		if err == nil {
+			current, at = s.Registry().System(t.System), t
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err // the database could not be read: say so, not "start a table"
+	}
 	if topic == "" {
 		var b strings.Builder
 		b.WriteString("**hpkeeper** tracks hit points, wounds and harm for the whole table.\n")
-		current := ""
-		var at *storage.Table
-		err := s.DB().View(func(tx *storage.Tx) error {
-			t, err := tx.Table(r.ChannelID)
-			if errors.Is(err, storage.ErrNotFound) || r.ChannelID == "" {
-				return nil // no table: the overview says how to start one
-			}
-			if err == nil {
-				current, at = t.System, t
-			}
-			return err
-		})
-		if err != nil {
-			return nil, err // the database could not be read: say so, not "start a table"
-		}
-		if current == "" {
+		if current == nil {
 			names := systemNames(s.Registry())
 			fmt.Fprintf(&b, "Start with `/table setup system:%s`", names[0])
 			if len(names) > 1 {
@@ -68,7 +68,7 @@ func help(ctx context.Context, s *commands.Service, r *commands.Request) (*comma
 			}
 			b.WriteString(".\n")
 		} else {
-			fmt.Fprintf(&b, "This table plays **%s** (`/help topic:%s`).\n", current, current)
+			fmt.Fprintf(&b, "This table plays **%s** (`/help topic:%s`).\n", current.Name(), current.Name())
 			for _, f := range s.Registry().Features() {
 				if n, ok := f.(TableNoter); ok && at != nil {
 					b.WriteString(n.HelpAt(at) + "\n")
@@ -96,7 +96,7 @@ func help(ctx context.Context, s *commands.Service, r *commands.Request) (*comma
 		return &commands.Response{Content: text, Ephemeral: true}, nil
 	}
 	if c := s.Registry().Lookup(topic); c != nil {
-		return &commands.Response{Content: commandHelp(s, c), Ephemeral: true}, nil
+		return &commands.Response{Content: commandHelp(s, c, current), Ephemeral: true}, nil
 	}
 	return nil, commands.Errorf(commands.CodeNotFound, "No help topic %q. Topics: a command name (damage, table, …) or a system (%s).", commands.Clip(topic, 40), strings.Join(systemNames(s.Registry()), ", "))
 }
@@ -127,20 +127,34 @@ func optionSummary(opts []commands.Option) string {
 // commandHelp explains command c: its subcommands, or its options, each
 // with what it means in every system that gives it a meaning and the
 // values it takes there (System.Options); the table options per system for
-// /table.
-func commandHelp(s *commands.Service, c *commands.Command) string {
+// /table. At a table (at not nil) it speaks of that table's system only:
+// the options it does not use are left out.
+func commandHelp(s *commands.Service, c *commands.Command, at commands.System) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "**/%s**: %s\n", c.Name, c.Description)
 	if c.Topic != "" {
 		b.WriteString(c.Topic + "\n")
 	}
+	systems := s.Registry().Systems()
+	if at != nil {
+		systems = []commands.System{at}
+	}
+	// used keeps the options of a path that some system of systems uses.
+	used := func(path string, opts []commands.Option) []commands.Option {
+		var out []commands.Option
+		for _, o := range opts {
+			if !o.BySystem || at == nil || commands.SystemOptionOf(at, path, o.Name) != nil {
+				out = append(out, o)
+			}
+		}
+		return out
+	}
 	for _, sub := range c.Subcommands {
-		fmt.Fprintf(&b, "`/%s %s`%s: %s\n", c.Name, sub.Name, optionSummary(sub.Options), sub.Description)
+		fmt.Fprintf(&b, "`/%s %s`%s: %s\n", c.Name, sub.Name, optionSummary(used(c.Name+" "+sub.Name, sub.Options)), sub.Description)
 	}
 	if c.Name == "table" {
-		b.WriteString(tableOptionsHelp(s.Registry()) + "\n")
+		b.WriteString(tableOptionsHelp(s.Registry(), systems) + "\n")
 	}
-	systems := s.Registry().Systems()
 	for _, sys := range systems {
 		if c.HelpFor == nil {
 			break
@@ -158,19 +172,22 @@ func commandHelp(s *commands.Service, c *commands.Command) string {
 	if len(without) > 0 {
 		fmt.Fprintf(&b, "Not part of %s.\n", strings.Join(without, ", "))
 	}
-	if len(c.Subcommands) == 0 && len(c.Options) > 0 {
-		fmt.Fprintf(&b, "Options:%s\n", optionSummary(c.Options))
-		for _, o := range c.Options {
+	if opts := used(c.Name, c.Options); len(c.Subcommands) == 0 && len(opts) > 0 {
+		fmt.Fprintf(&b, "Options:%s\n", optionSummary(opts))
+		for _, o := range opts {
 			optionHelp(&b, systems, c.Name, o, without)
 		}
 	}
 	for _, sub := range c.Subcommands {
-		for _, o := range sub.Options {
+		for _, o := range used(c.Name+" "+sub.Name, sub.Options) {
 			if o.BySystem {
 				fmt.Fprintf(&b, "`/%s %s` option:\n", c.Name, sub.Name)
 				optionHelp(&b, systems, c.Name+" "+sub.Name, o, without)
 			}
 		}
+	}
+	if at != nil {
+		fmt.Fprintf(&b, "(This table plays %s: only its options are listed; `/help topic:%s` tells the system.)\n", at.Name(), at.Name())
 	}
 	return strings.TrimRight(b.String(), "\n")
 }
@@ -194,7 +211,9 @@ func optionHelp(b *strings.Builder, systems []commands.System, path string, o co
 			}
 			continue
 		}
-		fmt.Fprintf(b, "\n  %s: %s", sys.Name(), so.Help)
+		if commands.Clip(so.Help, 100) != o.Description { // else the option is the system's own, and said so above
+			fmt.Fprintf(b, "\n  %s: %s", sys.Name(), so.Help)
+		}
 		if len(so.Values) > 0 {
 			fmt.Fprintf(b, " — %s", strings.Join(so.Values, ", "))
 		}
@@ -205,11 +224,11 @@ func optionHelp(b *strings.Builder, systems []commands.System, path string, o co
 	b.WriteString("\n")
 }
 
-// tableOptionsHelp lists the table options: those of every table (the
-// features' and the kernel's), each feature's group with the systems it
-// applies to (the turn order's, at the systems with initiative), then each
-// system's.
-func tableOptionsHelp(g *commands.Registry) string {
+// tableOptionsHelp lists the table options of the systems: those of every
+// table (the features' and the kernel's), each feature's group with the
+// systems it applies to (the turn order's, at the systems with
+// initiative), then each system's.
+func tableOptionsHelp(g *commands.Registry, systems []commands.System) string {
 	list := func(opts []commands.TableOption) string {
 		var out []string
 		for _, o := range opts {
@@ -224,7 +243,7 @@ func tableOptionsHelp(g *commands.Registry) string {
 	}
 	var names []string
 	groups := map[string]*group{}
-	for i, sys := range g.Systems() {
+	for i, sys := range systems {
 		ogs := g.OptionGroups(sys)
 		if i == 0 {
 			every = ogs[0].Options
@@ -243,7 +262,7 @@ func tableOptionsHelp(g *commands.Registry) string {
 	for _, name := range names {
 		lines = append(lines, name+" ("+strings.Join(groups[name].systems, ", ")+"): "+list(groups[name].opts))
 	}
-	for _, sys := range g.Systems() {
+	for _, sys := range systems {
 		if opts := sys.TableOptions(); len(opts) > 0 {
 			lines = append(lines, sys.Name()+": "+list(opts))
 		}

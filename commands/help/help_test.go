@@ -89,6 +89,33 @@ func TestHelpSystemCommands(t *testing.T) {
 	commandstest.WantIn(t, "hp-mp-wp help", out, "Also: /table, /char, /roll, /clock, /init, /history, /undo, /odds, /help;")
 }
 
+// TestHelpAtATableSpeaksOfItsSystem: /help topic:heal at an hp-mp-wp table
+// lists hp-mp-wp's options of /heal only (it listed harm's five, 25 lines
+// in all); outside a table, every system's.
+func TestHelpAtATableSpeaksOfItsSystem(t *testing.T) {
+	tb := newTable(t)
+	every := commandstest.Text(tb.Do("ann", "/help topic:heal"))
+	commandstest.WantIn(t, "outside a table", every, "harm:", "healer-pool", "hp-mp-wp:")
+	tb.OK(tb.Do("gm", "/table setup system:hp-mp-wp"))
+	out := commandstest.Text(tb.Do("ann", "/help topic:heal"))
+	commandstest.WantIn(t, "at hp-mp-wp", out, "[pool:…]", "hp-mp-wp: which points heal", "This table plays hp-mp-wp")
+	for _, not := range []string{"harm", "healer-pool", "trigger", "not used by", "Not part of"} {
+		if strings.Contains(out, not) {
+			t.Errorf("/help topic:heal at hp-mp-wp mentions %q:\n%s", not, out)
+		}
+	}
+	if n := strings.Count(out, "\n") + 1; n > 8 {
+		t.Errorf("/help topic:heal at hp-mp-wp is %d lines; want at most 8:\n%s", n, out)
+	}
+	table := commandstest.Text(tb.Do("ann", "/help topic:table"))
+	for _, not := range []string{"catch-breath", "fudge-dice"} {
+		if strings.Contains(table, not) {
+			t.Errorf("/help topic:table at hp-mp-wp names %s:\n%s", not, table)
+		}
+	}
+	commandstest.WantIn(t, "init at hp-mp-wp", commandstest.Text(tb.Do("ann", "/help topic:init")), "roll")
+}
+
 // TestHelpTeachesHiding: /help names the stats key that hides an NPC, at
 // every system, and /help topic:char says how, in one step.
 func TestHelpTeachesHiding(t *testing.T) {

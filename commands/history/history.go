@@ -43,8 +43,9 @@ func (Feature) Register(g *commands.Registry) {
 	})
 	g.Add(&commands.Command{
 		Name: "undo", Description: "Revert the latest event you may change", Handler: undo,
-		Topic: "`/undo` reverts the most recent event at the table that you may change (a GM: any), restoring every touched character exactly; dice are never rerolled.",
+		Topic: "`/undo` reverts the most recent event at the table that you may change (a GM: any), restoring every touched character exactly; dice are never rerolled. It asks before it deletes a character it created, and never reverts past a later event on the same character: it says which event stands in the way and who can undo it.",
 	})
+	g.Component(undoPrefix, confirmUndo)
 }
 
 // historyLimit is how many events a /history page shows; historyWindow is
@@ -183,12 +184,12 @@ func historyBefore(r *commands.Request) (uint64, error) {
 func olderLine(r *commands.Request, seq uint64) string {
 	cmd := fmt.Sprintf("/history before:#%d", seq)
 	if name, ok := r.Options["target"]; ok {
-		cmd += " target:" + commands.Arg(name)
+		cmd += " target:" + name
 	}
 	if user, ok := r.Options["user"]; ok {
 		cmd += " user:" + commands.Mention(user)
 	}
-	return "Older events: " + cmd
+	return "Older events: " + commands.CodeSpan(cmd)
 }
 
 // historyScope says which events an empty /history page looked for.
@@ -243,11 +244,12 @@ func hiddenIDs(tx *storage.Tx, channelID string) (map[uint64]bool, error) {
 	return hid, err
 }
 
-// renderEvent renders one event for /history: number, time, who, the
-// command, the dice its summary does not show, and the summary.
+// renderEvent renders one event for /history: number, time (a Discord
+// timestamp, in each reader's own time zone), who, the command, the dice
+// its summary does not show, and the summary.
 func renderEvent(e *storage.Event) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "`#%d` %s · %s · %s", e.Seq, e.At.UTC().Format("Jan 2 15:04"), commands.Escape(e.UserName), commands.Escape(e.Command))
+	fmt.Fprintf(&b, "`#%d` %s · %s · %s", e.Seq, commands.Timestamp(e.At), commands.Escape(e.UserName), commands.Escape(e.Command))
 	if dice := commands.Unshown(e.Summary, e.Dice); len(dice) > 0 {
 		b.WriteString("\n   dice: " + strings.Join(dice, "; "))
 	}
@@ -348,7 +350,7 @@ func renderEventFor(g *commands.Registry, e *storage.Event, sys commands.System,
 		return renderEvent(e)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "`#%d` %s · %s · %s", e.Seq, e.At.UTC().Format("Jan 2 15:04"), commands.Escape(e.UserName), commands.Escape(commandName(e.Command)))
+	fmt.Fprintf(&b, "`#%d` %s · %s · %s", e.Seq, commands.Timestamp(e.At), commands.Escape(e.UserName), commands.Escape(commandName(e.Command)))
 	var hidden []uint64
 	for _, p := range e.Parts {
 		if partHidden(p, hid) {

@@ -28,7 +28,7 @@ func TestHistoryPages(t *testing.T) {
 	if got := seqs(page); len(got) != 10 || got[0] != "`#15`" || got[9] != "`#6`" {
 		t.Fatalf("first page = %v; want #15 … #6", got)
 	}
-	commandstest.WantIn(t, "first page", page, "Older events: /history before:#6")
+	commandstest.WantIn(t, "first page", page, "Older events: `/history before:#6`")
 	if got := seqs(tb.OK(tb.Do("bob", "/history before:#6"))); len(got) != 5 || got[0] != "`#5`" || got[4] != "`#1`" {
 		t.Errorf("before:#6 = %v; want #5 … #1", got)
 	}
@@ -49,7 +49,7 @@ func TestHistoryPages(t *testing.T) {
 		t.Errorf("target and user = %q; want no older-events line when nothing older matches", byGM)
 	}
 	filtered := tb.OK(tb.Do("bob", `/history target:"Sir Bob"`))
-	commandstest.WantIn(t, "target", filtered, `Older events: /history before:#6 target:"Sir Bob"`)
+	commandstest.WantIn(t, "target", filtered, "Older events: `/history before:#6 target:Sir Bob`")
 	if got := seqs(tb.OK(tb.Do("bob", `/history before:#6 target:"Sir Bob"`))); len(got) != 3 || got[2] != "`#2`" {
 		t.Errorf("the older page of a target = %v; want #5, #4 and the creation #2", got)
 	}
@@ -72,7 +72,7 @@ func TestHistoryAndUndo(t *testing.T) {
 	}
 
 	// A player undoes their own latest event, skipping others'.
-	out := tb.OK(tb.Do("meg", "/undo"))
+	out := tb.OK(tb.Press("meg", tb.Do("meg", "/undo"), "Undo"))
 	if !strings.Contains(out, "#3") {
 		t.Errorf("meg's undo = %q; want #3 (her create)", out)
 	}
@@ -89,7 +89,7 @@ func TestHistoryAndUndo(t *testing.T) {
 	if !strings.Contains(h, "Undid #4") || !strings.Contains(h, "Undid #3") {
 		t.Errorf("history = %q; want both undos recorded", h)
 	}
-	out = tb.OK(tb.Do("bob", "/undo"))
+	out = tb.OK(tb.Press("bob", tb.Do("bob", "/undo"), "Undo"))
 	if !strings.Contains(out, "#2") {
 		t.Errorf("bob's second undo = %q; want #2", out)
 	}
@@ -104,7 +104,7 @@ func TestUndoRefusesOverLaterChange(t *testing.T) {
 	tb.OK(tb.Do("ann", "/char set name:Lister stats:hp=2")) // the GM's change
 	// A player undoes only events they made: not the GM's #4 on Lister, so
 	// Bob's latest is #3, but #4 changed Lister since: refused.
-	tb.Refused(tb.Do("bob", "/undo"), "Undo the later event first")
+	tb.Refused(tb.Do("bob", "/undo"), "Cannot undo `#3`")
 	if out := tb.OK(tb.Do("bob", "/char list")); !strings.Contains(out, "HP 2/8") {
 		t.Errorf("refused undo changed state: %q", out)
 	}
@@ -120,7 +120,7 @@ func TestUndoStopsAtSystemChange(t *testing.T) {
 	tb.OK(tb.Do("ann", "/table setup system:harm"))
 	tb.OK(tb.Do("ann", "/char create name:Gm1"))
 	tb.Refused(tb.Do("bob", "/undo"), "changed its system")
-	tb.OK(tb.Do("ann", "/undo")) // the GM's own create
+	tb.OK(tb.Press("ann", tb.Do("ann", "/undo"), "Undo")) // the GM's own create
 	tb.Refused(tb.Do("ann", "/undo"), "changed its system")
 	if out := tb.OK(tb.Do("bob", "/char list")); !strings.Contains(out, "No characters") {
 		t.Errorf("/char list = %q; want no characters", out)
@@ -173,6 +173,24 @@ func TestHistoryPagesOfALongHistory(t *testing.T) {
 	}
 }
 
+// TestHistoryTimesAreTimestamps: /history gives each event's time as a
+// Discord timestamp, which every reader's client shows in their own time
+// zone ("Jan 2 15:04" had none), in a player's view and in a GM's.
+func TestHistoryTimesAreTimestamps(t *testing.T) {
+	tb := newTable(t)
+	tb.OK(tb.Do("gm", "/table setup system:hit-protection")) // 19:01 UTC
+	tb.Private(tb.Do("gm", `/char create name:Orc stats:"hp=5 hidden=true"`))
+	resp := tb.Do("ann", "/history")
+	stamp := regexp.MustCompile(`<t:(\d+):f>`)
+	got := stamp.FindAllStringSubmatch(tb.OK(resp), -1)
+	if len(got) != 2 || got[1][1] != "1795978860" {
+		t.Errorf("/history = %q; want two timestamps, the oldest <t:1795978860:f>", tb.OK(resp))
+	}
+	if gm := commandstest.FollowUp(tb.Do("gm", "/history")); !stamp.MatchString(gm) {
+		t.Errorf("a GM's /history = %q; want timestamps", gm)
+	}
+}
+
 // TestHistoryOfACharacterHiddenLater: once a character is hidden, the
 // events about it from before read to players as its word, as every later
 // one does (issue: /history target:Ogre still showed players "Created Ogre
@@ -214,7 +232,8 @@ func TestHistoryTargetFindsTimers(t *testing.T) {
 	tb.OK(tb.Do("dm", "/init start"))
 	tb.OK(tb.Do("ann", "/init join target:Lister roll:12"))
 	tb.OK(tb.Do("dm", "/init join target:Bandit roll:3"))
-	tb.Dice.Push(5) // the Bandit's save fails: still dying
+	tb.OK(tb.Do("dm", "/init next")) // the GM begins round 1: Lister's turn
+	tb.Dice.Push(5)                  // the Bandit's save fails: still dying
 	tb.OK(tb.Do("ann", "/init next"))
 	gm := tb.Private(tb.Do("dm", "/history target:Bandit"))
 	commandstest.WantIn(t, "the GM's /history target:Bandit", gm, "· ann · /init next", "Fort DC 10 (stabilize): 1d20 [5]", "is still dying")

@@ -86,3 +86,71 @@ func TestUndoWhileTheTableChanges(t *testing.T) {
 		tb.Refused(tb.Do("dave", "/undo"), "nothing here that you can undo")
 	})
 }
+
+// TestUndoNamesTheEventInTheWay: a player's /undo after the GM hit their
+// character names the GM's event and who can undo it, instead of "undo
+// the later event first", which a player cannot; once the GM undid it,
+// the player's /undo reverts their own event.
+func TestUndoNamesTheEventInTheWay(t *testing.T) {
+	tb := newTable(t)
+	tb.OK(tb.Do("!carol", "/table setup system:hp-mp-wp"))                   // #1
+	tb.OK(tb.Do("ann", `/char create name:Lister stats:"hp-max=30 con=14"`)) // #2
+	tb.OK(tb.Do("ann", `/char set name:Lister stats:"str=12"`))              // #3
+	tb.OK(tb.Do("!carol", "/damage target:Lister amount:3"))                 // #4
+	tb.OK(tb.Do("bob", `/char create name:Rimmer stats:"hp-max=6"`))         // #5: another's, not in the way
+	resp := tb.Do("ann", "/undo")
+	tb.Refused(resp, "Cannot undo `#3`")
+	commandstest.WantIn(t, "refusal", resp.Content, "`#4` by carol (/damage amount:3 target:Lister) changed **Lister**", "carol, a GM, can undo `#4` with /undo")
+	commandstest.WantIn(t, "Lister kept", tb.OK(tb.Do("ann", "/char show name:Lister")), "HP █████████░ 27/30")
+	tb.Press("carol", tb.Do("!carol", "/undo"), "Undo") // #5, after the question
+	// The printed way works: the GM undoes #4, then ann's /undo reverts #3.
+	commandstest.WantIn(t, "the GM's undo", tb.OK(tb.Do("!carol", "/undo")), "Undid `#4`")
+	commandstest.WantIn(t, "ann's undo", tb.OK(tb.Do("ann", "/undo")), "Undid `#3`")
+}
+
+// TestUndoNeverDeletesPastALaterEvent: the creation of a character that a
+// later event changed, or put in the turn order, is never undone past it
+// (it would delete the character from under it), even when the later
+// event was the caller's own and one they cannot undo.
+func TestUndoNeverDeletesPastALaterEvent(t *testing.T) {
+	tb := newTable(t)
+	tb.OK(tb.Do("!carol", "/table setup system:hit-protection")) // #1
+	tb.OK(tb.Do("ann", `/char create name:Lister stats:"hp=6"`)) // #2
+	tb.OK(tb.Do("!carol", "/init start"))                        // #3
+	tb.Dice.Push(4)
+	tb.OK(tb.Do("ann", "/init join target:Lister")) // #4: ann's, but a table change
+	resp := tb.Do("ann", "/undo")
+	tb.Refused(resp, "Cannot undo `#2`")
+	commandstest.WantIn(t, "refusal", resp.Content, "`#4` by ann (/init join target:Lister) put **Lister** in the turn order", "A GM can undo `#4`")
+	commandstest.WantIn(t, "Lister kept", tb.OK(tb.Do("ann", "/char show name:Lister")), "Lister")
+}
+
+// TestUndoOfACreationAsks: undoing the creation of a character deletes it,
+// so /undo asks first, privately, with Undo and Cancel buttons; Cancel
+// keeps it, Undo reverts it, and a question that the table moved past is
+// refused.
+func TestUndoOfACreationAsks(t *testing.T) {
+	tb := newTable(t)
+	tb.OK(tb.Do("!carol", "/table setup system:harm"))
+	tb.OK(tb.Do("ann", `/char create name:"Old Garrett" stats:"endure=2"`)) // #2
+	ask := tb.Do("ann", "/undo")
+	if !ask.Ephemeral || len(ask.Components) != 1 || len(ask.Components[0]) != 2 {
+		t.Fatalf("/undo of a creation = %+v; want an ephemeral question with two buttons", ask)
+	}
+	commandstest.WantIn(t, "question", ask.Content, "Undo `#2` by ann", "deletes **Old Garrett**")
+	commandstest.WantIn(t, "not yet undone", tb.OK(tb.Do("ann", `/char show name:"Old Garrett"`)), "Old Garrett")
+	kept := tb.Press("ann", ask, "Cancel")
+	if !kept.UpdateMessage || !kept.Components[0][0].Disabled {
+		t.Errorf("Cancel = %+v; want the question updated with its buttons disabled", kept)
+	}
+	commandstest.WantIn(t, "cancelled", tb.OK(tb.Do("ann", `/char show name:"Old Garrett"`)), "Old Garrett")
+
+	ask = tb.Do("ann", "/undo")
+	tb.OK(tb.Do("ann", `/char set name:"Old Garrett" stats:"react=1"`)) // #3: now /undo reverts this
+	tb.Refused(tb.Press("ann", ask, "Undo"), "out of date")
+	tb.OK(tb.Do("ann", "/undo")) // #3
+	done := tb.Press("ann", tb.Do("ann", "/undo"), "Undo")
+	commandstest.WantIn(t, "undone", tb.OK(done), "Undid `#2` by ann")
+	tb.Refused(tb.Do("ann", `/char show name:"Old Garrett"`), "No character")
+	tb.Refused(tb.Press("ann", ask, "Undo"), "out of date")
+}

@@ -60,8 +60,8 @@ func attend(m *commands.Mutation) (*commands.Response, error) {
 			// Why is the hidden character's wound and countdown: its GM's.
 			return nil, commands.Errorf(commands.CodeConflict, "%s: this attend can do nothing for it now. Nothing was changed.", h.name())
 		case errors.Is(err, rules.ErrCannotStop) && !skilled && slices.ContainsFunc(h.c.Bleeds, func(b rules.Bleed) bool { return b.Wound == rules.FatalWoundI }):
-			return nil, commands.Errorf(commands.CodeConflict, "%s: %s. Nothing was changed. A skilled healer or healing magic attends with /attend target:%s skilled:true.",
-				h.name(), reason(err), commands.Arg(h.ch.Name))
+			return nil, commands.Errorf(commands.CodeConflict, "%s: %s. Nothing was changed. A skilled healer or healing magic attends with %s.",
+				h.name(), reason(err), commands.CodeSpan("/attend target:"+h.ch.Name+" skilled:true"))
 		default:
 			return nil, ruleError(h, err)
 		}

@@ -92,10 +92,10 @@ func stayUpTail(h *character, c rules.Character, now clock.Time) string {
 	for _, b := range c.Bleeds {
 		switch b.Wound {
 		case rules.FatalWoundI:
-			out = append(out, fmt.Sprintf("/attend target:%s skilled:true stops it", commands.Arg(h.ch.Name)))
+			out = append(out, commands.CodeSpan("/attend target:"+h.ch.Name+" skilled:true")+" stops it")
 		case rules.FatalWoundII: // nothing stops it
 		default:
-			out = append(out, fmt.Sprintf("/attend target:%s stops it", commands.Arg(h.ch.Name)))
+			out = append(out, commands.CodeSpan("/attend target:"+h.ch.Name)+" stops it")
 		}
 	}
 	if len(out) == 0 && len(c.Bleeds) == 0 && c.StunnedUntil <= now {

@@ -191,7 +191,7 @@ func TestUndoneChoiceFromCharShow(t *testing.T) {
 	tb.Dice.Push(1, 2)
 	tb.OK(tb.Press("bob", resp, "Stay Up"))
 	tb.OK(tb.Do("bob", "/undo"))
-	tb.Refused(tb.Do("ann", "/damage target:Lister amount:1"), "use /char show name:Lister to get the buttons again")
+	tb.Refused(tb.Do("ann", "/damage target:Lister amount:1"), "use `/char show name:Lister` to get the buttons again")
 
 	show := tb.Do("bob", "/char show name:Lister")
 	out := tb.OK(show)
@@ -241,7 +241,7 @@ func TestStayUpReplies(t *testing.T) {
 	tb.Dice.Push(4, 4, 3, 1, 1, 1)
 	out := commandstest.Text(tb.PressRow("bob", resp, 0, "Stay Up"))
 	commandstest.WantIn(t, "critical", out, "**Lister** chooses **Stay Up**: injury 2d6 [4, 4] = 8 → **Critical Wound**", "loses the left arm",
-		"dies in 2 rounds (2d4 [1, 1] = 2) unless attended, at day 1, 00:02", "/attend target:Lister stops it; each later hit is damage + 1d6")
+		"dies in 2 rounds (2d4 [1, 1] = 2) unless attended; once attended", "`/attend target:Lister` stops it; each later hit is damage + 1d6")
 	if strings.Contains(out, "fights on") {
 		t.Errorf("Stay Up reply after a failed Critical Wound: %q; must not say it fights on", out)
 	}
@@ -258,7 +258,10 @@ func TestStayUpReplies(t *testing.T) {
 	resp = tb.Do("ann", "/damage target:Bram amount:1")
 	tb.Dice.Push(3, 3, 1, 1)
 	out = commandstest.Text(tb.Press("ann", resp, "Stay Up"))
-	commandstest.WantIn(t, "stun", out, "Nasty Wound", "stunned 1 round (until day 1, 00:01)", "; each later hit")
+	commandstest.WantIn(t, "stun", out, "Nasty Wound", "stunned 1 round", "; each later hit")
+	if strings.Contains(out, "until day 1") {
+		t.Errorf("Stay Up reply with a stun: %q; want the stun in rounds alone", out)
+	}
 	if strings.Contains(out, "fights on") {
 		t.Errorf("Stay Up reply with a stun: %q", out)
 	}

@@ -27,8 +27,8 @@ func ruleError(h *character, err error) error {
 	case errors.Is(err, rules.ErrDead):
 		return commands.Errorf(commands.CodeConflict, "%s is dead: no damage, rests or rolls.", name)
 	case errors.Is(err, rules.ErrChoicePending):
-		return commands.Errorf(commands.CodeConflict, "%s's 0-HP choice is pending: %s (its owner) or a GM must press Heroic Death, Stay Up or Go Down first; use /char show name:%s to get the buttons again. Nothing was changed.",
-			name, commands.Escape(h.ch.OwnerName), commands.Arg(h.ch.Name))
+		return commands.Errorf(commands.CodeConflict, "%s's 0-HP choice is pending: %s (its owner) or a GM must press Heroic Death, Stay Up or Go Down first; use %s to get the buttons again. Nothing was changed.",
+			name, commands.Escape(h.ch.OwnerName), commands.CodeSpan("/char show name:"+h.ch.Name))
 	case errors.Is(err, rules.ErrNoChoice):
 		return commands.Errorf(commands.CodeConflict, "%s has no pending 0-HP choice. Nothing was changed.", name)
 	case errors.Is(err, rules.ErrBadInput):

@@ -156,7 +156,7 @@ func TestBleedOutsThroughClock(t *testing.T) {
 	// Rook: 2d6 [6, 6] = 12 Fatal II, death save 13 passes (13), 1d4 = 3 rounds.
 	tb.Dice.Push(6, 6, 13, 3)
 	commandstest.WantIn(t, "Rook", commandstest.Text(tb.PressRow("ann", resp, 1, "Stay Up")), "Fatal Wound II", "dies in 3 rounds", "nothing can prevent it")
-	tb.Refused(tb.Do("ann", "/attend target:Rook healer:true"), "nothing can prevent the Fatal Wound II")
+	tb.Refused(tb.Do("ann", "/attend target:Rook healer:true"), "nothing can prevent the Fatal Wound II; still dies in 3 rounds")
 	// Bram: 2d6 [5, 4] = 9 Critical, death save 12 passes, 1d4 = 4 (right
 	// leg), stunned 1d6 = 6 rounds, 2d6 [1, 1] = 2 weeks.
 	tb.Dice.Push(5, 4, 12, 4, 6, 1, 1)

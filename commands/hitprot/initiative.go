@@ -65,7 +65,7 @@ func (System) CanAct(ch *storage.Character, now int64) (bool, string, error) {
 	case c.Status == rules.Down:
 		return false, "down until its HP are above 0", nil
 	case c.StunnedUntil > clock.Time(now):
-		return false, fmt.Sprintf("stunned until %s", c.StunnedUntil), nil
+		return false, c.Stunned(clock.Time(now)), nil
 	}
 	return true, "", nil
 }

@@ -20,9 +20,10 @@ func TestInitiativeRoll(t *testing.T) {
 	tb.Dice.Push(5, 3)
 	out := tb.OK(tb.Do("ann", "/init join target:Lister,Meghan"))
 	commandstest.WantIn(t, "join", out, "**Lister** joins the turn order: initiative 1d6-2 [5] - 2 = 3 (init -2).",
-		"**Meghan** joins the turn order: initiative 1d6 [3] = 3.", "It is **Meghan**'s turn")
+		"**Meghan** joins the turn order: initiative 1d6 [3] = 3.")
 	// A tie: Meghan's bonus 0 beats Lister's -2.
-	commandstest.WantIn(t, "tie", tb.OK(tb.Do("bob", "/init show")), "▶ **Meghan** 3\n▫ **Lister** 3")
+	commandstest.WantIn(t, "tie", tb.OK(tb.Do("bob", "/init show")), "▫ **Meghan** 3\n▫ **Lister** 3")
+	commandstest.WantIn(t, "first turn", tb.OK(tb.Do("ann", "/init next")), "Round 1 of the turn order begins. It is **Meghan**'s turn.")
 	tb.OK(tb.Do("ann", "/init end"))
 	tb.OK(tb.Do("ann", "/table option name:init-dice value:2d10"))
 	tb.OK(tb.Do("ann", "/init start"))
@@ -61,7 +62,8 @@ func TestCanAct(t *testing.T) {
 		{"dead", map[string]any{"status": "dead", "hp": 0}, 0, false, "dead"},
 		{"down, fate hidden", map[string]any{"status": "down", "hp": 0}, 0, false, "down, its fate hidden until attended"},
 		{"down, attended", map[string]any{"status": "down", "hp": 0, "fate_revealed": true}, 0, false, "down until its HP are above 0"},
-		{"stunned past this round", map[string]any{"stunned_until": 5}, 4, false, "stunned until day 1, 00:05"},
+		{"stunned past this round", map[string]any{"stunned_until": 5}, 4, false, "stunned for 1 more round"},
+		{"stunned for rounds", map[string]any{"stunned_until": 7}, 4, false, "stunned for 3 more rounds"},
 		{"stun ends this round", map[string]any{"stunned_until": 5}, 5, true, ""},
 		{"staying up", map[string]any{"status": "staying up", "hp": 0}, 0, true, ""},
 		{"bleeding out", map[string]any{"status": "staying up", "hp": 0, "bleeds": []map[string]any{{"wound": "Critical Wound", "dies_at": 3}}}, 1, true, ""},

@@ -7,6 +7,7 @@ import (
 
 	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/commands/initiative"
+	"github.com/hpkeeper/hpkeeper/commands/spelling"
 	"github.com/hpkeeper/hpkeeper/rules/clock"
 	"github.com/hpkeeper/hpkeeper/rules/dice"
 	rules "github.com/hpkeeper/hpkeeper/rules/hitprot"
@@ -18,7 +19,10 @@ func (sys System) NewSheet(m *commands.Mutation, stats []commands.Stat) (json.Ra
 	class := rules.Fighter
 	for _, st := range stats {
 		if st.Key == "class" {
-			class = strings.ToLower(st.Value)
+			var err error
+			if class, err = parseClass(st); err != nil {
+				return nil, err
+			}
 		}
 	}
 	c := rules.New(class, 1)
@@ -94,7 +98,9 @@ func (sys System) apply(c rules.Character, stats []commands.Stat, creating bool)
 		var err error
 		switch st.Key {
 		case "class":
-			c.Class = strings.ToLower(st.Value)
+			if c.Class, err = parseClass(st); err != nil {
+				return c, err
+			}
 			if creating && !given["hit-die"] {
 				c.HitDie = rules.DefaultHitDie(c.Class)
 			}
@@ -170,4 +176,19 @@ func isSaveCategory(cat string) bool {
 		}
 	}
 	return false
+}
+
+// classes are the classes RULES.md §1.1 and §1.2 name; any other word is
+// a class too, with the fighter's saves.
+var classes = []string{rules.Fighter, rules.Cleric, rules.MagicUser, rules.Thief}
+
+// parseClass reads a class value, lower-cased: a typo of a class the
+// rules name ("theif") is refused with the class meant, unless it is
+// marked new ("+theif", spelling.NewWord).
+func parseClass(st commands.Stat) (string, error) {
+	class, refusal := spelling.NewWord(st.Key, strings.ToLower(st.Value), classes)
+	if refusal != "" {
+		return "", commands.Errorf(commands.CodeInvalid, "%s", refusal)
+	}
+	return class, nil
 }

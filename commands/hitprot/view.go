@@ -48,7 +48,7 @@ func (System) Describe(ch *storage.Character) (string, []commands.Field, error) 
 	}
 	c := h.c
 	status := fmt.Sprintf("HP %d/%d · HD %d/%d", c.HP, c.HitDie, c.HD, c.Level)
-	conds := c.Conditions(0)
+	conds := c.Conditions(rules.NoClock) // no clock here: the card's timers say how long
 	if len(conds) > 0 {
 		status += " · " + strings.Join(conds, ", ")
 	}

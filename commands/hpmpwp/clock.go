@@ -7,6 +7,7 @@ import (
 	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/rules/clock"
 	rules "github.com/hpkeeper/hpkeeper/rules/hpmpwp"
+	"github.com/hpkeeper/hpkeeper/storage"
 )
 
 // How much of an advance a reply lists line by line. An advance of at most
@@ -33,6 +34,9 @@ const (
 func (System) AdvanceClock(m *commands.Mutation, from, to int64) error {
 	chars, err := m.Characters()
 	if err != nil {
+		return err
+	}
+	if err := askBeforeSleepless(m, chars, from, to); err != nil {
 		return err
 	}
 	detail := clock.Passed(clock.Time(from), clock.Time(to), clock.Hour) <= DetailHours
@@ -123,3 +127,53 @@ func summary(sum *rules.Summary) []string {
 	}
 	return out
 }
+
+// askBeforeSleepless refuses a /clock advance of a day or more that would
+// keep characters awake past 16 hours (RULES.md §2.6: every hour after is
+// an exertion save, and each failure lowers abilities and the HP and MP
+// maxima) unless the GM gave awake:true: it names them and the hour, says
+// nothing was changed, and offers the night's rest first, or the same
+// advance with awake:true, each typed as it works. It rolls nothing.
+func askBeforeSleepless(m *commands.Mutation, chars []*storage.Character, from, to int64) error {
+	if m.Req.Command != "clock" || to-from < clock.RoundsPerDay || m.Req.Options["awake"] == "true" {
+		return nil
+	}
+	var names []string
+	first := int64(0)
+	for _, ch := range chars {
+		char, err := load(ch)
+		if err != nil {
+			return err
+		}
+		if at, ok := char.c.Sleepless(from, to); ok {
+			names = append(names, "**"+commands.Escape(ch.Name)+"**")
+			if len(names) == 1 || at < first {
+				first = at
+			}
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	who := fmt.Sprintf("%d characters", len(names))
+	if len(names) <= maxSleeplessNames {
+		who = names[len(names)-1]
+		if len(names) > 1 {
+			who = strings.Join(names[:len(names)-1], ", ") + " and " + who
+		}
+	}
+	night := "`/rest kind:night` (8 hours), then `/clock action:advance amount:16 unit:hours`"
+	if to-from > clock.RoundsPerDay {
+		night += ", day by day"
+	}
+	unit := m.Req.Options["unit"]
+	if unit == "" {
+		unit = clock.Round.String()
+	}
+	return commands.Errorf(commands.CodeConflict, "That advance keeps %s awake past 16 hours (from %s): each hour after is an exertion save, and each failure is −2 to all abilities and lowers HP and MP maxima. Nothing was changed. A night's sleep first: %s. Or keep them awake: `/clock action:advance amount:%s unit:%s awake:true`.",
+		who, clock.Time(first), night, m.Req.Options["amount"], unit)
+}
+
+// maxSleeplessNames is the most names askBeforeSleepless lists; past it,
+// it counts them.
+const maxSleeplessNames = 10

@@ -15,7 +15,7 @@ func ruleError(ch *storage.Character, err error) error {
 	case errors.Is(err, rules.ErrDead):
 		return commands.Errorf(commands.CodeConflict, "%s is dead; nothing was changed.", name)
 	case errors.Is(err, rules.ErrChoicePending):
-		return commands.Errorf(commands.CodeConflict, "%s must first choose (Die Hard): Act Disabled or Fall Unconscious (/char show name:%s offers the buttons again). Nothing was changed.", name, commands.Arg(ch.Name))
+		return commands.Errorf(commands.CodeConflict, "%s must first choose (Die Hard): Act Disabled or Fall Unconscious (%s offers the buttons again). Nothing was changed.", name, commands.CodeSpan("/char show name:"+ch.Name))
 	case errors.Is(err, rules.ErrNotDisabled):
 		return commands.Errorf(commands.CodeConflict, "%s is not disabled: /strain is for a strenuous action at negative WP while conscious.", name)
 	case errors.Is(err, rules.ErrNotDying):

@@ -1,6 +1,7 @@
 package hpmpwp
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -26,9 +27,10 @@ func heal(m *commands.Mutation) (*commands.Response, error) {
 	if err != nil {
 		return nil, err
 	}
+	check := canHeal(m)
 	if n < 1 {
 		for _, ch := range targets {
-			if err := m.CanChange(ch); err != nil {
+			if err := check(ch); err != nil {
 				return nil, err
 			}
 		}
@@ -47,9 +49,45 @@ func heal(m *commands.Mutation) (*commands.Response, error) {
 		all.Say("Healing:%s.", strings.TrimPrefix(what, " heals"))
 		what = ""
 	}
-	return each(m, targets, what, m.CanChange, func(c rules.Character, _ dice.Source) (rules.Character, rules.Outcome, error) {
+	return each(m, targets, what, check, func(c rules.Character, _ dice.Source) (rules.Character, rules.Outcome, error) {
 		return c.Heal(pool, n)
 	})
+}
+
+// canHeal is m.CanChange for a /heal patient. Refused on another's dying
+// character that players see, it adds the way that needs no leave: a Heal
+// check by a conscious character of the caller's own, /attend (RULES.md
+// §0.1, §2.4), typed as it works.
+func canHeal(m *commands.Mutation) func(*storage.Character) error {
+	return func(patient *storage.Character) error {
+		err := m.CanChange(patient)
+		var e *commands.Error
+		if err == nil || patient.Hidden || !errors.As(err, &e) {
+			return err
+		}
+		p, lerr := load(patient)
+		if lerr != nil {
+			return lerr
+		}
+		if p.c.State != rules.Dying {
+			return err
+		}
+		all, lerr := m.Tx().Characters(m.Req.ChannelID)
+		if lerr != nil {
+			return lerr
+		}
+		for _, ch := range all {
+			if ch.OwnerID != m.Req.UserID || ch.ID == patient.ID {
+				continue
+			}
+			if h, lerr := load(ch); lerr != nil || !h.c.State.Conscious() {
+				continue
+			}
+			attend := commands.CodeSpan("/attend target:" + patient.Name + " healer:" + ch.Name)
+			return commands.Errorf(e.Code, "%s Or stabilize it with a Heal check (DC 15), which needs no leave: %s.", e.Message, attend)
+		}
+		return err
+	}
 }
 
 // attend is /attend bonus:N, a DC 15 Heal check by anyone (RULES.md

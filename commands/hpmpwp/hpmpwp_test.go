@@ -121,13 +121,15 @@ func TestSpendActivityAndNight(t *testing.T) {
 // TestNightKeepsEveryoneAsleep: /rest kind:night puts a fresh
 // character to sleep for the whole 8 hours on the clock; it does not wake
 // after the first hour with 7 hours awake (RULES.md §2.6, review finding 1).
+// Called at 00:02, the night reads "until 08:02" and ends there, where the
+// clock stops (issue 24: it read "until 08:00" and ended at 08:02).
 func TestNightKeepsEveryoneAsleep(t *testing.T) {
 	tb := newTable(t)
 	tb.OK(tb.Do("ann", "/table setup system:hp-mp-wp"))
 	tb.OK(tb.Do("bob", `/char create name:Bob stats:"hp-max=10"`))
 	tb.OK(tb.Do("ann", "/clock action:advance amount:2 unit:rounds"))
 	out := tb.OK(tb.Do("ann", "/rest kind:night target:Bob"))
-	commandstest.WantIn(t, "night", out, "to sleep until day 1, 08:00: Bob.", "day 1, 08:00: wakes: the night's rest is over", "slept 8 h")
+	commandstest.WantIn(t, "night", out, "to sleep until day 1, 08:02: Bob.", "The clock moves 8 hours: day 1, 00:02 → 08:02.", "day 1, 08:02: wakes: the night's rest is over", "slept 8 h")
 	if strings.Contains(out, "01:00") {
 		t.Errorf("night = %q; want nobody waking at 01:00", out)
 	}
@@ -332,12 +334,15 @@ func TestPendingChoiceOnShow(t *testing.T) {
 	tb.OK(tb.Press("bob", resp, "Act Disabled"))
 	commandstest.WantIn(t, "show after the choice", tb.OK(tb.Do("bob", "/char show name:Dur")), "disabled (conscious)")
 	tb.OK(tb.Do("bob", "/undo"))
-	tb.Refused(tb.Do("ann", "/damage target:Dur amount:1"), "/char show name:Dur offers the buttons again")
+	tb.Refused(tb.Do("ann", "/damage target:Dur amount:1"), "`/char show name:Dur` offers the buttons again")
 	if show := tb.Do("carl", "/char show name:Dur"); len(show.Components) != 0 {
 		t.Errorf("show to a stranger = %+v; want no buttons", show.Components)
 	}
 	show := tb.Do("bob", "/char show name:Dur")
-	commandstest.WantIn(t, "show", tb.OK(show), "Die Hard: **Dur** must choose", "Die Hard choice pending")
+	commandstest.WantIn(t, "show", tb.OK(show), "Die Hard: **Dur** must choose", "Conditions: choosing (Die Hard)")
+	if strings.Contains(tb.OK(show), "stable") && !strings.Contains(tb.OK(show), "(stable)") {
+		t.Errorf("show of a pending Die Hard choice names a state it may never reach: %q", tb.OK(show))
+	}
 	if len(show.Components) != 1 || show.Components[0][0].Disabled {
 		t.Fatalf("show buttons = %+v; want one enabled row", show.Components)
 	}
@@ -537,7 +542,7 @@ func TestAwakeAfterWork(t *testing.T) {
 
 // TestLongAdvanceSummary: an advance of more than DetailHours sums up each
 // character instead of a line per hour (RULES.md §0.2): Ox stays awake for
-// 48 hours, hours awake 17–48 save on natural 20s, DC 10 to 72.
+// 48 hours (awake:true), hours awake 17–48 save on natural 20s, DC 10 to 72.
 func TestLongAdvanceSummary(t *testing.T) {
 	tb := newTable(t)
 	tb.OK(tb.Do("ann", "/table setup system:hp-mp-wp"))
@@ -545,7 +550,7 @@ func TestLongAdvanceSummary(t *testing.T) {
 	for range 32 {
 		tb.Dice.Push(20)
 	}
-	out := tb.OK(tb.Do("ann", "/clock action:advance amount:2 unit:days"))
+	out := tb.OK(tb.Do("ann", "/clock action:advance amount:2 unit:days awake:true"))
 	commandstest.WantIn(t, "summary", out, "The clock moves 2 days: day 1, 00:00 → day 3, 00:00.",
 		"**Ox**: Fort (exertion, hours awake) ×32: 32 succeeded (3 by 5 or more), 0 failed, DC 10–72. Rolled 32 × 1d20: 20, 20,")
 	if strings.Contains(out, "day 1, 17:00:") || strings.Contains(out, "natural 20") {
@@ -570,7 +575,7 @@ func TestStallScript(t *testing.T) {
 	tb.OK(tb.Do("ann", `/char create name:Ox stats:"hp-max=10 mp-max=0"`))
 	tb.Refused(tb.Do("ann", "/clock action:advance amount:10000 unit:days"), "The clock moves at most 90 days in one command")
 	src.n = 0
-	resp := tb.Do("ann", "/clock action:advance amount:90 unit:days")
+	resp := tb.Do("ann", "/clock action:advance amount:90 unit:days awake:true")
 	out := tb.OK(resp)
 	commandstest.WantIn(t, "90 days", out, "The clock moves 90 days", "**Ox**: Fort (exertion, hours awake) ×", "; wakes ×", "Rolled 500 × 1d20: ", "more rolls, not listed: an event lists 500.")
 	if n := len([]rune(resp.Content)); n > 2000 {
@@ -724,5 +729,31 @@ func TestReadingSleepWithNothingToSleepOff(t *testing.T) {
 	// GM: /save with the Will bonus, 9 + 0 = 9.
 	tb.Dice.Push(9)
 	commandstest.WantIn(t, "forced march", tb.OK(tb.Do("gm", "/save target:Ann type:will")), "**Ann** Will save: 1d20 [9] = 9")
+	tb.NoDiceLeft()
+}
+
+// TestHiddenDieHardChoiceStands: a hidden NPC whose Die Hard choice is
+// pending takes its turns (its choice is not made for it), so players read
+// it as standing, "Badly wounded", never "Down" of one that then acts
+// (issue 24); its GM reads "choosing (Die Hard)".
+func TestHiddenDieHardChoiceStands(t *testing.T) {
+	tb := newTable(t)
+	tb.OK(tb.Do("gm", "/table setup system:hp-mp-wp"))
+	tb.OK(tb.Do("ann", `/char create name:Vala stats:"hp-max=20"`))
+	tb.Private(tb.Do("gm", `/char create name:Orc stats:"hp-max=5 feats=die-hard hidden=true"`))
+	tb.Dice.Push(4)
+	resp := tb.Do("gm", "/damage target:Orc amount:17")
+	commandstest.WantIn(t, "players", tb.OK(resp), "**Orc**: Badly wounded")
+	commandstest.WantIn(t, "the GM", commandstest.FollowUp(resp), "Die Hard: gm (its owner) or a GM chooses now")
+	show := tb.Do("gm", "/char show name:Orc")
+	commandstest.WantIn(t, "the GM's /char show", commandstest.Text(show)+commandstest.FollowUp(show), "Conditions: choosing (Die Hard)")
+	tb.OK(tb.Do("gm", "/init start"))
+	tb.OK(tb.Do("ann", "/init join target:Vala roll:2"))
+	tb.Do("gm", "/init join target:Orc roll:9")
+	out := tb.OK(tb.Do("gm", "/init next"))
+	commandstest.WantIn(t, "round 1", out, "It is **Orc**'s turn.")
+	if strings.Contains(out, "cannot act") {
+		t.Errorf("round 1 = %q; want the choosing Orc to take its turn", out)
+	}
 	tb.NoDiceLeft()
 }

@@ -63,7 +63,9 @@ func (System) InitiativeDice(dice.Expr) error { return nil }
 
 // CanAct says who cannot act when its turn comes (RULES.md §0.6, §2.4,
 // §2.6): the dead, the dying and the stable (unconscious), and a
-// sleeper. A disabled character is conscious and acts.
+// sleeper. A disabled character is conscious and acts, and so does one
+// whose Die Hard choice is pending: the rules hold it stable until it
+// chooses, and its turn does not choose for it.
 //
 // **Reading:** a character whose activity is sleep is asleep, and sleeps
 // through its turn until it wakes (/activity kind:awake).
@@ -74,6 +76,8 @@ func (System) CanAct(ch *storage.Character, now int64) (bool, string, error) {
 	}
 	c := char.c
 	switch {
+	case c.ChoicePending: // its turn comes; its owner chooses (§2.4)
+		return true, "", nil
 	case c.State == rules.Dead:
 		return false, "dead", nil
 	case c.State == rules.Dying:

@@ -35,7 +35,9 @@ func TestInitiativeRoll(t *testing.T) {
 
 // TestCanAct: the dead, the dying and the stable (unconscious) cannot
 // act, nor a sleeper (the reading on CanAct); the disabled are conscious
-// and act (RULES.md §0.6, §2.4).
+// and act (RULES.md §0.6, §2.4), and so does one whose Die Hard choice is
+// pending (the rules hold it stable until it chooses, a state it may
+// never reach: its turn is not skipped for it).
 func TestCanAct(t *testing.T) {
 	tests := []struct {
 		name  string
@@ -49,6 +51,7 @@ func TestCanAct(t *testing.T) {
 		{"stable", map[string]any{"wp": -3, "state": "stable"}, false, "stable, unconscious"},
 		{"dead", map[string]any{"wp": -30, "state": "dead"}, false, "dead"},
 		{"asleep", map[string]any{"activity": "sleep"}, false, "asleep"},
+		{"choosing (Die Hard)", map[string]any{"wp": -3, "state": "stable", "die_hard": true, "choice_seq": 3}, true, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

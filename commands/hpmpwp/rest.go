@@ -101,7 +101,6 @@ func rest(m *commands.Mutation) (*commands.Response, error) {
 		if err != nil {
 			continue // the dead and the unconscious do not go to bed
 		}
-		until = next.SleepUntil // rounded down to a whole hour
 		if err := char.store(m, next); err != nil {
 			return nil, err
 		}

@@ -25,20 +25,22 @@ func TestCreateDefaults(t *testing.T) {
 
 // TestCreateRollsMPMax: MP max not given is rolled with the table's
 // dice, shown in the reply and recorded in the event (RULES.md §2.1): wizard
-// level 3, Wis 14 (+2): 10 + 2, then 3 + 2 and 7 + 2 → 26.
+// level 3, Wis 14 (+2): 10 + 2, then 3 + 2 and 7 + 2 → 26. The roll is the
+// sum with its parts, so the MP max beside it adds up (issue 24: MP 29
+// was shown beside "Rolled 2d10 [9, 4] = 13").
 func TestCreateRollsMPMax(t *testing.T) {
 	st := commandstest.NewSheets(t, "hp-mp-wp", hpmpwp.System{})
 	st.Dice.Push(3, 7)
 	out := st.Create("Mira", "class=Wizard level=3 hp-max=14 wis=14 con=13 temp-con=2 fort=1 will=4 feats=endurance,die-hard")
 	commandstest.WantIn(t, "create", out,
-		"Rolled 2d10 [3, 7] = 10", "HP ██████████ 14/14", "MP ██████████ 26/26", "WP ██████████ 15/15",
+		"Rolled 2d10+16 [3, 7] + 16 [d10 max at level 1, Wis +2 a level] = 26", "HP ██████████ 14/14", "MP ██████████ 26/26", "WP ██████████ 15/15",
 		"wizard 3", "Mana die: d10", "Con 13 (+1)", "Wis 14 (+2)",
 		"Fort +1 · Will +4", "Feats: endurance, die-hard", "Temporary WP: 2")
 	if n := st.Dice.Remaining(); n != 0 {
 		t.Errorf("%d scripted dice left; want both mana dice used", n)
 	}
 	hist := commandstest.SheetText(st.Handle("history", "", nil))
-	commandstest.WantIn(t, "history", hist, "MP max 26: level 1 d10 maximum 10; levels 2–3 rolled 2d10 [3, 7] = 10; Wis +2 per level")
+	commandstest.WantIn(t, "history", hist, "dice: 2d10+16 [3, 7] + 16 [d10 max at level 1, Wis +2 a level] = 26", "MP max 26: the d10's maximum at level 1, levels 2–3 rolled.")
 }
 
 // TestTemporaryWPBar: temporary WP come on top of the WP maximum in the WP
@@ -56,12 +58,12 @@ func TestTemporaryWPBar(t *testing.T) {
 
 // TestWisPenaltyMPFloor: a Wis penalty cannot make a level give less
 // than 1 MP (RULES.md §2.1): bard level 3, Wis 6 (−2): max(1, 8 − 2) = 6,
-// then 1 and 2 each give 1 → 8.
+// then 1 and 2 each give 1 → 8: each die below 3 counts as 3 (mi3).
 func TestWisPenaltyMPFloor(t *testing.T) {
 	st := commandstest.NewSheets(t, "hp-mp-wp", hpmpwp.System{})
 	st.Dice.Push(1, 2)
 	out := st.Create("Pip", "class=bard level=3 hp-max=9 wis=6")
-	commandstest.WantIn(t, "create", out, "Rolled 2d8 [1, 2] = 3", "MP ██████████ 8/8", "Wis 6 (-2)")
+	commandstest.WantIn(t, "create", out, "Rolled 2d8mi3+2 [1→3, 2→3] + 2 [d8 max at level 1, Wis -2 a level] = 8", "MP ██████████ 8/8", "Wis 6 (-2)")
 }
 
 // TestCreateGivenValues: given mp-max is not rolled; hp, mp, wp set
@@ -152,8 +154,8 @@ func TestSetLevelRollsMP(t *testing.T) {
 	commandstest.WantIn(t, "create", st.Show("Sel"), "MP ██████████ 13/13")
 	st.Dice.Push(5, 12)
 	out := st.Set("Sel", "level=3")
-	commandstest.WantIn(t, "set level=3", out, "HP 6/6 → 4/6 · MP 13/13 → 13/32 · fatigued", "sorcerer 3", "Rolled 2d12 [5, 12] = 17")
-	commandstest.WantIn(t, "history", commandstest.SheetText(st.Handle("history", "", nil)), "MP max +19 → 32: levels 2–3 rolled 2d12 [5, 12] = 17; Wis +1 per level")
+	commandstest.WantIn(t, "set level=3", out, "HP 6/6 → 4/6 · MP 13/13 → 13/32 · fatigued", "sorcerer 3", "Rolled 2d12+2 [5, 12] + 2 [Wis +1 a level] = 19")
+	commandstest.WantIn(t, "history", commandstest.SheetText(st.Handle("history", "", nil)), "MP max +19 → 32: levels 2–3 rolled.")
 	out = st.Set("Sel", "level=2")
 	commandstest.WantIn(t, "set level=2", out, "sorcerer 2", "MP max 32 → 30")
 	if strings.Contains(out, "Rolled") {

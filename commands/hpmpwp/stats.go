@@ -3,10 +3,12 @@ package hpmpwp
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/commands/initiative"
+	"github.com/hpkeeper/hpkeeper/commands/spelling"
 	rules "github.com/hpkeeper/hpkeeper/rules/hpmpwp"
 )
 
@@ -38,9 +40,14 @@ func (sys System) SetSheet(m *commands.Mutation, raw json.RawMessage, stats []co
 }
 
 // parseClass checks a class value: 1 to 32 letters, digits and '-' (spaces are
-// impossible in stats; "psychic_warrior" becomes "psychic-warrior").
+// impossible in stats; "psychic_warrior" becomes "psychic-warrior"). A typo
+// of a class the rules name ("wizzard") is refused with the class meant,
+// unless it is marked new ("+wizzard", spelling.NewWord).
 func parseClass(st commands.Stat) (string, error) {
-	class := rules.NormalizeClass(st.Value)
+	class, refusal := spelling.NewWord(st.Key, rules.NormalizeClass(st.Value), rules.Classes)
+	if refusal != "" {
+		return "", commands.Errorf(commands.CodeInvalid, "%s", refusal)
+	}
 	ok := len(class) >= 1 && len(class) <= 32
 	for _, r := range class {
 		if (r < 'a' || r > 'z') && (r < '0' || r > '9') && r != '-' {
@@ -78,6 +85,9 @@ func parseFeats(st commands.Stat) (endurance, dieHard bool, err error) {
 func (sys System) apply(m *commands.Mutation, c rules.Character, stats []commands.Stat, creating bool) (rules.Character, error) {
 	given := map[string]bool{}
 	for _, st := range stats {
+		if !slices.Contains(sys.StatKeys(), st.Key) {
+			return c, commands.UnknownStat(sys, st.Key) // before hp-max is missed: "hp-mx" is a typo
+		}
 		given[st.Key] = true
 	}
 	if creating && !given["hp-max"] {
@@ -204,7 +214,10 @@ func givenWithinFatigue(c rules.Character, stats []commands.Stat) error {
 // the whole of it (level 1 takes the mana die's maximum, each further level
 // one roll), on /char set only the levels gained since oldLevel, added to the
 // maximum without raising current MP. Losing levels leaves MP max alone.
-// Dice go through m.Roll so that the reply and the event show them.
+// The dice go through m.Roll as one expression whose total is the MP max
+// (or its gain) with its parts (rules.MPDice), so that the reply and the
+// event show the sum, e.g. "2d10+16 [9, 4] + 16 [d10 max at level 1, Wis
+// +2 a level] = 29".
 func rollMP(m *commands.Mutation, c *rules.Character, oldLevel int, creating bool) error {
 	die, mod := rules.ManaDie(c.Class), rules.Modifier(c.Wis)
 	first := oldLevel + 1
@@ -212,27 +225,30 @@ func rollMP(m *commands.Mutation, c *rules.Character, oldLevel int, creating boo
 		first = 2
 	}
 	n := c.Level - first + 1
-	var faces []int
-	rolled := ""
-	if n > 0 {
-		res, err := m.Roll(rules.ManaDice(c.Class, n))
+	switch {
+	case n <= 0 && creating:
+		c.MPMax = rules.MPMax(c.Class, c.Wis, nil)
+		m.Note("MP max %d: level 1 d%d maximum %d; Wis %+d, at least 1.", c.MPMax, die, die, mod)
+	case n > 0:
+		e, err := rules.MPDice(c.Class, c.Wis, n, creating)
 		if err != nil {
 			return err
 		}
-		faces = res.Kept(0)
-		rolled = fmt.Sprintf("; levels %d–%d rolled %s", first, c.Level, res.String())
-		if n == 1 {
-			rolled = fmt.Sprintf("; level %d rolled %s", first, res.String())
+		res, err := m.Roll(e)
+		if err != nil {
+			return err
 		}
-	}
-	switch {
-	case creating:
-		c.MPMax = rules.MPMax(c.Class, c.Wis, faces)
-		m.Note("MP max %d: level 1 d%d maximum %d%s; Wis %+d per level, at least 1 per level.", c.MPMax, die, die, rolled, mod)
-	case n > 0:
-		gain := rules.MPGain(c.Wis, faces...)
-		c.MPMax = min(c.MPMax+gain, rules.MaxPoints)
-		m.Note("MP max +%d → %d: %s; Wis %+d per level, at least 1 per level.", gain, c.MPMax, rolled[2:], mod)
+		levels := fmt.Sprintf("levels %d–%d", first, c.Level)
+		if n == 1 {
+			levels = fmt.Sprintf("level %d", first)
+		}
+		if creating {
+			c.MPMax = res.Total
+			m.Note("MP max %d: the d%d's maximum at level 1, %s rolled.", c.MPMax, die, levels)
+			break
+		}
+		c.MPMax = min(c.MPMax+res.Total, rules.MaxPoints)
+		m.Note("MP max +%d → %d: %s rolled.", res.Total, c.MPMax, levels)
 	}
 	return nil
 }

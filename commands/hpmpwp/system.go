@@ -57,6 +57,7 @@ func (System) Options() []commands.SystemOption {
 		{Command: "attend", Name: "bonus", Help: "the Heal check's bonus, against DC 15"},
 		{Command: "spend", Name: "resource", Help: "mana points", Values: []string{"mp"}},
 		{Command: "activity", Name: "kind", Help: "what the character does as hours pass; awake on a sleeper is a Will save to wake early", Values: []string{"awake", "work", "sleep"}},
+		{Command: "clock", Name: "awake", Type: commands.OptionBoolean, Help: "advance a day or more even though characters stay awake past 16 hours (exertion saves)"},
 		{Command: "init join", Name: "roll", Help: "d20 + Dex modifier + init, as rolled at the table"},
 	}
 }

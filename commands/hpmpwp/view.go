@@ -43,7 +43,9 @@ func (System) View(ch *storage.Character, now int64) (view.Character, error) {
 		v.Level = view.LevelDying
 	case rules.Disabled, rules.Stable:
 		v.Level = view.LevelZero
-		v.Standing = c.State == rules.Disabled // conscious (§2.4)
+		// Conscious (§2.4), or its Die Hard choice to make: it takes its
+		// turns either way, so players never read "Down" of it.
+		v.Standing = c.State == rules.Disabled || c.ChoicePending
 	default:
 		if c.HP < c.HPMax || c.WP < c.WPMax() {
 			v.Level = view.LevelWounded
@@ -125,8 +127,13 @@ func sleepUntil(c rules.Character) string {
 
 // stateText describes the state as a player would say it (RULES.md §2.4),
 // e.g. "conscious", "asleep", "disabled (conscious)", "dying (unconscious)",
-// "dead".
+// "dead"; "choosing (Die Hard)" while the Die Hard choice is pending, which
+// decides between disabled and stable (the rules hold it stable until
+// then, a state it may never reach).
 func stateText(c rules.Character) string {
+	if c.ChoicePending {
+		return "choosing (Die Hard)"
+	}
 	s := stateWord(c.State)
 	switch {
 	case c.State == rules.Fine && c.Activity == rules.Sleep:
@@ -135,9 +142,6 @@ func stateText(c rules.Character) string {
 		s += " (conscious)"
 	case c.State == rules.Dying, c.State == rules.Stable:
 		s += " (unconscious)"
-	}
-	if c.ChoicePending {
-		s += ", Die Hard choice pending"
 	}
 	if c.Activity == rules.Sleep && c.State == rules.Disabled {
 		s += ", asleep"

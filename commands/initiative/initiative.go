@@ -41,7 +41,7 @@ type Initiator interface {
 type Actor interface {
 	// CanAct reports whether c can act when its turn comes at clock round
 	// now; when it cannot, reason says why in the rule's terms ("dead",
-	// "stunned until day 1, 00:03").
+	// "stunned for 3 more rounds").
 	CanAct(c *storage.Character, now int64) (ok bool, reason string, err error)
 }
 

@@ -62,7 +62,7 @@ func Of(g *commands.Registry) *Feature {
 // Register adds /table tracker, after /table show, and the buttons of
 // its pages.
 func (f *Feature) Register(g *commands.Registry) {
-	g.AddSubcommand("table", "show", &commands.Subcommand{Name: "tracker", Description: "Post a message the bot keeps up to date with every character and the clock", Handler: f.post})
+	g.AddSubcommand("table", "show", &commands.Subcommand{Name: "tracker", Description: "Post a message the bot keeps up to date (GM; a player sees it privately)", Handler: f.post})
 	g.Component(pagePrefix, page)
 }
 
@@ -121,9 +121,9 @@ func (f *Feature) Tracker(channelID string) (messageID string, resp *commands.Re
 // render renders one line per character (its bars, conditions and timers;
 // a hidden one by its word), the features' parts of the table's summary
 // (the open turn order with a marker on the current turn), and the clock,
-// coloured by the worst level players read at the table, laid out over
-// as many pages (messages) as Discord's limits need, every character on
-// one of them.
+// and when the table last changed, coloured by the worst level players
+// read at the table, laid out over as many pages (messages) as Discord's
+// limits need, every character on one of them.
 func render(s *commands.Service, tx *storage.Tx, t *storage.Table) ([]layout.Message, error) {
 	sys, err := s.System(t.System)
 	if err != nil {
@@ -161,9 +161,13 @@ func render(s *commands.Service, tx *storage.Tx, t *storage.Table) ([]layout.Mes
 	if len(lines) == 0 {
 		lines = []string{"No characters yet: /char create"}
 	}
+	stamp, err := lastChange(tx, t.ChannelID)
+	if err != nil {
+		return nil, err
+	}
 	e := commands.Embed{
 		Title:       "Tracker · " + t.System,
-		Description: strings.Join(lines, "\n"),
+		Description: strings.TrimSpace(strings.Join(lines, "\n") + "\n" + stamp),
 		Color:       worst.Color(),
 		Footer:      "Clock: " + clock.Time(t.Clock).String() + " · updated after every change",
 	}
@@ -229,20 +233,29 @@ func page(ctx context.Context, s *commands.Service, r *commands.Request) (*comma
 	return resp, nil
 }
 
-// post answers /table tracker: it posts the tracker message through the
-// bot and remembers it with the table, so every later change edits it.
-func (f *Feature) post(ctx context.Context, s *commands.Service, r *commands.Request) (*commands.Response, error) {
-	f.mu.Lock()
-	poster, why := f.poster, f.noPoster
-	f.mu.Unlock()
-	if poster == nil {
-		if why == "" {
-			why = "The tracker needs the bot token (DISCORD_TOKEN): the bot posts and edits it as a channel message."
-		}
-		return nil, commands.Errorf(commands.CodeUnavailable, "%s", why)
+// lastChange says when the table last changed, "Last change <t:…:f>" (a
+// Discord timestamp: each reader's own time zone), from its newest event.
+func lastChange(tx *storage.Tx, channelID string) (string, error) {
+	seq, err := tx.LastEventSeq(channelID)
+	if err != nil || seq == 0 {
+		return "", err
 	}
+	e, err := tx.Event(channelID, seq)
+	if err != nil {
+		return "", err
+	}
+	return "Last change " + commands.Timestamp(e.At), nil
+}
+
+// post answers /table tracker: a GM's posts the tracker message through
+// the bot and remembers it with the table, so every later change edits
+// it; a player's shows the tracker to them alone, and leaves the table's
+// where the GM put it.
+func (f *Feature) post(ctx context.Context, s *commands.Service, r *commands.Request) (*commands.Response, error) {
 	var resp *commands.Response
+	gm := false
 	err := s.View(r, func(tx *storage.Tx, t *storage.Table) error {
+		gm = commands.IsGM(r, t)
 		pages, err := render(s, tx, t)
 		if err != nil {
 			return err
@@ -252,6 +265,19 @@ func (f *Feature) post(ctx context.Context, s *commands.Service, r *commands.Req
 	})
 	if err != nil {
 		return nil, err
+	}
+	if !gm {
+		resp.Content, resp.Ephemeral = "Only a GM posts the table's tracker; here it is as it stands, for you alone.", true
+		return resp, nil
+	}
+	f.mu.Lock()
+	poster, why := f.poster, f.noPoster
+	f.mu.Unlock()
+	if poster == nil {
+		if why == "" {
+			why = "The tracker needs the bot token (DISCORD_TOKEN): the bot posts and edits it as a channel message."
+		}
+		return nil, commands.Errorf(commands.CodeUnavailable, "%s", why)
 	}
 	id, err := poster.PostTracker(ctx, r.ChannelID, resp)
 	if err != nil {

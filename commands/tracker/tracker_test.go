@@ -26,7 +26,7 @@ func (p *fakePoster) PostTracker(ctx context.Context, channelID string, resp *co
 func TestTableTracker(t *testing.T) {
 	tb := newTable(t)
 	tb.OK(tb.Do("!gm", "/table setup system:hp-mp-wp"))
-	tb.Refused(tb.Do("ann", "/table tracker"), "DISCORD_TOKEN")
+	tb.Refused(tb.Do("!gm", "/table tracker"), "DISCORD_TOKEN")
 	p := &fakePoster{}
 	tracker.Of(tb.Svc.Registry()).SetPoster(p, "")
 	var changed []string
@@ -36,7 +36,7 @@ func TestTableTracker(t *testing.T) {
 	if id, resp, err := tracker.Of(tb.Svc.Registry()).Tracker(tb.Channel); err != nil || id != "" || resp != nil {
 		t.Fatalf("tracker before /table tracker = %q, %v, %v", id, resp, err)
 	}
-	resp := tb.Do("ann", "/table tracker")
+	resp := tb.Do("!gm", "/table tracker")
 	if !resp.Ephemeral || len(p.posts) != 1 {
 		t.Fatalf("tracker reply %+v, posts %d", resp, len(p.posts))
 	}
@@ -70,6 +70,47 @@ func TestTrackerKeepsUndo(t *testing.T) {
 	if id, _, _ := tracker.Of(tb.Svc.Registry()).Tracker(tb.Channel); id != "" {
 		t.Errorf("tracker id after undoing its post = %q", id)
 	}
+}
+
+// TestOnlyAGMMovesTheTracker: a player's /table tracker shows the tracker
+// to them alone, as players see it, and leaves the GM's where it is; it
+// replaced the GM's tracker before.
+func TestOnlyAGMMovesTheTracker(t *testing.T) {
+	tb := newTable(t)
+	tb.OK(tb.Do("!gm", "/table setup system:hit-protection"))
+	p := &fakePoster{}
+	tracker.Of(tb.Svc.Registry()).SetPoster(p, "")
+	tb.OK(tb.Do("ann", `/char create name:Lister stats:"hp=6"`))
+	commandstest.FollowUp(tb.Do("!gm", `/char create name:Orc stats:"hp=5 hidden=true"`))
+	tb.Do("!gm", "/table tracker")
+	before := tb.State()
+	resp := tb.Do("ann", "/table tracker")
+	if !resp.Ephemeral || len(resp.Embeds) != 1 || len(p.posts) != 1 {
+		t.Fatalf("a player's /table tracker = %+v, %d posts; want the tracker, ephemeral, and no post", resp, len(p.posts))
+	}
+	out := commandstest.Text(resp)
+	commandstest.WantIn(t, "a player's tracker", out, "Only a GM", "Lister** `HP", "Orc**: Wounded")
+	if strings.Contains(out, "5/") {
+		t.Errorf("a player's tracker shows the hidden Orc's numbers: %q", out)
+	}
+	if after := tb.State(); after != before {
+		t.Errorf("a player's /table tracker changed the table:\n%s\nwant\n%s", after, before)
+	}
+}
+
+// TestTrackerSaysWhenItChanged: the tracker gives the time of the table's
+// latest change as a Discord timestamp (each reader's own time zone).
+func TestTrackerSaysWhenItChanged(t *testing.T) {
+	tb := newTable(t)
+	tb.OK(tb.Do("!gm", "/table setup system:harm"))
+	tracker.Of(tb.Svc.Registry()).SetPoster(&fakePoster{}, "")
+	tb.Do("!gm", "/table tracker")
+	tb.OK(tb.Do("ann", "/char create name:Esme")) // the third request: 19:03 UTC
+	_, tr, err := tracker.Of(tb.Svc.Registry()).Tracker(tb.Channel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	commandstest.WantIn(t, "tracker", commandstest.Text(tr), "Last change <t:1795978980:f>")
 }
 
 // TestTrackerPages: at a table of 50 hp-mp-wp characters with long names

@@ -21,11 +21,11 @@ func initCommand() *commands.Command {
 		Name: "init", Description: "A turn order that drives the round clock",
 		Topic: "A turn order for combat. A GM opens it with `/init start`; `/init join target:NAME` rolls each character's initiative " +
 			"(each system's roll is below; `roll:` takes one rolled at the table) " +
-			"and puts it in order: higher first, ties to the higher bonus, then to who joined first. The first turn begins as characters join. " +
-			"`/init next` (the acting character's owner, or a GM) ends the turn; a combatant that cannot act (dead, unconscious, stunned, taken out) is skipped, named in the round it falls and passed over without a word after, " +
+			"and puts it in order: higher first, ties to the higher bonus, then to who joined first. Once all have joined, the GM's `/init next` begins round 1. " +
+			"Then `/init next` (the acting character's owner, or a GM) ends the turn; a combatant that cannot act (dead, unconscious, stunned, taken out) is skipped, named in the round it falls and passed over without a word after, " +
 			"and passing the last one ends the round: the clock moves one round exactly as `/clock action:next-round` does, every round timer fires (bleed-outs, stuns, dying saves) " +
 			"and the new round starts at the top. `/init show` shows the order, `/init remove` takes a character out, `/init end` (GM) closes it (and what it ends, below). " +
-			"Moving the clock by turns, hours or days closes the order (time outside combat). Every change is an event `/undo` reverts. " +
+			"Moving the clock by turns, hours or days closes the order (time outside combat). " +
 			"Hidden characters keep their place; players see their word, never their initiative. " +
 			"Table options: `init-reroll` never|each-round, `init-dice` default|a die such as d20 (a system may take only its own), `init-ping` off|on (mention the owner whose turn starts).",
 		Subcommands: []*commands.Subcommand{
@@ -83,19 +83,22 @@ func initStart(m *commands.Mutation, _ initiative.Initiator) (*commands.Response
 	if err := m.RequireGM("open a turn order"); err != nil {
 		return nil, err
 	}
-	if o := m.Table.Initiative; o != nil {
+	if o := m.Table.Initiative; o != nil && !o.Underway {
+		return nil, commands.Errorf(commands.CodeConflict, "A turn order is already open (%s, round 1 not begun yet); `/init next` begins round 1, `/init end` closes it.", commands.Count(len(o.Combatants), "combatant"))
+	} else if o != nil {
 		return nil, commands.Errorf(commands.CodeConflict, "A turn order is already open (round %d, %s); `/init end` closes it.", round(m), commands.Count(len(o.Combatants), "combatant"))
 	}
 	m.Table.Initiative = &storage.Initiative{Combatants: []storage.Combatant{}, Start: m.Table.Clock}
 	m.ForTable().Note("Opened the turn order at %s.", clock.Time(m.Table.Clock))
-	m.ForTable().Say("A turn order is open: round 1 begins at %s. Characters join with `/init join target:NAME` (owner or GM); the first turn begins as they join.", clock.Time(m.Table.Clock))
+	m.ForTable().Say("A turn order is open at %s. Characters join with `/init join target:NAME` (owner or GM); once they have, the GM begins round 1 with `/init next`.", clock.Time(m.Table.Clock))
 	return &commands.Response{}, nil
 }
 
 // initJoin answers /init join (owner or GM): each character named rolls
 // initiative (or takes the total given with roll) and goes to its place in
-// the order (RULES.md §0.6). In the opening the first turn is the top of
-// the order; once under way the turn stays where it is. Each join is said
+// the order (RULES.md §0.6). In the opening nobody has the turn until the
+// GM begins round 1 (initNext); once under way the turn stays where it
+// is. Each join is said
 // about its character, with the roll: players read that a hidden one
 // joins, and its word; the GM who joined it reads its roll in the
 // follow-up (hidden.go).
@@ -121,8 +124,6 @@ func initJoin(m *commands.Mutation, ini initiative.Initiator) (*commands.Respons
 	if err != nil {
 		return nil, err
 	}
-	opening := !o.Underway || len(o.Combatants) == 0
-	before := currentID(o)
 	done := map[uint64]bool{}
 	for _, name := range names {
 		// One at a time, so that a dice=manual prompt names the character
@@ -163,29 +164,7 @@ func initJoin(m *commands.Mutation, ini initiative.Initiator) (*commands.Respons
 		mc.Say("**%s** joins the turn order: initiative %s.", commands.Escape(ch.Name), r.Text)
 		mc.Note("%s joins the turn order: initiative %s.", ch.Name, commands.Unmarkdown(r.Text))
 	}
-	if opening {
-		t, skips, err := nextActor(m, 0)
-		if err != nil {
-			return nil, err
-		}
-		o.Turn = t
-		if currentID(o) != before || len(skips) > 0 {
-			turn, err := startTurn(m, t, true)
-			if err != nil {
-				return nil, err
-			}
-			sayLines(m, append(skips, lines(turn)...))
-		}
-	}
 	return &commands.Response{}, nil
-}
-
-// currentID is the character id whose turn it is, 0 when nobody's.
-func currentID(o *storage.Initiative) uint64 {
-	if o.Turn < len(o.Combatants) {
-		return o.Combatants[o.Turn].CharacterID
-	}
-	return 0
 }
 
 // initNext answers /init next (the acting character's owner, or a GM): the
@@ -193,7 +172,9 @@ func currentID(o *storage.Initiative) uint64 {
 // over reported. Passing the last one ends the round: the clock moves one
 // round on the very path of /clock action:next-round (MoveClock), which
 // reports every timer that ended or fired and starts the next round at the
-// top of the order (RULES.md §0.2, §0.6).
+// top of the order (RULES.md §0.2, §0.6). In the opening, the GM's begins
+// round 1: the first turn goes to the top of the order, announced then,
+// not as characters join.
 func initNext(m *commands.Mutation, _ initiative.Initiator) (*commands.Response, error) {
 	o, err := openOrder(m)
 	if err != nil {
@@ -201,6 +182,22 @@ func initNext(m *commands.Mutation, _ initiative.Initiator) (*commands.Response,
 	}
 	if len(o.Combatants) == 0 {
 		return nil, commands.Errorf(commands.CodeConflict, "Nobody is in the turn order yet: `/init join target:NAME`.")
+	}
+	if !o.Underway {
+		if err := m.RequireGM("begin round 1 (with `/init next`, once everyone has joined)"); err != nil {
+			return nil, err
+		}
+		o.Underway = true // nobody is Fallen yet: round 1 names every skip
+		t, skips, err := nextActor(m, 0)
+		if err != nil {
+			return nil, err
+		}
+		turn, err := startTurn(m, t, false)
+		if err != nil {
+			return nil, err
+		}
+		sayLines(m, append(append(lines(fmt.Sprintf("Round %d of the turn order begins.", round(m))), skips...), lines(turn)...))
+		return &commands.Response{}, nil
 	}
 	var cur *storage.Character
 	if o.Turn < len(o.Combatants) {
@@ -211,7 +208,6 @@ func initNext(m *commands.Mutation, _ initiative.Initiator) (*commands.Response,
 	if err := mayEndTurn(m, o, cur); err != nil {
 		return nil, err
 	}
-	o.Underway = true
 	var said []line
 	if cur != nil {
 		said = lines(fmt.Sprintf("%s's turn ends.", combatantName(cur)))

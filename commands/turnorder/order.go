@@ -378,7 +378,7 @@ func closeOrder(m *commands.Mutation, text string) error {
 // leaveOrder takes the character out of the open turn order, if it is in
 // it (/init remove, /char delete), and returns what happened: it leaves,
 // and when it had the turn, the turn passes on within the round. In the
-// opening the first turn is the top of the order again.
+// opening nobody has the turn to pass.
 func leaveOrder(m *commands.Mutation, id uint64, name string) ([]line, error) {
 	o := m.Table.Initiative
 	if o == nil {
@@ -394,21 +394,12 @@ func leaveOrder(m *commands.Mutation, id uint64, name string) ([]line, error) {
 		o.Turn--
 	}
 	left := lines(fmt.Sprintf("**%s** leaves the turn order.", commands.Escape(name)))
-	from := o.Turn
-	switch {
-	case !o.Underway:
-		from = 0
-	case !had:
+	if !o.Underway || !had {
 		return left, nil
 	}
-	prev := o.Turn
-	t, skips, err := nextActor(m, from)
+	t, skips, err := nextActor(m, o.Turn)
 	if err != nil {
 		return nil, err
-	}
-	if !had && t == prev {
-		o.Turn = t
-		return left, nil
 	}
 	turn, err := startTurn(m, t, true)
 	if err != nil {

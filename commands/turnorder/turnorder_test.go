@@ -95,29 +95,34 @@ func hitProtParty(t *testing.T) *table {
 
 // TestInitiativeOrderAndTies: hit-protection rolls 1d6 + init; higher
 // goes first, ties to the higher bonus, then to who joined first; roll:
-// takes a total rolled at the table; in the opening the first turn is the
-// top of the order.
+// takes a total rolled at the table. In the opening nobody has the turn
+// (it jumped to the top as characters joined): the GM's /init next begins
+// round 1 and announces the first turn.
 func TestInitiativeOrderAndTies(t *testing.T) {
 	tb := hitProtParty(t)
 	tb.Dice.Push(4)
 	out := tb.OK(tb.Do("bob", "/init join target:Lister"))
-	commandstest.WantIn(t, "first join", out, "**Lister** joins the turn order: initiative 1d6+1 [4] + 1 = 5 (init +1).", "It is **Lister**'s turn (round 1).")
+	commandstest.WantIn(t, "first join", out, "**Lister** joins the turn order: initiative 1d6+1 [4] + 1 = 5 (init +1).")
 	tb.Dice.Push(5, 4)
 	out = tb.OK(tb.Do("gm", "/init join target:Meghan,Kryten"))
 	commandstest.WantIn(t, "two joins", out, "**Meghan** joins the turn order: initiative 1d6 [5] = 5.", "**Kryten** joins the turn order: initiative 1d6+1 [4] + 1 = 5")
-	if strings.Contains(out, "turn (round") {
-		t.Errorf("joins below the top announce a turn: %q", out)
-	}
 	// Lister and Kryten 5 with bonus 1, Meghan 5 with bonus 0: Lister
 	// joined before Kryten.
 	show := tb.OK(tb.Do("meg", "/init show"))
-	commandstest.WantIn(t, "show", show, "**Turn order · round 1 · day 1, 00:00**\n▶ **Lister** 5\n▫ **Kryten** 5\n▫ **Meghan** 5\nIt is **Lister**'s turn.")
-	// A total rolled at the table: no dice; at the top in the opening, so
-	// the first turn is the Goblin's.
+	commandstest.WantIn(t, "show", show, "**Turn order · round 1 · day 1, 00:00**\n▫ **Lister** 5\n▫ **Kryten** 5\n▫ **Meghan** 5\nRound 1 has not begun: the GM begins it with `/init next`")
+	// A total rolled at the table: no dice; at the top, and no turn jumps
+	// to it: nobody has one yet.
 	tb.OK(tb.Do("gm", `/char create name:Goblin stats:"class=fighter hit-die=d6 hp=6"`))
 	out = tb.OK(tb.Do("gm", "/init join target:Goblin roll:6"))
-	commandstest.WantIn(t, "roll given", out, "**Goblin** joins the turn order: initiative 6, rolled at the table.", "It is **Goblin**'s turn (round 1).")
+	commandstest.WantIn(t, "roll given", out, "**Goblin** joins the turn order: initiative 6, rolled at the table.")
+	for _, o := range []string{out, show} {
+		if strings.Contains(o, "turn (round") || strings.Contains(o, "▶") {
+			t.Errorf("the opening gives someone the turn: %q", o)
+		}
+	}
 	tb.NoDiceLeft()
+	tb.Refused(tb.Do("bob", "/init next"), "Only a GM can begin round 1")
+	commandstest.WantIn(t, "the GM begins", tb.OK(tb.Do("gm", "/init next")), "Round 1 of the turn order begins. It is **Goblin**'s turn.")
 
 	tb.Refused(tb.Do("meg", "/init join target:Lister"), "only its owner or a GM")
 	tb.Refused(tb.Do("bob", "/init join target:Lister"), "already in the turn order")
@@ -126,8 +131,8 @@ func TestInitiativeOrderAndTies(t *testing.T) {
 	tb.Refused(tb.Do("gm", "/init start"), "already open")
 	tb.Refused(tb.Do("bob", "/init end"), "Only a GM")
 	tb.Refused(tb.Do("bob", "/init next"), "It is Goblin's turn: only its owner or a GM ends it.")
-	if o := tb.order(); len(o.Combatants) != 4 || o.Turn != 0 || o.Underway {
-		t.Errorf("order = %+v; want 4 combatants, the Goblin's turn, not under way", o)
+	if o := tb.order(); len(o.Combatants) != 4 || o.Turn != 0 || !o.Underway || tb.clock() != 0 {
+		t.Errorf("order = %+v, clock %d; want 4 combatants, the Goblin's turn, under way, in round 1", o, tb.clock())
 	}
 }
 
@@ -143,6 +148,7 @@ func TestInitiativeTurnsAndSkips(t *testing.T) {
 	tb.OK(tb.Do("gm", "/init join target:Corpse roll:5"))
 	tb.OK(tb.Do("gm", "/init join target:Rook roll:4"))
 	tb.OK(tb.Do("gm", "/init join target:Meghan roll:3"))
+	tb.OK(tb.Do("gm", "/init next")) // the GM begins round 1
 	// Corpse: a Heroic Death. Rook: goes down. Meghan: stunned 1 round
 	// (Stay Up: 2d6 [3, 3] = 6 Nasty Wound, paralysis save 1 fails, 1d4
 	// days).
@@ -151,13 +157,13 @@ func TestInitiativeTurnsAndSkips(t *testing.T) {
 	tb.Press("gm", tb.Do("gm", "/damage target:Rook amount:1"), "Go Down")
 	tb.OK(tb.Do("gm", "/char set name:Meghan stats:hp=1"))
 	tb.Dice.Push(3, 3, 1, 1)
-	commandstest.WantIn(t, "stun", commandstest.Text(tb.Press("meg", tb.Do("gm", "/damage target:Meghan amount:1"), "Stay Up")), "stunned 1 round (until day 1, 00:01)")
+	commandstest.WantIn(t, "stun", commandstest.Text(tb.Press("meg", tb.Do("gm", "/damage target:Meghan amount:1"), "Stay Up")), "stunned 1 round")
 
 	out := tb.OK(tb.Do("bob", "/init next"))
 	want := "**Lister**'s turn ends. " +
 		"**Corpse** cannot act (dead): turn skipped. " +
 		"**Rook** cannot act (down, its fate hidden until attended): turn skipped. " +
-		"**Meghan** cannot act (stunned until day 1, 00:01): turn skipped.\n" +
+		"**Meghan** cannot act (stunned for 1 more round): turn skipped.\n" +
 		"The clock moves 1 round: day 1, 00:00 → 00:01.\n" +
 		"**Meghan** no longer stunned (day 1, 00:01).\n" +
 		"Round 2 of the turn order begins. It is **Lister**'s turn."
@@ -189,6 +195,7 @@ func TestInitiativeRoundEndIsNextRound(t *testing.T) {
 	for _, tb := range []*table{viaInit, viaClock} {
 		tb.OK(tb.Do("gm", "/init join target:Lister roll:5"))
 		tb.OK(tb.Do("gm", "/init join target:Meghan roll:2"))
+		tb.OK(tb.Do("gm", "/init next")) // the GM begins round 1
 		tb.OK(tb.Do("bob", "/init next"))
 	}
 	a := viaInit.OK(viaInit.Do("meg", "/init next"))
@@ -213,12 +220,13 @@ func TestInitiativeCriticalWoundBleedOut(t *testing.T) {
 	tb := hitProtParty(t)
 	tb.OK(tb.Do("gm", "/init join target:Lister roll:5"))
 	tb.OK(tb.Do("gm", "/init join target:Meghan roll:2"))
+	tb.OK(tb.Do("gm", "/init next")) // the GM begins round 1
 	// Lister at 0 HP stays up: 2d6 [4, 4] = 8 Critical Wound, death save
 	// 3 fails, 1d4 = 1 (left arm), 2d4 [1, 2] = 3 rounds: dies at 00:03.
 	tb.OK(tb.Do("gm", "/char set name:Lister stats:hp=1"))
 	resp := tb.Do("gm", "/damage target:Lister amount:1")
 	tb.Dice.Push(4, 4, 3, 1, 1, 2)
-	commandstest.WantIn(t, "critical", commandstest.Text(tb.Press("bob", resp, "Stay Up")), "dies in 3 rounds (2d4 [1, 2] = 3) unless attended, at day 1, 00:03")
+	commandstest.WantIn(t, "critical", commandstest.Text(tb.Press("bob", resp, "Stay Up")), "dies in 3 rounds (2d4 [1, 2] = 3) unless attended; once attended")
 	for round := 1; round <= 3; round++ {
 		tb.OK(tb.Do("bob", "/init next")) // Lister (or his skip) → Meghan
 		out := tb.OK(tb.Do("meg", "/init next"))
@@ -253,6 +261,7 @@ func TestInitiativeDyingSaves(t *testing.T) {
 	out := tb.OK(tb.Do("gm", "/init join target:Vala,Orm"))
 	commandstest.WantIn(t, "joins", out, "**Vala** joins the turn order: initiative 1d20+2 [10] + 2 = 12 (Dex +2).",
 		"**Orm** joins the turn order: initiative 1d20+1 [10] + 1 = 11 (Dex -1, init +2).")
+	commandstest.WantIn(t, "the GM begins", tb.OK(tb.Do("gm", "/init next")), "Round 1 of the turn order begins. It is **Vala**'s turn.")
 	tb.OK(tb.Do("gm", `/char set name:Vala stats:"wp=-2 state=dying"`))
 	out = tb.OK(tb.Do("gm", "/init next"))
 	commandstest.WantIn(t, "dying skipped", out, "**Vala**'s turn ends.", "It is **Orm**'s turn (round 1).")
@@ -284,6 +293,7 @@ func TestInitiativeUndoRoundEnd(t *testing.T) {
 	tb := hitProtParty(t)
 	tb.OK(tb.Do("gm", "/init join target:Lister roll:5"))
 	tb.OK(tb.Do("gm", "/init join target:Meghan roll:2"))
+	tb.OK(tb.Do("gm", "/init next")) // the GM begins round 1
 	tb.OK(tb.Do("gm", "/char set name:Lister stats:hp=1"))
 	resp := tb.Do("gm", "/damage target:Lister amount:1")
 	tb.Dice.Push(4, 4, 3, 1, 1, 1) // Critical Wound: dies at 00:02
@@ -307,7 +317,7 @@ func TestInitiativeUndoRoundEnd(t *testing.T) {
 	if o := tb.order(); tb.clock() != 1 || o.Turn != 1 {
 		t.Errorf("after undo: clock %d, turn %d; want 1 and Meghan's turn", tb.clock(), o.Turn)
 	}
-	commandstest.WantIn(t, "Lister after undo", tb.OK(tb.Do("bob", "/char show name:Lister")), "Critical Wound: dies at day 1, 00:02")
+	commandstest.WantIn(t, "Lister after undo", tb.OK(tb.Do("bob", "/char show name:Lister")), "Critical Wound: dies in 1 round")
 	tb.NoDiceLeft()
 }
 
@@ -332,7 +342,8 @@ func TestInitiativeHiddenNPC(t *testing.T) {
 	resp := tb.Do("gm", "/init join target:Goblin")
 	join := tb.OK(resp)
 	noNumbers("GM's join, public", join)
-	commandstest.WantIn(t, "GM's join, public", join, "**Goblin** joins the turn order.", "**Goblin**: Wounded", "It is **Goblin**'s turn (round 1).")
+	commandstest.WantIn(t, "GM's join, public", join, "**Goblin** joins the turn order.", "**Goblin**: Wounded")
+	commandstest.WantIn(t, "the GM begins", tb.OK(tb.Do("gm", "/init next")), "Round 1 of the turn order begins. It is **Goblin**'s turn.")
 	commandstest.WantIn(t, "GM's join, follow-up", commandstest.FollowUp(resp), "Hidden from players",
 		"**Goblin** joins the turn order: initiative 1d6+2 [6] + 2 = 8 (init +2).")
 	show := tb.OK(tb.Do("bob", "/init show"))
@@ -347,7 +358,7 @@ func TestInitiativeHiddenNPC(t *testing.T) {
 	commandstest.WantIn(t, "GM /history", commandstest.FollowUp(tb.Do("gm", "/history")), "1d6+2 [6] + 2 = 8")
 	p := &fakePoster{}
 	tracker.Of(tb.Svc.Registry()).SetPoster(p, "")
-	commandstest.Text(tb.Do("bob", "/table tracker"))
+	commandstest.Text(tb.Do("gm", "/table tracker"))
 	_, tr, err := tracker.Of(tb.Svc.Registry()).Tracker(tb.Channel)
 	if err != nil {
 		t.Fatal(err)
@@ -381,6 +392,7 @@ func TestInitiativePing(t *testing.T) {
 	tb := hitProtParty(t)
 	tb.OK(tb.Do("gm", "/init join target:Lister roll:5"))
 	tb.OK(tb.Do("gm", "/init join target:Meghan roll:2"))
+	tb.OK(tb.Do("gm", "/init next")) // the GM begins round 1
 	resp := tb.Do("bob", "/init next")
 	if resp.Mentions != nil || strings.Contains(resp.Content, "<@") {
 		t.Errorf("init-ping off: %+v; want no mention", resp)
@@ -445,7 +457,7 @@ func TestInitiativeHarmConflict(t *testing.T) {
 	commandstest.WantIn(t, "no pool spent", tb.OK(tb.Do("bob", "/char list")), "Instinct 3/3")
 	// Vex is taken out; the round end keeps him out (within the conflict).
 	setHarm(t, tb, "Vex", `"condition":"Broken","harm":0,"taken_out":true`)
-	tb.OK(tb.Do("bob", "/init next"))
+	tb.OK(tb.Do("gm", "/init next")) // the GM begins round 1: Vex is skipped
 	out = tb.OK(tb.Do("ann", "/init next"))
 	// Taken out in round 1, Vex is passed over without a word in round 2.
 	commandstest.WantIn(t, "round end", out, "Round 2 of the turn order begins. It is **Garrett**'s turn.")
@@ -514,6 +526,7 @@ func TestInitiativeEachRoundReroll(t *testing.T) {
 	tb.OK(tb.Do("gm", "/table option name:init-reroll value:each-round"))
 	tb.Dice.Push(6, 1)
 	tb.OK(tb.Do("gm", "/init join target:Lister,Meghan"))
+	tb.OK(tb.Do("gm", "/init next")) // the GM begins round 1
 	tb.OK(tb.Do("bob", "/init next"))
 	tb.Dice.Push(1, 6) // Lister 1d6+1 [1] = 2, Meghan 1d6 [6] = 6
 	out := tb.OK(tb.Do("meg", "/init next"))
@@ -546,6 +559,7 @@ func TestInitiativeRemoveAndDelete(t *testing.T) {
 	tb.OK(tb.Do("gm", "/init join target:Lister roll:5"))
 	tb.OK(tb.Do("gm", "/init join target:Kryten roll:4"))
 	tb.OK(tb.Do("gm", "/init join target:Meghan roll:2"))
+	tb.OK(tb.Do("gm", "/init next")) // the GM begins round 1
 	tb.OK(tb.Do("bob", "/init next"))
 	tb.Refused(tb.Do("meg", "/init remove target:Kryten"), "only its owner or a GM")
 	out := tb.OK(tb.Do("bob", "/init remove target:Kryten"))
@@ -618,6 +632,7 @@ func TestInitiativeHiddenRoundEnd(t *testing.T) {
 	tb.OK(tb.Do("gm", "/init start"))
 	tb.OK(tb.Do("ann", "/init join target:Vala roll:12"))
 	commandstest.Text(tb.Do("gm", "/init join target:Orc roll:3"))
+	tb.OK(tb.Do("gm", "/init next")) // the GM begins round 1
 	noSave := func(what, s string) {
 		t.Helper()
 		for _, not := range []string{"Fort", "[4]", "[5]", "[6]", "WP -", "still dying", "-2"} {
@@ -667,6 +682,7 @@ func TestInitiativeExport(t *testing.T) {
 	tb.OK(tb.Do("gm", "/init start"))
 	tb.OK(tb.Do("gm", "/init join target:Lister roll:5"))
 	tb.OK(tb.Do("gm", "/init join target:Meghan roll:2"))
+	tb.OK(tb.Do("gm", "/init next")) // the GM begins round 1
 	tb.OK(tb.Do("bob", "/init next"))
 	data := tb.ExportFile("gm")
 	var ex export.File
@@ -698,6 +714,7 @@ func TestInitiativeNobodyCanAct(t *testing.T) {
 	tb := hitProtParty(t)
 	tb.OK(tb.Do("gm", "/init join target:Lister roll:5"))
 	tb.OK(tb.Do("gm", "/init join target:Meghan roll:2"))
+	tb.OK(tb.Do("gm", "/init next")) // the GM begins round 1
 	tb.Press("bob", tb.Do("gm", "/damage target:Lister amount:4"), "Go Down")
 	tb.Press("meg", tb.Do("gm", "/damage target:Meghan amount:3"), "Go Down")
 	out := tb.OK(tb.Do("bob", "/init next"))
@@ -723,8 +740,10 @@ func TestInitiativeUndoIsTheGMs(t *testing.T) {
 	tb.OK(tb.Do("gm", `/char create name:Lister owner:bob stats:"hp=4"`))
 	tb.OK(tb.Do("gm", "/init start"))
 	tb.OK(tb.Do("bob", "/init join target:Lister roll:3"))
+	tb.OK(tb.Do("gm", "/init next")) // the GM begins round 1
 	tb.OK(tb.Do("bob", "/init next"))
 	tb.Refused(tb.Do("bob", "/undo"), "nothing here that you can undo")
+	commandstest.WantIn(t, "GM undo", tb.OK(tb.Do("gm", "/undo")), "/init next")
 	commandstest.WantIn(t, "GM undo", tb.OK(tb.Do("gm", "/undo")), "/init next")
 	commandstest.WantIn(t, "GM undo", tb.OK(tb.Do("gm", "/undo")), "/init join")
 	if o := tb.order(); len(o.Combatants) != 0 {
@@ -786,6 +805,7 @@ func TestReadingSkipSaidInTheRoundItFell(t *testing.T) {
 	tb.OK(tb.Do("gm", "/init join target:Lister roll:5"))
 	tb.OK(tb.Do("gm", "/init join target:Meghan roll:3"))
 	tb.OK(tb.Do("gm", "/init join target:Kryten roll:1"))
+	tb.OK(tb.Do("gm", "/init next")) // the GM begins round 1
 	tb.Press("meg", tb.Do("gm", "/damage target:Meghan amount:3"), "Go Down")
 	if out := tb.OK(tb.Do("bob", "/init next")); out != "**Lister**'s turn ends. **Meghan** cannot act (down, its fate hidden until attended): turn skipped. It is **Kryten**'s turn (round 1)." {
 		t.Errorf("round 1 = %q; want Meghan's skip said", out)

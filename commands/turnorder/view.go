@@ -79,7 +79,7 @@ func viewOrder(tx *storage.Tx, t *storage.Table, sys commands.System) (orderView
 			return v, err
 		}
 		mark := "▫"
-		if i == o.Turn {
+		if i == o.Turn && o.Underway {
 			mark = "▶"
 		}
 		line := fmt.Sprintf("%s %s", mark, combatantName(ch))
@@ -119,6 +119,8 @@ func viewOrder(tx *storage.Tx, t *storage.Table, sys commands.System) (orderView
 	switch {
 	case len(o.Combatants) == 0:
 		v.turn = "Nobody is in the turn order yet: `/init join target:NAME`."
+	case !o.Underway:
+		v.turn = "Round 1 has not begun: the GM begins it with `/init next` once everyone has joined."
 	case o.Turn >= len(o.Combatants):
 		v.turn = "Nobody left in the turn order can act this round: `/init next` ends it."
 	}

@@ -114,7 +114,7 @@ type Character struct {
 	State string
 	// Conditions are the conditions in rule terms, without timers.
 	Conditions []string
-	// Timers are the running timed effects ("stunned until day 1, 08:03").
+	// Timers are the running timed effects ("stunned for 3 more rounds").
 	Timers []string
 	// Standing, at LevelZero or LevelDying, says the character is still
 	// on its feet and takes its turns (hit-protection's Stay Up, its 0-HP
@@ -163,11 +163,12 @@ func (v Character) Public() Word {
 }
 
 // SplitTimers splits a system's conditions into the conditions proper and
-// the timers: those that name a time of the clock ("… until day 3, 00:00",
-// "dies at …"); "down (fate hidden until attended)" is a condition.
+// the timers: those that name a time of the clock ("… until day 3, 00:00")
+// or the rounds they have left ("stunned for 3 more rounds", "dies in 2
+// rounds"); "down (fate hidden until attended)" is a condition.
 func SplitTimers(all []string) (conds, timers []string) {
 	for _, s := range all {
-		if strings.Contains(s, " until day ") || strings.Contains(s, "dies at") {
+		if strings.Contains(s, " until day ") || strings.Contains(s, "dies in ") || strings.Contains(s, " more round") || strings.HasSuffix(s, "bleeding out") {
 			timers = append(timers, s)
 		} else {
 			conds = append(conds, s)

@@ -28,13 +28,14 @@ func TestBarText(t *testing.T) {
 }
 
 // TestSplitTimers: a timer names a time of the clock ("… until day 3,
-// 00:00", "dies at …"); a condition that ends with an event ("down (fate
-// hidden until attended)") is a condition, not a timer.
+// 00:00") or the rounds it has left ("stunned for 2 more rounds", "dies
+// in 1 round"); a condition that ends with an event ("down (fate hidden
+// until attended)") is a condition, not a timer.
 func TestSplitTimers(t *testing.T) {
-	conds, timers := SplitTimers([]string{"down (fate hidden until attended)", "1 untreated wound", "stunned until day 1, 00:05",
-		"no use of the left arm until day 22, 00:00", "Critical Wound: dies at day 1, 00:02"})
+	conds, timers := SplitTimers([]string{"down (fate hidden until attended)", "1 untreated wound", "stunned for 2 more rounds",
+		"no use of the left arm until day 22, 00:00", "Critical Wound: dies in 1 round"})
 	if strings.Join(conds, "|") != "down (fate hidden until attended)|1 untreated wound" ||
-		strings.Join(timers, "|") != "stunned until day 1, 00:05|no use of the left arm until day 22, 00:00|Critical Wound: dies at day 1, 00:02" {
+		strings.Join(timers, "|") != "stunned for 2 more rounds|no use of the left arm until day 22, 00:00|Critical Wound: dies in 1 round" {
 		t.Errorf("SplitTimers = %q, %q", conds, timers)
 	}
 }

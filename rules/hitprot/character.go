@@ -149,6 +149,26 @@ type Bleed struct {
 	DiesAt clock.Time
 }
 
+// DiesIn says, at clock round now, when the bleed-out kills, in rounds,
+// as a turn order counts them: "dies in 2 rounds" (at the end of the
+// second round end from now; RULES.md §1.4 counts its 2d4 in rounds).
+func (b Bleed) DiesIn(now clock.Time) string {
+	return "dies in " + rounds(max(int(b.DiesAt-now), 0))
+}
+
+// Stunned says, at clock round now, how long c stays stunned, in rounds:
+// "stunned for 3 more rounds" (it acts again once the clock reaches
+// StunnedUntil); "" when it is not stunned.
+func (c Character) Stunned(now clock.Time) string {
+	if c.StunnedUntil <= now {
+		return ""
+	}
+	if n := int(c.StunnedUntil - now); n > 1 {
+		return fmt.Sprintf("stunned for %d more rounds", n)
+	}
+	return "stunned for 1 more round"
+}
+
 // Limb is a limb lost or out of use (RULES.md §1.4).
 type Limb struct {
 	// Name is "left arm", "right arm", "left leg" or "right leg".

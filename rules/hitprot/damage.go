@@ -268,10 +268,10 @@ func (c Character) Attend(src dice.Source, healer bool, now clock.Time) (Charact
 			stopped++
 		case b.Wound == FatalWoundI:
 			kept = append(kept, b)
-			refused = append(refused, fmt.Sprintf("the Fatal Wound I needs a skilled healer or healing magic; still dies at %s", b.DiesAt))
+			refused = append(refused, "the Fatal Wound I needs a skilled healer or healing magic; still "+b.DiesIn(now))
 		default:
 			kept = append(kept, b)
-			refused = append(refused, fmt.Sprintf("nothing can prevent the Fatal Wound II; still dies at %s", b.DiesAt))
+			refused = append(refused, "nothing can prevent the Fatal Wound II; still "+b.DiesIn(now))
 		}
 	}
 	if stopped == 0 && !revealed {
@@ -299,10 +299,18 @@ func (c Character) Treat() (Character, error) {
 	return c, nil
 }
 
+// NoClock, given to Conditions for the clock, names the round timers
+// without the rounds they have left ("stunned", "Critical Wound: bleeding
+// out"), for a text that has no clock: a sheet's one-line status.
+const NoClock clock.Time = -1
+
 // Conditions lists the character's conditions at clock round now in rule
-// terms, for replies: the status, untreated wounds, handicaps, stuns,
-// limbs, bleed-outs and periods.
+// terms, for replies: the status, untreated wounds, handicaps, stuns (the
+// rounds left), limbs, bleed-outs (the rounds left) and periods (their
+// end). With NoClock, the round timers say no rounds.
 func (c Character) Conditions(now clock.Time) []string {
+	noClock := now == NoClock
+	now = max(now, 0)
 	var out []string
 	switch c.Status {
 	case Dead:
@@ -326,8 +334,10 @@ func (c Character) Conditions(now clock.Time) []string {
 	if c.Mobility {
 		out = append(out, "mobility handicap")
 	}
-	if c.StunnedUntil > now {
-		out = append(out, fmt.Sprintf("stunned until %s", c.StunnedUntil))
+	if stun := c.Stunned(now); stun != "" && noClock {
+		out = append(out, "stunned")
+	} else if stun != "" {
+		out = append(out, stun)
 	}
 	for _, l := range c.Limbs {
 		if l.Lost {
@@ -337,7 +347,11 @@ func (c Character) Conditions(now clock.Time) []string {
 		}
 	}
 	for _, b := range c.Bleeds {
-		out = append(out, fmt.Sprintf("%s: dies at %s", b.Wound, b.DiesAt))
+		if noClock {
+			out = append(out, fmt.Sprintf("%s: bleeding out", b.Wound))
+		} else {
+			out = append(out, fmt.Sprintf("%s: %s", b.Wound, b.DiesIn(now)))
+		}
 	}
 	if c.NoRestoreUntil > now {
 		out = append(out, fmt.Sprintf("no HP restoring until %s", c.NoRestoreUntil))

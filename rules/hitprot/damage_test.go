@@ -375,3 +375,37 @@ func TestTreat(t *testing.T) {
 		t.Errorf("treat = %+v, %v", c, err)
 	}
 }
+
+// TestRoundTimersReadInRounds: a stun and a bleed-out count rounds (RULES.md
+// §1.4: 1d4 rounds, 2d4 rounds), as a turn order does, so their conditions
+// say the rounds left at the clock round now ("until day 1, 00:04" made a
+// player count minutes); a longer period keeps its date.
+//
+// **Reading:** the issue asks for rounds while a turn order runs; a round
+// timer reads in rounds always, in or out of a turn order, as the rules
+// count it (a stun of 1d4 rounds is "stunned for 3 more rounds" whatever
+// moves the clock).
+func TestRoundTimersReadInRounds(t *testing.T) {
+	c := New(Fighter, 1)
+	c.StunnedUntil, c.NoRestoreUntil = 4, 3*clock.RoundsPerDay
+	c.Bleeds = []Bleed{{Wound: CriticalWound, DiesAt: 3}}
+	got := strings.Join(c.Conditions(1), " | ")
+	want := "stunned for 3 more rounds | Critical Wound: dies in 2 rounds | no HP restoring until day 4, 00:00"
+	if got != want {
+		t.Errorf("Conditions(1) = %q; want %q", got, want)
+	}
+	if got := c.Stunned(3); got != "stunned for 1 more round" {
+		t.Errorf("Stunned(3) = %q; want the last round", got)
+	}
+	if got := c.Stunned(4); got != "" {
+		t.Errorf("Stunned(4) = %q; want none: the stun is over", got)
+	}
+	if got := c.RestoreBlock(1); got != "bleeding out (Critical Wound, dies in 2 rounds)" {
+		t.Errorf("RestoreBlock(1) = %q", got)
+	}
+	// Without a clock (a sheet's one-line status), the round timers name
+	// no rounds.
+	if got := strings.Join(c.Conditions(NoClock), " | "); got != "stunned | Critical Wound: bleeding out | no HP restoring until day 4, 00:00" {
+		t.Errorf("Conditions(NoClock) = %q", got)
+	}
+}

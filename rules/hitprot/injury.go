@@ -204,12 +204,8 @@ const (
 )
 
 // stun makes c stunned for n rounds from now, keeping a longer running stun.
-func (c *Character) stun(now clock.Time, n int) clock.Time {
-	until := now + clock.Time(n)
-	if until > c.StunnedUntil {
-		c.StunnedUntil = until
-	}
-	return until
+func (c *Character) stun(now clock.Time, n int) {
+	c.StunnedUntil = max(c.StunnedUntil, now+clock.Time(n))
 }
 
 // noRestore starts a no-restoring period of n rounds from now, keeping a
@@ -261,10 +257,10 @@ func (c *Character) injure(src dice.Source, expr string, damage int, dmgType str
 					return err
 				}
 				n += extra.Total
-				how = fmt.Sprintf("1 round + %s; ", extra)
+				how = fmt.Sprintf(" (1 round + %s)", extra)
 			}
-			until := c.stun(now, n)
-			effect("%s → stunned %s (%suntil %s)", s, rounds(n), how, until)
+			c.stun(now, n)
+			effect("%s → stunned %s%s", s, rounds(n), how)
 		} else {
 			effect("%s → not stunned", s)
 		}
@@ -310,13 +306,13 @@ func (c *Character) injure(src dice.Source, expr string, damage int, dmgType str
 			} else {
 				effect("%s → the %s (%s) is already lost", s, name, limb)
 			}
-			effect("dies in %s (%s) unless attended, at %s; once attended, no HP restoring for 2d6 weeks", rounds(b.Total), b, at)
+			effect("dies in %s (%s) unless attended; once attended, no HP restoring for 2d6 weeks", rounds(b.Total), b)
 		} else {
 			st, err := o.roll(src, "1d6")
 			if err != nil {
 				return err
 			}
-			stunUntil := c.stun(now, st.Total)
+			c.stun(now, st.Total)
 			w, err := o.roll(src, "2d6")
 			if err != nil {
 				return err
@@ -327,7 +323,7 @@ func (c *Character) injure(src dice.Source, expr string, damage int, dmgType str
 			} else {
 				effect("%s → the %s (%s) is already lost", s, name, limb)
 			}
-			effect("stunned %s (%s; until %s)", rounds(st.Total), st, stunUntil)
+			effect("stunned %s (%s)", rounds(st.Total), st)
 			effect("no HP restoring for %s (%s; until %s)", plural(w.Total, "week"), w, until)
 		}
 	case FatalWoundI, FatalWoundII:
@@ -350,7 +346,7 @@ func (c *Character) injure(src dice.Source, expr string, damage int, dmgType str
 		}
 		at := now + clock.Time(b.Total)
 		c.Bleeds = append(c.Bleeds, Bleed{Wound: inj.Band, DiesAt: at})
-		effect("%s → staggers on: dies in %s (%s) at %s%s", s, rounds(b.Total), b, at, how)
+		effect("%s → staggers on: dies in %s (%s)%s", s, rounds(b.Total), b, how)
 	}
 	return nil
 }

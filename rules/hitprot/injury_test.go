@@ -116,7 +116,9 @@ func TestInjuryRows(t *testing.T) {
 
 // TestInjuryEffectTexts: the effects of the injury table say their dice as
 // they add up (RULES.md §1.4): a Severe Wound's stun is 1 round + 1d4; a
-// Fatal Wound I's bleed-out reads as one sentence with its condition.
+// Fatal Wound I's bleed-out reads as one sentence with its condition. A
+// round timer reads in rounds alone, as the turn order counts them, not
+// as a time of the clock (issue 24: "until day 1, 00:04").
 func TestInjuryEffectTexts(t *testing.T) {
 	for _, tt := range []struct {
 		name   string
@@ -124,9 +126,9 @@ func TestInjuryEffectTexts(t *testing.T) {
 		dmg    int
 		want   string
 	}{
-		{"severe stun", []int{6, 1, 3, 4, 4}, 1, "stunned 4 rounds (1 round + 1d4 [3] = 3; until "},
-		{"fatal I", []int{6, 12, 8}, 5, "dies in 8 rounds (1d8 [8] = 8) at day 1, 00:08 unless a skilled healer or healing magic attends"},
-		{"fatal II", []int{6, 19, 4}, 6, "dies in 4 rounds (1d4 [4] = 4) at day 1, 00:04; nothing can prevent it"},
+		{"severe stun", []int{6, 1, 3, 4, 4}, 1, "stunned 4 rounds (1 round + 1d4 [3] = 3)\n"},
+		{"fatal I", []int{6, 12, 8}, 5, "dies in 8 rounds (1d8 [8] = 8) unless a skilled healer or healing magic attends"},
+		{"fatal II", []int{6, 19, 4}, 6, "dies in 4 rounds (1d4 [4] = 4); nothing can prevent it"},
 	} {
 		c := lister()
 		c.HP, c.Status = 0, StayingUp
@@ -134,8 +136,12 @@ func TestInjuryEffectTexts(t *testing.T) {
 		if err := c.injure(dice.NewScripted(tt.script...), "1d6", tt.dmg, "", 0, &o); err != nil {
 			t.Fatal(err)
 		}
-		if got := strings.Join(o.Injury.Effects, "\n"); !strings.Contains(got, tt.want) {
+		got := strings.Join(o.Injury.Effects, "\n")
+		if !strings.Contains(got, tt.want) {
 			t.Errorf("%s: effects %q; want %q", tt.name, got, tt.want)
+		}
+		if strings.Contains(got, "day 1, 00:") { // the clock at the round timers' end
+			t.Errorf("%s: effects %q; want round timers in rounds, without a time of the clock", tt.name, got)
 		}
 	}
 }

@@ -28,7 +28,7 @@ func (c Character) RestoreBlock(now clock.Time) string {
 	case c.Status == Down && !c.FateRevealed:
 		return "down, its fate hidden until someone attends it"
 	case len(c.Bleeds) > 0:
-		return fmt.Sprintf("bleeding out (%s, dies at %s)", c.Bleeds[0].Wound, c.Bleeds[0].DiesAt)
+		return fmt.Sprintf("bleeding out (%s, %s)", c.Bleeds[0].Wound, c.Bleeds[0].DiesIn(now))
 	case c.Untreated > 0:
 		return plural(c.Untreated, "untreated wound") + " (/treat first)"
 	case c.NoRestoreUntil > now:

@@ -46,10 +46,15 @@ func (c Character) walk(src dice.Source, from, to int64, quiet bool) (Character,
 		if c.State == Dying {
 			next = t + 1
 		}
+		// A night's rest that ends between two whole hours ends there.
+		nightEnds := c.Activity == Sleep && c.SleepUntil > t && c.SleepUntil < next
+		if nightEnds {
+			next = c.SleepUntil
+		}
 		if next > to {
 			break
 		}
-		if c.State != Dying {
+		if c.State != Dying && !nightEnds {
 			if k := c.quietHours(next, to); k >= minSkip {
 				c.passQuietHours(k, &sum.sleep)
 				t = next + (k-1)*clock.RoundsPerHour
@@ -79,6 +84,9 @@ func (c Character) walk(src dice.Source, from, to int64, quiet bool) (Character,
 		}
 		if t%clock.RoundsPerDay == 0 {
 			c.passDay(&out)
+		}
+		if nightEnds {
+			c.endNight(&out)
 		}
 		if l := fatigueEnded(wasFatigued, wasExhausted, &c); l != "" {
 			out.event(l, "%s", l)

@@ -29,6 +29,9 @@ func randomCharacter(rng *rand.Rand) Character {
 	c.ExertionFailures = rng.IntN(c.ExertionSaves + 1)
 	if c.Activity == Sleep && rng.IntN(2) == 0 {
 		c.SleepUntil = int64(rng.IntN(20)) * clock.RoundsPerHour
+		if rng.IntN(2) == 0 {
+			c.SleepUntil += int64(rng.IntN(clock.RoundsPerHour)) // a night's rest called between two whole hours
+		}
 	}
 	if c.WP < 0 {
 		c.State = []State{Disabled, Dying, Stable}[rng.IntN(3)]

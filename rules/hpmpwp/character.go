@@ -160,6 +160,11 @@ func NormalizeClass(class string) string {
 	return strings.NewReplacer(" ", "-", "_", "-").Replace(class)
 }
 
+// Classes lists the classes RULES.md §2.1 names (by mana die, largest
+// first); any other class is a class too, with a d4 mana die.
+var Classes = []string{"sorcerer", "psion", "wilder", "cleric", "druid", "wizard", "bard", "psychic-warrior",
+	"paladin", "ranger", "barbarian", "fighter", "monk", "rogue", "soulknife"}
+
 // ManaDie returns the number of sides of a class's mana die (RULES.md §2.1):
 // d12 sorcerer, psion, wilder; d10 cleric, druid, wizard; d8 bard, psychic
 // warrior; d6 paladin, ranger; d4 barbarian, fighter, monk, rogue, soulknife
@@ -186,6 +191,41 @@ func ManaDice(class string, n int) dice.Expr {
 	return dice.Expr{Terms: []dice.Term{{Sign: 1, Count: n, Sides: ManaDie(class)}}}
 }
 
+// MPDice returns the dice expression whose total is the MP max that n
+// levels rolled on the class's mana die give a character of Wis score wis,
+// with level 1's as well when first is set (RULES.md §2.1), so that a
+// reply shows the sum with its parts: the n dice, then one number, the
+// die's maximum at level 1 and the Wis modifier of every level, annotated
+// with them, e.g. "2d10+16 [d10 max at level 1, Wis +2 a level]". Each
+// level counts at least 1: under a negative modifier each die below 1 − the
+// modifier is raised to it (mi), and level 1's maximum likewise. Its total
+// is MPMax(class, wis, faces) when first, else MPGain(wis, faces...). n
+// must be 1..dice.MaxDice.
+func MPDice(class string, wis, n int, first bool) (dice.Expr, error) {
+	die, mod := ManaDie(class), Modifier(wis)
+	floor := 1 - mod // the least face that counts: face + mod ≥ 1
+	s := fmt.Sprintf("%dd%d", n, die)
+	if floor > 1 {
+		s += fmt.Sprintf("mi%d", floor)
+	}
+	k, levels := n*mod, "a level"
+	var why []string
+	if first {
+		k += max(die, floor) + mod
+		why = append(why, fmt.Sprintf("d%d max at level 1", die))
+	}
+	if mod != 0 {
+		why = append(why, fmt.Sprintf("Wis %+d %s", mod, levels))
+	}
+	if k != 0 || len(why) > 0 {
+		s += fmt.Sprintf("%+d", k)
+	}
+	if len(why) > 0 {
+		s += " [" + strings.Join(why, ", ") + "]"
+	}
+	return dice.Parse(s)
+}
+
 // MPGain returns the MP max gained by the levels whose mana die faces are
 // given (RULES.md §2.1): each level gives its face + the Wis modifier of the
 // score wis, and at least 1.
@@ -209,10 +249,10 @@ func MPMax(class string, wis int, faces []int) int {
 // RollMPMax rolls the MP max of a character of the class, level and Wis
 // score wis with src (RULES.md §2.1): level 1 takes the mana die's maximum,
 // each further level rolls one mana die (all of them as one roll,
-// ManaDice(class, level−1)), each level adding the Wis modifier and at least
-// 1. It returns the total and the roll, whose Result is zero at level 1
-// (nothing is rolled). The error is that of the source, or one for a level
-// outside MinLevel..MaxLevel.
+// MPDice(class, wis, level−1, true), whose total is the MP max), each level
+// adding the Wis modifier and at least 1. It returns the total and the
+// roll, whose Result is zero at level 1 (nothing is rolled). The error is
+// that of the source, or one for a level outside MinLevel..MaxLevel.
 func RollMPMax(class string, level, wis int, src dice.Source) (int, dice.Result, error) {
 	if level < MinLevel || level > MaxLevel {
 		return 0, dice.Result{}, fmt.Errorf("level must be %d to %d, not %d", MinLevel, MaxLevel, level)
@@ -220,11 +260,15 @@ func RollMPMax(class string, level, wis int, src dice.Source) (int, dice.Result,
 	if level == 1 {
 		return MPMax(class, wis, nil), dice.Result{}, nil
 	}
-	res, err := ManaDice(class, level-1).Roll(src)
+	e, err := MPDice(class, wis, level-1, true)
 	if err != nil {
 		return 0, dice.Result{}, err
 	}
-	return MPMax(class, wis, res.Kept(0)), res, nil
+	res, err := e.Roll(src)
+	if err != nil {
+		return 0, dice.Result{}, err
+	}
+	return res.Total, res, nil
 }
 
 // Validate checks the ranges of RULES.md §2.1 (and this package's bounds)

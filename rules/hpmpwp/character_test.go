@@ -49,7 +49,8 @@ func TestNewDefaults(t *testing.T) {
 	}
 }
 
-// TestRollMPMax checks RULES.md §2.1's MP max with scripted mana dice.
+// TestRollMPMax checks RULES.md §2.1's MP max with scripted mana dice; the
+// roll is the MP max with its parts (MPDice).
 func TestRollMPMax(t *testing.T) {
 	tests := []struct {
 		name  string
@@ -63,12 +64,12 @@ func TestRollMPMax(t *testing.T) {
 		{"level 1 is the die's maximum", "wizard", 1, 10, nil, 10, ""},
 		{"level 1 adds the Wis modifier", "sorcerer", 1, 14, nil, 14, ""},
 		{"level 1 at least 1", "fighter", 1, 1, nil, 1, ""},
-		{"each further level rolls", "wizard", 3, 10, []int{3, 7}, 20, "2d10 [3, 7] = 10"},
-		{"each level adds the Wis modifier", "cleric", 3, 16, []int{1, 4}, 13 + 4 + 7, "2d10 [1, 4] = 5"},
-		{"Wis penalty makes a level give 1", "bard", 3, 6, []int{1, 2}, 6 + 1 + 1, "2d8 [1, 2] = 3"},
-		{"Wis penalty above the floor", "bard", 2, 7, []int{5}, 6 + 3, "1d8 [5] = 5"},
-		{"psychic warrior d8", "psychic-warrior", 2, 10, []int{8}, 16, "1d8 [8] = 8"},
-		{"other class d4", "artificer", 2, 10, []int{2}, 6, "1d4 [2] = 2"},
+		{"each further level rolls", "wizard", 3, 10, []int{3, 7}, 20, "2d10+10 [3, 7] + 10 [d10 max at level 1] = 20"},
+		{"each level adds the Wis modifier", "cleric", 3, 16, []int{1, 4}, 13 + 4 + 7, "2d10+19 [1, 4] + 19 [d10 max at level 1, Wis +3 a level] = 24"},
+		{"Wis penalty makes a level give 1", "bard", 3, 6, []int{1, 2}, 6 + 1 + 1, "2d8mi3+2 [1→3, 2→3] + 2 [d8 max at level 1, Wis -2 a level] = 8"},
+		{"Wis penalty above the floor", "bard", 2, 7, []int{5}, 6 + 3, "1d8mi3+4 [5] + 4 [d8 max at level 1, Wis -2 a level] = 9"},
+		{"psychic warrior d8", "psychic-warrior", 2, 10, []int{8}, 16, "1d8+8 [8] + 8 [d8 max at level 1] = 16"},
+		{"other class d4", "artificer", 2, 10, []int{2}, 6, "1d4+4 [2] + 4 [d4 max at level 1] = 6"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

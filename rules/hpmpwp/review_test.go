@@ -219,16 +219,22 @@ func TestDyingSaveFailedBy10WithEndurance(t *testing.T) {
 	}
 }
 
-// TestNightRestFromMidHour: a night from 00:02 crosses 8 whole hours and
-// ends at 08:00, so the sleeper wakes within the advance to 08:02.
-func TestNightRestFromMidHour(t *testing.T) {
+// TestReadingNightEndsWhereTheClockStops: a night from 00:02 sleeps the 8 whole hours it
+// crosses and ends at 08:02, where the sleeper wakes: the reply's "until"
+// is where the clock stops (issue 24: a night "until 08:00" ended at
+// 08:02), and it is still asleep at 08:01.
+func TestReadingNightEndsWhereTheClockStops(t *testing.T) {
 	c, _, _ := fighter(10, 10).NightRest(2 + 8*hour)
-	if c.SleepUntil != 8*hour {
-		t.Fatalf("SleepUntil = %d; want %d", c.SleepUntil, 8*hour)
+	if c.SleepUntil != 2+8*hour {
+		t.Fatalf("SleepUntil = %d; want %d", c.SleepUntil, 2+8*hour)
+	}
+	if early, _, _ := c.Advance(dice.NewScripted(), 2, 1+8*hour); early.Activity != Sleep || early.HoursAwake != 0 {
+		t.Errorf("at 08:01: %s, %d h awake; want asleep, 0 h awake", early.Activity, early.HoursAwake)
 	}
 	c, out, _ := c.Advance(dice.NewScripted(), 2, 2+8*hour)
-	if c.Activity != Awake {
-		t.Errorf("after the night: %s; want awake", c.Activity)
+	if c.Activity != Awake || c.SleepUntil != 0 {
+		t.Errorf("after the night: %s until %d; want awake", c.Activity, c.SleepUntil)
 	}
-	hasLine(t, "night", out, "day 1, 08:00: wakes: the night's rest is over")
+	hasLine(t, "night", out, "day 1, 08:02: wakes: the night's rest is over")
+	hasLine(t, "night", out, "slept 8 h")
 }

@@ -21,6 +21,41 @@ func (c Character) ExertionDC() int { return 10 + 2*c.ExertionSaves }
 // 1 per hour worked not yet slept off + 2 per exertion failure.
 func (c Character) WakeDC() int { return 10 + c.HoursWorked + 2*c.ExertionFailures }
 
+// Sleepless returns the first whole hour of the clock after from, at or
+// before to (a clock value in rounds), that would leave the character
+// awake more than AwakeHours and so cost it an exertion save for hours
+// awake (RULES.md §2.6), and true; 0 and false when no hour up to to
+// would. It follows the character's activity as Advance does, without a
+// roll: a sleeper first sleeps off its hours worked and exertion failures
+// and sleeps to its SleepUntil, then wakes with 0 hours awake; the dead and
+// the unconscious make no such save (their hours count as sleep). An
+// advance asks with it before it keeps a character from its sleep.
+func (c Character) Sleepless(from, to int64) (int64, bool) {
+	if c.State == Dead || !c.State.Conscious() {
+		return 0, false
+	}
+	const hour = clock.RoundsPerHour
+	first := (floorDiv(from, hour) + 1) * hour // the first whole hour crossed
+	at := first + int64(max(AwakeHours-c.HoursAwake, 0))*hour
+	if c.Activity == Sleep {
+		// It wakes at the whole hour that sleeps its last debt off, or
+		// where its night ends when that is later (at a whole hour, or
+		// between two); the first whole hour after it wakes is its first
+		// awake.
+		owed := c.HoursWorked + c.ExertionFailures
+		wakes := first + int64(max(owed, 1)-1)*hour
+		awake := wakes + hour
+		if c.SleepUntil > from && (owed == 0 || c.SleepUntil > wakes) {
+			awake = (floorDiv(c.SleepUntil, hour) + 1) * hour
+		}
+		at = awake + AwakeHours*hour
+	}
+	if at > to {
+		return 0, false
+	}
+	return at, true
+}
+
 // SetActivity sets what the character does as hours pass (RULES.md §2.6)
 // at clock time now (in rounds). Any activity other than sleep set on a
 // sleeping character is an attempt to wake early: a Will save against
@@ -109,9 +144,10 @@ func (c Character) WakeByNoise(src dice.Source, listenDC int, stayAsleep bool) (
 // rounds; RULES.md §2.6): the GM puts the whole table to sleep for 8 hours,
 // and the character does not wake on its own before until, even with
 // nothing left to sleep off (hpkeeper's reading). Hours apply on whole
-// hours of the clock, so until is rounded down to a whole hour: a night
-// from 00:02 to 08:02 crosses 8 whole hours and ends at 08:00. A character
-// already asleep sleeps at least until then. Errors: ErrDead, ErrUnconscious (the
+// hours of the clock: a night from 00:02 to 08:02 sleeps the 8 whole hours
+// it crosses (01:00 to 08:00) and ends at 08:02, where the sleeper wakes
+// (Advance), as the reply's "until 08:02" says. A character already asleep
+// sleeps at least until then. Errors: ErrDead, ErrUnconscious (the
 // unconscious do not go to bed; their hours count as sleep anyway).
 func (c Character) NightRest(until int64) (Character, Outcome, error) {
 	out := Outcome{Before: c}
@@ -124,7 +160,6 @@ func (c Character) NightRest(until int64) (Character, Outcome, error) {
 	if c.Activity != Sleep {
 		out.line("goes to sleep")
 	}
-	until = floorDiv(until, clock.RoundsPerHour) * clock.RoundsPerHour
 	c.Activity, c.SleepUntil = Sleep, max(c.SleepUntil, until)
 	out.After = c
 	return c, out, nil
@@ -159,6 +194,19 @@ func (c *Character) sleepHour(now int64, wake bool, out *Outcome) {
 	} else {
 		out.event("wakes", "wakes after an hour's sleep (nothing to sleep off)")
 	}
+	c.Activity, c.SleepUntil = Awake, 0
+}
+
+// endNight ends a night's rest at its SleepUntil between two whole hours
+// (RULES.md §2.6; the walk of Advance steps there): a conscious sleeper with
+// nothing left to sleep off wakes; one still owing hours worked or
+// exertion failures sleeps on, and wakes at the whole hour that sleeps the
+// last of them off (sleepHour).
+func (c *Character) endNight(out *Outcome) {
+	if !c.State.Conscious() || c.HoursWorked > 0 || c.ExertionFailures > 0 {
+		return
+	}
+	out.event("wakes", "wakes: the night's rest is over")
 	c.Activity, c.SleepUntil = Awake, 0
 }
 

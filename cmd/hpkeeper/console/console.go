@@ -569,7 +569,8 @@ func (c *Console) help() string {
 		g = strings.Join(gms, ", ")
 	}
 	return `Console lines:
-  /command [sub] name:value name:"a b"   a slash command, as typed in Discord
+  /command [sub] name:value name:a b    a slash command, as typed in Discord
+                                        (a value runs to the next option; "a b" works too)
   @name /command …                      act as another user for one line
   ?/command … name:partial              suggestions for the last option
   click Label                           press the button on the latest message that has it

@@ -200,11 +200,8 @@ func parseCommand(reg *commands.Registry, s string, focus bool) (line, error) {
 				return line{}, notUnderstood("%s: option %s: a space must follow the closing quote", where, opt)
 			}
 		} else {
-			j := strings.IndexFunc(after, unicode.IsSpace)
-			if j < 0 {
-				j = len(after)
-			}
-			v, rest = after[:j], after[j:]
+			j := valueEnd(after, defs)
+			v, rest = strings.TrimRightFunc(after[:j], unicode.IsSpace), after[j:]
 		}
 		rest = strings.TrimLeftFunc(rest, unicode.IsSpace)
 		if def.Type == commands.OptionUser {
@@ -238,6 +235,25 @@ func parseCommand(reg *commands.Registry, s string, focus bool) (line, error) {
 		l.focused = ""
 	}
 	return l, nil
+}
+
+// valueEnd returns where an unquoted option value at the start of s ends:
+// before the white space that precedes the next option of defs
+// ("target:Bandit Captain amount:3" gives the value "Bandit Captain", as
+// Discord's client takes it), else at the end of s.
+func valueEnd(s string, defs []commands.Option) int {
+	for i, r := range s {
+		if !unicode.IsSpace(r) {
+			continue
+		}
+		next := strings.TrimLeftFunc(s[i:], unicode.IsSpace)
+		for _, d := range defs {
+			if strings.HasPrefix(next, d.Name+":") {
+				return i
+			}
+		}
+	}
+	return len(s)
 }
 
 // quoted reads a double-quoted string at the start of s (which begins with

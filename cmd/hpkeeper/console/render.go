@@ -2,7 +2,9 @@ package console
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/hpkeeper/hpkeeper/commands"
 )
@@ -177,9 +179,18 @@ func plain(s string) string {
 }
 
 // mention reads a Discord mention at the start of s (<@id>, <@!id>, <@&id>,
-// <#id>) and returns it as text (@id or #id) and its length in s; n is 0 when
-// s does not start with a mention.
+// <#id>) or a timestamp (<t:unix:style>) and returns it as text (@id, #id,
+// or the time in UTC: "Nov 29 19:01 UTC") and its length in s; n is 0 when
+// s does not start with one.
 func mention(s string) (text string, n int) {
+	if stamp, ok := strings.CutPrefix(s, "<t:"); ok { // a timestamp, <t:1764442800:f>
+		unix, after, _ := strings.Cut(stamp, ":")
+		sec, err := strconv.ParseInt(unix, 10, 64)
+		if style, _, ok := strings.Cut(after, ">"); err == nil && ok && len(style) == 1 {
+			return time.Unix(sec, 0).UTC().Format("Jan 2 15:04 UTC"), len("<t:") + len(unix) + 1 + len(style) + 1
+		}
+		return "", 0
+	}
 	var prefix, sigil string
 	switch {
 	case strings.HasPrefix(s, "<@!"):

@@ -27,6 +27,8 @@ func TestPlain(t *testing.T) {
 		{"not mentions", "a <@ b> <@> <3 <#x", "a <@ b> <@> <3 <#x"},
 		{"escaped mention", commands.Escape("<@you>"), "<@you>"},
 		{"zero-width space in code", "`@\u200beveryone`", "`@everyone`"},
+		{"timestamp", "`#2` <t:1795978860:f> · ann", "`#2` Nov 29 19:01 UTC · ann"},
+		{"not timestamps", "<t:> <t:12> <t:x:f> <t:12:ff>", "<t:> <t:12> <t:x:f> <t:12:ff>"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
