@@ -16,6 +16,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/hpkeeper/hpkeeper/bot/operator"
 	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/rules/dice"
 	"github.com/hpkeeper/hpkeeper/storage"
@@ -127,10 +128,10 @@ func BenchmarkEndpoint(b *testing.B) { benchmarkEndpoint(b, false) }
 func BenchmarkEndpointMetered(b *testing.B) { benchmarkEndpoint(b, true) }
 
 func benchmarkEndpoint(b *testing.B, metered bool) {
-	var m *Metrics
+	var m *operator.Metrics
 	var opts storage.Options
 	if metered {
-		m = NewMetrics()
+		m = operator.NewMetrics()
 		opts.OnCommit = m.ObserveCommit
 	}
 	db, err := storage.Open(filepath.Join(b.TempDir(), "hpkeeper.db"), opts)
@@ -153,7 +154,7 @@ func benchmarkEndpoint(b *testing.B, metered bool) {
 	var h Handler = svc
 	if metered {
 		m.ObserveDB(db)
-		h = m.Instrument(svc)
+		h = Instrument(svc, m)
 	}
 	ep, err := NewEndpoint(h, kp.pub, zerolog.Nop(), WithFilesClient(offline))
 	if err != nil {
@@ -161,7 +162,7 @@ func benchmarkEndpoint(b *testing.B, metered bool) {
 	}
 	var handler http.Handler = ep
 	if metered {
-		admin, err := NewAdmin(db, m, "", zerolog.Nop())
+		admin, err := operator.NewAdmin(db, m, "", zerolog.Nop())
 		if err != nil {
 			b.Fatal(err)
 		}

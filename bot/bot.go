@@ -12,10 +12,12 @@
 // CommandDefinitions and Register publish the commands of a commands.Registry
 // to Discord. Nothing here logs the bot token.
 //
-// For operators, Metrics holds the Prometheus metrics (every name in
-// metrics.go) that the endpoint, the gateway, the tracker and the database's
-// writer report to, and Admin serves GET /healthz, GET /metrics and POST
-// /admin/backup, on serve's listener or on an admin listener of their own.
+// The operator's surface is a room of its own, bot/operator: the
+// Prometheus metrics that the endpoint and the gateway (Instrument), the
+// gateway's shards (operator.ShardReporter), the tracker (ReportEdits) and
+// the database's writer report to, and the routes GET /healthz, GET
+// /metrics and POST /admin/backup. Discord's own formulas (the shard of a
+// guild, the bucket of an IDENTIFY) are in bot/discord.
 package bot
 
 import (

@@ -266,7 +266,7 @@ func TestGatewayDefers(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := &blockingHandler{resp: &commands.Response{Content: "**Lister** takes 4 damage"}, release: make(chan struct{})}
-	g := &gateway{h: h, log: zerolog.New(zerolog.NewTestWriter(t)), base: context.Background(), deferAfter: 20 * time.Millisecond}
+	g := &answerer{h: h, log: zerolog.New(zerolog.NewTestWriter(t)), base: context.Background(), deferAfter: 20 * time.Millisecond}
 	done := make(chan struct{})
 	go func() {
 		g.onInteraction(s, decodeFixture(t, "damage.json"))

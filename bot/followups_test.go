@@ -98,7 +98,7 @@ func TestGatewayFollowUps(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Client = loopbackClient(t, srv.URL)
-	g := &gateway{h: withFollowUp, log: testLogger(t), base: context.Background()}
+	g := &answerer{h: withFollowUp, log: testLogger(t), base: context.Background()}
 	g.onInteraction(s, decodeFixture(t, "damage.json"))
 	mu.Lock()
 	defer mu.Unlock()

@@ -20,6 +20,7 @@ import (
 	"github.com/gorilla/websocket"
 	"github.com/rs/zerolog"
 
+	"github.com/hpkeeper/hpkeeper/bot/discord"
 	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/storage"
 )
@@ -93,12 +94,12 @@ func RunGateway(ctx context.Context, token string, h Handler, log zerolog.Logger
 	return g.Run(ctx)
 }
 
-// gateway answers the INTERACTION_CREATE events of a Gateway's sessions:
+// answerer answers the INTERACTION_CREATE events of a Gateway's sessions:
 // through the interaction callback, a deferred response first when h takes
 // longer than deferAfter and then the answer through the interaction's
 // webhook (deferred.go). Handler panics are recovered, logged and answered
 // with an ephemeral apology.
-type gateway struct {
+type answerer struct {
 	h    Handler
 	log  zerolog.Logger
 	base context.Context
@@ -122,7 +123,7 @@ type gateway struct {
 }
 
 // enter counts one interaction in flight; false once stopping.
-func (g *gateway) enter() bool {
+func (g *answerer) enter() bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.stopped {
@@ -133,7 +134,7 @@ func (g *gateway) enter() bool {
 }
 
 // stop refuses interactions that arrive from now on.
-func (g *gateway) stop() {
+func (g *answerer) stop() {
 	g.mu.Lock()
 	g.stopped = true
 	g.mu.Unlock()
@@ -148,7 +149,7 @@ const interactionCreate = "INTERACTION_CREATE"
 // submitted in Labels; see decode.go) and leaves the interaction without its
 // data. An interaction for a guild outside the process's shards is refused
 // (refuse). Other events are ignored.
-func (g *gateway) onEvent(s *discordgo.Session, e *discordgo.Event) {
+func (g *answerer) onEvent(s *discordgo.Session, e *discordgo.Event) {
 	if e == nil || e.Type != interactionCreate {
 		return
 	}
@@ -175,14 +176,14 @@ func (g *gateway) onEvent(s *discordgo.Session, e *discordgo.Event) {
 const NotServedHere = "Sorry, this server's tables are kept by another hpkeeper process, and this one received the command by mistake. Nothing was changed: please tell the bot's operator."
 
 // refuse reports whether i must not be handled here: its guild id is
-// malformed, or its shard (storage.ShardOf; a DM's is 0) is not one of the
+// malformed, or its shard (discord.ShardOf; a DM's is 0) is not one of the
 // process's, so its table is in another process's file. Discord sends a
 // guild's events only on its own shard, so this means processes started with
 // different shard counts or overlapping ranges. It logs the refusal at error
 // level, counts it, and answers with NotServedHere (no choices for an
 // autocomplete) without touching the database.
-func (g *gateway) refuse(s *discordgo.Session, i *discordgo.Interaction) bool {
-	shard, owned, err := g.shards.Owns(i.GuildID)
+func (g *answerer) refuse(s *discordgo.Session, i *discordgo.Interaction) bool {
+	shard, owned, err := discord.Owns(g.shards, i.GuildID)
 	if err == nil && owned {
 		return false
 	}
@@ -213,7 +214,7 @@ func (g *gateway) refuse(s *discordgo.Session, i *discordgo.Interaction) bool {
 
 // onInteraction answers one interaction. discordgo runs it on its own
 // goroutine and has no recover: a panic here must not escape.
-func (g *gateway) onInteraction(s *discordgo.Session, i *discordgo.Interaction) {
+func (g *answerer) onInteraction(s *discordgo.Session, i *discordgo.Interaction) {
 	if i == nil {
 		return
 	}

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hpkeeper/hpkeeper/bot/discord"
 	"github.com/hpkeeper/hpkeeper/storage"
 )
 
@@ -381,7 +382,7 @@ func (m *leaseManager) start(ctx context.Context, id int, l storage.ShardLease, 
 		return
 	}
 	sctx, stop := context.WithCancel(ctx)
-	sh.limit, sh.bucket, sh.running = m.limit, id%m.limit.concurrency, sctx
+	sh.limit, sh.bucket, sh.running = m.limit, discord.IdentifyBucket(id, m.limit.concurrency), sctx
 	ls := &leasedShard{sh: sh, lease: l, until: until, stop: stop}
 	m.mu.Lock()
 	m.held[id] = ls

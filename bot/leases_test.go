@@ -12,6 +12,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/hpkeeper/hpkeeper/bot/discordtest"
+	"github.com/hpkeeper/hpkeeper/bot/operator"
 	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/rules/dice"
 	"github.com/hpkeeper/hpkeeper/storage"
@@ -121,7 +122,7 @@ func TestGatewaySharesShardsThroughLeases(t *testing.T) {
 			return leases[i]
 		})
 	}
-	held := func() (a, b []ShardStatus) { return gws[0].ShardStatus(), gws[1].ShardStatus() }
+	held := func() (a, b []operator.ShardStatus) { return gws[0].ShardStatus(), gws[1].ShardStatus() }
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		a, b := held()
@@ -156,7 +157,7 @@ func TestGatewaySharesShardsThroughLeases(t *testing.T) {
 			t.Errorf("the cut-off process still answers on shard %d a lease's time after it was cut", s)
 		}
 	}
-	waitShards(t, gws[victim], "no shard left", func(st []ShardStatus) bool { return len(st) == 0 })
+	waitShards(t, gws[victim], "no shard left", func(st []operator.ShardStatus) bool { return len(st) == 0 })
 	deadline = time.Now().Add(30 * time.Second)
 	for {
 		st := other.ShardStatus()
@@ -216,7 +217,7 @@ func TestGatewayShardRangesOnPostgres(t *testing.T) {
 	for {
 		a, b := gws[0].ShardStatus(), gws[1].ShardStatus()
 		if len(a) == 4 && len(b) == 4 && allConnected(a) && allConnected(b) {
-			for i, st := range [][]ShardStatus{a, b} {
+			for i, st := range [][]operator.ShardStatus{a, b} {
 				for _, s := range st {
 					if s.ID < ranges[i].First || s.ID > ranges[i].Last {
 						t.Errorf("process %d (%v) runs shard %d", i, ranges[i], s.ID)

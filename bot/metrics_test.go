@@ -7,17 +7,16 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
-	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	dto "github.com/prometheus/client_model/go"
-	"github.com/prometheus/common/expfmt"
-	"github.com/prometheus/common/model"
 	"github.com/rs/zerolog"
 
 	"github.com/hpkeeper/hpkeeper/bot/discordtest"
+	"github.com/hpkeeper/hpkeeper/bot/operator"
+	"github.com/hpkeeper/hpkeeper/bot/operator/operatortest"
 	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/rules/dice"
 	"github.com/hpkeeper/hpkeeper/storage"
@@ -26,11 +25,11 @@ import (
 // newMeteredServer is newSecServer wired as `hpkeeper serve` wires it: the
 // service counted by Metrics, the endpoint behind Admin.WithInteractions on
 // one loopback listener, the writer's commits observed.
-func newMeteredServer(t *testing.T, token string) (*secServer, *Metrics, *Admin) {
+func newMeteredServer(t *testing.T, token string) (*secServer, *operator.Metrics, *operator.Admin) {
 	t.Helper()
 	s := &secServer{t: t, path: filepath.Join(t.TempDir(), "hpkeeper.db"), kp: newKeyPair(t), logs: &syncBuffer{}}
 	s.now.Store(time.Now().Unix())
-	m := NewMetrics()
+	m := operator.NewMetrics()
 	db, err := storage.Open(s.path, storage.Options{Timeout: time.Second, OnCommit: m.ObserveCommit})
 	if err != nil {
 		t.Fatal(err)
@@ -38,12 +37,12 @@ func newMeteredServer(t *testing.T, token string) (*secServer, *Metrics, *Admin)
 	s.db = db
 	m.ObserveDB(db)
 	log := zerolog.New(s.logs)
-	ep, err := NewEndpoint(m.Instrument(commands.New(db, dice.NewRandom(1), systems, features()...)), s.kp.pub, log, WithClock(func() time.Time { return time.Unix(s.now.Load(), 0) }), WithDeferAfter(0),
+	ep, err := NewEndpoint(Instrument(commands.New(db, dice.NewRandom(1), systems, features()...), m), s.kp.pub, log, WithClock(func() time.Time { return time.Unix(s.now.Load(), 0) }), WithDeferAfter(0),
 		WithFilesClient(offline))
 	if err != nil {
 		t.Fatal(err)
 	}
-	admin, err := NewAdmin(db, m, token, log)
+	admin, err := operator.NewAdmin(db, m, token, log)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,97 +52,30 @@ func newMeteredServer(t *testing.T, token string) (*secServer, *Metrics, *Admin)
 	return s, m, admin
 }
 
-// scrape GETs url (a /metrics route) and parses the Prometheus text format.
-func scrape(t *testing.T, c *http.Client, url string) map[string]*dto.MetricFamily {
-	t.Helper()
-	resp, err := c.Get(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/plain") {
-		b, _ := io.ReadAll(resp.Body)
-		t.Fatalf("GET %s: %d %s %s; want 200 in the text format", url, resp.StatusCode, resp.Header.Get("Content-Type"), b)
-	}
-	p := expfmt.NewTextParser(model.LegacyValidation)
-	fams, err := p.TextToMetricFamilies(resp.Body)
-	if err != nil {
-		t.Fatalf("parse %s: %v", url, err)
-	}
-	return fams
-}
-
-// gather reads the registry the way a scrape does, without HTTP.
-func gather(t *testing.T, m *Metrics) map[string]*dto.MetricFamily {
-	t.Helper()
-	fs, err := m.Registry().Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := map[string]*dto.MetricFamily{}
-	for _, f := range fs {
-		out[f.GetName()] = f
-	}
-	return out
-}
-
-// sample returns the value of the sample of family name whose labels
-// include the given name/value pairs: a counter's or gauge's value, or a
-// histogram's sample count; -1 when there is none.
-func sample(fams map[string]*dto.MetricFamily, name string, labels ...string) float64 {
-	f := fams[name]
-	if f == nil {
-		return -1
-	}
-next:
-	for _, m := range f.GetMetric() {
-		for i := 0; i+1 < len(labels); i += 2 {
-			found := false
-			for _, l := range m.GetLabel() {
-				if l.GetName() == labels[i] && l.GetValue() == labels[i+1] {
-					found = true
-				}
-			}
-			if !found {
-				continue next
-			}
-		}
-		switch {
-		case m.Counter != nil:
-			return m.Counter.GetValue()
-		case m.Gauge != nil:
-			return m.Gauge.GetValue()
-		case m.Histogram != nil:
-			return float64(m.Histogram.GetSampleCount())
-		}
-	}
-	return -1
-}
-
 // TestMetricsCountInteractions drives real interactions through the HTTP
 // endpoint and reads /metrics on the same loopback listener: each is counted
 // by kind, command and outcome, replies are timed, and the writer's and the
 // database's series move with the writes.
 func TestMetricsCountInteractions(t *testing.T) {
 	s, _, _ := newMeteredServer(t, "")
-	url := s.srv.URL + PathMetrics
-	before := scrape(t, s.client, url)
-	for _, name := range []string{metricQueueDepth, metricDatabaseSize, metricSchemaVersion, metricCacheBytes, metricCacheLookups, metricWorkFallbacks, "go_goroutines", "process_resident_memory_bytes"} {
+	url := s.srv.URL + operator.PathMetrics
+	before := operatortest.Scrape(t, s.client, url)
+	for _, name := range []string{operator.MetricQueueDepth, operator.MetricDatabaseSize, operator.MetricSchemaVersion, operator.MetricCacheBytes, operator.MetricCacheLookups, operator.MetricWorkFallbacks, "go_goroutines", "process_resident_memory_bytes"} {
 		if before[name] == nil {
 			t.Errorf("no %s in /metrics", name)
 		}
 	}
 	// The gateway's series are per shard, and serve has no shards.
-	for _, name := range []string{metricHeartbeat, metricGatewayUp, metricReconnects, metricShardCount} {
+	for _, name := range []string{operator.MetricHeartbeat, operator.MetricGatewayUp, operator.MetricReconnects, operator.MetricShardCount} {
 		if before[name] != nil {
 			t.Errorf("%s in serve's /metrics: %v; want the gateway's series in run only", name, before[name])
 		}
 	}
-	if v := sample(before, metricSchemaVersion); v != float64(storage.SchemaVersion) {
-		t.Errorf("%s = %v; want %d", metricSchemaVersion, v, storage.SchemaVersion)
+	if v := operatortest.Sample(before, operator.MetricSchemaVersion); v != float64(storage.SchemaVersion) {
+		t.Errorf("%s = %v; want %d", operator.MetricSchemaVersion, v, storage.SchemaVersion)
 	}
-	if v := sample(before, metricGroupSize); v != 0 {
-		t.Errorf("%s count = %v before any write; want 0", metricGroupSize, v)
+	if v := operatortest.Sample(before, operator.MetricGroupSize); v != 0 {
+		t.Errorf("%s count = %v before any write; want 0", operator.MetricGroupSize, v)
 	}
 
 	s.ok(s.command(gmUser, "table", "setup", "system", "hit-protection"))
@@ -159,63 +91,63 @@ func TestMetricsCountInteractions(t *testing.T) {
 		t.Fatalf("not json: status %d; want 400", status)
 	}
 
-	after := scrape(t, s.client, url)
+	after := operatortest.Scrape(t, s.client, url)
 	counts := []struct {
 		kind, command, outcome string
 		want                   float64
 	}{
-		{kindCommand, "table", outcomeOK, 1},
-		{kindCommand, "char", outcomeOK, 1},
-		{kindCommand, "char", outcomeUserError, 1},
-		{kindCommand, "roll", outcomeOK, 1},
-		{kindComponent, valueUnknown, outcomeUserError, 1},
-		{valueUnknown, valueUnknown, outcomeRefusedSignature, 1},
-		{valueUnknown, valueUnknown, outcomeBadRequest, 1},
+		{operator.KindCommand, "table", operator.OutcomeOK, 1},
+		{operator.KindCommand, "char", operator.OutcomeOK, 1},
+		{operator.KindCommand, "char", operator.OutcomeUserError, 1},
+		{operator.KindCommand, "roll", operator.OutcomeOK, 1},
+		{operator.KindComponent, operator.ValueUnknown, operator.OutcomeUserError, 1},
+		{operator.ValueUnknown, operator.ValueUnknown, operator.OutcomeRefusedSignature, 1},
+		{operator.ValueUnknown, operator.ValueUnknown, operator.OutcomeBadRequest, 1},
 	}
 	for _, c := range counts {
-		if got := sample(after, metricInteractions, labelKind, c.kind, labelCommand, c.command, labelOutcome, c.outcome); got != c.want {
-			t.Errorf("%s{kind=%q,command=%q,outcome=%q} = %v; want %v", metricInteractions, c.kind, c.command, c.outcome, got, c.want)
+		if got := operatortest.Sample(after, operator.MetricInteractions, operator.LabelKind, c.kind, operator.LabelCommand, c.command, operator.LabelOutcome, c.outcome); got != c.want {
+			t.Errorf("%s{kind=%q,command=%q,outcome=%q} = %v; want %v", operator.MetricInteractions, c.kind, c.command, c.outcome, got, c.want)
 		}
 	}
-	if n := len(after[metricInteractions].GetMetric()); n != len(counts) {
-		t.Errorf("%s has %d series; want exactly the %d above", metricInteractions, n, len(counts))
+	if n := len(after[operator.MetricInteractions].GetMetric()); n != len(counts) {
+		t.Errorf("%s has %d series; want exactly the %d above", operator.MetricInteractions, n, len(counts))
 	}
 	// Replies are timed by kind and command; the refused requests never
 	// reach the service.
 	for _, c := range []struct {
 		kind, command string
 		want          float64
-	}{{kindCommand, "table", 1}, {kindCommand, "char", 2}, {kindCommand, "roll", 1}, {kindComponent, valueUnknown, 1}} {
-		if got := sample(after, metricReplyDuration, labelKind, c.kind, labelCommand, c.command); got != c.want {
-			t.Errorf("%s{kind=%q,command=%q} count = %v; want %v", metricReplyDuration, c.kind, c.command, got, c.want)
+	}{{operator.KindCommand, "table", 1}, {operator.KindCommand, "char", 2}, {operator.KindCommand, "roll", 1}, {operator.KindComponent, operator.ValueUnknown, 1}} {
+		if got := operatortest.Sample(after, operator.MetricReplyDuration, operator.LabelKind, c.kind, operator.LabelCommand, c.command); got != c.want {
+			t.Errorf("%s{kind=%q,command=%q} count = %v; want %v", operator.MetricReplyDuration, c.kind, c.command, got, c.want)
 		}
 	}
-	if n := len(after[metricReplyDuration].GetMetric()); n != 4 {
-		t.Errorf("%s has %d series; want the 4 above", metricReplyDuration, n)
+	if n := len(after[operator.MetricReplyDuration].GetMetric()); n != 4 {
+		t.Errorf("%s has %d series; want the 4 above", operator.MetricReplyDuration, n)
 	}
 	// Two state-changing commands committed (the roll is recorded too).
-	groups := sample(after, metricGroupSize)
-	if groups < 2 || sample(after, metricCommitDuration) != groups || sample(after, metricFunctionDuration) != groups {
+	groups := operatortest.Sample(after, operator.MetricGroupSize)
+	if groups < 2 || operatortest.Sample(after, operator.MetricCommitDuration) != groups || operatortest.Sample(after, operator.MetricFunctionDuration) != groups {
 		t.Errorf("writer histograms: %v groups, %v commit times, %v function times; want at least 2, all equal",
-			groups, sample(after, metricCommitDuration), sample(after, metricFunctionDuration))
+			groups, operatortest.Sample(after, operator.MetricCommitDuration), operatortest.Sample(after, operator.MetricFunctionDuration))
 	}
-	if h0, h1 := sample(before, metricCacheLookups, "result", "hit"), sample(after, metricCacheLookups, "result", "hit"); h1 <= h0 {
-		t.Errorf("%s{result=hit} went from %v to %v over commands at one table; want it to grow", metricCacheLookups, h0, h1)
+	if h0, h1 := operatortest.Sample(before, operator.MetricCacheLookups, "result", "hit"), operatortest.Sample(after, operator.MetricCacheLookups, "result", "hit"); h1 <= h0 {
+		t.Errorf("%s{result=hit} went from %v to %v over commands at one table; want it to grow", operator.MetricCacheLookups, h0, h1)
 	}
-	if b := sample(after, metricCacheBytes); b <= 0 {
-		t.Errorf("%s = %v after a table was used; want more than 0", metricCacheBytes, b)
+	if b := operatortest.Sample(after, operator.MetricCacheBytes); b <= 0 {
+		t.Errorf("%s = %v after a table was used; want more than 0", operator.MetricCacheBytes, b)
 	}
-	if sum := after[metricGroupSize].GetMetric()[0].GetHistogram().GetSampleSum(); sum < 2 {
-		t.Errorf("%s sum = %v updates; want at least 2", metricGroupSize, sum)
+	if sum := after[operator.MetricGroupSize].GetMetric()[0].GetHistogram().GetSampleSum(); sum < 2 {
+		t.Errorf("%s sum = %v updates; want at least 2", operator.MetricGroupSize, sum)
 	}
-	if v := sample(after, metricCommitFailures); v != 0 {
-		t.Errorf("%s = %v; want 0", metricCommitFailures, v)
+	if v := operatortest.Sample(after, operator.MetricCommitFailures); v != 0 {
+		t.Errorf("%s = %v; want 0", operator.MetricCommitFailures, v)
 	}
-	if v := sample(after, metricDatabaseSize); v <= 0 || v < sample(before, metricDatabaseSize) {
-		t.Errorf("%s = %v (before: %v); want a positive size that did not shrink", metricDatabaseSize, v, sample(before, metricDatabaseSize))
+	if v := operatortest.Sample(after, operator.MetricDatabaseSize); v <= 0 || v < operatortest.Sample(before, operator.MetricDatabaseSize) {
+		t.Errorf("%s = %v (before: %v); want a positive size that did not shrink", operator.MetricDatabaseSize, v, operatortest.Sample(before, operator.MetricDatabaseSize))
 	}
-	if v := sample(after, metricQueueDepth); v != 0 {
-		t.Errorf("%s = %v with nothing in flight; want 0", metricQueueDepth, v)
+	if v := operatortest.Sample(after, operator.MetricQueueDepth); v != 0 {
+		t.Errorf("%s = %v with nothing in flight; want 0", operator.MetricQueueDepth, v)
 	}
 
 	// A fault of ours: the database is gone, the reply is the apology.
@@ -224,9 +156,9 @@ func TestMetricsCountInteractions(t *testing.T) {
 	}
 	w := s.refused(s.command(playerUser, "char", "show", "name", "Lister"), "Sorry")
 	_ = w
-	final := scrape(t, s.client, url)
-	if got := sample(final, metricInteractions, labelKind, kindCommand, labelCommand, "char", labelOutcome, outcomeInternal); got != 1 {
-		t.Errorf("%s{command=char,outcome=internal} = %v after a storage failure; want 1", metricInteractions, got)
+	final := operatortest.Scrape(t, s.client, url)
+	if got := operatortest.Sample(final, operator.MetricInteractions, operator.LabelKind, operator.KindCommand, operator.LabelCommand, "char", operator.LabelOutcome, operator.OutcomeInternal); got != 1 {
+		t.Errorf("%s{command=char,outcome=internal} = %v after a storage failure; want 1", operator.MetricInteractions, got)
 	}
 }
 
@@ -238,7 +170,7 @@ func TestMetricsCountInteractions(t *testing.T) {
 func TestMetricsGateway(t *testing.T) {
 	svc, db := openService(t, filepath.Join(t.TempDir(), "hpkeeper.db"), nil)
 	defer db.Close()
-	m := NewMetrics()
+	m := operator.NewMetrics()
 	fake := fakeDiscord(t, fixture(t, "dm_roll.json"))
 	var logs syncBuffer
 	defer func() {
@@ -246,7 +178,7 @@ func TestMetricsGateway(t *testing.T) {
 			t.Logf("log:\n%s", logs.String())
 		}
 	}()
-	g, err := NewGateway("test-token", m.Instrument(svc), zerolog.New(&logs).Level(zerolog.InfoLevel), storage.ShardRange{},
+	g, err := NewGateway("test-token", Instrument(svc, m), zerolog.New(&logs).Level(zerolog.InfoLevel), storage.ShardRange{},
 		append(fakeSession(t, fake), m.Session())...)
 	if err != nil {
 		t.Fatal(err)
@@ -263,33 +195,33 @@ func TestMetricsGateway(t *testing.T) {
 	deadline := time.Now().Add(10 * time.Second)
 	var fams map[string]*dto.MetricFamily
 	for {
-		fams = gather(t, m)
+		fams = operatortest.Gather(t, m.Registry())
 		// discordgo's reader and its heartbeat may both see the dropped
 		// connection and each reconnect: at least one reconnect.
-		if sample(fams, metricReconnects, labelShard, "0") >= 1 && sample(fams, metricGatewayUp, labelShard, "0") == 1 && sample(fams, metricHeartbeat, labelShard, "0") > 0 {
+		if operatortest.Sample(fams, operator.MetricReconnects, operator.LabelShard, "0") >= 1 && operatortest.Sample(fams, operator.MetricGatewayUp, operator.LabelShard, "0") == 1 && operatortest.Sample(fams, operator.MetricHeartbeat, operator.LabelShard, "0") > 0 {
 			break
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("after 10 s: reconnects %v, up %v, heartbeat %v s; want at least 1, 1 and a positive latency",
-				sample(fams, metricReconnects), sample(fams, metricGatewayUp), sample(fams, metricHeartbeat))
+				operatortest.Sample(fams, operator.MetricReconnects), operatortest.Sample(fams, operator.MetricGatewayUp), operatortest.Sample(fams, operator.MetricHeartbeat))
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	if lat := sample(fams, metricHeartbeat, labelShard, "0"); lat >= 1 {
+	if lat := operatortest.Sample(fams, operator.MetricHeartbeat, operator.LabelShard, "0"); lat >= 1 {
 		t.Errorf("heartbeat latency %v s over loopback; want well under a second", lat)
 	}
-	if got := sample(fams, metricInteractions, labelKind, kindCommand, labelCommand, "roll", labelOutcome, outcomeOK); got != 1 {
-		t.Errorf("%s{command=roll,outcome=ok} = %v; want 1", metricInteractions, got)
+	if got := operatortest.Sample(fams, operator.MetricInteractions, operator.LabelKind, operator.KindCommand, operator.LabelCommand, "roll", operator.LabelOutcome, operator.OutcomeOK); got != 1 {
+		t.Errorf("%s{command=roll,outcome=ok} = %v; want 1", operator.MetricInteractions, got)
 	}
-	if got := sample(fams, metricShardCount); got != 1 {
-		t.Errorf("%s = %v; want 1", metricShardCount, got)
+	if got := operatortest.Sample(fams, operator.MetricShardCount); got != 1 {
+		t.Errorf("%s = %v; want 1", operator.MetricShardCount, got)
 	}
 	cancel()
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	if v := sample(gather(t, m), metricGatewayUp, labelShard, "0"); v != 0 {
-		t.Errorf("%s = %v after the session closed; want 0", metricGatewayUp, v)
+	if v := operatortest.Sample(operatortest.Gather(t, m.Registry()), operator.MetricGatewayUp, operator.LabelShard, "0"); v != 0 {
+		t.Errorf("%s = %v after the session closed; want 0", operator.MetricGatewayUp, v)
 	}
 }
 
@@ -321,13 +253,13 @@ func TestMetricsTrackerEditsAndRateLimits(t *testing.T) {
 	fake.status.Store(http.StatusOK)
 	srv := httptest.NewServer(fake)
 	defer srv.Close()
-	m := NewMetrics()
+	m := operator.NewMetrics()
 	session, err := NewSession("test-token", zerolog.Nop(), WithHTTPClient(loopbackClient(t, srv.URL)), m.Session())
 	if err != nil {
 		t.Fatal(err)
 	}
 	src := &countingSource{}
-	tr := NewTracker(src, session, zerolog.Nop(), m.Tracker())
+	tr := NewTracker(src, session, zerolog.Nop(), ReportEdits(m.TrackerEdited))
 	_, first, _ := src.Tracker("chan-1")
 	id, err := tr.PostTracker(context.Background(), "chan-1", first)
 	if err != nil {
@@ -337,32 +269,19 @@ func TestMetricsTrackerEditsAndRateLimits(t *testing.T) {
 	src.version.Store(1)
 	tr.Changed("chan-1")
 	tr.Wait()
-	fams := gather(t, m)
-	if v := sample(fams, metricRateLimited); v != 1 {
-		t.Errorf("%s = %v; want 1", metricRateLimited, v)
+	fams := operatortest.Gather(t, m.Registry())
+	if v := operatortest.Sample(fams, operator.MetricRateLimited); v != 1 {
+		t.Errorf("%s = %v; want 1", operator.MetricRateLimited, v)
 	}
-	if ok, bad := sample(fams, metricTrackerEdits, labelOutcome, outcomeOK), sample(fams, metricTrackerEdits, labelOutcome, outcomeError); ok != 1 || bad != 0 {
+	if ok, bad := operatortest.Sample(fams, operator.MetricTrackerEdits, operator.LabelOutcome, operator.OutcomeOK), operatortest.Sample(fams, operator.MetricTrackerEdits, operator.LabelOutcome, operator.OutcomeError); ok != 1 || bad != 0 {
 		t.Errorf("tracker edits ok %v, error %v; want 1 and 0 (the 429 was retried)", ok, bad)
 	}
 	fake.status.Store(http.StatusNotFound) // the message was deleted
 	src.version.Store(2)
 	tr.Changed("chan-1")
 	tr.Wait()
-	if bad := sample(gather(t, m), metricTrackerEdits, labelOutcome, outcomeError); bad != 1 {
+	if bad := operatortest.Sample(operatortest.Gather(t, m.Registry()), operator.MetricTrackerEdits, operator.LabelOutcome, operator.OutcomeError); bad != 1 {
 		t.Errorf("tracker edits with error = %v after a 404; want 1", bad)
-	}
-}
-
-// TestMetricsClientLeavesOriginal: Client copies, so wrapping the default
-// client does not count (or change) requests made with it elsewhere.
-func TestMetricsClientLeavesOriginal(t *testing.T) {
-	m := NewMetrics()
-	c := m.Client(nil)
-	if c == http.DefaultClient || http.DefaultClient.Transport != nil {
-		t.Fatal("Client changed http.DefaultClient")
-	}
-	if _, ok := c.Transport.(rateLimitCounter); !ok {
-		t.Errorf("Client transport %T; want the 429 counter", c.Transport)
 	}
 }
 
@@ -370,11 +289,11 @@ func TestMetricsClientLeavesOriginal(t *testing.T) {
 // serve, without the interaction: Instrument around a handler that answers
 // at once, InstrumentEndpoint around an endpoint that answers at once.
 func BenchmarkMetricsPerRequest(b *testing.B) {
-	m := NewMetrics()
+	m := operator.NewMetrics()
 	svc := commands.New(nil, dice.NewRandom(1), systems, features()...) // RouteName needs no database
-	h := m.Instrument(handlerFunc(func(ctx context.Context, r *commands.Request) *commands.Response {
+	h := Instrument(handlerFunc(func(ctx context.Context, r *commands.Request) *commands.Response {
 		return &commands.Response{Content: "ok"}
-	}))
+	}), m)
 	mh := h.(*meteredHandler)
 	mh.namer = svc
 	r := &commands.Request{Kind: commands.KindCommand, Command: "roll"}
@@ -402,8 +321,8 @@ func TestMetricsCountUndelivered(t *testing.T) {
 		fake    bool
 		outcome string
 	}{
-		{"Discord unreachable", false, outcomeUndelivered},
-		{"Discord takes them", true, outcomeOK},
+		{"Discord unreachable", false, operator.OutcomeUndelivered},
+		{"Discord takes them", true, operator.OutcomeOK},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			client := offline
@@ -415,14 +334,14 @@ func TestMetricsCountUndelivered(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer db.Close()
-			m := NewMetrics()
+			m := operator.NewMetrics()
 			kp := newKeyPair(t)
 			svc := commands.New(db, dice.NewRandom(1), systems, features()...)
-			odds, err := NewEndpoint(m.Instrument(svc), kp.pub, zerolog.Nop(), WithFilesClient(client), WithDeferAfter(0))
+			odds, err := NewEndpoint(Instrument(svc, m), kp.pub, zerolog.Nop(), WithFilesClient(client), WithDeferAfter(0))
 			if err != nil {
 				t.Fatal(err)
 			}
-			late, err := NewEndpoint(m.Instrument(slow), kp.pub, zerolog.Nop(), WithFilesClient(client), WithDeferAfter(10*time.Millisecond))
+			late, err := NewEndpoint(Instrument(slow, m), kp.pub, zerolog.Nop(), WithFilesClient(client), WithDeferAfter(10*time.Millisecond))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -435,15 +354,15 @@ func TestMetricsCountUndelivered(t *testing.T) {
 				}
 				ep.Wait() // the follow-up, or the deferred answer, has been sent or has failed
 			}
-			fams := gather(t, m)
-			if got := sample(fams, metricInteractions, labelCommand, "odds", labelOutcome, tt.outcome); got != 1 {
-				t.Errorf("%s{command=odds,outcome=%s} = %v; want 1 (the chart's follow-up)", metricInteractions, tt.outcome, got)
+			fams := operatortest.Gather(t, m.Registry())
+			if got := operatortest.Sample(fams, operator.MetricInteractions, operator.LabelCommand, "odds", operator.LabelOutcome, tt.outcome); got != 1 {
+				t.Errorf("%s{command=odds,outcome=%s} = %v; want 1 (the chart's follow-up)", operator.MetricInteractions, tt.outcome, got)
 			}
-			if got := sample(fams, metricInteractions, labelCommand, valueUnknown, labelOutcome, tt.outcome); got != 1 {
-				t.Errorf("%s{command=unknown,outcome=%s} = %v; want 1 (the deferred answer)", metricInteractions, tt.outcome, got)
+			if got := operatortest.Sample(fams, operator.MetricInteractions, operator.LabelCommand, operator.ValueUnknown, operator.LabelOutcome, tt.outcome); got != 1 {
+				t.Errorf("%s{command=unknown,outcome=%s} = %v; want 1 (the deferred answer)", operator.MetricInteractions, tt.outcome, got)
 			}
-			if n := len(fams[metricInteractions].GetMetric()); n != 2 {
-				t.Errorf("%s has %d series; want the 2 above, each interaction counted once", metricInteractions, n)
+			if n := len(fams[operator.MetricInteractions].GetMetric()); n != 2 {
+				t.Errorf("%s has %d series; want the 2 above, each interaction counted once", operator.MetricInteractions, n)
 			}
 		})
 	}

@@ -12,6 +12,8 @@ import (
 	"github.com/gorilla/websocket"
 	"github.com/rs/zerolog"
 
+	"github.com/hpkeeper/hpkeeper/bot/discord"
+	"github.com/hpkeeper/hpkeeper/bot/operator"
 	"github.com/hpkeeper/hpkeeper/storage"
 )
 
@@ -28,54 +30,7 @@ const maxOpenBackoff = 2 * time.Minute
 // connection attempt in progress to give up.
 const closeWait = 5 * time.Second
 
-// ShardState is what a gateway shard's session is doing.
-type ShardState string
-
-// The states of a shard, as /healthz and the metrics report them.
-const (
-	// ShardConnecting: waiting for its turn to identify (the session start
-	// limit), or connecting for the first time.
-	ShardConnecting ShardState = "connecting"
-	// ShardConnected: READY or RESUMED received and heartbeating.
-	ShardConnected ShardState = "connected"
-	// ShardResuming: the connection dropped; the session reconnects and
-	// resumes on its own, the other shards unaffected.
-	ShardResuming ShardState = "resuming"
-	// ShardDown: its first connection failed and waits to be tried again,
-	// or the gateway has stopped.
-	ShardDown ShardState = "down"
-)
-
-// ShardStatus is one gateway shard as /healthz and /metrics report it.
-type ShardStatus struct {
-	// ID is the shard id.
-	ID int
-	// State is what its session is doing.
-	State ShardState
-	// HeartbeatLatency is the round trip of the last heartbeat Discord
-	// acknowledged; 0 before the first.
-	HeartbeatLatency time.Duration
-	// Reconnects counts connections after the first.
-	Reconnects int64
-	// Guilds counts the guilds the shard's READY and GUILD_CREATE events
-	// named, less those the bot left since.
-	Guilds int
-	// Refused counts the interactions that arrived on the shard for a guild
-	// outside the process's shards, and were refused.
-	Refused int64
-}
-
-// ShardReporter reports the gateway's shards; *Gateway implements it.
-type ShardReporter interface {
-	// ShardStatus returns each shard's status in shard id order; none
-	// before the shard count is known.
-	ShardStatus() []ShardStatus
-	// ShardRange returns the shards the process runs, of the bot's count;
-	// the zero ShardRange before the count is known.
-	ShardRange() storage.ShardRange
-}
-
-var _ ShardReporter = (*Gateway)(nil)
+var _ operator.ShardReporter = (*Gateway)(nil)
 
 // Gateway runs a range of a bot's gateway shards in one process, one
 // discordgo session each, and answers the interactions of all of them with
@@ -84,14 +39,14 @@ var _ ShardReporter = (*Gateway)(nil)
 // max_concurrency) every DefaultIdentifyInterval, none while no start is
 // left (it logs, waits for the limit's reset_after and asks again). A shard
 // that disconnects reconnects and resumes alone. An interaction for a guild
-// outside the process's shards (storage.ShardRange.Owns) is refused: logged
+// outside the process's shards (discord.Owns) is refused: logged
 // at error level, answered with an ephemeral refusal, never handled.
 type Gateway struct {
 	log  zerolog.Logger
 	want storage.ShardRange
 	opts []SessionOption
 	rest *discordgo.Session // GET /gateway/bot
-	disp *gateway
+	disp *answerer
 
 	// identifyInterval is DefaultIdentifyInterval (shorter in tests).
 	identifyInterval time.Duration
@@ -120,7 +75,7 @@ func NewGateway(token string, h Handler, log zerolog.Logger, want storage.ShardR
 	}
 	return &Gateway{
 		log: log, want: want, opts: opts, rest: rest,
-		disp:             &gateway{h: h, log: log, deferAfter: DefaultDeferAfter},
+		disp:             &answerer{h: h, log: log, deferAfter: DefaultDeferAfter},
 		identifyInterval: DefaultIdentifyInterval,
 	}, nil
 }
@@ -176,7 +131,7 @@ func (g *Gateway) Run(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		sh.limit, sh.bucket, sh.running = limit, id%limit.concurrency, wctx
+		sh.limit, sh.bucket, sh.running = limit, discord.IdentifyBucket(id, limit.concurrency), wctx
 		shards = append(shards, sh)
 	}
 	g.disp.shards = rng
@@ -191,7 +146,7 @@ func (g *Gateway) Run(ctx context.Context) error {
 
 	buckets := make([][]*shard, limit.concurrency)
 	for _, sh := range shards {
-		b := sh.id % limit.concurrency
+		b := discord.IdentifyBucket(sh.id, limit.concurrency)
 		buckets[b] = append(buckets[b], sh)
 	}
 	fatal := make(chan error, 1)
@@ -349,11 +304,11 @@ func fatalClose(err error, shard, count int) error {
 
 // ShardStatus returns each shard's status, in shard id order; none before
 // Run has learnt the shard count.
-func (g *Gateway) ShardStatus() []ShardStatus {
+func (g *Gateway) ShardStatus() []operator.ShardStatus {
 	g.mu.Lock()
 	shards := g.shards
 	g.mu.Unlock()
-	out := make([]ShardStatus, len(shards))
+	out := make([]operator.ShardStatus, len(shards))
 	for i, sh := range shards {
 		out[i] = sh.status()
 	}
@@ -469,18 +424,18 @@ func (sh *shard) close() error {
 // leaves a window of one websocket write per heartbeat interval (about
 // 41 s) in which a read may see a value being written. A latency that is
 // not positive (a heartbeat sent and not yet acknowledged) keeps the last.
-func (sh *shard) status() ShardStatus {
-	st := ShardStatus{ID: sh.id, Reconnects: max(sh.connects.Load()-1, 0), Refused: sh.refused.Load()}
+func (sh *shard) status() operator.ShardStatus {
+	st := operator.ShardStatus{ID: sh.id, Reconnects: max(sh.connects.Load()-1, 0), Refused: sh.refused.Load()}
 	sh.gmu.Lock()
 	st.Guilds = len(sh.guilds)
 	sh.gmu.Unlock()
 	switch {
 	case sh.stopped.Load():
-		st.State = ShardDown
+		st.State = operator.ShardDown
 	case !sh.opened.Load():
-		st.State = ShardConnecting
+		st.State = operator.ShardConnecting
 		if sh.failed.Load() {
-			st.State = ShardDown
+			st.State = operator.ShardDown
 		}
 	default:
 		if sh.s.TryRLock() {
@@ -495,11 +450,11 @@ func (sh *shard) status() ShardStatus {
 		}
 		switch {
 		case sh.ready.Load():
-			st.State = ShardConnected
+			st.State = operator.ShardConnected
 		case sh.disconnects.Load() > 0:
-			st.State = ShardResuming
+			st.State = operator.ShardResuming
 		default:
-			st.State = ShardConnecting
+			st.State = operator.ShardConnecting
 		}
 	}
 	st.HeartbeatLatency = time.Duration(sh.latency.Load())

@@ -16,7 +16,10 @@ import (
 	"github.com/bwmarrin/discordgo"
 	"github.com/rs/zerolog"
 
+	"github.com/hpkeeper/hpkeeper/bot/discord"
 	"github.com/hpkeeper/hpkeeper/bot/discordtest"
+	"github.com/hpkeeper/hpkeeper/bot/operator"
+	"github.com/hpkeeper/hpkeeper/bot/operator/operatortest"
 	"github.com/hpkeeper/hpkeeper/storage"
 )
 
@@ -25,8 +28,8 @@ import (
 func guildOn(t *testing.T, shard, count, n int) string {
 	t.Helper()
 	g := discordtest.GuildOn(shard, count, n)
-	if got := discordtest.ShardOf(g, count); got != shard {
-		t.Fatalf("guild %s is on shard %d of %d; want %d", g, got, count, shard)
+	if got, err := discord.ShardOf(g, count); err != nil || got != shard {
+		t.Fatalf("guild %s is on shard %d of %d (%v); want %d", g, got, count, err, shard)
 	}
 	return g
 }
@@ -77,7 +80,7 @@ func runGateway(t *testing.T, g *Gateway) (done chan error, cancel func()) {
 }
 
 // waitShards polls g until ok holds for its statuses, failing after 10 s.
-func waitShards(t *testing.T, g *Gateway, what string, ok func([]ShardStatus) bool) []ShardStatus {
+func waitShards(t *testing.T, g *Gateway, what string, ok func([]operator.ShardStatus) bool) []operator.ShardStatus {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
@@ -92,9 +95,9 @@ func waitShards(t *testing.T, g *Gateway, what string, ok func([]ShardStatus) bo
 	}
 }
 
-func allConnected(st []ShardStatus) bool {
+func allConnected(st []operator.ShardStatus) bool {
 	for _, s := range st {
-		if s.State != ShardConnected || s.HeartbeatLatency <= 0 {
+		if s.State != operator.ShardConnected || s.HeartbeatLatency <= 0 {
 			return false
 		}
 	}
@@ -121,20 +124,20 @@ func TestGatewayFourShards(t *testing.T) {
 	guilds = append(guilds, guildOn(t, 2, 4, 10), guildOn(t, 2, 4, 11)) // shard 2: three guilds
 	interactions = append(interactions, fixture(t, "dm_roll.json"))
 	fake := discordtest.NewServer(t, discordtest.Options{Shards: 4, MaxConcurrency: 2, IdentifyInterval: interval, Guilds: guilds, Interactions: interactions})
-	m := NewMetrics()
+	m := operator.NewMetrics()
 	var logs syncBuffer
 	defer func() {
 		if t.Failed() {
 			t.Logf("log:\n%s", logs.String())
 		}
 	}()
-	g, err := NewGateway("test-token", m.Instrument(svc), zerolog.New(&logs), storage.ShardRange{}, append(fakeSession(t, fake), m.Session())...)
+	g, err := NewGateway("test-token", Instrument(svc, m), zerolog.New(&logs), storage.ShardRange{}, append(fakeSession(t, fake), m.Session())...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	g.identifyInterval = interval
 	m.ObserveGateway(g)
-	admin, err := NewAdmin(db, m, "", zerolog.Nop())
+	admin, err := operator.NewAdmin(db, m, "", zerolog.Nop())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,19 +208,19 @@ func TestGatewayFourShards(t *testing.T) {
 			t.Errorf("shard %d status %+v; want id %d, %d guilds, no reconnect or refusal", i, s, i, wantGuilds)
 		}
 	}
-	fams := gather(t, m)
+	fams := operatortest.Gather(t, m.Registry())
 	for s := 0; s < 4; s++ {
 		id := strconv.Itoa(s)
-		if sample(fams, metricGatewayUp, labelShard, id) != 1 || sample(fams, metricHeartbeat, labelShard, id) <= 0 || sample(fams, metricReconnects, labelShard, id) != 0 {
+		if operatortest.Sample(fams, operator.MetricGatewayUp, operator.LabelShard, id) != 1 || operatortest.Sample(fams, operator.MetricHeartbeat, operator.LabelShard, id) <= 0 || operatortest.Sample(fams, operator.MetricReconnects, operator.LabelShard, id) != 0 {
 			t.Errorf("shard %s: up %v, heartbeat %v, reconnects %v; want 1, positive, 0", id,
-				sample(fams, metricGatewayUp, labelShard, id), sample(fams, metricHeartbeat, labelShard, id), sample(fams, metricReconnects, labelShard, id))
+				operatortest.Sample(fams, operator.MetricGatewayUp, operator.LabelShard, id), operatortest.Sample(fams, operator.MetricHeartbeat, operator.LabelShard, id), operatortest.Sample(fams, operator.MetricReconnects, operator.LabelShard, id))
 		}
 	}
-	if n := len(fams[metricGatewayUp].GetMetric()); n != 4 {
-		t.Errorf("%s has %d series; want one per shard", metricGatewayUp, n)
+	if n := len(fams[operator.MetricGatewayUp].GetMetric()); n != 4 {
+		t.Errorf("%s has %d series; want one per shard", operator.MetricGatewayUp, n)
 	}
-	if v := sample(fams, metricGatewayGuilds, labelShard, "2"); v != 3 {
-		t.Errorf("%s{shard=2} = %v; want 3", metricGatewayGuilds, v)
+	if v := operatortest.Sample(fams, operator.MetricGatewayGuilds, operator.LabelShard, "2"); v != 3 {
+		t.Errorf("%s{shard=2} = %v; want 3", operator.MetricGatewayGuilds, v)
 	}
 
 	srv := httptest.NewServer(admin.Handler())
@@ -227,7 +230,7 @@ func TestGatewayFourShards(t *testing.T) {
 		t.Fatalf("GET /healthz = %d %+v; want 200, ok and 4 shards", status, body)
 	}
 	for i, s := range body.Shards {
-		if s.ID != i || s.State != ShardConnected || s.HeartbeatMS <= 0 || s.HeartbeatMS > 1000 {
+		if s.ID != i || s.State != operator.ShardConnected || s.HeartbeatMS <= 0 || s.HeartbeatMS > 1000 {
 			t.Errorf("/healthz shard %d: %+v; want connected with a heartbeat in milliseconds", i, s)
 		}
 	}
@@ -238,16 +241,27 @@ func TestGatewayFourShards(t *testing.T) {
 	}
 	done <- nil // for the cleanup
 	status, body = shardHealthOf(t, srv.URL)
-	if status != http.StatusOK || body.Status != "degraded" || len(body.Shards) != 4 || body.Shards[3].State != ShardDown {
+	if status != http.StatusOK || body.Status != "degraded" || len(body.Shards) != 4 || body.Shards[3].State != operator.ShardDown {
 		t.Errorf("GET /healthz after the gateway stopped = %d %+v; want 200, degraded, every shard down", status, body)
 	}
 }
 
+// gatewayHealth is GET /healthz's answer in gateway mode, as far as these
+// tests read it.
+type gatewayHealth struct {
+	Status string `json:"status"`
+	Shards []struct {
+		ID          int                 `json:"id"`
+		State       operator.ShardState `json:"state"`
+		HeartbeatMS float64             `json:"heartbeat_ms"`
+	} `json:"shards"`
+}
+
 // shardHealthOf GETs /healthz in gateway mode.
-func shardHealthOf(t *testing.T, base string) (int, health) {
+func shardHealthOf(t *testing.T, base string) (int, gatewayHealth) {
 	t.Helper()
-	var h health
-	return readHealth(t, http.DefaultClient, base, &h), h
+	var h gatewayHealth
+	return operatortest.ReadHealth(t, http.DefaultClient, base, &h), h
 }
 
 // TestGatewayShardResumesAlone drops one shard's websocket: while it is
@@ -290,7 +304,7 @@ func TestGatewayShardResumesAlone(t *testing.T) {
 		}
 	}
 
-	st := waitShards(t, g, "shard 2 reconnected", func(st []ShardStatus) bool {
+	st := waitShards(t, g, "shard 2 reconnected", func(st []operator.ShardStatus) bool {
 		return allConnected(st) && st[2].Reconnects >= 1 && fake.Connected(2)
 	})
 	for i, s := range st {
@@ -366,7 +380,7 @@ func TestGatewayRefusesOtherShards(t *testing.T) {
 	if len(ids) != 2 || ids[0].Shard+ids[1].Shard != 1 || ids[0].Count != 4 {
 		t.Errorf("IDENTIFYs %+v; want shards 0 and 1 of 4 only", ids)
 	}
-	st := waitShards(t, g, "shard 0 with 3 refusals", func(st []ShardStatus) bool { return len(st) == 2 && st[0].Refused == 3 })
+	st := waitShards(t, g, "shard 0 with 3 refusals", func(st []operator.ShardStatus) bool { return len(st) == 2 && st[0].Refused == 3 })
 	if st[1].Refused != 0 {
 		t.Errorf("shard 1 refused %d; want 0", st[1].Refused)
 	}
@@ -438,15 +452,15 @@ func TestShardStates(t *testing.T) {
 		name                           string
 		opened, stopped, failed, ready bool
 		disconnects                    int64
-		want                           ShardState
+		want                           operator.ShardState
 	}{
-		{"waiting for its turn", false, false, false, false, 0, ShardConnecting},
-		{"first connection failed", false, false, true, false, 0, ShardDown},
-		{"connected, before its first heartbeat", true, false, false, false, 0, ShardConnecting},
-		{"connected", true, false, false, true, 0, ShardConnected},
-		{"dropped, reconnecting", true, false, false, false, 1, ShardResuming},
-		{"resumed", true, false, false, true, 2, ShardConnected},
-		{"stopped", true, true, false, false, 1, ShardDown},
+		{"waiting for its turn", false, false, false, false, 0, operator.ShardConnecting},
+		{"first connection failed", false, false, true, false, 0, operator.ShardDown},
+		{"connected, before its first heartbeat", true, false, false, false, 0, operator.ShardConnecting},
+		{"connected", true, false, false, true, 0, operator.ShardConnected},
+		{"dropped, reconnecting", true, false, false, false, 1, operator.ShardResuming},
+		{"resumed", true, false, false, true, 2, operator.ShardConnected},
+		{"stopped", true, true, false, false, 1, operator.ShardDown},
 	}
 	for _, tt := range tests {
 		sh := &shard{id: 3, s: &discordgo.Session{}, guilds: map[string]struct{}{}}
@@ -496,7 +510,7 @@ func BenchmarkShardGuildMemory(b *testing.B) {
 			done := make(chan error, 1)
 			go func() { done <- g.Run(ctx) }()
 			defer func() { cancel(); <-done }()
-			waitFor := func(ok func([]ShardStatus) bool) {
+			waitFor := func(ok func([]operator.ShardStatus) bool) {
 				for deadline := time.Now().Add(60 * time.Second); !ok(g.ShardStatus()); time.Sleep(5 * time.Millisecond) {
 					if time.Now().After(deadline) {
 						b.Fatalf("shards %+v after 60 s", g.ShardStatus())
@@ -513,7 +527,7 @@ func BenchmarkShardGuildMemory(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			waitFor(func(st []ShardStatus) bool { return len(st) == 1 && st[0].Guilds == b.N })
+			waitFor(func(st []operator.ShardStatus) bool { return len(st) == 1 && st[0].Guilds == b.N })
 			b.StopTimer()
 			runtime.GC()
 			runtime.ReadMemStats(&after)

@@ -53,8 +53,13 @@ const maxRechecks = 4
 // what it sent.
 func WithReplicas() TrackerOption { return func(t *Tracker) { t.recheck = true } }
 
-// TrackerOption configures a Tracker (see Metrics.Tracker).
+// TrackerOption configures a Tracker (WithReplicas, ReportEdits).
 type TrackerOption func(*Tracker)
+
+// ReportEdits makes the Tracker call fn after every edit it sends, with the
+// edit's error (nil: Discord took it): the metrics count them
+// (operator.Metrics.TrackerEdited).
+func ReportEdits(fn func(err error)) TrackerOption { return func(t *Tracker) { t.edited = fn } }
 
 // trackerState is one channel's updater: running while an update loop
 // runs, dirty when a change came in since the loop last rendered; last is

@@ -85,7 +85,7 @@ func (m *Mutation) moveClock(n int64, unit clock.Unit, nothing bool) (fired int,
 		said[i].Text += rollsLine(Unshown(said[i].Text, rs))
 	}
 	for _, o := range orphans {
-		m.log.parts = append(m.log.parts, part{about: o.about, Part: Part{Text: strings.TrimPrefix(rollsLine(o.rolls), " ")}})
+		m.log.parts = append(m.log.parts, scopedPart{about: o.about, Part: Part{Text: strings.TrimPrefix(rollsLine(o.rolls), " ")}})
 	}
 	fired = len(m.log.parts) - first
 	if n := m.log.moreRolls - more; n > 0 {
@@ -95,7 +95,7 @@ func (m *Mutation) moveClock(n int64, unit clock.Unit, nothing bool) (fired int,
 	}
 	// Players read that nothing fired when nothing they see did: a hidden
 	// character's timer is not told by the line's absence.
-	if nothing && !slices.ContainsFunc(m.log.parts[first:], func(p part) bool { return m.sees(view.Channel, p.about) }) {
+	if nothing && !slices.ContainsFunc(m.log.parts[first:], func(p scopedPart) bool { return m.sees(view.Channel, p.about) }) {
 		m.log.parts[first-1].Text += " Nothing ended or fired."
 	}
 	for _, f := range m.s.registry.features {

@@ -59,24 +59,6 @@ func NewRegistry(systems []System, features ...Feature) *Registry {
 				Options: []Option{optName}},
 		},
 	})
-	// The options marked BySystem mean what the table's system says
-	// (System.Options): their descriptions name no system, their values
-	// are autocompleted from the table's system, and /help lists them per
-	// system. The system's own commands (/damage, /heal …) are a feature's
-	// (commands/actions).
-	g.Add(&Command{
-		Name: "roll", Description: "Roll dice, optionally for a character", Handler: roll,
-		Topic: rollTopic,
-		Options: []Option{
-			{Name: "expr", Description: "Dice expression, e.g. 1d20+3, 4d6kh3 or 2d6ro<3 (your system's rolls are suggested)", Type: OptionString, Autocomplete: true, MaxLength: 64},
-			{Name: "as", Description: "Roll as this character", Type: OptionString, Autocomplete: true, MaxLength: 32},
-			{Name: "hd", Description: "Hit dice to add", Type: OptionInteger, MinValue: 0, MaxValue: 100, BySystem: true},
-			{Name: "purpose", Description: "What the roll is for", Type: OptionString, BySystem: true, MaxLength: 32},
-			{Name: "melee", Description: "A melee roll", Type: OptionBoolean, BySystem: true},
-			{Name: "ability", Description: "Ability for a check", Type: OptionString, BySystem: true, MaxLength: 32},
-			{Name: "pool", Description: "Pool point to spend for a bonus die", Type: OptionString, BySystem: true, MaxLength: 32},
-		},
-	})
 	for _, f := range features {
 		f.Register(g)
 	}
@@ -85,14 +67,3 @@ func NewRegistry(systems []System, features ...Feature) *Registry {
 	g.finish()
 	return g
 }
-
-// rollTopic is /help topic:roll: the dice notation with an example of
-// every operator (docs/dice.md has it in full).
-const rollTopic = "`/roll expr:3d6dl1` rolls dice (Avrae's notation with Dice Maiden's pools); with `as:` a character rolls and may add hit dice or make a check.\n" +
-	"• sums: `3d6+2`, `4dF+2`, `d%` (1–100), `(1d8+3)*2`, `1d6/2` (rounds down), `//`, `%`\n" +
-	"• keep/drop: `4d6kh3`, `2d20kl1`, `3d6dl1`, `4d6pl1`; by value `4d6k>3`, `4d6p1` (`k3` keeps 3s; `d1` drops the lowest)\n" +
-	"• reroll: `2d6ro<3` once, `1d20rr1` until none, `1d6ra6` adds one; `4d6r2` (2 or less) once, `ir2` until\n" +
-	"• explode: `4d6e6` (again on new 6s), `1d10e>7`, `4d6e` (highest face)\n" +
-	"• min/max `8d6mi2`, `10d6ma5`; pools `6d10t7` counts 7+, `tl4` 4 or less, `f1` takes one off per 1, `t7ds10` counts 10s twice\n" +
-	"• sets `(1d4+1, 3, 2d6kl1)kh1`; compare `1d20+5>=15` (1 or 0); labels `3d6 [fire]`; comments `1d20+5 ! to hit`\n" +
-	"Limits: 64 characters, 100 dice named, 1,000 rolled (rerolls and explosions count)."

@@ -109,13 +109,7 @@ func (g *Registry) deliverToGMs(m *Mutation, gm *Response) error {
 // normalised to the system's spelling (System.Options). A shared command
 // that a system extends (/damage, /init join …) checks with it before it
 // acts.
-func (m *Mutation) CheckSystemOptions() error {
-	opts := m.s.registry.optionsOf(m.Req.Path())
-	if opts == nil {
-		return nil
-	}
-	return checkSystemOptions(m.Req, m.System, *opts)
-}
+func (m *Mutation) CheckSystemOptions() error { return m.s.CheckSystemOptions(m.Req, m.System) }
 
 // veilStep is the kernel's step of the mutation chain that keeps a
 // refusal from telling a player a hidden character's state (veil).

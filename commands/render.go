@@ -45,16 +45,16 @@ func present(m *Mutation, resp *Response) (out, gm *Response) {
 	if resp == nil || resp.Modal != nil || resp.Choices != nil {
 		return resp, nil
 	}
-	parts := append([]part(nil), m.log.parts...)
+	parts := append([]scopedPart(nil), m.log.parts...)
 	if resp.Content != "" || len(resp.Embeds) > 0 || len(resp.Components) > 0 || len(resp.Files) > 0 {
-		parts = append(parts, part{Part: Part{Text: resp.Content, Embeds: resp.Embeds, Buttons: resp.Components, Files: resp.Files}})
+		parts = append(parts, scopedPart{Part: Part{Text: resp.Content, Embeds: resp.Embeds, Buttons: resp.Components, Files: resp.Files}})
 	}
 	me, reader := m.Audience(), view.Channel
 	if resp.Ephemeral {
 		reader = me
 	}
 	shown, direct := m.project(reader, parts)
-	var kept, mine []part
+	var kept, mine []scopedPart
 	for _, p := range parts {
 		if !m.sees(view.Channel, p.about) {
 			kept = append(kept, p)
@@ -81,7 +81,7 @@ func present(m *Mutation, resp *Response) (out, gm *Response) {
 // its first part was, with its word embed where its first embed was (at
 // most five). direct counts the parts read as they were said, or as
 // Public.
-func (m *Mutation) project(reader view.Audience, parts []part) (shown []part, direct int) {
+func (m *Mutation) project(reader view.Audience, parts []scopedPart) (shown []scopedPart, direct int) {
 	var words, embedded []uint64 // characters shown by their word, in text and embed
 	table := &scope{table: true}
 	for _, p := range parts {
@@ -91,7 +91,7 @@ func (m *Mutation) project(reader view.Audience, parts []part) (shown []part, di
 			direct++
 			continue
 		case p.Public != "":
-			shown = append(shown, part{about: table, Part: Part{Text: p.Public}})
+			shown = append(shown, scopedPart{about: table, Part: Part{Text: p.Public}})
 			direct++
 			continue
 		}
@@ -113,7 +113,7 @@ func (m *Mutation) project(reader view.Audience, parts []part) (shown []part, di
 			if embed {
 				embedded = append(embedded, id)
 			}
-			shown = append(shown, part{about: table, Part: w})
+			shown = append(shown, scopedPart{about: table, Part: w})
 		}
 	}
 	return shown, direct
@@ -123,7 +123,7 @@ func (m *Mutation) project(reader view.Audience, parts []part) (shown []part, di
 // that layOut keeps whole), the embeds, the files, and the rows of
 // buttons, each row led by its character's name when the rows belong to
 // more than one character.
-func render(m *Mutation, parts []part) *Response {
+func render(m *Mutation, parts []scopedPart) *Response {
 	out := &Response{}
 	var lines []string
 	type row struct {

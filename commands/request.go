@@ -7,14 +7,17 @@
 //
 // This package is the kernel: the Service and its chain of steps, the
 // registry, the Mutation (one write transaction and its event), errors,
-// permissions, limits, privacy (who reads what), the reply renderer, and
-// the commands every table shares (/table, /char, /roll; the clock's moves,
-// which /clock, a feature, asks for). Each
-// rule system is a package of its own that implements System
-// (commands/hitprot, commands/hpmpwp, commands/harm), and each feature is
-// one that implements Feature and the hooks of feature.go (commands/actions,
-// gameclock, autocomplete, manualdice, turnorder, history, export, odds,
-// tracker, help); main passes both lists to New, and the kernel imports neither.
+// permissions, limits (each user's work: ratelimit.go, spent from a
+// commands/worklimit allowance), privacy (who reads what), the reply
+// renderer, the clock's one way to move (clock.go, Mutation.MoveClock,
+// which /clock, a feature, asks for), and the commands of the table and
+// its characters that every table shares (/table, /char). Each rule system
+// is a package of its own that implements System (commands/hitprot,
+// commands/hpmpwp, commands/harm; and commands/initiative for the turn
+// order), and each feature is one that implements Feature and the hooks of
+// feature.go (commands/actions, with /roll, gameclock, autocomplete,
+// manualdice, turnorder, history, export, odds, tracker, gmscreen, help);
+// main passes both lists to New, and the kernel imports neither.
 // docs/architecture.md maps the rooms. commands/commandstest runs the
 // kernel for tests.
 package commands

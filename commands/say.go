@@ -68,8 +68,8 @@ type Part struct {
 	Detail string
 }
 
-// part is a Part with its scope.
-type part struct {
+// scopedPart is a Part with its scope.
+type scopedPart struct {
 	about *scope
 	Part
 }
@@ -78,7 +78,7 @@ type part struct {
 // dice and its notes, each with the scope it is about (hidden.go), shared
 // by every scoped copy of the mutation.
 type mutationLog struct {
-	parts     []part
+	parts     []scopedPart
 	rolls     []entry
 	moreRolls int // rolls made past MaxRecordedRolls (dice.go)
 	notes     []entry
@@ -131,7 +131,7 @@ func (v voice) Say(format string, args ...any) {
 // the reply holds rows of buttons of more than one character, each row is
 // led by a disabled button naming its character (NameButton).
 func (v voice) Post(p Part) {
-	v.log.parts = append(v.log.parts, part{about: v.about, Part: p})
+	v.log.parts = append(v.log.parts, scopedPart{about: v.about, Part: p})
 }
 
 // NoteSaid runs fn and notes for /history, each in its scope, every part

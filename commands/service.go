@@ -11,6 +11,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/hpkeeper/hpkeeper/commands/worklimit"
 	"github.com/hpkeeper/hpkeeper/rules/dice"
 	"github.com/hpkeeper/hpkeeper/storage"
 )
@@ -24,7 +25,7 @@ type Service struct {
 	registry *Registry
 	now      func() time.Time
 	// limiter bounds each user's expensive work (ratelimit.go).
-	limiter *workLimiter
+	limiter *worklimit.Limiter
 	// listeners are told of every request answered (OnChange).
 	listeners listeners
 }
@@ -39,8 +40,10 @@ type Service struct {
 // started with the service.
 func New(db Store, src dice.Source, systems []System, features ...Feature) *Service {
 	s := &Service{db: db, dice: src, registry: NewRegistry(systems, features...), now: time.Now,
-		limiter: newWorkLimiter(WorkBurst, WorkPerMinute)}
-	shareWork(s.limiter, db) // store.go
+		limiter: worklimit.New(WorkBurst, WorkPerMinute)}
+	if ss, ok := db.(worklimit.Shared); ok {
+		s.limiter.Share(ss) // each user's allowance kept for every replica
+	}
 	for _, f := range features {
 		if st, ok := f.(Starter); ok {
 			st.Start(s)
@@ -210,6 +213,22 @@ func (s *Service) System(name string) (System, error) {
 // DB returns the database the service answers from, for a feature that
 // runs transactions of its own (/undo, /table import, the tracker).
 func (s *Service) DB() Store { return s.db }
+
+// Dice returns the service's dice, for a roll that changes no table (a
+// plain /roll); a change rolls with its Mutation's (Mutation.Dice).
+func (s *Service) Dice() dice.Source { return s.dice }
+
+// CheckSystemOptions is Mutation.CheckSystemOptions for a request answered
+// outside a write transaction, at a table of sys: it refuses r's options
+// that mean what sys says (Option.BySystem) when sys does not use them or
+// their value.
+func (s *Service) CheckSystemOptions(r *Request, sys System) error {
+	opts := s.registry.optionsOf(r.Path())
+	if opts == nil {
+		return nil
+	}
+	return checkSystemOptions(r, sys, *opts)
+}
 
 // View runs fn in a read-only transaction on the request's table, or
 // returns LoadTable's error when the channel has none.

@@ -2,8 +2,8 @@ package commands
 
 import (
 	"errors"
-	"time"
 
+	"github.com/hpkeeper/hpkeeper/commands/worklimit"
 	"github.com/hpkeeper/hpkeeper/storage"
 )
 
@@ -18,23 +18,11 @@ type Store interface {
 	Update(fn func(*storage.Tx) error) error
 }
 
-var _ Store = (*storage.DB)(nil)
-
-// sharedStore is a Store other processes use at the same time
-// (storage.DB.Shared): each user's work allowance is then kept in it, so
-// that it is one whichever replica answers (storage.DB.TakeWork).
-type sharedStore interface {
-	Shared() bool
-	TakeWork(user string, cost int, burst, perMinute int, now time.Time) (bool, time.Duration, error)
-}
-
-// shareWork makes l spend from the allowances of a shared store, when db
-// is one.
-func shareWork(l *workLimiter, db Store) {
-	if ss, ok := db.(sharedStore); ok && ss.Shared() {
-		l.shared = ss.TakeWork
-	}
-}
+var (
+	_ Store = (*storage.DB)(nil)
+	// A shared database keeps each user's work allowance (ratelimit.go).
+	_ worklimit.Shared = (*storage.DB)(nil)
+)
 
 // Update runs fn in one atomic change of the store for request r, and
 // records r's interaction with it (storage.Tx.RecordInteraction): a request

@@ -116,12 +116,12 @@ func testChannelIDWithZeroByteRefused(t *testing.T) {
 	}
 }
 
-// TestInspectAndRepartitionKeepToTheirKeys: channels whose ids are
+// TestInspectAndPlaceTablesKeepToTheirKeys: channels whose ids are
 // prefixes of one another ("1", "12", "120", "123"), on alternate shards,
 // are each checked and counted alone by Inspect, and a split copies each
 // channel's keys (and only its own) into the file of its shard, byte for
 // byte; the merge back holds exactly the source's keys.
-func TestInspectAndRepartitionKeepToTheirKeys(t *testing.T) {
+func TestInspectAndPlaceTablesKeepToTheirKeys(t *testing.T) {
 	dir := t.TempDir()
 	src := filepath.Join(dir, "source.db")
 	db := mustOpenPath(t, src)
@@ -157,8 +157,8 @@ func TestInspectAndRepartitionKeepToTheirKeys(t *testing.T) {
 		{Path: filepath.Join(dir, "shard-0.db"), Shards: ShardRange{Count: 2, First: 0, Last: 0}},
 		{Path: filepath.Join(dir, "shard-1.db"), Shards: ShardRange{Count: 2, First: 1, Last: 1}},
 	}
-	if _, err := Repartition([]string{src}, outputs, testTimeout); err != nil {
-		t.Fatalf("Repartition(split in 2) = %v", err)
+	if _, err := repartition([]string{src}, outputs, testTimeout); err != nil {
+		t.Fatalf("repartition(split in 2) = %v", err)
 	}
 	var paths []string
 	for s, o := range outputs {
@@ -181,8 +181,8 @@ func TestInspectAndRepartitionKeepToTheirKeys(t *testing.T) {
 		}
 	}
 	merged := filepath.Join(dir, "merged.db")
-	if _, err := Repartition(paths, []ShardFile{{Path: merged}}, testTimeout); err != nil {
-		t.Fatalf("Repartition(merge) = %v", err)
+	if _, err := repartition(paths, []ShardFile{{Path: merged}}, testTimeout); err != nil {
+		t.Fatalf("repartition(merge) = %v", err)
 	}
 	if got := dump(t, merged); !reflect.DeepEqual(got, want) {
 		t.Errorf("merged file holds keys %v; want the source's %v", slices.Sorted(maps.Keys(got)), slices.Sorted(maps.Keys(want)))

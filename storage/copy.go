@@ -243,14 +243,14 @@ func sameChannel(s, d channelRecords, rep *CopyReport) error {
 	if n != len(chars) {
 		return fmt.Errorf("%d characters in the source, %d in the destination", n, len(chars))
 	}
-	type event struct {
+	type sourceEvent struct {
 		form eventForm
 		json []byte
 	}
-	events := map[uint64]event{}
+	events := map[uint64]sourceEvent{}
 	err = d.eachEventBefore(0, func(seq uint64, e eventData) (bool, error) {
 		js, err := e.decoded()
-		events[seq] = event{e.form, bytes.Clone(js)}
+		events[seq] = sourceEvent{e.form, bytes.Clone(js)}
 		return err == nil, err
 	})
 	if err != nil {

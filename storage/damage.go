@@ -28,7 +28,7 @@ import (
 // and in use at once, pages lost, keys out of order.
 
 // ErrDamaged is wrapped by the errors of Open, Inspect, BackupFile and
-// Repartition for a file that is not a sound bbolt database: empty,
+// PlaceTables for a file that is not a sound bbolt database: empty,
 // shorter than its own pages, without a valid meta page, with a page that
 // is not what its reference says or points outside itself, or that
 // bbolt's consistency check calls inconsistent. The error is a

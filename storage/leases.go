@@ -238,6 +238,18 @@ func (db *DB) ReleaseShard(l ShardLease) error {
 	return nil
 }
 
+// lockIdentifyBucket locks the bucket's row of the identify queue (making
+// it when no process has asked yet) and returns the transaction's time and
+// the bucket's next turn, both the database's.
+func lockIdentifyBucket(t *pgTx, bucket int) (now, next time.Time, err error) {
+	b := &pgx.Batch{}
+	b.Queue(`INSERT INTO identify_buckets (bucket, next_at) VALUES ($1, current_timestamp) ON CONFLICT (bucket) DO NOTHING`, bucket)
+	b.Queue(`SELECT current_timestamp, next_at FROM identify_buckets WHERE bucket = $1 FOR UPDATE`, bucket).
+		QueryRow(func(row pgx.Row) error { return row.Scan(&now, &next) })
+	err = t.send(b)
+	return now, next, err
+}
+
 // IdentifyTurn asks for the next IDENTIFY of the rate-limit bucket (shard
 // id % max_concurrency): when the bucket's last IDENTIFY, by any process,
 // was interval or more ago, it reserves the turn and returns 0; otherwise
@@ -248,12 +260,8 @@ func (db *DB) IdentifyTurn(bucket int, interval time.Duration) (time.Duration, e
 	}
 	var wait time.Duration
 	err := db.pg.run(true, func(t *pgTx) error {
-		var now, next time.Time
-		b := &pgx.Batch{}
-		b.Queue(`INSERT INTO identify_buckets (bucket, next_at) VALUES ($1, current_timestamp) ON CONFLICT (bucket) DO NOTHING`, bucket)
-		b.Queue(`SELECT current_timestamp, next_at FROM identify_buckets WHERE bucket = $1 FOR UPDATE`, bucket).
-			QueryRow(func(row pgx.Row) error { return row.Scan(&now, &next) })
-		if err := t.send(b); err != nil {
+		now, next, err := lockIdentifyBucket(t, bucket)
+		if err != nil {
 			return err
 		}
 		if wait = next.Sub(now); wait > 0 {
@@ -282,12 +290,8 @@ func (db *DB) IdentifySent(bucket int, interval time.Duration) error {
 		return ErrNotShared
 	}
 	err := db.pg.run(true, func(t *pgTx) error {
-		var now, next time.Time
-		b := &pgx.Batch{}
-		b.Queue(`INSERT INTO identify_buckets (bucket, next_at) VALUES ($1, current_timestamp) ON CONFLICT (bucket) DO NOTHING`, bucket)
-		b.Queue(`SELECT current_timestamp, next_at FROM identify_buckets WHERE bucket = $1 FOR UPDATE`, bucket).
-			QueryRow(func(row pgx.Row) error { return row.Scan(&now, &next) })
-		if err := t.send(b); err != nil {
+		now, next, err := lockIdentifyBucket(t, bucket)
+		if err != nil {
 			return err
 		}
 		if at := now.Add(interval); at.After(next) {

@@ -7,71 +7,22 @@ import (
 	"strings"
 )
 
-// Sharding. Discord spreads a bot's guilds over its gateway shards by
-// (guild_id >> 22) % shard_count and sends DMs on shard 0. A table never
-// crosses a guild (a table is a channel), so the guilds partition cleanly: a
-// process that runs a range of the shards keeps exactly those guilds' tables
-// in a file of its own. ShardOf is that formula, the one place it is
-// written: the gateway uses it (through ShardRange.Owns) to refuse an
-// interaction that belongs to another process, and Repartition
-// (repartition.go) to place every table in the file of its shard. A file that
-// holds only some guilds carries its range in meta/shards (ClaimShards).
+// Sharding. Discord spreads a bot's guilds over its gateway shards
+// (bot/discord has the formula) and a table never crosses a guild (a table
+// is a channel), so the guilds partition cleanly: a process that runs a
+// range of the shards keeps exactly those guilds' tables in a file of its
+// own. A ShardRange is such a share of the guilds; a file that holds only
+// some guilds carries its range in meta/shards (ClaimShards), and
+// PlaceTables (placetables.go) writes new files with theirs.
 
 // MaxShards is the largest shard count hpkeeper accepts.
 const MaxShards = 1 << 16
 
-// Errors of sharding.
-var (
-	// ErrBadGuildID is returned (wrapped) by ShardOf and ShardRange.Owns
-	// for a guild id that is not a snowflake (an unsigned 64-bit decimal
-	// number).
-	ErrBadGuildID = errors.New("guild id is not a snowflake")
-
-	// ErrShardMismatch is returned (wrapped) by DB.ClaimShards when the file
-	// holds another share of the guilds than the shards a process serves:
-	// other shards' tables, or only some of the shards' (a split file under
-	// every shard).
-	ErrShardMismatch = errors.New("the file holds another share of the guilds than this process serves")
-)
-
-// ShardOf returns the shard, of count shards, whose gateway session
-// receives the events of guild guildID: (guild_id >> 22) % count. A DM
-// (guildID "") is on shard 0. It returns an error wrapping ErrBadGuildID
-// when guildID is not a snowflake, and an error when count is not
-// 1…MaxShards.
-func ShardOf(guildID string, count int) (int, error) {
-	if count < 1 || count > MaxShards {
-		return 0, fmt.Errorf("shard count %d is not 1…%d", count, MaxShards)
-	}
-	if guildID == "" {
-		return 0, nil
-	}
-	id, err := parseSnowflake(guildID)
-	if err != nil {
-		return 0, err
-	}
-	return int((id >> 22) % uint64(count)), nil
-}
-
-// parseSnowflake parses a Discord id: decimal digits only, at most 20.
-func parseSnowflake(s string) (uint64, error) {
-	if len(s) > 20 || strings.TrimLeft(s, "0123456789") != "" {
-		return 0, fmt.Errorf("%q: %w", clipID(s), ErrBadGuildID)
-	}
-	id, err := strconv.ParseUint(s, 10, 64)
-	if err != nil {
-		return 0, fmt.Errorf("%q: %w", clipID(s), ErrBadGuildID)
-	}
-	return id, nil
-}
-
-// clipID shortens a malformed id for an error message.
-func clipID(s string) string {
-	if len(s) > 24 {
-		return s[:24] + "…"
-	}
-	return s
-}
+// ErrShardMismatch is returned (wrapped) by DB.ClaimShards when the file
+// holds another share of the guilds than the shards a process serves:
+// other shards' tables, or only some of the shards' (a split file under
+// every shard).
+var ErrShardMismatch = errors.New("the file holds another share of the guilds than this process serves")
 
 // ShardRange is a share of a bot's guilds: those whose shard, of Count
 // shards, is First through Last. The zero ShardRange is every guild, the
@@ -160,26 +111,6 @@ func (r ShardRange) Len() int {
 	return r.Last - r.First + 1
 }
 
-// Owns reports whether the guild guildID (a DM when "") is r's, and
-// returns its shard (ShardOf; 0 when r.Count is 0, which owns every guild).
-// It returns an error wrapping ErrBadGuildID for a malformed guild id, which
-// no range owns.
-func (r ShardRange) Owns(guildID string) (shard int, owned bool, err error) {
-	if r.Count == 0 {
-		if guildID != "" {
-			if _, err := parseSnowflake(guildID); err != nil {
-				return 0, false, err
-			}
-		}
-		return 0, true, nil
-	}
-	shard, err = ShardOf(guildID, r.Count)
-	if err != nil {
-		return 0, false, err
-	}
-	return shard, shard >= r.First && shard <= r.Last, nil
-}
-
 // stamp is r as meta/shards holds it, "<first>-<last>/<count>"; nil when r
 // is every guild (a file without the key holds every guild).
 func (r ShardRange) stamp() []byte {
@@ -220,7 +151,7 @@ func sameGuilds(a, b ShardRange) bool {
 // others, before a process that serves r's shards (r whole: every guild)
 // uses it; a file with no table yet is marked as r's. It returns an error
 // wrapping ErrShardMismatch when the file holds another share of the
-// guilds (its tables must be moved first, with Repartition), or the error
+// guilds (its tables must be moved first, with hpkeeper shard), or the error
 // of the durable write.
 //
 // A PostgreSQL database holds every guild, whatever process serves which

@@ -32,6 +32,8 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+
+	"github.com/hpkeeper/hpkeeper/bot/discord"
 )
 
 // Options configures a Server.
@@ -342,7 +344,7 @@ func (s *Server) identify(c *conn, d json.RawMessage) bool {
 	}
 	now := time.Now()
 	s.mu.Lock()
-	bucket := shard % s.opts.MaxConcurrency
+	bucket := discord.IdentifyBucket(shard, s.opts.MaxConcurrency)
 	if last, ok := s.lastByKey[bucket]; ok && s.opts.IdentifyInterval > 0 && now.Sub(last) < s.opts.IdentifyInterval {
 		s.errorf("discordtest: IDENTIFY of shard %d %v after the last of its bucket %d; Discord allows one per %v", shard, now.Sub(last), bucket, s.opts.IdentifyInterval)
 	}
@@ -505,19 +507,12 @@ func (s *Server) routeOf(payload []byte, count int) int {
 	return shardOf(i.GuildID, count)
 }
 
-// shardOf is Discord's sharding formula, written out here apart from the
-// code under test: (guild_id >> 22) % count, DMs on shard 0.
+// shardOf is the shard, of count, whose session Discord sends guild's
+// events on (discord.ShardOf): 0 for a DM or a malformed id.
 func shardOf(guild string, count int) int {
-	id, err := strconv.ParseUint(guild, 10, 64)
-	if err != nil {
-		return 0
-	}
-	return int((id >> 22) % uint64(count))
+	shard, _ := discord.ShardOf(guild, count)
+	return shard
 }
-
-// ShardOf is shardOf for tests that build guilds: the shard, of count,
-// of guild (0 for a DM or a malformed id).
-func ShardOf(guild string, count int) int { return shardOf(guild, count) }
 
 // GuildOn returns a made-up snowflake guild id (of late 2025) whose shard,
 // of count shards, is shard; n makes it unique.

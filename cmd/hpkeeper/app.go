@@ -8,14 +8,14 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"os"
-	"runtime/pprof"
 	"sync"
 	"time"
 
 	"github.com/rs/zerolog"
 
 	"github.com/hpkeeper/hpkeeper/bot"
+	"github.com/hpkeeper/hpkeeper/bot/operator"
+	"github.com/hpkeeper/hpkeeper/cmd/hpkeeper/bench"
 	"github.com/hpkeeper/hpkeeper/cmd/hpkeeper/console"
 	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/rules/dice"
@@ -203,7 +203,7 @@ func (a *App) Run(ctx context.Context) error {
 			if s.db.Shared() {
 				opts = append(opts, bot.WithSharedReplays(s.db))
 			}
-			ep, err := bot.NewEndpoint(s.metrics.Instrument(s.svc), key, a.Log, opts...)
+			ep, err := bot.NewEndpoint(bot.Instrument(s.svc, s.metrics), key, a.Log, opts...)
 			if err != nil {
 				return err
 			}
@@ -223,7 +223,7 @@ func (a *App) Run(ctx context.Context) error {
 			return err
 		}
 		return a.withService(ctx, func(s served) error {
-			g, err := bot.NewGateway(a.Config.Discord.Token, s.metrics.Instrument(s.svc), a.Log, shards, a.sessionOptions(s.metrics)...)
+			g, err := bot.NewGateway(a.Config.Discord.Token, bot.Instrument(s.svc, s.metrics), a.Log, shards, a.sessionOptions(s.metrics)...)
 			if err != nil {
 				return err
 			}
@@ -249,8 +249,8 @@ func (a *App) Run(ctx context.Context) error {
 type served struct {
 	svc     *commands.Service
 	db      *storage.DB
-	metrics *bot.Metrics
-	admin   *bot.Admin
+	metrics *operator.Metrics
+	admin   *operator.Admin
 }
 
 // withService opens the database (its writer observed by the metrics),
@@ -263,7 +263,7 @@ func (a *App) withService(ctx context.Context, fn func(served) error) (runErr er
 		return err
 	}
 	if a.cpuProfile != "" {
-		stop, err := startCPUProfile(a.cpuProfile)
+		stop, err := bench.StartCPUProfile(a.cpuProfile) // the profile bench asks a child serve for
 		if err != nil {
 			return err
 		}
@@ -286,7 +286,7 @@ func (a *App) withService(ctx context.Context, fn func(served) error) (runErr er
 		})
 	}
 	defer context.AfterFunc(ctx, stopping)()
-	m := bot.NewMetrics()
+	m := operator.NewMetrics()
 	m.ObserveBuild(buildInfo())
 	cache := a.Config.Storage.CacheMB << 20
 	if a.Config.Storage.CacheMB < 0 {
@@ -307,7 +307,7 @@ func (a *App) withService(ctx context.Context, fn func(served) error) (runErr er
 	s := served{svc: commands.New(db, dice.Random(), systems, features()...), db: db, metrics: m}
 	runErr = a.claimShards(db)
 	if runErr == nil {
-		s.admin, runErr = bot.NewAdmin(db, m, a.Config.Admin.Token, a.Log)
+		s.admin, runErr = operator.NewAdmin(db, m, a.Config.Admin.Token, a.Log)
 	}
 	if runErr == nil {
 		s.admin.SetBuildInfo(buildInfo())
@@ -370,7 +370,7 @@ func (a *App) claimShards(db *storage.DB) error {
 // sessionOptions are the options of every Discord session the process
 // makes: the tests' loopback Discord when HPKEEPER_TEST_DISCORD_URL is set
 // (NewApp has checked it), then the metrics' 429 counting.
-func (a *App) sessionOptions(m *bot.Metrics) []bot.SessionOption {
+func (a *App) sessionOptions(m *operator.Metrics) []bot.SessionOption {
 	var opts []bot.SessionOption
 	if a.testDiscord != "" {
 		opts, _ = bot.LoopbackDiscord(a.testDiscord)
@@ -396,7 +396,7 @@ func (a *App) listenAdmin() (net.Listener, error) {
 
 // withAdminListener runs fn, serving admin's routes on ln (listenAdmin's;
 // nil: none) while it runs, and shutting down gracefully when fn returns.
-func (a *App) withAdminListener(ctx context.Context, ln net.Listener, admin *bot.Admin, fn func() error) error {
+func (a *App) withAdminListener(ctx context.Context, ln net.Listener, admin *operator.Admin, fn func() error) error {
 	if ln == nil {
 		return fn()
 	}
@@ -430,26 +430,6 @@ func (a *App) register(ctx context.Context) error {
 	}
 	a.Log.Info().Int("commands", len(cmds)).Str("scope", scope).Msg("registered the slash commands")
 	return nil
-}
-
-// startCPUProfile starts a CPU profile of this process into file (created or
-// truncated); stop ends it and closes the file.
-func startCPUProfile(file string) (stop func() error, err error) {
-	f, err := os.Create(file)
-	if err != nil {
-		return nil, fmt.Errorf("cpu profile: %w", err)
-	}
-	if err := pprof.StartCPUProfile(f); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("cpu profile: %w", err)
-	}
-	return func() error {
-		pprof.StopCPUProfile()
-		if err := f.Close(); err != nil {
-			return fmt.Errorf("cpu profile: %w", err)
-		}
-		return nil
-	}, nil
 }
 
 // stopCause names why ctx ended, for the log line that says a stop began:

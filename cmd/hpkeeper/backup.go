@@ -13,7 +13,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/hpkeeper/hpkeeper/bot"
+	"github.com/hpkeeper/hpkeeper/bot/operator"
 	"github.com/hpkeeper/hpkeeper/storage"
 )
 
@@ -80,7 +80,7 @@ func backupMain(ctx context.Context, args []string, stdout, stderr io.Writer, ge
 const backupHeaderTimeout = 30 * time.Second
 
 // remoteBackup asks the process at base (a URL; its path defaults to
-// bot.PathBackup) for a copy, sending token as a bearer token when set, and
+// operator.PathBackup) for a copy, sending token as a bearer token when set, and
 // saves it at dst with storage.SaveBackup. It returns the URL it used.
 func remoteBackup(ctx context.Context, base, token, dst string) (string, *storage.Report, error) {
 	u, err := url.Parse(base)
@@ -88,7 +88,7 @@ func remoteBackup(ctx context.Context, base, token, dst string) (string, *storag
 		return base, nil, fmt.Errorf("--from %q is not an http(s) URL", base)
 	}
 	if u.Path == "" || u.Path == "/" {
-		u.Path = bot.PathBackup
+		u.Path = operator.PathBackup
 	}
 	target := u.String()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target, nil)
@@ -126,5 +126,5 @@ func remoteBackup(ctx context.Context, base, token, dst string) (string, *storag
 		}
 		return nil
 	})
-	return strings.TrimSuffix(target, bot.PathBackup), rep, err
+	return strings.TrimSuffix(target, operator.PathBackup), rep, err
 }

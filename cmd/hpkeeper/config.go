@@ -15,6 +15,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/hpkeeper/hpkeeper/bot"
+	"github.com/hpkeeper/hpkeeper/bot/operator"
 	"github.com/hpkeeper/hpkeeper/storage"
 )
 
@@ -100,7 +101,7 @@ type HTTPConfig struct {
 }
 
 // AdminConfig configures the operator's routes: /healthz, /metrics and
-// /admin/backup (bot.Admin).
+// /admin/backup (operator.Admin).
 type AdminConfig struct {
 	// Listen is where run and serve answer the operator's routes on a
 	// listener of their own, host:port; ":9090" (no host) binds loopback,
@@ -177,8 +178,8 @@ func (c Config) validate() error {
 	if _, err := c.AdminAddr(); err != nil {
 		return err
 	}
-	if t := c.Admin.Token; t != "" && len(t) < bot.MinAdminToken {
-		return fmt.Errorf("config: admin.token must be at least %d characters (it guards a copy of every table)", bot.MinAdminToken)
+	if t := c.Admin.Token; t != "" && len(t) < operator.MinAdminToken {
+		return fmt.Errorf("config: admin.token must be at least %d characters (it guards a copy of every table)", operator.MinAdminToken)
 	}
 	if _, err := c.ShardRange(); err != nil {
 		return err

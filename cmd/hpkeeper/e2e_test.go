@@ -30,13 +30,14 @@ import (
 	"time"
 
 	"github.com/hpkeeper/hpkeeper/bot"
+	"github.com/hpkeeper/hpkeeper/cmd/hpkeeper/bench"
 	"github.com/hpkeeper/hpkeeper/storage"
 )
 
 // offlineEnv sends every request a child makes to Discord (a deferred
 // answer's webhook call, say) to a loopback port where nothing listens, so
 // no test reaches a host beyond loopback.
-var offlineEnv = []string{"HTTPS_PROXY=" + benchOfflineProxy, "HTTP_PROXY=" + benchOfflineProxy, "NO_PROXY="}
+var offlineEnv = []string{"HTTPS_PROXY=" + bench.OfflineProxy, "HTTP_PROXY=" + bench.OfflineProxy, "NO_PROXY="}
 
 // e2eChannel is the channel every end-to-end interaction comes from.
 const e2eChannel = "1311000000000000200"

@@ -10,7 +10,7 @@ import (
 	"net/url"
 	"time"
 
-	"github.com/hpkeeper/hpkeeper/bot"
+	"github.com/hpkeeper/hpkeeper/bot/operator"
 )
 
 // healthMain runs `hpkeeper health`, the container's health check: GET
@@ -41,7 +41,7 @@ func healthMain(ctx context.Context, args []string, stdout, stderr io.Writer, ge
 		return 2
 	}
 	if u.Path == "" || u.Path == "/" {
-		u.Path = bot.PathHealth
+		u.Path = operator.PathHealth
 	}
 	ctx, cancel := context.WithTimeout(ctx, *timeout)
 	defer cancel()

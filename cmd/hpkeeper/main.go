@@ -35,6 +35,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/hpkeeper/hpkeeper/cmd/hpkeeper/bench"
 	"github.com/hpkeeper/hpkeeper/cmd/hpkeeper/console"
 )
 
@@ -145,7 +146,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case "console":
 		return console.Main(ctx, rest, stdin, stdout, stderr, systems, features()...)
 	case "bench":
-		return benchMain(ctx, rest, stdout, stderr)
+		return bench.Main(ctx, rest, stdout, stderr, systems, features)
 	case "backup":
 		return backupMain(ctx, rest, stdout, stderr, getenv)
 	case "check":

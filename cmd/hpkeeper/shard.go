@@ -6,10 +6,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/hpkeeper/hpkeeper/bot/discord"
 	"github.com/hpkeeper/hpkeeper/storage"
 )
 
@@ -93,7 +95,7 @@ func shardMain(ctx context.Context, args []string, stdout, stderr io.Writer, get
 		fmt.Fprintf(stderr, "%s: storage.lock_timeout %q is not a positive duration\n", name, cfg.Storage.LockTimeout)
 		return 1
 	}
-	rep, err := storage.RepartitionContext(ctx, sources, outputs, timeout)
+	rep, err := storage.PlaceTables(ctx, sources, outputs, shardPlacement{sources, outputs}, timeout)
 	for _, r := range rep.Sources {
 		fmt.Fprintf(stdout, "read  %s: %s (schema version %d)\n", r.Path, describeCounts(countsOf(r)), r.SchemaVersion)
 	}
@@ -119,6 +121,115 @@ func shardMain(ctx context.Context, args []string, stdout, stderr io.Writer, get
 		fmt.Fprintf(stdout, "  hpkeeper run %s--db %s\n", runShardFlags(o.Shards), o.Path)
 	}
 	return 0
+}
+
+// shardPlacement is where `hpkeeper shard` puts each table: in the output
+// whose range holds its guild's shard (discord.Owns), every table in the
+// one output of a merge. Its outputs must share one shard count, not
+// overlap, and together hold exactly the guilds the sources hold: every
+// guild, or, when the sources hold a share of one shard count
+// (meta/shards), that same share.
+type shardPlacement struct {
+	sources []string
+	outputs []storage.ShardFile
+}
+
+// Check refuses outputs whose ranges do not hold exactly the guilds the
+// sources hold (held, their meta/shards).
+func (p shardPlacement) Check(held []storage.ShardRange) error {
+	srcSet, srcCount, err := union(held, "source", func(i int) string { return p.sources[i] })
+	if err != nil {
+		return err
+	}
+	ranges := make([]storage.ShardRange, len(p.outputs))
+	for i, o := range p.outputs {
+		ranges[i] = o.Shards
+	}
+	outSet, outCount, err := union(ranges, "output", func(i int) string { return p.outputs[i].Path })
+	if err != nil {
+		return err
+	}
+	srcAll, outAll := srcSet == nil || !slices.Contains(srcSet, false), outSet == nil || !slices.Contains(outSet, false)
+	switch {
+	case srcAll && !outAll:
+		return fmt.Errorf("the outputs hold shards %s of %d, not every shard: the others' tables would have no file", shardList(outSet), outCount)
+	case !srcAll && (outAll || outCount != srcCount):
+		return fmt.Errorf("the sources hold shards %s of %d only: name every file of the bot", shardList(srcSet), srcCount)
+	case !srcAll && !slices.Equal(srcSet, outSet):
+		return fmt.Errorf("the sources hold shards %s of %d, the outputs shards %s", shardList(srcSet), srcCount, shardList(outSet))
+	}
+	return nil
+}
+
+// Place returns the output whose range holds the table's guild; a merge
+// (one output of every guild) reads no guild, so any guild id goes.
+func (p shardPlacement) Place(guild func() (string, error)) (int, error) {
+	if len(p.outputs) == 1 && p.outputs[0].Shards.Whole() {
+		return 0, nil
+	}
+	g, err := guild()
+	if err != nil {
+		return 0, err
+	}
+	var shard int
+	for i, o := range p.outputs {
+		s, owned, err := discord.Owns(o.Shards, g)
+		if err != nil {
+			return 0, err
+		}
+		if owned {
+			return i, nil
+		}
+		shard = s
+	}
+	return 0, fmt.Errorf("guild %s (shard %d of %d) belongs to no output", g, shard, p.outputs[0].Shards.Count)
+}
+
+// union returns the shards the ranges hold together as a set indexed by
+// shard id (nil: every guild, from a whole range), and their count. It
+// refuses ranges of different counts, overlapping ones, and a whole range
+// beside others.
+func union(rs []storage.ShardRange, what string, name func(int) string) ([]bool, int, error) {
+	var set []bool
+	count := 0
+	for i, r := range rs {
+		if r.Whole() {
+			if len(rs) > 1 {
+				return nil, 0, fmt.Errorf("%s %s holds every guild: it cannot go with other %ss", what, name(i), what)
+			}
+			return nil, r.Count, nil
+		}
+		if set == nil {
+			set, count = make([]bool, r.Count), r.Count
+		}
+		if r.Count != count {
+			return nil, 0, fmt.Errorf("%s %s is of %d shards, %s of %d", what, name(i), r.Count, name(0), count)
+		}
+		for s := r.First; s <= r.Last; s++ {
+			if set[s] {
+				return nil, 0, fmt.Errorf("shard %d is in two %ss (%s)", s, what, name(i))
+			}
+			set[s] = true
+		}
+	}
+	return set, count, nil
+}
+
+// shardList names the shards in set: "0-3, 6".
+func shardList(set []bool) string {
+	var parts []string
+	for s := 0; s < len(set); s++ {
+		if !set[s] {
+			continue
+		}
+		e := s
+		for e+1 < len(set) && set[e+1] {
+			e++
+		}
+		parts = append(parts, storage.ShardRange{Count: len(set), First: s, Last: e}.IDs())
+		s = e
+	}
+	return strings.Join(parts, ", ")
 }
 
 // splitOutputs returns the files of `shard split`: one per range of ids

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hpkeeper/hpkeeper/bot/discord"
 	"github.com/hpkeeper/hpkeeper/bot/discordtest"
 	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/rules/dice"
@@ -89,7 +90,7 @@ func TestShardSplitAndMerge(t *testing.T) {
 	for s := 0; s < 4; s++ {
 		path := filepath.Join(dir, fmt.Sprintf("hpkeeper-%d.db", s))
 		for g, ch := range channels {
-			shard, _ := storage.ShardOf(g, 4)
+			shard, _ := discord.ShardOf(g, 4)
 			if got := len(tableAt(t, path, ch)) > 0; got != (shard == s) {
 				t.Errorf("%s has the table of guild %q (shard %d): %v", path, g, shard, got)
 			}
@@ -219,5 +220,78 @@ func TestDescribeCounts(t *testing.T) {
 	}
 	if got := counted(1, "channel") + ", " + counted(0, "channel"); got != "1 channel, 0 channels" {
 		t.Errorf("counted = %q; want \"1 channel, 0 channels\"", got)
+	}
+}
+
+// TestShardPlacementChecksTheShares: hpkeeper shard takes outputs that
+// share one shard count, do not overlap, and together hold exactly the
+// guilds the sources hold (held, their meta/shards), and refuses others
+// before storage writes anything.
+func TestShardPlacementChecksTheShares(t *testing.T) {
+	r4 := func(first, last int) storage.ShardRange {
+		return storage.ShardRange{Count: 4, First: first, Last: last}
+	}
+	at := func(name string, r storage.ShardRange) storage.ShardFile {
+		return storage.ShardFile{Path: name, Shards: r}
+	}
+	whole, quarters := storage.ShardRange{}, []storage.ShardRange{r4(0, 0), r4(1, 1), r4(2, 2), r4(3, 3)}
+	var split4, split8 []storage.ShardFile
+	for s := 0; s < 8; s++ {
+		if s < 4 {
+			split4 = append(split4, at(fmt.Sprintf("out-%d-of-4.db", s), r4(s, s)))
+		}
+		split8 = append(split8, at(fmt.Sprintf("out-%d-of-8.db", s), storage.ShardRange{Count: 8, First: s, Last: s}))
+	}
+	tests := []struct {
+		name    string
+		held    []storage.ShardRange
+		outputs []storage.ShardFile
+		want    string // "": taken
+	}{
+		{"a split of a whole file", []storage.ShardRange{whole}, split4, ""},
+		{"a merge of every file", quarters, []storage.ShardFile{at("m.db", whole)}, ""},
+		{"two files of 4 shards to one", quarters[2:], []storage.ShardFile{at("p.db", r4(2, 3))}, ""},
+		{"four files of 4 shards to 8", quarters, split8, ""},
+		{"overlapping ranges", []storage.ShardRange{whole}, []storage.ShardFile{at("a.db", r4(0, 2)), at("b.db", r4(2, 3))}, "shard 2 is in two outputs"},
+		{"a shard without a file", []storage.ShardRange{whole}, []storage.ShardFile{at("a.db", r4(0, 1)), at("b.db", r4(3, 3))}, "not every shard"},
+		{"two counts", []storage.ShardRange{whole}, []storage.ShardFile{at("a.db", r4(0, 1)), at("b.db", storage.ShardRange{Count: 8, First: 4, Last: 7})}, "of 8 shards"},
+		{"a whole output beside others", []storage.ShardRange{whole}, []storage.ShardFile{at("a.db", whole), at("b.db", r4(0, 1))}, "holds every guild"},
+		{"some of the bot's files to another count", quarters[:2], split8, "name every file of the bot"},
+		{"some of the bot's files merged whole", quarters[:3], []storage.ShardFile{at("m.db", whole)}, "name every file of the bot"},
+		{"some files to other shards", quarters[:2], []storage.ShardFile{at("a.db", r4(1, 2))}, "the outputs shards 1-2"},
+		{"a whole file with others", []storage.ShardRange{whole, quarters[0]}, []storage.ShardFile{at("m.db", whole)}, "holds every guild"},
+		{"a shard in two files", append(append([]storage.ShardRange(nil), quarters...), quarters[3]), []storage.ShardFile{at("m.db", whole)}, "shard 3 is in two sources"},
+	}
+	for _, tt := range tests {
+		sources := make([]string, len(tt.held))
+		for i := range sources {
+			sources[i] = fmt.Sprintf("source-%d.db", i)
+		}
+		err := shardPlacement{sources, tt.outputs}.Check(tt.held)
+		switch {
+		case tt.want == "" && err != nil:
+			t.Errorf("%s: Check = %v; want the outputs taken", tt.name, err)
+		case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
+			t.Errorf("%s: Check = %v; want an error saying %q", tt.name, err, tt.want)
+		}
+	}
+}
+
+// TestShardRefusesAMalformedGuild: shard split refuses a table whose guild
+// id is not a snowflake, which no shard holds, and leaves nothing behind;
+// shard merge places no table by its guild, so it takes any guild id.
+func TestShardRefusesAMalformedGuild(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "hpkeeper.db")
+	channels := playTables(t, src, guildOfShard(0, 2, 1), "g1", guildOfShard(1, 2, 2))
+	code, stdout, stderr := runCmd(t, nil, "shard", "split", "--from", src, "--shards", "2", "--to", dir+"/x-{ids}.db")
+	if want := "table " + channels["g1"] + `: "g1": guild id is not a snowflake`; code != 1 || !strings.Contains(stderr, want) {
+		t.Errorf("shard split of a table of guild \"g1\" = %d\n%s%s\nwant 1 and %q", code, stdout, stderr, want)
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, "*")); !reflect.DeepEqual(left, []string{src}) {
+		t.Errorf("files after the refusal: %v; want only the source", left)
+	}
+	if code, stdout, stderr := runCmd(t, nil, "shard", "merge", "--from", src, "--to", dir+"/m.db"); code != 0 || !strings.Contains(stdout, "3 tables") {
+		t.Errorf("shard merge of a table of guild \"g1\" = %d\n%s%s\nwant 0 and its 3 tables", code, stdout, stderr)
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"github.com/hpkeeper/hpkeeper/bot"
+	"github.com/hpkeeper/hpkeeper/bot/operator"
 	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/commands/gmscreen"
 	"github.com/hpkeeper/hpkeeper/commands/tracker"
@@ -23,7 +24,7 @@ var (
 // Without a token /table tracker answers that it needs DISCORD_TOKEN, and
 // serve (which needs no token otherwise) warns at start. The tracker's edits
 // and Discord's 429s are counted in m.
-func (a *App) wireTracker(svc *commands.Service, m *bot.Metrics) *bot.Tracker {
+func (a *App) wireTracker(svc *commands.Service, m *operator.Metrics) *bot.Tracker {
 	const why = "The tracker needs the bot token: set DISCORD_TOKEN (or discord.token in the config) so the bot can post and edit the tracker message."
 	feature := tracker.Of(svc.Registry())
 	if feature == nil {
@@ -46,7 +47,7 @@ func (a *App) wireTracker(svc *commands.Service, m *bot.Metrics) *bot.Tracker {
 		feature.SetPoster(nil, why)
 		return nil
 	}
-	opts := []bot.TrackerOption{m.Tracker()}
+	opts := []bot.TrackerOption{bot.ReportEdits(m.TrackerEdited)}
 	if a.Config.Storage.URL != "" {
 		opts = append(opts, bot.WithReplicas()) // other processes edit the same messages
 	}

@@ -5,7 +5,7 @@ import (
 	"io"
 	"runtime"
 
-	"github.com/hpkeeper/hpkeeper/bot"
+	"github.com/hpkeeper/hpkeeper/bot/operator"
 )
 
 // version and revision name the build when it carries no version control
@@ -15,11 +15,11 @@ import (
 //	go build -ldflags "-X main.version=v0.2.0 -X main.revision=<commit>"
 //
 // Empty, the module version and the vcs.* settings that `go build` embeds
-// in a git checkout are used (bot.ReadBuildInfo).
+// in a git checkout are used (operator.ReadBuildInfo).
 var version, revision string
 
-// buildInfo is the running program's bot.BuildInfo.
-func buildInfo() bot.BuildInfo { return bot.ReadBuildInfo(version, revision) }
+// buildInfo is the running program's operator.BuildInfo.
+func buildInfo() operator.BuildInfo { return operator.ReadBuildInfo(version, revision) }
 
 // versionMain runs `hpkeeper version` (and --version): the module version,
 // the commit and its time, whether the tree had uncommitted changes, and

@@ -5,7 +5,9 @@
 // checking the options the system gives a meaning to; a system without
 // the action answers that the command is not part of it. A command a
 // system adds for its rules is one more entry here, and the system's
-// Action gives it its meaning.
+// Action gives it its meaning. Among them stands /roll (roll.go), which
+// anyone may use at any table or none, and whose as: the system extends
+// (commands.System.Roll).
 package actions
 
 import (
@@ -23,7 +25,7 @@ var _ commands.Feature = Feature{}
 var target = commands.Option{Name: "target", Description: "Character name; several separated by commas", Type: commands.OptionString, Required: true, Autocomplete: true, MaxLength: 200}
 
 // Register adds the system commands where /help and Discord list them:
-// /damage and /heal after /char, the others after /roll.
+// /damage, /heal and /roll after /char, the others after /roll.
 func (Feature) Register(g *commands.Registry) {
 	g.AddAfter("char",
 		&commands.Command{
@@ -54,6 +56,7 @@ func (Feature) Register(g *commands.Registry) {
 				{Name: "healer-pool", Description: "Pool point the healer spends for a bonus die", Type: commands.OptionString, BySystem: true, MaxLength: 32},
 			},
 		},
+		rollCommand(),
 	)
 	g.AddAfter("roll",
 		&commands.Command{

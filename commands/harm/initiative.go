@@ -2,15 +2,16 @@ package harm
 
 import (
 	"github.com/hpkeeper/hpkeeper/commands"
+	"github.com/hpkeeper/hpkeeper/commands/initiative"
 	"github.com/hpkeeper/hpkeeper/rules/dice"
 	rules "github.com/hpkeeper/hpkeeper/rules/harm"
 	"github.com/hpkeeper/hpkeeper/storage"
 )
 
 var (
-	_ commands.Initiator   = System{}
-	_ commands.Actor       = System{}
-	_ commands.CombatEnder = System{}
+	_ initiative.Initiator   = System{}
+	_ initiative.Actor       = System{}
+	_ initiative.CombatEnder = System{}
 )
 
 // InitiativeBonus is the React rank (RULES.md §0.6).
@@ -27,10 +28,10 @@ func (System) InitiativeBonus(ch *storage.Character) (int, error) {
 // Character.Initiative): the table's Fudge dice (fudge-dice, or init-dice
 // when set) + React rank with the condition's penalty dice; the success
 // level is the initiative.
-func (System) RollInitiative(m *commands.Mutation, ch *storage.Character, die *dice.Expr) (commands.InitiativeRoll, error) {
+func (System) RollInitiative(m *commands.Mutation, ch *storage.Character, die *dice.Expr) (initiative.Roll, error) {
 	char, err := load(ch)
 	if err != nil {
-		return commands.InitiativeRoll{}, err
+		return initiative.Roll{}, err
 	}
 	c := char.c
 	fudge := fudgeDice(m)
@@ -39,9 +40,9 @@ func (System) RollInitiative(m *commands.Mutation, ch *storage.Character, die *d
 	}
 	res, err := c.Initiative(m.Dice(), fudge)
 	if err != nil {
-		return commands.InitiativeRoll{}, ruleError(ch.Name, err)
+		return initiative.Roll{}, ruleError(ch.Name, err)
 	}
-	return commands.InitiativeRoll{Total: res.SL, Bonus: res.Check.Rank, Text: checkText(res)}, nil
+	return initiative.Roll{Total: res.SL, Bonus: res.Check.Rank, Text: checkText(res)}, nil
 }
 
 // InitiativeDice accepts 3dF or 4dF (RULES.md §3.1).

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/hpkeeper/hpkeeper/commands"
+	"github.com/hpkeeper/hpkeeper/commands/initiative"
 	"github.com/hpkeeper/hpkeeper/rules/clock"
 	"github.com/hpkeeper/hpkeeper/rules/dice"
 	rules "github.com/hpkeeper/hpkeeper/rules/hitprot"
@@ -11,8 +12,8 @@ import (
 )
 
 var (
-	_ commands.Initiator = System{}
-	_ commands.Actor     = System{}
+	_ initiative.Initiator = System{}
+	_ initiative.Actor     = System{}
 )
 
 // initiativeDie is the die of a hit-protection initiative roll (RULES.md
@@ -30,16 +31,16 @@ func (System) InitiativeBonus(ch *storage.Character) (int, error) {
 
 // RollInitiative rolls 1d6 + init (RULES.md §0.6), or the table's
 // init-dice + init.
-func (sys System) RollInitiative(m *commands.Mutation, ch *storage.Character, die *dice.Expr) (commands.InitiativeRoll, error) {
+func (sys System) RollInitiative(m *commands.Mutation, ch *storage.Character, die *dice.Expr) (initiative.Roll, error) {
 	bonus, err := sys.InitiativeBonus(ch)
 	if err != nil {
-		return commands.InitiativeRoll{}, err
+		return initiative.Roll{}, err
 	}
 	why := ""
 	if bonus != 0 {
 		why = fmt.Sprintf("init %+d", bonus)
 	}
-	return m.RollInitiativeDie(initiativeDie, die, bonus, why)
+	return initiative.RollDie(m, initiativeDie, die, bonus, why)
 }
 
 // InitiativeDice accepts any dice expression in place of the 1d6.

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/hpkeeper/hpkeeper/commands"
+	"github.com/hpkeeper/hpkeeper/commands/initiative"
 	"github.com/hpkeeper/hpkeeper/commands/spelling"
 	"github.com/hpkeeper/hpkeeper/rules/clock"
 	"github.com/hpkeeper/hpkeeper/rules/dice"
@@ -123,7 +124,7 @@ func (sys System) apply(c rules.Character, stats []commands.Stat, creating bool)
 		case "hp", "hd":
 			// Checked below, once level and hit die are known.
 		case "init":
-			c.Init, err = commands.StatInt(st, commands.MinInitiativeBonus, commands.MaxInitiativeBonus)
+			c.Init, err = commands.StatInt(st, initiative.MinBonus, initiative.MaxBonus)
 		default:
 			cat, ok := strings.CutPrefix(st.Key, "save-")
 			if !ok || !isSaveCategory(cat) {

@@ -5,14 +5,15 @@ import (
 	"strings"
 
 	"github.com/hpkeeper/hpkeeper/commands"
+	"github.com/hpkeeper/hpkeeper/commands/initiative"
 	"github.com/hpkeeper/hpkeeper/rules/dice"
 	rules "github.com/hpkeeper/hpkeeper/rules/hpmpwp"
 	"github.com/hpkeeper/hpkeeper/storage"
 )
 
 var (
-	_ commands.Initiator = System{}
-	_ commands.Actor     = System{}
+	_ initiative.Initiator = System{}
+	_ initiative.Actor     = System{}
 )
 
 // initiativeDie is the die of an hp-mp-wp initiative roll (RULES.md §0.6).
@@ -47,14 +48,14 @@ func (System) InitiativeBonus(ch *storage.Character) (int, error) {
 
 // RollInitiative rolls d20 + Dex modifier + init (RULES.md §0.6), or the
 // table's init-dice + the same bonus.
-func (System) RollInitiative(m *commands.Mutation, ch *storage.Character, die *dice.Expr) (commands.InitiativeRoll, error) {
+func (System) RollInitiative(m *commands.Mutation, ch *storage.Character, die *dice.Expr) (initiative.Roll, error) {
 	char, err := load(ch)
 	if err != nil {
-		return commands.InitiativeRoll{}, err
+		return initiative.Roll{}, err
 	}
 	c := char.c
 	bonus, why := initiativeBonus(c)
-	return m.RollInitiativeDie(initiativeDie, die, bonus, why)
+	return initiative.RollDie(m, initiativeDie, die, bonus, why)
 }
 
 // InitiativeDice accepts any dice expression in place of the d20.

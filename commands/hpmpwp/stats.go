@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/hpkeeper/hpkeeper/commands"
+	"github.com/hpkeeper/hpkeeper/commands/initiative"
 	"github.com/hpkeeper/hpkeeper/commands/spelling"
 	rules "github.com/hpkeeper/hpkeeper/rules/hpmpwp"
 )
@@ -123,7 +124,7 @@ func (sys System) apply(m *commands.Mutation, c rules.Character, stats []command
 		case "will":
 			c.Will, err = commands.StatInt(st, rules.MinSave, rules.MaxSave)
 		case "init":
-			c.Init, err = commands.StatInt(st, commands.MinInitiativeBonus, commands.MaxInitiativeBonus)
+			c.Init, err = commands.StatInt(st, initiative.MinBonus, initiative.MaxBonus)
 		case "feats":
 			c.Endurance, c.DieHard, err = parseFeats(st)
 		case "effect":

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/hpkeeper/hpkeeper/commands"
+	"github.com/hpkeeper/hpkeeper/commands/initiative"
 	"github.com/hpkeeper/hpkeeper/rules/clock"
 	"github.com/hpkeeper/hpkeeper/storage"
 )
@@ -41,7 +42,7 @@ func initCommand() *commands.Command {
 			{Name: "end", Description: "Close the turn order (GM only; ends a conflict where the system has one)", Handler: initMutation(initEnd)},
 		},
 		HelpFor: func(sys commands.System) string {
-			if ce, ok := sys.(commands.CombatEnder); ok {
+			if ce, ok := sys.(initiative.CombatEnder); ok {
 				return "`/init end` also ends " + ce.EndCombatHelp()
 			}
 			return ""
@@ -52,10 +53,10 @@ func initCommand() *commands.Command {
 // initMutation runs an /init change in one write transaction, at a table
 // whose system has initiative, with the options the system gives a meaning
 // (System.Options, e.g. /init join roll:) checked.
-func initMutation(fn func(m *commands.Mutation, ini commands.Initiator) (*commands.Response, error)) commands.HandlerFunc {
+func initMutation(fn func(m *commands.Mutation, ini initiative.Initiator) (*commands.Response, error)) commands.HandlerFunc {
 	return func(ctx context.Context, s *commands.Service, r *commands.Request) (*commands.Response, error) {
 		return s.Mutate(ctx, r, func(m *commands.Mutation) (*commands.Response, error) {
-			ini, ok := m.System.(commands.Initiator)
+			ini, ok := m.System.(initiative.Initiator)
 			if !ok {
 				return nil, commands.Errorf(commands.CodeUnavailable, "The %s system has no initiative, so /init is not part of it.", m.Table.System)
 			}
@@ -78,7 +79,7 @@ func openOrder(m *commands.Mutation) (*storage.Initiative, error) {
 
 // initStart answers /init start (GM): it opens an empty turn order whose
 // first round is the clock's round now.
-func initStart(m *commands.Mutation, _ commands.Initiator) (*commands.Response, error) {
+func initStart(m *commands.Mutation, _ initiative.Initiator) (*commands.Response, error) {
 	if err := m.RequireGM("open a turn order"); err != nil {
 		return nil, err
 	}
@@ -101,7 +102,7 @@ func initStart(m *commands.Mutation, _ commands.Initiator) (*commands.Response, 
 // about its character, with the roll: players read that a hidden one
 // joins, and its word; the GM who joined it reads its roll in the
 // follow-up (hidden.go).
-func initJoin(m *commands.Mutation, ini commands.Initiator) (*commands.Response, error) {
+func initJoin(m *commands.Mutation, ini initiative.Initiator) (*commands.Response, error) {
 	o, err := openOrder(m)
 	if err != nil {
 		return nil, err
@@ -145,14 +146,14 @@ func initJoin(m *commands.Mutation, ini commands.Initiator) (*commands.Response,
 			return nil, commands.Errorf(commands.CodeInvalid, "A turn order holds at most %d combatants.", commands.MaxCombatants)
 		}
 		mc := m.For(ch)
-		var r commands.InitiativeRoll
+		var r initiative.Roll
 		if hasRoll {
 			n, _ := strconv.Atoi(given)
 			bonus, err := ini.InitiativeBonus(ch)
 			if err != nil {
 				return nil, err
 			}
-			r = commands.InitiativeRoll{Total: n, Bonus: bonus, Text: fmt.Sprintf("%d, rolled at the table", n)}
+			r = initiative.Roll{Total: n, Bonus: bonus, Text: fmt.Sprintf("%d, rolled at the table", n)}
 		} else if r, err = ini.RollInitiative(mc, ch, die); err != nil {
 			return nil, err
 		}
@@ -174,7 +175,7 @@ func initJoin(m *commands.Mutation, ini commands.Initiator) (*commands.Response,
 // top of the order (RULES.md §0.2, §0.6). In the opening, the GM's begins
 // round 1: the first turn goes to the top of the order, announced then,
 // not as characters join.
-func initNext(m *commands.Mutation, _ commands.Initiator) (*commands.Response, error) {
+func initNext(m *commands.Mutation, _ initiative.Initiator) (*commands.Response, error) {
 	o, err := openOrder(m)
 	if err != nil {
 		return nil, err
@@ -261,7 +262,7 @@ func mayEndTurn(m *commands.Mutation, o *storage.Initiative, cur *storage.Charac
 // initRemove answers /init remove (owner or GM): each character named
 // leaves the order; when it had the turn, the turn passes on within the
 // round (the clock does not move).
-func initRemove(m *commands.Mutation, _ commands.Initiator) (*commands.Response, error) {
+func initRemove(m *commands.Mutation, _ initiative.Initiator) (*commands.Response, error) {
 	o, err := openOrder(m)
 	if err != nil {
 		return nil, err
@@ -288,7 +289,7 @@ func initRemove(m *commands.Mutation, _ commands.Initiator) (*commands.Response,
 // initEnd answers /init end (GM): the turn order closes; at a harm table
 // the conflict ends with it, and taken out is cleared (RULES.md §0.6,
 // §3.2.4).
-func initEnd(m *commands.Mutation, _ commands.Initiator) (*commands.Response, error) {
+func initEnd(m *commands.Mutation, _ initiative.Initiator) (*commands.Response, error) {
 	if err := m.RequireGM("close the turn order"); err != nil {
 		return nil, err
 	}

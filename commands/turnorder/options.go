@@ -2,12 +2,13 @@ package turnorder
 
 import (
 	"github.com/hpkeeper/hpkeeper/commands"
+	"github.com/hpkeeper/hpkeeper/commands/initiative"
 	"github.com/hpkeeper/hpkeeper/rules/dice"
 	"github.com/hpkeeper/hpkeeper/storage"
 )
 
 // The table options of the turn order (RULES.md §0.6), which every system
-// with an Initiator offers.
+// with an initiative.Initiator offers.
 const (
 	// InitRerollOption: never (the default), or each-round to reroll
 	// everyone who can act at each round's start.
@@ -24,10 +25,10 @@ const (
 )
 
 // TableOptions offers the turn order's options at a table whose system
-// has initiative (Initiator), as the group "Turn order options". They are
+// has initiative (initiative.Initiator), as the group "Turn order options". They are
 // sparse: a table stores one only while it is not at its default.
 func (Feature) TableOptions(sys commands.System) (string, []commands.TableOption) {
-	if _, ok := sys.(commands.Initiator); !ok {
+	if _, ok := sys.(initiative.Initiator); !ok {
 		return "", nil
 	}
 	return "Turn order options", []commands.TableOption{
@@ -47,7 +48,7 @@ func (Feature) RollSuggestions(t *storage.Table, _ []*storage.Character) []comma
 }
 
 // parseInitDice checks a value of init-dice: default, or a dice expression
-// with at least one die that the system accepts (Initiator.InitiativeDice),
+// with at least one die that the system accepts (initiative.Initiator.InitiativeDice),
 // stored in canonical notation.
 func parseInitDice(m *commands.Mutation, value string) (string, error) {
 	if value == InitDiceDefault {
@@ -60,7 +61,7 @@ func parseInitDice(m *commands.Mutation, value string) (string, error) {
 	if e.DiceCount() == 0 {
 		return "", commands.Errorf(commands.CodeInvalid, "Option init-dice needs at least one die, e.g. d20 (got %q).", commands.Clip(value, 40))
 	}
-	if err := m.System.(commands.Initiator).InitiativeDice(e); err != nil {
+	if err := m.System.(initiative.Initiator).InitiativeDice(e); err != nil {
 		return "", err
 	}
 	return e.String(), nil

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/hpkeeper/hpkeeper/commands"
+	"github.com/hpkeeper/hpkeeper/commands/initiative"
 	"github.com/hpkeeper/hpkeeper/rules/clock"
 	"github.com/hpkeeper/hpkeeper/storage"
 )
@@ -81,7 +82,7 @@ func canAct(m *commands.Mutation, cb storage.Combatant) (*storage.Character, boo
 // actorCanAct asks sys whether c can act at clock round now; a system
 // without Actor lets everyone act.
 func actorCanAct(sys commands.System, c *storage.Character, now int64) (bool, string, error) {
-	a, ok := sys.(commands.Actor)
+	a, ok := sys.(initiative.Actor)
 	if !ok {
 		return true, "", nil
 	}
@@ -318,7 +319,7 @@ func startRound(m *commands.Mutation) error {
 // are skipped anyway) and roll no dice.
 func rerollOrder(m *commands.Mutation) error {
 	o := m.Table.Initiative
-	ini, ok := m.System.(commands.Initiator)
+	ini, ok := m.System.(initiative.Initiator)
 	if !ok || len(o.Combatants) == 0 {
 		return nil
 	}
@@ -368,7 +369,7 @@ func closeOrder(m *commands.Mutation, text string) error {
 	m.Table.Initiative = nil
 	m.SetMentions()
 	sayLines(m, lines(text))
-	if e, ok := m.System.(commands.CombatEnder); ok {
+	if e, ok := m.System.(initiative.CombatEnder); ok {
 		return m.NoteSaid(func() error { return e.EndCombat(m) })
 	}
 	return nil

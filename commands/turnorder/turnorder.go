@@ -2,8 +2,8 @@
 // (RULES.md §0.6): a table may have one turn order open at a time, in
 // storage.Table.Initiative, so every /init change is a table change whose
 // event undoes it exactly. It keeps the order, the turns and the rounds; a
-// system rolls initiative (commands.Initiator), says who can act
-// (commands.Actor) and what closing the order ends (commands.CombatEnder).
+// system rolls initiative (initiative.Initiator), says who can act
+// (initiative.Actor) and what closing the order ends (initiative.CombatEnder).
 // The order follows every move of the clock (a round ends, a longer move
 // closes it), a deleted character leaves it, and the tracker shows it.
 //

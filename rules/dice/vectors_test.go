@@ -297,16 +297,16 @@ func TestRollStopsAtMaxRolled(t *testing.T) {
 	}
 }
 
-// pacer is a scripted source that notes where Pause was called: after how
+// pauseRecorder is a scripted source that notes where Pause was called: after how
 // many faces.
-type pacer struct {
+type pauseRecorder struct {
 	*Scripted
 	used   int
 	pauses []int
 }
 
-func (p *pacer) Roll(d Die) (int, error) { p.used++; return p.Scripted.Roll(d) }
-func (p *pacer) Pause()                  { p.pauses = append(p.pauses, p.used) }
+func (p *pauseRecorder) Roll(d Die) (int, error) { p.used++; return p.Scripted.Roll(d) }
+func (p *pauseRecorder) Pause()                  { p.pauses = append(p.pauses, p.used) }
 
 // TestPacer: a Pacer source hears where the dice start to depend on the
 // faces rolled: before each pass of rerolls or explosions, and an ra.
@@ -323,7 +323,7 @@ func TestPacer(t *testing.T) {
 		{"1d6ra6", []int{6, 3}, []int{1}},
 		{"3d6dl1", []int{5, 2, 1}, nil},
 	} {
-		src := &pacer{Scripted: NewScripted(tt.faces...)}
+		src := &pauseRecorder{Scripted: NewScripted(tt.faces...)}
 		if _, err := MustParse(tt.expr).Roll(src); err != nil {
 			t.Fatalf("%s: %v", tt.expr, err)
 		}

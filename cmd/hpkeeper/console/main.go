@@ -21,6 +21,11 @@ import (
 // relative to the working directory.
 const DefaultDB = "hpkeeper.db"
 
+// DefaultFilesDir is --files' default: hpkeeper-files in the system's
+// temporary directory, so that trying the console leaves no chart or export
+// in the working directory (a clone of the repository, say).
+func DefaultFilesDir() string { return filepath.Join(os.TempDir(), "hpkeeper-files") }
+
 // Exit codes returned by Main.
 const (
 	// ExitOK: the session ended normally.
@@ -38,7 +43,7 @@ const (
 // program and subcommand names) over the rule systems and features given
 // (a fresh set: the service keeps them) and returns the exit code. It opens the
 // database (--db, default DefaultDB), writes attached files into --files
-// (default the working directory), builds the dice (--seed N for
+// (default DefaultFilesDir), builds the dice (--seed N for
 // repeatable random rolls, else truly random; --dice 1,2,6 faces to roll
 // first), and runs a Console on stdin and stdout: interactively with a
 // prompt when stdin is a terminal, else as a script whose lines are echoed
@@ -50,11 +55,6 @@ const (
 // random rolls follow the given faces instead. The :dice directive works
 // the same way: without --seed, once it queued faces, running out of them is
 // an error too, so a script cannot pass by a lucky random roll; before any
-// DefaultFilesDir is --files' default: hpkeeper-files in the system's
-// temporary directory, so that trying the console leaves no chart or export
-// in the working directory (a clone of the repository, say).
-func DefaultFilesDir() string { return filepath.Join(os.TempDir(), "hpkeeper-files") }
-
 // :dice (and without --dice) rolls are random.
 func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, systems []commands.System, features ...commands.Feature) int {
 	fs := flag.NewFlagSet("hpkeeper console", flag.ContinueOnError)

@@ -8,19 +8,39 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
 )
 
-// ShardFile is one output of Repartition: a database file to create and the
-// shards whose guilds' tables it receives.
+// Placing tables is the file work of the offline tool that moves tables
+// between database files when the bot's shards change (hpkeeper shard
+// split and merge, cmd/hpkeeper/shard.go): this file copies every table
+// of some files into new ones, byte for byte, each into the file a
+// Placement chooses, and checks them; the tool decides where each table
+// goes (by the shard of its guild, Discord's formula in bot/discord).
+
+// ShardFile is one output of PlaceTables: a database file to create and the
+// share of the guilds it holds (its meta/shards).
 type ShardFile struct {
 	// Path is the new file; it must not exist.
 	Path string
 	// Shards are the guilds whose tables go to Path (whole: every guild).
 	Shards ShardRange
+}
+
+// A Placement chooses the output of every table PlaceTables copies.
+type Placement interface {
+	// Check is given the share of the guilds each source holds (its
+	// meta/shards; the zero ShardRange: every guild), in the order of the
+	// sources, before anything is written: an error stops PlaceTables.
+	Check(held []ShardRange) error
+	// Place returns the index in the outputs of the file of one table.
+	// guild reads the table's guild id ("" for a DM): its table's, or,
+	// for a table since undone whose history is kept, that of the newest
+	// event that recorded the table; an error wrapping ErrNoGuild when no
+	// record names one.
+	Place(guild func() (string, error)) (int, error)
 }
 
 // Counts are the records of one or more database files.
@@ -39,8 +59,8 @@ func sumCounts(reps []*Report) Counts {
 	return c
 }
 
-// RepartitionReport is what Repartition read and wrote.
-type RepartitionReport struct {
+// PlaceReport is what PlaceTables read and wrote.
+type PlaceReport struct {
 	// Sources are Inspect's reports of the files read, in the order given.
 	Sources []*Report
 	// Outputs are Inspect's reports of the files written, in the order
@@ -52,53 +72,47 @@ type RepartitionReport struct {
 	Before, After Counts
 }
 
-// copyBatch is how many bytes Repartition copies into the outputs' open
+// copyBatch is how many bytes PlaceTables copies into the outputs' open
 // transactions, all outputs together, before committing them and starting
 // the next: it bounds the memory their dirty pages take (bbolt holds a
 // transaction's changes in memory until it commits), whatever the number
 // of outputs.
 const copyBatch = 32 << 20
 
-// Repartition moves every table of the database files sources, with its
+// PlaceTables copies every table of the database files sources, with its
 // characters, name index, events and id sequences (every record of the
 // channel, byte for byte: its keys of the channels bucket, or in a file of
-// schema 3 or older its whole nested bucket), into the new files outputs
-// by the shard of its guild (ShardRange.Owns), in one pass over each source. No process may
-// hold a source (each is opened read-only, waiting up to timeout for its
-// lock); the sources are not changed.
+// schema 3 or older its whole nested bucket), into the new files outputs,
+// each into the output p places it in, in one pass over each source. No
+// process may hold a source (each is opened read-only, waiting up to
+// timeout for its lock); the sources are not changed.
 //
-// The outputs must not exist. Their ranges must share one shard count and
-// not overlap (one whole output: a merge), and together hold exactly the
-// guilds the sources hold: every guild, or, when the sources hold a share
-// of one shard count (meta/shards), that same share. Each output gets the
-// sources' schema version and its own meta/shards; a source's saved replay
-// guard is not copied: it belongs to the process that stopped, and a file
-// without one makes serve refuse the requests signed before its next start
+// The outputs must not exist. p checks the shares of the guilds the
+// sources hold before anything is written. Each output gets the sources'
+// schema version and its own meta/shards; a source's saved replay guard is
+// not copied: it belongs to the process that stopped, and a file without
+// one makes serve refuse the requests signed before its next start
 // (bot/replay.go).
 //
 // Each output is written beside its path, synced, checked with Inspect, and
 // only then linked into place, after every output passed and the counts of
 // tables, characters and events of the outputs equal those of the sources.
 // On any error no output is left. It returns the report (as far as it got)
-// and an error: a source held (ErrLocked) or unsound, a table whose guild
-// is unknown or malformed (ErrBadGuildID) or belongs to no output, a channel
-// in two sources, an output that exists, ranges that do not fit, a bucket or
-// meta key this program does not know how to place, or the counts unequal.
+// and an error: a source held (ErrLocked) or unsound, p's refusal of the
+// sources or of a table, a channel in two sources, an output that exists,
+// a bucket or meta key this program does not know how to place, or the
+// counts unequal.
 //
 // Its memory is bounded whatever the files' size: the outputs are written
 // in transactions of copyBatch bytes, and the pages read from the sources
 // are dropped from memory as it goes (resident.go).
-func Repartition(sources []string, outputs []ShardFile, timeout time.Duration) (*RepartitionReport, error) {
-	return RepartitionContext(context.Background(), sources, outputs, timeout)
-}
-
-// RepartitionContext is Repartition, stopped when ctx is done: between two
-// tables (or a few thousand pages of a check; bbolt's own check of a
-// source, about 3 s a GB, runs to its end). It then removes every output
-// it began and returns an error wrapping ctx's cause; the sources are
-// unchanged.
-func RepartitionContext(ctx context.Context, sources []string, outputs []ShardFile, timeout time.Duration) (*RepartitionReport, error) {
-	rep := &RepartitionReport{}
+//
+// When ctx is done it stops between two tables (or a few thousand pages of
+// a check; bbolt's own check of a source, about 3 s a GB, runs to its end),
+// removes every output it began and returns an error wrapping ErrStopped
+// and ctx's cause; the sources are unchanged.
+func PlaceTables(ctx context.Context, sources []string, outputs []ShardFile, p Placement, timeout time.Duration) (*PlaceReport, error) {
+	rep := &PlaceReport{}
 	if err := checkPaths(sources, outputs); err != nil {
 		return rep, err
 	}
@@ -142,7 +156,7 @@ func RepartitionContext(ctx context.Context, sources []string, outputs []ShardFi
 			return rep, fmt.Errorf("repartition: %s: %w", sources[i], err)
 		}
 	}
-	if err := checkCoverage(sources, held, outputs); err != nil {
+	if err := p.Check(held); err != nil {
 		return rep, fmt.Errorf("repartition: %w", err)
 	}
 
@@ -160,7 +174,7 @@ func RepartitionContext(ctx context.Context, sources []string, outputs []ShardFi
 	for i, s := range srcs {
 		err := boundResident(s, func() error {
 			return s.View(func(btx *bolt.Tx) error {
-				return copyChannels(ctx, btx, sources[i], version, outs, outputs, seen, rep.Channels)
+				return copyChannels(ctx, btx, sources[i], version, outs, outputs, p, seen, rep.Channels)
 			})
 		})
 		if err != nil {
@@ -203,7 +217,7 @@ func RepartitionContext(ctx context.Context, sources []string, outputs []ShardFi
 	return rep, nil
 }
 
-// ErrStopped is wrapped by the error of RepartitionContext when its
+// ErrStopped is wrapped by the error of PlaceTables when its
 // context was done before it finished (SIGINT, SIGTERM): no output was
 // kept.
 var ErrStopped = errors.New("stopped before the end; no file was kept")
@@ -282,81 +296,7 @@ func checkKnown(btx *bolt.Tx, version uint64) (ShardRange, error) {
 	return held, err
 }
 
-// checkCoverage checks that the outputs' ranges share one count, do not
-// overlap, and hold exactly the guilds the sources (holding held) hold.
-func checkCoverage(sources []string, held []ShardRange, outputs []ShardFile) error {
-	srcSet, srcCount, err := union(held, "source", func(i int) string { return sources[i] })
-	if err != nil {
-		return err
-	}
-	ranges := make([]ShardRange, len(outputs))
-	for i, o := range outputs {
-		ranges[i] = o.Shards
-	}
-	outSet, outCount, err := union(ranges, "output", func(i int) string { return outputs[i].Path })
-	if err != nil {
-		return err
-	}
-	srcAll, outAll := srcSet == nil || !slices.Contains(srcSet, false), outSet == nil || !slices.Contains(outSet, false)
-	switch {
-	case srcAll && !outAll:
-		return fmt.Errorf("the outputs hold shards %s of %d, not every shard: the others' tables would have no file", shardList(outSet), outCount)
-	case !srcAll && (outAll || outCount != srcCount):
-		return fmt.Errorf("the sources hold shards %s of %d only: name every file of the bot", shardList(srcSet), srcCount)
-	case !srcAll && !slices.Equal(srcSet, outSet):
-		return fmt.Errorf("the sources hold shards %s of %d, the outputs shards %s", shardList(srcSet), srcCount, shardList(outSet))
-	}
-	return nil
-}
-
-// union returns the shards the ranges hold together as a set indexed by
-// shard id (nil: every guild, from a whole range), and their count. It
-// refuses ranges of different counts, overlapping ones, and a whole range
-// beside others.
-func union(rs []ShardRange, what string, name func(int) string) ([]bool, int, error) {
-	var set []bool
-	count := 0
-	for i, r := range rs {
-		if r.Whole() {
-			if len(rs) > 1 {
-				return nil, 0, fmt.Errorf("%s %s holds every guild: it cannot go with other %ss", what, name(i), what)
-			}
-			return nil, r.Count, nil
-		}
-		if set == nil {
-			set, count = make([]bool, r.Count), r.Count
-		}
-		if r.Count != count {
-			return nil, 0, fmt.Errorf("%s %s is of %d shards, %s of %d", what, name(i), r.Count, name(0), count)
-		}
-		for s := r.First; s <= r.Last; s++ {
-			if set[s] {
-				return nil, 0, fmt.Errorf("shard %d is in two %ss (%s)", s, what, name(i))
-			}
-			set[s] = true
-		}
-	}
-	return set, count, nil
-}
-
-// shardList names the shards in set: "0-3, 6".
-func shardList(set []bool) string {
-	var parts []string
-	for s := 0; s < len(set); s++ {
-		if !set[s] {
-			continue
-		}
-		e := s
-		for e+1 < len(set) && set[e+1] {
-			e++
-		}
-		parts = append(parts, ShardRange{Count: len(set), First: s, Last: e}.IDs())
-		s = e
-	}
-	return strings.Join(parts, ", ")
-}
-
-// output is a file Repartition is writing: a temporary file beside path.
+// output is a file PlaceTables is writing: a temporary file beside path.
 type output struct {
 	path, tmp string
 	db        *bolt.DB
@@ -505,8 +445,8 @@ func (o *output) discard() {
 // schema version) into the output of its guild's shard, committing each
 // output's transaction before btx ends (a Put keeps no reference past its
 // own transaction, but the keys and values are cloned all the same).
-func copyChannels(ctx context.Context, btx *bolt.Tx, src string, version uint64, outs []*output, outputs []ShardFile, seen map[string]string, channels []int) error {
-	// place returns the output of the channel's guild's shard.
+func copyChannels(ctx context.Context, btx *bolt.Tx, src string, version uint64, outs []*output, outputs []ShardFile, p Placement, seen map[string]string, channels []int) error {
+	// place returns the output p chooses for the channel.
 	place := func(ch *channel) (int, error) {
 		if err := ctx.Err(); err != nil {
 			return 0, err
@@ -524,16 +464,12 @@ func copyChannels(ctx context.Context, btx *bolt.Tx, src string, version uint64,
 			return 0, fmt.Errorf("channel %s is in %s and in %s: keep one of them", ch.id, first, src)
 		}
 		seen[ch.id] = src
-		if len(outputs) == 1 && outputs[0].Shards.Whole() {
-			return 0, nil // a merge: one output holds every guild, whatever its id
-		}
-		guild, err := channelGuild(ch)
+		i, err := p.Place(func() (string, error) { return channelGuild(ch) })
 		if err != nil {
 			return 0, fmt.Errorf("%s: table %s: %w", src, ch.id, err)
 		}
-		i, err := outputOf(guild, outputs)
-		if err != nil {
-			return 0, fmt.Errorf("%s: table %s: %w", src, ch.id, err)
+		if i < 0 || i >= len(outs) {
+			return 0, fmt.Errorf("%s: table %s: placed in output %d of %d", src, ch.id, i, len(outs))
 		}
 		return i, nil
 	}
@@ -628,22 +564,6 @@ func copyNested(btx *bolt.Tx, outs []*output, outputs []ShardFile, channels []in
 	})
 }
 
-// outputOf returns the index of the output whose range owns guild.
-func outputOf(guild string, outputs []ShardFile) (int, error) {
-	var shard int
-	for i, o := range outputs {
-		s, owned, err := o.Shards.Owns(guild)
-		if err != nil {
-			return 0, err
-		}
-		if owned {
-			return i, nil
-		}
-		shard = s
-	}
-	return 0, fmt.Errorf("guild %s (shard %d of %d) belongs to no output", guild, shard, outputs[0].Shards.Count)
-}
-
 // copyBucket copies src's keys, values, nested buckets and sequences into
 // the empty bucket dst and returns the bytes copied.
 func copyBucket(dst, src *bolt.Bucket) (int, error) {
@@ -667,9 +587,9 @@ func copyBucket(dst, src *bolt.Bucket) (int, error) {
 	return n, err
 }
 
-// errNoGuild is returned (wrapped) for a channel whose guild no record
-// names.
-var errNoGuild = errors.New("no record names its guild: it cannot be placed on a shard")
+// ErrNoGuild is returned (wrapped) by the guild function PlaceTables gives
+// its Placement for a channel whose guild no record names.
+var ErrNoGuild = errors.New("no record names its guild: it cannot be placed on a shard")
 
 // channelGuild returns the guild of the channel ch ("" for a DM): its
 // table's, or, for a table since undone whose history is kept, that of the
@@ -704,5 +624,5 @@ func channelGuild(ch *channel) (string, error) {
 	if err != nil || found {
 		return guild, err
 	}
-	return "", errNoGuild
+	return "", ErrNoGuild
 }

@@ -1,4 +1,11 @@
-package main
+// Package bench is `hpkeeper bench`, the load generator: it measures
+// `hpkeeper serve` on loopback with interactions signed as Discord signs
+// them (throughput, latency, CPU and memory, each as a ratio to a null
+// endpoint on the same machine), or compares one serve over a bbolt file
+// with serve replicas over PostgreSQL (replicas.go). It touches the rest
+// of hpkeeper through the bot's endpoint and the service main wires
+// (Main), and reaches no host beyond loopback.
+package bench
 
 import (
 	"context"
@@ -30,7 +37,7 @@ import (
 	"github.com/hpkeeper/hpkeeper/storage"
 )
 
-const benchUsage = `hpkeeper bench: measure hpkeeper serve on loopback with signed interactions (throughput, latency, memory).
+const usage = `hpkeeper bench: measure hpkeeper serve on loopback with signed interactions (throughput, latency, memory).
 
 Usage:
   hpkeeper bench [flags]
@@ -71,8 +78,8 @@ the raw baselines; and the server's memory.
 Flags:
 `
 
-// benchConfig is the parsed command line of bench.
-type benchConfig struct {
+// config is the parsed command line of bench.
+type config struct {
 	dir          string
 	tables       int
 	chars        int
@@ -94,17 +101,20 @@ type benchConfig struct {
 	null         bool
 	serveNull    string
 	cacheMB      int
-	// postgres and replicas: the replicas comparison (bench_replicas.go).
+	// postgres and replicas: the replicas comparison (replicas.go).
 	postgres string
 	replicas []int
+	// systems and features are what an in-process server plays (Main).
+	systems  []commands.System
+	features func() []commands.Feature
 }
 
-func parseBenchFlags(args []string, stderr io.Writer) (*benchConfig, error) {
-	c := &benchConfig{}
+func parseFlags(args []string, stderr io.Writer) (*config, error) {
+	c := &config{}
 	fs := flag.NewFlagSet("hpkeeper bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprint(stderr, benchUsage)
+		fmt.Fprint(stderr, usage)
 		fs.PrintDefaults()
 		fmt.Fprint(stderr, "\nEnvironment: GOMAXPROCS, GOGC and GOMEMLIMIT are passed on to the child serve; no other variable is read.\n")
 	}
@@ -118,7 +128,7 @@ func parseBenchFlags(args []string, stderr io.Writer) (*benchConfig, error) {
 	phases := fs.String("phases", "mixed,write,read", "comma-separated phases: mixed, write, read")
 	fs.DurationVar(&c.baseline, "baseline", 3*time.Second, "time of each raw disk baseline (0 skips them)")
 	fs.BoolVar(&c.inProcess, "inprocess", false, "serve in this process instead of a child process (needed for --memprofile)")
-	fs.StringVar(&c.target, "target", "", "URL of a running hpkeeper serve on loopback (needs --key-seed); start that serve with HTTPS_PROXY="+benchOfflineProxy+", as bench does its own, so that the follow-ups it posts (0-HP charts, deferred answers) stay on loopback")
+	fs.StringVar(&c.target, "target", "", "URL of a running hpkeeper serve on loopback (needs --key-seed); start that serve with HTTPS_PROXY="+OfflineProxy+", as bench does its own, so that the follow-ups it posts (0-HP charts, deferred answers) stay on loopback")
 	fs.StringVar(&c.keySeed, "key-seed", "", "hex Ed25519 seed to sign with (default: a new random key)")
 	fs.BoolVar(&c.printKey, "print-key", false, "print a new key seed and its public key (for --target) and exit")
 	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile to this file: of the measured phases with --inprocess (server and load generator together), else of the child serve's whole life (setup included; not with --target)")
@@ -145,7 +155,7 @@ func parseBenchFlags(args []string, stderr io.Writer) (*benchConfig, error) {
 		if p == "" {
 			continue
 		}
-		if _, ok := benchPhases[p]; !ok {
+		if _, ok := mixes[p]; !ok {
 			fmt.Fprintf(stderr, "hpkeeper bench: unknown phase %q (mixed, write, read)\n", p)
 			return nil, errUsage
 		}
@@ -188,15 +198,26 @@ func parseBenchFlags(args []string, stderr io.Writer) (*benchConfig, error) {
 	return c, nil
 }
 
-// benchMain runs the bench subcommand and returns the exit code.
-func benchMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	cfg, err := parseBenchFlags(args, stderr)
+// errUsage reports flags that did not parse (the flag package has already
+// said why).
+var errUsage = errors.New("usage")
+
+// Main runs `hpkeeper bench [flags]` with args (the flags, without the
+// program and subcommand names) and returns the exit code: 0 when the
+// report is printed (and for -h), 1 when the benchmark failed, 2 for a
+// usage error. A server it runs in this process (--inprocess, and the
+// round trips of --postgres) plays the rule systems given with a fresh set
+// of features from features, as main wires serve; a server it starts as a
+// child process is this executable's `hpkeeper serve`.
+func Main(ctx context.Context, args []string, stdout, stderr io.Writer, systems []commands.System, features func() []commands.Feature) int {
+	cfg, err := parseFlags(args, stderr)
 	switch {
 	case errors.Is(err, flag.ErrHelp):
 		return 0
 	case err != nil:
 		return 2
 	}
+	cfg.systems, cfg.features = systems, features
 	if cfg.serveNull != "" {
 		if err := serveNull(ctx, cfg.serveNull); err != nil {
 			fmt.Fprintf(stderr, "hpkeeper bench: %v\n", err)
@@ -204,15 +225,15 @@ func benchMain(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		}
 		return 0
 	}
-	if err := runBench(ctx, cfg, stdout, stderr); err != nil {
+	if err := measure(ctx, cfg, stdout, stderr); err != nil {
 		fmt.Fprintf(stderr, "hpkeeper bench: %v\n", err)
 		return 1
 	}
 	return 0
 }
 
-// benchKey returns the signing key: from the hex seed, or a new one.
-func benchKey(seed string) (ed25519.PrivateKey, error) {
+// signingKey returns the signing key: from the hex seed, or a new one.
+func signingKey(seed string) (ed25519.PrivateKey, error) {
 	if seed == "" {
 		_, priv, err := ed25519.GenerateKey(rand.Reader)
 		return priv, err
@@ -271,14 +292,14 @@ func loopbackDialer() func(ctx context.Context, network, addr string) (net.Conn,
 	}
 }
 
-// benchOfflineProxy is the proxy of every request the server under test
+// OfflineProxy is the proxy of every request the server under test
 // makes to Discord (the webhook call of an answer deferred past
 // bot.DefaultDeferAfter): a loopback port where nothing listens, so a
 // benchmark never reaches Discord; such a reply counts with the deferral's
 // latency, which is what a player would wait.
-const benchOfflineProxy = "http://127.0.0.1:9"
+const OfflineProxy = "http://127.0.0.1:9"
 
-var offlineURL, _ = url.Parse(benchOfflineProxy)
+var offlineURL, _ = url.Parse(OfflineProxy)
 
 // server is the hpkeeper serve under test.
 type server struct {
@@ -290,15 +311,15 @@ type server struct {
 	writerStats func() storage.WriterStats
 }
 
-func runBench(ctx context.Context, cfg *benchConfig, stdout, stderr io.Writer) error {
-	priv, err := benchKey(cfg.keySeed)
+func measure(ctx context.Context, cfg *config, stdout, stderr io.Writer) error {
+	priv, err := signingKey(cfg.keySeed)
 	if err != nil {
 		return err
 	}
 	pub := priv.Public().(ed25519.PublicKey)
 	if cfg.printKey {
 		fmt.Fprintf(stdout, "key seed (hpkeeper bench --key-seed): %x\npublic key (DISCORD_PUBLIC_KEY of serve): %x\n", priv.Seed(), pub)
-		fmt.Fprintf(stdout, "a serve for --target, its follow-ups kept on loopback:\n  DISCORD_PUBLIC_KEY=%x HTTPS_PROXY=%s hpkeeper serve --db bench.db --listen 127.0.0.1:8080\n", pub, benchOfflineProxy)
+		fmt.Fprintf(stdout, "a serve for --target, its follow-ups kept on loopback:\n  DISCORD_PUBLIC_KEY=%x HTTPS_PROXY=%s hpkeeper serve --db bench.db --listen 127.0.0.1:8080\n", pub, OfflineProxy)
 		return nil
 	}
 	if cfg.target != "" {
@@ -328,7 +349,7 @@ func runBench(ctx context.Context, cfg *benchConfig, stdout, stderr io.Writer) e
 	}
 
 	if cfg.postgres != "" {
-		return runReplicas(ctx, cfg, priv, dir, out, stderr) // bench_replicas.go
+		return runReplicas(ctx, cfg, priv, dir, out, stderr) // replicas.go
 	}
 	var null *server
 	if cfg.null {
@@ -356,7 +377,7 @@ func runBench(ctx context.Context, cfg *benchConfig, stdout, stderr io.Writer) e
 	}
 
 	if cfg.cpuProfile != "" && cfg.inProcess {
-		stop, err := startCPUProfile(cfg.cpuProfile)
+		stop, err := StartCPUProfile(cfg.cpuProfile)
 		if err != nil {
 			return err
 		}
@@ -372,7 +393,7 @@ func runBench(ctx context.Context, cfg *benchConfig, stdout, stderr io.Writer) e
 	est := newEstimates(cfg)
 	for r := range cfg.runs {
 		if nullCl != nil {
-			res, err := nullCl.run(ctx, cfg, benchPhases["mixed"], null.pid, nil, true, est.expect(nullPhase))
+			res, err := nullCl.run(ctx, cfg, mixes["mixed"], null.pid, nil, true, est.expect(nullPhase))
 			if err != nil {
 				return fmt.Errorf("null endpoint run %d: %w", r+1, err)
 			}
@@ -382,7 +403,7 @@ func runBench(ctx context.Context, cfg *benchConfig, stdout, stderr io.Writer) e
 			out.run(nullPhase, r+1, res)
 		}
 		for _, phase := range cfg.phases {
-			res, err := cl.run(ctx, cfg, benchPhases[phase], srv.pid, srv.writerStats, false, est.expect(phase))
+			res, err := cl.run(ctx, cfg, mixes[phase], srv.pid, srv.writerStats, false, est.expect(phase))
 			if err != nil {
 				return fmt.Errorf("phase %s run %d: %w", phase, r+1, err)
 			}
@@ -425,7 +446,7 @@ func runBench(ctx context.Context, cfg *benchConfig, stdout, stderr io.Writer) e
 
 // startServer starts (or targets) the server and waits until it answers a
 // signed PING.
-func startServer(ctx context.Context, cfg *benchConfig, dir string, pub ed25519.PublicKey, stderr io.Writer) (*server, error) {
+func startServer(ctx context.Context, cfg *config, dir string, pub ed25519.PublicKey, stderr io.Writer) (*server, error) {
 	if cfg.target != "" {
 		return &server{url: cfg.target, stop: func() error { return nil }}, nil
 	}
@@ -444,7 +465,7 @@ func startServer(ctx context.Context, cfg *benchConfig, dir string, pub ed25519.
 		if cfg.verbose {
 			log = zerolog.New(stderr).Level(zerolog.InfoLevel)
 		}
-		ep, err := bot.NewEndpoint(commands.New(db, dice.Random(), systems, features()...), pub, log,
+		ep, err := bot.NewEndpoint(commands.New(db, dice.Random(), cfg.systems, cfg.features()...), pub, log,
 			bot.WithFilesClient(&http.Client{Transport: &http.Transport{Proxy: http.ProxyURL(offlineURL)}}))
 		if err != nil {
 			db.Close()
@@ -476,7 +497,7 @@ func startServer(ctx context.Context, cfg *benchConfig, dir string, pub ed25519.
 		}
 		args = append(args, "--config", conf)
 	}
-	return startBenchChild(ctx, args, addr, pub, cfg.verbose, stderr)
+	return startChild(ctx, args, addr, pub, cfg.verbose, stderr)
 }
 
 // runResult is one measured run of a phase.
@@ -595,7 +616,7 @@ type reporter struct{ w io.Writer }
 
 func (o *reporter) printf(format string, a ...any) { fmt.Fprintf(o.w, format, a...) }
 
-func (o *reporter) header(cfg *benchConfig, dir string) {
+func (o *reporter) header(cfg *config, dir string) {
 	mode := "child process (hpkeeper serve)"
 	switch {
 	case cfg.target != "":
@@ -788,4 +809,25 @@ func fmtDur(d time.Duration) string {
 	default:
 		return fmt.Sprintf("%dµs", d.Microseconds())
 	}
+}
+
+// StartCPUProfile starts a CPU profile of this process into file (created
+// or truncated); stop ends it and closes the file. serve's --cpuprofile,
+// which bench passes to the serve it starts, uses it too.
+func StartCPUProfile(file string) (stop func() error, err error) {
+	f, err := os.Create(file)
+	if err != nil {
+		return nil, fmt.Errorf("cpu profile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("cpu profile: %w", err)
+	}
+	return func() error {
+		pprof.StopCPUProfile()
+		if err := f.Close(); err != nil {
+			return fmt.Errorf("cpu profile: %w", err)
+		}
+		return nil
+	}, nil
 }

@@ -1,9 +1,8 @@
-package bot
+package operator
 
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -20,6 +19,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/hpkeeper/hpkeeper/bot/operator/operatortest"
 	"github.com/hpkeeper/hpkeeper/storage"
 )
 
@@ -178,33 +178,57 @@ func TestAdminOneBackupAtATime(t *testing.T) {
 func getHealth(t *testing.T, c *http.Client, base string) (int, map[string]string) {
 	t.Helper()
 	var body map[string]string
-	return readHealth(t, c, base, &body), body
+	return operatortest.ReadHealth(t, c, base, &body), body
 }
 
-// readHealth GETs /healthz, checks that its body is one line of JSON and
-// decodes it into body.
-func readHealth(t *testing.T, c *http.Client, base string, body any) int {
+// servedAdmin is the operator's routes as serve has them: over a real
+// database file, the writer's commits observed, on the listener of the
+// interactions endpoint (Admin.WithInteractions; the endpoint answers 418
+// here), on loopback.
+type servedAdmin struct {
+	path   string
+	db     *storage.DB
+	srv    *httptest.Server
+	client *http.Client
+	logs   *bytes.Buffer // read it with logged
+}
+
+// newServedAdmin returns the routes of a new database file, token opening
+// them as on serve.
+func newServedAdmin(t *testing.T, token string) (*servedAdmin, *Metrics, *Admin) {
 	t.Helper()
-	resp, err := c.Get(base + PathHealth)
+	s := &servedAdmin{path: filepath.Join(t.TempDir(), "hpkeeper.db"), logs: &bytes.Buffer{}}
+	m := NewMetrics()
+	db, err := storage.Open(s.path, storage.Options{Timeout: time.Second, OnCommit: m.ObserveCommit})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	if bytes.Count(b, []byte("\n")) != 1 || !bytes.HasSuffix(b, []byte("\n")) || resp.Header.Get("Content-Type") != "application/json" {
-		t.Errorf("GET /healthz body %q (%s); want one line of JSON", b, resp.Header.Get("Content-Type"))
+	s.db = db
+	t.Cleanup(func() { db.Close() })
+	m.ObserveDB(db)
+	admin, err := NewAdmin(db, m, token, zerolog.New(zerolog.SyncWriter(s.logs)))
+	if err != nil {
+		t.Fatal(err)
 	}
-	if err := json.Unmarshal(b, body); err != nil {
-		t.Fatalf("GET /healthz: %v in %q", err, b)
-	}
-	return resp.StatusCode
+	endpoint := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { http.Error(w, "interactions", http.StatusTeapot) })
+	s.srv = httptest.NewServer(admin.WithInteractions(m.InstrumentEndpoint(endpoint)))
+	t.Cleanup(s.srv.Close)
+	s.client = &http.Client{Timeout: 30 * time.Second}
+	return s, m, admin
+}
+
+// logged closes the server, which waits for its handlers, and returns
+// what they logged.
+func (s *servedAdmin) logged() string {
+	s.srv.Close()
+	return s.logs.String()
 }
 
 // TestHealthz: 200 while the database is open and the writer takes work;
 // 503 "degraded" while the writer is stuck in an Update, and "unavailable"
 // once the database is closed.
 func TestHealthz(t *testing.T) {
-	s, _, admin := newMeteredServer(t, "")
+	s, _, admin := newServedAdmin(t, "")
 	admin.healthTimeout = 500 * time.Millisecond // short, yet long enough for an idle writer on a busy machine
 	if status, body := getHealth(t, s.client, s.srv.URL); status != 200 || body["status"] != "ok" {
 		t.Errorf("healthy: %d %v; want 200 ok", status, body)
@@ -226,24 +250,49 @@ func TestHealthz(t *testing.T) {
 	if status, body := getHealth(t, s.client, s.srv.URL); status != 503 || body["status"] != "unavailable" || body["reason"] != "database closed" {
 		t.Errorf("database closed: %d %v; want 503 \"database closed\"", status, body)
 	}
-	if strings.Contains(s.logs.String(), s.path) == false {
-		t.Errorf("the health failure is not logged with the database path:\n%s", s.logs)
+	if logs := s.logged(); !strings.Contains(logs, s.path) {
+		t.Errorf("the health failure is not logged with the database path:\n%s", logs)
 	}
 }
 
 // TestAdminBackupOverHTTP takes a backup through serve's shared listener
 // with the token: the body is the database, sound and complete.
 func TestAdminBackupOverHTTP(t *testing.T) {
-	s, m, _ := newMeteredServer(t, testAdminToken)
-	s.ok(s.command(gmUser, "table", "setup", "system", "harm"))
-	s.ok(s.command(playerUser, "char", "create", "name", "Eve", "stats", "harm=0"))
+	s, m, _ := newServedAdmin(t, testAdminToken)
+	// A table set up and a character created, as the bot writes them.
+	at := time.Date(2026, 12, 2, 3, 0, 0, 0, time.UTC)
+	err := s.db.Update(func(tx *storage.Tx) error {
+		tbl := &storage.Table{ChannelID: "1311000000000000100", System: "harm", GMs: []string{"1311000000000001001"}, CreatedAt: at}
+		if err := tx.PutTable(tbl); err != nil {
+			return err
+		}
+		return tx.AppendEvent(&storage.Event{ChannelID: tbl.ChannelID, At: at, Command: "/table setup system:harm", TableAfter: tbl})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = s.db.Update(func(tx *storage.Tx) error {
+		c := &storage.Character{ChannelID: "1311000000000000100", Name: "Eve", OwnerID: "1311000000000001002", Sheet: []byte(`{}`), CreatedAt: at}
+		if err := tx.CreateCharacter(c); err != nil {
+			return err
+		}
+		return tx.AppendEvent(&storage.Event{ChannelID: c.ChannelID, At: at, Command: "/char create name:Eve", Changes: []storage.Change{{CharacterID: c.ID, Name: c.Name, After: c}}})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 	req, _ := http.NewRequest(http.MethodPost, s.srv.URL+PathBackup, nil)
-	if status, _ := do(t, s.client, req); status != http.StatusUnauthorized {
-		t.Fatalf("backup from loopback without the token on the interactions listener = %d; want 401", status)
+	resp, err := s.client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("backup from loopback without the token on the interactions listener = %d; want 401", resp.StatusCode)
 	}
 	req, _ = http.NewRequest(http.MethodPost, s.srv.URL+PathBackup, nil)
 	req.Header.Set("Authorization", "Bearer "+testAdminToken)
-	resp, err := s.client.Do(req)
+	resp, err = s.client.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -266,12 +315,12 @@ func TestAdminBackupOverHTTP(t *testing.T) {
 	// The deadline is for a counter that never moves; a loaded machine may
 	// take a while to run the handler's last line.
 	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-		if v = sample(gather(t, m), metricBackups, labelOutcome, outcomeOK); v == 1 {
+		if v = operatortest.Sample(operatortest.Gather(t, m.Registry()), MetricBackups, LabelOutcome, OutcomeOK); v == 1 {
 			break
 		}
 	}
 	if v != 1 {
-		t.Errorf("%s{outcome=ok} = %v; want 1", metricBackups, v)
+		t.Errorf("%s{outcome=ok} = %v; want 1", MetricBackups, v)
 	}
 }
 
@@ -339,9 +388,9 @@ func TestHealthzTellsTheTruth(t *testing.T) {
 			t.Errorf("%s: the answer carries the error text: %q", tc.name, body["reason"])
 		}
 		// The gauge, judged without a probe, agrees.
-		fam := gather(t, m)[metricHealth]
+		fam := operatortest.Gather(t, m.Registry())[MetricHealth]
 		if fam == nil || len(fam.Metric) != 3 {
-			t.Fatalf("%s: %s = %v; want three series", tc.name, metricHealth, fam)
+			t.Fatalf("%s: %s = %v; want three series", tc.name, MetricHealth, fam)
 		}
 		for _, mt := range fam.Metric {
 			want := 0.0
@@ -349,7 +398,7 @@ func TestHealthzTellsTheTruth(t *testing.T) {
 				want = 1
 			}
 			if mt.Gauge.GetValue() != want {
-				t.Errorf("%s: %s{status=%q} = %v; want %v", tc.name, metricHealth, mt.Label[0].GetValue(), mt.Gauge.GetValue(), want)
+				t.Errorf("%s: %s{status=%q} = %v; want %v", tc.name, MetricHealth, mt.Label[0].GetValue(), mt.Gauge.GetValue(), want)
 			}
 		}
 	}

@@ -2,6 +2,7 @@ package storage
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"maps"
@@ -10,6 +11,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -160,24 +162,84 @@ func readRecords(t *testing.T, path string, channels []string) map[string]record
 
 func hexID(ch string) string { return fmt.Sprintf("%x", ch) }
 
-// TestRepartitionSplitAndMerge splits one file into four by shard and
+// shardOfGuild is the tests' own oracle of Discord's shard formula,
+// (guild_id >> 22) % count with DMs on shard 0: the one hpkeeper uses is
+// bot/discord's, which imports this package.
+func shardOfGuild(t *testing.T, guild string, count int) int {
+	t.Helper()
+	if guild == "" {
+		return 0
+	}
+	id, err := strconv.ParseUint(guild, 10, 64)
+	if err != nil {
+		t.Fatalf("guild %q: %v", guild, err)
+	}
+	return int(id>>22) % count
+}
+
+// byShard places tables as hpkeeper shard does (cmd/hpkeeper/shard.go),
+// for the tests of the copy: each in the output whose range holds its
+// guild's shard (strconv's error for a guild id that is no number), and
+// every table in the one output of a merge without reading its guild. It
+// takes any shares of the sources: cmd/hpkeeper tests the tool's own
+// checks.
+type byShard []ShardFile
+
+func (byShard) Check([]ShardRange) error { return nil }
+
+func (p byShard) Place(guild func() (string, error)) (int, error) {
+	if len(p) == 1 && p[0].Shards.Whole() {
+		return 0, nil
+	}
+	g, err := guild()
+	if err != nil {
+		return 0, err
+	}
+	var id uint64
+	if g != "" {
+		if id, err = strconv.ParseUint(g, 10, 64); err != nil {
+			return 0, err
+		}
+	}
+	for i, o := range p {
+		if s := int(id>>22) % o.Shards.Count; s >= o.Shards.First && s <= o.Shards.Last {
+			return i, nil
+		}
+	}
+	return 0, fmt.Errorf("guild %q is in no output", g)
+}
+
+// quarterFiles returns four outputs in dir, one for each shard of 4, named
+// prefix and the shard: "shard-2.db".
+func quarterFiles(dir, prefix string) []ShardFile {
+	var out []ShardFile
+	for s := 0; s < 4; s++ {
+		r := ShardRange{Count: 4, First: s, Last: s}
+		out = append(out, ShardFile{Path: filepath.Join(dir, prefix+r.IDs()+".db"), Shards: r})
+	}
+	return out
+}
+
+// repartition places every table of sources in the outputs byShard, as
+// hpkeeper shard does.
+func repartition(sources []string, outputs []ShardFile, timeout time.Duration) (*PlaceReport, error) {
+	return PlaceTables(context.Background(), sources, outputs, byShard(outputs), timeout)
+}
+
+// TestPlaceTablesSplitAndMerge splits one file into four by shard and
 // merges the four back: every table lands in the file of its guild's shard,
 // the counts before and after are equal, the merged file holds every key,
 // value and sequence of the source byte for byte (and so every record
 // decodes equal), the ids and event numbers carry on, and the replay guard
 // of the process that stopped is left behind.
-func TestRepartitionSplitAndMerge(t *testing.T) {
+func TestPlaceTablesSplitAndMerge(t *testing.T) {
 	dir := t.TempDir()
 	src, guilds := shardedSource(t, dir)
 	want := dump(t, src)
-	var outputs []ShardFile
-	for s := 0; s < 4; s++ {
-		r := ShardRange{Count: 4, First: s, Last: s}
-		outputs = append(outputs, ShardFile{Path: filepath.Join(dir, "shard-"+r.IDs()+".db"), Shards: r})
-	}
-	rep, err := Repartition([]string{src}, outputs, testTimeout)
+	outputs := quarterFiles(dir, "shard-")
+	rep, err := repartition([]string{src}, outputs, testTimeout)
 	if err != nil {
-		t.Fatalf("Repartition(split into 4) = %v", err)
+		t.Fatalf("repartition(split into 4) = %v", err)
 	}
 	// 6 tables (the undone one is history), 2 characters each (one
 	// deleted), 6 events each plus 2 for the undone table.
@@ -198,7 +260,7 @@ func TestRepartitionSplitAndMerge(t *testing.T) {
 					guild = g
 				}
 			}
-			if got, _ := ShardOf(guild, 4); got != s {
+			if got := shardOfGuild(t, guild, 4); got != s {
 				t.Errorf("%s holds channel %s of guild %q (shard %d); want only shard %d", o.Path, ch, guild, got, s)
 			}
 		}
@@ -225,9 +287,9 @@ func TestRepartitionSplitAndMerge(t *testing.T) {
 	for _, o := range outputs {
 		paths = append(paths, o.Path)
 	}
-	rep, err = Repartition(paths, []ShardFile{{Path: merged}}, testTimeout)
+	rep, err = repartition(paths, []ShardFile{{Path: merged}}, testTimeout)
 	if err != nil {
-		t.Fatalf("Repartition(merge the 4) = %v", err)
+		t.Fatalf("repartition(merge the 4) = %v", err)
 	}
 	if rep.Before != wantCounts || rep.After != wantCounts {
 		t.Errorf("merge: counts before %+v, after %+v; want %+v both", rep.Before, rep.After, wantCounts)
@@ -281,18 +343,14 @@ func openMerged(t *testing.T, path string) *DB {
 	return mustOpenPath(t, path)
 }
 
-// TestRepartitionChangesCount moves four files of 4 shards to two files of
+// TestPlaceTablesChangesCount moves four files of 4 shards to two files of
 // 8 shards each (shards 0-3 and 4-7), and two of the four files alone to
 // one file of their two shards: every table to its new shard.
-func TestRepartitionChangesCount(t *testing.T) {
+func TestPlaceTablesChangesCount(t *testing.T) {
 	dir := t.TempDir()
 	src, guilds := shardedSource(t, dir)
-	var four []ShardFile
-	for s := 0; s < 4; s++ {
-		r := ShardRange{Count: 4, First: s, Last: s}
-		four = append(four, ShardFile{Path: filepath.Join(dir, "four-"+r.IDs()+".db"), Shards: r})
-	}
-	if _, err := Repartition([]string{src}, four, testTimeout); err != nil {
+	four := quarterFiles(dir, "four-")
+	if _, err := repartition([]string{src}, four, testTimeout); err != nil {
 		t.Fatal(err)
 	}
 	var paths []string
@@ -303,9 +361,9 @@ func TestRepartitionChangesCount(t *testing.T) {
 		{Path: filepath.Join(dir, "eight-0-3.db"), Shards: ShardRange{Count: 8, First: 0, Last: 3}},
 		{Path: filepath.Join(dir, "eight-4-7.db"), Shards: ShardRange{Count: 8, First: 4, Last: 7}},
 	}
-	rep, err := Repartition(paths, eight, testTimeout)
+	rep, err := repartition(paths, eight, testTimeout)
 	if err != nil {
-		t.Fatalf("Repartition(4 files → 2 of 8 shards) = %v", err)
+		t.Fatalf("repartition(4 files → 2 of 8 shards) = %v", err)
 	}
 	if rep.Before != rep.After || rep.After.Tables != 6 {
 		t.Errorf("counts before %+v, after %+v; want equal, 6 tables", rep.Before, rep.After)
@@ -316,7 +374,7 @@ func TestRepartitionChangesCount(t *testing.T) {
 				if hexID(c) != ch {
 					continue
 				}
-				if _, owned, _ := o.Shards.Owns(g); !owned {
+				if sh := shardOfGuild(t, g, o.Shards.Count); sh < o.Shards.First || sh > o.Shards.Last {
 					t.Errorf("%s holds channel %s of guild %q, not of %v", o.Path, c, g, o.Shards)
 				}
 			}
@@ -325,30 +383,23 @@ func TestRepartitionChangesCount(t *testing.T) {
 
 	// Shards 2 and 3 of 4 alone into one file: the same guilds.
 	pair := ShardFile{Path: filepath.Join(dir, "four-2-3.db"), Shards: ShardRange{Count: 4, First: 2, Last: 3}}
-	rep, err = Repartition(paths[2:], []ShardFile{pair}, testTimeout)
+	rep, err = repartition(paths[2:], []ShardFile{pair}, testTimeout)
 	if err != nil {
-		t.Fatalf("Repartition(shards 2 and 3 → one file) = %v", err)
+		t.Fatalf("repartition(shards 2 and 3 → one file) = %v", err)
 	}
 	if rep.After.Tables != 3 || rep.Channels[0] != 4 {
 		t.Errorf("shards 2-3: %d tables, %d channels; want 3 and 4", rep.After.Tables, rep.Channels[0])
 	}
 }
 
-// TestRepartitionRefuses: what does not fit is refused before anything is
-// written, and a failure halfway leaves no output and no temporary file.
-func TestRepartitionRefuses(t *testing.T) {
+// TestPlaceTablesRefuses: what does not fit is refused before anything is
+// written (the placement's refusal of the sources' shares included), and
+// a failure halfway leaves no output and no temporary file.
+func TestPlaceTablesRefuses(t *testing.T) {
 	dir := t.TempDir()
 	src, _ := shardedSource(t, dir)
-	split := func(n int) []ShardFile {
-		var out []ShardFile
-		for s := 0; s < n; s++ {
-			r := ShardRange{Count: n, First: s, Last: s}
-			out = append(out, ShardFile{Path: filepath.Join(dir, fmt.Sprintf("out-%d-of-%d.db", s, n)), Shards: r})
-		}
-		return out
-	}
-	quarters := split(4)
-	if _, err := Repartition([]string{src}, quarters, testTimeout); err != nil {
+	quarters := quarterFiles(dir, "out-")
+	if _, err := repartition([]string{src}, quarters, testTimeout); err != nil {
 		t.Fatal(err)
 	}
 	var quarterPaths []string
@@ -359,41 +410,55 @@ func TestRepartitionRefuses(t *testing.T) {
 	if err := os.WriteFile(existing, []byte("keep me"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	r4 := func(first, last int) ShardRange { return ShardRange{Count: 4, First: first, Last: last} }
 	at := func(name string, r ShardRange) ShardFile { return ShardFile{Path: filepath.Join(dir, name), Shards: r} }
+	var held []ShardRange // what the refusing placement was shown
 
 	tests := []struct {
-		name    string
-		sources []string
-		outputs []ShardFile
-		want    string
+		name      string
+		sources   []string
+		outputs   []ShardFile
+		placement Placement
+		want      string
 	}{
-		{"an output exists", []string{src}, []ShardFile{{Path: existing}}, "exists"},
-		{"an output is a source", []string{src}, []ShardFile{{Path: src}}, "named twice"},
-		{"overlapping ranges", []string{src}, []ShardFile{at("a.db", r4(0, 2)), at("b.db", r4(2, 3))}, "shard 2 is in two outputs"},
-		{"a shard without a file", []string{src}, []ShardFile{at("a.db", r4(0, 1)), at("b.db", r4(3, 3))}, "not every shard"},
-		{"two counts", []string{src}, []ShardFile{at("a.db", r4(0, 1)), at("b.db", ShardRange{Count: 8, First: 4, Last: 7})}, "of 8 shards"},
-		{"a whole output beside others", []string{src}, []ShardFile{at("a.db", ShardRange{}), at("b.db", r4(0, 1))}, "holds every guild"},
-		{"some of the bot's files to another count", quarterPaths[:2], split(8), "name every file of the bot"},
-		{"some of the bot's files merged whole", quarterPaths[:3], []ShardFile{at("m.db", ShardRange{})}, "name every file of the bot"},
-		{"some files to other shards", quarterPaths[:2], []ShardFile{at("a.db", r4(1, 2))}, "the outputs shards 1-2"},
-		{"a whole file with others", []string{src, quarterPaths[0]}, []ShardFile{at("m.db", ShardRange{})}, "holds every guild"},
-		{"a shard in two files", []string{quarterPaths[0], quarterPaths[1], quarterPaths[2], quarterPaths[3], copyOf(t, quarterPaths[3], filepath.Join(dir, "dup.db"))}, []ShardFile{at("m.db", ShardRange{})}, "shard 3 is in two sources"},
-		{"a channel in two files", []string{quarterPaths[0], quarterPaths[1], quarterPaths[3], restamped(t, copyOf(t, quarterPaths[3], filepath.Join(dir, "as-2.db")), "2-2/4")}, []ShardFile{at("m.db", ShardRange{})}, "is in " + quarterPaths[3] + " and in " + filepath.Join(dir, "as-2.db")},
+		{"an output exists", []string{src}, []ShardFile{{Path: existing}}, nil, "exists"},
+		{"an output is a source", []string{src}, []ShardFile{{Path: src}}, nil, "named twice"},
+		{"the placement refuses the sources", []string{quarterPaths[1], quarterPaths[3]}, []ShardFile{at("m.db", ShardRange{})},
+			refusing{&held}, "not these shares"},
+		{"a channel in two files", []string{quarterPaths[0], quarterPaths[1], quarterPaths[3], restamped(t, copyOf(t, quarterPaths[3], filepath.Join(dir, "as-2.db")), "2-2/4")}, []ShardFile{at("m.db", ShardRange{})}, nil, "is in " + quarterPaths[3] + " and in " + filepath.Join(dir, "as-2.db")},
 	}
 	for _, tt := range tests {
 		before, _ := filepath.Glob(filepath.Join(dir, "*"))
-		_, err := Repartition(tt.sources, tt.outputs, testTimeout)
+		p := tt.placement
+		if p == nil {
+			p = byShard(tt.outputs)
+		}
+		_, err := PlaceTables(context.Background(), tt.sources, tt.outputs, p, testTimeout)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
-			t.Errorf("%s: Repartition = %v; want an error saying %q", tt.name, err, tt.want)
+			t.Errorf("%s: PlaceTables = %v; want an error saying %q", tt.name, err, tt.want)
 		}
 		if after, _ := filepath.Glob(filepath.Join(dir, "*")); !slices.Equal(before, after) {
 			t.Errorf("%s: the directory went from %v to %v; want nothing written", tt.name, before, after)
 		}
 	}
+	if want := []ShardRange{quarters[1].Shards, quarters[3].Shards}; !slices.Equal(held, want) {
+		t.Errorf("the placement was shown the shares %v; want the sources' meta/shards %v", held, want)
+	}
 	if b, _ := os.ReadFile(existing); string(b) != "keep me" {
 		t.Errorf("the existing output was changed to %q", b)
 	}
+}
+
+// refusing is a placement that notes the shares of the sources it is
+// shown and refuses them.
+type refusing struct{ held *[]ShardRange }
+
+func (r refusing) Check(held []ShardRange) error {
+	*r.held = held
+	return errors.New("not these shares")
+}
+
+func (refusing) Place(func() (string, error)) (int, error) {
+	return 0, errors.New("placed after a refusal")
 }
 
 // copyOf copies the file src to dst and returns dst.
@@ -409,11 +474,13 @@ func copyOf(t *testing.T, src, dst string) string {
 	return dst
 }
 
-// TestRepartitionRefusesWhatItCannotPlace: a table of a malformed guild id,
-// a channel in two files, a meta key or bucket of unknown meaning, and a
-// file a process holds stop the split, and it leaves nothing behind; a
-// merge into one file takes any guild id.
-func TestRepartitionRefusesWhatItCannotPlace(t *testing.T) {
+// TestPlaceTablesRefusesWhatItCannotPlace: a table the placement refuses
+// (whose guild id is no number), a table whose guild no record names, a
+// meta key or bucket of unknown meaning, and a file a process holds stop
+// the split, and it leaves nothing behind; a merge into one file takes any
+// guild id. (cmd/hpkeeper.TestShardRefusesAMalformedGuild: hpkeeper
+// shard's own refusal of a guild id that is not a snowflake.)
+func TestPlaceTablesRefusesWhatItCannotPlace(t *testing.T) {
 	outputs := func(dir string) []ShardFile {
 		return []ShardFile{
 			{Path: filepath.Join(dir, "a.db"), Shards: ShardRange{Count: 2, First: 0, Last: 0}},
@@ -442,17 +509,17 @@ func TestRepartitionRefusesWhatItCannotPlace(t *testing.T) {
 		want  error
 		text  string
 	}{
-		{"a malformed guild id", func(db *DB, _ string) {
+		{"a guild the placement refuses", func(db *DB, _ string) {
 			record(t, db, "1311000000000000399", func(tx *Tx, e *Event) error {
 				tbl := newTable("1311000000000000399") // guild "g1"
 				return tx.PutTable(tbl)
 			})
 			db.Close()
-		}, ErrBadGuildID, `table 1311000000000000399: "g1"`},
+		}, strconv.ErrSyntax, `table 1311000000000000399: strconv.ParseUint: parsing "g1"`},
 		{"no guild known", func(db *DB, _ string) {
 			mustUpdate(t, db, func(tx *Tx) error { return tx.AppendEvent(&Event{ChannelID: "1311000000000000398", At: t0}) })
 			db.Close()
-		}, errNoGuild, "table 1311000000000000398"},
+		}, ErrNoGuild, "table 1311000000000000398"},
 		{"an unknown meta key", func(db *DB, path string) {
 			db.Close()
 			rawUpdate(t, path, func(btx *bolt.Tx) error { return btx.Bucket(bucketMeta).Put([]byte("cache-epoch"), []byte("7")) })
@@ -482,9 +549,9 @@ func TestRepartitionRefusesWhatItCannotPlace(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir, path := file(t, tt.setup)
-			_, err := Repartition([]string{path}, outputs(dir), 50*time.Millisecond)
+			_, err := repartition([]string{path}, outputs(dir), 50*time.Millisecond)
 			if err == nil || (tt.want != nil && !errors.Is(err, tt.want)) || !strings.Contains(err.Error(), tt.text) {
-				t.Errorf("Repartition = %v; want an error wrapping %v saying %q", err, tt.want, tt.text)
+				t.Errorf("PlaceTables = %v; want an error wrapping %v saying %q", err, tt.want, tt.text)
 			}
 			if left, _ := filepath.Glob(filepath.Join(dir, "*")); !slices.Equal(left, []string{path}) {
 				t.Errorf("left in the directory: %v; want only the source", left)
@@ -497,7 +564,7 @@ func TestRepartitionRefusesWhatItCannotPlace(t *testing.T) {
 		record(t, db, "1311000000000000399", func(tx *Tx, e *Event) error { return tx.PutTable(newTable("1311000000000000399")) })
 		db.Close()
 	})
-	rep, err := Repartition([]string{path}, []ShardFile{{Path: filepath.Join(dir, "m.db")}}, testTimeout)
+	rep, err := repartition([]string{path}, []ShardFile{{Path: filepath.Join(dir, "m.db")}}, testTimeout)
 	if err != nil || rep.After.Tables != 21 {
 		t.Errorf("merge of a file with guild \"g1\" = %+v, %v; want 21 tables", rep.After, err)
 	}
@@ -522,13 +589,13 @@ func rawUpdate(t *testing.T, path string, fn func(*bolt.Tx) error) {
 	}
 }
 
-// TestRepartitionOfLongHistories splits a file whose tables (one on each
+// TestPlaceTablesOfLongHistories splits a file whose tables (one on each
 // of 4 shards) have long histories of compact events, checkpoints
 // included, into 4 and merges the 4 back: every file checks clean, every
 // record and event decodes equal to the source's, and in every file each
 // event, reverted newest first, gives back exactly the state before it,
 // down to the empty channel.
-func TestRepartitionOfLongHistories(t *testing.T) {
+func TestPlaceTablesOfLongHistories(t *testing.T) {
 	seed := testSeed(t)
 	rng := rand.New(rand.NewPCG(seed, seed^0x5a4d))
 	dir := t.TempDir()
@@ -560,7 +627,7 @@ func TestRepartitionOfLongHistories(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := readRecords(t, src, channels)
-	if _, err := Repartition([]string{src}, outputs, testTimeout); err != nil {
+	if _, err := repartition([]string{src}, outputs, testTimeout); err != nil {
 		t.Fatalf("seed %d: split into 4: %v", seed, err)
 	}
 	merged := filepath.Join(dir, "merged.db")
@@ -568,7 +635,7 @@ func TestRepartitionOfLongHistories(t *testing.T) {
 	for _, o := range outputs {
 		paths = append(paths, o.Path)
 	}
-	if _, err := Repartition(paths, []ShardFile{{Path: merged}}, testTimeout); err != nil {
+	if _, err := repartition(paths, []ShardFile{{Path: merged}}, testTimeout); err != nil {
 		t.Fatalf("seed %d: merge the 4: %v", seed, err)
 	}
 	for i, path := range append(paths, merged) {
@@ -641,17 +708,17 @@ func revertsExactly(t *testing.T, db *DB, ch string) {
 	}
 }
 
-// TestRepartitionOfASchema2File: a file of schema 2 (its events whole,
+// TestPlaceTablesOfASchema2File: a file of schema 2 (its events whole,
 // testdata/schema2.db) is merged as it is, without a migration first: the
 // output keeps schema 2 and the counts, and the first Open migrates it and
 // reads every event as the source's own Open does.
-func TestRepartitionOfASchema2File(t *testing.T) {
+func TestPlaceTablesOfASchema2File(t *testing.T) {
 	dir := t.TempDir()
 	src := copyOf(t, filepath.Join("testdata", "schema2.db"), filepath.Join(dir, "schema2.db"))
 	out := filepath.Join(dir, "merged.db")
-	rep, err := Repartition([]string{src}, []ShardFile{{Path: out}}, testTimeout)
+	rep, err := repartition([]string{src}, []ShardFile{{Path: out}}, testTimeout)
 	if err != nil {
-		t.Fatalf("Repartition(schema 2 file) = %v", err)
+		t.Fatalf("repartition(schema 2 file) = %v", err)
 	}
 	if v := rep.Outputs[0].SchemaVersion; v != 2 || rep.After != rep.Before || rep.After.Events == 0 {
 		t.Errorf("output: schema %d, counts %+v (source %+v); want schema 2 and the source's counts", v, rep.After, rep.Before)

@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"context"
@@ -72,9 +72,9 @@ func checkLoopbackPostgres(ctx context.Context, raw string) error {
 	return checkLoopback(ctx, "http://"+net.JoinHostPort(host, strconv.Itoa(int(cfg.Port))))
 }
 
-// benchDatabase creates a database for one measurement on the server at
+// scratchDatabase creates a database for one measurement on the server at
 // raw and returns its URL and the function that drops it.
-func benchDatabase(ctx context.Context, raw string) (string, func(), error) {
+func scratchDatabase(ctx context.Context, raw string) (string, func(), error) {
 	var b [6]byte
 	if _, err := rand.Read(b[:]); err != nil {
 		return "", nil, err
@@ -105,7 +105,7 @@ func benchDatabase(ctx context.Context, raw string) (string, func(), error) {
 }
 
 // runReplicas runs the comparison and prints it.
-func runReplicas(ctx context.Context, cfg *benchConfig, priv ed25519.PrivateKey, dir string, out *reporter, stderr io.Writer) error {
+func runReplicas(ctx context.Context, cfg *config, priv ed25519.PrivateKey, dir string, out *reporter, stderr io.Writer) error {
 	if err := checkLoopbackPostgres(ctx, cfg.postgres); err != nil {
 		return err
 	}
@@ -125,7 +125,7 @@ func runReplicas(ctx context.Context, cfg *benchConfig, priv ed25519.PrivateKey,
 		drop := func() { _ = os.Remove(store) }
 		if t.postgres {
 			var err error
-			if store, drop, err = benchDatabase(ctx, cfg.postgres); err != nil {
+			if store, drop, err = scratchDatabase(ctx, cfg.postgres); err != nil {
 				return err
 			}
 		}
@@ -143,7 +143,7 @@ func runReplicas(ctx context.Context, cfg *benchConfig, priv ed25519.PrivateKey,
 				stopAll()
 				return err
 			}
-			s, err := startBenchChild(ctx, []string{"serve", "--db", store, "--listen", addr}, addr, pub, cfg.verbose, stderr)
+			s, err := startChild(ctx, []string{"serve", "--db", store, "--listen", addr}, addr, pub, cfg.verbose, stderr)
 			if err != nil {
 				stopAll()
 				return fmt.Errorf("%s, %d replicas: %w", t, t.replicas, err)
@@ -161,7 +161,7 @@ func runReplicas(ctx context.Context, cfg *benchConfig, priv ed25519.PrivateKey,
 		est := newEstimates(cfg)
 		for r := range cfg.runs {
 			for _, phase := range cfg.phases {
-				res, err := cl.run(ctx, cfg, benchPhases[phase], 0, nil, false, est.expect(phase))
+				res, err := cl.run(ctx, cfg, mixes[phase], 0, nil, false, est.expect(phase))
 				if err != nil {
 					stopAll()
 					return fmt.Errorf("%s, %d replicas: phase %s run %d: %w", t, t.replicas, phase, r+1, err)
@@ -199,8 +199,8 @@ func runReplicas(ctx context.Context, cfg *benchConfig, priv ed25519.PrivateKey,
 // round trips to PostgreSQL each kind of command costs through the
 // endpoint of a replica (the shared replay guard included), a request at
 // a time, after a first pass that prepares the statements.
-func roundTrips(ctx context.Context, cfg *benchConfig, priv ed25519.PrivateKey, out *reporter) error {
-	u, drop, err := benchDatabase(ctx, cfg.postgres)
+func roundTrips(ctx context.Context, cfg *config, priv ed25519.PrivateKey, out *reporter) error {
+	u, drop, err := scratchDatabase(ctx, cfg.postgres)
 	if err != nil {
 		return err
 	}
@@ -211,7 +211,7 @@ func roundTrips(ctx context.Context, cfg *benchConfig, priv ed25519.PrivateKey, 
 	}
 	defer db.Close()
 	pub := priv.Public().(ed25519.PublicKey)
-	ep, err := bot.NewEndpoint(commands.New(db, dice.Random(), systems, features()...), pub, zerolog.Nop(), bot.WithSharedReplays(db),
+	ep, err := bot.NewEndpoint(commands.New(db, dice.Random(), cfg.systems, cfg.features()...), pub, zerolog.Nop(), bot.WithSharedReplays(db),
 		bot.WithFilesClient(&http.Client{Transport: &http.Transport{Proxy: http.ProxyURL(offlineURL)}}))
 	if err != nil {
 		return err
@@ -223,12 +223,12 @@ func roundTrips(ctx context.Context, cfg *benchConfig, priv ed25519.PrivateKey, 
 	defer func() { _ = srv.stop() }()
 	cl := newClient(srv.url, priv, 1)
 	const n = 0 // table 0: hit-protection
-	sys := benchSystems[n]
+	sys := systemWorkloads[n]
 	gm, player := gmOf(n), playerOf(n, 0)
 	type kind struct {
 		what string
-		u    benchUser
-		bc   benchCommand
+		u    sender
+		bc   commandData
 	}
 	setup := []kind{{"/table setup", gm, cmd("table", "setup", "system", sys.name)}}
 	for i := range 5 {

@@ -1,15 +1,23 @@
-package main
+package bench
 
 import (
 	"bytes"
 	"context"
+	"io"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hpkeeper/hpkeeper/commands/commandstest"
 )
+
+// benchMain runs Main as hpkeeper wires it: every system and feature.
+func benchMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	return Main(ctx, args, stdout, stderr, commandstest.Systems(), commandstest.Features)
+}
 
 func TestBenchRefusesNonLoopbackTargets(t *testing.T) {
 	ctx := context.Background()
@@ -28,7 +36,7 @@ func TestBenchRefusesNonLoopbackTargets(t *testing.T) {
 		t.Errorf("dial 10.0.0.1: %v; want a refusal", err)
 	}
 	var out, errb bytes.Buffer
-	code := run(ctx, []string{"bench", "--target", "http://10.1.2.3:8080", "--key-seed", strings.Repeat("00", 32)}, nil, &out, &errb, func(string) string { return "" })
+	code := benchMain(ctx, []string{"--target", "http://10.1.2.3:8080", "--key-seed", strings.Repeat("00", 32)}, &out, &errb)
 	if code != 1 || !strings.Contains(errb.String(), "loopback") {
 		t.Errorf("bench --target 10.1.2.3: exit %d, stderr %q; want 1 and a loopback refusal", code, errb.String())
 	}
@@ -44,9 +52,9 @@ func TestBenchRunsInProcess(t *testing.T) {
 		t.Skip("starts a server")
 	}
 	var out, errb bytes.Buffer
-	args := []string{"bench", "--inprocess", "--dir", t.TempDir(), "--tables", "4", "--chars", "3", "--concurrency", "4",
+	args := []string{"--inprocess", "--dir", t.TempDir(), "--tables", "4", "--chars", "3", "--concurrency", "4",
 		"--duration", "300ms", "--warmup", "100ms", "--runs", "1", "--baseline", "50ms"}
-	if code := run(context.Background(), args, nil, &out, &errb, func(string) string { return "" }); code != 0 {
+	if code := benchMain(context.Background(), args, &out, &errb); code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, &out, &errb)
 	}
 	report := out.String()
@@ -112,9 +120,9 @@ func TestBenchOpenLoopKeepsItsRate(t *testing.T) {
 		t.Skip("starts a server")
 	}
 	var out, errb bytes.Buffer
-	args := []string{"bench", "--inprocess", "--dir", t.TempDir(), "--tables", "4", "--chars", "3", "--concurrency", "4",
+	args := []string{"--inprocess", "--dir", t.TempDir(), "--tables", "4", "--chars", "3", "--concurrency", "4",
 		"--rate", "20", "--phases", "read", "--duration", "1s", "--warmup", "200ms", "--runs", "1", "--baseline", "0"}
-	if code := run(context.Background(), args, nil, &out, &errb, func(string) string { return "" }); code != 0 {
+	if code := benchMain(context.Background(), args, &out, &errb); code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, &out, &errb)
 	}
 	report := out.String()

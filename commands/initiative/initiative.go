@@ -1,15 +1,17 @@
-package commands
+// Package initiative is the rule systems' part of the turn order (RULES.md
+// §0.6): a system rolls initiative (Initiator), says who can act (Actor)
+// and what closing the order ends (CombatEnder). The turn order itself (the
+// order, the turns, the rounds, /init) is a feature that runs over these
+// interfaces (commands/turnorder), and the kernel knows none of them: a
+// system implements them with this package, never the turn order's, as a
+// database/sql driver implements database/sql/driver.
+package initiative
 
 import (
+	"github.com/hpkeeper/hpkeeper/commands"
 	"github.com/hpkeeper/hpkeeper/rules/dice"
 	"github.com/hpkeeper/hpkeeper/storage"
 )
-
-// The systems' part of the turn order (RULES.md §0.6): a system rolls
-// initiative (Initiator), says who can act (Actor) and what closing the
-// order ends (CombatEnder). The turn order itself (the order, the turns,
-// the rounds, /init) is a feature that runs over these interfaces
-// (commands/turnorder).
 
 // Initiator is implemented by a system whose characters can join a turn
 // order (RULES.md §0.6). Without it, /init is refused at the system's
@@ -25,11 +27,11 @@ type Initiator interface {
 	// the faces). die is the table option
 	// init-dice, already accepted by InitiativeDice, or nil for the
 	// system's own die. A character that cannot roll is a CodeInvalid
-	// *Error.
-	RollInitiative(m *Mutation, c *storage.Character, die *dice.Expr) (InitiativeRoll, error)
+	// *commands.Error.
+	RollInitiative(m *commands.Mutation, c *storage.Character, die *dice.Expr) (Roll, error)
 	// InitiativeDice checks a value of the table option init-dice (an
-	// expression with at least one die): nil, or a CodeInvalid *Error
-	// saying what the system takes.
+	// expression with at least one die): nil, or a CodeInvalid
+	// *commands.Error saying what the system takes.
 	InitiativeDice(die dice.Expr) error
 }
 
@@ -49,15 +51,15 @@ type Actor interface {
 // per character changed, about that character (m.For(c).Say); the kernel
 // notes what was said for /history.
 type CombatEnder interface {
-	EndCombat(m *Mutation) error
+	EndCombat(m *commands.Mutation) error
 	// EndCombatHelp says in a few words what closing the turn order ends,
 	// for /help topic:init, e.g. "the conflict: taken out is cleared".
 	EndCombatHelp() string
 }
 
-// InitiativeRoll is one character's initiative as its system rolled it
-// (RULES.md §0.6).
-type InitiativeRoll struct {
+// Roll is one character's initiative as its system rolled it (RULES.md
+// §0.6).
+type Roll struct {
 	// Total is the initiative: higher acts first.
 	Total int
 	// Bonus is the character's initiative bonus, which breaks ties.
@@ -67,35 +69,35 @@ type InitiativeRoll struct {
 	Text string
 }
 
-// RollInitiativeDie rolls a die + bonus through m (recorded in the event)
-// as an initiative: the roll of a system whose initiative is a die plus a
-// bonus (hit-protection 1d6 + init, hp-mp-wp d20 + Dex modifier + init;
-// RULES.md §0.6). The die is init-dice, the die RollInitiative was given,
-// or the system's own die def when that is nil. why names the parts of the
-// bonus for the reply, e.g. "Dex +1, init +2" ("" for none).
-func (m *Mutation) RollInitiativeDie(def dice.Expr, initDice *dice.Expr, bonus int, why string) (InitiativeRoll, error) {
+// RollDie rolls a die + bonus through m (recorded in the event) as an
+// initiative: the roll of a system whose initiative is a die plus a bonus
+// (hit-protection 1d6 + init, hp-mp-wp d20 + Dex modifier + init; RULES.md
+// §0.6). The die is init-dice, the die RollInitiative was given, or the
+// system's own die def when that is nil. why names the parts of the bonus
+// for the reply, e.g. "Dex +1, init +2" ("" for none).
+func RollDie(m *commands.Mutation, def dice.Expr, initDice *dice.Expr, bonus int, why string) (Roll, error) {
 	die := def
 	if initDice != nil {
 		die = *initDice
 	}
 	e, err := die.Plus(bonus)
 	if err != nil {
-		return InitiativeRoll{}, RollError(err)
+		return Roll{}, commands.RollError(err)
 	}
 	res, err := m.Roll(e)
 	if err != nil {
-		return InitiativeRoll{}, err
+		return Roll{}, err
 	}
 	text := res.String()
 	if why != "" {
 		text += " (" + why + ")"
 	}
-	return InitiativeRoll{Total: res.Total, Bonus: bonus, Text: text}, nil
+	return Roll{Total: res.Total, Bonus: bonus, Text: text}, nil
 }
 
 // The range of the sheet stat init, the initiative bonus of hit-protection
 // and hp-mp-wp characters (RULES.md §0.6).
 const (
-	MinInitiativeBonus = -20
-	MaxInitiativeBonus = 20
+	MinBonus = -20
+	MaxBonus = 20
 )

@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"context"
@@ -50,7 +50,7 @@ func serveNull(ctx context.Context, addr string) error {
 // startNull starts the null endpoint as serve is started: a child process
 // (hpkeeper bench --serve-null), or in this process with --inprocess. With
 // --target there is no null endpoint to start: it fails.
-func startNull(ctx context.Context, cfg *benchConfig, pub ed25519.PublicKey, stderr io.Writer) (*server, error) {
+func startNull(ctx context.Context, cfg *config, pub ed25519.PublicKey, stderr io.Writer) (*server, error) {
 	if cfg.target != "" {
 		return nil, errors.New("--target: the null endpoint runs beside a server bench starts itself (use --null=false)")
 	}
@@ -65,7 +65,7 @@ func startNull(ctx context.Context, cfg *benchConfig, pub ed25519.PublicKey, std
 	if err != nil {
 		return nil, err
 	}
-	return startBenchChild(ctx, []string{"bench", "--serve-null", addr}, addr, pub, cfg.verbose, stderr)
+	return startChild(ctx, []string{"bench", "--serve-null", addr}, addr, pub, cfg.verbose, stderr)
 }
 
 // serveInProcess serves h on a new loopback port in this process until the
@@ -97,17 +97,17 @@ func freeLoopbackPort() (string, error) {
 	return addr, nil
 }
 
-// startBenchChild starts this executable with args as a server on addr, with
+// startChild starts this executable with args as a server on addr, with
 // the public key and only the environment a benchmark passes on, and waits
 // until it answers HTTP.
-func startBenchChild(ctx context.Context, args []string, addr string, pub ed25519.PublicKey, verbose bool, stderr io.Writer) (*server, error) {
+func startChild(ctx context.Context, args []string, addr string, pub ed25519.PublicKey, verbose bool, stderr io.Writer) (*server, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, err
 	}
 	cmd := exec.Command(exe, args...)
 	cmd.Env = []string{"DISCORD_PUBLIC_KEY=" + hex.EncodeToString(pub), "PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"),
-		"HTTPS_PROXY=" + benchOfflineProxy, "HTTP_PROXY=" + benchOfflineProxy}
+		"HTTPS_PROXY=" + OfflineProxy, "HTTP_PROXY=" + OfflineProxy}
 	for _, v := range []string{"GOMAXPROCS", "GOGC", "GOMEMLIMIT"} {
 		if val := os.Getenv(v); val != "" {
 			cmd.Env = append(cmd.Env, v+"="+val)
@@ -165,7 +165,7 @@ type estimates struct {
 // yet: above what two cores verify (about 45 µs a signature).
 const firstGuess = 40000
 
-func newEstimates(cfg *benchConfig) *estimates {
+func newEstimates(cfg *config) *estimates {
 	return &estimates{rate: cfg.rate, best: map[string]float64{}}
 }
 

@@ -1,4 +1,12 @@
-package bot
+// Package operator is hpkeeper's surface for the people who run it: the
+// health of the process (GET /healthz: the database, its writer and disk,
+// the gateway's shards), its Prometheus metrics (GET /metrics: every name
+// in metrics.go), a consistent backup of the database file (POST
+// /admin/backup), and the build it runs (BuildInfo). Admin serves the
+// routes on serve's interactions listener or on an admin listener of their
+// own; the transports of package bot, the gateway's shards (ShardReporter)
+// and the database's writer report to Metrics.
+package operator
 
 import (
 	"context"

@@ -1,8 +1,10 @@
-package bot
+package operator
 
 import (
 	"runtime/debug"
 	"testing"
+
+	"github.com/hpkeeper/hpkeeper/bot/operator/operatortest"
 )
 
 // TestBuildInfo reads the version, commit, time and modified flag Go
@@ -33,13 +35,13 @@ func TestBuildInfo(t *testing.T) {
 // TestBuildInfoReported: hpkeeper_build_info is 1 with the build's labels,
 // and GET /healthz names the version.
 func TestBuildInfoReported(t *testing.T) {
-	s, m, admin := newMeteredServer(t, "")
+	s, m, admin := newServedAdmin(t, "")
 	b := BuildInfo{Version: "v1.2.3", Revision: "4ad31a41d89a2a62df1594879e3ccf3f0855ccad", GoVersion: "go1.99.1"}
 	m.ObserveBuild(b)
 	admin.SetBuildInfo(b)
-	fams := scrape(t, s.client, s.srv.URL+PathMetrics)
-	if v := sample(fams, metricBuildInfo, "version", "v1.2.3", "revision", "4ad31a41d89a", "goversion", "go1.99.1"); v != 1 {
-		t.Errorf("%s{version=v1.2.3,revision=4ad31a41d89a,goversion=go1.99.1} = %v; want 1", metricBuildInfo, v)
+	fams := operatortest.Scrape(t, s.client, s.srv.URL+PathMetrics)
+	if v := operatortest.Sample(fams, MetricBuildInfo, "version", "v1.2.3", "revision", "4ad31a41d89a", "goversion", "go1.99.1"); v != 1 {
+		t.Errorf("%s{version=v1.2.3,revision=4ad31a41d89a,goversion=go1.99.1} = %v; want 1", MetricBuildInfo, v)
 	}
 	if status, body := getHealth(t, s.client, s.srv.URL); status != 200 || body["version"] != "v1.2.3" {
 		t.Errorf("GET /healthz = %d %v; want 200 with the version", status, body)

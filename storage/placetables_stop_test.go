@@ -11,7 +11,7 @@ import (
 	"testing"
 )
 
-// countdown is a context that is done from its n-th Err on: RepartitionContext
+// countdown is a context that is done from its n-th Err on: PlaceTables
 // asks between tables and pages, so each n stops it at another point.
 type countdown struct {
 	context.Context
@@ -25,11 +25,11 @@ func (c *countdown) Err() error {
 	return nil
 }
 
-// TestRepartitionStops stops a split at every point where it looks at its
+// TestPlaceTablesStops stops a split at every point where it looks at its
 // context (SIGINT and SIGTERM cancel it in hpkeeper shard): each time it
 // returns ErrStopped with the cause, and the directory holds the source
 // alone, unchanged: no output, no partial file.
-func TestRepartitionStops(t *testing.T) {
+func TestPlaceTablesStops(t *testing.T) {
 	dir := t.TempDir()
 	src, _ := shardedSource(t, dir)
 	want := dump(t, src)
@@ -43,19 +43,19 @@ func TestRepartitionStops(t *testing.T) {
 	// A run to the end counts the points.
 	all := &countdown{Context: context.Background()}
 	all.n.Store(1 << 62)
-	if _, err := RepartitionContext(all, []string{src}, outputs(0), testTimeout); err != nil {
+	if _, err := PlaceTables(all, []string{src}, outputs(0), byShard(outputs(0)), testTimeout); err != nil {
 		t.Fatal(err)
 	}
 	points := all.calls.Load()
 	if points < 20 {
-		t.Fatalf("RepartitionContext looked at its context %d times; want it between every table of every phase", points)
+		t.Fatalf("PlaceTables looked at its context %d times; want it between every table of every phase", points)
 	}
 	t.Logf("stopping at each of %d points", points)
 	before, _ := filepath.Glob(filepath.Join(dir, "*"))
 	for n := int64(1); n <= points; n++ {
 		ctx := &countdown{Context: context.Background()}
 		ctx.n.Store(n)
-		rep, err := RepartitionContext(ctx, []string{src}, outputs(int(n)), testTimeout)
+		rep, err := PlaceTables(ctx, []string{src}, outputs(int(n)), byShard(outputs(int(n))), testTimeout)
 		if !errors.Is(err, ErrStopped) || !errors.Is(err, context.Canceled) || rep == nil {
 			t.Fatalf("stopped at point %d of %d: %v; want ErrStopped and the cause", n, points, err)
 		}

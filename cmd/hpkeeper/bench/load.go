@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"bytes"
@@ -24,85 +24,85 @@ import (
 	"github.com/hpkeeper/hpkeeper/storage"
 )
 
-// benchSystem is how the workload plays one rule system.
-type benchSystem struct {
+// systemWorkload is how the workload plays one rule system.
+type systemWorkload struct {
 	name  string
 	stats string
 	// damage, heal and rest build the system's commands for character c
 	// (other is another character at the table, e.g. a healer).
-	damage func(c string) benchCommand
-	heal   func(c, other string) benchCommand
-	rest   func(c string) benchCommand
+	damage func(c string) commandData
+	heal   func(c, other string) commandData
+	rest   func(c string) commandData
 }
 
-// benchSystems are the three systems; table n plays benchSystems[n%3].
-var benchSystems = []benchSystem{
+// systemWorkloads are the three systems; table n plays systemWorkloads[n%3].
+var systemWorkloads = []systemWorkload{
 	{
 		name:   "hit-protection",
 		stats:  "level=3 hit-die=d10",
-		damage: func(c string) benchCommand { return cmd("damage", "", "target", c, "amount", "1d4") },
-		heal:   func(c, _ string) benchCommand { return cmd("rest", "", "kind", "turn", "target", c) },
-		rest:   func(string) benchCommand { return cmd("rest", "", "kind", "night") },
+		damage: func(c string) commandData { return cmd("damage", "", "target", c, "amount", "1d4") },
+		heal:   func(c, _ string) commandData { return cmd("rest", "", "kind", "turn", "target", c) },
+		rest:   func(string) commandData { return cmd("rest", "", "kind", "night") },
 	},
 	{
 		name:   "hp-mp-wp",
 		stats:  "hp-max=30 class=fighter con=14",
-		damage: func(c string) benchCommand { return cmd("damage", "", "target", c, "amount", "1d4") },
-		heal:   func(c, _ string) benchCommand { return cmd("heal", "", "target", c, "amount", "1d4") },
-		rest:   func(string) benchCommand { return cmd("rest", "", "kind", "night") },
+		damage: func(c string) commandData { return cmd("damage", "", "target", c, "amount", "1d4") },
+		heal:   func(c, _ string) commandData { return cmd("heal", "", "target", c, "amount", "1d4") },
+		rest:   func(string) commandData { return cmd("rest", "", "kind", "night") },
 	},
 	{
 		name:   "harm",
 		stats:  "endure=2 react=1 first-aid=2 vigor=4",
-		damage: func(c string) benchCommand { return cmd("damage", "", "target", c, "amount", "1", "kind", "physical") },
-		heal: func(c, other string) benchCommand {
+		damage: func(c string) commandData { return cmd("damage", "", "target", c, "amount", "1", "kind", "physical") },
+		heal: func(c, other string) commandData {
 			return cmd("heal", "", "target", c, "trigger", "first-aid", "healer", other)
 		},
-		rest: func(string) benchCommand { return cmd("rest", "", "kind", "day") },
+		rest: func(string) commandData { return cmd("rest", "", "kind", "day") },
 	},
 }
 
 // cmd builds a command from name, subcommand and option name/value pairs.
-func cmd(name, sub string, kv ...string) benchCommand {
-	c := benchCommand{name: name, sub: sub}
+func cmd(name, sub string, kv ...string) commandData {
+	c := commandData{name: name, sub: sub}
 	for i := 0; i+1 < len(kv); i += 2 {
 		c.opts = append(c.opts, [2]string{kv[i], kv[i+1]})
 	}
 	return c
 }
 
-var benchNames = []string{"Ann", "Bob", "Cid", "Dee", "Eve", "Fay", "Gus", "Hal", "Ivy", "Jo"}
+var characterNames = []string{"Ann", "Bob", "Cid", "Dee", "Eve", "Fay", "Gus", "Hal", "Ivy", "Jo"}
 
 // charName is the name of character i at every table.
 func charName(i int) string {
-	if i < len(benchNames) {
-		return benchNames[i]
+	if i < len(characterNames) {
+		return characterNames[i]
 	}
 	return "PC" + strconv.Itoa(i+1)
 }
 
-// benchOp is one kind of user action: one request, or two for the pairs.
-type benchOp int
+// actionKind is one kind of user action: one request, or two for the pairs.
+type actionKind int
 
 const (
-	opDamageUndo benchOp = iota // /damage, then /undo of it (two writes)
-	opHeal                      // the system's healing (a write)
-	opRoll                      // /roll expr:1d20+3 (a write: the roll is recorded)
-	opRest                      // the system's table-wide rest (a write)
-	opCharShow                  // /char show (read-only)
-	opTableShow                 // /table show (read-only)
-	opCharList                  // /char list (read-only)
-	opHistory                   // /history (read-only)
-	opButton                    // /char delete, then press Cancel
+	opDamageUndo actionKind = iota // /damage, then /undo of it (two writes)
+	opHeal                         // the system's healing (a write)
+	opRoll                         // /roll expr:1d20+3 (a write: the roll is recorded)
+	opRest                         // the system's table-wide rest (a write)
+	opCharShow                     // /char show (read-only)
+	opTableShow                    // /table show (read-only)
+	opCharList                     // /char list (read-only)
+	opHistory                      // /history (read-only)
+	opButton                       // /char delete, then press Cancel
 )
 
 type weighted struct {
-	op     benchOp
+	op     actionKind
 	weight int
 }
 
-// benchPhases are the workloads, by name.
-var benchPhases = map[string][]weighted{
+// mixes are the workloads, by name.
+var mixes = map[string][]weighted{
 	"mixed": {{opDamageUndo, 25}, {opHeal, 10}, {opRoll, 10}, {opRest, 5}, {opCharShow, 15}, {opTableShow, 10},
 		{opCharList, 5}, {opHistory, 5}, {opButton, 10}},
 	"write": {{opDamageUndo, 50}, {opHeal, 20}, {opRoll, 20}, {opRest, 10}},
@@ -214,15 +214,15 @@ func (c *client) post(ctx context.Context, sr signedReq) (wireReply, time.Durati
 }
 
 // setup creates the tables and characters, spreading them over clients.
-func (c *client) setup(ctx context.Context, cfg *benchConfig) error {
+func (c *client) setup(ctx context.Context, cfg *config) error {
 	var wg sync.WaitGroup
 	errs := make(chan error, cfg.setupClients)
 	for w := range cfg.setupClients {
 		wg.Go(func() {
 			for n := w; n < cfg.tables; n += cfg.setupClients {
-				sys := benchSystems[n%len(benchSystems)]
-				reqs := []benchCommand{cmd("table", "setup", "system", sys.name)}
-				users := []benchUser{gmOf(n)}
+				sys := systemWorkloads[n%len(systemWorkloads)]
+				reqs := []commandData{cmd("table", "setup", "system", sys.name)}
+				users := []sender{gmOf(n)}
 				for i := range cfg.chars {
 					// Each player creates (and so owns) their character.
 					reqs = append(reqs, cmd("char", "create", "name", charName(i), "stats", sys.stats))
@@ -276,16 +276,16 @@ type worker struct {
 // or two for damage+undo (and delete+Cancel at the null endpoint; at hpkeeper
 // the press is built from the reply's button and signed when it comes).
 type action struct {
-	op     benchOp
-	n      int       // the table
-	player benchUser // who presses Cancel after /char delete
+	op     actionKind
+	n      int    // the table
+	player sender // who presses Cancel after /char delete
 	reqs   []signedReq
 }
 
 // plan chooses the table and character of one op and signs its requests.
-func (wk *worker) plan(op benchOp) (action, error) {
+func (wk *worker) plan(op actionKind) (action, error) {
 	n := wk.tables[wk.rng.IntN(len(wk.tables))]
-	sys := benchSystems[n%len(benchSystems)]
+	sys := systemWorkloads[n%len(systemWorkloads)]
 	ci := wk.rng.IntN(wk.chars)
 	ch, other := charName(ci), charName((ci+1)%wk.chars)
 	// The GM deals damage, heals and rests the table; players roll, look
@@ -293,8 +293,8 @@ func (wk *worker) plan(op benchOp) (action, error) {
 	gm, player := gmOf(n), playerOf(n, ci)
 	a := action{op: op, n: n, player: player}
 	type part struct {
-		u  benchUser
-		bc benchCommand
+		u  sender
+		bc commandData
 	}
 	var parts []part
 	switch op {
@@ -335,7 +335,7 @@ func (wk *worker) plan(op benchOp) (action, error) {
 }
 
 // pick draws an op from mix (weights summing to total).
-func (wk *worker) pick(mix []weighted, total int) benchOp {
+func (wk *worker) pick(mix []weighted, total int) actionKind {
 	x := wk.rng.IntN(total)
 	for _, w := range mix {
 		if x < w.weight {
@@ -378,7 +378,7 @@ func (wk *worker) take(mix []weighted, total int) (action, error) {
 // server runs in this process, reads its storage writer's counters. expect is
 // how many requests a second the run may reach: the measured window's
 // requests are signed before the run for that rate (see presign).
-func (c *client) run(ctx context.Context, cfg *benchConfig, mix []weighted, pid int, writerStats func() storage.WriterStats, null bool, expect float64) (runResult, error) {
+func (c *client) run(ctx context.Context, cfg *config, mix []weighted, pid int, writerStats func() storage.WriterStats, null bool, expect float64) (runResult, error) {
 	total := 0
 	for _, w := range mix {
 		total += w.weight

@@ -1,7 +1,6 @@
-package bot
+package operator
 
 import (
-	"context"
 	"net/http"
 	"os"
 	"strconv"
@@ -16,42 +15,48 @@ import (
 	"github.com/hpkeeper/hpkeeper/storage"
 )
 
-// Every metric and label hpkeeper exports, in one place. README.md
-// ("Health and metrics") lists them for operators.
+// The name of every metric and label hpkeeper exports, in one place:
+// README.md ("Health and metrics") lists them for operators, and what
+// reads the metrics (tests, dashboards) refers to them by these names.
 const (
-	metricInteractions     = "hpkeeper_interactions_total"
-	metricReplyDuration    = "hpkeeper_reply_duration_seconds"
-	metricQueueDepth       = "hpkeeper_writer_queue_depth"
-	metricGroupSize        = "hpkeeper_writer_group_size"
-	metricFunctionDuration = "hpkeeper_writer_functions_duration_seconds"
-	metricCommitDuration   = "hpkeeper_writer_commit_duration_seconds"
-	metricCommitFailures   = "hpkeeper_writer_commit_failures_total"
-	metricDatabaseSize     = "hpkeeper_database_size_bytes"
-	metricSchemaVersion    = "hpkeeper_database_schema_version"
-	metricFreeBytes        = "hpkeeper_database_free_bytes"
-	metricHealth           = "hpkeeper_health_status"
-	metricCacheBytes       = "hpkeeper_cache_bytes"
-	metricCacheLookups     = "hpkeeper_cache_lookups_total"
-	metricWorkFallbacks    = "hpkeeper_work_limit_fallbacks_total"
-	metricBackups          = "hpkeeper_backups_total"
-	metricTrackerEdits     = "hpkeeper_tracker_edits_total"
-	metricRateLimited      = "hpkeeper_discord_rate_limited_total"
-	metricHeartbeat        = "hpkeeper_gateway_heartbeat_latency_seconds"
-	metricGatewayUp        = "hpkeeper_gateway_up"
-	metricReconnects       = "hpkeeper_gateway_reconnects_total"
-	metricGatewayGuilds    = "hpkeeper_gateway_guilds"
-	metricGatewayRefused   = "hpkeeper_gateway_refused_interactions_total"
-	metricShardCount       = "hpkeeper_gateway_shard_count"
-	metricBuildInfo        = "hpkeeper_build_info"
+	MetricInteractions     = "hpkeeper_interactions_total"
+	MetricReplyDuration    = "hpkeeper_reply_duration_seconds"
+	MetricQueueDepth       = "hpkeeper_writer_queue_depth"
+	MetricGroupSize        = "hpkeeper_writer_group_size"
+	MetricFunctionDuration = "hpkeeper_writer_functions_duration_seconds"
+	MetricCommitDuration   = "hpkeeper_writer_commit_duration_seconds"
+	MetricCommitFailures   = "hpkeeper_writer_commit_failures_total"
+	MetricDatabaseSize     = "hpkeeper_database_size_bytes"
+	MetricSchemaVersion    = "hpkeeper_database_schema_version"
+	MetricFreeBytes        = "hpkeeper_database_free_bytes"
+	MetricHealth           = "hpkeeper_health_status"
+	MetricCacheBytes       = "hpkeeper_cache_bytes"
+	MetricCacheLookups     = "hpkeeper_cache_lookups_total"
+	MetricWorkFallbacks    = "hpkeeper_work_limit_fallbacks_total"
+	MetricBackups          = "hpkeeper_backups_total"
+	MetricTrackerEdits     = "hpkeeper_tracker_edits_total"
+	MetricRateLimited      = "hpkeeper_discord_rate_limited_total"
+	MetricHeartbeat        = "hpkeeper_gateway_heartbeat_latency_seconds"
+	MetricGatewayUp        = "hpkeeper_gateway_up"
+	MetricReconnects       = "hpkeeper_gateway_reconnects_total"
+	MetricGatewayGuilds    = "hpkeeper_gateway_guilds"
+	MetricGatewayRefused   = "hpkeeper_gateway_refused_interactions_total"
+	MetricShardCount       = "hpkeeper_gateway_shard_count"
+	MetricBuildInfo        = "hpkeeper_build_info"
 
-	labelKind    = "kind"
-	labelCommand = "command"
-	labelOutcome = "outcome"
-	// labelStatus is a health state: ok, degraded or unavailable.
-	labelStatus = "status"
-	// labelShard is a gateway shard's id: one of the process's shards, a
+	// LabelKind is an interaction's kind: one of the Kind values.
+	LabelKind = "kind"
+	// LabelCommand is the command name or custom_id prefix the service
+	// knows a request by, or ValueUnknown.
+	LabelCommand = "command"
+	// LabelOutcome is how an interaction, a backup or a tracker edit
+	// ended: one of the Outcome values.
+	LabelOutcome = "outcome"
+	// LabelStatus is a health state: ok, degraded or unavailable.
+	LabelStatus = "status"
+	// LabelShard is a gateway shard's id: one of the process's shards, a
 	// bounded set.
-	labelShard = "shard"
+	LabelShard = "shard"
 )
 
 // Label values. kind and command are "unknown" for requests refused before
@@ -59,19 +64,19 @@ const (
 // the service does not know (commands.Service.RouteName), so no user input
 // becomes a label value of its own.
 const (
-	kindCommand      = "command"
-	kindComponent    = "component"
-	kindModal        = "modal"
-	kindAutocomplete = "autocomplete"
-	valueUnknown     = "unknown"
+	KindCommand      = "command"
+	KindComponent    = "component"
+	KindModal        = "modal"
+	KindAutocomplete = "autocomplete"
+	ValueUnknown     = "unknown"
 
-	outcomeOK               = "ok"
-	outcomeUserError        = "user_error"
-	outcomeInternal         = "internal"
-	outcomeRefusedSignature = "refused_signature" // 401: bad signature, stale timestamp or replay
-	outcomeBadRequest       = "bad_request"       // 400, 405, 413: not an interaction we handle
-	outcomeUndelivered      = "undelivered"       // answered, but the answer or a follow-up never reached Discord
-	outcomeError            = "error"             // tracker edits, backups
+	OutcomeOK               = "ok"
+	OutcomeUserError        = "user_error"
+	OutcomeInternal         = "internal"
+	OutcomeRefusedSignature = "refused_signature" // 401: bad signature, stale timestamp or replay
+	OutcomeBadRequest       = "bad_request"       // 400, 405, 413: not an interaction we handle
+	OutcomeUndelivered      = "undelivered"       // answered, but the answer or a follow-up never reached Discord
+	OutcomeError            = "error"             // tracker edits, backups
 )
 
 // Histogram buckets, in seconds and in Updates.
@@ -108,43 +113,43 @@ type Metrics struct {
 func NewMetrics() *Metrics {
 	m := &Metrics{reg: prometheus.NewRegistry()}
 	m.interactions = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: metricInteractions,
+		Name: MetricInteractions,
 		Help: "Interactions by kind (command, component, modal, autocomplete), command (the command name or the custom_id prefix) and outcome (ok, user_error, internal, undelivered, refused_signature, bad_request).",
-	}, []string{labelKind, labelCommand, labelOutcome})
+	}, []string{LabelKind, LabelCommand, LabelOutcome})
 	m.reply = prometheus.NewHistogramVec(prometheus.HistogramOpts{
-		Name:    metricReplyDuration,
+		Name:    MetricReplyDuration,
 		Help:    "Time from an interaction reaching the service to its reply being ready, durable commit included (not the signature check or the network), by kind and command.",
 		Buckets: replyBuckets,
-	}, []string{labelKind, labelCommand})
+	}, []string{LabelKind, LabelCommand})
 	m.groupSize = prometheus.NewHistogram(prometheus.HistogramOpts{
-		Name:    metricGroupSize,
+		Name:    MetricGroupSize,
 		Help:    "Updates committed together in one write transaction by the writer goroutine (group commit).",
 		Buckets: groupBuckets,
 	})
 	m.functions = prometheus.NewHistogram(prometheus.HistogramOpts{
-		Name:    metricFunctionDuration,
+		Name:    MetricFunctionDuration,
 		Help:    "Time the writer spent running the functions of one group (rules, encoding) before committing it.",
 		Buckets: commitBuckets,
 	})
 	m.commit = prometheus.NewHistogram(prometheus.HistogramOpts{
-		Name:    metricCommitDuration,
+		Name:    MetricCommitDuration,
 		Help:    "Time the writer spent committing one group: bbolt's page writes and its two fdatasyncs.",
 		Buckets: commitBuckets,
 	})
 	m.commitFailures = prometheus.NewCounter(prometheus.CounterOpts{
-		Name: metricCommitFailures,
+		Name: MetricCommitFailures,
 		Help: "Groups whose commit failed (a full or failing disk): none of their changes were written.",
 	})
 	m.backups = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: metricBackups,
+		Name: MetricBackups,
 		Help: "Backups served by POST /admin/backup, by outcome (ok, error).",
-	}, []string{labelOutcome})
+	}, []string{LabelOutcome})
 	m.trackerEdits = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: metricTrackerEdits,
+		Name: MetricTrackerEdits,
 		Help: "Edits of tracker messages sent to Discord, by outcome (ok, error).",
-	}, []string{labelOutcome})
+	}, []string{LabelOutcome})
 	m.rateLimited = prometheus.NewCounter(prometheus.CounterOpts{
-		Name: metricRateLimited,
+		Name: MetricRateLimited,
 		Help: "HTTP 429 (Too Many Requests) responses from Discord's REST API, retries included.",
 	})
 	m.reg.MustRegister(
@@ -153,7 +158,7 @@ func NewMetrics() *Metrics {
 		m.interactions, m.reply, m.groupSize, m.functions, m.commit, m.commitFailures,
 		m.backups, m.trackerEdits, m.rateLimited,
 	)
-	for _, o := range []string{outcomeOK, outcomeError} {
+	for _, o := range []string{OutcomeOK, OutcomeError} {
 		m.trackerEdits.WithLabelValues(o)
 		m.backups.WithLabelValues(o)
 	}
@@ -187,11 +192,11 @@ var _ ObservedDB = (*storage.DB)(nil)
 func (m *Metrics) ObserveDB(db ObservedDB) {
 	m.reg.MustRegister(
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-			Name: metricQueueDepth,
+			Name: MetricQueueDepth,
 			Help: "Updates waiting for the writer goroutine at the time of the scrape.",
 		}, func() float64 { return float64(db.WriterStats().Queued) }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-			Name: metricDatabaseSize,
+			Name: MetricDatabaseSize,
 			Help: "Size of the database file on disk in bytes (bbolt files never shrink; compaction is a copy).",
 		}, func() float64 {
 			fi, err := os.Stat(db.Path())
@@ -201,19 +206,19 @@ func (m *Metrics) ObserveDB(db ObservedDB) {
 			return float64(fi.Size())
 		}),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-			Name: metricFreeBytes,
+			Name: MetricFreeBytes,
 			Help: "Bytes free for hpkeeper on the filesystem of the database file (statfs; -1 when unknown). Commits fail when the file must grow and this is 0.",
 		}, func() float64 { return float64(db.Health().FreeBytes) }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-			Name: metricSchemaVersion,
+			Name: MetricSchemaVersion,
 			Help: "Schema version of the database this program reads and writes (files are migrated to it at start).",
 		}, func() float64 { return float64(storage.SchemaVersion) }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-			Name: metricCacheBytes,
+			Name: MetricCacheBytes,
 			Help: "Estimated bytes of decoded tables and characters in the state cache (bounded by storage.cache_mb).",
 		}, func() float64 { return float64(db.CacheStats().Bytes) }),
 		prometheus.NewCounterFunc(prometheus.CounterOpts{
-			Name: metricWorkFallbacks,
+			Name: MetricWorkFallbacks,
 			Help: "Spends of a user's work allowance that the shared database (PostgreSQL) could not answer: this process's own allowance answered each instead (0 on a bbolt file).",
 		}, func() float64 { return float64(db.WorkLimitFailures()) }),
 		cacheLookups(db, "hit", func(s storage.CacheStats) int64 { return s.Hits }),
@@ -224,7 +229,7 @@ func (m *Metrics) ObserveDB(db ObservedDB) {
 // cacheLookups is the hpkeeper_cache_lookups_total series of one result.
 func cacheLookups(db ObservedDB, result string, n func(storage.CacheStats) int64) prometheus.Collector {
 	return prometheus.NewCounterFunc(prometheus.CounterOpts{
-		Name:        metricCacheLookups,
+		Name:        MetricCacheLookups,
 		Help:        "Lookups of a table's state in the state cache, by result: hit, or miss (decoded from the file).",
 		ConstLabels: prometheus.Labels{"result": result},
 	}, func() float64 { return float64(n(db.CacheStats())) })
@@ -237,7 +242,7 @@ func cacheLookups(db ObservedDB, result string, n func(storage.CacheStats) int64
 // Call it once per Metrics.
 func (m *Metrics) ObserveBuild(b BuildInfo) {
 	g := prometheus.NewGauge(prometheus.GaugeOpts{
-		Name:        metricBuildInfo,
+		Name:        MetricBuildInfo,
 		Help:        "Always 1; the labels name the running build: the module version, the VCS revision and the Go version.",
 		ConstLabels: prometheus.Labels{"version": b.Version, "revision": shortRevision(b.Revision), "goversion": b.GoVersion},
 	})
@@ -256,88 +261,58 @@ func (m *Metrics) ObserveCommit(g storage.GroupStats) {
 	}
 }
 
-// routeNamer names a request for metrics from a bounded set;
-// *commands.Service implements it.
-type routeNamer interface {
-	RouteName(r *commands.Request) string
+// ObserveReply times one reply of the service, took being how long its
+// handler ran, by kind and command: command is the service's name of the
+// request (commands.Service.RouteName), "" when it has none ("unknown").
+func (m *Metrics) ObserveReply(kind commands.Kind, command string, took time.Duration) {
+	m.reply.WithLabelValues(kindLabel(kind), commandLabel(command)).Observe(took.Seconds())
 }
 
-var _ routeNamer = (*commands.Service)(nil)
-
-// Instrument returns h counting every interaction it answers by kind, command
-// and outcome (commands.Response.Outcome; a nil response or a panic counts
-// as internal) and timing its replies by kind and command. The command label
-// is h's RouteName when h has one (*commands.Service does), else "unknown".
-// Under a transport of this package, an interaction is counted once its
-// answer has been delivered (delivery.go): one whose first answer, deferred
-// answer, files or follow-up messages did not reach Discord counts as
-// undelivered instead of ok or user_error (an internal error stays
-// internal).
-func (m *Metrics) Instrument(h Handler) Handler {
-	namer, _ := h.(routeNamer)
-	return &meteredHandler{h: h, m: m, namer: namer}
+// CountInteraction counts one interaction the service answered, by kind,
+// command (as ObserveReply) and the outcome its reply was given
+// (commands.Response.Outcome): an interaction whose answer, deferred
+// answer, files or follow-up messages did not reach Discord (undelivered
+// not nil) counts as undelivered instead of ok or user_error, and an
+// internal error stays internal.
+func (m *Metrics) CountInteraction(kind commands.Kind, command string, outcome commands.Outcome, undelivered error) {
+	o := outcomeLabel(outcome)
+	if undelivered != nil && o != OutcomeInternal {
+		o = OutcomeUndelivered
+	}
+	m.interactions.WithLabelValues(kindLabel(kind), commandLabel(command), o).Inc()
 }
 
-type meteredHandler struct {
-	h     Handler
-	m     *Metrics
-	namer routeNamer
-}
-
-func (mh *meteredHandler) Handle(ctx context.Context, r *commands.Request) (resp *commands.Response) {
-	start := time.Now()
-	defer func() {
-		outcome := outcomeInternal
-		if resp != nil {
-			outcome = outcomeLabel(resp.Outcome)
-		}
-		kind := kindLabel(r.Kind)
-		name := ""
-		if mh.namer != nil {
-			name = mh.namer.RouteName(r)
-		}
-		if name == "" {
-			name = valueUnknown
-		}
-		mh.m.reply.WithLabelValues(kind, name).Observe(time.Since(start).Seconds())
-		count := func(err error) {
-			o := outcome
-			if err != nil && o != outcomeInternal {
-				o = outcomeUndelivered
-			}
-			mh.m.interactions.WithLabelValues(kind, name, o).Inc()
-		}
-		if d := deliveryFrom(ctx); d != nil {
-			d.await(count)
-			return
-		}
-		count(nil)
-	}()
-	return mh.h.Handle(ctx, r)
+// commandLabel is the command label of a request the service named
+// command: "unknown" for "".
+func commandLabel(command string) string {
+	if command == "" {
+		return ValueUnknown
+	}
+	return command
 }
 
 func kindLabel(k commands.Kind) string {
 	switch k {
 	case commands.KindCommand:
-		return kindCommand
+		return KindCommand
 	case commands.KindComponent:
-		return kindComponent
+		return KindComponent
 	case commands.KindModal:
-		return kindModal
+		return KindModal
 	case commands.KindAutocomplete:
-		return kindAutocomplete
+		return KindAutocomplete
 	}
-	return valueUnknown
+	return ValueUnknown
 }
 
 func outcomeLabel(o commands.Outcome) string {
 	switch o {
 	case commands.OutcomeOK:
-		return outcomeOK
+		return OutcomeOK
 	case commands.OutcomeUserError:
-		return outcomeUserError
+		return OutcomeUserError
 	}
-	return outcomeInternal
+	return OutcomeInternal
 }
 
 // InstrumentEndpoint returns the interactions endpoint h counting the requests it
@@ -368,9 +343,9 @@ func (w *statusWriter) WriteHeader(code int) {
 		w.wrote = true
 		switch {
 		case code == http.StatusUnauthorized:
-			w.m.interactions.WithLabelValues(valueUnknown, valueUnknown, outcomeRefusedSignature).Inc()
+			w.m.interactions.WithLabelValues(ValueUnknown, ValueUnknown, OutcomeRefusedSignature).Inc()
 		case code >= 400 && code < 500:
-			w.m.interactions.WithLabelValues(valueUnknown, valueUnknown, outcomeBadRequest).Inc()
+			w.m.interactions.WithLabelValues(ValueUnknown, ValueUnknown, OutcomeBadRequest).Inc()
 		}
 	}
 	w.ResponseWriter.WriteHeader(code)
@@ -413,10 +388,11 @@ func (rt rateLimitCounter) RoundTrip(r *http.Request) (*http.Response, error) {
 	return res, err
 }
 
-// Session returns a SessionOption that makes the session's REST client (and
-// so the interaction callbacks and tracker edits sent with it) count
-// Discord's 429s. Give it after WithHTTPClient.
-func (m *Metrics) Session() SessionOption {
+// Session returns a session option (a bot.SessionOption) that makes the
+// session's REST client (and so the interaction callbacks and tracker
+// edits sent with it) count Discord's 429s. Give it after
+// bot.WithHTTPClient.
+func (m *Metrics) Session() func(*discordgo.Session) {
 	return func(s *discordgo.Session) { s.Client = m.Client(s.Client) }
 }
 
@@ -427,12 +403,12 @@ func (m *Metrics) Session() SessionOption {
 // the shard count. Call it once per Metrics, in gateway mode only.
 func (m *Metrics) ObserveGateway(g ShardReporter) {
 	m.reg.MustRegister(&gatewayCollector{g: g,
-		up:         prometheus.NewDesc(metricGatewayUp, "1 while the shard's gateway session is connected and heartbeating, else 0.", []string{labelShard}, nil),
-		heartbeat:  prometheus.NewDesc(metricHeartbeat, "Latency of the shard's last gateway heartbeat Discord acknowledged (0 before the first).", []string{labelShard}, nil),
-		reconnects: prometheus.NewDesc(metricReconnects, "Times the shard's gateway session connected again after its first connection.", []string{labelShard}, nil),
-		guilds:     prometheus.NewDesc(metricGatewayGuilds, "Guilds on the shard (its READY and GUILD_CREATE events, less the guilds the bot left); Discord wants at most 2,500 a shard.", []string{labelShard}, nil),
-		refused:    prometheus.NewDesc(metricGatewayRefused, "Interactions that arrived on the shard for a guild outside the process's shards (or with a malformed guild id), refused unhandled.", []string{labelShard}, nil),
-		count:      prometheus.NewDesc(metricShardCount, "The bot's shard count (of all its processes) the gateway identified with.", nil, nil),
+		up:         prometheus.NewDesc(MetricGatewayUp, "1 while the shard's gateway session is connected and heartbeating, else 0.", []string{LabelShard}, nil),
+		heartbeat:  prometheus.NewDesc(MetricHeartbeat, "Latency of the shard's last gateway heartbeat Discord acknowledged (0 before the first).", []string{LabelShard}, nil),
+		reconnects: prometheus.NewDesc(MetricReconnects, "Times the shard's gateway session connected again after its first connection.", []string{LabelShard}, nil),
+		guilds:     prometheus.NewDesc(MetricGatewayGuilds, "Guilds on the shard (its READY and GUILD_CREATE events, less the guilds the bot left); Discord wants at most 2,500 a shard.", []string{LabelShard}, nil),
+		refused:    prometheus.NewDesc(MetricGatewayRefused, "Interactions that arrived on the shard for a guild outside the process's shards (or with a malformed guild id), refused unhandled.", []string{LabelShard}, nil),
+		count:      prometheus.NewDesc(MetricShardCount, "The bot's shard count (of all its processes) the gateway identified with.", nil, nil),
 	})
 }
 
@@ -467,17 +443,14 @@ func (c *gatewayCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 }
 
-// Tracker returns a TrackerOption counting the tracker's edits.
-func (m *Metrics) Tracker() TrackerOption {
-	return func(t *Tracker) {
-		t.edited = func(err error) {
-			if err != nil {
-				m.trackerEdits.WithLabelValues(outcomeError).Inc()
-				return
-			}
-			m.trackerEdits.WithLabelValues(outcomeOK).Inc()
-		}
+// TrackerEdited counts one edit of a tracker message: err is its error (nil:
+// Discord took it). bot.ReportEdits makes a tracker call it.
+func (m *Metrics) TrackerEdited(err error) {
+	if err != nil {
+		m.trackerEdits.WithLabelValues(OutcomeError).Inc()
+		return
 	}
+	m.trackerEdits.WithLabelValues(OutcomeOK).Inc()
 }
 
 // backedUp counts one backup served.
@@ -486,10 +459,10 @@ func (m *Metrics) backedUp(err error) {
 		return
 	}
 	if err != nil {
-		m.backups.WithLabelValues(outcomeError).Inc()
+		m.backups.WithLabelValues(OutcomeError).Inc()
 		return
 	}
-	m.backups.WithLabelValues(outcomeOK).Inc()
+	m.backups.WithLabelValues(OutcomeOK).Inc()
 }
 
 // healthCollector is the hpkeeper_health_status gauge: 1 for the state
@@ -503,9 +476,9 @@ type healthCollector struct {
 }
 
 func newHealthCollector(a *Admin) *healthCollector {
-	return &healthCollector{a: a, desc: prometheus.NewDesc(metricHealth,
+	return &healthCollector{a: a, desc: prometheus.NewDesc(MetricHealth,
 		"1 for the health state GET /healthz reports (ok, degraded, unavailable; its reason is in the answer), 0 for the others. The gateway's shards are left out: see hpkeeper_gateway_up.",
-		[]string{labelStatus}, nil)}
+		[]string{LabelStatus}, nil)}
 }
 
 func (c *healthCollector) Describe(ch chan<- *prometheus.Desc) { ch <- c.desc }

@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"crypto/ed25519"
@@ -14,37 +14,37 @@ import (
 // verifies and converts as much as it does in production.
 
 const (
-	benchAppID   = "1411000000000000001"
-	benchGuildID = "1411000000000000100"
-	// benchGMPerms includes Manage Channels: the sender is a GM everywhere.
-	benchGMPerms = "2147601488"
-	// benchPlayerPerms is the same without Manage Channels.
-	benchPlayerPerms = "2147601472"
+	appID   = "1411000000000000001"
+	guildID = "1411000000000000100"
+	// gmPerms includes Manage Channels: the sender is a GM everywhere.
+	gmPerms = "2147601488"
+	// playerPerms is the same without Manage Channels.
+	playerPerms = "2147601472"
 )
 
-// benchSnowflake hands out unique interaction ids.
-var benchSnowflake atomic.Uint64
+// snowflakes hands out unique interaction ids.
+var snowflakes atomic.Uint64
 
-func init() { benchSnowflake.Store(1411000000000100000) }
+func init() { snowflakes.Store(1411000000000100000) }
 
-// benchChannelID is the channel (table) id of table n.
-func benchChannelID(n int) string { return strconv.Itoa(1412000000000000000 + n) }
+// channelID is the channel (table) id of table n.
+func channelID(n int) string { return strconv.Itoa(1412000000000000000 + n) }
 
-// benchUser is who sends an interaction.
-type benchUser struct {
+// sender is who sends an interaction.
+type sender struct {
 	id, name, perms string
 }
 
 // gmOf is the GM of table n: a member with Manage Channels.
-func gmOf(n int) benchUser {
-	return benchUser{id: strconv.Itoa(1413000000000000000 + n*16), name: "GM " + strconv.Itoa(n), perms: benchGMPerms}
+func gmOf(n int) sender {
+	return sender{id: strconv.Itoa(1413000000000000000 + n*16), name: "GM " + strconv.Itoa(n), perms: gmPerms}
 }
 
 // playerOf is the player of character i at table n (its owner), without
 // Manage Channels.
-func playerOf(n, i int) benchUser {
-	return benchUser{id: strconv.Itoa(1413000000000000000 + n*16 + 1 + i%15), name: "Player " + strconv.Itoa(i),
-		perms: benchPlayerPerms}
+func playerOf(n, i int) sender {
+	return sender{id: strconv.Itoa(1413000000000000000 + n*16 + 1 + i%15), name: "Player " + strconv.Itoa(i),
+		perms: playerPerms}
 }
 
 type wireOption struct {
@@ -134,19 +134,19 @@ type wireInteraction struct {
 	Member         wireMember   `json:"member"`
 }
 
-// benchInteraction returns the envelope of an interaction by u at table n.
-func benchInteraction(u benchUser, n int) wireInteraction {
-	id := strconv.FormatUint(benchSnowflake.Add(1), 10)
-	ch := benchChannelID(n)
+// envelope returns the envelope of an interaction by u at table n.
+func envelope(u sender, n int) wireInteraction {
+	id := strconv.FormatUint(snowflakes.Add(1), 10)
+	ch := channelID(n)
 	return wireInteraction{
 		AppPermissions: "562949953601536",
-		ApplicationID:  benchAppID,
-		Channel: wireChannel{GuildID: benchGuildID, ID: ch, Name: "table-" + strconv.Itoa(n),
-			ParentID: "1411000000000000199", Permissions: benchGMPerms, Position: n % 50},
+		ApplicationID:  appID,
+		Channel: wireChannel{GuildID: guildID, ID: ch, Name: "table-" + strconv.Itoa(n),
+			ParentID: "1411000000000000199", Permissions: gmPerms, Position: n % 50},
 		ChannelID:    ch,
 		Entitlements: []any{},
-		Guild:        wireGuild{Features: []string{"COMMUNITY"}, ID: benchGuildID, Locale: "en-US"},
-		GuildID:      benchGuildID,
+		Guild:        wireGuild{Features: []string{"COMMUNITY"}, ID: guildID, Locale: "en-US"},
+		GuildID:      guildID,
 		GuildLocale:  "en-US",
 		ID:           id,
 		Locale:       "en-GB",
@@ -160,16 +160,16 @@ func benchInteraction(u benchUser, n int) wireInteraction {
 	}
 }
 
-// benchCommand is a slash command as typed: name, optional subcommand and
+// commandData is a slash command as typed: name, optional subcommand and
 // string options in order.
-type benchCommand struct {
+type commandData struct {
 	name, sub string
 	opts      [][2]string
 }
 
 // body encodes c as u's application-command interaction at table n.
-func (c benchCommand) body(u benchUser, n int) ([]byte, error) {
-	i := benchInteraction(u, n)
+func (c commandData) body(u sender, n int) ([]byte, error) {
+	i := envelope(u, n)
 	i.Type = 2
 	var opts []wireOption
 	for _, o := range c.opts {
@@ -183,12 +183,12 @@ func (c benchCommand) body(u benchUser, n int) ([]byte, error) {
 }
 
 // pressBody encodes a button press on customID by u at table n.
-func pressBody(u benchUser, n int, customID string) ([]byte, error) {
-	i := benchInteraction(u, n)
+func pressBody(u sender, n int, customID string) ([]byte, error) {
+	i := envelope(u, n)
 	i.Type = 3
 	i.Data = wireData{ComponentType: 2, CustomID: customID}
 	i.Message = &wireMessage{ID: "1411000000000030000", ChannelID: i.ChannelID, Content: "Delete?",
-		Timestamp: "2025-06-01T18:00:00.000000+00:00", Author: wireUser{ID: benchAppID, Username: "hpkeeper", Discriminator: "0"}}
+		Timestamp: "2025-06-01T18:00:00.000000+00:00", Author: wireUser{ID: appID, Username: "hpkeeper", Discriminator: "0"}}
 	return json.Marshal(i)
 }
 
