@@ -223,33 +223,49 @@ func charShow(ctx context.Context, s *Service, r *Request) (*Response, error) {
 			}
 		}
 		// Players see a hidden character's word; a GM or its owner gets
-		// its numbers (and its pending choice) privately.
-		embed, err := embedFor(view.Channel, t, sys, c)
-		if err != nil {
-			return err
-		}
-		resp = &Response{Embeds: []Embed{embed}}
-		mine, a := resp, Audience(r, t)
-		if c.Hidden && a.Sees(c) {
-			full, err := embedFor(a, t, sys, c)
-			if err != nil {
-				return err
-			}
-			mine = &Response{Embeds: []Embed{full}}
-			resp = Privately(resp, mine)
-		}
-		if ch, ok := sys.(Chooser); ok && CanChange(r, t, c) == nil && a.Sees(c) {
-			text, buttons, err := ch.PendingChoice(c)
-			if err != nil {
-				return err
-			}
-			if buttons != nil {
-				mine.Content, mine.Components = strings.TrimSpace(mine.Content+"\n"+text), buttons
-			}
-		}
-		return nil
+		// its numbers (and its pending choice) privately. The reply is c's
+		// as the caller reads it: whether they see its numbers, and change
+		// it (its choice's buttons).
+		sees := Audience(r, t).Sees(c)
+		change := sees && CanChange(r, t, c) == nil
+		what := "char show " + strconv.FormatUint(c.ID, 10) + " " + strconv.FormatBool(sees) + " " + strconv.FormatBool(change)
+		resp, err = s.Memoized(ctx, tx, r, what, func() (Ready, error) {
+			resp, err := charCard(t, sys, c, sees, change)
+			return Ready{Response: resp}, err
+		})
+		return err
 	})
 	return resp, err
+}
+
+// charCard is /char show's reply: c's card as the channel reads it, and
+// when c is hidden and the caller sees its numbers (sees), their card
+// privately; a pending choice, to a caller who sees and may change c.
+func charCard(t *storage.Table, sys System, c *storage.Character, sees, change bool) (*Response, error) {
+	embed, err := embedFor(view.Channel, t, sys, c)
+	if err != nil {
+		return nil, err
+	}
+	resp := &Response{Embeds: []Embed{embed}}
+	mine := resp
+	if c.Hidden && sees {
+		full, err := embedFor(gmReader, t, sys, c)
+		if err != nil {
+			return nil, err
+		}
+		mine = &Response{Embeds: []Embed{full}}
+		resp = Privately(resp, mine)
+	}
+	if ch, ok := sys.(Chooser); ok && change {
+		text, buttons, err := ch.PendingChoice(c)
+		if err != nil {
+			return nil, err
+		}
+		if buttons != nil {
+			mine.Content, mine.Components = strings.TrimSpace(mine.Content+"\n"+text), buttons
+		}
+	}
+	return resp, nil
 }
 
 func charList(ctx context.Context, s *Service, r *Request) (*Response, error) {
@@ -263,20 +279,23 @@ func charList(ctx context.Context, s *Service, r *Request) (*Response, error) {
 		if err != nil {
 			return err
 		}
-		if len(all) == 0 {
-			resp = &Response{Content: "No characters at this table yet: /char create makes one."}
-			return nil
-		}
-		lines, hidden, err := roster(Audience(r, t), t, sys, all, "• ")
-		if err != nil {
-			return err
-		}
-		lines = append([]string{fmt.Sprintf("%s (%s):", Count(len(all), "character"), t.System)}, lines...)
-		resp = &Response{Content: strings.Join(lines, "\n")}
-		if len(hidden) > 0 {
-			resp = Privately(resp, &Response{Content: strings.Join(hidden, "\n")})
-		}
-		return nil
+		a := Audience(r, t)
+		resp, err = s.Memoized(ctx, tx, r, "char list"+seenHidden(a, all), func() (Ready, error) {
+			if len(all) == 0 {
+				return Ready{Response: &Response{Content: "No characters at this table yet: /char create makes one."}}, nil
+			}
+			lines, hidden, err := roster(a, t, sys, all, "• ")
+			if err != nil {
+				return Ready{}, err
+			}
+			lines = append([]string{fmt.Sprintf("%s (%s):", Count(len(all), "character"), t.System)}, lines...)
+			resp := &Response{Content: strings.Join(lines, "\n")}
+			if len(hidden) > 0 {
+				resp = Privately(resp, &Response{Content: strings.Join(hidden, "\n")})
+			}
+			return Ready{Response: resp}, nil
+		})
+		return err
 	})
 	return resp, err
 }

@@ -3,6 +3,7 @@ package commands
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/hpkeeper/hpkeeper/commands/view"
@@ -123,6 +124,19 @@ func roster(a view.Audience, t *storage.Table, sys System, chars []*storage.Char
 		}
 	}
 	return lines, private, nil
+}
+
+// seenHidden is what a roster of chars (roster) read by a says beyond
+// what the channel reads, as words of a memo key (Service.Memoized): the
+// ids of the hidden characters a sees; "" when a sees none.
+func seenHidden(a view.Audience, chars []*storage.Character) string {
+	var b []byte
+	for _, c := range chars {
+		if c.Hidden && a.Sees(c) {
+			b = strconv.AppendUint(append(b, ' '), c.ID, 10)
+		}
+	}
+	return string(b)
 }
 
 // HiddenFollowUp is the header of the ephemeral follow-up that gives a GM

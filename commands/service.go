@@ -11,6 +11,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/hpkeeper/hpkeeper/commands/memo"
 	"github.com/hpkeeper/hpkeeper/commands/worklimit"
 	"github.com/hpkeeper/hpkeeper/rules/dice"
 	"github.com/hpkeeper/hpkeeper/storage"
@@ -28,6 +29,8 @@ type Service struct {
 	limiter *worklimit.Limiter
 	// listeners are told of every request answered (OnChange).
 	listeners listeners
+	// memo keeps the replies of read-only commands ready (ready.go).
+	memo *memo.Memo[Ready]
 }
 
 // New returns a Service over db that rolls with src (dice.Random() in
@@ -40,7 +43,7 @@ type Service struct {
 // started with the service.
 func New(db Store, src dice.Source, systems []System, features ...Feature) *Service {
 	s := &Service{db: db, dice: src, registry: NewRegistry(systems, features...), now: time.Now,
-		limiter: worklimit.New(WorkBurst, WorkPerMinute)}
+		limiter: worklimit.New(WorkBurst, WorkPerMinute), memo: memoFor(db)}
 	if ss, ok := db.(worklimit.Shared); ok {
 		s.limiter.Share(ss) // each user's allowance kept for every replica
 	}

@@ -181,34 +181,38 @@ func tableShow(ctx context.Context, s *Service, r *Request) (*Response, error) {
 		if err != nil {
 			return err
 		}
-		gms := make([]string, len(t.GMs))
-		for i, id := range t.GMs {
-			gms[i] = Mention(id)
-		}
-		var opts []string
-		for _, o := range s.registry.TableOptions(sys) {
-			opts = append(opts, fmt.Sprintf("%s=%s", o.Name, s.registry.option(t, o.Name, sys)))
-		}
-		lines, hidden, err := roster(Audience(r, t), t, sys, chars, "")
-		if err != nil {
-			return err
-		}
-		if len(lines) == 0 {
-			lines = []string{"none yet: /char create"}
-		}
-		resp = &Response{Embeds: []Embed{{
-			Title: "Table: " + t.System,
-			Fields: []Field{
-				{Name: "GMs", Value: strings.Join(gms, ", ") + " and anyone with Manage Channels"},
-				{Name: "Options", Value: strings.Join(opts, ", ")},
-				{Name: "Clock", Value: clock.Time(t.Clock).String()},
-				{Name: "Characters", Value: strings.Join(lines, "\n")},
-			},
-		}}}
-		if len(hidden) > 0 {
-			resp = Privately(resp, &Response{Content: strings.Join(hidden, "\n")})
-		}
-		return nil
+		a := Audience(r, t)
+		resp, err = s.Memoized(ctx, tx, r, "table show"+seenHidden(a, chars), func() (Ready, error) {
+			gms := make([]string, len(t.GMs))
+			for i, id := range t.GMs {
+				gms[i] = Mention(id)
+			}
+			var opts []string
+			for _, o := range s.registry.TableOptions(sys) {
+				opts = append(opts, fmt.Sprintf("%s=%s", o.Name, s.registry.option(t, o.Name, sys)))
+			}
+			lines, hidden, err := roster(a, t, sys, chars, "")
+			if err != nil {
+				return Ready{}, err
+			}
+			if len(lines) == 0 {
+				lines = []string{"none yet: /char create"}
+			}
+			resp := &Response{Embeds: []Embed{{
+				Title: "Table: " + t.System,
+				Fields: []Field{
+					{Name: "GMs", Value: strings.Join(gms, ", ") + " and anyone with Manage Channels"},
+					{Name: "Options", Value: strings.Join(opts, ", ")},
+					{Name: "Clock", Value: clock.Time(t.Clock).String()},
+					{Name: "Characters", Value: strings.Join(lines, "\n")},
+				},
+			}}}
+			if len(hidden) > 0 {
+				resp = Privately(resp, &Response{Content: strings.Join(hidden, "\n")})
+			}
+			return Ready{Response: resp}, nil
+		})
+		return err
 	})
 	return resp, err
 }

@@ -193,6 +193,9 @@ type stateCache struct {
 	evicted uint64
 	// hits and misses count lookups, for tests and benchmarks.
 	hits, misses int64
+	// shared is what the caches kept beside this one hold (CacheShare):
+	// counted against limit with used, so that together they keep to it.
+	shared int
 }
 
 type cacheEntry struct {
@@ -268,7 +271,13 @@ func (c *stateCache) setLocked(channelID string, st *channelState) {
 		c.entries[channelID] = c.lru.PushFront(&cacheEntry{channelID: channelID, st: st, size: size})
 		c.used += size
 	}
-	for c.used > c.limit && c.lru.Len() > 0 {
+	c.evictLocked()
+}
+
+// evictLocked evicts the least recently used entries until the states and
+// the shares (CacheShare) fit in the limit, or no state is left.
+func (c *stateCache) evictLocked() {
+	for c.used+c.shared > c.limit && c.lru.Len() > 0 {
 		e := c.lru.Back()
 		ce := e.Value.(*cacheEntry)
 		c.lru.Remove(e)
@@ -286,6 +295,9 @@ type CacheStats struct {
 	// Hits and Misses count lookups of a channel's state by readers and by
 	// the writer's functions.
 	Hits, Misses int64
+	// Shared is what the caches kept beside the state cache hold of its
+	// budget (CacheShare: the kernel's memo of replies), beside Bytes.
+	Shared int
 }
 
 // CacheStats returns the state cache's counters. It is safe for concurrent use.
@@ -293,7 +305,40 @@ func (db *DB) CacheStats() CacheStats {
 	c := db.cache
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return CacheStats{Channels: c.lru.Len(), Bytes: c.used, Limit: c.limit, Hits: c.hits, Misses: c.misses}
+	return CacheStats{Channels: c.lru.Len(), Bytes: c.used, Limit: c.limit, Hits: c.hits, Misses: c.misses, Shared: c.shared}
+}
+
+// CacheShare is a part of the state cache's budget (Options.CacheBytes)
+// that a cache kept beside it (the kernel's memo of replies,
+// commands/memo) holds: what that cache holds is counted against the
+// budget with the states, so that a state is evicted to make room for it
+// and both together keep to the budget. It is safe for concurrent use.
+type CacheShare struct {
+	c     *stateCache
+	limit int
+}
+
+// CacheShare returns a share of a quarter of the state cache's budget (0
+// when the DB keeps no cache). Each call returns a share of its own: a
+// process that holds one per DB keeps to the budget.
+func (db *DB) CacheShare() *CacheShare {
+	c := db.cache
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return &CacheShare{c: c, limit: c.limit / 4}
+}
+
+// Limit returns the most the share may hold, in bytes.
+func (s *CacheShare) Limit() int { return s.limit }
+
+// Charge counts delta more bytes (fewer when negative) held in the share,
+// evicting the least recently used states past the budget.
+func (s *CacheShare) Charge(delta int) {
+	c := s.c
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.shared += delta
+	c.evictLocked()
 }
 
 // The records of a state are what decoding their stored JSON gives, so that

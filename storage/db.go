@@ -440,6 +440,27 @@ func (tx *Tx) state(channelID string) (*channelState, error) {
 	return st, nil
 }
 
+// Version returns the version of the channel's table and characters as
+// tx reads them: two reads of one channel with the same version read the
+// same table and characters, on this process or, on PostgreSQL, another.
+// On a bbolt file it is the id of the transaction that wrote them or that
+// they were read from; on PostgreSQL the row's version, read with them
+// (pgNextVersion: random, per write). It is 0 when no version names them:
+// in an Update (what it reads may be an earlier function's write, not
+// yet committed), or at a channel PostgreSQL has no row of.
+// A channel's events are not part of it: a bbolt write may append an
+// event without changing the table or a character (LastEventSeq).
+func (tx *Tx) Version(channelID string) (uint64, error) {
+	st, err := tx.state(channelID)
+	if err != nil {
+		return 0, fmt.Errorf("version of table %s: %w", channelID, err)
+	}
+	if !tx.view {
+		return 0, nil
+	}
+	return st.version, nil
+}
+
 // writable returns the channel's state as this Update function's own copy,
 // which its writes change along with the file.
 func (tx *Tx) writable(channelID string) (*channelState, error) {

@@ -89,149 +89,209 @@ func history(ctx context.Context, s *commands.Service, r *commands.Request) (*co
 	}
 	var resp *commands.Response
 	err = s.View(r, func(tx *storage.Tx, t *storage.Table) error {
-		sys, err := s.System(t.System)
+		// A page is the same for every player, and for every GM: kept
+		// ready (Service.Memoized) until the table or its history moves.
+		newest, err := tx.LastEventSeq(r.ChannelID)
 		if err != nil {
 			return err
 		}
-		g := s.Registry()
-		hid, err := hiddenIDs(tx, r.ChannelID)
-		if err != nil {
-			return err
-		}
-		// A player's target: keeps the events players read about that
-		// character (a hidden one's: those that name it or change its
-		// word); a GM's target: of a hidden character keeps every event
-		// about it, timers that changed nothing included, and answers the
-		// GM alone, as even which events it keeps would tell players.
-		var f storage.EntryFilter
-		var target uint64
-		private := false
-		if name, ok := r.Options["target"]; ok {
-			c, err := commands.CharacterByName(tx, r.ChannelID, name)
+		resp, err = s.Memoized(ctx, tx, r, pageKey(r, commands.IsGM(r, t), newest), func() (commands.Ready, error) {
+			var paid []storage.ReadSize
+			resp, err := page(s, r, tx, t, before, skip, func(size storage.ReadSize) error {
+				if err := pay(ctx, s, r, pageRead, size); err != nil {
+					return err
+				}
+				paid = append(paid, size)
+				return nil
+			})
 			if err != nil {
-				return err
+				return commands.Ready{}, err
 			}
-			private = c.Hidden && commands.IsGM(r, t)
-			target, f.CharacterID = c.ID, c.ID // the index's: every event about it
-		}
-		user, byUser := r.Options["user"], false
-		if user != "" {
-			if f.CharacterID != 0 {
-				byUser = true // looked for among the character's, within the window
-			} else {
-				f.ByUser, f.UserID = true, user
-			}
-		}
-		// The index finds the events about the target; whether players
-		// read one as about it is known without reading it unless the
-		// event holds something hidden, or the target is hidden now.
-		sure := func(en storage.EventEntry) bool {
-			return target == 0 || private || !hid[target] && !en.Has(storage.EntryHidden)
-		}
-		var cands []candidate
-		sures, looked, lastLooked, windowed := 0, 0, uint64(0), false
-		err = tx.EventEntries(r.ChannelID, f, before, func(en storage.EventEntry) (bool, error) {
-			looked++
-			lastLooked = en.Seq
-			if !byUser || en.UserID == user {
-				cands = append(cands, candidate{seq: en.Seq, sure: sure(en)})
-				if cands[len(cands)-1].sure {
-					sures++
+			// A page read from a snapshot whose history moved past newest
+			// (PostgreSQL's View reads its events in a later one) is not
+			// kept under newest.
+			now, err := tx.LastEventSeq(r.ChannelID)
+			again := func(ctx context.Context, s *commands.Service, r *commands.Request) error {
+				for _, size := range paid {
+					if err := pay(ctx, s, r, pageRead, size); err != nil {
+						return err
+					}
 				}
+				return nil
 			}
-			if sures > skip+historyLimit {
-				return false, nil
-			}
-			if looked >= historyWindow {
-				windowed = true
-				return false, nil
-			}
-			return true, nil
+			return commands.Ready{Response: resp, Again: again, Once: now != newest}, err
 		})
-		if err != nil {
-			return err
-		}
-		about := func(e *storage.Event) bool { return seenAbout(e, target, sys, t.Clock, hid) }
-		matches, read, decided, err := choosePage(ctx, s, r, tx, cands, skip+historyLimit+1, about)
-		if err != nil {
-			return err
-		}
-		more := windowed || len(matches) > skip+historyLimit || decided < len(cands)
-		seqs := matches[min(skip, len(matches)):min(skip+historyLimit, len(matches))]
-		if len(seqs) == 0 {
-			resp = &commands.Response{Content: "No events here" + historyScope(r, before) + ".", Ephemeral: private}
-			if more {
-				last := lastLooked
-				if decided < len(cands) && decided > 0 {
-					last = cands[decided-1].seq
-				}
-				resp.Content = fmt.Sprintf("No events here%s among the %d looked through.\n%s", historyScope(r, before), looked, olderLine(r, last))
-			}
-			return nil
-		}
-		// The page's events are paid for, then read (those choosePage has
-		// not read already): as many as fit in pageUnits, at least one.
-		var unread []uint64
-		for _, seq := range seqs {
-			if read[seq] == nil {
-				unread = append(unread, seq)
-			}
-		}
-		plan, err := tx.PlanEvents(r.ChannelID, unread)
-		if err != nil {
-			return err
-		}
-		for len(unread) > 1 && plan.Size().Units() > pageUnits {
-			unread = unread[:len(unread)-1]
-			if plan, err = tx.PlanEvents(r.ChannelID, unread); err != nil {
-				return err
-			}
-		}
-		if len(unread) > 0 {
-			if err := pay(ctx, s, r, "this /history page", plan.Size()); err != nil {
-				return err
-			}
-			if err := tx.ReadEvents(plan, func(e *storage.Event) error { read[e.Seq] = e; return nil }); err != nil {
-				return err
-			}
-		}
-		var shown []*storage.Event
-		for _, seq := range seqs {
-			e := read[seq]
-			if e == nil {
-				more = true // cut to pageUnits: the rest on the next page
-				break
-			}
-			shown = append(shown, e)
-		}
-		// Players read hidden characters' words; a GM gets those events
-		// in full privately.
-		lines := []string{"**History** (newest first)"}
-		var hidden []string
-		for _, e := range shown {
-			switch {
-			case private:
-				lines = append(lines, renderEvent(e))
-			case eventHidden(g, e, hid):
-				hidden = append(hidden, renderEvent(e))
-				fallthrough
-			default:
-				lines = append(lines, renderEventFor(g, e, sys, t.Clock, hid))
-			}
-		}
-		if more {
-			lines = append(lines, olderLine(r, shown[len(shown)-1].Seq))
-		}
-		// Each event whole in one message where it fits: a long page
-		// continues in follow-ups.
-		resp = commands.Blocks(lines)
-		resp.Ephemeral = private
-		if len(hidden) > 0 {
-			resp = commands.ForGM(r, t, resp, commands.Blocks(hidden))
-		}
-		return nil
+		return err
 	})
 	return resp, err
+}
+
+// pageRead is what a /history page's payment for its reads names (pay).
+const pageRead = "this /history page"
+
+// pageKey is the memo's key words of a /history page (Service.Memoized):
+// besides the table's state, a page depends on the options it reads, as
+// given (its last line repeats them), on whether a GM reads it, and on
+// the newest event.
+func pageKey(r *commands.Request, gm bool, newest uint64) string {
+	b := []byte("history ")
+	b = strconv.AppendUint(b, newest, 10)
+	b = strconv.AppendBool(b, gm)
+	for _, name := range []string{"target", "user", "before", "page"} {
+		if v, ok := r.Options[name]; ok {
+			b = append(b, ' ')
+			b = append(b, name...)
+			b = strconv.AppendQuote(b, v)
+		}
+	}
+	return string(b)
+}
+
+// page renders a /history page (history) at table t read in tx, paying
+// for what it reads with pay.
+func page(s *commands.Service, r *commands.Request, tx *storage.Tx, t *storage.Table, before uint64, skip int, pay func(storage.ReadSize) error) (*commands.Response, error) {
+	var resp *commands.Response
+	sys, err := s.System(t.System)
+	if err != nil {
+		return nil, err
+	}
+	g := s.Registry()
+	hid, err := hiddenIDs(tx, r.ChannelID)
+	if err != nil {
+		return nil, err
+	}
+	// A player's target: keeps the events players read about that
+	// character (a hidden one's: those that name it or change its
+	// word); a GM's target: of a hidden character keeps every event
+	// about it, timers that changed nothing included, and answers the
+	// GM alone, as even which events it keeps would tell players.
+	var f storage.EntryFilter
+	var target uint64
+	private := false
+	if name, ok := r.Options["target"]; ok {
+		c, err := commands.CharacterByName(tx, r.ChannelID, name)
+		if err != nil {
+			return nil, err
+		}
+		private = c.Hidden && commands.IsGM(r, t)
+		target, f.CharacterID = c.ID, c.ID // the index's: every event about it
+	}
+	user, byUser := r.Options["user"], false
+	if user != "" {
+		if f.CharacterID != 0 {
+			byUser = true // looked for among the character's, within the window
+		} else {
+			f.ByUser, f.UserID = true, user
+		}
+	}
+	// The index finds the events about the target; whether players
+	// read one as about it is known without reading it unless the
+	// event holds something hidden, or the target is hidden now.
+	sure := func(en storage.EventEntry) bool {
+		return target == 0 || private || !hid[target] && !en.Has(storage.EntryHidden)
+	}
+	var cands []candidate
+	sures, looked, lastLooked, windowed := 0, 0, uint64(0), false
+	err = tx.EventEntries(r.ChannelID, f, before, func(en storage.EventEntry) (bool, error) {
+		looked++
+		lastLooked = en.Seq
+		if !byUser || en.UserID == user {
+			cands = append(cands, candidate{seq: en.Seq, sure: sure(en)})
+			if cands[len(cands)-1].sure {
+				sures++
+			}
+		}
+		if sures > skip+historyLimit {
+			return false, nil
+		}
+		if looked >= historyWindow {
+			windowed = true
+			return false, nil
+		}
+		return true, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	about := func(e *storage.Event) bool { return seenAbout(e, target, sys, t.Clock, hid) }
+	matches, read, decided, err := choosePage(r, tx, cands, skip+historyLimit+1, about, pay)
+	if err != nil {
+		return nil, err
+	}
+	more := windowed || len(matches) > skip+historyLimit || decided < len(cands)
+	seqs := matches[min(skip, len(matches)):min(skip+historyLimit, len(matches))]
+	if len(seqs) == 0 {
+		resp = &commands.Response{Content: "No events here" + historyScope(r, before) + ".", Ephemeral: private}
+		if more {
+			last := lastLooked
+			if decided < len(cands) && decided > 0 {
+				last = cands[decided-1].seq
+			}
+			resp.Content = fmt.Sprintf("No events here%s among the %d looked through.\n%s", historyScope(r, before), looked, olderLine(r, last))
+		}
+		return resp, nil
+	}
+	// The page's events are paid for, then read (those choosePage has
+	// not read already): as many as fit in pageUnits, at least one.
+	var unread []uint64
+	for _, seq := range seqs {
+		if read[seq] == nil {
+			unread = append(unread, seq)
+		}
+	}
+	plan, err := tx.PlanEvents(r.ChannelID, unread)
+	if err != nil {
+		return nil, err
+	}
+	for len(unread) > 1 && plan.Size().Units() > pageUnits {
+		unread = unread[:len(unread)-1]
+		if plan, err = tx.PlanEvents(r.ChannelID, unread); err != nil {
+			return nil, err
+		}
+	}
+	if len(unread) > 0 {
+		if err := pay(plan.Size()); err != nil {
+			return nil, err
+		}
+		if err := tx.ReadEvents(plan, func(e *storage.Event) error { read[e.Seq] = e; return nil }); err != nil {
+			return nil, err
+		}
+	}
+	var shown []*storage.Event
+	for _, seq := range seqs {
+		e := read[seq]
+		if e == nil {
+			more = true // cut to pageUnits: the rest on the next page
+			break
+		}
+		shown = append(shown, e)
+	}
+	// Players read hidden characters' words; a GM gets those events
+	// in full privately.
+	lines := []string{"**History** (newest first)"}
+	var hidden []string
+	for _, e := range shown {
+		switch {
+		case private:
+			lines = append(lines, renderEvent(e))
+		case eventHidden(g, e, hid):
+			hidden = append(hidden, renderEvent(e))
+			fallthrough
+		default:
+			lines = append(lines, renderEventFor(g, e, sys, t.Clock, hid))
+		}
+	}
+	if more {
+		lines = append(lines, olderLine(r, shown[len(shown)-1].Seq))
+	}
+	// Each event whole in one message where it fits: a long page
+	// continues in follow-ups.
+	resp = commands.Blocks(lines)
+	resp.Ephemeral = private
+	if len(hidden) > 0 {
+		resp = commands.ForGM(r, t, resp, commands.Blocks(hidden))
+	}
+	return resp, nil
 }
 
 // candidate is an event the index found for a /history page: sure when
@@ -246,7 +306,7 @@ type candidate struct {
 // the events it read, by seq; and how many candidates it decided. It reads
 // the others up to historyLimit at a time, each batch paid for first
 // (pay), and stops deciding before what it reads would pass pageUnits.
-func choosePage(ctx context.Context, s *commands.Service, r *commands.Request, tx *storage.Tx, cands []candidate, need int, about func(*storage.Event) bool) (matches []uint64, read map[uint64]*storage.Event, decided int, err error) {
+func choosePage(r *commands.Request, tx *storage.Tx, cands []candidate, need int, about func(*storage.Event) bool, pay func(storage.ReadSize) error) (matches []uint64, read map[uint64]*storage.Event, decided int, err error) {
 	read = map[uint64]*storage.Event{}
 	spent := 0
 	for ; decided < len(cands) && len(matches) < need; decided++ {
@@ -269,7 +329,7 @@ func choosePage(ctx context.Context, s *commands.Service, r *commands.Request, t
 			if spent > 0 && spent+plan.Size().Units() > pageUnits {
 				return matches, read, decided, nil // the rest on the next page
 			}
-			if err := pay(ctx, s, r, "this /history page", plan.Size()); err != nil {
+			if err := pay(plan.Size()); err != nil {
 				return nil, nil, 0, err
 			}
 			spent += plan.Size().Units()
