@@ -55,7 +55,7 @@ func charCreate(ctx context.Context, s *Service, r *Request) (*Response, error) 
 		if err := m.Create(c); err != nil {
 			return nil, err
 		}
-		status, _, err := m.System.Describe(c)
+		status, err := StatusOf(m.System, c)
 		if err != nil {
 			return nil, err
 		}

@@ -93,8 +93,7 @@ func embedFor(a view.Audience, t *storage.Table, sys System, c *storage.Characte
 // does not see c.
 func statusFor(a view.Audience, t *storage.Table, sys System, c *storage.Character) (string, error) {
 	if a.Sees(c) {
-		status, _, err := sys.Describe(c)
-		return status, err
+		return StatusOf(sys, c)
 	}
 	v, err := ViewOf(sys, c, t.Clock)
 	return a.For(c, v).Word.Text, err

@@ -127,6 +127,24 @@ type Chooser interface {
 	PendingChoice(c *storage.Character) (text string, buttons [][]Button, err error)
 }
 
+// Statuser is implemented by a system that renders a character's one-line
+// status alone, the very words of Describe's status, without the card's
+// fields: the rosters (/table show, /char list) and the lines that say a
+// change read it (StatusOf).
+type Statuser interface {
+	Status(c *storage.Character) (string, error)
+}
+
+// StatusOf returns c's one-line status under sys: its Statuser's, else
+// Describe's.
+func StatusOf(sys System, c *storage.Character) (string, error) {
+	if st, ok := sys.(Statuser); ok {
+		return st.Status(c)
+	}
+	status, _, err := sys.Describe(c)
+	return status, err
+}
+
 // Viewer is implemented by a system that can show its characters in the
 // uniform view. now is the table clock in rounds.
 type Viewer interface {

@@ -10,6 +10,8 @@ import (
 	"github.com/hpkeeper/hpkeeper/storage"
 )
 
+var _ commands.Statuser = System{}
+
 // View shows a harm character (RULES.md §3): its condition (Healthy, Bloody,
 // Broken) with the harm counter, and its pool bars; Broken is at 0, taken
 // out is dying (the system has no death).
@@ -46,6 +48,16 @@ func (System) View(ch *storage.Character, now int64) (view.Character, error) {
 		}
 	}
 	return v, nil
+}
+
+// Status is Describe's status alone (commands.Statuser): condition, harm
+// counter, pools and taken out.
+func (System) Status(ch *storage.Character) (string, error) {
+	char, err := load(ch)
+	if err != nil {
+		return "", err
+	}
+	return statusLine(char.c), nil
 }
 
 // Describe renders a character for /char show (RULES.md §3.1): the status

@@ -11,6 +11,8 @@ import (
 	"github.com/hpkeeper/hpkeeper/storage"
 )
 
+var _ commands.Statuser = System{}
+
 // View shows a hit-protection character (RULES.md §1): the HP bar of its hit
 // die and its HD bar; at 0 while choosing, staying up or down, dying while a
 // wound bleeds out; standing while it still takes its turns (CanAct: all
@@ -38,6 +40,26 @@ func (System) View(ch *storage.Character, now int64) (view.Character, error) {
 	return v, nil
 }
 
+// Status is Describe's status alone (commands.Statuser): "HP 3/6 · HD
+// 1/1" with the conditions.
+func (System) Status(ch *storage.Character) (string, error) {
+	h, err := load(ch)
+	if err != nil {
+		return "", err
+	}
+	return statusLine(h.c), nil
+}
+
+// statusLine is a character's one-line status: HP, HD and conditions.
+func statusLine(c rules.Character) string {
+	status := fmt.Sprintf("HP %d/%d · HD %d/%d", c.HP, c.HitDie, c.HD, c.Level)
+	conds := c.Conditions(rules.NoClock) // no clock here: the card's timers say how long
+	if len(conds) > 0 {
+		status += " · " + strings.Join(conds, ", ")
+	}
+	return status
+}
+
 // Describe renders a character for /char show (RULES.md §1.1, §1.2): the
 // status "HP 3/6 · HD 1/1" with its conditions, and the class, hit die,
 // save targets and heroic action as fields.
@@ -47,11 +69,7 @@ func (System) Describe(ch *storage.Character) (string, []commands.Field, error) 
 		return "", nil, err
 	}
 	c := h.c
-	status := fmt.Sprintf("HP %d/%d · HD %d/%d", c.HP, c.HitDie, c.HD, c.Level)
-	conds := c.Conditions(rules.NoClock) // no clock here: the card's timers say how long
-	if len(conds) > 0 {
-		status += " · " + strings.Join(conds, ", ")
-	}
+	status := statusLine(c)
 	var saves []string
 	for _, cat := range rules.SaveCategories {
 		t, _ := c.SaveTarget(cat)

@@ -12,6 +12,8 @@ import (
 	"github.com/hpkeeper/hpkeeper/storage"
 )
 
+var _ commands.Statuser = System{}
+
 // View shows an hp-mp-wp character (RULES.md §2): HP, MP and WP bars (WP
 // max is the Con score; temporary WP on top of the current WP and the
 // maximum alike); at 0 when disabled or stable at negative WP, dying while
@@ -54,15 +56,19 @@ func (System) View(ch *storage.Character, now int64) (view.Character, error) {
 	return v, nil
 }
 
-// Describe renders a character for /char show (RULES.md §2): the status
-// "HP 12/12 · MP 4/4 · WP 10/10" with state and fatigue, and the class,
-// mana die, saves, abilities, feats, activity and fatigue as fields.
-func (System) Describe(ch *storage.Character) (string, []commands.Field, error) {
+// Status is Describe's status alone (commands.Statuser): "HP 12/12 · MP
+// 4/4 · WP 10/10" with state and fatigue.
+func (System) Status(ch *storage.Character) (string, error) {
 	char, err := load(ch)
 	if err != nil {
-		return "", nil, err
+		return "", err
 	}
-	c := char.c
+	return statusLine(char.c), nil
+}
+
+// statusLine is a character's one-line status: HP, MP and WP (temporary
+// WP beside), its state when not plainly conscious, and its fatigue.
+func statusLine(c rules.Character) string {
 	status := fmt.Sprintf("HP %d/%d · MP %d/%d · WP %d/%d", c.HP, c.HPMax, c.MP, c.MPMax, c.WP, c.WPMax())
 	if c.TempWP > 0 {
 		status += fmt.Sprintf(" (+%d temp)", c.TempWP)
@@ -73,6 +79,19 @@ func (System) Describe(ch *storage.Character) (string, []commands.Field, error) 
 	if cond := condition(c); cond != "" {
 		status += " · " + cond
 	}
+	return status
+}
+
+// Describe renders a character for /char show (RULES.md §2): the status
+// "HP 12/12 · MP 4/4 · WP 10/10" with state and fatigue, and the class,
+// mana die, saves, abilities, feats, activity and fatigue as fields.
+func (System) Describe(ch *storage.Character) (string, []commands.Field, error) {
+	char, err := load(ch)
+	if err != nil {
+		return "", nil, err
+	}
+	c := char.c
+	status := statusLine(c)
 	var abilities []string
 	for i, score := range []int{c.Str, c.Dex, c.Con, c.Int, c.Wis, c.Cha} {
 		abilities = append(abilities, fmt.Sprintf("%s %d (%+d)", rules.AbilityNames[i], score, rules.Modifier(score)))
