@@ -430,3 +430,79 @@ func testCacheCopiesEveryField(t *testing.T) {
 		}
 	}
 }
+
+// TestCacheShareCountsAgainstTheBudget: what a share holds is counted
+// with the states, which are evicted to make room for it, so that both
+// keep to Options.CacheBytes; a share gives back what it no longer holds.
+func TestCacheShareCountsAgainstTheBudget(t *testing.T) {
+	db, err := Open(filepath.Join(t.TempDir(), "hpkeeper.db"), Options{Timeout: testTimeout, CacheBytes: 16 << 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var channels []string
+	for i := range 40 {
+		ch := fmt.Sprintf("c%d", i)
+		channels = append(channels, ch)
+		setupTable(t, db, ch, "Lister", "Rimmer")
+	}
+	first := snapshot(t, db, channels)
+	before := db.CacheStats()
+	share := db.CacheShare()
+	if share.Limit() != before.Limit/4 {
+		t.Errorf("CacheShare().Limit() = %d; want a quarter of %d", share.Limit(), before.Limit)
+	}
+	share.Charge(share.Limit())
+	st := db.CacheStats()
+	if st.Shared != share.Limit() || st.Bytes+st.Shared > st.Limit || st.Channels >= before.Channels {
+		t.Errorf("CacheStats %+v after charging %d (before %+v): want fewer states, within the limit with the share", st, share.Limit(), before)
+	}
+	if again := snapshot(t, db, channels); !reflect.DeepEqual(again, first) {
+		t.Error("a read beside the share differs from the first")
+	}
+	share.Charge(-share.Limit())
+	if st := db.CacheStats(); st.Shared != 0 {
+		t.Errorf("CacheStats %+v: the share gave back all it held", st)
+	}
+}
+
+// TestVersionNamesOneState: a View reads a version that changes when the
+// channel's table or characters do, and an Update reads none.
+func TestVersionNamesOneState(t *testing.T) { bothBackends(t, testVersionNamesOneState) }
+
+func testVersionNamesOneState(t *testing.T) {
+	db := mustOpen(t)
+	setupTable(t, db, "c1", "Lister")
+	version := func() uint64 {
+		var v uint64
+		if err := db.View(func(tx *Tx) error {
+			var err error
+			v, err = tx.Version("c1")
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	v1 := version()
+	if v1 == 0 || version() != v1 {
+		t.Fatalf("Version = %d, then %d; want one version, not 0", v1, version())
+	}
+	err := db.Update(func(tx *Tx) error {
+		c, err := tx.CharacterByName("c1", "Lister")
+		if err != nil {
+			return err
+		}
+		if v, err := tx.Version("c1"); v != 0 || err != nil {
+			return fmt.Errorf("Version in an Update = %d, %v; want 0", v, err)
+		}
+		c.OwnerName = "Dave"
+		return tx.PutCharacter(c)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v2 := version(); v2 == v1 || v2 == 0 {
+		t.Errorf("Version after a write = %d; want another than %d", v2, v1)
+	}
+}
