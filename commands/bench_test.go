@@ -108,10 +108,24 @@ func BenchmarkDamageParallel(b *testing.B) {
 	}
 }
 
-// BenchmarkRead is the read-only commands through Service.Handle.
+// BenchmarkRead is the read-only commands through Service.Handle: after
+// the first, each is answered from the memo of replies (ready.go).
 func BenchmarkRead(b *testing.B) {
 	s := benchService(b)
 	setupBenchTables(b, s, "hp-mp-wp", benchSystems[1].stats, 1)
+	benchRead(b, s)
+}
+
+// BenchmarkReadFresh is BenchmarkRead with no memo: every reply rendered,
+// what a read costs the first time after a change.
+func BenchmarkReadFresh(b *testing.B) {
+	db := commandstest.OpenDB(b)
+	setupBenchTables(b, commands.New(db, dice.NewRandom(1), allSystems, commandstest.Features()...), "hp-mp-wp", benchSystems[1].stats, 1)
+	benchRead(b, commands.New(freshDB{db}, dice.NewRandom(1), allSystems, commandstest.Features()...))
+}
+
+// benchRead runs each read-only command at table ch0 of s as its GM.
+func benchRead(b *testing.B, s *commands.Service) {
 	// The simulated clock of the requests, shared by every invocation of the
 	// sub-benchmarks so that it never goes back.
 	now := time.Now()

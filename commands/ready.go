@@ -68,7 +68,7 @@ func (s *Service) Memoized(ctx context.Context, tx *storage.Tx, r *Request, what
 	if err != nil || rd.Response == nil {
 		return rd.Response, err
 	}
-	if !rd.Once && v != 0 {
+	if !rd.Once && v != 0 && s.memo.Limit() > 0 {
 		kept := rd
 		kept.Response = rd.Response.clone()
 		s.memo.Put(k, kept, kept.Response.size())

@@ -68,8 +68,13 @@ func New[V any](limit int, charge func(delta int)) *Memo[V] {
 	return &Memo[V]{limit: max(limit, 0), charge: charge, tables: map[string]*table{}}
 }
 
-// Limit returns the most the memo holds, in bytes.
-func (m *Memo[V]) Limit() int { return m.limit }
+// Limit returns the most the memo holds, in bytes (0 for a nil Memo).
+func (m *Memo[V]) Limit() int {
+	if m == nil {
+		return 0
+	}
+	return m.limit
+}
 
 // Get returns the reply kept under k, and whether there is one.
 func (m *Memo[V]) Get(k Key) (V, bool) {
