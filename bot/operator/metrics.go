@@ -215,8 +215,8 @@ func (m *Metrics) ObserveDB(db ObservedDB) {
 		}, func() float64 { return float64(storage.SchemaVersion) }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: MetricCacheBytes,
-			Help: "Estimated bytes of decoded tables and characters in the state cache (bounded by storage.cache_mb).",
-		}, func() float64 { return float64(db.CacheStats().Bytes) }),
+			Help: "Estimated bytes of decoded tables and characters in the state cache, and of the replies kept ready beside it (together bounded by storage.cache_mb).",
+		}, func() float64 { st := db.CacheStats(); return float64(st.Bytes + st.Shared) }),
 		prometheus.NewCounterFunc(prometheus.CounterOpts{
 			Name: MetricWorkFallbacks,
 			Help: "Spends of a user's work allowance that the shared database (PostgreSQL) could not answer: this process's own allowance answered each instead (0 on a bbolt file).",
