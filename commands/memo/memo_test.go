@@ -67,3 +67,29 @@ func TestBounded(t *testing.T) {
 		t.Error("a memo of limit 0 kept a reply")
 	}
 }
+
+// TestConcurrent: readers and writers of many tables at once (run with
+// -race) only ever get a reply put under the very key they ask for.
+func TestConcurrent(t *testing.T) {
+	m := memo.New[memo.Key](50_000, nil)
+	done := make(chan bool)
+	for g := range 8 {
+		go func() {
+			defer func() { done <- true }()
+			for i := range 5000 {
+				k := memo.Key{Channel: fmt.Sprintf("c%d", (i*7+g)%13), Version: uint64(1 + (i/50+g)%3), What: fmt.Sprint(i % 5)}
+				if v, ok := m.Get(k); ok && v != k {
+					t.Errorf("Get(%v) = %v", k, v)
+					return
+				}
+				m.Put(k, k, 100)
+			}
+		}()
+	}
+	for range 8 {
+		<-done
+	}
+	if st := m.Stats(); st.Bytes > 50_000 || st.Hits == 0 {
+		t.Errorf("Stats() = %+v; want hits, within the limit", st)
+	}
+}
