@@ -328,6 +328,10 @@ type Tx struct {
 	// pg is the SQL transaction when the DB is PostgreSQL (btx, j and g
 	// are then nil).
 	pg *pgTx
+	// opened and openedMore are the records of the channels a bbolt View
+	// has read (the first, the others by id), each opened once (records).
+	opened     *channel
+	openedMore map[string]*channel
 	// boltInteraction is the interaction this bbolt Update recorded
 	// (boltinteractions.go), nil for none.
 	boltInteraction *Interaction

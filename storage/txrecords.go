@@ -26,7 +26,30 @@ func (tx *Tx) records(channelID string, write bool) (channelRecords, error) {
 	if err != nil {
 		return nil, err
 	}
-	return boltRecords(btx, channelID, tx.j, btx.Writable())
+	if !tx.view {
+		return boltRecords(btx, channelID, tx.j, btx.Writable())
+	}
+	// A View opens each channel's records once: a /history page reads
+	// its index, its plan and its events, each through them.
+	if ch := tx.opened; ch != nil && ch.id == channelID {
+		return ch, nil
+	}
+	if ch := tx.openedMore[channelID]; ch != nil {
+		return ch, nil
+	}
+	ch, err := boltRecords(btx, channelID, nil, false)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case tx.opened == nil:
+		tx.opened = ch
+	case tx.openedMore == nil:
+		tx.openedMore = map[string]*channel{channelID: ch}
+	default:
+		tx.openedMore[channelID] = ch
+	}
+	return ch, nil
 }
 
 // eachChannel calls fn with the records of every channel that has any, in
