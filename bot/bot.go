@@ -111,8 +111,9 @@ func dispatch(ctx context.Context, h Handler, ilog zerolog.Logger, i *discordgo.
 	a.timer.Reset(after)
 	select {
 	case r := <-a.answered:
-		a.timer.Stop()
-		awaitPool.Put(a) // the channel is empty and the timer stopped: reuse both
+		if a.timer.Stop() {
+			awaitPool.Put(a) // the channel is empty and the timer never fired: reuse both
+		}
 		return r, nil, nil
 	case <-a.timer.C:
 		// The answer still to come is the caller's now: a is not reused.
