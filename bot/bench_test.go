@@ -119,44 +119,35 @@ func BenchmarkEncodeResponse(b *testing.B) {
 // BenchmarkEndpoint is one whole request through Endpoint.ServeHTTP without
 // the network: signature, decoding, the service (a durable bbolt commit for
 // the writes) and the encoded reply.
-func BenchmarkEndpoint(b *testing.B) { benchmarkEndpoint(b, false) }
+func BenchmarkEndpoint(b *testing.B) { benchmarkEndpoint(b, false, DefaultDeferAfter) }
+
+// BenchmarkEndpointNoDeferral is BenchmarkEndpoint with the deferral off
+// (WithDeferAfter(0)): the handler runs on the request's goroutine. The
+// difference to BenchmarkEndpoint is what arming the deferral costs a
+// request.
+func BenchmarkEndpointNoDeferral(b *testing.B) { benchmarkEndpoint(b, false, 0) }
 
 // BenchmarkEndpointMetered is BenchmarkEndpoint wired as serve wires it:
 // the service counted by Metrics, the writer's commits observed, the
 // endpoint behind InstrumentEndpoint and Admin.WithInteractions. The
 // difference to BenchmarkEndpoint is what the metrics cost a request.
-func BenchmarkEndpointMetered(b *testing.B) { benchmarkEndpoint(b, true) }
+func BenchmarkEndpointMetered(b *testing.B) { benchmarkEndpoint(b, true, DefaultDeferAfter) }
 
-func benchmarkEndpoint(b *testing.B, metered bool) {
+func benchmarkEndpoint(b *testing.B, metered bool, deferAfter time.Duration) {
 	var m *operator.Metrics
 	var opts storage.Options
 	if metered {
 		m = operator.NewMetrics()
 		opts.OnCommit = m.ObserveCommit
 	}
-	db, err := storage.Open(filepath.Join(b.TempDir(), "hpkeeper.db"), opts)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { db.Close() })
-	svc := commands.New(db, dice.NewRandom(1), systems, features()...)
-	ctx := context.Background()
-	for _, r := range []*commands.Request{
-		{Command: "table", Subcommand: "setup", Options: map[string]string{"system": "hp-mp-wp"}},
-		{Command: "char", Subcommand: "create", Options: map[string]string{"name": "Lister", "stats": "hp-max=40 con=14"}},
-	} {
-		r.Kind, r.ChannelID, r.UserID, r.Permissions = commands.KindCommand, fixtureChannel, "gm", commands.ManageChannels
-		if resp := svc.Handle(ctx, r); resp.Ephemeral {
-			b.Fatal(resp.Content)
-		}
-	}
+	svc, db := benchService(b, opts)
 	kp := newKeyPair(b)
 	var h Handler = svc
 	if metered {
 		m.ObserveDB(db)
 		h = Instrument(svc, m)
 	}
-	ep, err := NewEndpoint(h, kp.pub, zerolog.Nop(), WithFilesClient(offline))
+	ep, err := NewEndpoint(h, kp.pub, zerolog.Nop(), WithFilesClient(offline), WithDeferAfter(deferAfter))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -170,7 +161,7 @@ func benchmarkEndpoint(b *testing.B, metered bool) {
 	}
 	damage := fixture(b, "damage.json")
 	now := time.Now()
-	show := benchWithData(b, damage, `{"id":"1","name":"char","type":1,"options":[{"name":"show","type":1,"options":[{"name":"name","type":3,"value":"Lister"}]}]}`)
+	show := benchWithData(b, damage, benchCharShow)
 	undo := benchWithData(b, damage, `{"id":"1","name":"undo","type":1}`)
 	// The Endpoint refuses a replayed signature, so every request gets its
 	// own interaction id and signature, made with the timer stopped.
@@ -206,4 +197,68 @@ func benchmarkEndpoint(b *testing.B, metered bool) {
 			serve(b, un)
 		}
 	})
+}
+
+// benchCharShow is the data of /char show Lister.
+const benchCharShow = `{"id":"1","name":"char","type":1,"options":[{"name":"show","type":1,"options":[{"name":"name","type":3,"value":"Lister"}]}]}`
+
+// benchService returns a service over a new database opened with opts,
+// holding the table of the fixtures' channel (hp-mp-wp) with one character,
+// Lister.
+func benchService(b *testing.B, opts storage.Options) (*commands.Service, *storage.DB) {
+	db, err := storage.Open(filepath.Join(b.TempDir(), "hpkeeper.db"), opts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { db.Close() })
+	svc := commands.New(db, dice.NewRandom(1), systems, features()...)
+	ctx := context.Background()
+	for _, r := range []*commands.Request{
+		{Command: "table", Subcommand: "setup", Options: map[string]string{"system": "hp-mp-wp"}},
+		{Command: "char", Subcommand: "create", Options: map[string]string{"name": "Lister", "stats": "hp-max=40 con=14"}},
+	} {
+		r.Kind, r.ChannelID, r.UserID, r.Permissions = commands.KindCommand, fixtureChannel, "gm", commands.ManageChannels
+		if resp := svc.Handle(ctx, r); resp.Ephemeral {
+			b.Fatal(resp.Content)
+		}
+	}
+	return svc, db
+}
+
+// reportCPU reports the process's CPU time since cpu (processCPU) per
+// iteration, as cpu-ns/op: on a shared machine it varies less than the
+// wall time, and it counts what the goroutines the request started did.
+func reportCPU(b *testing.B, cpu time.Duration) {
+	if cpu != 0 {
+		b.ReportMetric(float64(processCPU()-cpu)/float64(b.N), "cpu-ns/op")
+	}
+}
+
+// BenchmarkDispatch answers one decoded /char show through dispatch, with
+// the deferral armed as served (DefaultDeferAfter) and off: the service and
+// the glue around it (the handler's goroutine, the deferral's timer, the
+// request's context and logger), without the signature and the HTTP.
+func BenchmarkDispatch(b *testing.B) {
+	svc, _ := benchService(b, storage.Options{})
+	i, err := decodeInteraction(benchWithData(b, fixture(b, "damage.json"), benchCharShow))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, bc := range []struct {
+		name  string
+		after time.Duration
+	}{{"deferral", DefaultDeferAfter}, {"no-deferral", 0}} {
+		b.Run(bc.name, func(b *testing.B) {
+			var fl inflight
+			b.ReportAllocs()
+			cpu := processCPU()
+			for b.Loop() {
+				first, late, err := dispatch(context.Background(), svc, interactionLogger(zerolog.Nop(), i), i, time.Now(), bc.after, &fl)
+				if err != nil || late != nil || first.resp == nil || first.resp.Data == nil || first.resp.Data.Flags != 0 {
+					b.Fatalf("dispatch = %+v, %v, %v", first.resp, late, err)
+				}
+			}
+			reportCPU(b, cpu)
+		})
+	}
 }

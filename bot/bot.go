@@ -66,23 +66,24 @@ type reply struct {
 	followUps []*commands.Response
 }
 
-// dispatch converts interaction i, lets h answer it with the per-interaction
-// logger in ctx (without ctx's cancellation: an answer is finished even when
-// the request that brought it is gone), and converts the answer. A panic
-// anywhere in that chain is logged and answered with an ephemeral apology.
-// The error (wrapping ErrUnsupportedInteraction) is for an interaction
+// dispatch converts interaction i, lets h answer it with ilog, the
+// interaction's logger (interactionLogger), in ctx (without ctx's
+// cancellation: an answer is finished even when the request that brought it
+// is gone), and converts the answer. A panic anywhere in that chain is
+// logged and answered with an ephemeral apology. The error (wrapping
+// ErrUnsupportedInteraction) is for an interaction
 // RequestFrom refuses; there is no response then.
 //
-// When after is positive and h has not answered within it, dispatch returns
-// at once the deferred response for the request's kind (see deferral) and a
-// channel on which the answer arrives when h is done; the transport sends
-// the deferral first and then the answer with deliverLate, and then its
-// follow-ups (deferred.go). Otherwise late is nil and first is the answer.
-// fl holds the transport's deferred commands still running (inflight.go):
-// a request of a user at a table where one of theirs is running is not
-// started, and answered with StillRunning.
-func dispatch(ctx context.Context, h Handler, log zerolog.Logger, i *discordgo.Interaction, now time.Time, after time.Duration, fl *inflight) (first reply, late <-chan reply, err error) {
-	ilog := interactionLogger(log, i)
+// When after is positive, h runs on a goroutine of the workers (workers.go)
+// and, if it has not answered within after, dispatch returns at once the
+// deferred response for the request's kind (see deferral) and a channel on
+// which the answer arrives when h is done; the transport sends the deferral
+// first and then the answer with deliverLate, and then its follow-ups
+// (deferred.go). Otherwise late is nil and first is the answer. fl holds
+// the transport's deferred commands still running (inflight.go): a request
+// of a user at a table where one of theirs is running is not started, and
+// answered with StillRunning.
+func dispatch(ctx context.Context, h Handler, ilog zerolog.Logger, i *discordgo.Interaction, now time.Time, after time.Duration, fl *inflight) (first reply, late <-chan reply, err error) {
 	ctx = ilog.WithContext(context.WithoutCancel(ctx))
 	defer func() {
 		if p := recover(); p != nil {
@@ -105,23 +106,22 @@ func dispatch(ctx context.Context, h Handler, log zerolog.Logger, i *discordgo.I
 		return answer(ctx, h, ilog, req), nil, nil
 	}
 	ru := fl.begin(req)
-	answered := make(chan reply, 1)
-	go func() {
-		r := answer(ctx, h, ilog, req)
-		fl.end(ru)
-		answered <- r
-	}()
-	timer := time.NewTimer(after)
-	defer timer.Stop()
+	a := awaitPool.Get().(*awaiting)
+	workers.run(handlerCall{ctx: ctx, h: h, ilog: ilog, req: req, fl: fl, ru: ru, answered: a.answered}) // workers.go
+	a.timer.Reset(after)
 	select {
-	case r := <-answered:
+	case r := <-a.answered:
+		if a.timer.Stop() {
+			awaitPool.Put(a) // the channel is empty and the timer never fired: reuse both
+		}
 		return r, nil, nil
-	case <-timer.C:
+	case <-a.timer.C:
+		// The answer still to come is the caller's now: a is not reused.
 		if req.Kind != commands.KindAutocomplete {
 			fl.deferredNow(ru)
 		}
 		ilog.Info().Str("command", req.Command).Int("kind", int(req.Kind)).Dur("after", after).Msg("interaction deferred")
-		return reply{resp: deferral(req.Kind)}, answered, nil
+		return reply{resp: deferral(req.Kind)}, a.answered, nil
 	}
 }
 

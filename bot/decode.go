@@ -1,8 +1,13 @@
 package bot
 
 import (
-	"encoding/json"
+	"errors"
 	"fmt"
+	"slices"
+	"strconv"
+	"unicode"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/bwmarrin/discordgo"
 )
@@ -10,17 +15,32 @@ import (
 // This file decodes the body of an HTTP interaction request. discordgo's own
 // decoding (Interaction.UnmarshalJSON) decodes the whole body twice and every
 // field Discord sends, including the full message a button press was made on;
-// the Endpoint reads a dozen fields, so it decodes only those, in one pass
-// over the body plus one over "data", into the small wire structs below, and
-// builds the *discordgo.Interaction that dispatch, RequestFrom, sendLater and
-// interactionLogger consume. The gateway decodes the raw data of its
+// the Endpoint reads a dozen fields. So the body is read here by hand, once:
+// each value is checked as encoding/json's scanner checks it, the fields the
+// Endpoint reads are decoded straight into the *discordgo.Interaction that
+// dispatch, RequestFrom, sendLater and interactionLogger consume, and every
+// other value is skipped. The gateway decodes the raw data of its
 // INTERACTION_CREATE events with it too (gateway.go, onEvent).
 //
-// Every wire field has the name and Go type of the discordgo field it stands
-// for, so a body discordgo decodes is decoded here too, to the same values
-// (decode_test.go checks this against discordgo, on fixtures and by fuzzing);
-// a field that is not read here is skipped, so a body discordgo refuses only
-// for such a field (an unknown component type in "message", say) is accepted.
+// The result, and whether a body is refused, is what encoding/json gives
+// when it decodes the body into structs with the name and Go type of each
+// discordgo field read (decodetwopass_test.go keeps that decoder, and
+// FuzzDecodeOnePass holds the two to equal results): keys match their field
+// exactly or, failing that, case-insensitively as encoding/json folds them;
+// a repeated key decodes again into what the earlier one left (objects
+// merge, arrays reuse their elements, a null leaves a string or number as it
+// was); strings are unescaped with invalid UTF-8 and lone surrogates turned
+// into U+FFFD; a number must fit its field; nesting deeper than 10,000 is
+// refused. A field that is not read here is only checked for syntax, so a
+// body discordgo refuses only for such a field (an unknown component type in
+// "message", say) is accepted; decode_test.go checks the result against
+// discordgo's on fixtures and by fuzzing.
+//
+// "data" is decoded by the interaction's type, as discordgo does, and that
+// type may come after it: its bytes are kept when first checked, and decoded
+// once the whole body has been read. So are "channel" (read only when
+// "channel_id" is missing) and each component of a submitted modal (whose
+// fields depend on the component's type).
 //
 // Two shapes Discord sends today are decoded here ahead of discordgo v0.29,
 // which does not know them:
@@ -33,205 +53,6 @@ import (
 //     action rows there as deprecated; both are decoded. discordgo refuses
 //     a Label outright, so decode_test.go holds these bodies to discordgo's
 //     decoding of the same submit in the action-row shape.
-
-// wireInteraction is the part of an interaction object the Endpoint reads.
-// Data stays raw until Type is known, as discordgo does: which fields it has
-// depends on the type, and "data" may come before "type".
-type wireInteraction struct {
-	ID        string                    `json:"id"`
-	AppID     string                    `json:"application_id"`
-	Type      discordgo.InteractionType `json:"type"`
-	Token     string                    `json:"token"`
-	GuildID   string                    `json:"guild_id"`
-	ChannelID string                    `json:"channel_id"`
-	Channel   json.RawMessage           `json:"channel"` // read when channel_id is missing
-	Member    *wireMember               `json:"member"`  // nil in a DM
-	User      *wireUser                 `json:"user"`    // nil in a guild
-	Data      json.RawMessage           `json:"data"`
-}
-
-// channelID returns the id of raw, a partial channel object, or "" when raw
-// is missing or not an object with a string id: discordgo does not read
-// "channel", so no shape of it may make a body undecodable.
-func channelID(raw json.RawMessage) string {
-	var c struct {
-		ID string `json:"id"`
-	}
-	if len(raw) == 0 || json.Unmarshal(raw, &c) != nil {
-		return ""
-	}
-	return c.ID
-}
-
-// wireUser is the part of a user object the Endpoint reads.
-type wireUser struct {
-	ID         string `json:"id"`
-	Username   string `json:"username"`
-	GlobalName string `json:"global_name"`
-}
-
-// wireMember is the part of a guild member object the Endpoint reads.
-// Permissions is Discord's bitfield, sent as a decimal string.
-type wireMember struct {
-	User        *wireUser `json:"user"`
-	Nick        string    `json:"nick"`
-	Permissions int64     `json:"permissions,string"`
-}
-
-// wireCommandData is the data of an application command or autocomplete
-// interaction (types 2 and 4). Options are discordgo's own type, which has
-// no custom decoding: a subcommand's options nest in its Options, and Value is
-// a string, float64 or bool as encoding/json decodes it into an interface.
-type wireCommandData struct {
-	Name     string                                               `json:"name"`
-	Options  []*discordgo.ApplicationCommandInteractionDataOption `json:"options"`
-	Resolved *wireResolved                                        `json:"resolved"`
-}
-
-// wireResolved is the part of a command's resolved data the Endpoint reads:
-// the users, members and attachments that options refer to, by id. A null
-// entry stays a nil pointer, as in discordgo.
-type wireResolved struct {
-	Users       map[string]*wireUser       `json:"users"`
-	Members     map[string]*wireMember     `json:"members"`
-	Attachments map[string]*wireAttachment `json:"attachments"`
-}
-
-// wireAttachment is the part of an attachment object files.go reads; Size is
-// in bytes.
-type wireAttachment struct {
-	ID          string `json:"id"`
-	URL         string `json:"url"`
-	Filename    string `json:"filename"`
-	ContentType string `json:"content_type"`
-	Size        int    `json:"size"`
-}
-
-// wireComponentData is the data of a message component interaction (type
-// 3).
-type wireComponentData struct {
-	CustomID      string                  `json:"custom_id"`
-	ComponentType discordgo.ComponentType `json:"component_type"`
-}
-
-// wireModalData is the data of a modal submit interaction (type 5).
-type wireModalData struct {
-	CustomID   string          `json:"custom_id"`
-	Components []wireComponent `json:"components"`
-}
-
-// wireComponent is one component of a submitted modal, decoded by its type
-// as discordgo does: an action row (type 1) becomes a *discordgo.ActionsRow
-// holding its components, a text input (type 4) a *discordgo.TextInput with
-// its custom_id and value. A Label (type 18) becomes a *Label holding its
-// "component" when that is a text input or a select menu; a select menu
-// inside a Label becomes a *submittedSelect with its values. Any other
-// type, and a select menu outside a Label (where discordgo keeps no
-// values), is left nil and dropped: text displays, file uploads, radio
-// groups and checkboxes carry nothing hpkeeper's modals ask for.
-type wireComponent struct {
-	c discordgo.MessageComponent
-}
-
-// UnmarshalJSON decodes one modal component from b, a JSON object; it returns
-// encoding/json's error when b or a field it reads is malformed.
-func (w *wireComponent) UnmarshalJSON(b []byte) error {
-	var head struct {
-		Type discordgo.ComponentType `json:"type"`
-	}
-	if err := json.Unmarshal(b, &head); err != nil {
-		return err
-	}
-	switch head.Type {
-	case discordgo.ActionsRowComponent:
-		var row struct {
-			Components []wireComponent `json:"components"`
-		}
-		if err := json.Unmarshal(b, &row); err != nil {
-			return err
-		}
-		w.c = &discordgo.ActionsRow{Components: components(row.Components)}
-	case discordgo.TextInputComponent:
-		var in struct {
-			CustomID string `json:"custom_id"`
-			Value    string `json:"value"`
-		}
-		if err := json.Unmarshal(b, &in); err != nil {
-			return err
-		}
-		w.c = &discordgo.TextInput{CustomID: in.CustomID, Value: in.Value}
-	case LabelComponent:
-		var l struct {
-			Component json.RawMessage `json:"component"`
-		}
-		if err := json.Unmarshal(b, &l); err != nil {
-			return err
-		}
-		c, err := labelled(l.Component)
-		if err != nil {
-			return err
-		}
-		w.c = nil
-		if c != nil {
-			w.c = &Label{Component: c}
-		}
-	default:
-		w.c = nil
-	}
-	return nil
-}
-
-// labelled decodes b, the "component" of a submitted Label: a text input
-// (type 4) with its custom_id and value, or a select menu (types 3, 5 to 8)
-// with its custom_id and values. It returns nil for a missing component and
-// for other types, whose fields are not looked at (a checkbox's value is a
-// boolean, say), and encoding/json's error when b, or a field it reads, is
-// malformed.
-func labelled(b json.RawMessage) (discordgo.MessageComponent, error) {
-	if len(b) == 0 {
-		return nil, nil
-	}
-	var head struct {
-		Type discordgo.ComponentType `json:"type"`
-	}
-	if err := json.Unmarshal(b, &head); err != nil {
-		return nil, err
-	}
-	switch head.Type {
-	case discordgo.TextInputComponent:
-		var in struct {
-			CustomID string `json:"custom_id"`
-			Value    string `json:"value"`
-		}
-		if err := json.Unmarshal(b, &in); err != nil {
-			return nil, err
-		}
-		return &discordgo.TextInput{CustomID: in.CustomID, Value: in.Value}, nil
-	case discordgo.SelectMenuComponent, discordgo.UserSelectMenuComponent, discordgo.RoleSelectMenuComponent,
-		discordgo.MentionableSelectMenuComponent, discordgo.ChannelSelectMenuComponent:
-		var sel struct {
-			CustomID string   `json:"custom_id"`
-			Values   []string `json:"values"`
-		}
-		if err := json.Unmarshal(b, &sel); err != nil {
-			return nil, err
-		}
-		return &submittedSelect{MenuType: head.Type, CustomID: sel.CustomID, Values: sel.Values}, nil
-	}
-	return nil, nil
-}
-
-// components returns the decoded components of ws in order, without the
-// ones of types dropped by wireComponent; never nil.
-func components(ws []wireComponent) []discordgo.MessageComponent {
-	out := make([]discordgo.MessageComponent, 0, len(ws))
-	for _, w := range ws {
-		if w.c != nil {
-			out = append(out, w.c)
-		}
-	}
-	return out
-}
 
 // decodeInteraction decodes body, the JSON interaction object of an HTTP
 // interactions request, into a *discordgo.Interaction carrying ID, AppID,
@@ -246,94 +67,1262 @@ func components(ws []wireComponent) []discordgo.MessageComponent {
 // nil for any other type, whose "data" is not looked at. Other fields,
 // "message" among them, are skipped.
 //
-// It returns an error wrapping encoding/json's when body is not JSON, is not
-// an object, has a read field of the wrong type, or is an interaction of type
-// 2 to 5 without "data" (discordgo refuses those as well).
+// It returns an error when body is not JSON, is not an object, has a read
+// field of the wrong type, or is an interaction of type 2 to 5 without
+// "data" (discordgo refuses those as well).
 func decodeInteraction(body []byte) (*discordgo.Interaction, error) {
-	var w wireInteraction
-	if err := json.Unmarshal(body, &w); err != nil {
+	d := decoder{b: body}
+	i, data, err := d.envelope()
+	if err != nil {
 		return nil, fmt.Errorf("decode interaction: %w", err)
 	}
-	i := &discordgo.Interaction{
-		ID:        w.ID,
-		AppID:     w.AppID,
-		Type:      w.Type,
-		Token:     w.Token,
-		GuildID:   w.GuildID,
-		ChannelID: w.ChannelID,
-		Member:    w.Member.member(),
-		User:      w.User.user(),
-	}
-	if i.ChannelID == "" {
-		i.ChannelID = channelID(w.Channel)
-	}
-	switch w.Type {
-	case discordgo.InteractionApplicationCommand, discordgo.InteractionApplicationCommandAutocomplete:
-		var d wireCommandData
-		if err := json.Unmarshal(w.Data, &d); err != nil {
+	switch i.Type {
+	case discordgo.InteractionApplicationCommand, discordgo.InteractionApplicationCommandAutocomplete,
+		discordgo.InteractionMessageComponent, discordgo.InteractionModalSubmit:
+		if data == nil {
+			return nil, errors.New("decode interaction data: unexpected end of JSON input")
+		}
+		dd := decoder{b: data}
+		if i.Data, err = dd.data(i.Type); err != nil {
 			return nil, fmt.Errorf("decode interaction data: %w", err)
 		}
-		i.Data = discordgo.ApplicationCommandInteractionData{Name: d.Name, Options: d.Options, Resolved: d.Resolved.resolved()}
-	case discordgo.InteractionMessageComponent:
-		var d wireComponentData
-		if err := json.Unmarshal(w.Data, &d); err != nil {
-			return nil, fmt.Errorf("decode interaction data: %w", err)
-		}
-		i.Data = discordgo.MessageComponentInteractionData{CustomID: d.CustomID, ComponentType: d.ComponentType}
-	case discordgo.InteractionModalSubmit:
-		var d wireModalData
-		if err := json.Unmarshal(w.Data, &d); err != nil {
-			return nil, fmt.Errorf("decode interaction data: %w", err)
-		}
-		i.Data = discordgo.ModalSubmitInteractionData{CustomID: d.CustomID, Components: components(d.Components)}
 	}
 	return i, nil
 }
 
-// user returns u as a *discordgo.User, nil when u is nil.
-func (u *wireUser) user() *discordgo.User {
-	if u == nil {
-		return nil
-	}
-	return &discordgo.User{ID: u.ID, Username: u.Username, GlobalName: u.GlobalName}
+// maxDepth is how deep objects and arrays may nest, as in encoding/json.
+const maxDepth = 10000
+
+// decoder reads one JSON value from b, from off on. depth is how many
+// objects and arrays it is inside.
+type decoder struct {
+	b     []byte
+	off   int
+	depth int
 }
 
-// member returns m as a *discordgo.Member, nil when m is nil.
-func (m *wireMember) member() *discordgo.Member {
-	if m == nil {
-		return nil
-	}
-	return &discordgo.Member{User: m.User.user(), Nick: m.Nick, Permissions: m.Permissions}
+// decodeError is a body decodeInteraction refuses: what was wrong, and
+// where (a byte offset in the body, or in the "data" decoded after it).
+type decodeError struct {
+	what string
+	off  int
 }
 
-// resolved returns r as discordgo's resolved data, nil when r is nil; each
-// map is nil when r's is, and a nil entry stays nil.
-func (r *wireResolved) resolved() *discordgo.ApplicationCommandInteractionDataResolved {
-	if r == nil {
-		return nil
-	}
-	out := &discordgo.ApplicationCommandInteractionDataResolved{}
-	if r.Users != nil {
-		out.Users = make(map[string]*discordgo.User, len(r.Users))
-		for id, u := range r.Users {
-			out.Users[id] = u.user()
+func (e *decodeError) Error() string {
+	return fmt.Sprintf("%s at offset %d", e.what, e.off)
+}
+
+func (d *decoder) fail(what string) error { return &decodeError{what, d.off} }
+
+// typeErr is the error for a value that is not of the type of the field
+// named by what.
+func (d *decoder) typeErr(what string) error {
+	return &decodeError{"cannot decode this value into " + what, d.off}
+}
+
+// peek skips white space and returns the byte the next value starts with.
+func (d *decoder) peek() (byte, error) {
+	for d.off < len(d.b) {
+		switch c := d.b[d.off]; c {
+		case ' ', '\t', '\n', '\r':
+			d.off++
+		default:
+			return c, nil
 		}
 	}
-	if r.Members != nil {
-		out.Members = make(map[string]*discordgo.Member, len(r.Members))
-		for id, m := range r.Members {
-			out.Members[id] = m.member()
+	return 0, d.fail("unexpected end of JSON input")
+}
+
+// ws skips white space.
+func (d *decoder) ws() {
+	for d.off < len(d.b) {
+		switch d.b[d.off] {
+		case ' ', '\t', '\n', '\r':
+			d.off++
+		default:
+			return
 		}
 	}
-	if r.Attachments != nil {
-		out.Attachments = make(map[string]*discordgo.MessageAttachment, len(r.Attachments))
-		for id, a := range r.Attachments {
-			if a == nil {
-				out.Attachments[id] = nil
-				continue
+}
+
+// envelope reads the whole body: the interaction without its Data, and the
+// bytes of its last "data" (nil when there is none).
+func (d *decoder) envelope() (*discordgo.Interaction, []byte, error) {
+	c, err := d.peek()
+	if err != nil {
+		return nil, nil, err
+	}
+	i := &discordgo.Interaction{}
+	var channel, data []byte
+	switch c {
+	case '{':
+		err = d.object(func(key []byte) error {
+			switch {
+			case is(key, "id"):
+				return d.str(&i.ID)
+			case is(key, "application_id"):
+				return d.str(&i.AppID)
+			case is(key, "type"):
+				return d.interactionType(&i.Type)
+			case is(key, "token"):
+				return d.str(&i.Token)
+			case is(key, "guild_id"):
+				return d.str(&i.GuildID)
+			case is(key, "channel_id"):
+				return d.str(&i.ChannelID)
+			case is(key, "channel"):
+				start := d.off
+				err := d.skip()
+				channel = d.b[start:d.off]
+				return err
+			case is(key, "member"):
+				return d.member(&i.Member)
+			case is(key, "user"):
+				return d.user(&i.User)
+			case is(key, "data"):
+				start := d.off
+				err := d.skip()
+				data = d.b[start:d.off]
+				return err
 			}
-			out.Attachments[id] = &discordgo.MessageAttachment{ID: a.ID, URL: a.URL, Filename: a.Filename, ContentType: a.ContentType, Size: a.Size}
+			return d.skip()
+		})
+	case 'n':
+		err = d.lit("null")
+	default:
+		err = d.typeErr("an interaction")
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	d.ws()
+	if d.off != len(d.b) {
+		return nil, nil, d.fail("invalid character after top-level value")
+	}
+	if i.ChannelID == "" && channel != nil {
+		i.ChannelID = channelID(channel)
+	}
+	return i, data, nil
+}
+
+// channelID returns the id of raw, a partial channel object, or "" when raw
+// is not an object or has an id that is neither a string nor null:
+// discordgo does not read "channel", so no shape of it may make a body
+// undecodable. raw has been checked for syntax.
+func channelID(raw []byte) string {
+	d := decoder{b: raw}
+	if c, _ := d.peek(); c != '{' {
+		return ""
+	}
+	var id string
+	if d.object(func(key []byte) error {
+		if is(key, "id") {
+			return d.str(&id)
+		}
+		return d.skip()
+	}) != nil {
+		return ""
+	}
+	return id
+}
+
+// data reads the data of an interaction of type t (2 to 5).
+func (d *decoder) data(t discordgo.InteractionType) (discordgo.InteractionData, error) {
+	c, err := d.peek()
+	if err != nil {
+		return nil, err
+	}
+	if c != '{' && c != 'n' {
+		return nil, d.typeErr("interaction data")
+	}
+	null := c == 'n'
+	switch t {
+	case discordgo.InteractionMessageComponent:
+		var out discordgo.MessageComponentInteractionData
+		if null {
+			return out, d.lit("null")
+		}
+		err := d.object(func(key []byte) error {
+			switch {
+			case is(key, "custom_id"):
+				return d.str(&out.CustomID)
+			case is(key, "component_type"):
+				return d.componentType(&out.ComponentType)
+			}
+			return d.skip()
+		})
+		return out, err
+	case discordgo.InteractionModalSubmit:
+		var (
+			customID string
+			comps    []discordgo.MessageComponent
+		)
+		if null {
+			return discordgo.ModalSubmitInteractionData{Components: []discordgo.MessageComponent{}}, d.lit("null")
+		}
+		err := d.object(func(key []byte) error {
+			switch {
+			case is(key, "custom_id"):
+				return d.str(&customID)
+			case is(key, "components"):
+				var err error
+				comps, err = d.components()
+				return err
+			}
+			return d.skip()
+		})
+		if comps == nil {
+			comps = []discordgo.MessageComponent{}
+		}
+		return discordgo.ModalSubmitInteractionData{CustomID: customID, Components: comps}, err
+	}
+	var out discordgo.ApplicationCommandInteractionData
+	if null {
+		return out, d.lit("null")
+	}
+	err = d.object(func(key []byte) error {
+		switch {
+		case is(key, "name"):
+			return d.str(&out.Name)
+		case is(key, "options"):
+			return d.options(&out.Options)
+		case is(key, "resolved"):
+			return d.resolved(&out.Resolved)
+		}
+		return d.skip()
+	})
+	return out, err
+}
+
+// user reads a user object into *u (allocated if nil; null sets it nil).
+func (d *decoder) user(u **discordgo.User) error {
+	c, err := d.peek()
+	if err != nil {
+		return err
+	}
+	switch c {
+	case 'n':
+		*u = nil
+		return d.lit("null")
+	case '{':
+		if *u == nil {
+			*u = &discordgo.User{}
+		}
+		v := *u
+		return d.object(func(key []byte) error {
+			switch {
+			case is(key, "id"):
+				return d.str(&v.ID)
+			case is(key, "username"):
+				return d.str(&v.Username)
+			case is(key, "global_name"):
+				return d.str(&v.GlobalName)
+			}
+			return d.skip()
+		})
+	}
+	return d.typeErr("a user")
+}
+
+// member reads a guild member object into *m (allocated if nil; null sets
+// it nil). Permissions is Discord's bitfield, a decimal number in a string.
+func (d *decoder) member(m **discordgo.Member) error {
+	c, err := d.peek()
+	if err != nil {
+		return err
+	}
+	switch c {
+	case 'n':
+		*m = nil
+		return d.lit("null")
+	case '{':
+		if *m == nil {
+			*m = &discordgo.Member{}
+		}
+		v := *m
+		return d.object(func(key []byte) error {
+			switch {
+			case is(key, "user"):
+				return d.user(&v.User)
+			case is(key, "nick"):
+				return d.str(&v.Nick)
+			case is(key, "permissions"):
+				return d.quotedInt64(&v.Permissions)
+			}
+			return d.skip()
+		})
+	}
+	return d.typeErr("a member")
+}
+
+// options reads a command's options into *s, reusing its elements as
+// encoding/json does: a subcommand's options nest in its Options, and Value
+// is a string, float64, bool, []any or map[string]any.
+func (d *decoder) options(s *[]*discordgo.ApplicationCommandInteractionDataOption) error {
+	return decodeSlice(d, s, "options", d.option)
+}
+
+// option reads one option into *o (allocated if nil; null sets it nil).
+func (d *decoder) option(o **discordgo.ApplicationCommandInteractionDataOption) error {
+	c, err := d.peek()
+	if err != nil {
+		return err
+	}
+	switch c {
+	case 'n':
+		*o = nil
+		return d.lit("null")
+	case '{':
+		if *o == nil {
+			*o = &discordgo.ApplicationCommandInteractionDataOption{}
+		}
+		v := *o
+		return d.object(func(key []byte) error {
+			switch {
+			case is(key, "name"):
+				return d.str(&v.Name)
+			case is(key, "type"):
+				t := uint64(v.Type)
+				err := d.uintN(&t, 1<<8-1, "an option type")
+				v.Type = discordgo.ApplicationCommandOptionType(t)
+				return err
+			case is(key, "value"):
+				var err error
+				v.Value, err = d.anyValue()
+				return err
+			case is(key, "options"):
+				return d.options(&v.Options)
+			case is(key, "focused"):
+				return d.boolean(&v.Focused)
+			}
+			return d.skip()
+		})
+	}
+	return d.typeErr("an option")
+}
+
+// resolved reads a command's resolved data into *r (allocated if nil; null
+// sets it nil): its users, members and attachments by id. A null entry
+// stays a nil pointer.
+func (d *decoder) resolved(r **discordgo.ApplicationCommandInteractionDataResolved) error {
+	c, err := d.peek()
+	if err != nil {
+		return err
+	}
+	switch c {
+	case 'n':
+		*r = nil
+		return d.lit("null")
+	case '{':
+		if *r == nil {
+			*r = &discordgo.ApplicationCommandInteractionDataResolved{}
+		}
+		v := *r
+		return d.object(func(key []byte) error {
+			switch {
+			case is(key, "users"):
+				return decodeMap(d, &v.Users, "resolved users", d.user)
+			case is(key, "members"):
+				return decodeMap(d, &v.Members, "resolved members", d.member)
+			case is(key, "attachments"):
+				return decodeMap(d, &v.Attachments, "resolved attachments", d.attachment)
+			}
+			return d.skip()
+		})
+	}
+	return d.typeErr("resolved data")
+}
+
+// attachment reads the part of an attachment object files.go reads into *a
+// (allocated if nil; null sets it nil); Size is in bytes.
+func (d *decoder) attachment(a **discordgo.MessageAttachment) error {
+	c, err := d.peek()
+	if err != nil {
+		return err
+	}
+	switch c {
+	case 'n':
+		*a = nil
+		return d.lit("null")
+	case '{':
+		if *a == nil {
+			*a = &discordgo.MessageAttachment{}
+		}
+		v := *a
+		return d.object(func(key []byte) error {
+			switch {
+			case is(key, "id"):
+				return d.str(&v.ID)
+			case is(key, "url"):
+				return d.str(&v.URL)
+			case is(key, "filename"):
+				return d.str(&v.Filename)
+			case is(key, "content_type"):
+				return d.str(&v.ContentType)
+			case is(key, "size"):
+				return d.integer(&v.Size)
+			}
+			return d.skip()
+		})
+	}
+	return d.typeErr("an attachment")
+}
+
+// components reads the components of a submitted modal, each by its type:
+// an action row (type 1) becomes a *discordgo.ActionsRow holding its
+// components, a text input (type 4) a *discordgo.TextInput with its
+// custom_id and value. A Label (type 18) becomes a *Label holding its
+// "component" when that is a text input or a select menu; a select menu
+// inside a Label becomes a *submittedSelect with its values. Any other
+// type, and a select menu outside a Label (where discordgo keeps no
+// values), is dropped: text displays, file uploads, radio groups and
+// checkboxes carry nothing hpkeeper's modals ask for. It returns nil for
+// null, and never nil for an array.
+func (d *decoder) components() ([]discordgo.MessageComponent, error) {
+	c, err := d.peek()
+	if err != nil {
+		return nil, err
+	}
+	switch c {
+	case 'n':
+		return nil, d.lit("null")
+	case '[':
+		out := []discordgo.MessageComponent{}
+		err := d.array(func() error {
+			start := d.off
+			if err := d.skip(); err != nil {
+				return err
+			}
+			c, err := component(d.b[start:d.off])
+			if c != nil {
+				out = append(out, c)
+			}
+			return err
+		})
+		return out, err
+	}
+	return nil, d.typeErr("components")
+}
+
+// component decodes raw, one component of a submitted modal, checked for
+// syntax; see components. It returns nil for a component it drops.
+func component(raw []byte) (discordgo.MessageComponent, error) {
+	t, err := componentTypeOf(raw)
+	if err != nil {
+		return nil, err
+	}
+	d := decoder{b: raw}
+	switch t {
+	case discordgo.ActionsRowComponent:
+		var comps []discordgo.MessageComponent
+		err := d.object(func(key []byte) error {
+			if is(key, "components") {
+				var err error
+				comps, err = d.components()
+				return err
+			}
+			return d.skip()
+		})
+		if comps == nil {
+			comps = []discordgo.MessageComponent{}
+		}
+		return &discordgo.ActionsRow{Components: comps}, err
+	case discordgo.TextInputComponent:
+		return textInput(&d)
+	case LabelComponent:
+		var inner []byte
+		err := d.object(func(key []byte) error {
+			start := d.off
+			err := d.skip()
+			if is(key, "component") {
+				inner = d.b[start:d.off]
+			}
+			return err
+		})
+		if err != nil || inner == nil {
+			return nil, err
+		}
+		c, err := labelled(inner)
+		if c == nil || err != nil {
+			return nil, err
+		}
+		return &Label{Component: c}, nil
+	}
+	return nil, nil
+}
+
+// labelled decodes raw, the "component" of a submitted Label: a text input
+// (type 4) with its custom_id and value, or a select menu (types 3, 5 to 8)
+// with its custom_id and values. It returns nil for other types, whose
+// fields are not looked at (a checkbox's value is a boolean, say).
+func labelled(raw []byte) (discordgo.MessageComponent, error) {
+	t, err := componentTypeOf(raw)
+	if err != nil {
+		return nil, err
+	}
+	d := decoder{b: raw}
+	switch t {
+	case discordgo.TextInputComponent:
+		return textInput(&d)
+	case discordgo.SelectMenuComponent, discordgo.UserSelectMenuComponent, discordgo.RoleSelectMenuComponent,
+		discordgo.MentionableSelectMenuComponent, discordgo.ChannelSelectMenuComponent:
+		sel := &submittedSelect{MenuType: t}
+		err := d.object(func(key []byte) error {
+			switch {
+			case is(key, "custom_id"):
+				return d.str(&sel.CustomID)
+			case is(key, "values"):
+				return decodeSlice(&d, &sel.Values, "select values", d.str)
+			}
+			return d.skip()
+		})
+		if err != nil {
+			return nil, err
+		}
+		return sel, nil
+	}
+	return nil, nil
+}
+
+// textInput reads a text input's custom_id and value; d is at the object
+// (componentTypeOf has read its type, so it is one).
+func textInput(d *decoder) (discordgo.MessageComponent, error) {
+	in := &discordgo.TextInput{}
+	err := d.object(func(key []byte) error {
+		switch {
+		case is(key, "custom_id"):
+			return d.str(&in.CustomID)
+		case is(key, "value"):
+			return d.str(&in.Value)
+		}
+		return d.skip()
+	})
+	if err != nil {
+		return nil, err
+	}
+	return in, nil
+}
+
+// componentTypeOf returns the "type" of raw, a component checked for
+// syntax: 0 when raw is null or an object without one, an error when raw is
+// not an object or null, or its type not a number that fits.
+func componentTypeOf(raw []byte) (discordgo.ComponentType, error) {
+	d := decoder{b: raw}
+	c, err := d.peek()
+	if err != nil {
+		return 0, err
+	}
+	switch c {
+	case 'n':
+		return 0, nil
+	case '{':
+		var t discordgo.ComponentType
+		err := d.object(func(key []byte) error {
+			if is(key, "type") {
+				return d.componentType(&t)
+			}
+			return d.skip()
+		})
+		return t, err
+	}
+	return 0, d.typeErr("a component")
+}
+
+// decodeSlice reads an array into *s as encoding/json does: null sets it
+// nil, an empty array makes it empty, and otherwise element i is read into
+// the i-th element of *s's backing array, whatever an earlier array left
+// there, and *s is cut to the elements read. what names the field in an
+// error.
+func decodeSlice[T any](d *decoder, s *[]T, what string, elem func(*T) error) error {
+	c, err := d.peek()
+	if err != nil {
+		return err
+	}
+	switch c {
+	case 'n':
+		*s = nil
+		return d.lit("null")
+	case '[':
+		v, i := *s, 0
+		err := d.array(func() error {
+			if i >= cap(v) {
+				v = slices.Grow(v, 1)
+			}
+			if i >= len(v) {
+				v = v[:i+1]
+			}
+			i++
+			return elem(&v[i-1])
+		})
+		if i < len(v) {
+			v = v[:i]
+		}
+		if i == 0 {
+			v = make([]T, 0)
+		}
+		*s = v
+		return err
+	}
+	return d.typeErr(what)
+}
+
+// decodeMap reads an object into *m by key, as encoding/json does: null
+// sets it nil, and otherwise each entry is read afresh by elem and added to
+// *m (made when nil).
+func decodeMap[T any](d *decoder, m *map[string]*T, what string, elem func(**T) error) error {
+	c, err := d.peek()
+	if err != nil {
+		return err
+	}
+	switch c {
+	case 'n':
+		*m = nil
+		return d.lit("null")
+	case '{':
+		if *m == nil {
+			*m = map[string]*T{}
+		}
+		v := *m
+		return d.object(func(key []byte) error {
+			var e *T
+			if err := elem(&e); err != nil {
+				return err
+			}
+			v[string(key)] = e
+			return nil
+		})
+	}
+	return d.typeErr(what)
+}
+
+// anyValue reads any value as encoding/json decodes it into an interface:
+// nil, bool, float64, string, []any or map[string]any. A number that does
+// not fit a float64 is an error.
+func (d *decoder) anyValue() (any, error) {
+	c, err := d.peek()
+	if err != nil {
+		return nil, err
+	}
+	switch c {
+	case '{':
+		m := map[string]any{}
+		err := d.object(func(key []byte) error {
+			v, err := d.anyValue()
+			m[string(key)] = v
+			return err
+		})
+		return m, err
+	case '[':
+		a := make([]any, 0)
+		err := d.array(func() error {
+			v, err := d.anyValue()
+			a = append(a, v)
+			return err
+		})
+		return a, err
+	case '"':
+		raw, plain, err := d.scanString()
+		if err != nil {
+			return nil, err
+		}
+		return unquote(raw, plain), nil
+	case 't':
+		return true, d.lit("true")
+	case 'f':
+		return false, d.lit("false")
+	case 'n':
+		return nil, d.lit("null")
+	}
+	num, err := d.number()
+	if err != nil {
+		return nil, err
+	}
+	f, err := strconv.ParseFloat(string(num), 64)
+	if err != nil {
+		return nil, d.typeErr("a float64")
+	}
+	return f, nil
+}
+
+// object reads the object at d.off (after white space) and calls member
+// with each key, unescaped, and d at its value, which member must read.
+func (d *decoder) object(member func(key []byte) error) error {
+	if err := d.push(); err != nil {
+		return err
+	}
+	d.off++ // {
+	c, err := d.peek()
+	if err != nil {
+		return err
+	}
+	if c == '}' {
+		d.off++
+		d.depth--
+		return nil
+	}
+	for {
+		if c != '"' {
+			return d.fail("invalid character looking for beginning of object key string")
+		}
+		raw, plain, err := d.scanString()
+		if err != nil {
+			return err
+		}
+		key := raw
+		if !plain {
+			key = unquoteBytes(raw)
+		}
+		if c, err = d.peek(); err != nil {
+			return err
+		}
+		if c != ':' {
+			return d.fail("invalid character after object key")
+		}
+		d.off++
+		if _, err := d.peek(); err != nil {
+			return err
+		}
+		if err := member(key); err != nil {
+			return err
+		}
+		if c, err = d.peek(); err != nil {
+			return err
+		}
+		switch c {
+		case ',':
+			d.off++
+			if c, err = d.peek(); err != nil {
+				return err
+			}
+		case '}':
+			d.off++
+			d.depth--
+			return nil
+		default:
+			return d.fail("invalid character after object key:value pair")
 		}
 	}
-	return out
+}
+
+// array reads the array at d.off (after white space) and calls elem with d
+// at each element, which elem must read.
+func (d *decoder) array(elem func() error) error {
+	if err := d.push(); err != nil {
+		return err
+	}
+	d.off++ // [
+	c, err := d.peek()
+	if err != nil {
+		return err
+	}
+	if c == ']' {
+		d.off++
+		d.depth--
+		return nil
+	}
+	for {
+		if err := elem(); err != nil {
+			return err
+		}
+		if c, err = d.peek(); err != nil {
+			return err
+		}
+		switch c {
+		case ',':
+			d.off++
+			if _, err := d.peek(); err != nil {
+				return err
+			}
+		case ']':
+			d.off++
+			d.depth--
+			return nil
+		default:
+			return d.fail("invalid character after array element")
+		}
+	}
+}
+
+// push enters an object or an array.
+func (d *decoder) push() error {
+	if d.depth++; d.depth > maxDepth {
+		return d.fail("exceeded max depth")
+	}
+	return nil
+}
+
+// skip checks the syntax of the value at d.off and moves past it.
+func (d *decoder) skip() error {
+	c, err := d.peek()
+	if err != nil {
+		return err
+	}
+	switch c {
+	case '{':
+		if err := d.push(); err != nil {
+			return err
+		}
+		d.off++
+		if c, err = d.peek(); err != nil {
+			return err
+		}
+		if c == '}' {
+			d.off++
+			d.depth--
+			return nil
+		}
+		for {
+			if c != '"' {
+				return d.fail("invalid character looking for beginning of object key string")
+			}
+			if _, _, err := d.scanString(); err != nil {
+				return err
+			}
+			if c, err = d.peek(); err != nil {
+				return err
+			}
+			if c != ':' {
+				return d.fail("invalid character after object key")
+			}
+			d.off++
+			if err := d.skip(); err != nil {
+				return err
+			}
+			if c, err = d.peek(); err != nil {
+				return err
+			}
+			switch c {
+			case ',':
+				d.off++
+				if c, err = d.peek(); err != nil {
+					return err
+				}
+			case '}':
+				d.off++
+				d.depth--
+				return nil
+			default:
+				return d.fail("invalid character after object key:value pair")
+			}
+		}
+	case '[':
+		if err := d.push(); err != nil {
+			return err
+		}
+		d.off++
+		if c, err = d.peek(); err != nil {
+			return err
+		}
+		if c == ']' {
+			d.off++
+			d.depth--
+			return nil
+		}
+		for {
+			if err := d.skip(); err != nil {
+				return err
+			}
+			if c, err = d.peek(); err != nil {
+				return err
+			}
+			switch c {
+			case ',':
+				d.off++
+			case ']':
+				d.off++
+				d.depth--
+				return nil
+			default:
+				return d.fail("invalid character after array element")
+			}
+		}
+	case '"':
+		_, _, err := d.scanString()
+		return err
+	case 't':
+		return d.lit("true")
+	case 'f':
+		return d.lit("false")
+	case 'n':
+		return d.lit("null")
+	}
+	_, err = d.number()
+	return err
+}
+
+// lit reads the literal s (true, false or null).
+func (d *decoder) lit(s string) error {
+	if len(d.b)-d.off < len(s) || string(d.b[d.off:d.off+len(s)]) != s {
+		if len(d.b)-d.off < len(s) && string(d.b[d.off:]) == s[:len(d.b)-d.off] {
+			return d.fail("unexpected end of JSON input")
+		}
+		return d.fail("invalid literal")
+	}
+	d.off += len(s)
+	return nil
+}
+
+// number reads a JSON number and returns its bytes.
+func (d *decoder) number() ([]byte, error) {
+	b, i := d.b, d.off
+	digit := func() bool { return i < len(b) && '0' <= b[i] && b[i] <= '9' }
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case digit():
+		for i++; digit(); i++ {
+		}
+	default:
+		d.off = i
+		return nil, d.fail("invalid character looking for beginning of value")
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		if !digit() {
+			d.off = i
+			return nil, d.fail("invalid character after decimal point in numeric literal")
+		}
+		for i++; digit(); i++ {
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if !digit() {
+			d.off = i
+			return nil, d.fail("invalid character in exponent of numeric literal")
+		}
+		for i++; digit(); i++ {
+		}
+	}
+	start := d.off
+	d.off = i
+	return b[start:i], nil
+}
+
+// scanString reads the string at d.off, checking it as encoding/json's
+// scanner does, and returns its raw bytes between the quotes; plain
+// reports that they need no unescaping (no escape, valid UTF-8).
+func (d *decoder) scanString() (raw []byte, plain bool, err error) {
+	b := d.b
+	start := d.off + 1
+	ascii, escaped := true, false
+	for i := start; i < len(b); {
+		switch c := b[i]; {
+		case c == '"':
+			d.off = i + 1
+			raw = b[start:i]
+			return raw, !escaped && (ascii || utf8.Valid(raw)), nil
+		case c == '\\':
+			escaped = true
+			i++
+			if i >= len(b) {
+				break
+			}
+			switch b[i] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i++
+			case 'u':
+				i++
+				for k := 0; k < 4; k++ {
+					if i >= len(b) {
+						break
+					}
+					if !isHex(b[i]) {
+						d.off = i
+						return nil, false, d.fail("invalid character in \\u hexadecimal character escape")
+					}
+					i++
+				}
+			default:
+				d.off = i
+				return nil, false, d.fail("invalid character in string escape code")
+			}
+		case c < 0x20:
+			d.off = i
+			return nil, false, d.fail("invalid character in string literal")
+		default:
+			if c >= utf8.RuneSelf {
+				ascii = false
+			}
+			i++
+		}
+	}
+	d.off = len(b)
+	return nil, false, d.fail("unexpected end of JSON input")
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+// str reads a string into *s; null leaves *s as it was.
+func (d *decoder) str(s *string) error {
+	switch d.b[d.off] {
+	case '"':
+		raw, plain, err := d.scanString()
+		if err != nil {
+			return err
+		}
+		*s = unquote(raw, plain)
+		return nil
+	case 'n':
+		return d.lit("null")
+	}
+	return d.typeErr("a string")
+}
+
+// boolean reads true or false into *v; null leaves *v as it was.
+func (d *decoder) boolean(v *bool) error {
+	switch d.b[d.off] {
+	case 't':
+		*v = true
+		return d.lit("true")
+	case 'f':
+		*v = false
+		return d.lit("false")
+	case 'n':
+		return d.lit("null")
+	}
+	return d.typeErr("a bool")
+}
+
+// interactionType reads an interaction type; null leaves *t as it was.
+func (d *decoder) interactionType(t *discordgo.InteractionType) error {
+	n := uint64(*t)
+	err := d.uintN(&n, 1<<8-1, "an interaction type")
+	*t = discordgo.InteractionType(n)
+	return err
+}
+
+// componentType reads a component type; null leaves *t as it was.
+func (d *decoder) componentType(t *discordgo.ComponentType) error {
+	n := uint64(*t)
+	err := d.uintN(&n, uint64(^uint(0)), "a component type")
+	*t = discordgo.ComponentType(n)
+	return err
+}
+
+// uintN reads an unsigned integer of at most max into *n, what names its
+// field in an error; null leaves *n as it was.
+func (d *decoder) uintN(n *uint64, max uint64, what string) error {
+	c := d.b[d.off]
+	if c == 'n' {
+		return d.lit("null")
+	}
+	if c != '-' && (c < '0' || c > '9') {
+		return d.typeErr(what)
+	}
+	num, err := d.number()
+	if err != nil {
+		return err
+	}
+	v, ok := parseUint(num)
+	if !ok || v > max {
+		return d.typeErr(what)
+	}
+	*n = v
+	return nil
+}
+
+// integer reads a signed integer into *n; null leaves *n as it was.
+func (d *decoder) integer(n *int) error {
+	c := d.b[d.off]
+	if c == 'n' {
+		return d.lit("null")
+	}
+	if c != '-' && (c < '0' || c > '9') {
+		return d.typeErr("an int")
+	}
+	num, err := d.number()
+	if err != nil {
+		return err
+	}
+	v, err := strconv.ParseInt(string(num), 10, strconv.IntSize)
+	if err != nil {
+		return d.typeErr("an int")
+	}
+	*n = int(v)
+	return nil
+}
+
+// quotedInt64 reads an int64 written in a string, as encoding/json's
+// ",string" option does: null, or the string "null", leave *n as it was.
+func (d *decoder) quotedInt64(n *int64) error {
+	switch d.b[d.off] {
+	case 'n':
+		return d.lit("null")
+	case '"':
+	default:
+		return d.typeErr("a number in a string")
+	}
+	raw, plain, err := d.scanString()
+	if err != nil {
+		return err
+	}
+	s := raw
+	if !plain {
+		s = unquoteBytes(raw)
+	}
+	if string(s) == "null" {
+		return nil
+	}
+	if len(s) == 0 || s[0] != '-' && (s[0] < '0' || s[0] > '9') {
+		return d.typeErr("a number in a string")
+	}
+	v, err := strconv.ParseInt(string(s), 10, 64)
+	if err != nil {
+		return d.typeErr("a number in a string")
+	}
+	*n = v
+	return nil
+}
+
+// parseUint parses num, a JSON number, as strconv.ParseUint(num, 10, 64)
+// does.
+func parseUint(num []byte) (uint64, bool) {
+	if len(num) == 0 || len(num) > 19 {
+		v, err := strconv.ParseUint(string(num), 10, 64)
+		return v, err == nil
+	}
+	var v uint64
+	for _, c := range num {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		v = v*10 + uint64(c-'0')
+	}
+	return v, true
+}
+
+// is reports whether key names the field name (lower case ASCII): the
+// same bytes or, as encoding/json matches them, the same under Unicode
+// simple case folding.
+func is(key []byte, name string) bool {
+	if string(key) == name {
+		return true
+	}
+	j := 0
+	for i := 0; i < len(key); j++ {
+		if j >= len(name) {
+			return false
+		}
+		want := name[j]
+		if 'a' <= want && want <= 'z' {
+			want -= 'a' - 'A'
+		}
+		if c := key[i]; c < utf8.RuneSelf {
+			if 'a' <= c && c <= 'z' {
+				c -= 'a' - 'A'
+			}
+			if c != want {
+				return false
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRune(key[i:])
+		if foldRune(r) != rune(want) {
+			return false
+		}
+		i += n
+	}
+	return j == len(name)
+}
+
+// foldRune returns the smallest rune of r's case folding orbit, as
+// encoding/json folds a key.
+func foldRune(r rune) rune {
+	for {
+		r2 := unicode.SimpleFold(r)
+		if r2 <= r {
+			return r2
+		}
+		r = r2
+	}
+}
+
+// unquote returns raw, a string's bytes between its quotes, unescaped.
+func unquote(raw []byte, plain bool) string {
+	if plain {
+		return string(raw)
+	}
+	return string(unquoteBytes(raw))
+}
+
+// unquoteBytes unescapes s, the bytes of a string between its quotes that
+// scanString has checked, as encoding/json does: invalid UTF-8 and lone
+// surrogates become U+FFFD.
+func unquoteBytes(s []byte) []byte {
+	b := make([]byte, 0, len(s)+2*utf8.UTFMax)
+	for r := 0; r < len(s); {
+		switch c := s[r]; {
+		case c == '\\':
+			r++
+			switch s[r] {
+			case 'b':
+				b = append(b, '\b')
+			case 'f':
+				b = append(b, '\f')
+			case 'n':
+				b = append(b, '\n')
+			case 'r':
+				b = append(b, '\r')
+			case 't':
+				b = append(b, '\t')
+			case 'u':
+				rr := getu4(s[r-1:])
+				r += 5
+				if utf16.IsSurrogate(rr) {
+					if dec := utf16.DecodeRune(rr, getu4(s[r:])); dec != unicode.ReplacementChar {
+						r += 6
+						b = utf8.AppendRune(b, dec)
+						continue
+					}
+					rr = unicode.ReplacementChar
+				}
+				b = utf8.AppendRune(b, rr)
+				continue
+			default: // " \ /
+				b = append(b, s[r])
+			}
+			r++
+		case c < utf8.RuneSelf:
+			b = append(b, c)
+			r++
+		default:
+			rr, size := utf8.DecodeRune(s[r:])
+			r += size
+			b = utf8.AppendRune(b, rr)
+		}
+	}
+	return b
+}
+
+// getu4 decodes \uXXXX from the beginning of s, returning the hex value,
+// or -1 when s does not begin with one.
+func getu4(s []byte) rune {
+	if len(s) < 6 || s[0] != '\\' || s[1] != 'u' {
+		return -1
+	}
+	var r rune
+	for _, c := range s[2:6] {
+		switch {
+		case '0' <= c && c <= '9':
+			c = c - '0'
+		case 'a' <= c && c <= 'f':
+			c = c - 'a' + 10
+		case 'A' <= c && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return -1
+		}
+		r = r*16 + rune(c)
+	}
+	return r
 }

@@ -114,21 +114,23 @@ func decodeCase(t *testing.T, name string) string {
 
 // oracleDecode decodes body as discordgo does, with the one field
 // decodeInteraction reads ahead of discordgo v0.29 (decode.go): when
-// channel_id is missing or empty, ChannelID is the id of the "channel"
-// object, when that is an object with a string id.
+// channel_id is missing or empty, ChannelID is the id of the (last)
+// "channel" object, when that is an object with a string id.
 func oracleDecode(body []byte) (*discordgo.Interaction, error) {
 	var i discordgo.Interaction
 	if err := json.Unmarshal(body, &i); err != nil {
 		return nil, err
 	}
 	if i.ChannelID == "" {
-		var c struct {
-			Channel struct {
-				ID string `json:"id"`
-			} `json:"channel"`
+		// The last "channel", as decoders read a repeated key.
+		var raw struct {
+			Channel json.RawMessage `json:"channel"`
 		}
-		if json.Unmarshal(body, &c) == nil {
-			i.ChannelID = c.Channel.ID
+		var c struct {
+			ID string `json:"id"`
+		}
+		if json.Unmarshal(body, &raw) == nil && json.Unmarshal(raw.Channel, &c) == nil {
+			i.ChannelID = c.ID
 		}
 	}
 	return &i, nil
@@ -140,10 +142,11 @@ func oracleDecode(body []byte) (*discordgo.Interaction, error) {
 // select menu (types 3, 5 to 8) an action row holding a text input of the
 // same custom_id whose value is the chosen values joined by newlines (how
 // collectInputs hands them on); a Label of anything else, or of nothing,
-// is dropped. It returns body unchanged when it has no Label, and an error
-// when it is not a JSON object or a Label's select values are not strings.
-// It re-encodes the body, which hides oddities a fuzzer writes (repeated
-// keys, keys in other case): FuzzDecodeInteraction uses it only where
+// is dropped. Keys are read in any case, as the decoders read them. It
+// returns body unchanged when it has no Label, and an error when it is not a
+// JSON object, a Label's select values are not strings, or a key it reads is
+// there in two cases. It re-encodes the body, which hides oddities a fuzzer
+// writes (repeated keys): FuzzDecodeInteraction uses it only where
 // re-encoding does not change decodeInteraction's reading.
 func actionRowShape(body []byte) ([]byte, error) {
 	var m map[string]any
@@ -152,26 +155,54 @@ func actionRowShape(body []byte) ([]byte, error) {
 	if err := dec.Decode(&m); err != nil {
 		return nil, err
 	}
-	data, _ := m["data"].(map[string]any)
-	comps, _ := data["components"].([]any)
-	if m["type"] != json.Number("5") || comps == nil {
-		return body, nil
+	// Keys are read as the decoders read them: in any case (foldedKey).
+	dataKey, err := foldedKey(m, "data")
+	if err != nil {
+		return nil, err
+	}
+	data, _ := m[dataKey].(map[string]any)
+	compsKey, err := foldedKey(data, "components")
+	if err != nil {
+		return nil, err
+	}
+	comps, _ := data[compsKey].([]any)
+	if typ, err := folded(m, "type"); err != nil || typ != json.Number("5") || comps == nil {
+		return body, err
 	}
 	out := make([]any, 0, len(comps))
 	changed := false
 	for _, c := range comps {
 		cm, _ := c.(map[string]any)
-		if cm["type"] != json.Number("18") {
+		if typ, err := folded(cm, "type"); err != nil || typ != json.Number("18") {
+			if err != nil {
+				return nil, err
+			}
 			out = append(out, c)
 			continue
 		}
 		changed = true
-		in, _ := cm["component"].(map[string]any)
-		switch in["type"] {
+		inner, err := folded(cm, "component")
+		if err != nil {
+			return nil, err
+		}
+		in, _ := inner.(map[string]any)
+		typ, err := folded(in, "type")
+		if err != nil {
+			return nil, err
+		}
+		switch typ {
 		case json.Number("4"):
 			out = append(out, map[string]any{"type": 1, "components": []any{in}})
 		case json.Number("3"), json.Number("5"), json.Number("6"), json.Number("7"), json.Number("8"):
-			raw, _ := in["values"].([]any)
+			values, err := folded(in, "values")
+			if err != nil {
+				return nil, err
+			}
+			customID, err := folded(in, "custom_id")
+			if err != nil {
+				return nil, err
+			}
+			raw, _ := values.([]any)
 			var vals []string
 			for _, v := range raw {
 				sv, ok := v.(string)
@@ -181,14 +212,43 @@ func actionRowShape(body []byte) ([]byte, error) {
 				vals = append(vals, sv)
 			}
 			out = append(out, map[string]any{"type": 1, "components": []any{map[string]any{
-				"type": 4, "custom_id": in["custom_id"], "value": strings.Join(vals, "\n")}}})
+				"type": 4, "custom_id": customID, "value": strings.Join(vals, "\n")}}})
 		}
 	}
 	if !changed {
 		return body, nil
 	}
-	data["components"] = out
+	data[compsKey] = out
 	return json.Marshal(m)
+}
+
+// foldedKey returns the key of m that encoding/json would decode into a
+// field named name: the one equal to it under case folding, name when there
+// is none, and an error when there are several (which of them a decoder
+// reads depends on their order, which m has lost).
+func foldedKey(m map[string]any, name string) (string, error) {
+	key := ""
+	for k := range m {
+		if strings.EqualFold(k, name) {
+			if key != "" {
+				return "", fmt.Errorf("keys %q and %q both name %s", key, k, name)
+			}
+			key = k
+		}
+	}
+	if key == "" {
+		return name, nil
+	}
+	return key, nil
+}
+
+// folded returns the value of m under foldedKey(m, name).
+func folded(m map[string]any, name string) (any, error) {
+	k, err := foldedKey(m, name)
+	if err != nil {
+		return nil, err
+	}
+	return m[k], nil
 }
 
 // loggedUser is the user id interactionLogger logs for i.

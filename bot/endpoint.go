@@ -174,6 +174,7 @@ func (e *Endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	received := time.Now() // the token's life runs on the real clock
+	ilog := interactionLogger(e.log, i)
 	var (
 		first reply
 		late  <-chan reply
@@ -182,9 +183,8 @@ func (e *Endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if i.Type == discordgo.InteractionPing {
 		first.resp = &discordgo.InteractionResponse{Type: discordgo.InteractionResponsePong}
 	} else {
-		first, late, err = dispatch(withDelivery(withFilesClient(r.Context(), e.followUps.httpClient()), d), e.h, e.log, i, e.now(), e.deferAfter, &e.inflight)
+		first, late, err = dispatch(withDelivery(withFilesClient(r.Context(), e.followUps.httpClient()), d), e.h, ilog, i, e.now(), e.deferAfter, &e.inflight)
 		if err != nil {
-			ilog := interactionLogger(e.log, i)
 			ilog.Warn().Err(err).Msg("interaction not handled")
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
@@ -192,7 +192,6 @@ func (e *Endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	out, err := EncodeResponse(first.resp)
 	if err != nil {
-		ilog := interactionLogger(e.log, i)
 		ilog.Error().Err(err).Msg("cannot encode interaction response")
 		if out, err = EncodeResponse(apology()); err != nil {
 			http.Error(w, "internal error", http.StatusInternalServerError)
@@ -209,7 +208,7 @@ func (e *Endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		e.followUps.wg.Add(1)
 		go func(writeErr error) { // the deferral's
 			defer e.followUps.wg.Done()
-			defer contain(interactionLogger(e.log, i), "deferred answer")
+			defer contain(ilog, "deferred answer")
 			if writeErr != nil {
 				<-late
 				d.finish(writeErr)
@@ -219,7 +218,6 @@ func (e *Endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}(err)
 	}
 	if err != nil {
-		ilog := interactionLogger(e.log, i)
 		ilog.Warn().Err(err).Msg("cannot write interaction response")
 		if late == nil {
 			d.finish(err)
@@ -227,7 +225,7 @@ func (e *Endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if late == nil {
-		e.followUps.sendLater(interactionLogger(e.log, i), i, first, d.finish) // files and follow-ups, after the inline answer (files.go)
+		e.followUps.sendLater(ilog, i, first, d.finish) // files and follow-ups, after the inline answer (files.go)
 	}
 }
 

@@ -29,6 +29,7 @@ var fuzzTargets = []struct{ pkg, name string }{
 	{"./bot", "FuzzInteraction"},
 	{"./bot", "FuzzRoute"},
 	{"./bot", "FuzzDecodeInteraction"},
+	{"./bot", "FuzzDecodeOnePass"},
 	{"./bot", "FuzzVerify"},
 }
 

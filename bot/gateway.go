@@ -230,7 +230,7 @@ func (g *answerer) onInteraction(s *discordgo.Session, i *discordgo.Interaction)
 	}()
 	received := time.Now()
 	d := new(delivery) // finished once the answer and its follow-ups are sent (delivery.go)
-	first, late, err := dispatch(withDelivery(withFilesClient(g.base, s.Client), d), g.h, g.log, i, received, g.deferAfter, &g.inflight)
+	first, late, err := dispatch(withDelivery(withFilesClient(g.base, s.Client), d), g.h, ilog, i, received, g.deferAfter, &g.inflight)
 	if err != nil {
 		ilog.Warn().Err(err).Msg("interaction not handled")
 		return

@@ -98,10 +98,14 @@ type inflight struct {
 // runKey is a user at a table.
 type runKey struct{ user, channel string }
 
-// run is one command in flight.
+// run is one command in flight: its user and table, and its kind,
+// command and subcommand; what it is called in StillRunning is set when it
+// is registered.
 type run struct {
-	key  runKey
-	what string
+	key                 runKey
+	kind                commands.Kind
+	command, subcommand string
+	what                string
 	// deferred: registered as running after its deferral; done: its
 	// handler has returned.
 	deferred, done bool
@@ -118,19 +122,26 @@ func (f *inflight) busy(r *commands.Request) (string, bool) {
 	return "", false
 }
 
-// begin returns the run of r, not yet registered.
+// begin returns the run of r, not yet registered. What it is called is
+// worked out only if it is deferred (deferredNow): most runs never are.
 func (f *inflight) begin(r *commands.Request) *run {
-	what := "button press"
-	switch r.Kind {
+	return &run{key: runKey{r.UserID, r.ChannelID}, kind: r.Kind, command: r.Command, subcommand: r.Subcommand}
+}
+
+// name returns what ru is called in StillRunning: "/" and its command
+// and subcommand, "form", or "button press".
+func (ru *run) name() string {
+	switch ru.kind {
 	case commands.KindCommand:
-		what = "/" + r.Command
-		if r.Subcommand != "" {
-			what += " " + r.Subcommand
+		what := "/" + ru.command
+		if ru.subcommand != "" {
+			what += " " + ru.subcommand
 		}
+		return what
 	case commands.KindModal:
-		what = "form"
+		return "form"
 	}
-	return &run{key: runKey{r.UserID, r.ChannelID}, what: what}
+	return "button press"
 }
 
 // deferredNow registers ru as running, unless its handler has returned
@@ -144,6 +155,7 @@ func (f *inflight) deferredNow(ru *run) {
 	if f.running == nil {
 		f.running = map[runKey]*run{}
 	}
+	ru.what = ru.name()
 	f.running[ru.key], ru.deferred = ru, true
 }
 
