@@ -328,3 +328,27 @@ func BenchmarkEncodeStoredEvent(b *testing.B) {
 		})
 	}
 }
+
+// TestStoredCharacterCopiesTheSheet: storedCharacter gives the sheet
+// json.Compact gives, in memory of its own, whether the sheet was compact
+// already (no scan by encoding/json) or not.
+func TestStoredCharacterCopiesTheSheet(t *testing.T) {
+	for _, sheet := range []string{`{"hp":4,"n":"a <b>"}`, `{ "hp": 4 }`} {
+		c := &Character{ChannelID: "c1", ID: 1, Name: "Lister", CreatedAt: t0, Sheet: json.RawMessage(sheet)}
+		got, err := storedCharacter(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want bytes.Buffer
+		if err := json.Compact(&want, c.Sheet); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got.Sheet, want.Bytes()) {
+			t.Errorf("storedCharacter(%s).Sheet = %s; want %s", sheet, got.Sheet, want.Bytes())
+		}
+		c.Sheet[0] = 'x'
+		if got.Sheet[0] != '{' {
+			t.Errorf("storedCharacter(%s).Sheet shares the caller's memory", sheet)
+		}
+	}
+}
