@@ -30,6 +30,9 @@ var fuzzTargets = []struct{ pkg, name string }{
 	{"./bot", "FuzzRoute"},
 	{"./bot", "FuzzDecodeInteraction"},
 	{"./bot", "FuzzVerify"},
+	{"./storage", "FuzzEncodeCharacter"},
+	{"./storage", "FuzzValidCompact"},
+	{"./storage", "FuzzAppendString"},
 }
 
 // envFuzzTime names the variable that turns TestFuzzBriefly on: how long

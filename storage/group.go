@@ -122,13 +122,15 @@ type commitFailure struct {
 // of the group failed) holding Updates functions in all; Functions is the
 // time spent running the functions and Commits the time spent committing
 // (page writes and the two fdatasyncs). Functions+Commits over a wall-clock
-// interval is how busy the writer was.
+// interval is how busy the writer was (a hold, Options.GroupHold, is not
+// counted in either: the writer sleeps). Held is how many of the groups
+// were held open for more.
 //
 // Queued is not a total but the number of Updates waiting for the writer at
 // the moment of the reading (queued behind the running group).
 type WriterStats struct {
 	Groups, Updates    int64
-	Held               int64 // groups held open for more (Options.GroupHold)
+	Held               int64
 	Functions, Commits time.Duration
 	Queued             int64
 }
