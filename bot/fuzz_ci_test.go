@@ -31,6 +31,9 @@ var fuzzTargets = []struct{ pkg, name string }{
 	{"./bot", "FuzzDecodeInteraction"},
 	{"./bot", "FuzzDecodeOnePass"},
 	{"./bot", "FuzzVerify"},
+	{"./storage", "FuzzEncodeCharacter"},
+	{"./storage", "FuzzValidCompact"},
+	{"./storage", "FuzzAppendString"},
 }
 
 // envFuzzTime names the variable that turns TestFuzzBriefly on: how long

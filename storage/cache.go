@@ -352,7 +352,11 @@ func (s *CacheShare) Charge(delta int) {
 func storedCharacter(c *Character) (*Character, error) {
 	n := normCharacter(c)
 	n.Name, n.OwnerID, n.OwnerName = storedString(n.Name), storedString(n.OwnerID), storedString(n.OwnerName)
-	if n.Sheet != nil {
+	if n.Sheet != nil && validCompact(n.Sheet) {
+		// Compact already (the usual sheet): what json.Compact would
+		// copy, without its scan.
+		n.Sheet = bytes.Clone(n.Sheet)
+	} else if n.Sheet != nil {
 		var buf bytes.Buffer
 		if err := json.Compact(&buf, n.Sheet); err != nil {
 			return nil, fmt.Errorf("encode character %d at table %s: sheet: %w", c.ID, c.ChannelID, err)

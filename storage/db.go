@@ -52,6 +52,10 @@ type Options struct {
 	// 0 means DefaultCacheBytes, a negative value keeps none (every read
 	// decodes from the file).
 	CacheBytes int
+	// GroupHold is how long the writer keeps a group of two or more
+	// Updates open for more before it commits (group.go): 0 means
+	// DefaultGroupHold, a negative value holds no group.
+	GroupHold time.Duration
 }
 
 // DB is an open hpkeeper database file. It is safe for concurrent use: any
@@ -166,7 +170,7 @@ func Open(path string, opts Options) (*DB, error) {
 		_ = bdb.Close()
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	db.w = startWriter(db, opts.OnCommit)
+	db.w = startWriter(db, opts.OnCommit, opts.GroupHold)
 	return db, nil
 }
 

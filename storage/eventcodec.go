@@ -261,11 +261,42 @@ func encodeCompactEvent(e *Event, ch channelRecords, st *channelState) (eventDat
 		}
 		se.Records = cp
 	}
-	b, err := encode(&se)
+	b, err := encodeStoredEvent(&se)
 	if err != nil {
 		return eventData{}, fmt.Errorf("encode event at table %s: %w", e.ChannelID, err)
 	}
 	return eventData{form: formCompact, json: b}, nil
+}
+
+// storedEventSize is about how long se's JSON is: its raw records and
+// strings, and room for the rest.
+func storedEventSize(se *storedEvent) int {
+	n := 256 + len(se.UserID) + len(se.UserName) + len(se.Command) + 2*len(se.Summary)
+	for _, d := range se.Dice {
+		n += len(d) + 3
+	}
+	for _, p := range se.Parts {
+		n += 64 + 2*len(p.Summary)
+		for _, d := range p.Dice {
+			n += len(d) + 3
+		}
+	}
+	for _, c := range se.Changes {
+		n += 64 + len(c.Was) + len(c.Before) + len(c.After)
+	}
+	if t := se.Table; t != nil {
+		n += 64 + len(t.Was) + len(t.Before) + len(t.After)
+	}
+	return n
+}
+
+// encodeStoredEvent encodes se: appended without encoding/json when it
+// can be (appendStoredEvent, the same bytes), else by encode.
+func encodeStoredEvent(se *storedEvent) ([]byte, error) {
+	if b, ok := appendStoredEvent(make([]byte, 0, storedEventSize(se)), se); ok {
+		return b, nil
+	}
+	return encode(se)
 }
 
 // later reports whether a change after changes[i] touches its character.

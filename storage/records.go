@@ -310,7 +310,18 @@ func encodeTable(t *Table) ([]byte, error) {
 	return b, nil
 }
 
+// encodeCharacter encodes c as records hold it: compact JSON, its time in
+// UTC, an empty sheet absent. appendCharacter writes it without
+// encoding/json when it can (appendjson.go), with the same bytes.
 func encodeCharacter(c *Character) ([]byte, error) {
+	if b, ok := appendCharacter(make([]byte, 0, 128+len(c.ChannelID)+len(c.Name)+len(c.OwnerID)+len(c.OwnerName)+len(c.Sheet)), c); ok {
+		return b, nil
+	}
+	return encodeCharacterJSON(c)
+}
+
+// encodeCharacterJSON is encodeCharacter by encoding/json.
+func encodeCharacterJSON(c *Character) ([]byte, error) {
 	b, err := encode(normCharacter(c))
 	if err != nil {
 		return nil, fmt.Errorf("encode character %d at table %s: %w", c.ID, c.ChannelID, err)

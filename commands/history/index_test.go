@@ -3,6 +3,8 @@ package history_test
 import (
 	"regexp"
 	"testing"
+
+	"github.com/hpkeeper/hpkeeper/commands/history"
 )
 
 // TestUndoFindsByTheIndex is issue 26's "a read that costs seconds for
@@ -37,6 +39,35 @@ func TestUndoFindsByTheIndex(t *testing.T) {
 	}
 	if n := parsed(func() { wantIn(t, tb.OK(tb.Do("!gm", "/undo")), "#604") }); n != 2 {
 		t.Errorf("the GM's /undo of #604, under ann's undo: %d events parsed; want 2", n)
+	}
+}
+
+// TestUndoWritesWithoutParsing: /undo's write transaction, which runs
+// in the single writer, parses no stored event (issue 29): it asks the
+// index again by sequence numbers and reverts the event read before, in a
+// read transaction, whatever that read cost.
+func TestUndoWritesWithoutParsing(t *testing.T) {
+	tb := newTable(t)
+	tb.OK(tb.Do("!gm", "/table setup system:hit-protection"))
+	tb.OK(tb.Do("ann", `/char create name:Lister stats:"class=fighter level=3 hp=6"`)) // #2
+	tb.OK(tb.Do("!gm", `/char create name:Goblin stats:"class=fighter level=1 hp=4"`)) // #3
+	tb.OK(tb.Do("ann", `/char set name:Lister stats:"hp=5"`))                          // #4
+	gmEvents(t, tb, 2, 300, 100)                                                       // #5 … #304
+	var looked int64
+	t.Cleanup(history.SetUndoLooked(func() { looked = tb.DB.EventsParsed() }))
+	for _, tc := range []struct{ user, want string }{
+		{"ann", "#4"},   // under 300 of the GM's: read from the checkpoint at #256
+		{"!gm", "#304"}, // the newest that is no undo
+		{"!gm", "#303"}, // under an undo and the event it undid
+	} {
+		looked = -1
+		wantIn(t, tb.OK(tb.Do(tc.user, "/undo")), tc.want)
+		if looked < 0 {
+			t.Fatalf("%s's /undo of %s did not look first", tc.user, tc.want)
+		}
+		if n := tb.DB.EventsParsed() - looked; n != 0 {
+			t.Errorf("%s's /undo of %s: %d events parsed in the write transaction; want none", tc.user, tc.want, n)
+		}
 	}
 }
 
