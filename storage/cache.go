@@ -308,8 +308,11 @@ func storedCharacter(c *Character) (*Character, error) {
 	n := normCharacter(c)
 	n.Name, n.OwnerID, n.OwnerName = storedString(n.Name), storedString(n.OwnerID), storedString(n.OwnerName)
 	if n.Sheet != nil {
-		var buf bytes.Buffer
-		if err := json.Compact(&buf, n.Sheet); err != nil {
+		// Compact JSON is never longer than its input: a buffer of the
+		// sheet's length is kept with no spare capacity (the cache holds
+		// it for as long as the table stays in it).
+		buf := bytes.NewBuffer(make([]byte, 0, len(n.Sheet)))
+		if err := json.Compact(buf, n.Sheet); err != nil {
 			return nil, fmt.Errorf("encode character %d at table %s: sheet: %w", c.ID, c.ChannelID, err)
 		}
 		n.Sheet = buf.Bytes()
