@@ -138,10 +138,16 @@ type replayGuard struct {
 // maxReplayEntries bounds the memory of replayGuard.
 const maxReplayEntries = 100_000
 
+// seenSignature is one accepted request's key and when it expires, in Unix
+// seconds (a request's timestamp is whole seconds): 24 bytes an entry, not
+// the 40 of a time.Time, for up to maxReplayEntries of them.
 type seenSignature struct {
 	key     [16]byte
-	expires time.Time
+	expires int64
 }
+
+// expiredAt reports whether s has expired at now.
+func (s seenSignature) expiredAt(now time.Time) bool { return now.After(time.Unix(s.expires, 0)) }
 
 // replayVerdict is what record says of a request.
 type replayVerdict int
@@ -173,7 +179,7 @@ func (g *replayGuard) record(key [16]byte, ts string, now time.Time) replayVerdi
 		g.seen = map[[16]byte]struct{}{}
 	}
 	n := 0
-	for n < len(g.order) && (now.After(g.order[n].expires) || len(g.order)-n >= maxReplayEntries) {
+	for n < len(g.order) && (g.order[n].expiredAt(now) || len(g.order)-n >= maxReplayEntries) {
 		delete(g.seen, g.order[n].key)
 		n++
 	}
@@ -182,7 +188,7 @@ func (g *replayGuard) record(key [16]byte, ts string, now time.Time) replayVerdi
 		return replaySeen
 	}
 	g.seen[key] = struct{}{}
-	g.order = append(g.order, seenSignature{key, expires})
+	g.order = append(g.order, seenSignature{key, expires.Unix()})
 	return replayNew
 }
 
@@ -213,7 +219,7 @@ func (g *replayGuard) close(now time.Time) (state []byte, n int) {
 	g.closed = true
 	var live []seenSignature
 	for _, s := range g.order {
-		if _, ok := g.seen[s.key]; ok && !now.After(s.expires) {
+		if _, ok := g.seen[s.key]; ok && !s.expiredAt(now) {
 			live = append(live, s)
 		}
 	}
@@ -225,7 +231,7 @@ func (g *replayGuard) close(now time.Time) (state []byte, n int) {
 	binary.BigEndian.PutUint64(state[9:17], uint64(len(live)))
 	for _, s := range live {
 		state = append(state, s.key[:]...)
-		state = binary.BigEndian.AppendUint64(state, uint64(s.expires.Unix()))
+		state = binary.BigEndian.AppendUint64(state, uint64(s.expires))
 	}
 	return state, len(live)
 }
@@ -250,8 +256,8 @@ func (g *replayGuard) restore(state []byte, now time.Time) (int, error) {
 	g.seen = make(map[[16]byte]struct{}, count)
 	n := 0
 	for p := state[replayStateHeader:]; len(p) > 0; p = p[replayStateEntry:] {
-		s := seenSignature{key: [16]byte(p[:16]), expires: time.Unix(int64(binary.BigEndian.Uint64(p[16:24])), 0)}
-		if now.After(s.expires) {
+		s := seenSignature{key: [16]byte(p[:16]), expires: int64(binary.BigEndian.Uint64(p[16:24]))}
+		if s.expiredAt(now) {
 			continue
 		}
 		g.seen[s.key] = struct{}{}

@@ -357,8 +357,10 @@ func storedCharacter(c *Character) (*Character, error) {
 		// copy, without its scan.
 		n.Sheet = bytes.Clone(n.Sheet)
 	} else if n.Sheet != nil {
-		var buf bytes.Buffer
-		if err := json.Compact(&buf, n.Sheet); err != nil {
+		// Compact JSON is never longer than its input: a buffer of the
+		// sheet's length keeps no spare capacity in the cache.
+		buf := bytes.NewBuffer(make([]byte, 0, len(n.Sheet)))
+		if err := json.Compact(buf, n.Sheet); err != nil {
 			return nil, fmt.Errorf("encode character %d at table %s: sheet: %w", c.ID, c.ChannelID, err)
 		}
 		n.Sheet = buf.Bytes()
