@@ -52,10 +52,6 @@ type Options struct {
 	// 0 means DefaultCacheBytes, a negative value keeps none (every read
 	// decodes from the file).
 	CacheBytes int
-	// GroupHold is how long the writer keeps a group of two or more
-	// Updates open for more before it commits (group.go): 0 means
-	// DefaultGroupHold, a negative value holds no group.
-	GroupHold time.Duration
 }
 
 // DB is an open hpkeeper database file. It is safe for concurrent use: any
@@ -170,7 +166,7 @@ func Open(path string, opts Options) (*DB, error) {
 		_ = bdb.Close()
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	db.w = startWriter(db, opts.OnCommit, opts.GroupHold)
+	db.w = startWriter(db, opts.OnCommit)
 	return db, nil
 }
 

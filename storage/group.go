@@ -19,18 +19,9 @@ import (
 // work of a command. One writer goroutine therefore takes every Update queued
 // while the previous commit was running, runs their functions one after the
 // other inside ONE bbolt write transaction and commits that transaction once.
-// The group is whatever queued up during the last commit, so a lone Update
-// commits at once and a busy table-top amortises the fsync over many
-// commands. When that is a small group of two or more (fewer than
-// holdBelow), commands are arriving faster than one at a time: the writer
-// then holds the group open once, for Options.GroupHold (a few hundred µs,
-// sleeping, with no transaction open), and takes what queued meanwhile
-// into the same commit, so that the next fsync carries more of them under
-// a steady stream of commands, where groups would otherwise shrink to two
-// or three. A group of one is never held, nor is a group held twice.
-// (Running the next group's functions during the previous commit's fsync
-// is not possible over bbolt: its commit holds the write lock until both
-// fdatasyncs return, and a function must see the writes before it.)
+// There is no timer: the group is whatever queued up during the last commit,
+// so a lone Update commits at once and a busy table-top amortises the fsync
+// over many commands.
 //
 // Each function runs exactly once (it rolls dice; running it again would roll
 // again) against a Tx whose journal records how to undo its writes. When a
@@ -43,15 +34,6 @@ import (
 // maxGroup bounds how many functions share one commit, so one commit's dirty
 // pages stay small and early callers do not wait behind a huge group.
 const maxGroup = 256
-
-// DefaultGroupHold is how long the writer holds a small group of two or
-// more Updates open for more (Options.GroupHold): about what the
-// functions of one or two commands take, a fraction of a commit.
-const DefaultGroupHold = 200 * time.Microsecond
-
-// holdBelow is the size from which a group is not held: it shares its
-// commit well enough already.
-const holdBelow = 16
 
 // call is one queued Update, or a probe of Ping (fn nil, probe true), which
 // the writer answers without opening a transaction.
@@ -94,12 +76,6 @@ type writer struct {
 	// ones included: an error it returns makes the commit fail as a full
 	// disk's does, nothing written.
 	failCommit atomic.Pointer[func() error]
-	// hold is how long a small group is held open (0: never); holds
-	// counts the groups held (WriterStats.Held).
-	hold  time.Duration
-	holds atomic.Int64
-	// holdWith, when set (tests), replaces holdSleep for a hold.
-	holdWith atomic.Pointer[func(time.Duration)]
 }
 
 // injected returns the error failCommit gives, or nil.
@@ -122,15 +98,12 @@ type commitFailure struct {
 // of the group failed) holding Updates functions in all; Functions is the
 // time spent running the functions and Commits the time spent committing
 // (page writes and the two fdatasyncs). Functions+Commits over a wall-clock
-// interval is how busy the writer was (a hold, Options.GroupHold, is not
-// counted in either: the writer sleeps). Held is how many of the groups
-// were held open for more.
+// interval is how busy the writer was.
 //
 // Queued is not a total but the number of Updates waiting for the writer at
 // the moment of the reading (queued behind the running group).
 type WriterStats struct {
 	Groups, Updates    int64
-	Held               int64
 	Functions, Commits time.Duration
 	Queued             int64
 }
@@ -153,18 +126,15 @@ func (db *DB) WriterStats() WriterStats {
 		return db.pg.writerStats()
 	}
 	w := db.w
-	return WriterStats{Groups: w.groups.Load(), Updates: w.calls.Load(), Held: w.holds.Load(),
+	return WriterStats{Groups: w.groups.Load(), Updates: w.calls.Load(),
 		Functions: time.Duration(w.fnNanos.Load()), Commits: time.Duration(w.commitNanos.Load()),
 		Queued: max(w.queued.Load(), 0)}
 }
 
 // startWriter starts db's writer goroutine; onCommit (may be nil) is called
-// after every group; hold is Options.GroupHold.
-func startWriter(db *DB, onCommit func(GroupStats), hold time.Duration) *writer {
-	if hold == 0 {
-		hold = DefaultGroupHold
-	}
-	w := &writer{db: db, queue: make(chan *call, maxGroup), stopped: make(chan struct{}), onCommit: onCommit, hold: max(hold, 0)}
+// after every group.
+func startWriter(db *DB, onCommit func(GroupStats)) *writer {
+	w := &writer{db: db, queue: make(chan *call, maxGroup), stopped: make(chan struct{}), onCommit: onCommit}
 	go w.run()
 	return w
 }
@@ -261,9 +231,17 @@ func (w *writer) run() {
 	}()
 	for c := range w.queue {
 		group = append(group[:0], w.took(c))
-		if open := w.fill(&group); open && w.holding(group) {
-			w.holdFor(w.hold)
-			w.fill(&group)
+	fill:
+		for len(group) < maxGroup {
+			select {
+			case c, ok := <-w.queue:
+				if !ok {
+					break fill
+				}
+				group = append(group, w.took(c))
+			default:
+				break fill
+			}
 		}
 		w.commit(group)
 		for _, c := range group {
@@ -272,49 +250,6 @@ func (w *writer) run() {
 		group = group[:0]
 	}
 	clean = true
-}
-
-// fill adds to group what is queued now, without waiting, up to maxGroup
-// calls. It returns false when the queue is closed.
-func (w *writer) fill(group *[]*call) (open bool) {
-	for len(*group) < maxGroup {
-		select {
-		case c, ok := <-w.queue:
-			if !ok {
-				return false
-			}
-			*group = append(*group, w.took(c))
-		default:
-			return true
-		}
-	}
-	return true
-}
-
-// holding reports whether group is to be held open for more: it holds two
-// Updates or more, and fewer than holdBelow.
-func (w *writer) holding(group []*call) bool {
-	if w.hold <= 0 {
-		return false
-	}
-	updates := 0
-	for _, c := range group {
-		if !c.probe {
-			updates++
-		}
-	}
-	return updates >= 2 && updates < holdBelow
-}
-
-// holdFor holds the group open for d: the writer sleeps, no transaction
-// open, while the commands that are on their way queue their Updates.
-func (w *writer) holdFor(d time.Duration) {
-	w.holds.Add(1)
-	if f := w.holdWith.Load(); f != nil {
-		(*f)(d)
-		return
-	}
-	holdSleep(d)
 }
 
 // took notes that the writer took c from the queue and returns it.

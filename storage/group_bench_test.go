@@ -5,11 +5,9 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -280,63 +278,4 @@ func BenchmarkHistoryPage(b *testing.B) {
 			}
 		}
 	})
-}
-
-// BenchmarkUpdateOpenLoop issues typical commands at a steady 1,400 a
-// second (Poisson arrivals, as players type, not waiting for each other)
-// over 1,000 tables, with small groups held open (Options.GroupHold) or
-// not: updates/group is how many commands an fsync carried, writer-busy
-// the share of the time the writer ran functions or commits, p50-µs and
-// p99-µs how long a command waited for its durable reply. ns/op is the
-// arrival interval and says nothing.
-func BenchmarkUpdateOpenLoop(b *testing.B) {
-	for _, hold := range []time.Duration{-1, DefaultGroupHold} {
-		name := "hold=none"
-		if hold > 0 {
-			name = "hold=" + hold.String()
-		}
-		b.Run(name, func(b *testing.B) {
-			db, err := Open(filepath.Join(b.TempDir(), "hpkeeper.db"), Options{GroupHold: hold})
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer db.Close()
-			const tables, rate = 1000, 1400
-			for n := range tables {
-				setupTable(b, db, fmt.Sprintf("t%d", n), "Lister", "Rimmer", "Kryten", "Cat", "Holly")
-			}
-			r := rand.New(rand.NewPCG(5, 6))
-			lat := make([]time.Duration, b.N)
-			var wg sync.WaitGroup
-			st0 := db.WriterStats()
-			b.ReportAllocs()
-			b.ResetTimer()
-			start := time.Now()
-			due := start
-			for i := range b.N {
-				due = due.Add(time.Duration(r.ExpFloat64() * float64(time.Second) / rate))
-				if d := time.Until(due); d > 0 {
-					holdSleep(d)
-				}
-				n := r.IntN(tables)
-				wg.Go(func() {
-					t := time.Now()
-					if err := benchCommand(db, n, i); err != nil {
-						b.Error(err)
-					}
-					lat[i] = time.Since(t)
-				})
-			}
-			wg.Wait()
-			elapsed := time.Since(start)
-			b.StopTimer()
-			st := db.WriterStats()
-			slices.Sort(lat)
-			b.ReportMetric(float64(st.Updates-st0.Updates)/float64(st.Groups-st0.Groups), "updates/group")
-			b.ReportMetric(float64(st.Functions+st.Commits-st0.Functions-st0.Commits)/float64(elapsed), "writer-busy")
-			b.ReportMetric(float64(st.Held-st0.Held)/float64(st.Groups-st0.Groups), "held/group")
-			b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
-			b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
-		})
-	}
 }
