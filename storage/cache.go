@@ -41,8 +41,11 @@ import (
 // least recently used channels.
 
 // DefaultCacheBytes is the size of the state cache when Options.CacheBytes is
-// 0: 32 MiB, about 10,000 tables of 5 characters.
-const DefaultCacheBytes = 32 << 20
+// 0: 8 MiB, about 2,500 tables of 5 characters with the replies kept ready
+// beside them. It was 32 MiB; at 10,000 tables of 5 that kept the process's
+// anonymous memory at 113–147 MB, against 57 MB at 8 MiB, and a bot's tables
+// in play at once are far fewer (BENCHMARKS.md, issue 29).
+const DefaultCacheBytes = 8 << 20
 
 // channelState is one channel's table and characters as committed, decoded.
 // A state in the cache or handed to a Tx as its snapshot is never changed;

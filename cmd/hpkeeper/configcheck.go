@@ -123,7 +123,7 @@ func configEnvNames() []string {
 func cacheMB(n int) string {
 	switch n {
 	case 0:
-		return "0 (the default: 32 MiB)"
+		return "0 (the default: 8 MiB)"
 	case -1:
 		return "-1 (no cache)"
 	}
