@@ -266,20 +266,29 @@ func TestCacheKeepsNothingOfAFailedFunction(t *testing.T) {
 	}
 }
 
-// TestCacheEvictsBeyondItsSize: with a small bound the cache keeps at most
-// that many bytes and every read is still right.
-func TestCacheEvictsBeyondItsSize(t *testing.T) {
-	db, err := Open(filepath.Join(t.TempDir(), "hpkeeper.db"), Options{Timeout: testTimeout, CacheBytes: 8 << 10})
+// fortyTables opens a new file with a state cache of cacheBytes, closed
+// when t ends, and sets up 40 tables of two characters in it: more than
+// the small caches of the tests below hold.
+func fortyTables(t *testing.T, cacheBytes int) (*DB, []string) {
+	t.Helper()
+	db, err := Open(filepath.Join(t.TempDir(), "hpkeeper.db"), Options{Timeout: testTimeout, CacheBytes: cacheBytes})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
+	t.Cleanup(func() { db.Close() })
 	var channels []string
 	for i := range 40 {
 		ch := fmt.Sprintf("c%d", i)
 		channels = append(channels, ch)
 		setupTable(t, db, ch, "Lister", "Rimmer")
 	}
+	return db, channels
+}
+
+// TestCacheEvictsBeyondItsSize: with a small bound the cache keeps at most
+// that many bytes and every read is still right.
+func TestCacheEvictsBeyondItsSize(t *testing.T) {
+	db, channels := fortyTables(t, 8<<10)
 	first := snapshot(t, db, channels)
 	st := db.CacheStats()
 	if st.Bytes > st.Limit || st.Channels == 0 || st.Channels >= len(channels) {
@@ -435,17 +444,7 @@ func testCacheCopiesEveryField(t *testing.T) {
 // with the states, which are evicted to make room for it, so that both
 // keep to Options.CacheBytes; a share gives back what it no longer holds.
 func TestCacheShareCountsAgainstTheBudget(t *testing.T) {
-	db, err := Open(filepath.Join(t.TempDir(), "hpkeeper.db"), Options{Timeout: testTimeout, CacheBytes: 16 << 10})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	var channels []string
-	for i := range 40 {
-		ch := fmt.Sprintf("c%d", i)
-		channels = append(channels, ch)
-		setupTable(t, db, ch, "Lister", "Rimmer")
-	}
+	db, channels := fortyTables(t, 16<<10)
 	first := snapshot(t, db, channels)
 	before := db.CacheStats()
 	share := db.CacheShare()
