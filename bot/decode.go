@@ -294,65 +294,59 @@ func (d *decoder) data(t discordgo.InteractionType) (discordgo.InteractionData, 
 	return out, err
 }
 
-// user reads a user object into *u (allocated if nil; null sets it nil).
-func (d *decoder) user(u **discordgo.User) error {
+// pointerObject reads an object into *p as encoding/json decodes into a
+// pointer to a struct: allocated if nil (else its fields are kept and
+// overwritten member by member), and null sets it nil. field reads the
+// member named key into v (d.skip for one not read); what names the value
+// in a type error.
+func pointerObject[T any](d *decoder, p **T, what string, field func(v *T, key []byte) error) error {
 	c, err := d.peek()
 	if err != nil {
 		return err
 	}
 	switch c {
 	case 'n':
-		*u = nil
+		*p = nil
 		return d.lit("null")
 	case '{':
-		if *u == nil {
-			*u = &discordgo.User{}
+		if *p == nil {
+			*p = new(T)
 		}
-		v := *u
-		return d.object(func(key []byte) error {
-			switch {
-			case is(key, "id"):
-				return d.str(&v.ID)
-			case is(key, "username"):
-				return d.str(&v.Username)
-			case is(key, "global_name"):
-				return d.str(&v.GlobalName)
-			}
-			return d.skip()
-		})
+		v := *p
+		return d.object(func(key []byte) error { return field(v, key) })
 	}
-	return d.typeErr("a user")
+	return d.typeErr(what)
+}
+
+// user reads a user object into *u (allocated if nil; null sets it nil).
+func (d *decoder) user(u **discordgo.User) error {
+	return pointerObject(d, u, "a user", func(v *discordgo.User, key []byte) error {
+		switch {
+		case is(key, "id"):
+			return d.str(&v.ID)
+		case is(key, "username"):
+			return d.str(&v.Username)
+		case is(key, "global_name"):
+			return d.str(&v.GlobalName)
+		}
+		return d.skip()
+	})
 }
 
 // member reads a guild member object into *m (allocated if nil; null sets
 // it nil). Permissions is Discord's bitfield, a decimal number in a string.
 func (d *decoder) member(m **discordgo.Member) error {
-	c, err := d.peek()
-	if err != nil {
-		return err
-	}
-	switch c {
-	case 'n':
-		*m = nil
-		return d.lit("null")
-	case '{':
-		if *m == nil {
-			*m = &discordgo.Member{}
+	return pointerObject(d, m, "a member", func(v *discordgo.Member, key []byte) error {
+		switch {
+		case is(key, "user"):
+			return d.user(&v.User)
+		case is(key, "nick"):
+			return d.str(&v.Nick)
+		case is(key, "permissions"):
+			return d.quotedInt64(&v.Permissions)
 		}
-		v := *m
-		return d.object(func(key []byte) error {
-			switch {
-			case is(key, "user"):
-				return d.user(&v.User)
-			case is(key, "nick"):
-				return d.str(&v.Nick)
-			case is(key, "permissions"):
-				return d.quotedInt64(&v.Permissions)
-			}
-			return d.skip()
-		})
-	}
-	return d.typeErr("a member")
+		return d.skip()
+	})
 }
 
 // options reads a command's options into *s, reusing its elements as
@@ -364,108 +358,63 @@ func (d *decoder) options(s *[]*discordgo.ApplicationCommandInteractionDataOptio
 
 // option reads one option into *o (allocated if nil; null sets it nil).
 func (d *decoder) option(o **discordgo.ApplicationCommandInteractionDataOption) error {
-	c, err := d.peek()
-	if err != nil {
-		return err
-	}
-	switch c {
-	case 'n':
-		*o = nil
-		return d.lit("null")
-	case '{':
-		if *o == nil {
-			*o = &discordgo.ApplicationCommandInteractionDataOption{}
+	return pointerObject(d, o, "an option", func(v *discordgo.ApplicationCommandInteractionDataOption, key []byte) error {
+		switch {
+		case is(key, "name"):
+			return d.str(&v.Name)
+		case is(key, "type"):
+			t := uint64(v.Type)
+			err := d.uintN(&t, 1<<8-1, "an option type")
+			v.Type = discordgo.ApplicationCommandOptionType(t)
+			return err
+		case is(key, "value"):
+			var err error
+			v.Value, err = d.anyValue()
+			return err
+		case is(key, "options"):
+			return d.options(&v.Options)
+		case is(key, "focused"):
+			return d.boolean(&v.Focused)
 		}
-		v := *o
-		return d.object(func(key []byte) error {
-			switch {
-			case is(key, "name"):
-				return d.str(&v.Name)
-			case is(key, "type"):
-				t := uint64(v.Type)
-				err := d.uintN(&t, 1<<8-1, "an option type")
-				v.Type = discordgo.ApplicationCommandOptionType(t)
-				return err
-			case is(key, "value"):
-				var err error
-				v.Value, err = d.anyValue()
-				return err
-			case is(key, "options"):
-				return d.options(&v.Options)
-			case is(key, "focused"):
-				return d.boolean(&v.Focused)
-			}
-			return d.skip()
-		})
-	}
-	return d.typeErr("an option")
+		return d.skip()
+	})
 }
 
 // resolved reads a command's resolved data into *r (allocated if nil; null
 // sets it nil): its users, members and attachments by id. A null entry
 // stays a nil pointer.
 func (d *decoder) resolved(r **discordgo.ApplicationCommandInteractionDataResolved) error {
-	c, err := d.peek()
-	if err != nil {
-		return err
-	}
-	switch c {
-	case 'n':
-		*r = nil
-		return d.lit("null")
-	case '{':
-		if *r == nil {
-			*r = &discordgo.ApplicationCommandInteractionDataResolved{}
+	return pointerObject(d, r, "resolved data", func(v *discordgo.ApplicationCommandInteractionDataResolved, key []byte) error {
+		switch {
+		case is(key, "users"):
+			return decodeMap(d, &v.Users, "resolved users", d.user)
+		case is(key, "members"):
+			return decodeMap(d, &v.Members, "resolved members", d.member)
+		case is(key, "attachments"):
+			return decodeMap(d, &v.Attachments, "resolved attachments", d.attachment)
 		}
-		v := *r
-		return d.object(func(key []byte) error {
-			switch {
-			case is(key, "users"):
-				return decodeMap(d, &v.Users, "resolved users", d.user)
-			case is(key, "members"):
-				return decodeMap(d, &v.Members, "resolved members", d.member)
-			case is(key, "attachments"):
-				return decodeMap(d, &v.Attachments, "resolved attachments", d.attachment)
-			}
-			return d.skip()
-		})
-	}
-	return d.typeErr("resolved data")
+		return d.skip()
+	})
 }
 
 // attachment reads the part of an attachment object files.go reads into *a
 // (allocated if nil; null sets it nil); Size is in bytes.
 func (d *decoder) attachment(a **discordgo.MessageAttachment) error {
-	c, err := d.peek()
-	if err != nil {
-		return err
-	}
-	switch c {
-	case 'n':
-		*a = nil
-		return d.lit("null")
-	case '{':
-		if *a == nil {
-			*a = &discordgo.MessageAttachment{}
+	return pointerObject(d, a, "an attachment", func(v *discordgo.MessageAttachment, key []byte) error {
+		switch {
+		case is(key, "id"):
+			return d.str(&v.ID)
+		case is(key, "url"):
+			return d.str(&v.URL)
+		case is(key, "filename"):
+			return d.str(&v.Filename)
+		case is(key, "content_type"):
+			return d.str(&v.ContentType)
+		case is(key, "size"):
+			return d.integer(&v.Size)
 		}
-		v := *a
-		return d.object(func(key []byte) error {
-			switch {
-			case is(key, "id"):
-				return d.str(&v.ID)
-			case is(key, "url"):
-				return d.str(&v.URL)
-			case is(key, "filename"):
-				return d.str(&v.Filename)
-			case is(key, "content_type"):
-				return d.str(&v.ContentType)
-			case is(key, "size"):
-				return d.integer(&v.Size)
-			}
-			return d.skip()
-		})
-	}
-	return d.typeErr("an attachment")
+		return d.skip()
+	})
 }
 
 // components reads the components of a submitted modal, each by its type:
